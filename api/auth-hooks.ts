@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
+import type { Principal, Project } from '../src/auth/types.js';
+import { unauthorized } from '../src/core/errors.js';
+import type { AppContext } from './context.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    project: Project | null;
+  }
+}
+
+const SCHEME = 'OAuth ';
+
+/**
+ * The token a request presents: `Authorization: OAuth <token>` (exactly that case) or `?oauth=`.
+ * A header with another scheme is a bad credential, not a missing one.
+ */
+export function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header !== undefined && header !== '') {
+    if (!header.startsWith(SCHEME)) throw unauthorized('Authorization header must be "OAuth <token>"');
+    return header.slice(SCHEME.length).trim() || undefined;
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.oauth;
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+}
+
+/** Hook: the request must carry a valid token. */
+export function requireToken(ctx: AppContext): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    request.principal = await ctx.authenticator.authenticate(presentedToken(request));
+  };
+}
+
+/** Hook: a valid token with access to the `project_id` path parameter's project. */
+export function requireProject(ctx: AppContext, options: ProjectAccessOptions = {}): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const principal = await ctx.authenticator.authenticate(presentedToken(request));
+    const projectId = (request.params as Record<string, string | undefined>).project_id ?? '';
+    request.principal = principal;
+    request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);
+  };
+}
+
+/** The principal set by requireToken/requireProject; only call from routes that use them. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+export function projectOf(request: FastifyRequest): Project {
+  if (!request.project) throw unauthorized();
+  return request.project;
+}

@@ -1,0 +1,145 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { access } from '../../src/auth/access.js';
+import { readProjectCounters } from '../../src/auth/project-counters.js';
+import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../../src/auth/types.js';
+import { badRequest, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
+import { principalOf, requireToken } from '../auth-hooks.js';
+import type { AppContext, PluginOptions } from '../context.js';
+import { msgSchema, projectSchema, projectView } from './views.js';
+
+const projectParams = {
+  type: 'object',
+  required: ['project_id'],
+  properties: { project_id: { type: 'string' } },
+} as const;
+
+const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+async function viewOf(ctx: AppContext, project: Project) {
+  return projectView(project, await readProjectCounters(ctx.redis, ctx.keys, project.id));
+}
+
+/**
+ * The user identifiers of a share/unshare body. Accepted forms: ["id", …], [{"user_id": …}, …],
+ * {"user_ids": [...]}, {"user_id": "…"}, {"users": [...]}; e-mail addresses work as identifiers.
+ */
+export function shareIdentifiers(body: unknown): string[] {
+  const list = Array.isArray(body)
+    ? body
+    : typeof body === 'object' && body !== null
+      ? ((body as Record<string, unknown>).user_ids ??
+        (body as Record<string, unknown>).users ??
+        ((body as Record<string, unknown>).user_id !== undefined ? [(body as Record<string, unknown>).user_id] : undefined))
+      : undefined;
+  if (list === undefined) throw notAcceptable('user_id list is required');
+  if (!Array.isArray(list)) throw badRequest('user_ids must be a list');
+  const ids = list.map((item) => (typeof item === 'object' && item !== null ? (item as Record<string, unknown>).user_id : item));
+  if (ids.length === 0) throw notAcceptable('user_id list is required');
+  for (const id of ids) if (typeof id !== 'string' || id === '') throw badRequest('each user_id must be a non-empty string');
+  return ids as string[];
+}
+
+export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  app.addHook('preHandler', requireToken(ctx));
+
+  async function projectFromPath(request: FastifyRequest, manage: boolean): Promise<Project> {
+    const { project_id: projectId } = request.params as { project_id: string };
+    const principal = principalOf(request);
+    const project = await ctx.identity.getProject(projectId);
+    if (!project) throw notFound('Project not found');
+    if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
+    if (manage && !access.manageProject(principal, project)) throw forbidden('Only the owner may do this');
+    return project;
+  }
+
+  async function resolveUsers(identifiers: string[]): Promise<string[]> {
+    const users = await Promise.all(identifiers.map((id) => ctx.identity.findUser(id)));
+    return users.map((user, i) => {
+      if (!user) throw notFound(`User not found: ${identifiers[i]}`);
+      return user.id;
+    });
+  }
+
+  app.post('/1/projects', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, user_id: { type: 'string' }, id: { type: 'string' } },
+      },
+      response: { 201: projectSchema },
+    },
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body as { name: string; user_id?: string; id?: string };
+      if ((body.user_id !== undefined || body.id !== undefined) && !principal.admin) {
+        throw forbidden('Only admin tokens may choose a project owner or id');
+      }
+      if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
+      const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
+      if (body.user_id && !owner) throw notFound('User not found');
+      const project = await ctx.identity.createProject({ name: body.name, userId: owner?.id ?? principal.userId, id: body.id });
+      return reply.code(201).send(await viewOf(ctx, project));
+    },
+  });
+
+  app.get('/1/projects', {
+    schema: { response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectSchema } } } } },
+    handler: async (request) => {
+      const projects = await ctx.identity.listProjectsOf(principalOf(request).userId);
+      return { projects: await Promise.all(projects.map((project) => viewOf(ctx, project))) };
+    },
+  });
+
+  app.get('/1/projects/:project_id', {
+    schema: { params: projectParams, response: { 200: projectSchema } },
+    handler: async (request) => viewOf(ctx, await projectFromPath(request, false)),
+  });
+
+  app.patch('/1/projects/:project_id', {
+    schema: {
+      params: projectParams,
+      body: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          status: { type: 'string', enum: [...PROJECT_STATUSES] },
+        },
+      },
+      response: { 200: projectSchema },
+    },
+    handler: async (request) => {
+      const project = await projectFromPath(request, true);
+      const changes = request.body as { name?: string; status?: ProjectStatus };
+      if (changes.status !== undefined && !principalOf(request).admin) {
+        throw forbidden('Only admin tokens may change a project status');
+      }
+      const updated = await ctx.identity.updateProject(project, changes);
+      await ctx.authenticator.projectChanged(project.id);
+      return viewOf(ctx, updated);
+    },
+  });
+
+  app.delete('/1/projects/:project_id', {
+    schema: { params: projectParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const project = await projectFromPath(request, true);
+      await ctx.identity.deleteProject(project);
+      await ctx.authenticator.projectChanged(project.id);
+      return { msg: 'Deleted' };
+    },
+  });
+
+  for (const action of ['share', 'unshare'] as const) {
+    app.patch(`/1/projects/:project_id/${action}`, {
+      schema: { params: projectParams, response: { 200: projectSchema } },
+      handler: async (request) => {
+        const project = await projectFromPath(request, true);
+        const userIds = await resolveUsers(shareIdentifiers(request.body));
+        const updated = await ctx.identity[action](project, userIds);
+        await ctx.authenticator.projectChanged(project.id);
+        return viewOf(ctx, updated);
+      },
+    });
+  }
+};

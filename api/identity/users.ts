@@ -1,0 +1,117 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { access } from '../../src/auth/access.js';
+import type { User, UserStatus } from '../../src/auth/types.js';
+import { USER_STATUSES } from '../../src/auth/types.js';
+import { checkEmail, checkPassword } from '../../src/auth/validation.js';
+import { forbidden, notFound } from '../../src/core/errors.js';
+import { principalOf, requireToken } from '../auth-hooks.js';
+import type { AppContext, PluginOptions } from '../context.js';
+import { msgSchema, userSchema, userView } from './views.js';
+
+const userParams = {
+  type: 'object',
+  required: ['user_id_or_email'],
+  properties: { user_id_or_email: { type: 'string' } },
+} as const;
+
+async function viewOf(ctx: AppContext, user: User) {
+  const tokens = await ctx.identity.listTokens(user.id);
+  return userView(user, tokens.map((token) => token.secret));
+}
+
+export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  app.addHook('preHandler', requireToken(ctx));
+
+  /** The user named in the path, when the caller may see it (a stranger gets 404, not a hint). */
+  async function visibleUser(request: Parameters<typeof principalOf>[0]): Promise<User> {
+    const { user_id_or_email: idOrEmail } = request.params as { user_id_or_email: string };
+    const principal = principalOf(request);
+    const user = await ctx.identity.findUser(idOrEmail);
+    if (!user) throw notFound('User not found');
+    if (!access.seeUser(principal, user)) throw forbidden('Only an admin or the user itself may do this');
+    return user;
+  }
+
+  app.post('/1/users', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['email', 'password'],
+        properties: { email: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' } },
+      },
+      response: { 201: userSchema },
+    },
+    handler: async (request, reply) => {
+      if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may create users');
+      const { email, password, admin } = request.body as { email: string; password: string; admin?: boolean };
+      checkEmail(email);
+      checkPassword(password);
+      const user = await ctx.identity.createUser({ email, password, admin });
+      return reply.code(201).send(userView(user, []));
+    },
+  });
+
+  app.get('/1/users', {
+    schema: {
+      querystring: {
+        type: 'object',
+        properties: {
+          previous: { type: 'string' },
+          per_page: { type: 'integer', minimum: 1 },
+        },
+      },
+      response: { 200: { type: 'object', properties: { users: { type: 'array', items: userSchema } } } },
+    },
+    handler: async (request) => {
+      if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may list users');
+      const { previous, per_page: perPage = 30 } = request.query as { previous?: string; per_page?: number };
+      const users = await ctx.identity.listUsers(previous || undefined, Math.min(perPage, 100));
+      return { users: await Promise.all(users.map((user) => viewOf(ctx, user))) };
+    },
+  });
+
+  app.get('/1/users/:user_id_or_email', {
+    schema: { params: userParams, response: { 200: userSchema } },
+    handler: async (request) => viewOf(ctx, await visibleUser(request)),
+  });
+
+  app.patch('/1/users/:user_id_or_email', {
+    schema: {
+      params: userParams,
+      body: {
+        type: 'object',
+        properties: {
+          email: { type: 'string' },
+          password: { type: 'string' },
+          status: { type: 'string', enum: [...USER_STATUSES] },
+        },
+      },
+      response: { 200: userSchema },
+    },
+    handler: async (request) => {
+      const user = await visibleUser(request);
+      const changes = request.body as { email?: string; password?: string; status?: UserStatus };
+      if (changes.email !== undefined) checkEmail(changes.email);
+      if (changes.password !== undefined) checkPassword(changes.password);
+      if (changes.status !== undefined && !principalOf(request).admin) {
+        throw forbidden('Only admin tokens may change a user status');
+      }
+      const updated = await ctx.identity.updateUser(user, changes);
+      if (changes.status === 'suspended') {
+        const tokens = await ctx.identity.listTokens(user.id);
+        await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secret));
+      }
+      return viewOf(ctx, updated);
+    },
+  });
+
+  app.delete('/1/users/:user_id_or_email', {
+    schema: { params: userParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const user = await visibleUser(request);
+      const revoked = await ctx.identity.deleteUser(user);
+      await ctx.authenticator.tokensRevoked(revoked);
+      return { msg: 'Deleted' };
+    },
+  });
+};

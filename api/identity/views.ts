@@ -1,0 +1,120 @@
+import type { Project, Token, User } from '../../src/auth/types.js';
+import { toRfc3339 } from '../../src/core/time.js';
+
+/** Wire shapes of identity records. A password hash never leaves this module. */
+
+export function userView(user: User, tokenSecrets: string[]) {
+  return {
+    id: user.id,
+    user_id: user.id,
+    email: user.email,
+    tokens: tokenSecrets,
+    status: user.status,
+    plan_worker: user.planWorker,
+    flags: user.flags,
+    admin: user.admin,
+    created_at: toRfc3339(user.createdAt),
+    updated_at: toRfc3339(user.updatedAt),
+  };
+}
+
+export function tokenView(token: Token) {
+  return {
+    _id: token.id,
+    id: token.id,
+    user_id: token.userId,
+    type: token.type,
+    name: token.name,
+    token: token.secret,
+    admin: token.admin,
+    created_at: toRfc3339(token.createdAt),
+  };
+}
+
+export interface ProjectCounters {
+  total_duration: number;
+  schedules_count: number;
+  task_count: number;
+  hourly_task_count: number;
+  hourly_time: number | null;
+}
+
+export function projectView(project: Project, counters: ProjectCounters) {
+  return {
+    id: project.id,
+    user_id: project.userId,
+    name: project.name,
+    type: project.type,
+    partner: project.partner,
+    status: project.status,
+    total_duration: counters.total_duration,
+    max_schedules: project.maxSchedules,
+    schedules_count: counters.schedules_count,
+    task_count: counters.task_count,
+    hourly_task_count: counters.hourly_task_count,
+    hourly_time: toRfc3339(counters.hourly_time) ?? null,
+    flags: project.flags,
+    shared_with: project.sharedWith,
+    created_at: toRfc3339(project.createdAt),
+    updated_at: toRfc3339(project.updatedAt),
+  };
+}
+
+const nullableString = { type: ['string', 'null'] };
+
+export const userSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    user_id: { type: 'string' },
+    email: { type: 'string' },
+    tokens: { type: 'array', items: { type: 'string' } },
+    status: { type: 'string' },
+    plan_worker: { type: 'string' },
+    flags: { type: 'object', additionalProperties: true },
+    admin: { type: 'boolean' },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+} as const;
+
+export const tokenSchema = {
+  type: 'object',
+  properties: {
+    _id: { type: 'string' },
+    id: { type: 'string' },
+    user_id: { type: 'string' },
+    type: { type: 'string' },
+    name: { type: 'string' },
+    token: { type: 'string' },
+    admin: { type: 'boolean' },
+    created_at: { type: 'string' },
+  },
+} as const;
+
+export const projectSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    user_id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string' },
+    partner: nullableString,
+    status: { type: 'string' },
+    total_duration: { type: 'number' },
+    max_schedules: { type: 'number' },
+    schedules_count: { type: 'number' },
+    task_count: { type: 'number' },
+    hourly_task_count: { type: 'number' },
+    hourly_time: nullableString,
+    flags: { type: 'object', additionalProperties: { type: 'boolean' } },
+    shared_with: { type: 'array', items: { type: 'string' } },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+} as const;
+
+export const msgSchema = {
+  type: 'object',
+  properties: { msg: { type: 'string' } },
+} as const;

@@ -1,0 +1,34 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { identityApi } from '../api/identity/index.js';
+import { systemApi } from '../api/system.js';
+import type { AppContext } from '../api/context.js';
+import { installContentTypes } from './content-types.js';
+import { installErrorHandling } from './error-handler.js';
+import { installHttpMetrics } from './http-metrics.js';
+import { installValidation } from './validation.js';
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The HTTP server with every API, not yet listening (tests call inject() or listen()). */
+export async function build(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
+  });
+  installErrorHandling(app);
+  installValidation(app);
+  installContentTypes(app);
+  installHttpMetrics(app, ctx.metrics);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('project', null);
+
+  await app.register(systemApi, { ctx });
+  await app.register(identityApi, { ctx });
+  await app.ready();
+  return app;
+}

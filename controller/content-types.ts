@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { badRequest } from '../src/core/errors.js';
+
+/**
+ * JSON bodies: an empty body counts as {} (existing clients send Content-Type: application/json
+ * with no body on DELETE and GET); unparsable JSON is a 400 that says so.
+ * Other content types arrive as text, for routes that take raw bodies (webhooks).
+ */
+export function installContentTypes(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (error) {
+      done(badRequest(`Invalid JSON body: ${(error as Error).message}`), undefined);
+    }
+  });
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+}

@@ -1,0 +1,42 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Router, { type HTTPMethod } from 'find-my-way';
+import { HttpError } from '../src/core/errors.js';
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type',
+};
+
+/** Every error leaves as {"msg": ...}: domain errors with their status, client mistakes as 4xx. */
+export function installErrorHandling(app: FastifyInstance): void {
+  const knownPaths = Router();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (METHODS.includes(method as HTTPMethod) && !knownPaths.hasRoute(method as HTTPMethod, route.url)) {
+        knownPaths.on(method as HTTPMethod, route.url, () => undefined);
+      }
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof HttpError) return reply.code(error.statusCode).send({ msg: error.message });
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ msg: FASTIFY_MESSAGES[error.code] ?? error.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(status >= 500 ? status : 500).send({ msg: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => knownPaths.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return reply.code(405).header('Allow', allowed.join(', ')).send({ msg: `Method ${request.method} not allowed on ${path}` });
+    }
+    return reply.code(404).send({ msg: `Endpoint not found: ${request.method} ${path}` });
+  });
+}

@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
+import type { Config } from '../src/core/config.js';
+import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { openAppContext } from './app-context.js';
+import { build } from './build.js';
+import { writeIronJson } from './iron-json.js';
+
+export interface RunningController {
+  app: FastifyInstance;
+  ctx: AppContext;
+  url: string;
+  port: number;
+  /** What the first start created; null when the store already had users. */
+  bootstrap: BootstrapResult | null;
+  ironJsonPath: string | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
+ * Stopping closes them in the reverse order.
+ */
+export async function startController(
+  config: Config,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<RunningController> {
+  let managed: ManagedRedis | null = null;
+  if (!config.redisUrl) managed = await startManagedRedis({ dataDir: config.dataDir, persistent: true });
+  const redisUrl = config.redisUrl ?? managed!.url;
+  const opened = await openAppContext(config, redisUrl);
+  try {
+    const { ctx } = opened;
+    const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    const app = await build(ctx, { logger: options.logger });
+    await app.listen({ port: config.port, host: config.host });
+    const port = (app.server.address() as AddressInfo).port;
+    const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
+    const ironJsonPath = bootstrap
+      ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
+      : null;
+    return {
+      app,
+      ctx,
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      port,
+      bootstrap,
+      ironJsonPath,
+      async stop() {
+        await app.close();
+        await opened.close();
+        await managed?.stop();
+      },
+    };
+  } catch (error) {
+    await opened.close();
+    await managed?.stop();
+    throw error;
+  }
+}

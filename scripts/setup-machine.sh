@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
+#   services: redis-server and a running Docker engine (npm start)
+#   test:     services, plus busybox-static and the locally built test images (npm test)
+# Idempotent and quick when everything is already there.
+set -euo pipefail
+mode="${1:-services}"
+
+is_root() { [ "$(id -u)" = "0" ]; }
+have() { command -v "$1" >/dev/null 2>&1; }
+apt_updated=0
+
+apt_install() {
+  if ! is_root || ! have apt-get; then
+    echo "ferrum setup: missing $*; install it with: sudo apt-get install -y $*" >&2
+    return 1
+  fi
+  if [ "$apt_updated" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
+  echo "ferrum setup: installing $*" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_redis() {
+  have redis-server || apt_install redis-server || return 1
+}
+
+docker_running() { docker info >/dev/null 2>&1; }
+
+ensure_docker() {
+  if docker_running; then return 0; fi
+  have dockerd || apt_install docker.io || return 1
+  if ! is_root; then
+    echo "ferrum setup: the Docker engine is not running; start it with: sudo dockerd --bridge=none --iptables=false --ip-masq=false &" >&2
+    return 1
+  fi
+  echo "ferrum setup: starting dockerd" >&2
+  nohup setsid dockerd --bridge=none --iptables=false --ip-masq=false >/var/log/ferrum-dockerd.log 2>&1 < /dev/null &
+  for _ in $(seq 1 60); do
+    docker_running && return 0
+    sleep 0.5
+  done
+  echo "ferrum setup: dockerd did not start; see /var/log/ferrum-dockerd.log" >&2
+  return 1
+}
+
+ensure_test_images() {
+  have busybox || [ -x /bin/busybox ] || apt_install busybox-static || return 1
+  bash "$(dirname "$0")/build-test-images.sh"
+}
+
+case "$mode" in
+  services)
+    ensure_redis || true   # the server itself explains how to install Redis when it is missing
+    ensure_docker || echo "ferrum setup: continuing without Docker; tasks and functions need it" >&2
+    ;;
+  test)
+    ensure_redis
+    ensure_docker
+    ensure_test_images
+    ;;
+  *)
+    echo "usage: $0 services|test" >&2
+    exit 2
+    ;;
+esac

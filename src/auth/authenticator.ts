@@ -1,0 +1,108 @@
+import { forbidden, notFound, unauthorized } from '../core/errors.js';
+import type { EventBus } from '../core/bus.js';
+import type { KeySpace } from '../core/redis.js';
+import { access } from './access.js';
+import type { IdentityStore } from './identity-store.js';
+import { TtlCache } from './ttl-cache.js';
+import { LEGACY_TOKEN_TYPE, type Principal, type Project } from './types.js';
+
+interface Invalidation {
+  token?: string;
+  project?: string;
+}
+
+export interface ProjectAccessOptions {
+  /** Version 3 APIs refuse tokens of the earlier API generation. */
+  refuseLegacyTokens?: boolean;
+}
+
+/**
+ * Turns a presented token into a Principal and checks project access, the one authentication
+ * layer every service uses. Look-ups are cached for a few seconds in process; deletions and
+ * project changes are broadcast so every controller drops its copy at once.
+ */
+export class Authenticator {
+  private readonly principals: TtlCache<Principal>;
+  private readonly projects: TtlCache<Project>;
+  private readonly channel: string;
+
+  constructor(
+    private readonly store: IdentityStore,
+    private readonly bus: EventBus,
+    keys: KeySpace,
+    cacheMs: number,
+  ) {
+    this.principals = new TtlCache(cacheMs);
+    this.projects = new TtlCache(cacheMs);
+    this.channel = keys.of('auth', 'invalidate');
+  }
+
+  async start(): Promise<void> {
+    await this.bus.subscribe(this.channel, (message) => this.dropCached(message));
+  }
+
+  /** The principal behind a token; 401 when missing or unknown. */
+  async authenticate(secret: string | undefined): Promise<Principal> {
+    if (!secret) throw unauthorized('Token not provided');
+    const cached = this.principals.get(secret);
+    if (cached) return cached;
+    const token = await this.store.findTokenBySecret(secret);
+    if (!token) throw unauthorized('Invalid token');
+    const owner = await this.store.getUser(token.userId);
+    if (!owner) throw unauthorized('Invalid token');
+    if (owner.status === 'suspended') throw forbidden('User suspended');
+    const principal: Principal = {
+      tokenId: token.id,
+      secret: token.secret,
+      userId: token.userId,
+      admin: token.admin,
+      type: token.type,
+    };
+    this.principals.set(secret, principal);
+    return principal;
+  }
+
+  /** The project a principal may use; 404 unknown, 403 not allowed or suspended. */
+  async authorizeProject(principal: Principal, projectId: string, options: ProjectAccessOptions = {}): Promise<Project> {
+    if (options.refuseLegacyTokens && principal.type === LEGACY_TOKEN_TYPE) {
+      throw unauthorized('Credentials of the earlier API generation are not accepted by version 3; create a new token');
+    }
+    const project = await this.getProject(projectId);
+    if (!project) throw notFound('Project not found');
+    if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
+    if (project.status === 'suspended') throw forbidden('Project suspended');
+    return project;
+  }
+
+  private async getProject(projectId: string): Promise<Project | null> {
+    const cached = this.projects.get(projectId);
+    if (cached) return cached;
+    const project = await this.store.getProject(projectId);
+    if (project) this.projects.set(projectId, project);
+    return project;
+  }
+
+  async tokensRevoked(secrets: string[]): Promise<void> {
+    await Promise.all(secrets.map((token) => this.broadcast({ token })));
+  }
+
+  async projectChanged(projectId: string): Promise<void> {
+    await this.broadcast({ project: projectId });
+  }
+
+  private async broadcast(invalidation: Invalidation): Promise<void> {
+    this.dropCached(JSON.stringify(invalidation));
+    await this.bus.publish(this.channel, JSON.stringify(invalidation));
+  }
+
+  private dropCached(message: string): void {
+    try {
+      const { token, project } = JSON.parse(message) as Invalidation;
+      if (token) this.principals.delete(token);
+      if (project) this.projects.delete(project);
+    } catch {
+      this.principals.clear();
+      this.projects.clear();
+    }
+  }
+}

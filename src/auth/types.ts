@@ -1,0 +1,55 @@
+/** Token types: tokens of the earlier API generation are refused by the version 3 APIs. */
+export const TOKEN_TYPES = ['standard', 'v2'] as const;
+export type TokenType = (typeof TOKEN_TYPES)[number];
+export const LEGACY_TOKEN_TYPE: TokenType = 'v2';
+
+export const PROJECT_STATUSES = ['active', 'suspended'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export const USER_STATUSES = ['active', 'suspended'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  passwordHash: string;
+  status: UserStatus;
+  admin: boolean;
+  planWorker: string;
+  flags: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Token {
+  id: string;
+  secret: string;
+  userId: string;
+  type: TokenType;
+  name: string;
+  admin: boolean;
+  createdAt: number;
+}
+
+export interface Project {
+  id: string;
+  userId: string;
+  name: string;
+  type: string;
+  partner: string | null;
+  status: ProjectStatus;
+  maxSchedules: number;
+  flags: Record<string, boolean>;
+  sharedWith: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Who is calling: the identity behind a presented token. */
+export interface Principal {
+  tokenId: string;
+  secret: string;
+  userId: string;
+  admin: boolean;
+  type: TokenType;
+}

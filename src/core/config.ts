@@ -1,0 +1,59 @@
+import path from 'node:path';
+
+/** Every setting Ferrum reads from the environment; README's configuration table mirrors this. */
+export interface Config {
+  port: number;
+  host: string;
+  /** When undefined, the all-in-one process starts a managed redis-server. */
+  redisUrl: string | undefined;
+  keyPrefix: string;
+  dataDir: string;
+  bodyLimitBytes: number;
+  tokenCacheMs: number;
+  logLevel: string;
+  publicScheme: string;
+  publicHost: string | undefined;
+  bootstrap: {
+    token: string | undefined;
+    projectId: string | undefined;
+    email: string | undefined;
+    password: string | undefined;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: intFrom(env, 'PORT', 8080),
+    host: env.HOST || '127.0.0.1',
+    redisUrl: nonEmpty(env.REDIS_URL),
+    keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
+    dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
+    bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 6 * 1024 * 1024),
+    tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
+    logLevel: env.LOG_LEVEL || 'info',
+    publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
+    publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    bootstrap: {
+      token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),
+      projectId: nonEmpty(env.FERRUM_BOOTSTRAP_PROJECT_ID),
+      email: nonEmpty(env.FERRUM_BOOTSTRAP_EMAIL),
+      password: nonEmpty(env.FERRUM_BOOTSTRAP_PASSWORD),
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
+
+/** A private, throwaway redis-server on a free loopback port, for one test file. */
+export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-redis-'));
+  const redis = await startManagedRedis({ dataDir, persistent: false });
+  return {
+    ...redis,
+    dataDir,
+    async stop() {
+      await redis.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { startController, type RunningController } from '../../controller/main.js';
+import { HttpClient } from './http.js';
+import { startTestRedis } from './redis.js';
+
+export interface TestServer {
+  running: RunningController;
+  url: string;
+  /** The bootstrap admin token and first project. */
+  token: string;
+  projectId: string;
+  /** An HTTP client carrying the admin token. */
+  http: HttpClient;
+  redisUrl: string;
+  config: Config;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real controller on a free loopback port with its own private redis-server,
+ * bootstrapped with an admin token and project. One per test file.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-data-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    FERRUM_BOOTSTRAP_PASSWORD: 'admin-password',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const running = await startController(config);
+  if (!running.bootstrap) throw new Error('test server was not bootstrapped');
+  const { token, projectId } = running.bootstrap;
+  return {
+    running,
+    url: running.url,
+    token,
+    projectId,
+    http: new HttpClient(running.url, token),
+    redisUrl: redis.url,
+    config,
+    async stop() {
+      await running.stop();
+      await redis.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
