@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { identityApi } from '../api/identity/index.js';
+import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
 import type { AppContext } from '../api/context.js';
 import { installContentTypes } from './content-types.js';
@@ -29,6 +30,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
 
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
+  await app.register(mqV3Api, { ctx });
   await app.ready();
   return app;
 }

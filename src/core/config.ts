@@ -13,6 +13,10 @@ export interface Config {
   logLevel: string;
   publicScheme: string;
   publicHost: string | undefined;
+  mq: {
+    /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
+    minTimeoutSeconds: number;
+  };
   bootstrap: {
     token: string | undefined;
     projectId: string | undefined;
@@ -49,6 +53,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    mq: {
+      minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
+    },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),
       projectId: nonEmpty(env.FERRUM_BOOTSTRAP_PROJECT_ID),
