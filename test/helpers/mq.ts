@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { HttpClient } from './http.js';
 
 /** Shortcuts for the version 3 message queue API in tests. */
@@ -57,4 +58,23 @@ let counter = 0;
 export function uniqueQueue(label: string): string {
   counter += 1;
   return `${label}-${counter}-${Date.now().toString(36)}`;
+}
+
+/** A request over node:http, which (unlike fetch) can carry a body on GET as real clients do. */
+export function rawRequest(baseUrl: string, method: string, path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      baseUrl + path,
+      { method, headers: { Authorization: `OAuth ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
 }
