@@ -76,7 +76,9 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   /** Aborts when the client goes away before the answer is sent (ends long-polls early). */
   function abortOnDisconnect(reply: FastifyReply): AbortSignal {
     const controller = new AbortController();
-    reply.raw.on('close', () => controller.abort());
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
     return controller.signal;
   }
 
@@ -108,7 +110,8 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
         delete: body.delete ?? false,
         waitSeconds: body.wait ?? 0,
       };
-      const messages = await mq.reserve(queueRefOf(request), options, abortOnDisconnect(reply));
+      const signal = options.waitSeconds > 0 ? abortOnDisconnect(reply) : undefined;
+      const messages = await mq.reserve(queueRefOf(request), options, signal);
       return { messages: messages.map(messageView) };
     },
   });

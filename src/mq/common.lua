@@ -3,9 +3,11 @@
 local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local K_BODY, K_COUNT, K_RID, K_HEADERS, K_RELEASED, K_DEAD = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
+-- Most items handled by one maintenance pass, and per variadic command (Lua's unpack limit).
 local BATCH = 1000
+local CHUNK = 500
 
--- Outcome codes shared with message-store.ts.
+-- Outcome codes shared with scripts.ts.
 local OK, NOT_FOUND, TIMED_OUT, RESERVED = 0, 1, 2, 3
 
 local function now_ms()
@@ -13,70 +15,103 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Calls redis command `command` on `key` with `args` (a flat list), in chunks of `width` items.
+local function variadic(command, key, args, width)
+  width = width or 1
+  local step = CHUNK * width
+  for first = 1, #args, step do
+    redis.call(command, key, unpack(args, first, math.min(first + step - 1, #args)))
+  end
+end
+
 -- Scores in front of everything on the ready set: first, first + 1, ... first + count - 1.
 local function front_scores(count)
   return redis.call('HINCRBY', K_QUEUE, 'front', -count)
 end
 
-local function remove_message(id)
-  redis.call('ZREM', K_READY, id)
-  redis.call('ZREM', K_DELAYED, id)
-  redis.call('ZREM', K_RESERVED, id)
-  redis.call('ZREM', K_EXPIRY, id)
-  redis.call('HDEL', K_BODY, id)
-  redis.call('HDEL', K_COUNT, id)
-  redis.call('HDEL', K_RID, id)
-  redis.call('HDEL', K_HEADERS, id)
-  redis.call('SREM', K_RELEASED, id)
+local function remove_messages(ids)
+  if #ids == 0 then return end
+  for _, key in ipairs({ K_READY, K_DELAYED, K_RESERVED, K_EXPIRY }) do variadic('ZREM', key, ids) end
+  for _, key in ipairs({ K_BODY, K_COUNT, K_RID, K_HEADERS }) do variadic('HDEL', key, ids) end
+  variadic('SREM', K_RELEASED, ids)
 end
 
--- A reserved message whose reservation ran out goes back to the front.
-local function return_lapsed(ids)
+-- Puts ids at the front of the ready set, keeping their order.
+local function to_front(ids)
   if #ids == 0 then return end
   local first = front_scores(#ids)
+  local scored = {}
   for i, id in ipairs(ids) do
-    redis.call('ZREM', K_RESERVED, id)
-    redis.call('HDEL', K_RID, id)
-    redis.call('ZADD', K_READY, first + i - 1, id)
+    scored[#scored + 1] = first + i - 1
+    scored[#scored + 1] = id
   end
+  variadic('ZADD', K_READY, scored, 2)
+end
+
+-- Reserved messages whose reservation ran out go back to the front.
+local function return_lapsed(ids)
+  if #ids == 0 then return end
+  variadic('ZREM', K_RESERVED, ids)
+  variadic('HDEL', K_RID, ids)
+  to_front(ids)
 end
 
 -- Realizes what time has done: due delayed messages become available (released ones at the
 -- front), lapsed reservations return to the front, expired messages are dropped.
 local function maintain(now)
   local due = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH)
-  for i = 1, #due, 2 do
-    local id = due[i]
-    redis.call('ZREM', K_DELAYED, id)
-    if redis.call('SREM', K_RELEASED, id) == 1 then
-      redis.call('ZADD', K_READY, front_scores(1), id)
-    else
-      redis.call('ZADD', K_READY, due[i + 1], id)
+  if #due > 0 then
+    local ids, in_order, released = {}, {}, {}
+    for i = 1, #due, 2 do ids[#ids + 1] = due[i] end
+    local flags = redis.call('SMISMEMBER', K_RELEASED, unpack(ids))
+    for i, id in ipairs(ids) do
+      if flags[i] == 1 then
+        released[#released + 1] = id
+      else
+        in_order[#in_order + 1] = due[2 * i]
+        in_order[#in_order + 1] = id
+      end
     end
+    variadic('ZREM', K_DELAYED, ids)
+    if #released > 0 then variadic('SREM', K_RELEASED, released) end
+    to_front(released)
+    if #in_order > 0 then variadic('ZADD', K_READY, in_order, 2) end
   end
   return_lapsed(redis.call('ZRANGEBYSCORE', K_RESERVED, '-inf', now, 'LIMIT', 0, BATCH))
-  local expired = redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, BATCH)
-  for _, id in ipairs(expired) do remove_message(id) end
+  remove_messages(redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, BATCH))
 end
 
--- Whether `id` may be acted on with reservation `rid` ('' = none given). A reservation that
--- ran out is returned to the front here, so the caller sees the message back on the queue.
+-- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
+-- that ran out is returned to the front here (the message is back on the queue); expired
+-- messages are dropped. Returns the outcome per id.
+local function check_reservations(ids, rids, now)
+  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
+  local current = redis.call('HMGET', K_RID, unpack(ids))
+  local outcomes, expired, lapsed = {}, {}, {}
+  for i, id in ipairs(ids) do
+    local live = until_ms[i] and tonumber(until_ms[i]) > now
+    if not expiry[i] then
+      outcomes[i] = NOT_FOUND
+    elseif tonumber(expiry[i]) <= now then
+      outcomes[i] = NOT_FOUND
+      expired[#expired + 1] = id
+    else
+      if until_ms[i] and not live then lapsed[#lapsed + 1] = id end
+      if rids[i] == '' then
+        outcomes[i] = live and RESERVED or OK
+      else
+        outcomes[i] = (live and current[i] == rids[i]) and OK or TIMED_OUT
+      end
+    end
+  end
+  remove_messages(expired)
+  return_lapsed(lapsed)
+  return outcomes
+end
+
 local function check_reservation(id, rid, now)
-  if redis.call('HEXISTS', K_BODY, id) == 0 then return NOT_FOUND end
-  local expiry = redis.call('ZSCORE', K_EXPIRY, id)
-  if expiry and tonumber(expiry) <= now then
-    remove_message(id)
-    return NOT_FOUND
-  end
-  local until_ms = redis.call('ZSCORE', K_RESERVED, id)
-  local live = until_ms and tonumber(until_ms) > now
-  if until_ms and not live then return_lapsed({ id }) end
-  if rid == '' then
-    if live then return RESERVED end
-    return OK
-  end
-  if live and redis.call('HGET', K_RID, id) == rid then return OK end
-  return TIMED_OUT
+  return check_reservations({ id }, { rid }, now)[1]
 end
 
 -- The earliest moment something on the queue becomes available by itself, or -1.

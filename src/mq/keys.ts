@@ -9,13 +9,24 @@ export interface QueueRef {
 // The order common.lua expects them in.
 const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead'] as const;
 
+// Key lists of recently used queues, so hot queues do not rebuild eleven strings per request.
+const CACHED_QUEUES = 10_000;
+
 export class MqKeys {
+  private readonly cache = new Map<string, string[]>();
+
   constructor(private readonly keys: KeySpace) {}
 
   /** The keys of one queue, in the order every message script takes them. */
   queue(ref: QueueRef): string[] {
     const tag = `{mq:${ref.projectId}:${encodeURIComponent(ref.name)}}`;
-    return QUEUE_KEY_PARTS.map((part) => this.keys.of(tag, part));
+    let keys = this.cache.get(tag);
+    if (!keys) {
+      if (this.cache.size >= CACHED_QUEUES) this.cache.clear();
+      keys = QUEUE_KEY_PARTS.map((part) => this.keys.of(tag, part));
+      this.cache.set(tag, keys);
+    }
+    return keys;
   }
 
   /** Sorted set (all scores 0) of a project's queue names, for lexicographic listing. */

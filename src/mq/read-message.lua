@@ -3,7 +3,6 @@
 -- else { 0, body, reserved_count, push headers or '' }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
 local id = ARGV[1]
-local body = redis.call('HGET', K_BODY, id)
 local expiry = redis.call('ZSCORE', K_EXPIRY, id)
-if not body or not expiry or tonumber(expiry) <= now_ms() then return { NOT_FOUND } end
-return { OK, body, tonumber(redis.call('HGET', K_COUNT, id) or '0'), redis.call('HGET', K_HEADERS, id) or '' }
+if not expiry or tonumber(expiry) <= now_ms() then return { NOT_FOUND } end
+return { OK, redis.call('HGET', K_BODY, id) or '', tonumber(redis.call('HGET', K_COUNT, id) or '0'), redis.call('HGET', K_HEADERS, id) or '' }

@@ -3,9 +3,9 @@
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).
 -- ARGV: n, timeout (s; 0 = the queue's), delete ('1' removes the messages at once),
 -- reservation id prefix, default timeout (s).
--- Returns { -1 } for a missing queue, else { moved, next due ms or -1, then per message:
--- id, body, reserved_count, reservation_id, push headers or '' }.
-if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+-- Returns -1 for a missing queue, else JSON { moved, due (next due ms or -1), messages: list of
+-- [id, body, reserved_count, reservation_id, push headers or ''] }.
+if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
 local now = now_ms()
 maintain(now)
 local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -18,44 +18,54 @@ if dead_letter then
   max_reservations, dead_letter_queue = tonumber(setting.max_reservations), setting.queue_name
 end
 
-local out, got, moved = { 0, -1 }, 0, 0
+local out, got, moved = {}, 0, 0
+local taken, counts, rids, until_ms = {}, {}, {}, now + timeout * 1000
 for _ = 1, 10 do
   if got >= n then break end
   local popped = redis.call('ZPOPMIN', K_READY, n - got)
   if #popped == 0 then break end
-  for i = 1, #popped, 2 do
-    local id = popped[i]
-    local expiry = redis.call('ZSCORE', K_EXPIRY, id)
-    local body = redis.call('HGET', K_BODY, id)
-    if not body or not expiry or tonumber(expiry) <= now then
-      remove_message(id)
+  local ids = {}
+  for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  local bodies = redis.call('HMGET', K_BODY, unpack(ids))
+  local previous = redis.call('HMGET', K_COUNT, unpack(ids))
+  local headers = redis.call('HMGET', K_HEADERS, unpack(ids))
+  local gone = {}
+  for i, id in ipairs(ids) do
+    local count = tonumber(previous[i] or '0')
+    if not bodies[i] or not expiry[i] or tonumber(expiry[i]) <= now then
+      gone[#gone + 1] = id
+    elseif max_reservations and count >= max_reservations then
+      redis.call('RPUSH', K_DEAD, cjson.encode({ id = id, body = bodies[i], reserved_count = count, push_headers = headers[i] or '', queue = dead_letter_queue }))
+      gone[#gone + 1] = id
+      moved = moved + 1
     else
-      local count = tonumber(redis.call('HGET', K_COUNT, id) or '0')
-      local headers = redis.call('HGET', K_HEADERS, id) or ''
-      if max_reservations and count >= max_reservations then
-        redis.call('RPUSH', K_DEAD, cjson.encode({ id = id, body = body, reserved_count = count, push_headers = headers, queue = dead_letter_queue }))
-        remove_message(id)
-        moved = moved + 1
-      else
-        count = count + 1
-        local rid = prefix .. string.format('%02x', got)
-        if delete then
-          remove_message(id)
-        else
-          redis.call('HSET', K_COUNT, id, count)
-          redis.call('HSET', K_RID, id, rid)
-          redis.call('ZADD', K_RESERVED, now + timeout * 1000, id)
-        end
-        got = got + 1
-        out[#out + 1] = id
-        out[#out + 1] = body
-        out[#out + 1] = count
-        out[#out + 1] = rid
-        out[#out + 1] = headers
-      end
+      count = count + 1
+      local rid = prefix .. string.format('%02x', got)
+      got = got + 1
+      taken[#taken + 1] = id
+      counts[#counts + 1] = id
+      counts[#counts + 1] = count
+      rids[#rids + 1] = id
+      rids[#rids + 1] = rid
+      out[#out + 1] = { id, bodies[i], count, rid, headers[i] or '' }
     end
   end
+  remove_messages(gone)
 end
-out[1] = moved
-if got == 0 then out[2] = next_due() end
-return out
+
+if got > 0 then
+  if delete then
+    remove_messages(taken)
+  else
+    variadic('HSET', K_COUNT, counts, 2)
+    variadic('HSET', K_RID, rids, 2)
+    local reserved = {}
+    for _, id in ipairs(taken) do
+      reserved[#reserved + 1] = until_ms
+      reserved[#reserved + 1] = id
+    end
+    variadic('ZADD', K_RESERVED, reserved, 2)
+  end
+end
+return cjson.encode({ moved = moved, due = got == 0 and next_due() or -1, messages = out })
