@@ -140,8 +140,8 @@ describe.concurrent('message state table', () => {
     await sleep(1300);
     // Still reserved under the new id; the old one is no longer valid.
     expect(await mq.reserve(queue)).toEqual([]);
-    expect((await mq.delete(queue, id, a.reservation_id)).status).toBe(403);
-    expect((await mq.delete(queue, id, touched.body.reservation_id)).status).toBe(200);
+    expect((await mq.delete(queue, id!, a.reservation_id)).status).toBe(403);
+    expect((await mq.delete(queue, id!, touched.body.reservation_id)).status).toBe(200);
   });
 
   it('touch without a timeout uses the queue message_timeout', async () => {
@@ -151,7 +151,7 @@ describe.concurrent('message state table', () => {
     const [a] = await mq.reserve(queue, { timeout: 30 });
     const touched = await mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: a.reservation_id });
     await sleep(1100);
-    expect((await mq.delete(queue, id, touched.body.reservation_id)).status).toBe(403);
+    expect((await mq.delete(queue, id!, touched.body.reservation_id)).status).toBe(403);
   });
 
   it('touch of a timed-out reservation: 403', async () => {
