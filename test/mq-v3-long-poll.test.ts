@@ -133,3 +133,21 @@ describe('many waiting consumers', () => {
     expect(waiterCount()).toBe(0);
   }, 30_000);
 });
+
+describe('shutdown', () => {
+  it('answers waiting requests when the server stops instead of holding it open', async () => {
+    const own = await startTestServer();
+    const client = new MqClient(own.http, own.projectId);
+    const queue = uniqueQueue('shutdown');
+    await client.createQueue(queue);
+    const waiting = client.http.post(client.path(queue, '/reservations'), { wait: 25 }).catch((error: Error) => error);
+    await sleep(300);
+    const started = performance.now();
+    await own.stop();
+    expect(performance.now() - started).toBeLessThan(3000);
+    const answer = await waiting;
+    expect(answer).not.toBeInstanceOf(Error);
+    expect((answer as { status: number; body: unknown }).status).toBe(200);
+    expect((answer as { body: unknown }).body).toEqual({ messages: [] });
+  });
+});
