@@ -1,9 +1,13 @@
 import { api, ApiError, session } from './api.js';
 import { errorBox, h } from './dom.js';
 import { cachePage, cachesPage } from './pages/caches.js';
+import { clusterPage, clustersPage } from './pages/clusters.js';
+import { codePage, codesPage } from './pages/codes.js';
 import { projectPage, projectsPage } from './pages/projects.js';
 import { queuePage, queuesPage } from './pages/queues.js';
+import { schedulesPage } from './pages/schedules.js';
 import { signInPage } from './pages/signin.js';
+import { taskPage, tasksPage } from './pages/tasks.js';
 import { tokensPage } from './pages/tokens.js';
 
 // Route table: the first path segment after '#/' picks the page; a second segment is its id.
@@ -13,8 +17,12 @@ const ROUTES = {
   tokens: { page: tokensPage, title: 'Tokens' },
   queues: { page: queuesPage, detail: queuePage, title: 'Queues', needsProject: true },
   caches: { page: cachesPage, detail: cachePage, title: 'Caches', needsProject: true },
+  codes: { page: codesPage, detail: codePage, title: 'Code', needsProject: true },
+  tasks: { page: tasksPage, detail: taskPage, title: 'Tasks', needsProject: true },
+  schedules: { page: schedulesPage, title: 'Schedules', needsProject: true },
+  clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
 };
-const NAV = ['queues', 'caches', 'projects', 'tokens'];
+const NAV = ['queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'projects', 'tokens'];
 
 export function navigate(hash) {
   if (location.hash === hash) render();
