@@ -71,7 +71,8 @@ export function toast(message) {
 export function time(value) {
   if (!value) return '';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.getUTCFullYear() < 1971 ? '' : date.toLocaleString(); // the zero timestamp means unset
 }
 
 export function errorBox(error) {
