@@ -5,6 +5,7 @@ import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.j
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { openAppContext } from './app-context.js';
+import { messageQueueOf } from '../src/mq/service.js';
 import { build } from './build.js';
 import { writeIronJson } from './iron-json.js';
 
@@ -36,6 +37,8 @@ export async function startController(
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     const app = await build(ctx, { logger: options.logger });
     await app.listen({ port: config.port, host: config.host });
+    const mq = messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: app.log, sweepIntervalMs: config.mq.sweepIntervalMs });
+    mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
     const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
     const ironJsonPath = bootstrap
@@ -49,6 +52,7 @@ export async function startController(
       bootstrap,
       ironJsonPath,
       async stop() {
+        await mq.stopBackgroundWork();
         await app.close();
         await opened.close();
         await managed?.stop();

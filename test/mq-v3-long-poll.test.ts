@@ -40,8 +40,8 @@ describe.concurrent('long-poll', () => {
     await mq.createQueue(queue);
     const waiting = timedReserve(queue, { wait: 10 });
     await sleep(300);
-    const posted = performance.now();
     await mq.postBodies(queue, 'wake up');
+    const posted = performance.now();
     const result = await waiting;
     expect(result.messages.map((message) => message.body)).toEqual(['wake up']);
     expect(result.at - posted).toBeLessThan(100);
@@ -86,8 +86,8 @@ describe.concurrent('long-poll', () => {
     const [held] = await mq.reserve(queue, { timeout: 60 });
     const waiting = timedReserve(queue, { wait: 10 });
     await sleep(300);
-    const released = performance.now();
     await mq.http.post(mq.path(queue, `/messages/${held.id}/release`), { reservation_id: held.reservation_id });
+    const released = performance.now();
     const result = await waiting;
     expect(result.messages[0].id).toBe(held.id);
     expect(result.at - released).toBeLessThan(100);

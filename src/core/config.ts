@@ -16,6 +16,8 @@ export interface Config {
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
+    /** How often the leader controller drops expired messages of idle queues, in ms (0 = never). */
+    sweepIntervalMs: number;
   };
   bootstrap: {
     token: string | undefined;
@@ -55,6 +57,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
+      sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_INTERVAL_MS', 60_000),
     },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),

@@ -17,6 +17,7 @@ export const scripts = {
   release: queueScript('release'),
   queueInfo: queueScript('queue-info'),
   saveQueue: queueScript('save-queue'),
+  sweep: queueScript('sweep'),
 };
 
 /** Outcomes of the scripts' reservation checks (common.lua). */

@@ -3,6 +3,7 @@ import type { EventBus } from '../core/bus.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace } from '../core/redis.js';
 import { handOverDeadLetters, type MqLogger } from './dead-letters.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import { MqKeys, type QueueRef } from './keys.js';
 import { WakeHub } from './long-poll.js';
 import { MessageStore, type ReserveOptions, type ReserveResult } from './message-store.js';
@@ -15,6 +16,8 @@ export interface MessageQueueDeps {
   keys: KeySpace;
   bus: EventBus;
   log: MqLogger;
+  /** How often the leader sweeps idle queues for expired messages; 0 turns the sweeper off. */
+  sweepIntervalMs?: number;
 }
 
 export type SubscriberChange = 'add' | 'replace' | 'remove';
@@ -28,12 +31,14 @@ export class MessageQueue {
   readonly queues: QueueStore;
   readonly messages: MessageStore;
   readonly hub: WakeHub;
+  readonly sweeper: ExpirySweeper;
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
     this.queues = new QueueStore(deps.redis, this.keys);
     this.messages = new MessageStore(deps.redis, this.keys, this.queues);
     this.hub = new WakeHub(deps.bus);
+    this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
   }
 
   /**
@@ -99,6 +104,15 @@ export class MessageQueue {
   /** Ends every long-poll wait (before the HTTP server closes). */
   close(): void {
     this.hub.closeAll();
+  }
+
+  /** Starts the background sweeper (leader-elected among controllers). */
+  startBackgroundWork(): void {
+    this.sweeper.start();
+  }
+
+  async stopBackgroundWork(): Promise<void> {
+    await this.sweeper.stop();
   }
 }
 

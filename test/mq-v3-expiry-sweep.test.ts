@@ -1,0 +1,36 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sleep } from '../src/core/time.js';
+import { MqClient, uniqueQueue } from './helpers/mq.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let mq: MqClient;
+let observer: Redis;
+beforeAll(async () => {
+  server = await startTestServer({ FERRUM_MQ_SWEEP_INTERVAL_MS: '200' });
+  mq = new MqClient(server.http, server.projectId);
+  observer = new Redis(server.redisUrl);
+});
+afterAll(async () => {
+  observer?.disconnect();
+  await server?.stop();
+});
+
+it('the sweeper drops expired messages of queues nobody touches', async () => {
+  const queue = uniqueQueue('idle');
+  await mq.createQueue(queue, { message_expiration: 1 });
+  await mq.post(queue, Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })));
+  const keys = (part: string) => `ferrum:{mq:${server.projectId}:${encodeURIComponent(queue)}}:${part}`;
+  expect(await observer.hlen(keys('body'))).toBe(50);
+  await sleep(1600);
+  // Nothing read the queue meanwhile: only the sweeper can have removed them.
+  expect(await observer.hlen(keys('body'))).toBe(0);
+  expect(await observer.zcard(keys('ready'))).toBe(0);
+  expect(await observer.zcard(keys('expiry'))).toBe(0);
+  expect(await observer.exists(keys('queue'))).toBe(1);
+});
+
+it('one controller holds the sweeper lease', async () => {
+  expect(await observer.exists('ferrum:mq:sweeper:lease')).toBe(1);
+});
