@@ -150,6 +150,15 @@ describe('validation of the queue object', () => {
     expect(response.body.msg).toMatch(/Invalid JSON/);
   });
 
+  it('queue names with spaces, braces, colons and non-ASCII letters work like any other', async () => {
+    const name = `odd name {tag}:ü-${Date.now()}`;
+    expect((await mq.createQueue(name)).body.queue.name).toBe(name);
+    await mq.postBodies(name, 'x');
+    expect((await mq.reserve(name))[0].body).toBe('x');
+    const listed = await mq.http.get(`/3/projects/${server.projectId}/queues?prefix=${encodeURIComponent('odd name')}`);
+    expect(listed.body.queues).toEqual([{ name }]);
+  });
+
   it('queue names: too long, or holding a slash encoded in the path, are refused', async () => {
     expect((await mq.createQueue('n'.repeat(256))).status).toBe(400);
     const slash = await mq.http.put(`/3/projects/${server.projectId}/queues/a%2Fb`, {});
