@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
+import { messageQueueOf } from '../src/mq/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -33,4 +34,15 @@ it('the sweeper drops expired messages of queues nobody touches', async () => {
 
 it('one controller holds the sweeper lease', async () => {
   expect(await observer.exists('ferrum:mq:sweeper:lease')).toBe(1);
+});
+
+it('a message can carry its own expiration (for API versions that allow it)', async () => {
+  const { ctx } = server.running;
+  const service = messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } });
+  const queue = uniqueQueue('own-expiry');
+  const ref = { projectId: server.projectId, name: queue };
+  const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);
+  await sleep(1100);
+  await expect(service.messages.get(ref, short!)).rejects.toThrow('Message not found');
+  expect((await service.messages.get(ref, long!)).body).toBe('queue default');
 });

@@ -75,7 +75,14 @@ export class MessageStore {
     const ids = messages.map(() => newMessageId());
     await this.insert(
       ref,
-      messages.map((message, i) => [ids[i]!, message.body, message.delay ?? 0, message.pushHeaders ? JSON.stringify(message.pushHeaders) : '', 0]),
+      messages.map((message, i) => [
+        ids[i]!,
+        message.body,
+        message.delay ?? 0,
+        message.pushHeaders ? JSON.stringify(message.pushHeaders) : '',
+        0,
+        message.expiresIn ?? 0,
+      ]),
     );
     return ids;
   }
@@ -84,12 +91,12 @@ export class MessageStore {
   async transfer(ref: QueueRef, messages: TransferredMessage[]): Promise<void> {
     await this.insert(
       ref,
-      messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount]),
+      messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount, 0]),
     );
   }
 
-  /** Messages as [id, body, delay, push headers JSON or '', reserved_count]. */
-  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number]>): Promise<void> {
+  /** Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the queue's)]. */
+  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number, number]>): Promise<void> {
     const [created] = await scripts.postMessages.run<[number, number]>(this.redis, this.keys.queue(ref), [
       LIMITS.defaultExpirationSeconds,
       this.keys.wakeChannel(ref),

@@ -1,15 +1,16 @@
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
 -- ARGV: default expiration (s), wake channel, messages as one JSON list of
--- [id, body, delay (s), push headers (JSON text or ''), reserved_count] (one argument keeps
--- big batches cheap to send). An id already on the queue is skipped (dead letter hand-over
--- may repeat). Returns { queue created (0/1), messages inserted }.
+-- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
+-- queue's message_expiration)] (one argument keeps big batches cheap to send).
+-- An id already on the queue is skipped (dead letter hand-over may repeat).
+-- Returns { queue created (0/1), messages inserted }.
 local now = now_ms()
 local created = 0
 if redis.call('EXISTS', K_QUEUE) == 0 then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
 end
-local expires_at = now + tonumber(redis.call('HGET', K_QUEUE, 'expiration') or ARGV[1]) * 1000
+local expiration = tonumber(redis.call('HGET', K_QUEUE, 'expiration') or ARGV[1])
 
 local messages = cjson.decode(ARGV[3])
 local ids = {}
@@ -35,7 +36,9 @@ for m, id in ipairs(ids) do
       counts[#counts + 1] = id
       counts[#counts + 1] = message[5]
     end
-    expiry[#expiry + 1] = expires_at
+    local expires_in = tonumber(message[6])
+    if expires_in <= 0 then expires_in = expiration end
+    expiry[#expiry + 1] = now + expires_in * 1000
     expiry[#expiry + 1] = id
     if delay > 0 then
       delayed[#delayed + 1] = now + delay * 1000

@@ -66,4 +66,6 @@ export interface NewMessage {
   body: string;
   delay?: number;
   pushHeaders?: Record<string, string>;
+  /** Seconds until the message expires; the queue's message_expiration when absent (version 3 cannot set it). */
+  expiresIn?: number;
 }
