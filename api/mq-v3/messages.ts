@@ -3,8 +3,7 @@ import { badRequest, notAcceptable, notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
 import type { NewMessage } from '../../src/mq/types.js';
-import { messageIdOf, messageParams, queueParams, queueRefOf } from './params.js';
-import type { MqRouteOptions } from './queues.js';
+import { messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 import { messageSchema, messagesResponseSchema, messageView, msgSchema } from './views.js';
 
 const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;

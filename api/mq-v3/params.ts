@@ -1,7 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { checkQueueName } from '../../src/mq/fields.js';
 import type { QueueRef } from '../../src/mq/keys.js';
+import type { MessageQueue } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
+import type { AppContext } from '../context.js';
+
+/** What each route group of the version 3 API is given. */
+export interface MqRouteOptions {
+  ctx: AppContext;
+  mq: MessageQueue;
+}
 
 export const projectParams = {
   type: 'object',

@@ -2,16 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
-import type { MessageQueue, SubscriberChange } from '../../src/mq/service.js';
+import type { SubscriberChange } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
-import { projectParams, queueParams, queueRefOf } from './params.js';
+import { projectParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 import { msgSchema, queueResponseSchema, queueView } from './views.js';
-
-export interface MqRouteOptions {
-  ctx: AppContext;
-  mq: MessageQueue;
-}
 
 const queueBody = { type: 'object', properties: { queue: {} } } as const;
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;

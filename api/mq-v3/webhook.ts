@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { badRequest } from '../../src/core/errors.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
-import { queueParams, queueRefOf } from './params.js';
-import type { MqRouteOptions } from './queues.js';
+import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 
 /**
  * Webhook: whatever a third-party sender posts becomes one message's body, unparsed, whatever
