@@ -4,8 +4,8 @@ import type { AppContext } from '../api/context.js';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
-import { messageQueueOf } from '../src/mq/service.js';
 import { build } from './build.js';
 import { writeIronJson } from './iron-json.js';
 
@@ -37,7 +37,7 @@ export async function startController(
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     const app = await build(ctx, { logger: options.logger });
     await app.listen({ port: config.port, host: config.host });
-    const mq = messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: app.log, sweepIntervalMs: config.mq.sweepIntervalMs });
+    const mq = messageQueueFor(ctx, app.log);
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
     const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);

@@ -450,3 +450,30 @@ describe('webhook', () => {
     expect(response.body.msg).toMatch(/body/);
   });
 });
+
+describe('metrics', () => {
+  it('counts posted, reserved, deleted and dead-lettered messages and waiting long-polls', async () => {
+    const value = async (name: string) => {
+      const text = (await mq.http.get('/metrics')).text;
+      return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    };
+    const before = {
+      posted: await value('ferrum_mq_messages_posted_total'),
+      reserved: await value('ferrum_mq_messages_reserved_total'),
+      deleted: await value('ferrum_mq_messages_deleted_total'),
+      dead: await value('ferrum_mq_messages_dead_lettered_total'),
+    };
+    const queue = uniqueQueue('metrics');
+    await mq.createQueue(queue, { dead_letter: { queue_name: `${queue}-dead`, max_reservations: 1 } });
+    await mq.postBodies(queue, 'a', 'b');
+    const [a, b] = await mq.reserve(queue, { n: 2 });
+    await mq.delete(queue, a.id, a.reservation_id);
+    await mq.http.post(mq.path(queue, `/messages/${b.id}/release`), { reservation_id: b.reservation_id });
+    await mq.reserve(queue);
+    expect(await value('ferrum_mq_messages_posted_total')).toBe(before.posted + 2);
+    expect(await value('ferrum_mq_messages_reserved_total')).toBe(before.reserved + 2);
+    expect(await value('ferrum_mq_messages_deleted_total')).toBe(before.deleted + 1);
+    expect(await value('ferrum_mq_messages_dead_lettered_total')).toBe(before.dead + 1);
+    expect(await value('ferrum_mq_long_poll_waiters')).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -94,7 +94,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
         delay: message.delay,
         pushHeaders: message.push_headers === undefined ? undefined : checkPushHeaders(message.push_headers, `messages[${i}].push_headers`),
       }));
-      const ids = await mq.messages.post(queueRefOf(request), posted);
+      const ids = await mq.post(queueRefOf(request), posted);
       return reply.code(201).send({ ids, msg: 'Messages put on queue.' });
     },
   });
@@ -137,7 +137,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: { params: messageParams, body: reservationBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { reservation_id: reservationId } = request.body as { reservation_id?: string };
-      await mq.messages.delete(queueRefOf(request), [{ id: messageIdOf(request), reservationId: reservationId || undefined }]);
+      await mq.delete(queueRefOf(request), [{ id: messageIdOf(request), reservationId: reservationId || undefined }]);
       return { msg: 'Deleted' };
     },
   });
@@ -151,7 +151,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
         if (!(await mq.queues.clear(ref))) throw notFound('Queue not found');
         return { msg: 'Cleared' };
       }
-      await mq.messages.delete(
+      await mq.delete(
         ref,
         ids.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })),
       );

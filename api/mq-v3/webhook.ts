@@ -20,7 +20,7 @@ export const webhookRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { m
     handler: async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
       if (body === '') throw badRequest('body must not be empty: the webhook request body becomes the message body');
-      const [id] = await mq.messages.post(queueRefOf(request), [{ body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) }]);
+      const [id] = await mq.post(queueRefOf(request), [{ body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) }]);
       return reply.code(201).send({ id, ids: [id], msg: 'Messages put on queue.' });
     },
   });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace } from '../core/redis.js';
@@ -6,10 +7,11 @@ import { handOverDeadLetters, type MqLogger } from './dead-letters.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { MqKeys, type QueueRef } from './keys.js';
 import { WakeHub } from './long-poll.js';
-import { MessageStore, type ReserveOptions, type ReserveResult } from './message-store.js';
+import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
+import { mqMetrics, type MqMetrics } from './metrics.js';
 import { applyQueueChanges, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
-import type { QueueSettings, ReservedMessage, Subscriber } from './types.js';
+import type { NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
 
 export interface MessageQueueDeps {
   redis: Redis;
@@ -18,6 +20,8 @@ export interface MessageQueueDeps {
   log: MqLogger;
   /** How often the leader sweeps idle queues for expired messages; 0 turns the sweeper off. */
   sweepIntervalMs?: number;
+  /** Where the counters go (/metrics); none when absent. */
+  registry?: Registry;
 }
 
 export type SubscriberChange = 'add' | 'replace' | 'remove';
@@ -32,6 +36,7 @@ export class MessageQueue {
   readonly messages: MessageStore;
   readonly hub: WakeHub;
   readonly sweeper: ExpirySweeper;
+  readonly metrics: MqMetrics | null;
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
@@ -39,6 +44,20 @@ export class MessageQueue {
     this.messages = new MessageStore(deps.redis, this.keys, this.queues);
     this.hub = new WakeHub(deps.bus);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
+    this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
+  }
+
+  /** Posts messages (creating the queue when missing); returns their ids in order. */
+  async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+    const ids = await this.messages.post(ref, messages);
+    this.metrics?.posted.inc(ids.length);
+    return ids;
+  }
+
+  /** Deletes all the targets or none (see MessageStore.delete). */
+  async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
+    await this.messages.delete(ref, targets);
+    this.metrics?.deleted.inc(targets.length);
   }
 
   /**
@@ -97,7 +116,11 @@ export class MessageQueue {
 
   private async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
     const result = await this.messages.reserve(ref, options);
-    if (result.movedToDeadLetter > 0) await handOverDeadLetters(this.messages, ref, this.deps.log);
+    this.metrics?.reserved.inc(result.messages.length);
+    if (result.movedToDeadLetter > 0) {
+      this.metrics?.deadLettered.inc(result.movedToDeadLetter);
+      await handOverDeadLetters(this.messages, ref, this.deps.log);
+    }
     return result;
   }
 
