@@ -22,6 +22,8 @@ interface Target {
 }
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Which scenarios run: any of batched, single1, single50 (comma-separated). */
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50').split(',');
 
 if (process.env.BENCH_ROLE === 'server') {
   void serve();
@@ -178,8 +180,8 @@ async function main(): Promise<void> {
   console.log(`message queue v3 benchmark: ${os.cpus().length} cores, ${SECONDS} s per scenario, server in a child process, Redis local`);
   console.log(`load average at start: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
   try {
-    await batched(target, child, redis);
-    for (const clients of [1, 50]) await single(target, clients, child, redis);
+    if (SCENARIOS.includes('batched')) await batched(target, child, redis);
+    for (const clients of [1, 50]) if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
   } finally {
     console.log(`\nload average at end: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
     redis.disconnect();
