@@ -17,7 +17,7 @@ export function mqMetrics(registry: Registry, hub: WakeHub): MqMetrics {
   if (existing) return existing;
   const counter = (name: string, help: string) => new Counter({ name: `ferrum_mq_${name}_total`, help, registers: [registry] });
   const metrics: MqMetrics = {
-    posted: counter('messages_posted', 'Messages put on queues (posts, webhooks and dead letter hand-overs)'),
+    posted: counter('messages_posted', 'Messages put on queues by posts and webhooks'),
     reserved: counter('messages_reserved', 'Messages handed out by reserve'),
     deleted: counter('messages_deleted', 'Messages deleted one by one or in batches (not counting clears)'),
     deadLettered: counter('messages_dead_lettered', 'Messages moved to a dead letter queue by reserve'),
