@@ -134,17 +134,23 @@ async function run(clients: number, step: (stats: Stats) => Promise<number>): Pr
 interface CpuSpent {
   serverMs: number;
   redisMs: number;
+  /** This process: the load generator. */
+  clientMs: number;
 }
 
 function report(label: string, result: { stats: Stats; seconds: number; cpu?: CpuSpent }, unit = 'msg/s'): void {
   const { stats, seconds, cpu } = result;
   const rate = Math.round(stats.messages / seconds).toLocaleString('en-US');
-  const cost = cpu
-    ? `   CPU per 1000: server ${((cpu.serverMs * 1000) / stats.messages).toFixed(1)} ms, redis ${((cpu.redisMs * 1000) / stats.messages).toFixed(1)} ms`
-    : '';
+  const cost = cpu ? `   ${cpuLine(cpu, stats.messages, seconds)}` : '';
   console.log(
     `${label.padEnd(50)} ${rate.padStart(9)} ${unit}   p50 ${stats.percentile(50).toFixed(2).padStart(6)} ms   p99 ${stats.percentile(99).toFixed(2).padStart(6)} ms   (${stats.latencies.length} req)${cost}`,
   );
+}
+
+/** CPU ms per 1000 messages and share of one core, for the server, Redis and this load generator. */
+function cpuLine(cpu: CpuSpent, messages: number, seconds: number): string {
+  const part = (name: string, ms: number) => `${name} ${((ms * 1000) / messages).toFixed(1)} ms (${Math.round(ms / seconds / 10)}% of a core)`;
+  return `CPU per 1000: ${part('server', cpu.serverMs)}, ${part('redis', cpu.redisMs)}, ${part('client', cpu.clientMs)}`;
 }
 
 /** CPU time the controller process and redis-server spend during `work` (the machine is shared: rates alone mislead). */
@@ -162,10 +168,14 @@ async function measured<T extends object>(child: ChildProcess, redis: Redis, wor
     const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
     return (value('used_cpu_user') + value('used_cpu_sys')) * 1000;
   };
-  const [server0, redis0] = [await serverCpu(), await redisCpu()];
+  const clientCpu = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const [server0, redis0, client0] = [await serverCpu(), await redisCpu(), clientCpu()];
   const result = await work();
-  const [server1, redis1] = [await serverCpu(), await redisCpu()];
-  return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0 } };
+  const [server1, redis1, client1] = [await serverCpu(), await redisCpu(), clientCpu()];
+  return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: client1 - client0 } };
 }
 
 function check(response: { status: number; body: any }, status: number): any {
@@ -182,11 +192,20 @@ async function main(): Promise<void> {
   try {
     if (SCENARIOS.includes('batched')) await batched(target, child, redis);
     for (const clients of [1, 50]) if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
+    console.log(`\ntargets (the machine is shared: compare with the load average):\n${verdicts.join('\n')}`);
   } finally {
     console.log(`\nload average at end: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
     redis.disconnect();
     child.send('stop');
   }
+}
+
+const verdicts: string[] = [];
+
+/** One line comparing a figure with its target (`lowerIsBetter` figures are passed negated). */
+function verdict(target: string, figure: number, threshold: number, unit: string): string {
+  const shown = Math.abs(figure).toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return `${target.padEnd(40)} measured ${shown} ${unit}: ${figure >= threshold ? 'met' : 'NOT met'}`;
 }
 
 async function batched(target: Target, child: ChildProcess, redis: Redis): Promise<void> {
@@ -198,6 +217,7 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
     return 100;
   }));
   report(`batched produce (100/request, ${clients} clients)`, produce);
+  verdicts.push(verdict('batched produce >= 40,000 msg/s', produce.stats.messages / produce.seconds, 40_000, 'msg/s'));
 
   const consume = await measured(child, redis, () => run(clients, async (stats) => {
     const reserved = check(await timed(stats, () => client.request('POST', 'batch/reservations', { n: 100 })), 200).messages as any[];
@@ -207,6 +227,7 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
     return reserved.length;
   }));
   report(`batched consume (reserve 100 + delete, ${clients} clients)`, consume);
+  verdicts.push(verdict('batched consume >= 20,000 msg/s', consume.stats.messages / consume.seconds, 20_000, 'msg/s'));
   client.close();
 }
 
@@ -226,9 +247,10 @@ async function single(target: Target, clients: number, child: ChildProcess, redi
     stats.messages = stats.latencies.length;
     report(`single ${name} (${clients} client${clients > 1 ? 's' : ''})`, { stats, seconds: roundTrips.seconds }, 'req/s');
   }
+  if (clients === 50) verdicts.push(verdict('single post p99 <= 5 ms at 50 clients', -post.percentile(99), -5, 'ms'));
   const { stats, seconds, cpu } = roundTrips;
   console.log(
-    `single post+reserve+delete (${clients}): ${Math.round(stats.messages / seconds)} msg/s; CPU per 1000 messages: server ${((cpu.serverMs * 1000) / stats.messages).toFixed(1)} ms, redis ${((cpu.redisMs * 1000) / stats.messages).toFixed(1)} ms`,
+    `single post+reserve+delete (${clients}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
   );
   client.close();
 }
