@@ -176,6 +176,8 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
       FERRUM_ENCRYPTION_KEY: { secretKeyRef: { name: 'ferrum-secrets', key: 'encryption-key' } },
     });
     expect(runner.volumeMounts).toContainEqual({ name: 'dind-socket', mountPath: '/var/run/dind' });
+    expect(runner.volumeMounts).toContainEqual({ name: 'data', mountPath: '/var/lib/ferrum' });
+    expect(runner.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect(spec.volumes).toContainEqual({ name: 'dind-socket', emptyDir: {} });
     expect(spec.volumes).toContainEqual({ name: 'dind-storage', emptyDir: { sizeLimit: '20Gi' } });
     expect(spec.tolerations).toEqual([{ effect: 'NoSchedule', key: 'dedicated', operator: 'Equal', value: 'ferrum-runners' }]);

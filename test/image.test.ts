@@ -62,8 +62,10 @@ describe('the Ferrum image', () => {
     beforeAll(async () => {
       const port = await freeLoopbackPort();
       name = containerName('controller');
+      // Read-only root with writable /tmp and data directory, as the Helm chart runs it.
       await docker(
         'run', '-d', '--name', name, '--network', 'host',
+        '--read-only', '--tmpfs', '/tmp', '--tmpfs', '/var/lib/ferrum:uid=1000,gid=1000',
         '-e', 'HOST=127.0.0.1', '-e', `PORT=${port}`, '-e', `REDIS_URL=${redis.url}`,
         '-e', `FERRUM_BOOTSTRAP_TOKEN=${BOOTSTRAP_TOKEN}`, '-e', 'LOG_LEVEL=warn',
         image, 'controller',
@@ -129,8 +131,10 @@ describe('the Ferrum image', () => {
     it('starts against the test Redis and the Docker engine, and drains on SIGTERM', async (context) => {
       if (!hasRunner()) context.skip();
       const name = containerName('runner');
+      const port = await freeLoopbackPort();
       await docker(
         'run', '-d', '--name', name, '--network', 'host',
+        '-e', 'HOST=127.0.0.1', '-e', `PORT=${port}`,
         '-v', `${socket}:${socket}`, '--group-add', socketGroup(),
         '-e', `REDIS_URL=${redis.url}`, '-e', 'FERRUM_RUNNER_CLUSTER=image-test', '-e', 'LOG_LEVEL=warn',
         image, 'runner',
