@@ -2,13 +2,19 @@
 #
 #   docker build --network host --build-arg BASE_IMAGE=node:20-bookworm-slim -t ferrum .
 #   docker run -e REDIS_URL=redis://redis:6379 -p 8080:8080 ferrum            # controller
-#   docker run -e REDIS_URL=... -v /var/run/docker.sock:/var/run/docker.sock ferrum runner
+#   docker run -e REDIS_URL=... -v /var/run/docker.sock:/var/run/docker.sock \
+#     --group-add "$(stat -c %g /var/run/docker.sock)" ferrum runner
 #
 # BASE_IMAGE is any image with Node 20 (and npm, for the build stage) laid out like the
 # official node image. Without a registry, scripts/build-node-base-image.sh makes one from
 # this machine's own node binary (ferrum-test/node-base).
 # The build stage installs packages from the npm registry, so where containers have no network
-# of their own, build with `--network host`.
+# of their own, build with `--network host`. Where the build cannot reach the registry at all,
+# build on the host instead (`npm install && npm run build && npm prune --omit=dev` in a clean
+# checkout) and make an image of the runtime stage below alone, copying package.json,
+# node_modules and dist from the checkout rather than from the build stage.
+#
+# The image has no redis-server: give it REDIS_URL (`ferrum start` without one refuses to run).
 ARG BASE_IMAGE=node:20-bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
