@@ -30,6 +30,7 @@ COPY src src
 COPY api api
 COPY controller controller
 COPY runner runner
+COPY web web
 RUN npm run build && npm prune --omit=dev --no-fund --no-audit
 
 FROM ${BASE_IMAGE}

@@ -95,6 +95,13 @@ describe('the Ferrum image', () => {
       }
     });
 
+    it('serves the dashboard', async () => {
+      const page = await http.get('/');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<html');
+      expect((await http.get('/ui/app.js')).status).toBe(200);
+    });
+
     it('refuses a call without the token', async () => {
       const response = await http.get('/1/projects');
       expect(response.status).toBe(401);
