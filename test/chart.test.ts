@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/core/config.js';
 import {
   chartValues,
   findObject,
@@ -308,6 +309,37 @@ describe('templates: external Docker engine, Redis from a Secret (examples/exter
     expect(variables).toMatchObject({ FERRUM_PUBLIC_HOST: 'ferrum.example.com', FERRUM_PUBLIC_SCHEME: 'https' });
     expect(findObject(rendered, 'Deployment', 'ferrum-controller').spec.replicas).toBe(3);
     expect(findObject(rendered, 'Service', 'ferrum-controller').spec.type).toBe('LoadBalancer');
+  });
+});
+
+describe('templates: environment names', () => {
+  // Set by the chart for services that read them outside loadConfig (the runner daemon, the
+  // services that encrypt stored secrets) or for the Docker client library.
+  const readElsewhere = new Set([
+    'FERRUM_ENCRYPTION_KEY',
+    'FERRUM_RUNNER_CLUSTER',
+    'FERRUM_RUNNER_SLOTS',
+    'FERRUM_RUNNER_DRAIN_MS',
+    'DOCKER_HOST',
+    'DOCKER_TLS_VERIFY',
+    'DOCKER_CERT_PATH',
+  ]);
+
+  it('sets only variables that Ferrum reads', async () => {
+    const read = new Set<string>();
+    loadConfig(new Proxy({}, { get: (_target, name) => (read.add(String(name)), undefined) }));
+    const names = new Set<string>();
+    for (const file of exampleFiles) {
+      const rendered = await renderChart(chartDir, example(file));
+      for (const object of rendered.objects.filter((entry) => entry.spec?.template)) {
+        for (const entry of podSpec(object).containers) {
+          if (entry.name === 'controller' || entry.name === 'runner') for (const { name } of entry.env) names.add(name);
+        }
+      }
+    }
+    const unknown = [...names].filter((name) => !read.has(name) && !readElsewhere.has(name));
+    expect(unknown).toEqual([]);
+    expect(names).toContain('REDIS_URL');
   });
 });
 
