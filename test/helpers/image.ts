@@ -26,7 +26,7 @@ export async function docker(...args: string[]): Promise<string> {
  */
 export async function buildFerrumImage(): Promise<string> {
   await run('bash', [path.join(repoRoot, 'scripts/build-node-base-image.sh'), NODE_BASE_IMAGE]);
-  await docker('build', '--quiet', '--network', 'host', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '-t', FERRUM_IMAGE, repoRoot);
+  await docker('build', '--network', 'host', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '-t', FERRUM_IMAGE, repoRoot);
   return FERRUM_IMAGE;
 }
 
