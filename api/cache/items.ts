@@ -1,0 +1,81 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
+import { notFound } from '../../src/core/errors.js';
+import { projectOf } from '../auth-hooks.js';
+import type { CacheApiOptions } from './index.js';
+import { incrementJson, itemJson, itemParams, itemPathOf, JSON_TYPE, msgSchema } from './views.js';
+
+const ITEM = '/1/projects/:project_id/caches/:cache_name/items/:key';
+
+interface PutBody {
+  value: unknown;
+  expires_in?: number;
+  add?: boolean;
+  replace?: boolean;
+  cas?: number | string;
+}
+
+const putBody = {
+  type: 'object',
+  required: ['value'],
+  properties: {
+    value: {},
+    expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
+    add: { type: 'boolean' },
+    replace: { type: 'boolean' },
+    cas: { type: ['integer', 'string'] },
+  },
+} as const;
+
+const incrementBody = {
+  type: 'object',
+  required: ['amount'],
+  properties: { amount: { type: 'integer' } },
+} as const;
+
+/** Items of a cache: put, get, increment, delete. */
+export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
+  app.put(ITEM, {
+    schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { cacheName, key } = itemPathOf(request);
+      const body = request.body as PutBody;
+      await store.put(projectOf(request).id, cacheName, key, {
+        json: encodeValue(body.value, maxValueBytes),
+        expiresIn: body.expires_in ?? 0,
+        condition: putCondition(body),
+      });
+      return { msg: 'Stored.' };
+    },
+  });
+
+  app.get(ITEM, {
+    schema: { params: itemParams },
+    handler: async (request, reply) => {
+      const { cacheName, key } = itemPathOf(request);
+      const item = await store.get(projectOf(request).id, cacheName, key);
+      if (!item) throw notFound('Item not found');
+      return reply.type(JSON_TYPE).send(itemJson(cacheName, key, item));
+    },
+  });
+
+  app.post(`${ITEM}/increment`, {
+    schema: { params: itemParams, body: incrementBody },
+    handler: async (request, reply) => {
+      const { cacheName, key } = itemPathOf(request);
+      const { amount } = request.body as { amount: number };
+      checkAmount(amount);
+      const value = await store.increment(projectOf(request).id, cacheName, key, amount);
+      return reply.code(201).type(JSON_TYPE).send(incrementJson(value));
+    },
+  });
+
+  app.delete(ITEM, {
+    schema: { params: itemParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { cacheName, key } = itemPathOf(request);
+      if (!(await store.deleteItem(projectOf(request).id, cacheName, key))) throw notFound('Item not found');
+      return { msg: 'Deleted.' };
+    },
+  });
+};
