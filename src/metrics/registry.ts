@@ -8,7 +8,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ferrum_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
   const httpRequestDuration = new Histogram({
     name: 'ferrum_http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route pattern and status code',

@@ -34,7 +34,7 @@ export class HttpClient {
       body = JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const response = await fetch(this.baseUrl + path, { method, headers, body });
+    const response = await fetch(this.baseUrl + path, { method, headers, body: body as BodyInit | undefined });
     const text = await response.text();
     let parsed: unknown = text;
     try {

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startController, type RunningController } from '../controller/main.js';
+import { loadConfig } from '../src/core/config.js';
+import { HttpClient } from './helpers/http.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bootstrap-'));
+const config = loadConfig({
+  PORT: '0',
+  FERRUM_DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  FERRUM_BOOTSTRAP_TOKEN: 'bootstrap-token-for-tests-0123456789',
+  FERRUM_BOOTSTRAP_PROJECT_ID: 'first-project',
+  FERRUM_BOOTSTRAP_EMAIL: 'owner@example.com',
+  FERRUM_BOOTSTRAP_PASSWORD: 'owner-password',
+});
+let running: RunningController | null = null;
+
+afterAll(async () => {
+  await running?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('one-command start with a managed redis-server', () => {
+  it('bootstraps on first start, writes iron.json, and keeps data across a restart', async () => {
+    running = await startController(config);
+    expect(running.bootstrap).toEqual({
+      email: 'owner@example.com',
+      password: 'owner-password',
+      token: 'bootstrap-token-for-tests-0123456789',
+      projectId: 'first-project',
+    });
+    const ironJson = JSON.parse(fs.readFileSync(path.join(dataDir, 'iron.json'), 'utf8'));
+    expect(ironJson).toEqual({
+      token: 'bootstrap-token-for-tests-0123456789',
+      project_id: 'first-project',
+      host: '127.0.0.1',
+      port: running.port,
+      scheme: 'http',
+    });
+    expect(fs.statSync(path.join(dataDir, 'iron.json')).mode & 0o077).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'appendonlydir'))).toBe(true);
+
+    const http = new HttpClient(running.url, ironJson.token);
+    const created = await http.post('/1/users', { email: 'kept@example.com', password: 'pw' });
+    expect(created.status).toBe(201);
+    const usersBefore = (await http.get('/1/users')).body.users;
+    const tokensBefore = (await http.get('/1/tokens')).body.tokens;
+    await running.stop();
+    running = null;
+
+    running = await startController(config);
+    expect(running.bootstrap).toBeNull();
+    const again = new HttpClient(running.url, ironJson.token);
+    expect((await again.get('/1/users')).body.users).toEqual(usersBefore);
+    expect((await again.get('/1/tokens')).body.tokens).toEqual(tokensBefore);
+    expect((await again.get('/1/projects/first-project')).status).toBe(200);
+    const login = await again.post('/1/authentication', { email: 'kept@example.com', password: 'pw' }, { token: null });
+    expect(login.status).toBe(200);
+  });
+});
