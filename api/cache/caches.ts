@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { MAX_PAGE } from '../../src/cache/item-rules.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './index.js';
-import { cacheInfoSchema, cacheListSchema, cacheNameOf, cacheParams, msgSchema, projectParams } from './views.js';
+import { cacheNameOf } from './paths.js';
+import { cacheInfoSchema, cacheListSchema, cacheParams, msgSchema, projectParams } from './views.js';
 
 const PREFIX = '/1/projects/:project_id/caches';
 

@@ -3,7 +3,8 @@ import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '
 import { notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './index.js';
-import { incrementJson, itemJson, itemParams, itemPathOf, JSON_TYPE, msgSchema } from './views.js';
+import { itemPathOf } from './paths.js';
+import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
 
 const ITEM = '/1/projects/:project_id/caches/:cache_name/items/:key';
 

@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import { checkCacheName, checkItemKey } from '../../src/cache/item-rules.js';
 import type { StoredItem } from '../../src/cache/cache-store.js';
 
 /** Wire shapes of the cache service. */
@@ -31,21 +29,6 @@ export const cacheInfoSchema = {
   type: 'object',
   properties: { project_id: text, name: text, size: { type: 'integer' } },
 } as const;
-
-/** The cache name of the path, checked. */
-export function cacheNameOf(request: FastifyRequest): string {
-  const { cache_name: name } = request.params as { cache_name: string };
-  checkCacheName(name);
-  return name;
-}
-
-/** The cache name and item key of the path, checked. */
-export function itemPathOf(request: FastifyRequest): { cacheName: string; key: string } {
-  const { key } = request.params as { key: string };
-  const cacheName = cacheNameOf(request);
-  checkItemKey(key);
-  return { cacheName, key };
-}
 
 // Items and increment results are written as JSON text by hand rather than through a response
 // schema: the stored value is already JSON, and re-parsing it in JavaScript would round
