@@ -13,7 +13,7 @@ interface PutBody {
   expires_in?: number;
   add?: boolean;
   replace?: boolean;
-  cas?: number | string;
+  cas?: unknown;
 }
 
 const putBody = {
@@ -24,7 +24,7 @@ const putBody = {
     expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
     add: { type: 'boolean' },
     replace: { type: 'boolean' },
-    cas: { type: ['integer', 'string'] },
+    cas: {}, // a number or a string of digits: checked by putCondition
   },
 } as const;
 

@@ -41,11 +41,11 @@ export type PutCondition = { kind: 'always' } | { kind: 'add' } | { kind: 'repla
 const CAS_TEXT = /^[1-9]\d{0,15}$/;
 
 /** The condition of a put from its `add`, `replace` and `cas` fields. */
-export function putCondition(fields: { add?: boolean; replace?: boolean; cas?: number | string }): PutCondition {
+export function putCondition(fields: { add?: boolean; replace?: boolean; cas?: unknown }): PutCondition {
   if (fields.add && fields.replace) throw badRequest('add and replace cannot both be true');
   if (fields.cas !== undefined) {
     if (fields.add) throw badRequest('cas cannot be combined with add: cas needs an existing item');
-    const cas = String(fields.cas);
+    const cas = typeof fields.cas === 'number' || typeof fields.cas === 'string' ? String(fields.cas) : '';
     if (!CAS_TEXT.test(cas)) throw badRequest('cas must be a positive integer, as returned by a get');
     return { kind: 'cas', cas };
   }
