@@ -54,7 +54,7 @@ export class CacheStore {
   }
 
   async size(projectId: string, cacheName: string): Promise<number> {
-    return scripts.size.run<number>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName));
+    return scripts.size.run<number>(this.redis, this.cacheKeys.cacheItems(projectId, cacheName));
   }
 
   /** Removes every item; the cache is gone until something is stored in it again. */
@@ -79,11 +79,8 @@ export class CacheStore {
   }
 
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
-    const found = await scripts.get.run<[string, string] | null>(
-      this.redis,
-      this.cacheKeys.itemScriptKeys(projectId, cacheName),
-      [key],
-    );
+    const keys = this.cacheKeys.cacheItems(projectId, cacheName);
+    const found = await scripts.get.run<[string, string] | null>(this.redis, keys, [key]);
     return found ? { json: found[0], cas: Number(found[1]) } : null;
   }
 

@@ -11,16 +11,19 @@ export class CacheKeys {
     return `{cache:${projectId}}`;
   }
 
-  /** The seven keys of the item scripts, in the order cache-state.lua documents. */
+  /** The seven keys of the item scripts that write, in the order cache-state.lua documents. */
   itemScriptKeys(projectId: string, cacheName: string): string[] {
-    const tag = this.tag(projectId);
     return [
-      this.keys.of(tag, 'values', cacheName),
-      this.keys.of(tag, 'cas', cacheName),
-      this.keys.of(tag, 'expiry', cacheName),
+      ...this.cacheItems(projectId, cacheName),
       ...this.projectIndexes(projectId),
-      this.keys.of(tag, 'cas-sequence'),
+      this.keys.of(this.tag(projectId), 'cas-sequence'),
     ];
+  }
+
+  /** values, cas and expiry of one cache: all that the scripts that only read need. */
+  cacheItems(projectId: string, cacheName: string): [string, string, string] {
+    const tag = this.tag(projectId);
+    return [this.keys.of(tag, 'values', cacheName), this.keys.of(tag, 'cas', cacheName), this.keys.of(tag, 'expiry', cacheName)];
   }
 
   /** names, live and due: the project-wide indexes of caches. */
