@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { cacheApi } from '../api/cache/index.js';
+import { dashboard } from '../api/dashboard.js';
 import { identityApi } from '../api/identity/index.js';
 import { systemApi } from '../api/system.js';
 import type { AppContext } from '../api/context.js';
@@ -31,6 +32,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
   await app.register(cacheApi, { ctx });
+  await app.register(dashboard, { ctx });
   await app.ready();
   return app;
 }
