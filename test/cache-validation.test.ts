@@ -98,6 +98,9 @@ describe('sizes', () => {
     await expectRefused(await server.http.put(paths.item('k'.repeat(251)), { value: 1 }), 400, /^key must be at most 250 bytes$/);
     await expectRefused(await server.http.get(paths.item('é'.repeat(126))), 400, /^key must be at most 250 bytes$/);
     await expectRefused(await server.http.post(paths.increment('k'.repeat(251)), { amount: 1 }), 400, /250 bytes/);
+    const items = paths.item('').replace(/\/$/, '');
+    await expectRefused(await server.http.put(`${items}/`, { value: 1 }), 400, /^key must not be empty/);
+    await expectRefused(await server.http.get(items), 400, /^key must not be empty/);
     // Past the router's 1000-character parameter limit the framework itself answers 414.
     expect((await server.http.get(paths.item('k'.repeat(5000)))).status).toBe(414);
   });

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
-import { notFound } from '../../src/core/errors.js';
+import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './index.js';
 import { itemPathOf } from './paths.js';
 import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
 
-const ITEM = '/1/projects/:project_id/caches/:cache_name/items/:key';
+const ITEMS = '/1/projects/:project_id/caches/:cache_name/items';
+const ITEM = `${ITEMS}/:key`;
 
 interface PutBody {
   value: unknown;
@@ -68,6 +69,16 @@ export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { sto
       checkAmount(amount);
       const value = await store.increment(projectOf(request).id, cacheName, key, amount);
       return reply.code(201).type(JSON_TYPE).send(incrementJson(value));
+    },
+  });
+
+  // The router matches no empty path parameter: `/items/` would otherwise answer as if the
+  // method were wrong rather than the key missing.
+  app.route({
+    method: ['GET', 'PUT', 'DELETE'],
+    url: ITEMS,
+    handler: async () => {
+      throw badRequest('key must not be empty: items are addressed as /items/{key}');
     },
   });
 
