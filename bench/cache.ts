@@ -3,6 +3,7 @@
 // cache's own scripts from this process. Run with `npm run bench:cache`; BENCH_SECONDS sets
 // the length of each run (default 5).
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
@@ -111,6 +112,8 @@ async function main() {
     const projectUrl = `${info.url}/1/projects/${info.projectId}`;
     for (const operation of operations) await overHttp(projectUrl, operation.http, info.token, 1); // warm-up
     console.log(`cache benchmark: ${CLIENTS} clients, ${SECONDS}s per run, HTTP keep-alive vs. straight to Redis`);
+    const load = os.loadavg().map((value) => value.toFixed(1)).join(' ');
+    console.log(`machine: ${os.cpus().length} cores, load average ${load} (other work on the machine lowers every figure)`);
     console.log(row(['operation', 'HTTP ops/s', 'HTTP p99 ms', 'Redis ops/s', 'Redis p99 ms', 'HTTP/Redis']));
     for (const operation of operations) {
       const http = await overHttp(projectUrl, operation.http, info.token);
