@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import type { CacheKeys } from '../../src/cache/keys.js';
 import type { HttpClient } from './http.js';
 
 let counter = 0;
@@ -30,4 +32,17 @@ export async function listAllCaches(http: HttpClient, projectId: string): Promis
     if (res.body.length < 100) break;
   }
   return names;
+}
+
+/** What Redis holds for one cache: stored items, and whether the project's indexes name it. */
+export async function cacheFootprint(redis: Redis, cacheKeys: CacheKeys, projectId: string, cacheName: string) {
+  const [values, cas, expiry, names, live, due] = cacheKeys.itemScriptKeys(projectId, cacheName);
+  return {
+    values: await redis.hlen(values!),
+    cas: await redis.hlen(cas!),
+    expiry: await redis.zcard(expiry!),
+    listed: (await redis.zscore(names!, cacheName)) !== null,
+    live: (await redis.zscore(live!, cacheName)) !== null,
+    due: (await redis.zscore(due!, cacheName)) !== null,
+  };
 }
