@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { identityApi } from '../api/identity/index.js';
 import { systemApi } from '../api/system.js';
@@ -30,6 +31,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
 
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
+  await app.register(cacheApi, { ctx });
   await app.register(dashboard, { ctx });
   await app.ready();
   return app;

@@ -13,6 +13,12 @@ export interface Config {
   logLevel: string;
   publicScheme: string;
   publicHost: string | undefined;
+  cache: {
+    /** Largest item value accepted by the cache service, in bytes. */
+    maxValueBytes: number;
+    /** How often the cache sweeper reclaims expired items. */
+    sweepIntervalMs: number;
+  };
   bootstrap: {
     token: string | undefined;
     projectId: string | undefined;
@@ -49,6 +55,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    cache: {
+      maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
+      sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
+    },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),
       projectId: nonEmpty(env.FERRUM_BOOTSTRAP_PROJECT_ID),
