@@ -5,7 +5,7 @@ import { identityApi } from '../api/identity/index.js';
 import { systemApi } from '../api/system.js';
 import type { AppContext } from '../api/context.js';
 import { installContentTypes } from './content-types.js';
-import { installErrorHandling } from './error-handler.js';
+import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { installValidation } from './validation.js';
 
@@ -20,6 +20,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
   installErrorHandling(app);
