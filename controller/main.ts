@@ -7,6 +7,7 @@ import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.
 import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
+import { startCacheSweeper } from './cache-sweeper.js';
 import { writeIronJson } from './iron-json.js';
 
 export interface RunningController {
@@ -44,6 +45,7 @@ export async function startController(
     const ironJsonPath = bootstrap
       ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
       : null;
+    const cacheSweeper = startCacheSweeper(ctx, app.log);
     return {
       app,
       ctx,
@@ -53,6 +55,7 @@ export async function startController(
       ironJsonPath,
       async stop() {
         await mq.stopBackgroundWork();
+        await cacheSweeper?.stop();
         await app.close();
         await opened.close();
         await managed?.stop();

@@ -19,3 +19,6 @@ if ! image_exists ferrum-test/busybox; then
   tar -C "$root" -c . | docker import -c 'ENV PATH=/bin' -c 'CMD ["/bin/sh"]' - ferrum-test/busybox >/dev/null
   echo "built ferrum-test/busybox" >&2
 fi
+
+# ferrum-test/node-base — Node from this machine's files, the base for building the Ferrum image.
+bash "$(dirname "$0")/build-node-base-image.sh" ferrum-test/node-base

@@ -44,14 +44,14 @@ describe('dashboard', () => {
     await page.getByLabel('E-mail').fill('admin@ferrum.local');
     await page.getByLabel('Password').fill('wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('Invalid e-mail or password');
+    await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: 15_000 }).toContain('Invalid e-mail or password');
   });
 
   it('signs in, then lists projects', async () => {
     await signIn();
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await expect.poll(() => page.locator('table').textContent()).toContain(server.projectId);
+    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain(server.projectId);
     await screenshot(page, 'projects');
   });
 

@@ -9,7 +9,7 @@ let server: TestServer;
 let mq: MqClient;
 let observer: Redis;
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_SWEEP_INTERVAL_MS: '200' });
+  server = await startTestServer({ FERRUM_MQ_SWEEP_MS: '200' });
   mq = new MqClient(server.http, server.projectId);
   observer = new Redis(server.redisUrl);
 });
@@ -33,7 +33,7 @@ it('the sweeper drops expired messages of queues nobody touches', async () => {
 });
 
 it('one controller holds the sweeper lease', async () => {
-  expect(await observer.exists('ferrum:mq:sweeper:lease')).toBe(1);
+  expect(await observer.exists('ferrum:lease:mq-sweeper')).toBe(1);
 });
 
 it('a message can carry its own expiration (for API versions that allow it)', async () => {

@@ -13,6 +13,12 @@ export interface Config {
   logLevel: string;
   publicScheme: string;
   publicHost: string | undefined;
+  cache: {
+    /** Largest item value accepted by the cache service, in bytes. */
+    maxValueBytes: number;
+    /** How often the cache sweeper reclaims expired items. */
+    sweepIntervalMs: number;
+  };
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
@@ -55,9 +61,13 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    cache: {
+      maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
+      sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
+    },
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
-      sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_INTERVAL_MS', 60_000),
+      sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),
     },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),

@@ -24,7 +24,7 @@ export class ExpirySweeper {
     private readonly intervalMs: number,
     private readonly log: MqLogger,
   ) {
-    this.lease = new Lease(redis, keySpace.of('mq', 'sweeper', 'lease'), Math.max(intervalMs * 3, 10_000));
+    this.lease = new Lease(redis, keySpace.of('lease', 'mq-sweeper'), Math.max(intervalMs * 3, 10_000));
   }
 
   start(): void {
