@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { CacheStore } from '../src/cache/cache-store.js';
-import { Lease } from '../src/core/lease.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
 
 const CACHES_PER_PROJECT_PER_PASS = 100;
 const ITEMS_PER_CACHE_PER_PASS = 1000;
@@ -9,40 +9,19 @@ const ITEMS_PER_CACHE_PER_PASS = 1000;
 /**
  * Reclaims expired cache items so they cost no memory once they have expired, even in caches
  * nobody reads or writes again. Reads already ignore expired items; this only frees memory.
- * Leader-elected: one controller sweeps at a time.
  */
 export class CacheSweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private pass: Promise<void> | null = null;
-  private stopped = false;
-
-  constructor(
-    private readonly store: CacheStore,
-    private readonly lease: Lease,
-    private readonly intervalMs: number,
-    private readonly log: FastifyBaseLogger,
-  ) {}
-
-  start(): void {
-    this.schedule();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.pass;
-    await this.lease.release().catch(() => undefined);
-  }
+  constructor(private readonly store: CacheStore) {}
 
   /** One pass over every project with expiring items; returns how many items were reclaimed. */
-  async sweepOnce(now = Date.now()): Promise<number> {
+  async sweepOnce(now = Date.now(), isStopping: () => boolean = () => false): Promise<number> {
     let reclaimed = 0;
     let cursor = '0';
     do {
       const [next, projectIds] = await this.store.scanSweptProjects(cursor);
       for (const projectId of projectIds) reclaimed += await this.sweepProject(projectId, now);
       cursor = next;
-    } while (cursor !== '0' && !this.stopped);
+    } while (cursor !== '0' && !isStopping());
     return reclaimed;
   }
 
@@ -52,34 +31,22 @@ export class CacheSweeper {
     for (const cacheName of due) reclaimed += await this.store.sweepCache(projectId, cacheName, ITEMS_PER_CACHE_PER_PASS);
     return reclaimed;
   }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.tick().finally(() => {
-        this.pass = null;
-        this.schedule();
-      });
-    }, this.intervalMs);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      if (!(await this.lease.tryAcquire())) return;
-      const reclaimed = await this.sweepOnce();
-      if (reclaimed > 0) this.log.debug({ reclaimed }, 'cache sweeper reclaimed expired items');
-    } catch (error) {
-      this.log.warn({ err: error }, 'cache sweep failed; retrying next interval');
-    }
-  }
 }
 
-/** Starts the sweeper unless FERRUM_CACHE_SWEEP_MS is 0. */
-export function startCacheSweeper(ctx: AppContext, log: FastifyBaseLogger): CacheSweeper | null {
-  const intervalMs = ctx.config.cache.sweepIntervalMs;
-  if (intervalMs === 0) return null;
-  const lease = new Lease(ctx.redis, ctx.keys.of('lease', 'cache-sweeper'), Math.max(3 * intervalMs, 5000));
-  const sweeper = new CacheSweeper(new CacheStore(ctx.redis, ctx.keys), lease, intervalMs, log);
-  sweeper.start();
-  return sweeper;
+/** Runs the sweeper on the leader controller unless FERRUM_CACHE_SWEEP_MS is 0. */
+export function startCacheSweeper(ctx: AppContext, log: FastifyBaseLogger): LeaderLoop {
+  const sweeper = new CacheSweeper(new CacheStore(ctx.redis, ctx.keys));
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'cache-sweeper',
+    intervalMs: ctx.config.cache.sweepIntervalMs,
+    log,
+    work: async (isStopping) => {
+      const reclaimed = await sweeper.sweepOnce(Date.now(), isStopping);
+      if (reclaimed > 0) log.debug({ reclaimed }, 'cache sweeper reclaimed expired items');
+    },
+  });
+  loop.start();
+  return loop;
 }

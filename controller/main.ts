@@ -8,6 +8,7 @@ import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
+import { startHistorySampler } from './history-sampler.js';
 import { writeIronJson } from './iron-json.js';
 
 export interface RunningController {
@@ -46,6 +47,7 @@ export async function startController(
       ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);
+    const historySampler = startHistorySampler(ctx, mq, app.log);
     return {
       app,
       ctx,
@@ -55,7 +57,8 @@ export async function startController(
       ironJsonPath,
       async stop() {
         await mq.stopBackgroundWork();
-        await cacheSweeper?.stop();
+        await historySampler.stop();
+        await cacheSweeper.stop();
         await app.close();
         await opened.close();
         await managed?.stop();

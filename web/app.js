@@ -3,6 +3,7 @@ import { errorBox, h } from './dom.js';
 import { cachePage, cachesPage } from './pages/caches.js';
 import { clusterPage, clustersPage } from './pages/clusters.js';
 import { codePage, codesPage } from './pages/codes.js';
+import { overviewPage } from './pages/overview.js';
 import { projectPage, projectsPage } from './pages/projects.js';
 import { queuePage, queuesPage } from './pages/queues.js';
 import { schedulesPage } from './pages/schedules.js';
@@ -13,6 +14,7 @@ import { tokensPage } from './pages/tokens.js';
 // Route table: the first path segment after '#/' picks the page; a second segment is its id.
 const ROUTES = {
   signin: { page: signInPage, public: true },
+  overview: { page: overviewPage, title: 'Overview', needsProject: true },
   projects: { page: projectsPage, detail: projectPage, title: 'Projects' },
   tokens: { page: tokensPage, title: 'Tokens' },
   queues: { page: queuesPage, detail: queuePage, title: 'Queues', needsProject: true },
@@ -22,7 +24,7 @@ const ROUTES = {
   schedules: { page: schedulesPage, title: 'Schedules', needsProject: true },
   clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
 };
-const NAV = ['queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'projects', 'tokens'];
+const NAV = ['overview', 'queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'projects', 'tokens'];
 
 export function navigate(hash) {
   if (location.hash === hash) render();
@@ -32,7 +34,7 @@ export function navigate(hash) {
 function parseHash() {
   const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
   const [name, ...rest] = path.split('/');
-  return { name: name || (session.token ? 'queues' : 'signin'), id: rest.length ? decodeURIComponent(rest.join('/')) : undefined, params: new URLSearchParams(query) };
+  return { name: name || (session.token ? 'overview' : 'signin'), id: rest.length ? decodeURIComponent(rest.join('/')) : undefined, params: new URLSearchParams(query) };
 }
 
 function renderNav(active) {

@@ -231,6 +231,11 @@ export class IdentityStore {
     return project;
   }
 
+  /** Ids of every project, in id order, `count` at a time after `after` (exclusive). */
+  async listProjectIds(after: string | undefined, count: number): Promise<string[]> {
+    return this.redis.zrangebylex(this.key('projects'), after ? `(${after}` : '-', '+', 'LIMIT', 0, count);
+  }
+
   /** The projects a user owns or that are shared with it, in id order. */
   async listProjectsOf(userId: string): Promise<Project[]> {
     const ids = (await this.redis.smembers(this.key('user', userId, 'projects'))).sort();

@@ -19,6 +19,8 @@ export interface Config {
     /** How often the cache sweeper reclaims expired items. */
     sweepIntervalMs: number;
   };
+  /** How often the leader samples every project's queue depth for the dashboard's charts; 0 = never. */
+  historySampleMs: number;
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
@@ -65,6 +67,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
     },
+    historySampleMs: intFrom(env, 'FERRUM_HISTORY_SAMPLE_MS', 60_000),
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { Lease } from '../core/lease.js';
+import { LeaderLoop } from '../core/leader-loop.js';
 import type { KeySpace } from '../core/redis.js';
 import type { MqLogger } from './dead-letters.js';
 import type { MqKeys } from './keys.js';
@@ -8,46 +8,40 @@ import { scripts } from './scripts.js';
 const SCAN_COUNT = 200;
 
 /**
- * A leader-elected loop that runs maintenance over every queue, so expired messages of queues
- * nobody reserves from or looks at do not stay in memory forever. Requests do the same work
- * lazily on the queues they touch; this only covers the idle ones.
+ * Runs maintenance over every queue, so expired messages of queues nobody reserves from or looks
+ * at do not stay in memory forever. Requests do the same work lazily on the queues they touch;
+ * this only covers the idle ones. The leader controller runs it (see MessageQueue).
  */
 export class ExpirySweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private readonly lease: Lease;
+  readonly loop: LeaderLoop;
+  private isStopping: () => boolean = () => false;
 
   constructor(
     private readonly redis: Redis,
     private readonly keySpace: KeySpace,
     private readonly keys: MqKeys,
-    private readonly intervalMs: number,
-    private readonly log: MqLogger,
+    intervalMs: number,
+    log: MqLogger,
   ) {
-    this.lease = new Lease(redis, keySpace.of('lease', 'mq-sweeper'), Math.max(intervalMs * 3, 10_000));
+    this.loop = new LeaderLoop({
+      redis,
+      keys: keySpace,
+      name: 'mq-sweeper',
+      intervalMs,
+      log,
+      work: async (isStopping) => {
+        this.isStopping = isStopping;
+        await this.sweepAll();
+      },
+    });
   }
 
   start(): void {
-    if (this.timer || this.intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.tick().finally(() => (this.running = null));
-    }, this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-    await this.lease.release().catch(() => undefined);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      if (await this.lease.tryAcquire()) await this.sweepAll();
-    } catch (error) {
-      this.log.warn({ err: error }, 'message queue sweep failed');
-    }
+    await this.loop.stop();
   }
 
   /** One pass over every queue of every project. */
@@ -59,7 +53,7 @@ export class ExpirySweeper {
       const [next, indexes] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
       cursor = next;
       for (const index of indexes) swept += await this.sweepProject(index);
-    } while (cursor !== '0' && this.timer !== null);
+    } while (cursor !== '0' && !this.isStopping());
     return swept;
   }
 

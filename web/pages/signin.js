@@ -15,7 +15,7 @@ export async function signInPage(navigate) {
         session.token = user.tokens[0];
         const { projects } = await api('GET', '/1/projects');
         session.projectId = projects[0] ? projects[0].id : null;
-        navigate(session.projectId ? '#/queues' : '#/projects');
+        navigate(session.projectId ? '#/overview' : '#/projects');
       },
       { 'aria-label': 'Sign in' },
     ),

@@ -1,0 +1,69 @@
+import type { Redis } from 'ioredis';
+import { Lease } from './lease.js';
+import type { KeySpace } from './redis.js';
+
+export interface LoopLogger {
+  warn(details: object, message: string): void;
+}
+
+export interface LeaderLoopOptions {
+  redis: Redis;
+  keys: KeySpace;
+  /** Names the lease (`lease:<name>`) and the loop in logs. */
+  name: string;
+  intervalMs: number;
+  log: LoopLogger;
+  /** One pass of the work; `isStopping()` turns true when stop() is called, to end long passes early. */
+  work: (isStopping: () => boolean) => Promise<void>;
+}
+
+/**
+ * Background work that exactly one controller runs at a time: every interval, take or renew the
+ * lease, then run one pass. A pass that throws is logged and retried next interval; passes never
+ * overlap. The lease outlives three intervals, so a dead leader is replaced within that.
+ */
+export class LeaderLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<void> | null = null;
+  private stopping = false;
+  private readonly lease: Lease;
+
+  constructor(private readonly options: LeaderLoopOptions) {
+    this.lease = new Lease(options.redis, options.keys.of('lease', options.name), Math.max(3 * options.intervalMs, 5000));
+  }
+
+  /** Starts the loop; an interval of 0 leaves it off. */
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer || this.stopping) return;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.pass;
+    await this.lease.release().catch(() => undefined);
+  }
+
+  /** Runs one pass now if this process holds (or can take) the lease; returns whether it ran. */
+  async runOnce(): Promise<boolean> {
+    if (!(await this.lease.tryAcquire())) return false;
+    await this.options.work(() => this.stopping);
+    return true;
+  }
+
+  private schedule(): void {
+    if (this.stopping) return;
+    this.timer = setTimeout(() => {
+      this.pass = this.runOnce()
+        .then(() => undefined)
+        .catch((error: unknown) => this.options.log.warn({ err: error }, `${this.options.name} pass failed; retrying next interval`))
+        .finally(() => {
+          this.pass = null;
+          this.schedule();
+        });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+}
