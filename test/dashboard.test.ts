@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ActivityHistory } from '../src/metrics/history.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -9,7 +10,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ FERRUM_HISTORY_SAMPLE_MS: '300' });
   browser = await launchBrowser();
   page = await browser.newPage();
 });
@@ -108,6 +109,22 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
     await screenshot(page, 'cache');
+  });
+
+  it('charts task outcomes and queue depth over the last hour', async () => {
+    const history = new ActivityHistory(server.running.ctx.redis, server.running.ctx.keys);
+    for (let minute = 0; minute < 60; minute += 3) {
+      for (let i = 0; i < (minute % 7) + 1; i++) await history.recordTaskOutcome(server.projectId, 'complete', Date.now() - minute * 60_000);
+      if (minute % 9 === 0) await history.recordTaskOutcome(server.projectId, 'error', Date.now() - minute * 60_000);
+    }
+    await server.http.post(`/3/projects/${server.projectId}/queues/charted/messages`, { messages: [{ body: '1' }, { body: '2' }] });
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // a few depth samples
+    await navTo('Overview');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('img', { name: /Tasks finished per minute/ }).waitFor();
+    await page.getByRole('img', { name: /Messages waiting/ }).waitFor();
+    expect(await page.locator('.legend').textContent()).toContain('complete: ');
+    await screenshot(page, 'overview');
   });
 
   it('is usable with the keyboard: the sign-in form submits with Enter', async () => {
