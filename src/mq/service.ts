@@ -41,7 +41,7 @@ export class MessageQueue {
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
     this.queues = new QueueStore(deps.redis, this.keys);
-    this.messages = new MessageStore(deps.redis, this.keys, this.queues);
+    this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log);
     this.hub = new WakeHub(deps.bus);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
