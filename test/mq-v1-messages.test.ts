@@ -203,7 +203,7 @@ describe.concurrent('one queue whichever API touches it', () => {
     await sleep(1200);
     const [again] = await v3.reserve(queue, { timeout: 30 });
     expect(again).toMatchObject({ id, reserved_count: 2 });
-    expect((await v3.delete(queue, id, again.reservation_id)).status).toBe(200);
+    expect((await v3.delete(queue, id!, again.reservation_id)).status).toBe(200);
     expect(await v1.size(queue)).toBe(0);
   });
 
@@ -221,10 +221,10 @@ describe.concurrent('one queue whichever API touches it', () => {
     const queue = uniqueQueue('cross-release');
     const [id] = await v3.postBodies(queue, 'x');
     const [message] = await v3.reserve(queue);
-    const wildcard = await v3.delete(queue, id, '*');
+    const wildcard = await v3.delete(queue, id!, '*');
     expect(wildcard.status).toBe(403);
     expect((await server.http.post(v1.path(queue, `/messages/${id}/release`), {})).status).toBe(200);
-    const stale = await v3.delete(queue, id, message.reservation_id);
+    const stale = await v3.delete(queue, id!, message.reservation_id);
     expect(stale.status).toBe(403);
     expect((await v3.reserve(queue))[0]).toMatchObject({ id, reserved_count: 2 });
   });
