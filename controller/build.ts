@@ -3,6 +3,7 @@ import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { historyApi } from '../api/history.js';
 import { identityApi } from '../api/identity/index.js';
+import { mqV1Api } from '../api/mq-v1/index.js';
 import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
 import type { AppContext } from '../api/context.js';
@@ -36,6 +37,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
   await app.register(identityApi, { ctx });
   await app.register(cacheApi, { ctx });
   await app.register(mqV3Api, { ctx });
+  await app.register(mqV1Api, { ctx });
   await app.register(historyApi, { ctx });
   await app.register(dashboard, { ctx });
   await app.ready();

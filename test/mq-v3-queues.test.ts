@@ -266,8 +266,10 @@ describe('dead letter and alerts settings', () => {
     const queue = uniqueQueue('alerts');
     const alerts = [{ type: 'fixed', trigger: 100, direction: 'asc', queue: 'alerts-out', snooze: 60 }];
     const created = await mq.createQueue(queue, { alerts });
-    expect(created.body.queue.alerts).toEqual(alerts);
-    expect((await mq.info(queue)).alerts).toEqual(alerts);
+    // Each stored alert gets an id (the version 1 API deletes alerts by id).
+    const stored = alerts.map((alert) => ({ ...alert, id: expect.stringMatching(/^[0-9a-f]{24}$/) }));
+    expect(created.body.queue.alerts).toEqual(stored);
+    expect((await mq.info(queue)).alerts).toEqual(stored);
     const cleared = await mq.updateQueue(queue, { alerts: [] });
     expect(cleared.body.queue.alerts).toBeUndefined();
   });

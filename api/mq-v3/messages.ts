@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { badRequest, notAcceptable, notFound } from '../../src/core/errors.js';
+import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
 import type { NewMessage } from '../../src/mq/types.js';
@@ -148,7 +148,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       const { ids } = request.body as { ids?: Array<{ id: string; reservation_id?: string }> };
       const ref = queueRefOf(request);
       if (ids === undefined) {
-        if (!(await mq.queues.clear(ref))) throw notFound('Queue not found');
+        await mq.clear(ref);
         return { msg: 'Cleared' };
       }
       await mq.delete(

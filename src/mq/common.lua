@@ -2,13 +2,18 @@
 -- KEYS, all under the queue's hash tag:
 local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local K_BODY, K_COUNT, K_RID, K_HEADERS, K_RELEASED, K_DEAD = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+-- Per-message reservation timeouts (s), only for messages posted with one (version 1).
+local K_TIMEOUT = KEYS[12]
 
 -- Most items handled by one maintenance pass, and per variadic command (Lua's unpack limit).
 local BATCH = 1000
 local CHUNK = 500
 
 -- Outcome codes shared with scripts.ts.
-local OK, NOT_FOUND, TIMED_OUT, RESERVED = 0, 1, 2, 3
+local OK, NOT_FOUND, TIMED_OUT, RESERVED, NOT_RESERVED = 0, 1, 2, 3, 4
+
+-- A reservation id standing for whatever reservation the message has (version 1 has none).
+local ANY_RESERVATION = '*'
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -32,7 +37,7 @@ end
 local function remove_messages(ids)
   if #ids == 0 then return end
   for _, key in ipairs({ K_READY, K_DELAYED, K_RESERVED, K_EXPIRY }) do variadic('ZREM', key, ids) end
-  for _, key in ipairs({ K_BODY, K_COUNT, K_RID, K_HEADERS }) do variadic('HDEL', key, ids) end
+  for _, key in ipairs({ K_BODY, K_COUNT, K_RID, K_HEADERS, K_TIMEOUT }) do variadic('HDEL', key, ids) end
   variadic('SREM', K_RELEASED, ids)
 end
 
@@ -98,7 +103,9 @@ local function check_reservations(ids, rids, now)
       expired[#expired + 1] = id
     else
       if until_ms[i] and not live then lapsed[#lapsed + 1] = id end
-      if rids[i] == '' then
+      if rids[i] == ANY_RESERVATION then
+        outcomes[i] = OK
+      elseif rids[i] == '' then
         outcomes[i] = live and RESERVED or OK
       else
         outcomes[i] = (live and current[i] == rids[i]) and OK or TIMED_OUT
@@ -112,6 +119,67 @@ end
 
 local function check_reservation(id, rid, now)
   return check_reservations({ id }, { rid }, now)[1]
+end
+
+-- Check of one message for touch and release: { outcome } on refusal, { OK } for a live
+-- reservation. `rid` ANY_RESERVATION accepts the message's current reservation, if any.
+local function check_live_reservation(id, rid, now)
+  local given = rid
+  if given == ANY_RESERVATION then rid = redis.call('HGET', K_RID, id) or '' end
+  local outcome = check_reservation(id, rid, now)
+  if outcome ~= OK then return outcome end
+  if rid == '' then return given == ANY_RESERVATION and NOT_RESERVED or TIMED_OUT end
+  return OK
+end
+
+-- A message's own reservation timeout (s) when posted with one, else `default`.
+local function message_timeout(id, default)
+  return tonumber(redis.call('HGET', K_TIMEOUT, id) or default)
+end
+
+-- Available + delayed + reserved messages.
+local function queue_size()
+  return redis.call('ZCARD', K_READY) + redis.call('ZCARD', K_DELAYED) + redis.call('ZCARD', K_RESERVED)
+end
+
+-- Did the size, going from `before` to `after`, cross the alert's trigger in its direction?
+-- Progressive alerts trigger at every multiple of `trigger` (never at 0).
+local function alert_crossed(alert, before, after)
+  local trigger = tonumber(alert.trigger)
+  if alert.type == 'fixed' then
+    if alert.direction == 'desc' then return before > trigger and after <= trigger end
+    return before < trigger and after >= trigger
+  end
+  if alert.direction == 'desc' then
+    local level = math.ceil(before / trigger)
+    return level >= 2 and math.ceil(after / trigger) < level
+  end
+  return after >= trigger and math.floor(after / trigger) > math.floor(before / trigger)
+end
+
+-- Compares the size with the one of the last evaluation (field alert_size, set when alerts are
+-- saved) and fires each crossed alert unless it fired less than `snooze` seconds ago.
+-- Returns the fired alerts as JSON [[id, type, direction, trigger, target queue, size, ms], ...].
+local function evaluate_alerts(now)
+  local state = redis.call('HMGET', K_QUEUE, 'alerts', 'alert_size')
+  if not state[1] then return '[]' end
+  local after = queue_size()
+  local before = tonumber(state[2] or after)
+  if before == after then return '[]' end
+  redis.call('HSET', K_QUEUE, 'alert_size', after)
+  local fired = {}
+  for _, alert in ipairs(cjson.decode(state[1])) do
+    if alert_crossed(alert, before, after) then
+      local field = 'alert_fired:' .. alert.id
+      local last = tonumber(redis.call('HGET', K_QUEUE, field) or '-1')
+      if last < 0 or now - last >= (tonumber(alert.snooze) or 0) * 1000 then
+        redis.call('HSET', K_QUEUE, field, now)
+        fired[#fired + 1] = { alert.id, alert.type, alert.direction, alert.trigger, alert.queue, after, now }
+      end
+    end
+  end
+  if #fired == 0 then return '[]' end
+  return cjson.encode(fired)
 end
 
 -- The earliest moment something on the queue becomes available by itself, or -1.

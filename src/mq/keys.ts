@@ -7,9 +7,9 @@ export interface QueueRef {
 }
 
 // The order common.lua expects them in.
-const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead'] as const;
+const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead', 'timeout'] as const;
 
-// Key lists of recently used queues, so hot queues do not rebuild eleven strings per request.
+// Key lists of recently used queues, so hot queues do not rebuild their key strings per request.
 const CACHED_QUEUES = 10_000;
 
 export class MqKeys {

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { forbidden, notFound } from '../core/errors.js';
 import { newMessageId } from '../core/ids.js';
+import { alertMessageBody, parseFiredAlerts } from './alerts.js';
+import type { MqLogger } from './dead-letters.js';
 import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
 import { LIMITS } from './limits.js';
 import type { QueueStore } from './queue-store.js';
-import { MISSING_QUEUE, Outcome, scripts } from './scripts.js';
+import { ANY_RESERVATION, MISSING_QUEUE, Outcome, scripts } from './scripts.js';
 import type { Message, NewMessage, ReservedMessage } from './types.js';
 
 export interface ReserveOptions {
@@ -22,7 +24,13 @@ export interface ReserveResult {
   movedToDeadLetter: number;
   /** When nothing was reserved: the epoch ms at which something becomes available by itself, or -1. */
   nextDueMs: number;
+  /** The timeout asked for, else the queue's message_timeout (s). */
+  timeout: number;
 }
+
+/** Stands for whatever reservation a message has: version 1 acts on messages without reservation ids. */
+export const anyReservation = { any: true } as const;
+export type ReservationRef = string | typeof anyReservation;
 
 /** A message taken over from another queue (dead letter hand-over) with its id and count. */
 export interface TransferredMessage {
@@ -35,7 +43,8 @@ export interface TransferredMessage {
 
 export interface DeleteTarget {
   id: string;
-  reservationId?: string;
+  /** Undefined: the message must not be reserved. */
+  reservationId?: ReservationRef;
 }
 
 const MESSAGE_NOT_FOUND = 'Message not found';
@@ -45,7 +54,15 @@ function refusal(outcome: number, id?: string): Error {
   if (outcome === MISSING_QUEUE) return notFound('Queue not found');
   if (outcome === Outcome.notFound) return notFound(MESSAGE_NOT_FOUND + about);
   if (outcome === Outcome.reserved) return forbidden(`Message is reserved; its reservation_id is required${about}`);
+  if (outcome === Outcome.notReserved) return forbidden(`Message is not reserved${about}`);
   return forbidden(`Reservation timed out${about}`);
+}
+
+/** The script argument for a reservation; a client's '*' is just a reservation id that never matches. */
+function reservationArg(reservation: ReservationRef | undefined): string {
+  if (reservation === undefined) return '';
+  if (typeof reservation !== 'string') return ANY_RESERVATION;
+  return reservation === ANY_RESERVATION ? ' *' : reservation;
 }
 
 function parseHeaders(text: string): Record<string, string> | undefined {
@@ -68,6 +85,7 @@ export class MessageStore {
     private readonly redis: Redis,
     private readonly keys: MqKeys,
     private readonly queues: QueueStore,
+    private readonly log: MqLogger,
   ) {}
 
   /** Posts messages in order; returns their ids in the same order. */
@@ -82,6 +100,7 @@ export class MessageStore {
         message.pushHeaders ? JSON.stringify(message.pushHeaders) : '',
         0,
         message.expiresIn ?? 0,
+        message.timeout ?? 0,
       ]),
     );
     return ids;
@@ -95,14 +114,37 @@ export class MessageStore {
     );
   }
 
-  /** Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the queue's)]. */
-  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number, number]>): Promise<void> {
-    const [created] = await scripts.postMessages.run<[number, number]>(this.redis, this.keys.queue(ref), [
+  /**
+   * Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the
+   * queue's), timeout (0 = the queue's)].
+   */
+  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number, number, number?]>): Promise<void> {
+    const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(this.redis, this.keys.queue(ref), [
       LIMITS.defaultExpirationSeconds,
       this.keys.wakeChannel(ref),
       JSON.stringify(messages),
     ]);
     if (created === 1) await this.queues.indexCreated(ref);
+    await this.raiseAlerts(ref, alerts);
+  }
+
+  /** Fires the alerts a size change crossed (atomically decided by the script that made it). */
+  async checkAlerts(ref: QueueRef): Promise<void> {
+    await this.raiseAlerts(ref, await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref)));
+  }
+
+  /**
+   * Posts one message per fired alert to its target queue (another hash tag, so a second step);
+   * like dead letter hand-over it is best effort: a failure is logged, the source operation stands.
+   */
+  private async raiseAlerts(source: QueueRef, reply: unknown): Promise<void> {
+    for (const fired of parseFiredAlerts(reply)) {
+      try {
+        await this.post({ projectId: source.projectId, name: fired.queue }, [{ body: alertMessageBody(source, fired) }]);
+      } catch (error) {
+        this.log.warn({ err: error, queue: source.name, alert: fired.id }, 'alert message could not be posted');
+      }
+    }
   }
 
   async reserve(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
@@ -114,47 +156,61 @@ export class MessageStore {
       LIMITS.defaultTimeoutSeconds,
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const result = JSON.parse(String(reply)) as { moved: number; due: number; messages: Array<[string, string, number, string, string]> | object };
+    const result = JSON.parse(String(reply)) as {
+      moved: number;
+      due: number;
+      timeout: number;
+      alerts: string;
+      messages: Array<[string, string, number, string, string, number]> | object;
+    };
     // Lua's JSON encoder writes an empty list as {}.
     const rows = Array.isArray(result.messages) ? result.messages : [];
-    const messages = rows.map(([id, body, reservedCount, reservationId, headers]) => ({
+    const messages = rows.map(([id, body, reservedCount, reservationId, headers, timeout]) => ({
       id,
       body,
       reservedCount,
       reservationId,
       pushHeaders: parseHeaders(headers),
+      timeout,
     }));
-    return { messages, movedToDeadLetter: result.moved, nextDueMs: result.due };
+    await this.raiseAlerts(ref, result.alerts);
+    return { messages, movedToDeadLetter: result.moved, nextDueMs: result.due, timeout: result.timeout };
   }
 
   /** The first n available messages, not reserved. */
   async peek(ref: QueueRef, n: number): Promise<Message[]> {
-    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n]);
+    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n, LIMITS.defaultTimeoutSeconds]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const rows = JSON.parse(String(reply)) as Array<[string, string, number, string]>;
-    return rows.map(([id, body, reservedCount, headers]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers) }));
+    const rows = JSON.parse(String(reply)) as Array<[string, string, number, string, number]>;
+    return rows.map(([id, body, reservedCount, headers, timeout]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers), timeout }));
   }
 
   async get(ref: QueueRef, id: string): Promise<Message> {
-    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [id]);
+    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [id, LIMITS.defaultTimeoutSeconds]);
     if (reply[0] !== Outcome.ok) throw refusal(Number(reply[0]));
-    return { id, body: String(reply[1]), reservedCount: Number(reply[2]), pushHeaders: parseHeaders(String(reply[3])) };
+    return {
+      id,
+      body: String(reply[1]),
+      reservedCount: Number(reply[2]),
+      pushHeaders: parseHeaders(String(reply[3])),
+      timeout: Number(reply[4]),
+    };
   }
 
   /** Deletes all the targets or, when one may not be deleted, none (the error names it). */
   async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
-    const list = JSON.stringify(targets.map((target) => [target.id, target.reservationId ?? '']));
-    const [outcome, position] = await scripts.deleteMessages.run<number[]>(this.redis, this.keys.queue(ref), [list]);
-    if (outcome === Outcome.ok) return;
+    const list = JSON.stringify(targets.map((target) => [target.id, reservationArg(target.reservationId)]));
+    const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(this.redis, this.keys.queue(ref), [list]);
+    if (outcome === Outcome.ok) return this.raiseAlerts(ref, alerts);
     throw refusal(outcome!, targets.length > 1 && position !== undefined ? targets[position - 1]!.id : undefined);
   }
 
-  /** Renews a live reservation; returns the new reservation id. */
-  async touch(ref: QueueRef, id: string, reservationId: string, timeout?: number): Promise<{ reservationId: string; reservedCount: number }> {
+  /** Renews a live reservation (for `timeout`, else the message's own timeout); returns the new reservation id. */
+  async touch(ref: QueueRef, id: string, reservationId: ReservationRef, timeout?: number): Promise<{ reservationId: string; reservedCount: number }> {
     const next = `${reservationPrefix()}00`;
     const [outcome, reservedCount] = await scripts.touch.run<number[]>(this.redis, this.keys.queue(ref), [
       id,
-      reservationId,
+      reservationArg(reservationId),
       timeout ?? 0,
       next,
       LIMITS.defaultTimeoutSeconds,
@@ -164,8 +220,13 @@ export class MessageStore {
   }
 
   /** Returns a reserved message to the front of the queue, at once or after `delay` seconds. */
-  async release(ref: QueueRef, id: string, reservationId: string, delay = 0): Promise<void> {
-    const [outcome] = await scripts.release.run<number[]>(this.redis, this.keys.queue(ref), [id, reservationId, delay, this.keys.wakeChannel(ref)]);
+  async release(ref: QueueRef, id: string, reservationId: ReservationRef, delay = 0): Promise<void> {
+    const [outcome] = await scripts.release.run<number[]>(this.redis, this.keys.queue(ref), [
+      id,
+      reservationArg(reservationId),
+      delay,
+      this.keys.wakeChannel(ref),
+    ]);
     if (outcome !== Outcome.ok) throw refusal(outcome!);
   }
 

@@ -1,9 +1,10 @@
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
 -- ARGV: default expiration (s), wake channel, messages as one JSON list of
 -- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
--- queue's message_expiration)] (one argument keeps big batches cheap to send).
+-- queue's message_expiration), reservation timeout (s; 0 or absent = the queue's)] (one argument
+-- keeps big batches cheap to send).
 -- An id already on the queue is skipped (dead letter hand-over may repeat).
--- Returns { queue created (0/1), messages inserted }.
+-- Returns { queue created (0/1), messages inserted, fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
 if redis.call('EXISTS', K_QUEUE) == 0 then
@@ -21,7 +22,7 @@ for first = 1, #ids, CHUNK do
   for j = 1, #scores do present[first + j - 1] = scores[j] end
 end
 
-local bodies, headers, counts, expiry, ready, delayed = {}, {}, {}, {}, {}, {}
+local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
 for m, id in ipairs(ids) do
   if not present[m] then
     local message = messages[m]
@@ -36,6 +37,10 @@ for m, id in ipairs(ids) do
       counts[#counts + 1] = id
       counts[#counts + 1] = message[5]
     end
+    if (tonumber(message[7]) or 0) > 0 then
+      timeouts[#timeouts + 1] = id
+      timeouts[#timeouts + 1] = message[7]
+    end
     local expires_in = tonumber(message[6])
     if expires_in <= 0 then expires_in = expiration end
     expiry[#expiry + 1] = now + expires_in * 1000
@@ -49,13 +54,14 @@ for m, id in ipairs(ids) do
     end
   end
 end
-if #bodies == 0 then return { created, 0 } end
+if #bodies == 0 then return { created, 0, '[]' } end
 variadic('HSET', K_BODY, bodies, 2)
 if #headers > 0 then variadic('HSET', K_HEADERS, headers, 2) end
 if #counts > 0 then variadic('HSET', K_COUNT, counts, 2) end
+if #timeouts > 0 then variadic('HSET', K_TIMEOUT, timeouts, 2) end
 variadic('ZADD', K_EXPIRY, expiry, 2)
 if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
 if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
 redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)
 if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
-return { created, #bodies / 2 }
+return { created, #bodies / 2, evaluate_alerts(now) }

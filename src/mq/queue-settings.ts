@@ -1,8 +1,9 @@
 import { badRequest, notAcceptable } from '../core/errors.js';
+import { withAlertIds } from './alerts.js';
 import { checkQueueName, integerField, objectField, requiredField, stringField } from './fields.js';
 import { LIMITS } from './limits.js';
 import { pushHeaderProblem } from './push-headers.js';
-import { QUEUE_TYPES, type Alert, type DeadLetter, type PushSettings, type QueueSettings, type QueueType, type Subscriber } from './types.js';
+import { QUEUE_TYPES, type Alert, type AlertSpec, type DeadLetter, type PushSettings, type QueueSettings, type QueueType, type Subscriber } from './types.js';
 
 /** A client's `queue` object, checked field by field; read-only fields are ignored. */
 export interface QueueChanges {
@@ -12,7 +13,7 @@ export interface QueueChanges {
   push?: Partial<PushSettings>;
   /** An empty queue_name asks to remove the setting. */
   deadLetter?: { queue_name: string; max_reservations?: number };
-  alerts?: Alert[];
+  alerts?: AlertSpec[];
 }
 
 export interface SettingLimits {
@@ -59,7 +60,7 @@ export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueC
   }
   if (queue.push !== undefined && queue.push !== null) changes.push = parsePush(queue.push);
   if (queue.dead_letter !== undefined && queue.dead_letter !== null) changes.deadLetter = parseDeadLetter(queue.dead_letter);
-  if (queue.alerts !== undefined && queue.alerts !== null) changes.alerts = parseAlerts(queue.alerts);
+  if (queue.alerts !== undefined && queue.alerts !== null) changes.alerts = parseAlerts(queue.alerts, 'queue.alerts');
   return changes;
 }
 
@@ -130,17 +131,18 @@ function parseDeadLetter(value: unknown): { queue_name: string; max_reservations
   };
 }
 
-function parseAlerts(value: unknown): Alert[] {
-  if (!Array.isArray(value)) throw badRequest('queue.alerts must be a list');
+/** A list of alerts as a client gives them (`field` names the list in errors). */
+export function parseAlerts(value: unknown, field: string): AlertSpec[] {
+  if (!Array.isArray(value)) throw badRequest(`${field} must be a list`);
   return value.map((item, index) => {
-    const at = `queue.alerts[${index}]`;
+    const at = `${field}[${index}]`;
     const alert = objectField(item, at);
     const type = requiredField(alert.type, `${at}.type`);
     if (type !== 'fixed' && type !== 'progressive') throw badRequest(`${at}.type must be one of: fixed, progressive`);
     const direction = alert.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') throw badRequest(`${at}.direction must be one of: asc, desc`);
     const queue = checkQueueName(stringField(requiredField(alert.queue, `${at}.queue`), `${at}.queue`), `${at}.queue`);
-    const parsed: Alert = { type, trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1), direction, queue };
+    const parsed: AlertSpec = { type, trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1), direction, queue };
     if (alert.snooze !== undefined) parsed.snooze = integerField(alert.snooze, `${at}.snooze`, 0);
     return parsed;
   });
@@ -160,7 +162,7 @@ export function applyQueueChanges(name: string, current: QueueSettings | null, c
     if (changes.push !== undefined) {
       throw badRequest(current ? 'queue.push cannot be set on a pull queue' : 'queue.push is not allowed on a pull queue');
     }
-    if (changes.alerts !== undefined) next.alerts = changes.alerts.length > 0 ? changes.alerts : undefined;
+    if (changes.alerts !== undefined) next.alerts = changes.alerts.length > 0 ? withAlertIds(name, current?.alerts, changes.alerts) : undefined;
     if (changes.deadLetter !== undefined) next.deadLetter = nextDeadLetter(name, current?.deadLetter, changes.deadLetter);
     return next;
   }

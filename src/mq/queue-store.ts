@@ -111,6 +111,12 @@ export class QueueStore {
     return names;
   }
 
+  /** A page of queue names in byte order: `count` names from position `offset` (version 1 lists). */
+  async listPage(projectId: string, offset: number, count: number): Promise<string[]> {
+    const names = await this.redis.zrange(this.keys.queueIndex(projectId), offset, offset + count - 1);
+    return names.length === 0 ? [] : this.withoutGhosts(projectId, names);
+  }
+
   /**
    * Leaves out index entries of queues that no longer exist (a post racing a delete can leave
    * one behind; removing it here could race a re-creation, so it is only skipped).

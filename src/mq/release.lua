@@ -1,12 +1,11 @@
 -- Ends a live reservation: the message goes to the front of the queue, at once or after a delay.
--- ARGV: id, reservation id, delay (s), wake channel.
+-- ARGV: id, reservation id ('*' = the current one), delay (s), wake channel.
 -- Returns { -1 } for a missing queue, else { outcome }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
 local now = now_ms()
 local id, delay = ARGV[1], tonumber(ARGV[3])
-local outcome = check_reservation(id, ARGV[2], now)
+local outcome = check_live_reservation(id, ARGV[2], now)
 if outcome ~= OK then return { outcome } end
-if ARGV[2] == '' then return { TIMED_OUT } end
 redis.call('ZREM', K_RESERVED, id)
 redis.call('HDEL', K_RID, id)
 if delay > 0 then

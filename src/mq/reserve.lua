@@ -1,16 +1,18 @@
 -- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
 -- reserved_count already reached the dead letter threshold are moved to the dead letter
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).
--- ARGV: n, timeout (s; 0 = the queue's), delete ('1' removes the messages at once),
--- reservation id prefix, default timeout (s).
--- Returns -1 for a missing queue, else JSON { moved, due (next due ms or -1), messages: list of
--- [id, body, reserved_count, reservation_id, push headers or ''] }.
+-- ARGV: n, timeout (s; 0 = each message's own, else the queue's), delete ('1' removes the
+-- messages at once), reservation id prefix, default timeout (s).
+-- Returns -1 for a missing queue, else JSON { moved, due (next due ms or -1), timeout (the
+-- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of
+-- [id, body, reserved_count, reservation_id, push headers or '', timeout (s)] }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
 local now = now_ms()
 maintain(now)
 local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
 local delete, prefix = ARGV[3] == '1', ARGV[4]
-if timeout == 0 then timeout = tonumber(redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
+local own_timeouts = timeout == 0
+if own_timeouts then timeout = tonumber(redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
 local max_reservations, dead_letter_queue
 local dead_letter = redis.call('HGET', K_QUEUE, 'dead_letter')
 if dead_letter then
@@ -19,7 +21,7 @@ if dead_letter then
 end
 
 local out, got, moved = {}, 0, 0
-local taken, counts, rids, until_ms = {}, {}, {}, now + timeout * 1000
+local taken, counts, rids, timeouts = {}, {}, {}, {}
 for _ = 1, 10 do
   if got >= n then break end
   local popped = redis.call('ZPOPMIN', K_READY, n - got)
@@ -30,6 +32,7 @@ for _ = 1, 10 do
   local bodies = redis.call('HMGET', K_BODY, unpack(ids))
   local previous = redis.call('HMGET', K_COUNT, unpack(ids))
   local headers = redis.call('HMGET', K_HEADERS, unpack(ids))
+  local own = own_timeouts and redis.call('HMGET', K_TIMEOUT, unpack(ids)) or {}
   local gone = {}
   for i, id in ipairs(ids) do
     local count = tonumber(previous[i] or '0')
@@ -44,11 +47,12 @@ for _ = 1, 10 do
       local rid = prefix .. string.format('%02x', got)
       got = got + 1
       taken[#taken + 1] = id
+      timeouts[#timeouts + 1] = tonumber(own[i] or timeout)
       counts[#counts + 1] = id
       counts[#counts + 1] = count
       rids[#rids + 1] = id
       rids[#rids + 1] = rid
-      out[#out + 1] = { id, bodies[i], count, rid, headers[i] or '' }
+      out[#out + 1] = { id, bodies[i], count, rid, headers[i] or '', timeouts[#timeouts] }
     end
   end
   remove_messages(gone)
@@ -61,11 +65,12 @@ if got > 0 then
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)
     local reserved = {}
-    for _, id in ipairs(taken) do
-      reserved[#reserved + 1] = until_ms
+    for t, id in ipairs(taken) do
+      reserved[#reserved + 1] = now + timeouts[t] * 1000
       reserved[#reserved + 1] = id
     end
     variadic('ZADD', K_RESERVED, reserved, 2)
   end
 end
-return cjson.encode({ moved = moved, due = got == 0 and next_due() or -1, messages = out })
+local alerts = (delete or moved > 0) and evaluate_alerts(now) or '[]'
+return cjson.encode({ moved = moved, due = got == 0 and next_due() or -1, timeout = timeout, alerts = alerts, messages = out })

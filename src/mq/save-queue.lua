@@ -15,4 +15,10 @@ for i = 2, #ARGV, 2 do
   end
 end
 redis.call('HSET', K_QUEUE, 'updated_at', now)
+-- Alerts compare the size with the one of their last evaluation: start from the current one.
+if redis.call('HEXISTS', K_QUEUE, 'alerts') == 1 then
+  redis.call('HSET', K_QUEUE, 'alert_size', queue_size())
+else
+  redis.call('HDEL', K_QUEUE, 'alert_size')
+end
 return redis.call('HINCRBY', K_QUEUE, 'version', 1)

@@ -18,8 +18,12 @@ export const scripts = {
   queueInfo: queueScript('queue-info'),
   saveQueue: queueScript('save-queue'),
   sweep: queueScript('sweep'),
+  checkAlerts: queueScript('check-alerts'),
 };
 
 /** Outcomes of the scripts' reservation checks (common.lua). */
 export const MISSING_QUEUE = -1;
-export const Outcome = { ok: 0, notFound: 1, timedOut: 2, reserved: 3 } as const;
+export const Outcome = { ok: 0, notFound: 1, timedOut: 2, reserved: 3, notReserved: 4 } as const;
+
+/** A reservation id that stands for whatever reservation a message has (version 1 has none). */
+export const ANY_RESERVATION = '*';

@@ -9,9 +9,10 @@ import { MqKeys, type QueueRef } from './keys.js';
 import { WakeHub } from './long-poll.js';
 import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
-import { applyQueueChanges, type QueueChanges } from './queue-settings.js';
+import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
-import type { NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
+import type { Alert, NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
+import { applyV1QueueUpdate, type V1QueueUpdate } from './v1-queue-update.js';
 
 export interface MessageQueueDeps {
   redis: Redis;
@@ -41,7 +42,7 @@ export class MessageQueue {
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
     this.queues = new QueueStore(deps.redis, this.keys);
-    this.messages = new MessageStore(deps.redis, this.keys, this.queues);
+    this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log);
     this.hub = new WakeHub(deps.bus);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
@@ -73,14 +74,43 @@ export class MessageQueue {
     return settings;
   }
 
-  /** Adds or updates (by name), replaces, or removes subscribers of a push queue. */
-  async changeSubscribers(ref: QueueRef, change: SubscriberChange, subscribers: Subscriber[]): Promise<void> {
+  /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
+  async clear(ref: QueueRef): Promise<void> {
+    if (!(await this.queues.clear(ref))) throw notFound('Queue not found');
+    await this.messages.checkAlerts(ref);
+  }
+
+  /** Version 1 update queue (creates the queue when missing; may change its push type). */
+  async updateV1(ref: QueueRef, update: V1QueueUpdate): Promise<void> {
+    await this.queues.save(ref, (current) => applyV1QueueUpdate(current, update));
+  }
+
+  /**
+   * Adds or updates (by name), replaces, or removes subscribers of a push queue; `subscribers`
+   * may be derived from the current ones (read in the same save).
+   */
+  async changeSubscribers(
+    ref: QueueRef,
+    change: SubscriberChange,
+    subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
+  ): Promise<void> {
     await this.queues.save(ref, (current) => {
       if (!current) throw notFound('Queue not found');
       if (!current.push) throw badRequest('Subscribers can only be changed on a push queue');
-      const next = nextSubscribers(current.push.subscribers, change, subscribers);
+      const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
+      const next = nextSubscribers(current.push.subscribers, change, given);
       if (next.length === 0) throw badRequest('A push queue must keep at least one subscriber');
       return { ...current, push: { ...current.push, subscribers: next } };
+    });
+  }
+
+  /** Sets a pull queue's alerts to `change(current alerts)`; an empty list removes them. */
+  async changeAlerts(ref: QueueRef, change: (current: Alert[] | undefined) => Alert[]): Promise<void> {
+    await this.queues.save(ref, (current) => {
+      if (!current) throw notFound('Queue not found');
+      if (isPushQueue(current)) throw badRequest('alerts cannot be set on a push queue');
+      const alerts = change(current.alerts);
+      return { ...current, alerts: alerts.length > 0 ? alerts : undefined };
     });
   }
 
@@ -114,7 +144,8 @@ export class MessageQueue {
     }
   }
 
-  private async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
+  /** One reserve without waiting (dead letters handed over, counted). */
+  async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
     const result = await this.messages.reserve(ref, options);
     this.metrics?.reserved.inc(result.messages.length);
     if (result.movedToDeadLetter > 0) {

@@ -22,12 +22,18 @@ export interface DeadLetter {
   max_reservations: number;
 }
 
-export interface Alert {
+/** An alert as a client gives it. */
+export interface AlertSpec {
   type: 'fixed' | 'progressive';
   trigger: number;
   direction: 'asc' | 'desc';
   queue: string;
   snooze?: number;
+}
+
+/** A stored alert: a spec with its id. */
+export interface Alert extends AlertSpec {
+  id: string;
 }
 
 /** What a client can set on a queue. */
@@ -56,6 +62,8 @@ export interface Message {
   body: string;
   reservedCount: number;
   pushHeaders?: Record<string, string>;
+  /** Reservation timeout (s): the one the message was posted with (version 1), else the queue's. */
+  timeout?: number;
 }
 
 export interface ReservedMessage extends Message {
@@ -68,4 +76,6 @@ export interface NewMessage {
   pushHeaders?: Record<string, string>;
   /** Seconds until the message expires; the queue's message_expiration when absent (version 3 cannot set it). */
   expiresIn?: number;
+  /** Reservation timeout (s) of this message (version 1); the queue's message_timeout when absent. */
+  timeout?: number;
 }

@@ -1,0 +1,21 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { requireProject } from '../auth-hooks.js';
+import type { PluginOptions } from '../context.js';
+import { messageQueueFor } from '../mq-v3/service.js';
+import { alertRoutes } from './alerts.js';
+import { messageRoutes } from './messages.js';
+import { queueRoutes } from './queues.js';
+import { webhookRoutes } from './webhook.js';
+
+/**
+ * The version 1 message queue API under /1/projects/:project_id/queues, on the same queues as
+ * version 3. Version 1 accepts earlier-generation tokens and `?oauth=`.
+ */
+export const mqV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  const mq = messageQueueFor(ctx, app.log);
+  app.addHook('preHandler', requireProject(ctx));
+  await app.register(queueRoutes, { ctx, mq });
+  await app.register(messageRoutes, { ctx, mq });
+  await app.register(alertRoutes, { ctx, mq });
+  await app.register(webhookRoutes, { ctx, mq });
+};

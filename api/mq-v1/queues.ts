@@ -1,0 +1,80 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { notFound } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/mq/limits.js';
+import type { SubscriberChange } from '../../src/mq/service.js';
+import { parseV1QueueUpdate, parseV1SubscriberUrls, subscribersForUrls } from '../../src/mq/v1-queue-update.js';
+import { projectOf } from '../auth-hooks.js';
+import { projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
+import { msgSchema, queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
+
+const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
+const updateBody = {
+  type: 'object',
+  properties: { subscribers: {}, push_type: { type: 'string' }, retries: { type: 'integer' }, retries_delay: { type: 'integer' } },
+} as const;
+const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
+
+/** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
+export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq }) => {
+  async function answerQueue(request: FastifyRequest) {
+    return queueView(await mq.queues.require(queueRefOf(request)));
+  }
+
+  app.get('/1/projects/:project_id/queues', {
+    schema: {
+      params: projectParams,
+      querystring: { type: 'object', properties: { page: pageSchema, per_page: { type: 'integer', minimum: 1, maximum: LIMITS.maxPerPage } } },
+      response: { 200: queueListSchema },
+    },
+    handler: async (request) => {
+      const { page = 0, per_page: perPage = LIMITS.defaultPerPage } = request.query as { page?: number; per_page?: number };
+      const projectId = projectOf(request).id;
+      const names = await mq.queues.listPage(projectId, page * perPage, perPage);
+      return names.map((name) => ({ id: queueIdOf({ projectId, name }), project_id: projectId, name }));
+    },
+  });
+
+  app.get('/1/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, response: { 200: queueSchema } },
+    handler: answerQueue,
+  });
+
+  app.post('/1/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, body: updateBody, response: { 200: queueSchema } },
+    handler: async (request) => {
+      await mq.updateV1(queueRefOf(request), parseV1QueueUpdate(request.body as Record<string, unknown>));
+      return answerQueue(request);
+    },
+  });
+
+  app.delete('/1/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      if (!(await mq.queues.delete(queueRefOf(request)))) throw notFound('Queue not found');
+      return { msg: 'Deleted.' };
+    },
+  });
+
+  app.post('/1/projects/:project_id/queues/:queue_name/clear', {
+    schema: { params: queueParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      await mq.clear(queueRefOf(request));
+      return { msg: 'Cleared' };
+    },
+  });
+
+  const subscriberChanges: Array<['post' | 'delete', SubscriberChange]> = [
+    ['post', 'add'],
+    ['delete', 'remove'],
+  ];
+  for (const [method, change] of subscriberChanges) {
+    app[method]('/1/projects/:project_id/queues/:queue_name/subscribers', {
+      schema: { params: queueParams, body: subscribersBody, response: { 200: queueSchema } },
+      handler: async (request) => {
+        const urls = parseV1SubscriberUrls((request.body as { subscribers: unknown }).subscribers);
+        await mq.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
+        return answerQueue(request);
+      },
+    });
+  }
+};

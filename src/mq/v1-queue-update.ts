@@ -1,0 +1,85 @@
+import { badRequest, notAcceptable } from '../core/errors.js';
+import { integerField, objectField, requiredField, stringField } from './fields.js';
+import { LIMITS } from './limits.js';
+import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
+import type { QueueSettings, QueueType, Subscriber } from './types.js';
+
+/** Version 1 update queue: the subscriber set is replaced; push_type can turn a queue back to pull. */
+export interface V1QueueUpdate {
+  pushType?: QueueType;
+  /** Subscriber URLs (version 1 subscribers have no name). */
+  subscriberUrls?: string[];
+  retries?: number;
+  retriesDelay?: number;
+}
+
+const MAX_SUBSCRIBERS_JSON_BYTES = 64 * 1024;
+const PUSH_TYPES: QueueType[] = ['multicast', 'unicast', 'pull'];
+
+/** A version 1 `subscribers` list: objects with a `url` (http or https), at most 64 KB as JSON. */
+export function parseV1SubscriberUrls(value: unknown): string[] {
+  if (Buffer.byteLength(JSON.stringify(value ?? null)) > MAX_SUBSCRIBERS_JSON_BYTES) {
+    throw badRequest(`subscribers must be at most ${MAX_SUBSCRIBERS_JSON_BYTES / 1024} KB as JSON`);
+  }
+  if (!Array.isArray(value)) throw badRequest('subscribers must be a list');
+  const named = value.map((item, index) => {
+    const entry = objectField(item, `subscribers[${index}]`);
+    return { name: String(index), url: requiredField(entry.url, `subscribers[${index}].url`) };
+  });
+  const urls = parseSubscribers(named, 'subscribers').map((subscriber) => subscriber.url);
+  const repeated = urls.findIndex((url, index) => urls.indexOf(url) !== index);
+  if (repeated >= 0) throw badRequest(`subscribers[${repeated}].url is given twice`);
+  return urls;
+}
+
+export function parseV1QueueUpdate(body: Record<string, unknown>): V1QueueUpdate {
+  const update: V1QueueUpdate = {};
+  if (body.push_type !== undefined && body.push_type !== null) {
+    const pushType = stringField(body.push_type, 'push_type') as QueueType;
+    if (!PUSH_TYPES.includes(pushType)) throw badRequest(`push_type must be one of: ${PUSH_TYPES.join(', ')}`);
+    update.pushType = pushType;
+  }
+  if (body.subscribers !== undefined && body.subscribers !== null) update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
+  if (body.retries !== undefined && body.retries !== null) update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
+  if (body.retries_delay !== undefined && body.retries_delay !== null) update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
+  return update;
+}
+
+/**
+ * Subscribers for `urls`: a URL the queue already has keeps that subscriber (its name and
+ * headers); a new one is named by its URL.
+ */
+export function subscribersForUrls(current: Subscriber[], urls: string[]): Subscriber[] {
+  return urls.map((url) => current.find((subscriber) => subscriber.url === url) ?? { name: url, url });
+}
+
+/** The settings after a version 1 update of `current` (null: the queue is being created). */
+export function applyV1QueueUpdate(current: QueueSettings | null, update: V1QueueUpdate): QueueSettings {
+  const base = current ?? DEFAULT_SETTINGS;
+  const givesSubscribers = (update.subscriberUrls?.length ?? 0) > 0;
+  const type = update.pushType ?? (base.type !== 'pull' ? base.type : givesSubscribers ? 'multicast' : 'pull');
+  if (type === 'pull') {
+    if (givesSubscribers) throw badRequest('subscribers apply to push queues only (push_type multicast or unicast)');
+    if (update.retries !== undefined || update.retriesDelay !== undefined) {
+      throw badRequest('retries and retries_delay apply to push queues only (push_type multicast or unicast)');
+    }
+    const { push: _push, ...pull } = base;
+    return { ...pull, type };
+  }
+  if (base.alerts) throw badRequest('alerts are not allowed on push queues: remove the queue\'s alerts first');
+  if (base.deadLetter) throw badRequest('dead_letter is not allowed on push queues: remove the queue\'s dead_letter first');
+  const currentSubscribers = base.push?.subscribers ?? [];
+  const subscribers = update.subscriberUrls ? subscribersForUrls(currentSubscribers, update.subscriberUrls) : currentSubscribers;
+  if (update.subscriberUrls === undefined && subscribers.length === 0) throw notAcceptable('subscribers is required to make a push queue');
+  if (subscribers.length === 0) throw badRequest('subscribers must hold at least one subscriber on a push queue');
+  return {
+    ...base,
+    type,
+    push: {
+      ...base.push,
+      subscribers,
+      retries: update.retries ?? base.push?.retries ?? LIMITS.defaultRetries,
+      retries_delay: update.retriesDelay ?? base.push?.retries_delay ?? LIMITS.defaultRetriesDelaySeconds,
+    },
+  };
+}
