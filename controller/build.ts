@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { identityApi } from '../api/identity/index.js';
 import { systemApi } from '../api/system.js';
+import { workerV2Api } from '../api/worker-v2/index.js';
 import type { AppContext } from '../api/context.js';
 import { installContentTypes } from './content-types.js';
 import { installErrorHandling } from './error-handler.js';
@@ -29,6 +30,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
 
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
+  await app.register(workerV2Api, { ctx });
   await app.ready();
   return app;
 }

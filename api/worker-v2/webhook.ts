@@ -1,0 +1,46 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { WorkerServices } from '../../src/worker/services.js';
+import { requireProject } from '../auth-hooks.js';
+import type { AppContext } from '../context.js';
+import { projectParams } from './params.js';
+import { taskRequestProperties } from './tasks.js';
+
+interface WebhookRouteOptions {
+  ctx: AppContext;
+  worker: WorkerServices;
+}
+
+/**
+ * POST /tasks/webhook: whatever the body is, byte for byte, becomes the payload. This plugin
+ * has its own content parsers so a JSON body is kept as sent rather than parsed.
+ */
+export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app, { ctx, worker }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('preHandler', requireProject(ctx));
+
+  app.post('/2/projects/:project_id/tasks/webhook', {
+    schema: {
+      params: projectParams,
+      querystring: {
+        type: 'object',
+        required: ['code_name'],
+        properties: {
+          code_name: taskRequestProperties.code_name,
+          priority: taskRequestProperties.priority,
+          cluster: taskRequestProperties.cluster,
+          timeout: taskRequestProperties.timeout,
+          delay: taskRequestProperties.delay,
+        },
+      },
+      response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
+    },
+    handler: async (request) => {
+      const { project_id: projectId } = request.params as { project_id: string };
+      const query = request.query as { code_name: string; priority?: number; cluster?: string; timeout?: number; delay?: number };
+      const payload = typeof request.body === 'string' ? request.body : '';
+      const [task] = await worker.queueing.queue(projectId, [{ ...query, payload }]);
+      return { id: task!.id, msg: 'Queued up' };
+    },
+  });
+};

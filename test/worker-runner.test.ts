@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../runner/runner.js';
+import { sleep } from '../src/core/time.js';
+import type { TestServer } from './helpers/server.js';
+import { startRunner, startWorkerServer, WorkerClient, zipOf } from './helpers/worker.js';
+
+let server: TestServer;
+let runner: Runner;
+let worker: WorkerClient;
+
+beforeAll(async () => {
+  server = await startWorkerServer();
+  runner = await startRunner(server);
+  worker = new WorkerClient(server.http, server.projectId);
+  await worker.upload({ name: 'echo', image: 'ferrum-test/task-echo', config: 'color: blue', env_vars: { GREETING: 'hello there', MODE: 'test' } });
+  await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+});
+
+afterAll(async () => {
+  await runner?.stop();
+  await server?.stop();
+});
+
+describe('a task runs in a container', () => {
+  it('gets its payload, config and task variables, and completes', async () => {
+    const id = await worker.queue('echo', '{"name":"ferrum"}');
+    const task = await worker.waitFor(id, ['complete', 'error']);
+    expect(task.status).toBe('complete');
+    const log = await worker.log(id);
+    expect(log).toContain('payload: {"name":"ferrum"}');
+    expect(log).toContain('config: color: blue');
+    expect(log).toContain(`task: ${id} ${server.projectId} echo /mnt/task`);
+    expect(log).toContain('to stderr');
+    expect(task.log_size).toBe(Buffer.byteLength(log));
+    expect(task.start_time).toBeTruthy();
+    expect(task.end_time).toBeTruthy();
+    expect(task.duration).toBeGreaterThanOrEqual(0);
+    expect(task.code_rev).toBe('1');
+    expect(typeof task.code_history_id).toBe('string');
+  });
+
+  it("passes the code's env_vars", async () => {
+    const id = await worker.queue('shell', 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
+    await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"', env_vars: { GREETING: 'hi', MODE: 'x' } });
+    const withVars = await worker.queue('shell', 'echo "$GREETING/$MODE"');
+    await worker.waitFor(id, ['complete']);
+    await worker.waitFor(withVars, ['complete']);
+    expect(await worker.log(id)).toBe('///mnt/task/payload.json//mnt/task/config.json\n');
+    expect(await worker.log(withVars)).toBe('hi/x\n');
+    expect((await worker.task(withVars)).code_rev).toBe('2');
+  });
+
+  it('keeps stdout and stderr complete and in order', async () => {
+    const script = 'i=1; while [ $i -le 200 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done';
+    const id = await worker.queue('shell', script);
+    await worker.waitFor(id, ['complete']);
+    const expected = Array.from({ length: 200 }, (_, i) => `out ${i + 1}\nerr ${i + 1}\n`).join('');
+    expect(await worker.log(id)).toBe(expected);
+  });
+
+  it('ends as error with the exit code in msg', async () => {
+    const id = await worker.queue('shell', 'echo failing; exit 3');
+    const task = await worker.waitFor(id, ['complete', 'error']);
+    expect(task.status).toBe('error');
+    expect(task.msg).toBe('Exited with code 3');
+    expect(await worker.log(id)).toBe('failing\n');
+  });
+
+  it('runs a zip package with the -payload -config -id -d arguments in its task directory', async () => {
+    const zip = await zipOf({ 'hello.sh': '#!/bin/sh\necho "args: $*"\necho "pwd: $(pwd)"\ncat lib/data.txt\n', 'lib/data.txt': 'from the zip\n' });
+    await worker.upload({ name: 'zipped', stack: 'sh', file_name: 'hello.sh', runtime: 'sh' }, zip);
+    const id = await worker.queue('zipped', 'p');
+    const task = await worker.waitFor(id, ['complete', 'error']);
+    expect(task.status).toBe('complete');
+    expect(await worker.log(id)).toBe(
+      `args: -payload /mnt/task/payload.json -config /mnt/task/config.json -id ${id} -d /mnt/task\npwd: /mnt/task\nfrom the zip\n`,
+    );
+  });
+
+  it('times out at the task timeout', async () => {
+    const id = await worker.queue('shell', 'echo started; sleep 30', { timeout: 2 });
+    const task = await worker.waitFor(id, ['timeout', 'complete', 'error'], 15000);
+    expect(task.status).toBe('timeout');
+    expect(task.msg).toContain('timeout of 2 seconds');
+    expect(await worker.log(id)).toBe('started\n');
+  });
+
+  it('shows the log while the task runs', async () => {
+    const id = await worker.queue('shell', 'echo first; sleep 30');
+    await worker.waitFor(id, ['running']);
+    const deadline = Date.now() + 5000;
+    while ((await worker.log(id)) !== 'first\n' && Date.now() < deadline) await sleep(50);
+    expect(await worker.log(id)).toBe('first\n');
+    expect((await worker.task(id)).status).toBe('running');
+    await server.http.post(worker.path(`/tasks/${id}/cancel`));
+  });
+
+  it('cancels a running task and removes its container', async () => {
+    const id = await worker.queue('shell', 'echo working; sleep 30');
+    await worker.waitFor(id, ['running']);
+    const response = await server.http.post(worker.path(`/tasks/${id}/cancel`));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ msg: 'Cancelled' });
+    const task = await worker.waitFor(id, ['cancelled']);
+    expect(task.msg).toBe('Cancelled');
+    await sleep(1500);
+    expect((await worker.task(id)).status).toBe('cancelled');
+    const { execFileSync } = await import('node:child_process');
+    const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${id}`]).toString().trim();
+    expect(left).toBe('');
+  });
+
+  it('cancels a queued (delayed) task before it runs', async () => {
+    const id = await worker.queue('shell', 'echo should not run', { delay: 2 });
+    expect((await worker.task(id)).status).toBe('queued');
+    expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
+    await sleep(3000);
+    const task = await worker.task(id);
+    expect(task.status).toBe('cancelled');
+    expect(await worker.log(id)).toBe('');
+    const again = await server.http.post(worker.path(`/tasks/${id}/cancel`));
+    expect(again.status).toBe(400);
+    expect(again.body.msg).toContain('cancelled');
+  });
+
+  it('starts a delayed task only after its delay', async () => {
+    const queuedAt = Date.now();
+    const id = await worker.queue('shell', 'echo late', { delay: 2 });
+    await sleep(1000);
+    expect((await worker.task(id)).status).toBe('queued');
+    const task = await worker.waitFor(id, ['complete']);
+    expect(Date.parse(task.start_time) - queuedAt).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('ends as error with a clear msg when the image is not available', async () => {
+    await worker.upload({ name: 'missing-image', image: 'ferrum-test/does-not-exist:1' });
+    const id = await worker.queue('missing-image', '');
+    const task = await worker.waitFor(id, ['error', 'complete']);
+    expect(task.status).toBe('error');
+    expect(task.msg).toContain('Image ferrum-test/does-not-exist:1 is not available');
+  });
+});
