@@ -35,7 +35,8 @@ export class Runner {
   private readonly executor: DockerExecutor;
   private readonly createdAt = Date.now();
   private worker: Worker<TaskJob> | null = null;
-  private timers: NodeJS.Timeout[] = [];
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopping: Promise<void> | null = null;
   private readonly workerConnection;
@@ -97,8 +98,8 @@ export class Runner {
       removeOnFail: { count: 0 },
     });
     this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
-    this.timers.push(setInterval(() => void this.heartbeat(), settings.heartbeatMs));
-    this.timers.push(setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs));
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
+    this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
     this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
   }
 
@@ -136,7 +137,7 @@ export class Runner {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.stopping) return;
+    if (!this.heartbeatTimer && this.stopping) return;
     try {
       await this.services.runners.heartbeat(this.instance(), this.config.runner.heartbeatMs * 3);
     } catch (error) {
@@ -158,8 +159,9 @@ export class Runner {
     return this.stopping;
   }
 
+  /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
   private async drain(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     const worker = this.worker;
     if (worker) {
       const closed = worker.close();
@@ -170,6 +172,8 @@ export class Runner {
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
       }
     }
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
     await this.unsubscribe?.();
     await this.services.runners.deregister(this.cluster, this.id).catch(() => {});
     await this.services.close();

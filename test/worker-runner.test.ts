@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../runner/runner.js';
+import Docker from 'dockerode';
+import { pino } from 'pino';
+import { Runner } from '../runner/runner.js';
+import { loadConfig } from '../src/core/config.js';
 import { sleep } from '../src/core/time.js';
 import type { TestServer } from './helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient, zipOf } from './helpers/worker.js';
+import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, zipOf } from './helpers/worker.js';
 
 let server: TestServer;
 let runner: Runner;
@@ -138,5 +141,17 @@ describe('a task runs in a container', () => {
     const task = await worker.waitFor(id, ['error', 'complete']);
     expect(task.status).toBe('error');
     expect(task.msg).toContain('Image ferrum-test/does-not-exist:1 is not available');
+  });
+
+  it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
+    const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: 'no-docker' };
+    const blind = await Runner.start(loadConfig(env), server.redisUrl, pino({ level: 'silent' }), new Docker({ socketPath: '/nonexistent/docker.sock' }));
+    try {
+      const id = await worker.queue('echo', '', { cluster: 'no-docker' });
+      const task = await worker.waitFor(id, ['error', 'complete']);
+      expect(task.msg).toContain('Docker engine unavailable');
+    } finally {
+      await blind.stop();
+    }
   });
 });
