@@ -45,14 +45,21 @@ function engineError(action: string, error: unknown): ExecutorError {
   return new ExecutorError(`Docker failed to ${action}: ${message}`);
 }
 
+/** How long an image seen on the engine is trusted to still be there without asking again. */
+const IMAGE_SEEN_MS = 30_000;
+
 /** Runs task containers through the Docker engine. */
 export class DockerExecutor {
+  private readonly imagesSeen = new Map<string, number>();
+
   constructor(private readonly docker: Docker) {}
 
   /** Pulls the image unless the engine has it; fails with a message naming the image. */
   async ensureImage(image: string, auth?: RegistryAuth): Promise<void> {
+    if ((this.imagesSeen.get(image) ?? 0) > Date.now()) return;
     try {
       await this.docker.getImage(image).inspect();
+      this.imagesSeen.set(image, Date.now() + IMAGE_SEEN_MS);
       return;
     } catch (error) {
       if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
@@ -107,8 +114,8 @@ export class DockerExecutor {
       await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000))]);
       const rest = decoder.end();
       if (rest.length > 0) onOutput(rest);
-      const state = (await container.inspect()).State;
-      return { exitCode: exit.StatusCode, oomKilled: Boolean(state.OOMKilled), timedOut };
+      const oomKilled = exit.StatusCode !== 0 && Boolean((await container.inspect()).State.OOMKilled);
+      return { exitCode: exit.StatusCode, oomKilled, timedOut };
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
       throw engineError('run the task container', error);

@@ -46,13 +46,8 @@ export class TaskDistribution {
           group.map((task) => ({
             name: 'task',
             data: { project_id: task.project_id, task_id: task.id },
-            opts: {
-              jobId: task.id,
-              delay: task.delay * 1000,
-              priority: bullPriority(task.priority),
-              removeOnComplete: true,
-              removeOnFail: true,
-            },
+            // Finished jobs are removed by the runners' Worker options (removeOnComplete/Fail).
+            opts: { jobId: task.id, delay: task.delay * 1000, priority: bullPriority(task.priority) },
           })),
         ),
       ),

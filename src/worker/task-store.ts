@@ -4,7 +4,9 @@ import { loadLua } from '../core/lua.js';
 import type { WorkerKeys } from './keys.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from './types.js';
 
-const createTask = loadLua(import.meta.url, 'create-task');
+const createTasks = loadLua(import.meta.url, 'create-tasks');
+/** Tasks per script run: keeps one run short so other clients are not held up. */
+const CREATE_CHUNK = 200;
 
 const NUMBER_FIELDS = new Set([
   'code_rev', 'created_at', 'updated_at', 'priority', 'timeout', 'delay', 'start_time', 'end_time', 'duration', 'log_size', 'retry_count',
@@ -44,13 +46,20 @@ export class TaskStore {
     private readonly keys: WorkerKeys,
   ) {}
 
-  async create(task: Task): Promise<void> {
-    const p = task.project_id;
-    await createTask.run(
-      this.redis,
-      [this.keys.task(p, task.id), this.keys.taskIndex(p), this.keys.tasksOfCode(p, task.code_name), this.keys.tasksWithStatus(p, task.status)],
-      [task.id, String(task.created_at), ...hashOf(task)],
-    );
+  /** Writes queued tasks of one project, a chunk per script run. */
+  async createQueued(projectId: string, tasks: Task[]): Promise<void> {
+    const runs: Promise<unknown>[] = [];
+    for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
+      const keys = [this.keys.taskIndex(projectId), this.keys.tasksWithStatus(projectId, 'queued')];
+      const args: string[] = [];
+      for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
+        const fields = hashOf(task);
+        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name));
+        args.push(task.id, String(task.created_at), String(fields.length), ...fields);
+      }
+      runs.push(createTasks.run(this.redis, keys, args));
+    }
+    await Promise.all(runs);
   }
 
   async find(projectId: string, taskId: string): Promise<Task | null> {

@@ -48,7 +48,7 @@ export class TaskService {
     const codes = await this.codesByName(projectId, requests.map((request) => request.code_name));
     const now = Date.now();
     const tasks = requests.map((request) => ({ ...newTask(projectId, codes.get(request.code_name)!, request, now), ...linkOf(origin) }));
-    await Promise.all(tasks.map((task) => this.store.create(task)));
+    await this.store.createQueued(projectId, tasks);
     await this.distribution.add(tasks);
     return tasks;
   }

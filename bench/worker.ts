@@ -1,0 +1,118 @@
+/**
+ * Worker benchmark.
+ * (a) N tasks of a container that exits at once, on one runner with 4 slots: queue-to-start
+ *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
+ *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.2×).
+ * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s).
+ * BENCH_TASKS (default 1000) and BENCH_QUEUE_TASKS (default 20000) scale it.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { startController } from '../controller/main.js';
+import { Runner } from '../runner/runner.js';
+import { loadConfig } from '../src/core/config.js';
+import { KeySpace } from '../src/core/redis.js';
+import { sleep } from '../src/core/time.js';
+import { WorkerKeys } from '../src/worker/keys.js';
+import { HttpClient } from '../test/helpers/http.js';
+import { startTestRedis } from '../test/helpers/redis.js';
+
+const TASKS = Number(process.env.BENCH_TASKS ?? 1000);
+const QUEUE_TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 20000);
+const SLOTS = 4;
+const IMAGE = 'ferrum-test/busybox';
+const COMMAND = 'true';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function queueAll(http: HttpClient, projectId: string, count: number, cluster: string, parallel: number): Promise<void> {
+  let next = 0;
+  const sender = async () => {
+    while (next < count) {
+      const size = Math.min(100, count - next);
+      next += size;
+      const tasks = Array.from({ length: size }, () => ({ code_name: 'bench', payload: '{}', cluster }));
+      const response = await http.post(`/2/projects/${projectId}/tasks`, { tasks });
+      if (response.status !== 200) throw new Error(`queueing failed: ${response.status} ${response.text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, sender));
+}
+
+function bareDockerWallMs(count: number): number {
+  const started = performance.now();
+  const result = spawnSync('sh', ['-c', `seq ${count} | xargs -P4 -I{} docker run --rm --network none ${IMAGE} /bin/sh -c ${COMMAND}`], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('docker run baseline failed');
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
+  const config = loadConfig({
+    PORT: '0',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
+    LOG_LEVEL: 'warn',
+    FERRUM_RUNNER_SLOTS: String(SLOTS),
+    FERRUM_RUNNER_NETWORK: 'none',
+  });
+  const controller = await startController(config);
+  const runner = await Runner.start(config, redis.url, pino({ level: 'warn' }));
+  const { token, projectId } = controller.bootstrap!;
+  const http = new HttpClient(controller.url, token);
+  const client = new Redis(redis.url);
+  const keys = new WorkerKeys(new KeySpace(config.keyPrefix));
+  try {
+    const form = new FormData();
+    form.append('data', JSON.stringify({ name: 'bench', image: IMAGE, command: COMMAND }));
+    await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
+
+    console.log(`(a) ${TASKS} tasks of "${IMAGE} ${COMMAND}", runner with ${SLOTS} slots`);
+    const started = performance.now();
+    await queueAll(http, projectId, TASKS, 'default', 2);
+    const finished = () => client.zcard(keys.tasksWithStatus(projectId, 'complete'));
+    const failed = () => client.zcard(keys.tasksWithStatus(projectId, 'error'));
+    while ((await finished()) + (await failed()) < TASKS) await sleep(100);
+    const ferrumWall = performance.now() - started;
+    const ids = await client.zrange(keys.tasksWithStatus(projectId, 'complete'), 0, -1);
+    const records = await Promise.all(ids.map((id) => client.hmget(keys.task(projectId, id), 'created_at', 'start_time')));
+    const latencies = records.map(([created, start]) => Number(start) - Number(created)).sort((a, b) => a - b);
+    console.log(`    complete: ${ids.length}, error: ${await failed()}`);
+    console.log(`    queue-to-start latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`);
+    console.log(`    ferrum: ${(ferrumWall / 1000).toFixed(1)} s wall, ${(TASKS / (ferrumWall / 1000)).toFixed(1)} tasks/s`);
+
+    const dockerWall = bareDockerWallMs(TASKS);
+    console.log(`    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`);
+    console.log(`    ratio ferrum/docker wall time: ${(ferrumWall / dockerWall).toFixed(2)}x (target <= 1.2x)`);
+
+    console.log(`(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight`);
+    await queueAll(http, projectId, 2000, 'bench-warmup', 8); // JIT and script caches warm, as in a running server
+    const queueStarted = performance.now();
+    await queueAll(http, projectId, QUEUE_TASKS, 'bench-idle', 8);
+    const queueSeconds = (performance.now() - queueStarted) / 1000;
+    console.log(`    ${(QUEUE_TASKS / queueSeconds).toFixed(0)} tasks/s queued (target >= 3000)`);
+  } finally {
+    await client.quit();
+    await runner.stop();
+    await controller.stop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
