@@ -143,6 +143,21 @@ describe('a task runs in a container', () => {
     expect(task.msg).toContain('Image ferrum-test/does-not-exist:1 is not available');
   });
 
+  it('stops a log at the configured size with a notice', async () => {
+    const small = await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'small-logs', FERRUM_WORKER_MAX_LOG_BYTES: '100' });
+    try {
+      const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', { cluster: 'small-logs' });
+      expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
+      const log = await worker.log(id);
+      expect(log.startsWith('line 0\nline 1\n')).toBe(true);
+      expect(log).toContain('[log truncated: it exceeded 100 bytes]');
+      expect(log).not.toContain('line 49');
+      expect((await worker.task(id)).log_size).toBe(Buffer.byteLength(log));
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
     const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: 'no-docker' };
     const blind = await Runner.start(loadConfig(env), server.redisUrl, pino({ level: 'silent' }), new Docker({ socketPath: '/nonexistent/docker.sock' }));

@@ -185,7 +185,7 @@ describe('registry credentials', () => {
 
   it('gives a runner the credentials of the registry an image comes from', async () => {
     const redis = new Redis(server.redisUrl);
-    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), resolveSecretKey(server.config));
+    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), () => resolveSecretKey(server.config));
     try {
       expect(await credentials.forImage(server.projectId, 'registry.example.com/team/app:1')).toMatchObject({ username: 'bob', password: 'very-secret-pw' });
       expect(await credentials.forImage(server.projectId, 'team/app')).toBeUndefined();

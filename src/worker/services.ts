@@ -49,7 +49,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     statuses,
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
-    credentials: new RegistryCredentials(redis, workerKeys, resolveSecretKey(config)),
+    credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),
     runners: new RunnerRegistry(redis, workerKeys),
     async close() {
       await distribution.close();
