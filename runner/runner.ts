@@ -73,7 +73,7 @@ export class Runner {
       subscriber.disconnect();
       redis.disconnect();
     };
-    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ runner: 'runner' }), docker);
+    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker);
     await runner.begin();
     return runner;
   }

@@ -128,7 +128,7 @@ describe('code packages', () => {
   it('lists the configured stacks', async () => {
     const response = await server.http.get('/2/stacks');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(['sh']);
+    expect(response.body).toEqual(['node', 'sh']);
     expect((await server.http.get('/2/stacks', { token: null })).status).toBe(401);
   });
 
@@ -147,7 +147,7 @@ describe('code packages', () => {
       ['env_vars with a number', { name: 'x', image: 'x', env_vars: { A: 1 } }, undefined, 400, 'env_vars.A must be a string'],
       ['env_vars as a list', { name: 'x', image: 'x', env_vars: ['A'] }, undefined, 400, 'env_vars must be an object of strings'],
       ['image and stack', { name: 'x', image: 'x', stack: 'sh' }, undefined, 400, 'stack is not supported for custom images'],
-      ['an unknown stack', { name: 'x', stack: 'cobol' }, Buffer.from('PK'), 400, 'stack must be one of: sh'],
+      ['an unknown stack', { name: 'x', stack: 'cobol' }, Buffer.from('PK'), 400, 'stack must be one of: node, sh'],
       ['a stack without a zip', { name: 'x', stack: 'sh' }, undefined, 400, 'stack is for zip packages'],
       ['a file that is not a zip', { name: 'x', stack: 'sh', command: 'x' }, Buffer.from('not a zip at all'), 400, 'file is not a valid zip archive'],
     ];

@@ -79,13 +79,19 @@ function parseData(text: string | undefined): Record<string, unknown> {
 }
 
 /** Checks every `data` field against the spec's rules and builds the upload. */
-export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined, stacks: Record<string, string>): Upload {
+export interface StackSettings {
+  stacks: Record<string, string>;
+  defaultStack: string;
+}
+
+export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined, { stacks, defaultStack }: StackSettings): Upload {
   const data = parseData(dataText);
   const name = optionalString(data, 'name');
   if (!name) throw notAcceptable('name is required');
   if (name.length > 255) throw badRequest('name must be at most 255 characters');
   const image = optionalString(data, 'image');
-  const stack = optionalString(data, 'stack');
+  // Old clients upload zips naming only a runtime: those run on the default stack.
+  const stack = optionalString(data, 'stack') ?? (zip && !image && defaultStack in stacks ? defaultStack : undefined);
   if (image && stack) throw badRequest('stack is not supported for custom images: give image or stack, not both');
   if (stack && !(stack in stacks)) throw badRequest(`stack must be one of: ${Object.keys(stacks).sort().join(', ')}`);
   if (stack && !zip) throw badRequest('stack is for zip packages: add the code zip as "file"');
@@ -113,7 +119,7 @@ export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined
   return { name, settings, zip };
 }
 
-export async function readUpload(request: FastifyRequest, maxCodeBytes: number, stacks: Record<string, string>): Promise<Upload> {
+export async function readUpload(request: FastifyRequest, maxCodeBytes: number, stacks: StackSettings): Promise<Upload> {
   const form = await readForm(request, maxCodeBytes);
   if (form.file && form.file.length === 0) form.file = undefined;
   const upload = uploadFrom(form.data, form.file, stacks);

@@ -34,7 +34,7 @@ export const codeRoutes: FastifyPluginAsync<CodeRouteOptions> = async (app, { ct
     schema: { params: projectParams, response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } } },
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
-      const upload = await readUpload(request, ctx.config.worker.maxCodeBytes, ctx.config.worker.stacks);
+      const upload = await readUpload(request, ctx.config.worker.maxCodeBytes, ctx.config.worker);
       const code = await codes.upload(projectId, upload);
       return { id: code.id, msg: 'Upload successful.' };
     },

@@ -27,6 +27,8 @@ export interface Config {
 export interface WorkerConfig {
   /** Stack name → the image that runs zip packages naming it. */
   stacks: Record<string, string>;
+  /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
+  defaultStack: string;
   maxCodeBytes: number;
   maxLogBytes: number;
   /** Key encrypting registry credentials at rest; when unset, a key file in dataDir. */
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     worker: {
       stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
+      defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
       maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
       secretKey: nonEmpty(env.FERRUM_SECRET_KEY),
