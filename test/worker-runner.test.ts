@@ -95,6 +95,14 @@ describe('a task runs in a container', () => {
     while ((await worker.log(id)) !== 'first\n' && Date.now() < deadline) await sleep(50);
     expect(await worker.log(id)).toBe('first\n');
     expect((await worker.task(id)).status).toBe('running');
+
+    // The container runs with the runner's limits, without privileges, on network none.
+    const { execFileSync } = await import('node:child_process');
+    const containerId = execFileSync('docker', ['ps', '-q', '--filter', `label=ferrum.task=${id}`]).toString().trim();
+    const [inspected] = JSON.parse(execFileSync('docker', ['inspect', containerId]).toString());
+    expect(inspected.HostConfig).toMatchObject({ NetworkMode: 'none', Memory: 512 * 1024 * 1024, PidsLimit: 256, NanoCpus: 1e9, Privileged: false });
+    expect(inspected.HostConfig.SecurityOpt).toContain('no-new-privileges');
+    expect(inspected.Config.Labels).toMatchObject({ 'ferrum.managed': 'true', 'ferrum.task': id, 'ferrum.project': server.projectId });
     await server.http.post(worker.path(`/tasks/${id}/cancel`));
   });
 

@@ -1,23 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../../src/core/errors.js';
-import type { WorkerServices } from '../../src/worker/services.js';
 import { requireProject } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams, type PagingQuery } from './params.js';
 import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
-
-interface CodeRouteOptions {
-  ctx: AppContext;
-  worker: WorkerServices;
-}
+import type { WorkerRouteOptions } from './route-options.js';
 
 /** A file name safe inside a quoted Content-Disposition parameter. */
 function downloadName(name: string, rev: number): string {
   return `${name.replace(/[^A-Za-z0-9._-]/g, '_')}_${rev}.zip`;
 }
 
-export const codeRoutes: FastifyPluginAsync<CodeRouteOptions> = async (app, { ctx, worker }) => {
+export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('preHandler', requireProject(ctx));
   const { codes } = worker;
 

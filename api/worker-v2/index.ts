@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { openWorkerServices } from '../../src/worker/services.js';
 import type { PluginOptions } from '../context.js';
 import { codeRoutes } from './codes.js';
-import { credentialRoutes, stackRoutes } from './stacks.js';
+import { credentialRoutes } from './credentials.js';
+import { stackRoutes } from './stacks.js';
 import { taskRoutes } from './tasks.js';
 import { webhookRoutes } from './webhook.js';
 

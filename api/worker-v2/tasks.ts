@@ -1,18 +1,12 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
-import type { WorkerServices } from '../../src/worker/services.js';
 import type { TaskRequest } from '../../src/worker/tasks.js';
 import { FINAL_STATUSES, LIMITS } from '../../src/worker/types.js';
 import { requireProject } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
 import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
 import { taskFilterOf, taskListQuery } from './task-query.js';
 import { msgSchema, queuedSchema, taskSchema, taskView } from './views.js';
-
-interface TaskRouteOptions {
-  ctx: AppContext;
-  worker: WorkerServices;
-}
+import type { WorkerRouteOptions } from './route-options.js';
 
 export const taskRequestProperties = {
   code_name: { type: 'string', minLength: 1 },
@@ -46,7 +40,7 @@ async function requireJsonContentType(request: FastifyRequest): Promise<void> {
   if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
 }
 
-export const taskRoutes: FastifyPluginAsync<TaskRouteOptions> = async (app, { ctx, worker }) => {
+export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('preHandler', requireProject(ctx));
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;

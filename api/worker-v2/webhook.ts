@@ -1,20 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { WorkerServices } from '../../src/worker/services.js';
 import { requireProject } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
 import { projectParams } from './params.js';
 import { taskRequestProperties } from './tasks.js';
-
-interface WebhookRouteOptions {
-  ctx: AppContext;
-  worker: WorkerServices;
-}
+import type { WorkerRouteOptions } from './route-options.js';
 
 /**
  * POST /tasks/webhook: whatever the body is, byte for byte, becomes the payload. This plugin
  * has its own content parsers so a JSON body is kept as sent rather than parsed.
  */
-export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app, { ctx, worker }) => {
+export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('preHandler', requireProject(ctx));
