@@ -4,7 +4,9 @@
  *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
  *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.2×).
  * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s).
- * BENCH_TASKS (default 1000) and BENCH_QUEUE_TASKS (default 20000) scale it.
+ * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
+ * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
+ * BENCH_TASKS (default 1000), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS (20000) scale it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +25,7 @@ import { startTestRedis } from '../test/helpers/redis.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1000);
 const QUEUE_TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 20000);
+const IDLE_TASKS = Number(process.env.BENCH_IDLE_TASKS ?? 50);
 const SLOTS = 4;
 const IMAGE = 'ferrum-test/busybox';
 const COMMAND = 'true';
@@ -93,6 +96,19 @@ async function main(): Promise<void> {
     const dockerWall = bareDockerWallMs(TASKS);
     console.log(`    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`);
     console.log(`    ratio ferrum/docker wall time: ${(ferrumWall / dockerWall).toFixed(2)}x (target <= 1.2x)`);
+
+    console.log(`(a') ${IDLE_TASKS} tasks queued one at a time on the idle runner`);
+    const idleLatencies: number[] = [];
+    for (let i = 0; i < IDLE_TASKS; i++) {
+      const response = await http.post(`/2/projects/${projectId}/tasks`, { tasks: [{ code_name: 'bench', payload: '{}' }] });
+      const id = response.body.tasks[0].id as string;
+      let start: string | null = null;
+      while (!(start = await client.hget(keys.task(projectId, id), 'start_time'))) await sleep(2);
+      idleLatencies.push(Number(start) - Number(await client.hget(keys.task(projectId, id), 'created_at')));
+      while ((await client.hget(keys.task(projectId, id), 'status')) === 'running') await sleep(5);
+    }
+    idleLatencies.sort((a, b) => a - b);
+    console.log(`    queue-to-start latency p50 ${percentile(idleLatencies, 50)} ms, p99 ${percentile(idleLatencies, 99)} ms`);
 
     console.log(`(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight`);
     await queueAll(http, projectId, 2000, 'bench-warmup', 8); // JIT and script caches warm, as in a running server

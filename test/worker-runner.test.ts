@@ -166,6 +166,18 @@ describe('a task runs in a container', () => {
     }
   });
 
+  it('stops what still runs when the drain time is up, as an error saying so', async () => {
+    const impatient = await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'short-drain', FERRUM_RUNNER_DRAIN_MS: '300' });
+    const id = await worker.queue('shell', 'sleep 30', { cluster: 'short-drain' });
+    await worker.waitFor(id, ['running']);
+    const stopping = Date.now();
+    await impatient.stop();
+    expect(Date.now() - stopping).toBeLessThan(10000);
+    const task = await worker.task(id);
+    expect(task.status).toBe('error');
+    expect(task.msg).toBe('The runner shut down before the task finished');
+  });
+
   it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
     const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: 'no-docker' };
     const blind = await Runner.start(loadConfig(env), server.redisUrl, pino({ level: 'silent' }), new Docker({ socketPath: '/nonexistent/docker.sock' }));
