@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import type { TestServer } from './helpers/server.js';
-import { startWorkerServer, uploadForm, WorkerClient, zipOf } from './helpers/worker.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { FAST_WORKER_ENV, uploadForm, WorkerClient, zipOf } from './helpers/worker.js';
+
+const MAX_CODE_BYTES = 200_000;
 
 let server: TestServer;
 let worker: WorkerClient;
 
 beforeAll(async () => {
-  server = await startWorkerServer();
+  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_WORKER_MAX_CODE_BYTES: String(MAX_CODE_BYTES) });
   worker = new WorkerClient(server.http, server.projectId);
 });
 
@@ -178,6 +180,14 @@ describe('code packages', () => {
       });
       expect(response.status).toBe(400);
       expect(response.body.msg).toMatch(/multipart|data/i);
+    });
+
+    it('a zip over the configured size', async () => {
+      const { randomBytes } = await import('node:crypto');
+      const big = await zipOf({ 'noise.bin': randomBytes(MAX_CODE_BYTES).toString('base64') });
+      const response = await post({ name: 'big', stack: 'sh', command: 'x' }, big);
+      expect(response.status).toBe(413);
+      expect(response.body.msg).toBe(`file must be at most ${MAX_CODE_BYTES} bytes`);
     });
 
     it('a file in another field', async () => {
