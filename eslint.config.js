@@ -14,5 +14,15 @@ export default tseslint.config(
   { files: ['bin/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON responses loosely on purpose.
   { files: ['test/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: ['web/**/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly', window: 'readonly', location: 'readonly', sessionStorage: 'readonly', fetch: 'readonly',
+        navigator: 'readonly', confirm: 'readonly', Node: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly',
+        setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', EventSource: 'readonly',
+      },
+    },
+  },
   { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

@@ -6,6 +6,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: ['default', 'json'],
+    // Read by scripts/test-summary.mjs for CI's one-line summary.
+    outputFile: { json: '.ci/results.json' },
   },
 });

@@ -1,10 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { cacheApi } from '../api/cache/index.js';
+import { dashboard } from '../api/dashboard.js';
 import { identityApi } from '../api/identity/index.js';
 import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import type { AppContext } from '../api/context.js';
 import { installContentTypes } from './content-types.js';
-import { installErrorHandling } from './error-handler.js';
+import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { installValidation } from './validation.js';
 
@@ -19,6 +21,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
   installErrorHandling(app);
@@ -30,7 +33,9 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
 
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
+  await app.register(cacheApi, { ctx });
   await app.register(workerV2Api, { ctx });
+  await app.register(dashboard, { ctx });
   await app.ready();
   return app;
 }

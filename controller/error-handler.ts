@@ -40,3 +40,13 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(404).send({ msg: `Endpoint not found: ${request.method} ${path}` });
   });
 }
+
+const ROUTER_MESSAGES: Record<string, string> = {
+  FST_ERR_BAD_URL: 'Invalid URL: a path segment is not valid percent-encoding',
+  FST_ERR_MAX_PARAM_LENGTH: 'URL path parameter too long',
+};
+
+/** Errors the router raises before any route runs (bad %-escapes, over-long parameters), as {"msg"}. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(error.statusCode ?? 400).send({ msg: ROUTER_MESSAGES[error.code] ?? error.message });
+}

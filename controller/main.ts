@@ -6,6 +6,7 @@ import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
+import { startCacheSweeper } from './cache-sweeper.js';
 import { writeIronJson } from './iron-json.js';
 
 export interface RunningController {
@@ -41,6 +42,7 @@ export async function startController(
     const ironJsonPath = bootstrap
       ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
       : null;
+    const cacheSweeper = startCacheSweeper(ctx, app.log);
     return {
       app,
       ctx,
@@ -49,6 +51,7 @@ export async function startController(
       bootstrap,
       ironJsonPath,
       async stop() {
+        await cacheSweeper?.stop();
         await app.close();
         await opened.close();
         await managed?.stop();

@@ -42,19 +42,5 @@ SCRIPT
   echo "built ferrum-test/task-echo" >&2
 fi
 
-# ferrum-test/node — ferrum-test/busybox plus this machine's node binary and the libraries it
-# links, for running code uploaded by Node clients (the iron_worker package's zip runner).
-if ! image_exists ferrum-test/node; then
-  node_bin="$(readlink -f "$(command -v node)")"
-  context="$(mktemp -d)"
-  mkdir -p "$context/root/bin"
-  cp "$node_bin" "$context/root/bin/node"
-  for lib in $(ldd "$node_bin" | grep -o '/[^ ]*'); do
-    mkdir -p "$context/root$(dirname "$lib")"
-    cp -L "$lib" "$context/root$lib"
-  done
-  printf 'FROM ferrum-test/busybox\nCOPY root/ /\n' > "$context/Dockerfile"
-  docker build --network none -q -t ferrum-test/node "$context" >/dev/null
-  rm -rf "$context"
-  echo "built ferrum-test/node" >&2
-fi
+# ferrum-test/node-base — Node from this machine's files, the base for building the Ferrum image.
+bash "$(dirname "$0")/build-node-base-image.sh" ferrum-test/node-base

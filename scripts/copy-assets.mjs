@@ -19,3 +19,4 @@ function copyTree(dir) {
 }
 
 for (const root of roots) copyTree(root);
+fs.cpSync('web', path.join('dist', 'web'), { recursive: true });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
-#   test:     services, plus busybox-static and the locally built test images (npm test)
+#   test:     services, plus busybox-static, the locally built test images and Debian's
+#             Chromium for the dashboard's browser tests (npm test)
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 mode="${1:-services}"
@@ -51,6 +52,10 @@ ensure_test_images() {
   bash "$(dirname "$0")/build-test-images.sh"
 }
 
+ensure_browser() {
+  [ -x /usr/bin/chromium ] || apt_install chromium || return 1
+}
+
 case "$mode" in
   services)
     ensure_redis || true   # the server itself explains how to install Redis when it is missing
@@ -60,6 +65,7 @@ case "$mode" in
     ensure_redis
     ensure_docker
     ensure_test_images
+    ensure_browser
     ;;
   *)
     echo "usage: $0 services|test" >&2

@@ -34,6 +34,12 @@ describe('error model', () => {
     expect((await server.http.request('POST', `/1/users/${'x'}`)).status).toBe(405);
   });
 
+  it('answers a broken percent-escape in the path with 400 {"msg"}', async () => {
+    const res = await server.http.get('/1/users/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toContain('percent-encoding');
+  });
+
   it('accepts JSON bodies on GET and DELETE, and empty JSON bodies', async () => {
     // fetch refuses a body on GET, as browsers do; existing clients send one anyway.
     const status = await new Promise<number>((resolve, reject) => {

@@ -15,6 +15,12 @@ export interface Config {
   publicHost: string | undefined;
   worker: WorkerConfig;
   runner: RunnerConfig;
+  cache: {
+    /** Largest item value accepted by the cache service, in bytes. */
+    maxValueBytes: number;
+    /** How often the cache sweeper reclaims expired items. */
+    sweepIntervalMs: number;
+  };
   bootstrap: {
     token: string | undefined;
     projectId: string | undefined;
@@ -113,6 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
       stalledCheckMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_STALLED_CHECK_MS', 30000)),
       drainMs: intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000),
       logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
+    },
+    cache: {
+      maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
+      sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
     },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),

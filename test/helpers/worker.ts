@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './server.js';
 
 /** Settings that keep worker tests fast: short heartbeats and lock checks, quick log flushes. */
 export const FAST_WORKER_ENV: Record<string, string> = {
-  FERRUM_WORKER_STACKS: 'sh=ferrum-test/busybox,node=ferrum-test/node',
+  FERRUM_WORKER_STACKS: 'sh=ferrum-test/busybox,node=ferrum-test/node-base',
   FERRUM_WORKER_DEFAULT_STACK: 'node',
   FERRUM_RUNNER_SLOTS: '4',
   FERRUM_RUNNER_NETWORK: 'none',

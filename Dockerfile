@@ -1,0 +1,49 @@
+# Ferrum: one image, two roles — `ferrum controller` (the default) and `ferrum runner`.
+#
+#   docker build --network host --build-arg BASE_IMAGE=node:20-bookworm-slim -t ferrum .
+#   docker run -e REDIS_URL=redis://redis:6379 -p 8080:8080 ferrum            # controller
+#   docker run -e REDIS_URL=... -v /var/run/docker.sock:/var/run/docker.sock \
+#     --group-add "$(stat -c %g /var/run/docker.sock)" ferrum runner
+#
+# BASE_IMAGE is any image with Node 20 (and npm, for the build stage) laid out like the
+# official node image. Without a registry, scripts/build-node-base-image.sh makes one from
+# this machine's own node binary (ferrum-test/node-base).
+# The build stage installs packages from the npm registry, so where containers have no network
+# of their own, build with `--network host`. Where the build cannot reach the registry at all,
+# build on the host instead (`npm install && npm run build && npm prune --omit=dev` in a clean
+# checkout) and make an image of the runtime stage below alone, copying package.json,
+# node_modules and dist from the checkout rather than from the build stage.
+#
+# The image has no redis-server: give it REDIS_URL (`ferrum start` without one refuses to run).
+ARG BASE_IMAGE=node:20-bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `npm install` honours package-lock.json as it is; `npm ci` is stricter and refuses this lock
+# file, which pins only the linux-x64 builds of optional platform packages.
+RUN npm install --no-fund --no-audit --no-update-notifier
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/copy-assets.mjs scripts/
+COPY bin bin
+COPY src src
+COPY api api
+COPY controller controller
+COPY runner runner
+COPY web web
+RUN npm run build && npm prune --omit=dev --no-fund --no-audit
+
+FROM ${BASE_IMAGE}
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    FERRUM_DATA_DIR=/var/lib/ferrum
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+RUN mkdir -p /var/lib/ferrum && chown 1000:1000 /var/lib/ferrum
+USER 1000:1000
+EXPOSE 8080
+ENTRYPOINT ["node", "/app/dist/bin/ferrum.js"]
+CMD ["controller"]

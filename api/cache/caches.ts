@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { MAX_PAGE } from '../../src/cache/item-rules.js';
+import { projectOf } from '../auth-hooks.js';
+import type { CacheApiOptions } from './index.js';
+import { cacheNameOf } from './paths.js';
+import { cacheInfoSchema, cacheListSchema, cacheParams, msgSchema, projectParams } from './views.js';
+
+const PREFIX = '/1/projects/:project_id/caches';
+
+/** Caches as a whole: list, info, clear, delete. */
+export const cacheRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store }) => {
+  app.get(PREFIX, {
+    schema: {
+      params: projectParams,
+      querystring: {
+        type: 'object',
+        properties: { page: { type: 'integer', minimum: 0, maximum: MAX_PAGE, default: 0 } },
+      },
+      response: { 200: cacheListSchema },
+    },
+    handler: async (request) => {
+      const projectId = projectOf(request).id;
+      const { page } = request.query as { page: number };
+      const names = await store.listCaches(projectId, page);
+      return names.map((name) => ({ project_id: projectId, name }));
+    },
+  });
+
+  app.get(`${PREFIX}/:cache_name`, {
+    schema: { params: cacheParams, response: { 200: cacheInfoSchema } },
+    handler: async (request) => {
+      const name = cacheNameOf(request);
+      const projectId = projectOf(request).id;
+      return { project_id: projectId, name, size: await store.size(projectId, name) };
+    },
+  });
+
+  app.delete(`${PREFIX}/:cache_name`, {
+    schema: { params: cacheParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      await store.dropItems(projectOf(request).id, cacheNameOf(request));
+      return { msg: 'Deleted.' };
+    },
+  });
+
+  app.post(`${PREFIX}/:cache_name/clear`, {
+    schema: { params: cacheParams, response: { 201: msgSchema } },
+    handler: async (request, reply) => {
+      await store.dropItems(projectOf(request).id, cacheNameOf(request));
+      return reply.code(201).send({ msg: 'Cleared.' });
+    },
+  });
+};

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
+import { badRequest, notFound } from '../../src/core/errors.js';
+import { projectOf } from '../auth-hooks.js';
+import type { CacheApiOptions } from './index.js';
+import { itemPathOf } from './paths.js';
+import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
+
+const ITEMS = '/1/projects/:project_id/caches/:cache_name/items';
+const ITEM = `${ITEMS}/:key`;
+
+interface PutBody {
+  value: unknown;
+  expires_in?: number;
+  add?: boolean;
+  replace?: boolean;
+  cas?: unknown;
+}
+
+const putBody = {
+  type: 'object',
+  required: ['value'],
+  properties: {
+    value: {},
+    expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
+    add: { type: 'boolean' },
+    replace: { type: 'boolean' },
+    cas: {}, // a number or a string of digits: checked by putCondition
+  },
+} as const;
+
+const incrementBody = {
+  type: 'object',
+  required: ['amount'],
+  properties: { amount: { type: 'integer' } },
+} as const;
+
+/** Items of a cache: put, get, increment, delete. */
+export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
+  app.put(ITEM, {
+    schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { cacheName, key } = itemPathOf(request);
+      const body = request.body as PutBody;
+      await store.put(projectOf(request).id, cacheName, key, {
+        json: encodeValue(body.value, maxValueBytes),
+        expiresIn: body.expires_in ?? 0,
+        condition: putCondition(body),
+      });
+      return { msg: 'Stored.' };
+    },
+  });
+
+  app.get(ITEM, {
+    schema: { params: itemParams },
+    handler: async (request, reply) => {
+      const { cacheName, key } = itemPathOf(request);
+      const item = await store.get(projectOf(request).id, cacheName, key);
+      if (!item) throw notFound('Item not found');
+      return reply.type(JSON_TYPE).send(itemJson(cacheName, key, item));
+    },
+  });
+
+  app.post(`${ITEM}/increment`, {
+    schema: { params: itemParams, body: incrementBody },
+    handler: async (request, reply) => {
+      const { cacheName, key } = itemPathOf(request);
+      const { amount } = request.body as { amount: number };
+      checkAmount(amount);
+      const value = await store.increment(projectOf(request).id, cacheName, key, amount);
+      return reply.code(201).type(JSON_TYPE).send(incrementJson(value));
+    },
+  });
+
+  // The router matches no empty path parameter: `/items/` would otherwise answer as if the
+  // method were wrong rather than the key missing.
+  app.route({
+    method: ['GET', 'PUT', 'DELETE'],
+    url: ITEMS,
+    handler: async () => {
+      throw badRequest('key must not be empty: items are addressed as /items/{key}');
+    },
+  });
+
+  app.delete(ITEM, {
+    schema: { params: itemParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { cacheName, key } = itemPathOf(request);
+      if (!(await store.deleteItem(projectOf(request).id, cacheName, key))) throw notFound('Item not found');
+      return { msg: 'Deleted.' };
+    },
+  });
+};

@@ -1,0 +1,45 @@
+import type { StoredItem } from '../../src/cache/cache-store.js';
+
+/** Wire shapes of the cache service. */
+
+export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
+
+const text = { type: 'string' } as const;
+
+export const projectParams = { type: 'object', required: ['project_id'], properties: { project_id: text } } as const;
+
+export const cacheParams = {
+  type: 'object',
+  required: ['project_id', 'cache_name'],
+  properties: { project_id: text, cache_name: text },
+} as const;
+
+export const itemParams = {
+  type: 'object',
+  required: ['project_id', 'cache_name', 'key'],
+  properties: { project_id: text, cache_name: text, key: text },
+} as const;
+
+export const cacheListSchema = {
+  type: 'array',
+  items: { type: 'object', properties: { project_id: text, name: text } },
+} as const;
+
+export const cacheInfoSchema = {
+  type: 'object',
+  properties: { project_id: text, name: text, size: { type: 'integer' } },
+} as const;
+
+// Items and increment results are written as JSON text by hand rather than through a response
+// schema: the stored value is already JSON, and re-parsing it in JavaScript would round
+// integers beyond 2^53 that Redis keeps exactly.
+
+export function itemJson(cacheName: string, key: string, item: StoredItem): string {
+  return `{"cache":${JSON.stringify(cacheName)},"key":${JSON.stringify(key)},"value":${item.json},"cas":${item.cas}}`;
+}
+
+export function incrementJson(value: string): string {
+  return `{"msg":"Added","value":${value}}`;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';

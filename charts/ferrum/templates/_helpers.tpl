@@ -1,0 +1,121 @@
+{{- /*
+Ferrum chart helpers. The templates use only Go text/template's built-in functions (no Sprig
+such as toYaml, include, default or b64enc) so that the chart's tests can render them with the
+Go template engine itself; Helm runs them unchanged. Hence: structured values are written as
+JSON flow style by "ferrum.json", and Secrets use stringData.
+*/ -}}
+
+{{- /* Any value as JSON (valid YAML flow style): maps with sorted keys, lists, strings, numbers, booleans. */ -}}
+{{- define "ferrum.json" -}}
+{{- $type := printf "%T" . -}}
+{{- if or (eq $type "map[string]interface {}") (eq $type "chartutil.Values") -}}
+{ {{- $first := true -}}
+{{- range $key, $value := . -}}
+{{- if not $first }}, {{ end -}}
+{{- $first = false -}}
+{{- printf "%q" $key }}: {{ template "ferrum.json" $value -}}
+{{- end -}} }
+{{- else if eq $type "[]interface {}" -}}
+[ {{- range $index, $value := . -}}
+{{- if $index }}, {{ end -}}
+{{- template "ferrum.json" $value -}}
+{{- end -}} ]
+{{- else if eq $type "string" -}}
+{{- printf "%q" . -}}
+{{- else if eq $type "<nil>" -}}
+null
+{{- else -}}
+{{- . -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* Labels every object carries, as the inside of a flow map: `labels: { {{- template "ferrum.labels" . }}, ... }`. */ -}}
+{{- define "ferrum.labels" -}}
+"app.kubernetes.io/name": "ferrum", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}, "app.kubernetes.io/version": {{ printf "%q" .Chart.AppVersion }}, "app.kubernetes.io/managed-by": {{ printf "%q" .Release.Service }}, "helm.sh/chart": {{ printf "%s-%s" .Chart.Name .Chart.Version | printf "%q" }}
+{{- end -}}
+
+{{- define "ferrum.selectorLabels" -}}
+"app.kubernetes.io/name": "ferrum", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}
+{{- end -}}
+
+{{- define "ferrum.image" -}}
+{{ printf "%s:%s" .Values.image.repository .Values.image.tag | printf "%q" }}
+{{- end -}}
+
+{{- /* Stops rendering with a message: calling an undefined template is an error in Go and Helm alike (Sprig's fail is not available here). */ -}}
+{{- define "ferrum.checkValues" -}}
+{{- if not .Values.secrets.existingSecret -}}
+{{- if or (not .Values.secrets.bootstrapToken) (not .Values.secrets.encryptionKey) -}}
+{{- template "ferrum: set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey" -}}
+{{- end -}}
+{{- end -}}
+{{- if le .Values.runner.terminationGracePeriodSeconds .Values.runner.drainSeconds -}}
+{{- template "ferrum: runner.terminationGracePeriodSeconds must exceed runner.drainSeconds" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "ferrum.secretName" -}}
+{{- if .Values.secrets.existingSecret -}}
+{{ .Values.secrets.existingSecret }}
+{{- else -}}
+{{ .Release.Name }}-secrets
+{{- end -}}
+{{- end -}}
+
+{{- /* Environment both roles share, as container env list items (12 spaces deep). */ -}}
+{{- define "ferrum.commonEnv" }}
+            - name: REDIS_URL
+{{- if .Values.redis.bundled.enabled }}
+              value: {{ printf "redis://%s-redis:6379" .Release.Name | printf "%q" }}
+{{- else }}
+              valueFrom:
+                secretKeyRef:
+{{- if .Values.redis.existingSecret }}
+                  name: {{ printf "%q" .Values.redis.existingSecret }}
+                  key: {{ printf "%q" .Values.redis.existingSecretKey }}
+{{- else }}
+                  name: {{ printf "%s-redis-url" .Release.Name | printf "%q" }}
+                  key: redis-url
+{{- end }}
+{{- end }}
+            - name: FERRUM_KEY_PREFIX
+              value: {{ printf "%q" .Values.keyPrefix }}
+            - name: LOG_LEVEL
+              value: {{ printf "%q" .Values.logLevel }}
+            - name: FERRUM_ENCRYPTION_KEY
+              valueFrom:
+                secretKeyRef:
+                  name: {{ template "ferrum.secretName" . }}
+                  key: encryption-key
+{{- end -}}
+
+{{- define "ferrum.imagePullSecrets" -}}
+{{- if .Values.imagePullSecrets }}
+      imagePullSecrets:
+{{- range .Values.imagePullSecrets }}
+        - name: {{ printf "%q" . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- /* The Docker engine sidecar of dind mode, as a container list item (8 spaces deep). It
+listens only on a unix socket in a volume shared with the runner, owned by socketGid. */ -}}
+{{- define "ferrum.dindContainer" }}
+        - name: dind
+          image: {{ printf "%q" .Values.runner.docker.dind.image }}
+          args: ["dockerd", "--host=unix:///var/run/dind/docker.sock", {{ printf "--group=%v" .Values.runner.docker.socketGid | printf "%q" }}]
+          env:
+            - name: DOCKER_TLS_CERTDIR
+              value: ""
+          securityContext: { privileged: true }
+          resources: {{ template "ferrum.json" .Values.runner.docker.dind.resources }}
+          startupProbe:
+            exec: { command: ["docker", "--host=unix:///var/run/dind/docker.sock", "info"] }
+            periodSeconds: 2
+            failureThreshold: 60
+          volumeMounts:
+            - name: dind-socket
+              mountPath: /var/run/dind
+            - name: dind-storage
+              mountPath: /var/lib/docker
+{{- end -}}

@@ -1,0 +1,57 @@
+-- Shared functions, prepended to every cache item script (see scripts.ts).
+-- Key layout of the item scripts, all under one project's hash tag:
+--   KEYS[1] values   hash  item key -> the value as JSON text
+--   KEYS[2] cas      hash  item key -> cas of the stored version
+--   KEYS[3] expiry   zset  item key -> expiry time (ms); only items that expire
+--   KEYS[4] names    zset  cache names holding items (score 0: ordered by name)
+--   KEYS[5] live     zset  cache name -> when its last item expires (+inf: never)
+--   KEYS[6] due      zset  cache name -> when its first item expires (for the sweeper)
+--   KEYS[7] sequence string, the project's cas counter (never deleted, so a cas is never reused)
+-- An item is live when it is in the values hash and its expiry, if any, is in the future.
+
+local function now_ms()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+local function is_live(key, now)
+  if redis.call('HEXISTS', KEYS[1], key) == 0 then return false end
+  local expires_at = redis.call('ZSCORE', KEYS[3], key)
+  return (not expires_at) or tonumber(expires_at) > now
+end
+
+local function remove_items(keys)
+  if #keys == 0 then return end
+  redis.call('HDEL', KEYS[1], unpack(keys))
+  redis.call('HDEL', KEYS[2], unpack(keys))
+  redis.call('ZREM', KEYS[3], unpack(keys))
+end
+
+local function next_cas()
+  return redis.call('INCR', KEYS[7])
+end
+
+-- Brings the project's indexes of cache `name` in line with its items: a cache is listed
+-- while it holds items, live until its last expiry, and due for sweeping at its first.
+local function refresh(name)
+  local count = redis.call('HLEN', KEYS[1])
+  if count == 0 then
+    redis.call('UNLINK', KEYS[2], KEYS[3])
+    redis.call('ZREM', KEYS[4], name)
+    redis.call('ZREM', KEYS[5], name)
+    redis.call('ZREM', KEYS[6], name)
+    return
+  end
+  redis.call('ZADD', KEYS[4], 0, name)
+  local expiring = redis.call('ZCARD', KEYS[3])
+  if expiring < count then
+    redis.call('ZADD', KEYS[5], '+inf', name)
+  else
+    redis.call('ZADD', KEYS[5], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2], name)
+  end
+  if expiring > 0 then
+    redis.call('ZADD', KEYS[6], redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2], name)
+  else
+    redis.call('ZREM', KEYS[6], name)
+  end
+end

@@ -1,0 +1,128 @@
+import type { Redis } from 'ioredis';
+import { badRequest, conflict, notFound } from '../core/errors.js';
+import type { KeySpace } from '../core/redis.js';
+import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
+import { CacheKeys } from './keys.js';
+import { scripts } from './scripts.js';
+
+export interface StoredItem {
+  /** The value as JSON text, exactly as stored (integers keep all 64 bits). */
+  json: string;
+  cas: number;
+}
+
+export interface NewItem {
+  json: string;
+  /** Seconds until the item expires; 0 keeps it until it is deleted. */
+  expiresIn: number;
+  condition: PutCondition;
+}
+
+type PutOutcome = ['stored', number] | ['exists'] | ['missing'] | ['cas_mismatch'];
+type IncrementOutcome = ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'];
+
+const PUT_REFUSALS: Record<Exclude<PutOutcome[0], 'stored'>, () => Error> = {
+  exists: () => conflict('Item already exists: add stores only keys that are not in the cache'),
+  missing: () => notFound('Item not found: replace and cas store only keys that are in the cache'),
+  cas_mismatch: () => conflict('cas mismatch: the item has changed since that cas was read'),
+};
+
+const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok'>, string> = {
+  not_numeric: 'Cannot increment: the value is not a number',
+  not_integer: 'Cannot increment: the value is not an integer',
+  out_of_range: 'Cannot increment: the value is not an integer in the 64-bit signed range',
+  overflow: 'Cannot increment: the result would overflow the 64-bit signed integer range',
+};
+
+/** Named caches of key/value items in Redis. Knows nothing of HTTP or of who may call. */
+export class CacheStore {
+  private readonly cacheKeys: CacheKeys;
+  /** Projects known to be registered for sweeping, so the registration is sent once. */
+  private readonly registered = new Set<string>();
+
+  constructor(
+    private readonly redis: Redis,
+    keys: KeySpace,
+  ) {
+    this.cacheKeys = new CacheKeys(keys);
+  }
+
+  /** Names of the caches holding live items, by name, `CACHES_PER_PAGE` per page. */
+  async listCaches(projectId: string, page: number): Promise<string[]> {
+    const [names, live] = this.cacheKeys.projectIndexes(projectId);
+    return scripts.list.run<string[]>(this.redis, [names, live], [page * CACHES_PER_PAGE, CACHES_PER_PAGE]);
+  }
+
+  async size(projectId: string, cacheName: string): Promise<number> {
+    return scripts.size.run<number>(this.redis, this.cacheKeys.cacheItems(projectId, cacheName));
+  }
+
+  /** Removes every item; the cache is gone until something is stored in it again. */
+  async dropItems(projectId: string, cacheName: string): Promise<void> {
+    await scripts.dropItems.run(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [cacheName]);
+  }
+
+  /** Stores an item under its condition and returns the new cas; 404/409 when the condition fails. */
+  async put(projectId: string, cacheName: string, key: string, item: NewItem): Promise<number> {
+    if (item.expiresIn > 0) await this.registerForSweeping(projectId);
+    const { condition } = item;
+    const outcome = await scripts.put.run<PutOutcome>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [
+      cacheName,
+      key,
+      item.json,
+      condition.kind === 'always' ? '' : condition.kind,
+      condition.kind === 'cas' ? condition.cas : '',
+      item.expiresIn,
+    ]);
+    if (outcome[0] !== 'stored') throw PUT_REFUSALS[outcome[0]]();
+    return outcome[1];
+  }
+
+  async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
+    const keys = this.cacheKeys.cacheItems(projectId, cacheName);
+    const found = await scripts.get.run<[string, string] | null>(this.redis, keys, [key]);
+    return found ? { json: found[0], cas: Number(found[1]) } : null;
+  }
+
+  /** Adds `amount` atomically and returns the resulting integer as decimal text. */
+  async increment(projectId: string, cacheName: string, key: string, amount: number): Promise<string> {
+    const outcome = await scripts.increment.run<IncrementOutcome>(
+      this.redis,
+      this.cacheKeys.itemScriptKeys(projectId, cacheName),
+      [cacheName, key, String(amount)],
+    );
+    if (outcome[0] !== 'ok') throw badRequest(INCREMENT_REFUSALS[outcome[0]]);
+    return outcome[1];
+  }
+
+  /** Deletes an item; false when there was no live item to delete. */
+  async deleteItem(projectId: string, cacheName: string, key: string): Promise<boolean> {
+    const keys = this.cacheKeys.itemScriptKeys(projectId, cacheName);
+    return (await scripts.deleteItem.run<number>(this.redis, keys, [cacheName, key])) === 1;
+  }
+
+  /** Reclaims up to `limit` expired items of a cache; returns how many. */
+  async sweepCache(projectId: string, cacheName: string, limit: number): Promise<number> {
+    const keys = this.cacheKeys.itemScriptKeys(projectId, cacheName);
+    return scripts.sweep.run<number>(this.redis, keys, [cacheName, limit]);
+  }
+
+  /** Caches of a project whose first expiry is at or before `now`. */
+  async dueCaches(projectId: string, now: number, limit: number): Promise<string[]> {
+    const [, , due] = this.cacheKeys.projectIndexes(projectId);
+    return this.redis.zrangebyscore(due, '-inf', now, 'LIMIT', 0, limit);
+  }
+
+  /** One SSCAN step over the projects that have stored expiring items. */
+  async scanSweptProjects(cursor: string): Promise<[string, string[]]> {
+    return this.redis.sscan(this.cacheKeys.sweptProjects(), cursor, 'COUNT', 200);
+  }
+
+  // Written before the item, so a crash in between leaves a harmless registration, never an
+  // expiring item the sweeper cannot find. Registrations are kept: one set member per project.
+  private async registerForSweeping(projectId: string): Promise<void> {
+    if (this.registered.has(projectId)) return;
+    await this.redis.sadd(this.cacheKeys.sweptProjects(), projectId);
+    this.registered.add(projectId);
+  }
+}

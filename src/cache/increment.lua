@@ -1,0 +1,37 @@
+-- Adds `amount` to an item's integer value, creating the item with `amount` when it is absent.
+-- Redis's HINCRBY does the exact 64-bit signed arithmetic and refuses overflow; the result is
+-- read back as text because Lua numbers are doubles. A value stored as a string of digits
+-- stays a string.
+-- ARGV: cache name, item key, amount (decimal integer text).
+-- Returns {'ok', value text} or {'not_numeric'} / {'not_integer'} / {'out_of_range'} / {'overflow'}.
+local name, key, amount = ARGV[1], ARGV[2], ARGV[3]
+
+if not is_live(key, now_ms()) then
+  remove_items({key})
+  redis.call('HSET', KEYS[1], key, amount)
+  redis.call('HSET', KEYS[2], key, next_cas())
+  refresh(name)
+  return {'ok', amount}
+end
+
+local current = redis.call('HGET', KEYS[1], key)
+local digits = string.match(current, '^"(-?%d+)"$')
+local quoted = digits ~= nil
+if not quoted then digits = string.match(current, '^-?%d+$') end
+if not digits then
+  if string.match(current, '^-?%d') then return {'not_integer'} end
+  return {'not_numeric'}
+end
+
+if quoted then redis.call('HSET', KEYS[1], key, digits) end
+local added = redis.pcall('HINCRBY', KEYS[1], key, amount)
+if type(added) == 'table' and added.err then
+  if quoted then redis.call('HSET', KEYS[1], key, current) end
+  if string.find(added.err, 'overflow', 1, true) then return {'overflow'} end
+  return {'out_of_range'}
+end
+
+local result = redis.call('HGET', KEYS[1], key)
+if quoted then redis.call('HSET', KEYS[1], key, '"' .. result .. '"') end
+redis.call('HSET', KEYS[2], key, next_cas())
+return {'ok', result}

@@ -1,0 +1,39 @@
+import type { KeySpace } from '../core/redis.js';
+
+/**
+ * Key names of the cache service. Every key of one project shares the hash tag
+ * `{cache:<project>}`, so one script may touch a cache and the project's indexes together.
+ */
+export class CacheKeys {
+  constructor(private readonly keys: KeySpace) {}
+
+  private tag(projectId: string): string {
+    return `{cache:${projectId}}`;
+  }
+
+  /** The seven keys of the item scripts that write, in the order cache-state.lua documents. */
+  itemScriptKeys(projectId: string, cacheName: string): string[] {
+    return [
+      ...this.cacheItems(projectId, cacheName),
+      ...this.projectIndexes(projectId),
+      this.keys.of(this.tag(projectId), 'cas-sequence'),
+    ];
+  }
+
+  /** values, cas and expiry of one cache: all that the scripts that only read need. */
+  cacheItems(projectId: string, cacheName: string): [string, string, string] {
+    const tag = this.tag(projectId);
+    return [this.keys.of(tag, 'values', cacheName), this.keys.of(tag, 'cas', cacheName), this.keys.of(tag, 'expiry', cacheName)];
+  }
+
+  /** names, live and due: the project-wide indexes of caches. */
+  projectIndexes(projectId: string): [string, string, string] {
+    const tag = this.tag(projectId);
+    return [this.keys.of(tag, 'names'), this.keys.of(tag, 'live'), this.keys.of(tag, 'due')];
+  }
+
+  /** The projects that have stored expiring items: what the sweeper visits. */
+  sweptProjects(): string {
+    return this.keys.of('{cache}', 'swept-projects');
+  }
+}

@@ -1,0 +1,3 @@
+-- Counts the live items of a cache: all stored items less those already expired.
+-- KEYS: values, cas, expiry.
+return redis.call('HLEN', KEYS[1]) - redis.call('ZCOUNT', KEYS[3], '-inf', now_ms())

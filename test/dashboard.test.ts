@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from './helpers/browser.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchBrowser();
+  page = await browser.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function signIn() {
+  await page.goto(server.url + '/');
+  await page.getByLabel('E-mail').fill('admin@ferrum.local');
+  await page.getByLabel('Password').fill('admin-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('dashboard', () => {
+  it('serves the app at / with no request beyond this server (no CDN)', async () => {
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
+    await page.goto(server.url + '/');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(outside).toEqual([]);
+    await screenshot(page, 'sign-in');
+    // API paths keep priority over the dashboard
+    expect((await server.http.get('/1/nothing')).status).toBe(404);
+  });
+
+  it('refuses a wrong password with a message', async () => {
+    await page.goto(server.url + '/');
+    await page.getByLabel('E-mail').fill('admin@ferrum.local');
+    await page.getByLabel('Password').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: 15_000 }).toContain('Invalid e-mail or password');
+  });
+
+  it('signs in, then lists projects', async () => {
+    await signIn();
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain(server.projectId);
+    await screenshot(page, 'projects');
+  });
+
+  it('creates a token, shows it once, and it works', async () => {
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('heading', { name: 'Tokens' }).waitFor();
+    await page.getByLabel('Name').fill('from the dashboard');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const value = await page.getByLabel('New token value').inputValue();
+    expect(value.length).toBeGreaterThan(20);
+    expect((await server.http.get('/1/tokens', { token: value })).status).toBe(200);
+    await screenshot(page, 'tokens');
+  });
+
+  it('is usable with the keyboard: the sign-in form submits with Enter', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('E-mail').focus();
+    await page.keyboard.type('admin@ferrum.local');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('admin-password');
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Tokens' }).waitFor();
+    expect(fs.existsSync('test-output/screenshots/sign-in.png')).toBe(true);
+  });
+});

@@ -1,0 +1,94 @@
+import { api, ApiError, session } from './api.js';
+import { errorBox, h } from './dom.js';
+import { cachePage, cachesPage } from './pages/caches.js';
+import { clusterPage, clustersPage } from './pages/clusters.js';
+import { codePage, codesPage } from './pages/codes.js';
+import { projectPage, projectsPage } from './pages/projects.js';
+import { queuePage, queuesPage } from './pages/queues.js';
+import { schedulesPage } from './pages/schedules.js';
+import { signInPage } from './pages/signin.js';
+import { taskPage, tasksPage } from './pages/tasks.js';
+import { tokensPage } from './pages/tokens.js';
+
+// Route table: the first path segment after '#/' picks the page; a second segment is its id.
+const ROUTES = {
+  signin: { page: signInPage, public: true },
+  projects: { page: projectsPage, detail: projectPage, title: 'Projects' },
+  tokens: { page: tokensPage, title: 'Tokens' },
+  queues: { page: queuesPage, detail: queuePage, title: 'Queues', needsProject: true },
+  caches: { page: cachesPage, detail: cachePage, title: 'Caches', needsProject: true },
+  codes: { page: codesPage, detail: codePage, title: 'Code', needsProject: true },
+  tasks: { page: tasksPage, detail: taskPage, title: 'Tasks', needsProject: true },
+  schedules: { page: schedulesPage, title: 'Schedules', needsProject: true },
+  clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
+};
+const NAV = ['queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'projects', 'tokens'];
+
+export function navigate(hash) {
+  if (location.hash === hash) render();
+  else location.hash = hash;
+}
+
+function parseHash() {
+  const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
+  const [name, ...rest] = path.split('/');
+  return { name: name || (session.token ? 'queues' : 'signin'), id: rest.length ? decodeURIComponent(rest.join('/')) : undefined, params: new URLSearchParams(query) };
+}
+
+function renderNav(active) {
+  const nav = document.getElementById('nav');
+  const sessionBox = document.getElementById('session');
+  if (!session.token) {
+    nav.replaceChildren();
+    sessionBox.replaceChildren();
+    return;
+  }
+  nav.replaceChildren(
+    ...NAV.map((name) => h('a', { href: `#/${name}`, 'aria-current': name === active ? 'page' : undefined }, ROUTES[name].title)),
+  );
+  sessionBox.replaceChildren(
+    session.projectId ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId)) : null,
+    h('button', { class: 'link', onclick: () => { session.clear(); navigate('#/signin'); } }, 'Sign out'),
+  );
+}
+
+async function render() {
+  const main = document.getElementById('main');
+  let { name, id, params } = parseHash();
+  let route = ROUTES[name];
+  if (!route) {
+    main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Home')));
+    return;
+  }
+  if (!route.public && !session.token) return navigate('#/signin');
+  if (route.needsProject && !session.projectId) {
+    name = 'projects';
+    route = ROUTES.projects;
+    id = undefined;
+  }
+  renderNav(name);
+  main.setAttribute('aria-busy', 'true');
+  try {
+    const page = id !== undefined && route.detail ? route.detail : route.page;
+    const content = await page(navigate, id, params);
+    main.replaceChildren(content);
+    document.title = `${route.title || 'Sign in'} · Ferrum`;
+    const heading = main.querySelector('h1');
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      session.clear();
+      return navigate('#/signin');
+    }
+    main.replaceChildren(h('h1', {}, 'Something went wrong'), errorBox(error));
+  } finally {
+    main.removeAttribute('aria-busy');
+  }
+}
+
+window.addEventListener('hashchange', render);
+render();
+export { api };

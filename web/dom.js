@@ -1,0 +1,80 @@
+// A few helpers to build the page from plain DOM nodes (no framework, no build step).
+
+/** h('button', { onclick, class: 'x' }, 'Label', child…) */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (name === 'class') el.className = value;
+    else if (name === 'dataset') Object.assign(el.dataset, value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** A table with a header row; `rows` are arrays of cells (strings or nodes). */
+export function table(headers, rows, { empty = 'Nothing here yet.', caption } = {}) {
+  if (rows.length === 0) return h('p', { class: 'empty' }, empty);
+  return h(
+    'table',
+    {},
+    caption ? h('caption', {}, caption) : null,
+    h('thead', {}, h('tr', {}, headers.map((title) => h('th', { scope: 'col' }, title)))),
+    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell) => h('td', {}, cell ?? ''))))),
+  );
+}
+
+/** A labelled input; returns [labelNode, inputNode]. */
+export function field(label, attrs = {}) {
+  const id = attrs.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Math.random().toString(36).slice(2, 7)}`;
+  const input = attrs.multiline ? h('textarea', { ...attrs, id, multiline: undefined }) : h('input', { type: 'text', ...attrs, id });
+  return [h('label', { for: id }, label), input];
+}
+
+/** A form whose submit runs `onSubmit(formValues)`; errors show inside the form. */
+export function form(fields, submitLabel, onSubmit, attrs = {}) {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const button = h('button', { type: 'submit' }, submitLabel);
+  const el = h('form', attrs, fields, button, error);
+  el.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    button.disabled = true;
+    try {
+      await onSubmit(Object.fromEntries(new FormData(el).entries()), el);
+    } catch (e) {
+      error.textContent = e.message;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el;
+}
+
+export function toast(message) {
+  const el = document.getElementById('toast');
+  el.textContent = message;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (el.textContent = ''), 4000);
+}
+
+export function time(value) {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.getUTCFullYear() < 1971 ? '' : date.toLocaleString(); // the zero timestamp means unset
+}
+
+export function errorBox(error) {
+  return h('p', { class: 'error', role: 'alert' }, error.message || String(error));
+}

@@ -1,0 +1,23 @@
+import { api, session } from '../api.js';
+import { field, form, h } from '../dom.js';
+
+export async function signInPage(navigate) {
+  return h(
+    'section',
+    { class: 'narrow' },
+    h('h1', {}, 'Sign in'),
+    form(
+      [field('E-mail', { name: 'email', type: 'email', required: true, autocomplete: 'username', autofocus: true }),
+        field('Password', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })],
+      'Sign in',
+      async ({ email, password }) => {
+        const user = await api('POST', '/1/authentication', { email, password }, { auth: false });
+        session.token = user.tokens[0];
+        const { projects } = await api('GET', '/1/projects');
+        session.projectId = projects[0] ? projects[0].id : null;
+        navigate(session.projectId ? '#/queues' : '#/projects');
+      },
+      { 'aria-label': 'Sign in' },
+    ),
+  );
+}

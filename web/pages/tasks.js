@@ -1,0 +1,86 @@
+import { api, projectPath } from '../api.js';
+import { h, table, time, toast } from '../dom.js';
+
+const worker = (rest) => projectPath('/2', rest);
+const STATUSES = ['queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'];
+const FINISHED = new Set(['complete', 'error', 'cancelled', 'timeout']);
+const statusCell = (status) => h('span', { class: `status-${status}` }, status);
+
+export async function tasksPage(navigate, _id, params) {
+  const page = Number(params.get('page') || 0);
+  const query = new URLSearchParams({ per_page: '30', page: String(page) });
+  const codeName = params.get('code_name') || '';
+  const status = params.get('status') || '';
+  if (codeName) query.set('code_name', codeName);
+  if (status) query.set(status, '1');
+  const { tasks } = await api('GET', worker(`/tasks?${query}`));
+  const filter = (changes) => {
+    const next = new URLSearchParams({ code_name: codeName, status, ...changes });
+    for (const [key, value] of [...next]) if (!value) next.delete(key);
+    navigate(`#/tasks?${next}`);
+  };
+  const statusSelect = h('select', { id: 'status-filter', onchange: (e) => filter({ status: e.target.value, page: '' }) },
+    h('option', { value: '' }, 'All statuses'),
+    STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)));
+  const codeInput = h('input', { id: 'code-filter', value: codeName, placeholder: 'code name' });
+  return h(
+    'section',
+    {},
+    h('h1', {}, 'Tasks'),
+    h('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); filter({ code_name: codeInput.value.trim(), page: '' }); } },
+      h('label', { for: 'status-filter' }, 'Status'), statusSelect,
+      h('label', { for: 'code-filter' }, 'Code package'), codeInput,
+      h('button', { type: 'submit' }, 'Filter')),
+    table(['Id', 'Code', 'Status', 'Created', 'Duration'], tasks.map((task) => [
+      h('a', { href: `#/tasks/${task.id}` }, h('code', {}, task.id)),
+      task.code_name,
+      statusCell(task.status),
+      time(task.created_at),
+      task.duration !== undefined ? `${task.duration} ms` : '',
+    ]), { empty: 'No tasks match.' }),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+      page > 0 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page - 1) }); } }, '« Previous page') : null,
+      tasks.length === 30 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page + 1) }); } }, 'Next page »') : null),
+  );
+}
+
+export async function taskPage(navigate, id) {
+  const base = `/tasks/${encodeURIComponent(id)}`;
+  const facts = h('dl', { class: 'facts', id: 'task-facts' });
+  const log = h('pre', { class: 'log', id: 'task-log', 'aria-live': 'polite' });
+  const actions = h('div', { class: 'actions' });
+  let timer;
+  const refresh = async () => {
+    if (!document.body.contains(log) && timer) return clearInterval(timer);
+    const task = await api('GET', worker(base));
+    facts.replaceChildren(
+      h('dt', {}, 'Status'), h('dd', {}, statusCell(task.status)),
+      h('dt', {}, 'Code'), h('dd', {}, `${task.code_name} (revision ${task.code_rev})`),
+      h('dt', {}, 'Created'), h('dd', {}, time(task.created_at)),
+      h('dt', {}, 'Started'), h('dd', {}, time(task.start_time)),
+      h('dt', {}, 'Ended'), h('dd', {}, time(task.end_time)),
+      h('dt', {}, 'Duration'), h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
+      h('dt', {}, 'Message'), h('dd', {}, task.msg || ''),
+      task.percent !== undefined ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
+      h('dt', {}, 'Payload'), h('dd', {}, h('pre', {}, task.payload || '')),
+    );
+    log.textContent = await api('GET', worker(`${base}/log`), undefined, { accept: 'text/plain' }).catch(() => '');
+    actions.replaceChildren(
+      FINISHED.has(task.status)
+        ? h('button', { onclick: async () => { const r = await api('POST', worker(`${base}/retry`), {}); toast('Retried'); navigate(`#/tasks/${r.tasks[0].id}`); } }, 'Retry')
+        : h('button', { class: 'danger', onclick: async () => { await api('POST', worker(`${base}/cancel`), {}); toast('Cancelled'); await refresh(); } }, 'Cancel'),
+    );
+    if (FINISHED.has(task.status) && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+    return task;
+  };
+  const task = await refresh();
+  if (!FINISHED.has(task.status)) timer = setInterval(() => refresh().catch(() => undefined), 1000);
+  return h('section', {},
+    h('p', {}, h('a', { href: '#/tasks' }, '← Tasks')),
+    h('h1', {}, 'Task ', h('code', {}, id)),
+    facts, actions,
+    h('h2', {}, 'Log'), log);
+}
