@@ -94,8 +94,10 @@ export class DockerExecutor {
     let timedOut = false;
     let deadline: NodeJS.Timeout | undefined;
     try {
-      await container.putArchive(this.archiveOf(spec), { path: '/' });
-      const output = await container.attach({ stream: true, stdout: true, stderr: true });
+      const [output] = await Promise.all([
+        container.attach({ stream: true, stdout: true, stderr: true }),
+        container.putArchive(this.archiveOf(spec), { path: '/' }),
+      ]);
       const ended = new Promise<void>((resolve) => {
         output.on('end', resolve);
         output.on('close', resolve);
