@@ -15,7 +15,8 @@ export async function startAllInOne(config: Config, options: { logger?: FastifyS
   const controller = await startController(config, options);
   let runner: Runner;
   try {
-    runner = await Runner.start(config, controller.ctx.redisUrl, controller.app.log as Logger);
+    // The runner's metrics join the controller's, on its /metrics.
+    runner = await Runner.start(config, controller.ctx.redisUrl, controller.app.log as Logger, undefined, controller.ctx.metrics.registry);
   } catch (error) {
     await controller.stop();
     throw error;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
@@ -12,6 +13,7 @@ import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
 import type { RunnerInstance } from '../src/worker/runner-registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import { DockerExecutor } from './docker-executor.js';
+import { RunnerMetrics } from './metrics.js';
 import { LABELS, removeOrphanContainers } from './orphans.js';
 import { TaskRun, type RunnerIdentity } from './task-run.js';
 
@@ -40,6 +42,7 @@ export class Runner {
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopping: Promise<void> | null = null;
   private readonly workerConnection;
+  private readonly metrics: RunnerMetrics;
 
   private constructor(
     private readonly config: Config,
@@ -49,7 +52,9 @@ export class Runner {
     private readonly closeConnections: () => void,
     readonly log: Logger,
     docker: Docker,
+    registry: Registry,
   ) {
+    this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
     this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', { maxRetriesPerRequest: null, enableAutoPipelining: false });
     this.identity = {
@@ -63,7 +68,8 @@ export class Runner {
     };
   }
 
-  static async start(config: Config, redisUrl: string, log: Logger, docker = new Docker()): Promise<Runner> {
+  /** `registry`: where the runner's metrics go (the controller's, in the all-in-one process). */
+  static async start(config: Config, redisUrl: string, log: Logger, docker = new Docker(), registry = new Registry()): Promise<Runner> {
     const redis = createRedisClient(redisUrl, 'runner');
     const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
     const bus = new EventBus(subscriber, redis);
@@ -73,7 +79,7 @@ export class Runner {
       subscriber.disconnect();
       redis.disconnect();
     };
-    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker);
+    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker, registry);
     await runner.begin();
     return runner;
   }
@@ -105,7 +111,7 @@ export class Runner {
 
   private async process(job: Job<TaskJob>): Promise<void> {
     const run = new TaskRun(
-      { config: this.config, worker: this.services, executor: this.executor, runner: this.identity, log: this.log },
+      { config: this.config, worker: this.services, executor: this.executor, runner: this.identity, log: this.log, metrics: this.metrics },
       job.data.project_id,
       job.data.task_id,
     );

@@ -5,6 +5,7 @@ import type { CodeRevision, Task, TaskStatus } from '../src/worker/types.js';
 import { containerSpecOf } from './container-spec.js';
 import { ExecutorError, type DockerExecutor } from './docker-executor.js';
 import { LogShipper } from './log-shipper.js';
+import type { RunnerMetrics } from './metrics.js';
 import { prepareTaskFiles, type TaskFiles } from './task-files.js';
 
 /** Why a running task's container was stopped early. */
@@ -22,6 +23,7 @@ export interface TaskRunDeps {
   executor: DockerExecutor;
   runner: RunnerIdentity;
   log: Logger;
+  metrics: RunnerMetrics;
 }
 
 interface Outcome {
@@ -61,6 +63,7 @@ export class TaskRun {
       files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
       const started = await worker.statuses.change(this.projectId, this.taskId, { from: ['preparing'], to: 'running', runner: runner.id });
       if (!started.changed) return;
+      this.deps.metrics.started(task.created_at + task.delay * 1000);
       const outcome = await this.runContainer(task, revision, image, files.dir);
       if (outcome) await this.finish(['running'], outcome);
     } catch (error) {
@@ -105,7 +108,8 @@ export class TaskRun {
 
   private async finish(from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
-    await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
+    const result = await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
+    if (result.changed) this.deps.metrics.finished(outcome.status);
   }
 
   /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */

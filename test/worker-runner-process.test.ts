@@ -2,6 +2,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
+import { freeLoopbackPort } from '../src/core/free-port.js';
 import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
@@ -17,10 +18,10 @@ const children: ChildProcess[] = [];
 const runners: Runner[] = [];
 
 /** `ferrum runner` as its own process, as it runs on a worker machine. */
-function spawnRunner(cluster: string): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+function spawnRunner(cluster: string, port = 0): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-    env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: cluster, LOG_LEVEL: 'info' },
+    env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: cluster, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -58,8 +59,9 @@ afterAll(async () => {
 });
 
 describe('a runner process', () => {
-  it('registers as an instance of its cluster and counts busy slots', async () => {
-    const { child, exited } = spawnRunner('counting');
+  it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
+    const port = await freeLoopbackPort();
+    const { child, exited } = spawnRunner('counting', port);
     await until('the runner to register', async () => (await registry.runnersOf('counting')).runners_total === 4, 20000);
     expect((await registry.runnersOf('counting')).runners_available).toBe(4);
     const id = await worker.queue('shell', 'sleep 30', { cluster: 'counting' });
@@ -70,6 +72,12 @@ describe('a runner process', () => {
     expect(instances[0]).toMatchObject({ cluster: 'counting', slots: 4, busy: 1 });
     await server.http.post(worker.path(`/tasks/${id}/cancel`));
     await worker.waitFor(id, ['cancelled']);
+    const done = await worker.queue('shell', 'echo done', { cluster: 'counting' });
+    await worker.waitFor(done, ['complete']);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toContain('ferrum_runner_tasks_total{status="complete"} 1');
+    expect(metrics).toContain('ferrum_runner_slots 4');
+    expect(metrics).toMatch(/ferrum_runner_task_start_seconds_count 2/);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect((await registry.runnersOf('counting')).runners_total).toBe(0);
