@@ -47,13 +47,8 @@ export class TaskRun {
 
   async execute(): Promise<void> {
     const { worker, runner } = this.deps;
-    const task = await worker.tasks.find(this.projectId, this.taskId);
+    const task = await this.take();
     if (!task) return;
-    const taken = await worker.statuses.take(this.projectId, this.taskId, runner.id);
-    if (!taken.changed) {
-      if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task);
-      return;
-    }
     let files: TaskFiles | null = null;
     try {
       const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
@@ -73,6 +68,16 @@ export class TaskRun {
     } finally {
       await files?.remove();
     }
+  }
+
+  /** The task, now `preparing` on this runner; null when it is not this runner's to run. */
+  private async take(): Promise<Task | null> {
+    const task = await this.deps.worker.tasks.find(this.projectId, this.taskId);
+    if (!task) return null;
+    const taken = await this.deps.worker.statuses.take(this.projectId, this.taskId, this.deps.runner.id);
+    if (taken.changed) return task;
+    if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task);
+    return null;
   }
 
   private imageOf(revision: CodeRevision): string {
