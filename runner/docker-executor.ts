@@ -51,6 +51,8 @@ const IMAGE_SEEN_MS = 30_000;
 /** Runs task containers through the Docker engine. */
 export class DockerExecutor {
   private readonly imagesSeen = new Map<string, number>();
+  /** Removals of exited containers still under way; the task's end does not wait for them. */
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly docker: Docker) {}
 
@@ -81,7 +83,8 @@ export class DockerExecutor {
   /**
    * Creates the container, copies the task files in, streams its output (stdout and stderr
    * in the order written) to `onOutput`, and waits for the exit. `signal` kills it, and so
-   * does the deadline `timeoutMs` after the start. The container is always removed.
+   * does the deadline `timeoutMs` after the start. The container is always removed, in the
+   * background once it has exited (see settle()).
    */
   async run(spec: ContainerSpec, onOutput: (chunk: Buffer) => void, signal: AbortSignal, timeoutMs: number): Promise<ContainerResult> {
     let container: Docker.Container;
@@ -124,8 +127,21 @@ export class DockerExecutor {
     } finally {
       clearTimeout(deadline);
       signal.removeEventListener('abort', kill);
-      await container.remove({ force: true }).catch(() => {});
+      this.removeLater(container);
     }
+  }
+
+  private removeLater(container: Docker.Container): void {
+    const removal: Promise<void> = container
+      .remove({ force: true })
+      .catch(() => {})
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+  }
+
+  /** Waits until every container this executor ran is removed. */
+  async settle(): Promise<void> {
+    while (this.removals.size > 0) await Promise.all([...this.removals]);
   }
 
   private createOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {

@@ -178,6 +178,7 @@ export class Runner {
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
       }
     }
+    await this.executor.settle();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
     await this.unsubscribe?.();
