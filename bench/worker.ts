@@ -36,6 +36,19 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/**
+ * A POST that survives a pooled keep-alive connection the server closed while the bench was
+ * busy with docker runs: a reset before any answer means the request was not processed.
+ */
+async function postFresh(http: HttpClient, path: string, body: unknown) {
+  try {
+    return await http.post(path, body);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+    return http.post(path, body);
+  }
+}
+
 async function queueAll(http: HttpClient, projectId: string, count: number, cluster: string, parallel: number): Promise<void> {
   let next = 0;
   const sender = async () => {
@@ -43,7 +56,7 @@ async function queueAll(http: HttpClient, projectId: string, count: number, clus
       const size = Math.min(100, count - next);
       next += size;
       const tasks = Array.from({ length: size }, () => ({ code_name: 'bench', payload: '{}', cluster }));
-      const response = await http.post(`/2/projects/${projectId}/tasks`, { tasks });
+      const response = await postFresh(http, `/2/projects/${projectId}/tasks`, { tasks });
       if (response.status !== 200) throw new Error(`queueing failed: ${response.status} ${response.text}`);
     }
   };
