@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { identityApi } from '../api/identity/index.js';
+import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import type { AppContext } from '../api/context.js';
@@ -34,6 +35,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
   await app.register(cacheApi, { ctx });
+  await app.register(mqV3Api, { ctx });
   await app.register(workerV2Api, { ctx });
   await app.register(dashboard, { ctx });
   await app.ready();

@@ -4,6 +4,7 @@ import type { AppContext } from '../api/context.js';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
@@ -37,6 +38,8 @@ export async function startController(
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     const app = await build(ctx, { logger: options.logger });
     await app.listen({ port: config.port, host: config.host });
+    const mq = messageQueueFor(ctx, app.log);
+    mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
     const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
     const ironJsonPath = bootstrap
@@ -51,6 +54,7 @@ export async function startController(
       bootstrap,
       ironJsonPath,
       async stop() {
+        await mq.stopBackgroundWork();
         await cacheSweeper?.stop();
         await app.close();
         await opened.close();

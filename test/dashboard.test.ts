@@ -18,6 +18,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** Follows a link of the main navigation bar. */
+const navTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+
 async function signIn() {
   await page.goto(server.url + '/');
   await page.getByLabel('E-mail').fill('admin@ferrum.local');
@@ -49,14 +52,14 @@ describe('dashboard', () => {
 
   it('signs in, then lists projects', async () => {
     await signIn();
-    await page.getByRole('link', { name: 'Projects' }).click();
+    await navTo('Projects');
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain(server.projectId);
     await screenshot(page, 'projects');
   });
 
   it('creates a token, shows it once, and it works', async () => {
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    await navTo('Tokens');
     await page.getByRole('heading', { name: 'Tokens' }).waitFor();
     await page.getByLabel('Name').fill('from the dashboard');
     await page.getByRole('button', { name: 'Create token' }).click();
@@ -64,6 +67,47 @@ describe('dashboard', () => {
     expect(value.length).toBeGreaterThan(20);
     expect((await server.http.get('/1/tokens', { token: value })).status).toBe(200);
     await screenshot(page, 'tokens');
+  });
+
+  it('posts a message to a queue and peeks it', async () => {
+    await navTo('Queues');
+    await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await page.getByLabel('Queue name').fill('dashboard-queue');
+    await page.getByLabel('Message body').fill('hello from the dashboard');
+    await page.getByRole('button', { name: 'Post message' }).click();
+    await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
+    await page.getByRole('button', { name: 'Peek' }).click();
+    await expect.poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 }).toContain('hello from the dashboard');
+    await screenshot(page, 'queue');
+    const peeked = await server.http.get(`/3/projects/${server.projectId}/queues/dashboard-queue/messages?n=10`);
+    expect(peeked.body.messages.map((m: { body: string }) => m.body)).toEqual(['hello from the dashboard']);
+
+    await navTo('Queues');
+    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain('dashboard-queue');
+    await screenshot(page, 'queues');
+  });
+
+  it('clears a queue only after confirmation', async () => {
+    await page.goto(`${server.url}/#/queues/dashboard-queue`);
+    await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
+    page.once('dialog', (dialog) => dialog.dismiss());
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    const info = () => server.http.get(`/3/projects/${server.projectId}/queues/dashboard-queue`);
+    expect((await info()).body.queue.size).toBe(1);
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await expect.poll(async () => (await info()).body.queue.size, { timeout: 15_000 }).toBe(0);
+  });
+
+  it('shows caches and looks up a key', async () => {
+    await server.http.put(`/1/projects/${server.projectId}/caches/sessions/items/user-1`, { value: { name: 'Ada' } });
+    await navTo('Caches');
+    await page.getByRole('link', { name: 'sessions' }).click();
+    await page.getByRole('heading', { name: 'sessions' }).waitFor();
+    await page.getByLabel('Key').fill('user-1');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
+    await screenshot(page, 'cache');
   });
 
   it('is usable with the keyboard: the sign-in form submits with Enter', async () => {

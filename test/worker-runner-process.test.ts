@@ -87,6 +87,8 @@ describe('a runner process', () => {
     const { child, exited } = spawnRunner('failover');
     const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: 'failover' });
     await worker.waitFor(id, ['running'], 20000);
+    // `running` comes just before the container starts: wait for its first output.
+    await until('the task to print', async () => (await worker.log(id)) === 'begin\n', 20000);
     child.kill('SIGKILL');
     await exited;
     expect(containersOf(id)).not.toBe('');

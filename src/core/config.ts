@@ -21,6 +21,12 @@ export interface Config {
     /** How often the cache sweeper reclaims expired items. */
     sweepIntervalMs: number;
   };
+  mq: {
+    /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
+    minTimeoutSeconds: number;
+    /** How often the leader controller drops expired messages of idle queues, in ms (0 = never). */
+    sweepIntervalMs: number;
+  };
   bootstrap: {
     token: string | undefined;
     projectId: string | undefined;
@@ -123,6 +129,10 @@ export function loadConfig(env: Env = process.env): Config {
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
+    },
+    mq: {
+      minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
+      sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),
     },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),

@@ -1,0 +1,188 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { badRequest, notAcceptable, notFound } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/mq/limits.js';
+import { checkPushHeaders } from '../../src/mq/push-headers.js';
+import type { NewMessage } from '../../src/mq/types.js';
+import { messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
+import { messageSchema, messagesResponseSchema, messageView, msgSchema } from './views.js';
+
+const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
+const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
+
+const postBody = {
+  type: 'object',
+  required: ['messages'],
+  properties: {
+    messages: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['body'],
+        properties: { body: { type: 'string', minLength: 1 }, delay: delaySchema, push_headers: {} },
+      },
+    },
+  },
+} as const;
+
+const reserveBody = {
+  type: 'object',
+  properties: {
+    n: countSchema,
+    timeout: { type: 'integer' },
+    wait: { type: 'integer', minimum: 0, maximum: LIMITS.maxWaitSeconds },
+    delete: { type: 'boolean' },
+  },
+} as const;
+
+const reservationBody = { type: 'object', properties: { reservation_id: { type: 'string' }, subscriber_name: { type: 'string' } } } as const;
+
+const batchDeleteBody = {
+  type: 'object',
+  properties: {
+    ids: {
+      type: 'array',
+      minItems: 1,
+      maxItems: LIMITS.maxBatchDelete,
+      items: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, reservation_id: { type: 'string' }, subscriber_name: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+/** Messages: post, reserve (with long-poll), get, peek, delete, batch delete, clear, touch, release. */
+export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx, mq }) => {
+  const minTimeout = ctx.config.mq.minTimeoutSeconds;
+
+  /** A reservation timeout: undefined or 0 → the queue's message_timeout. */
+  function reservationTimeout(value: number | undefined, field: string): number | undefined {
+    if (value === undefined || value === 0) return undefined;
+    if (value < minTimeout || value > LIMITS.maxTimeoutSeconds) {
+      throw badRequest(`${field} must be between ${minTimeout} and ${LIMITS.maxTimeoutSeconds}`);
+    }
+    return value;
+  }
+
+  function requiredReservation(body: { reservation_id?: string }): string {
+    if (body.reservation_id === undefined) throw notAcceptable('reservation_id is required');
+    if (body.reservation_id === '') throw badRequest('reservation_id must not be empty');
+    return body.reservation_id;
+  }
+
+  /** Aborts when the client goes away before the answer is sent (ends long-polls early). */
+  function abortOnDisconnect(reply: FastifyReply): AbortSignal {
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    return controller.signal;
+  }
+
+  app.post('/3/projects/:project_id/queues/:queue_name/messages', {
+    schema: {
+      params: queueParams,
+      body: postBody,
+      response: { 201: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } } } },
+    },
+    handler: async (request, reply) => {
+      const { messages } = request.body as { messages: Array<{ body: string; delay?: number; push_headers?: unknown }> };
+      const posted: NewMessage[] = messages.map((message, i) => ({
+        body: message.body,
+        delay: message.delay,
+        pushHeaders: message.push_headers === undefined ? undefined : checkPushHeaders(message.push_headers, `messages[${i}].push_headers`),
+      }));
+      const ids = await mq.post(queueRefOf(request), posted);
+      return reply.code(201).send({ ids, msg: 'Messages put on queue.' });
+    },
+  });
+
+  app.post('/3/projects/:project_id/queues/:queue_name/reservations', {
+    schema: { params: queueParams, body: reserveBody, response: { 200: messagesResponseSchema } },
+    handler: async (request, reply) => {
+      const body = request.body as { n?: number; timeout?: number; wait?: number; delete?: boolean };
+      const options = {
+        n: body.n ?? 1,
+        timeout: reservationTimeout(body.timeout, 'timeout'),
+        delete: body.delete ?? false,
+        waitSeconds: body.wait ?? 0,
+      };
+      const signal = options.waitSeconds > 0 ? abortOnDisconnect(reply) : undefined;
+      const messages = await mq.reserve(queueRefOf(request), options, signal);
+      return { messages: messages.map(messageView) };
+    },
+  });
+
+  app.get('/3/projects/:project_id/queues/:queue_name/messages/:message_id', {
+    schema: { params: messageParams, response: { 200: { type: 'object', properties: { message: messageSchema } } } },
+    handler: async (request) => ({ message: messageView(await mq.messages.get(queueRefOf(request), messageIdOf(request))) }),
+  });
+
+  app.get('/3/projects/:project_id/queues/:queue_name/messages', {
+    schema: {
+      params: queueParams,
+      querystring: { type: 'object', properties: { n: countSchema } },
+      response: { 200: messagesResponseSchema },
+    },
+    handler: async (request) => {
+      const { n } = request.query as { n?: number };
+      const messages = await mq.messages.peek(queueRefOf(request), n ?? 1);
+      return { messages: messages.map(messageView) };
+    },
+  });
+
+  app.delete('/3/projects/:project_id/queues/:queue_name/messages/:message_id', {
+    schema: { params: messageParams, body: reservationBody, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { reservation_id: reservationId } = request.body as { reservation_id?: string };
+      await mq.delete(queueRefOf(request), [{ id: messageIdOf(request), reservationId: reservationId || undefined }]);
+      return { msg: 'Deleted' };
+    },
+  });
+
+  app.delete('/3/projects/:project_id/queues/:queue_name/messages', {
+    schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { ids } = request.body as { ids?: Array<{ id: string; reservation_id?: string }> };
+      const ref = queueRefOf(request);
+      if (ids === undefined) {
+        if (!(await mq.queues.clear(ref))) throw notFound('Queue not found');
+        return { msg: 'Cleared' };
+      }
+      await mq.delete(
+        ref,
+        ids.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })),
+      );
+      return { msg: 'Deleted' };
+    },
+  });
+
+  app.post('/3/projects/:project_id/queues/:queue_name/messages/:message_id/touch', {
+    schema: {
+      params: messageParams,
+      body: { type: 'object', properties: { reservation_id: { type: 'string' }, timeout: { type: 'integer' } } },
+      response: { 200: { type: 'object', properties: { reservation_id: { type: 'string' }, msg: { type: 'string' } } } },
+    },
+    handler: async (request) => {
+      const body = request.body as { reservation_id?: string; timeout?: number };
+      const reservationId = requiredReservation(body);
+      const touched = await mq.messages.touch(queueRefOf(request), messageIdOf(request), reservationId, reservationTimeout(body.timeout, 'timeout'));
+      return { reservation_id: touched.reservationId, msg: 'Touched' };
+    },
+  });
+
+  app.post('/3/projects/:project_id/queues/:queue_name/messages/:message_id/release', {
+    schema: {
+      params: messageParams,
+      body: { type: 'object', properties: { reservation_id: { type: 'string' }, delay: delaySchema } },
+      response: { 200: msgSchema },
+    },
+    handler: async (request) => {
+      const body = request.body as { reservation_id?: string; delay?: number };
+      await mq.messages.release(queueRefOf(request), messageIdOf(request), requiredReservation(body), body.delay ?? 0);
+      return { msg: 'Released' };
+    },
+  });
+};

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { checkQueueName } from '../../src/mq/fields.js';
+import type { QueueRef } from '../../src/mq/keys.js';
+import type { MessageQueue } from '../../src/mq/service.js';
+import { projectOf } from '../auth-hooks.js';
+import type { AppContext } from '../context.js';
+
+/** What each route group of the version 3 API is given. */
+export interface MqRouteOptions {
+  ctx: AppContext;
+  mq: MessageQueue;
+}
+
+export const projectParams = {
+  type: 'object',
+  required: ['project_id'],
+  properties: { project_id: { type: 'string' } },
+} as const;
+
+export const queueParams = {
+  type: 'object',
+  required: ['project_id', 'queue_name'],
+  properties: { project_id: { type: 'string' }, queue_name: { type: 'string' } },
+} as const;
+
+export const messageParams = {
+  type: 'object',
+  required: ['project_id', 'queue_name', 'message_id'],
+  properties: { project_id: { type: 'string' }, queue_name: { type: 'string' }, message_id: { type: 'string' } },
+} as const;
+
+/** The queue a request's path names, in the request's (already authorized) project. */
+export function queueRefOf(request: FastifyRequest): QueueRef {
+  const { queue_name: name } = request.params as { queue_name: string };
+  return { projectId: projectOf(request).id, name: checkQueueName(name) };
+}
+
+export function messageIdOf(request: FastifyRequest): string {
+  return (request.params as { message_id: string }).message_id;
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { notFound } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/mq/limits.js';
+import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
+import type { SubscriberChange } from '../../src/mq/service.js';
+import { projectOf } from '../auth-hooks.js';
+import { projectParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
+import { msgSchema, queueResponseSchema, queueView } from './views.js';
+
+const queueBody = { type: 'object', properties: { queue: {} } } as const;
+const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
+
+/** Queues: create, get, update, delete, list; subscribers of push queues. */
+export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx, mq }) => {
+  const limits = { minTimeoutSeconds: ctx.config.mq.minTimeoutSeconds };
+
+  app.put('/3/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
+    handler: async (request) => {
+      const ref = queueRefOf(request);
+      const changes = parseQueueChanges((request.body as { queue?: unknown }).queue, limits);
+      const settings = await mq.configure(ref, changes, 'upsert');
+      return queueView(ref.projectId, ref.name, settings);
+    },
+  });
+
+  app.patch('/3/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
+    handler: async (request) => {
+      const ref = queueRefOf(request);
+      const changes = parseQueueChanges((request.body as { queue?: unknown }).queue, limits);
+      await mq.configure(ref, changes, 'update');
+      const info = await mq.queues.require(ref);
+      return queueView(ref.projectId, ref.name, info, info);
+    },
+  });
+
+  app.get('/3/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, response: { 200: queueResponseSchema } },
+    handler: async (request) => {
+      const ref = queueRefOf(request);
+      const info = await mq.queues.require(ref);
+      return queueView(ref.projectId, ref.name, info, info);
+    },
+  });
+
+  app.delete('/3/projects/:project_id/queues/:queue_name', {
+    schema: { params: queueParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      if (!(await mq.queues.delete(queueRefOf(request)))) throw notFound('Queue not found');
+      return { msg: 'Deleted' };
+    },
+  });
+
+  app.get('/3/projects/:project_id/queues', {
+    schema: {
+      params: projectParams,
+      querystring: {
+        type: 'object',
+        properties: { per_page: { type: 'integer', minimum: 1 }, previous: { type: 'string' }, prefix: { type: 'string' } },
+      },
+      response: {
+        200: { type: 'object', properties: { queues: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } },
+      },
+    },
+    handler: async (request) => {
+      const query = request.query as { per_page?: number; previous?: string; prefix?: string };
+      const names = await mq.queues.list(projectOf(request).id, {
+        perPage: Math.min(query.per_page ?? LIMITS.defaultPerPage, LIMITS.maxPerPage),
+        previous: query.previous,
+        prefix: query.prefix,
+      });
+      return { queues: names.map((name) => ({ name })) };
+    },
+  });
+
+  const subscriberChanges: Array<['post' | 'put' | 'delete', SubscriberChange]> = [
+    ['post', 'add'],
+    ['put', 'replace'],
+    ['delete', 'remove'],
+  ];
+  for (const [method, change] of subscriberChanges) {
+    app[method]('/3/projects/:project_id/queues/:queue_name/subscribers', {
+      schema: { params: queueParams, body: subscribersBody, response: { 200: msgSchema } },
+      handler: async (request) => {
+        const given = (request.body as { subscribers: unknown }).subscribers;
+        const subscribers = parseSubscribers(given, 'subscribers', { urlRequired: change !== 'remove' });
+        await mq.changeSubscribers(queueRefOf(request), change, subscribers);
+        return { msg: 'Updated' };
+      },
+    });
+  }
+};

@@ -1,0 +1,60 @@
+import type { Message, QueueInfo, QueueSettings, ReservedMessage } from '../../src/mq/types.js';
+
+/** Wire shapes of the version 3 message queue. */
+
+export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
+
+const freeObject = { type: 'object', additionalProperties: true } as const;
+
+const queueProperties = {
+  project_id: { type: 'string' },
+  name: { type: 'string' },
+  size: { type: 'integer' },
+  total_messages: { type: 'integer' },
+  message_timeout: { type: 'integer' },
+  message_expiration: { type: 'integer' },
+  type: { type: 'string' },
+  push: freeObject,
+  dead_letter: { type: 'object', properties: { queue_name: { type: 'string' }, max_reservations: { type: 'integer' } } },
+  alerts: { type: 'array', items: freeObject },
+} as const;
+
+export const queueResponseSchema = { type: 'object', properties: { queue: { type: 'object', properties: queueProperties } } } as const;
+
+const messageProperties = {
+  id: { type: 'string' },
+  body: { type: 'string' },
+  reserved_count: { type: 'integer' },
+  reservation_id: { type: 'string' },
+  push_headers: { type: 'object', additionalProperties: { type: 'string' } },
+} as const;
+
+export const messageSchema = { type: 'object', properties: messageProperties } as const;
+export const messagesResponseSchema = { type: 'object', properties: { messages: { type: 'array', items: messageSchema } } } as const;
+
+/** A queue as Get, Update and Create answer it (Create leaves out the counters). */
+export function queueView(projectId: string, name: string, settings: QueueSettings, counters?: Pick<QueueInfo, 'size' | 'totalMessages'>) {
+  return {
+    queue: {
+      project_id: projectId,
+      name,
+      ...(counters ? { size: counters.size, total_messages: counters.totalMessages } : {}),
+      message_timeout: settings.messageTimeout,
+      message_expiration: settings.messageExpiration,
+      type: settings.type,
+      ...(settings.push ? { push: settings.push } : {}),
+      ...(settings.deadLetter ? { dead_letter: settings.deadLetter } : {}),
+      ...(settings.alerts ? { alerts: settings.alerts } : {}),
+    },
+  };
+}
+
+export function messageView(message: Message | ReservedMessage) {
+  return {
+    id: message.id,
+    body: message.body,
+    reserved_count: message.reservedCount,
+    ...('reservationId' in message ? { reservation_id: message.reservationId } : {}),
+    ...(message.pushHeaders ? { push_headers: message.pushHeaders } : {}),
+  };
+}

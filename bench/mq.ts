@@ -1,0 +1,256 @@
+/**
+ * Message queue v3 benchmark over HTTP with keep-alive. The controller runs in a child process
+ * (its own event loop, as in production) against a private redis-server on this machine; this
+ * process drives it. Prints messages/s and p50/p99 latency per scenario. Targets (not asserted):
+ * batched produce >= 40,000 msg/s, batched consume >= 20,000 msg/s, single post p99 <= 5 ms at 50 clients.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import http from 'node:http';
+import { startController } from '../controller/main.js';
+import { loadConfig } from '../src/core/config.js';
+import { startTestRedis } from '../test/helpers/redis.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+interface Target {
+  url: string;
+  token: string;
+  projectId: string;
+  redisUrl: string;
+}
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Which scenarios run: any of batched, single1, single50 (comma-separated). */
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50').split(',');
+
+if (process.env.BENCH_ROLE === 'server') {
+  void serve();
+} else {
+  void main();
+}
+
+async function serve(): Promise<void> {
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
+  const config = loadConfig({ PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
+  const running = await startController(config);
+  process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
+  process.on('message', async (message) => {
+    if (message === 'cpu') {
+      process.send!({ cpu: process.cpuUsage() });
+      return;
+    }
+    await running.stop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+/** A keep-alive JSON client over node:http. */
+class Client {
+  private readonly agent: http.Agent;
+  private readonly base: URL;
+
+  constructor(
+    private readonly target: Target,
+    sockets: number,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+    this.base = new URL(target.url);
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const request = http.request(
+        {
+          agent: this.agent,
+          host: this.base.hostname,
+          port: this.base.port,
+          method,
+          path: `/3/projects/${this.target.projectId}/queues/${path}`,
+          headers: {
+            Authorization: `OAuth ${this.target.token}`,
+            'Content-Type': 'application/json',
+            ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+class Stats {
+  readonly latencies: number[] = [];
+  messages = 0;
+
+  percentile(p: number): number {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  }
+}
+
+async function timed<T>(stats: Stats, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  stats.latencies.push(performance.now() - started);
+  return result;
+}
+
+/** Runs `clients` loops of `step` for SECONDS; each step returns how many messages it moved. */
+async function run(clients: number, step: (stats: Stats) => Promise<number>): Promise<{ stats: Stats; seconds: number }> {
+  const stats = new Stats();
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const moved = await step(stats);
+        if (moved === 0) break;
+        stats.messages += moved;
+      }
+    }),
+  );
+  return { stats, seconds: (performance.now() - started) / 1000 };
+}
+
+interface CpuSpent {
+  serverMs: number;
+  redisMs: number;
+  /** This process: the load generator. */
+  clientMs: number;
+}
+
+function report(label: string, result: { stats: Stats; seconds: number; cpu?: CpuSpent }, unit = 'msg/s'): void {
+  const { stats, seconds, cpu } = result;
+  const rate = Math.round(stats.messages / seconds).toLocaleString('en-US');
+  const cost = cpu ? `   ${cpuLine(cpu, stats.messages, seconds)}` : '';
+  console.log(
+    `${label.padEnd(50)} ${rate.padStart(9)} ${unit}   p50 ${stats.percentile(50).toFixed(2).padStart(6)} ms   p99 ${stats.percentile(99).toFixed(2).padStart(6)} ms   (${stats.latencies.length} req)${cost}`,
+  );
+}
+
+/** CPU ms per 1000 messages and share of one core, for the server, Redis and this load generator. */
+function cpuLine(cpu: CpuSpent, messages: number, seconds: number): string {
+  const part = (name: string, ms: number) => `${name} ${((ms * 1000) / messages).toFixed(1)} ms (${Math.round(ms / seconds / 10)}% of a core)`;
+  return `CPU per 1000: ${part('server', cpu.serverMs)}, ${part('redis', cpu.redisMs)}, ${part('client', cpu.clientMs)}`;
+}
+
+/** CPU time the controller process and redis-server spend during `work` (the machine is shared: rates alone mislead). */
+async function measured<T extends object>(child: ChildProcess, redis: Redis, work: () => Promise<T>): Promise<T & { cpu: CpuSpent }> {
+  const serverCpu = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (message) => {
+        const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
+        resolve((user + system) / 1000);
+      });
+      child.send('cpu');
+    });
+  const redisCpu = async () => {
+    const info = await redis.info('cpu');
+    const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return (value('used_cpu_user') + value('used_cpu_sys')) * 1000;
+  };
+  const clientCpu = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const [server0, redis0, client0] = [await serverCpu(), await redisCpu(), clientCpu()];
+  const result = await work();
+  const [server1, redis1, client1] = [await serverCpu(), await redisCpu(), clientCpu()];
+  return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: client1 - client0 } };
+}
+
+function check(response: { status: number; body: any }, status: number): any {
+  if (response.status !== status) throw new Error(`unexpected ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+async function main(): Promise<void> {
+  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])] });
+  const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
+  const redis = new Redis(target.redisUrl);
+  console.log(`message queue v3 benchmark: ${os.cpus().length} cores, ${SECONDS} s per scenario, server in a child process, Redis local`);
+  console.log(`load average at start: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
+  try {
+    if (SCENARIOS.includes('batched')) await batched(target, child, redis);
+    for (const clients of [1, 50]) if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
+    console.log(`\ntargets (the machine is shared: compare with the load average):\n${verdicts.join('\n')}`);
+  } finally {
+    console.log(`\nload average at end: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+    redis.disconnect();
+    child.send('stop');
+  }
+}
+
+const verdicts: string[] = [];
+
+/** One line comparing a figure with its target (`lowerIsBetter` figures are passed negated). */
+function verdict(target: string, figure: number, threshold: number, unit: string): string {
+  const shown = Math.abs(figure).toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return `${target.padEnd(40)} measured ${shown} ${unit}: ${figure >= threshold ? 'met' : 'NOT met'}`;
+}
+
+async function batched(target: Target, child: ChildProcess, redis: Redis): Promise<void> {
+  const clients = 8;
+  const client = new Client(target, clients);
+  const messages = Array.from({ length: 100 }, (_, i) => ({ body: `benchmark message ${i} ${'x'.repeat(64)}` }));
+  const produce = await measured(child, redis, () => run(clients, async (stats) => {
+    check(await timed(stats, () => client.request('POST', 'batch/messages', { messages })), 201);
+    return 100;
+  }));
+  report(`batched produce (100/request, ${clients} clients)`, produce);
+  verdicts.push(verdict('batched produce >= 40,000 msg/s', produce.stats.messages / produce.seconds, 40_000, 'msg/s'));
+
+  const consume = await measured(child, redis, () => run(clients, async (stats) => {
+    const reserved = check(await timed(stats, () => client.request('POST', 'batch/reservations', { n: 100 })), 200).messages as any[];
+    if (reserved.length === 0) return 0;
+    const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
+    check(await timed(stats, () => client.request('DELETE', 'batch/messages', { ids })), 200);
+    return reserved.length;
+  }));
+  report(`batched consume (reserve 100 + delete, ${clients} clients)`, consume);
+  verdicts.push(verdict('batched consume >= 20,000 msg/s', consume.stats.messages / consume.seconds, 20_000, 'msg/s'));
+  client.close();
+}
+
+async function single(target: Target, clients: number, child: ChildProcess, redis: Redis): Promise<void> {
+  const client = new Client(target, clients);
+  const queue = `single-${clients}`;
+  const post = new Stats();
+  const reserve = new Stats();
+  const remove = new Stats();
+  const roundTrips = await measured(child, redis, () => run(clients, async () => {
+    check(await timed(post, () => client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] })), 201);
+    const [message] = check(await timed(reserve, () => client.request('POST', `${queue}/reservations`, {})), 200).messages as any[];
+    if (message) check(await timed(remove, () => client.request('DELETE', `${queue}/messages/${message.id}`, { reservation_id: message.reservation_id })), 200);
+    return 1;
+  }));
+  for (const [name, stats] of [['post', post], ['reserve', reserve], ['delete', remove]] as const) {
+    stats.messages = stats.latencies.length;
+    report(`single ${name} (${clients} client${clients > 1 ? 's' : ''})`, { stats, seconds: roundTrips.seconds }, 'req/s');
+  }
+  if (clients === 50) verdicts.push(verdict('single post p99 <= 5 ms at 50 clients', -post.percentile(99), -5, 'ms'));
+  const { stats, seconds, cpu } = roundTrips;
+  console.log(
+    `single post+reserve+delete (${clients}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
+  );
+  client.close();
+}

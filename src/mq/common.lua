@@ -1,0 +1,126 @@
+-- Shared by every message script of one queue (prepended by scripts.ts).
+-- KEYS, all under the queue's hash tag:
+local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local K_BODY, K_COUNT, K_RID, K_HEADERS, K_RELEASED, K_DEAD = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+
+-- Most items handled by one maintenance pass, and per variadic command (Lua's unpack limit).
+local BATCH = 1000
+local CHUNK = 500
+
+-- Outcome codes shared with scripts.ts.
+local OK, NOT_FOUND, TIMED_OUT, RESERVED = 0, 1, 2, 3
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Calls redis command `command` on `key` with `args` (a flat list), in chunks of `width` items.
+local function variadic(command, key, args, width)
+  width = width or 1
+  local step = CHUNK * width
+  for first = 1, #args, step do
+    redis.call(command, key, unpack(args, first, math.min(first + step - 1, #args)))
+  end
+end
+
+-- Scores in front of everything on the ready set: first, first + 1, ... first + count - 1.
+local function front_scores(count)
+  return redis.call('HINCRBY', K_QUEUE, 'front', -count)
+end
+
+local function remove_messages(ids)
+  if #ids == 0 then return end
+  for _, key in ipairs({ K_READY, K_DELAYED, K_RESERVED, K_EXPIRY }) do variadic('ZREM', key, ids) end
+  for _, key in ipairs({ K_BODY, K_COUNT, K_RID, K_HEADERS }) do variadic('HDEL', key, ids) end
+  variadic('SREM', K_RELEASED, ids)
+end
+
+-- Puts ids at the front of the ready set, keeping their order.
+local function to_front(ids)
+  if #ids == 0 then return end
+  local first = front_scores(#ids)
+  local scored = {}
+  for i, id in ipairs(ids) do
+    scored[#scored + 1] = first + i - 1
+    scored[#scored + 1] = id
+  end
+  variadic('ZADD', K_READY, scored, 2)
+end
+
+-- Reserved messages whose reservation ran out go back to the front.
+local function return_lapsed(ids)
+  if #ids == 0 then return end
+  variadic('ZREM', K_RESERVED, ids)
+  variadic('HDEL', K_RID, ids)
+  to_front(ids)
+end
+
+-- Realizes what time has done: due delayed messages become available (released ones at the
+-- front), lapsed reservations return to the front, expired messages are dropped.
+local function maintain(now)
+  local due = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH)
+  if #due > 0 then
+    local ids, in_order, released = {}, {}, {}
+    for i = 1, #due, 2 do ids[#ids + 1] = due[i] end
+    local flags = redis.call('SMISMEMBER', K_RELEASED, unpack(ids))
+    for i, id in ipairs(ids) do
+      if flags[i] == 1 then
+        released[#released + 1] = id
+      else
+        in_order[#in_order + 1] = due[2 * i]
+        in_order[#in_order + 1] = id
+      end
+    end
+    variadic('ZREM', K_DELAYED, ids)
+    if #released > 0 then variadic('SREM', K_RELEASED, released) end
+    to_front(released)
+    if #in_order > 0 then variadic('ZADD', K_READY, in_order, 2) end
+  end
+  return_lapsed(redis.call('ZRANGEBYSCORE', K_RESERVED, '-inf', now, 'LIMIT', 0, BATCH))
+  remove_messages(redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, BATCH))
+end
+
+-- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
+-- that ran out is returned to the front here (the message is back on the queue); expired
+-- messages are dropped. Returns the outcome per id.
+local function check_reservations(ids, rids, now)
+  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
+  local current = redis.call('HMGET', K_RID, unpack(ids))
+  local outcomes, expired, lapsed = {}, {}, {}
+  for i, id in ipairs(ids) do
+    local live = until_ms[i] and tonumber(until_ms[i]) > now
+    if not expiry[i] then
+      outcomes[i] = NOT_FOUND
+    elseif tonumber(expiry[i]) <= now then
+      outcomes[i] = NOT_FOUND
+      expired[#expired + 1] = id
+    else
+      if until_ms[i] and not live then lapsed[#lapsed + 1] = id end
+      if rids[i] == '' then
+        outcomes[i] = live and RESERVED or OK
+      else
+        outcomes[i] = (live and current[i] == rids[i]) and OK or TIMED_OUT
+      end
+    end
+  end
+  remove_messages(expired)
+  return_lapsed(lapsed)
+  return outcomes
+end
+
+local function check_reservation(id, rid, now)
+  return check_reservations({ id }, { rid }, now)[1]
+end
+
+-- The earliest moment something on the queue becomes available by itself, or -1.
+local function next_due()
+  local candidates = {}
+  local delayed = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+  if delayed[2] then candidates[#candidates + 1] = tonumber(delayed[2]) end
+  local reserved = redis.call('ZRANGE', K_RESERVED, 0, 0, 'WITHSCORES')
+  if reserved[2] then candidates[#candidates + 1] = tonumber(reserved[2]) end
+  if #candidates == 0 then return -1 end
+  return math.min(unpack(candidates))
+end

@@ -1,0 +1,15 @@
+-- Deletes messages, all or none. ARGV: one JSON list of [id, reservation id ('' = none given)].
+-- Returns { -1 } for a missing queue, { 0 } when all were deleted, else { outcome, position }
+-- of the first message that may not be deleted (nothing is deleted then).
+if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+local ids, rids = {}, {}
+for i, target in ipairs(cjson.decode(ARGV[1])) do
+  ids[i] = target[1]
+  rids[i] = target[2]
+end
+local outcomes = check_reservations(ids, rids, now_ms())
+for i, outcome in ipairs(outcomes) do
+  if outcome ~= OK then return { outcome, i } end
+end
+remove_messages(ids)
+return { OK }

@@ -1,0 +1,44 @@
+import type { KeySpace } from '../core/redis.js';
+
+/** Where one queue lives: every key shares the hash tag {mq:<project>:<queue>}. */
+export interface QueueRef {
+  projectId: string;
+  name: string;
+}
+
+// The order common.lua expects them in.
+const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead'] as const;
+
+// Key lists of recently used queues, so hot queues do not rebuild eleven strings per request.
+const CACHED_QUEUES = 10_000;
+
+export class MqKeys {
+  private readonly cache = new Map<string, string[]>();
+
+  constructor(private readonly keys: KeySpace) {}
+
+  /** The keys of one queue, in the order every message script takes them. */
+  queue(ref: QueueRef): string[] {
+    const tag = `{mq:${ref.projectId}:${encodeURIComponent(ref.name)}}`;
+    let keys = this.cache.get(tag);
+    if (!keys) {
+      if (this.cache.size >= CACHED_QUEUES) this.cache.clear();
+      keys = QUEUE_KEY_PARTS.map((part) => this.keys.of(tag, part));
+      this.cache.set(tag, keys);
+    }
+    return keys;
+  }
+
+  /** Sorted set (all scores 0) of a project's queue names, for lexicographic listing. */
+  queueIndex(projectId: string): string {
+    return this.keys.of(`{mq:${projectId}}`, 'queues');
+  }
+
+  /** Pub/sub channel announcing that messages became available on a queue. */
+  wakeChannel(ref: QueueRef): string {
+    return this.keys.of('mq', 'wake', ref.projectId, encodeURIComponent(ref.name));
+  }
+}
+
+export const QUEUE_KEY = 0;
+export const DEAD_LETTER_OUTBOX_KEY = QUEUE_KEY_PARTS.indexOf('dead');

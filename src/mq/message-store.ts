@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { forbidden, notFound } from '../core/errors.js';
+import { newMessageId } from '../core/ids.js';
+import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
+import { LIMITS } from './limits.js';
+import type { QueueStore } from './queue-store.js';
+import { MISSING_QUEUE, Outcome, scripts } from './scripts.js';
+import type { Message, NewMessage, ReservedMessage } from './types.js';
+
+export interface ReserveOptions {
+  n: number;
+  /** Seconds; undefined = the queue's message_timeout. */
+  timeout?: number;
+  /** Remove the messages as they are reserved. */
+  delete?: boolean;
+}
+
+export interface ReserveResult {
+  messages: ReservedMessage[];
+  /** Messages handed to the dead letter outbox by this reserve. */
+  movedToDeadLetter: number;
+  /** When nothing was reserved: the epoch ms at which something becomes available by itself, or -1. */
+  nextDueMs: number;
+}
+
+/** A message taken over from another queue (dead letter hand-over) with its id and count. */
+export interface TransferredMessage {
+  id: string;
+  body: string;
+  reservedCount: number;
+  /** JSON text or ''. */
+  pushHeaders: string;
+}
+
+export interface DeleteTarget {
+  id: string;
+  reservationId?: string;
+}
+
+const MESSAGE_NOT_FOUND = 'Message not found';
+
+function refusal(outcome: number, id?: string): Error {
+  const about = id === undefined ? '' : `: ${id}`;
+  if (outcome === MISSING_QUEUE) return notFound('Queue not found');
+  if (outcome === Outcome.notFound) return notFound(MESSAGE_NOT_FOUND + about);
+  if (outcome === Outcome.reserved) return forbidden(`Message is reserved; its reservation_id is required${about}`);
+  return forbidden(`Reservation timed out${about}`);
+}
+
+function parseHeaders(text: string): Record<string, string> | undefined {
+  return text === '' ? undefined : (JSON.parse(text) as Record<string, string>);
+}
+
+/** Reservation ids: a random prefix per call (30 hex digits), two hex digits per message of the call. */
+function reservationPrefix(): string {
+  // randomUUID draws from a pooled entropy cache: much cheaper per call than randomBytes.
+  return randomUUID().replace(/-/g, '').slice(0, 30);
+}
+
+/**
+ * The message operations of a queue, each one Lua script over the queue's keys. The API
+ * versions share them; every operation on a missing queue answers 404 `Queue not found`
+ * except posting, which creates the queue.
+ */
+export class MessageStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: MqKeys,
+    private readonly queues: QueueStore,
+  ) {}
+
+  /** Posts messages in order; returns their ids in the same order. */
+  async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+    const ids = messages.map(() => newMessageId());
+    await this.insert(
+      ref,
+      messages.map((message, i) => [
+        ids[i]!,
+        message.body,
+        message.delay ?? 0,
+        message.pushHeaders ? JSON.stringify(message.pushHeaders) : '',
+        0,
+        message.expiresIn ?? 0,
+      ]),
+    );
+    return ids;
+  }
+
+  /** Puts messages that keep their id and reserved_count (dead letter hand-over); repeats are skipped. */
+  async transfer(ref: QueueRef, messages: TransferredMessage[]): Promise<void> {
+    await this.insert(
+      ref,
+      messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount, 0]),
+    );
+  }
+
+  /** Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the queue's)]. */
+  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number, number]>): Promise<void> {
+    const [created] = await scripts.postMessages.run<[number, number]>(this.redis, this.keys.queue(ref), [
+      LIMITS.defaultExpirationSeconds,
+      this.keys.wakeChannel(ref),
+      JSON.stringify(messages),
+    ]);
+    if (created === 1) await this.queues.indexCreated(ref);
+  }
+
+  async reserve(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
+    const reply = await scripts.reserve.run<string | number>(this.redis, this.keys.queue(ref), [
+      options.n,
+      options.timeout ?? 0,
+      options.delete ? '1' : '0',
+      reservationPrefix(),
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
+    const result = JSON.parse(String(reply)) as { moved: number; due: number; messages: Array<[string, string, number, string, string]> | object };
+    // Lua's JSON encoder writes an empty list as {}.
+    const rows = Array.isArray(result.messages) ? result.messages : [];
+    const messages = rows.map(([id, body, reservedCount, reservationId, headers]) => ({
+      id,
+      body,
+      reservedCount,
+      reservationId,
+      pushHeaders: parseHeaders(headers),
+    }));
+    return { messages, movedToDeadLetter: result.moved, nextDueMs: result.due };
+  }
+
+  /** The first n available messages, not reserved. */
+  async peek(ref: QueueRef, n: number): Promise<Message[]> {
+    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n]);
+    if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
+    const rows = JSON.parse(String(reply)) as Array<[string, string, number, string]>;
+    return rows.map(([id, body, reservedCount, headers]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers) }));
+  }
+
+  async get(ref: QueueRef, id: string): Promise<Message> {
+    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [id]);
+    if (reply[0] !== Outcome.ok) throw refusal(Number(reply[0]));
+    return { id, body: String(reply[1]), reservedCount: Number(reply[2]), pushHeaders: parseHeaders(String(reply[3])) };
+  }
+
+  /** Deletes all the targets or, when one may not be deleted, none (the error names it). */
+  async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
+    const list = JSON.stringify(targets.map((target) => [target.id, target.reservationId ?? '']));
+    const [outcome, position] = await scripts.deleteMessages.run<number[]>(this.redis, this.keys.queue(ref), [list]);
+    if (outcome === Outcome.ok) return;
+    throw refusal(outcome!, targets.length > 1 && position !== undefined ? targets[position - 1]!.id : undefined);
+  }
+
+  /** Renews a live reservation; returns the new reservation id. */
+  async touch(ref: QueueRef, id: string, reservationId: string, timeout?: number): Promise<{ reservationId: string; reservedCount: number }> {
+    const next = `${reservationPrefix()}00`;
+    const [outcome, reservedCount] = await scripts.touch.run<number[]>(this.redis, this.keys.queue(ref), [
+      id,
+      reservationId,
+      timeout ?? 0,
+      next,
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (outcome !== Outcome.ok) throw refusal(outcome!);
+    return { reservationId: next, reservedCount: reservedCount! };
+  }
+
+  /** Returns a reserved message to the front of the queue, at once or after `delay` seconds. */
+  async release(ref: QueueRef, id: string, reservationId: string, delay = 0): Promise<void> {
+    const [outcome] = await scripts.release.run<number[]>(this.redis, this.keys.queue(ref), [id, reservationId, delay, this.keys.wakeChannel(ref)]);
+    if (outcome !== Outcome.ok) throw refusal(outcome!);
+  }
+
+  /** Takes up to `count` messages out of a queue's dead letter outbox (see reserve.lua). */
+  async takeDeadLetterOutbox(ref: QueueRef, count: number): Promise<Array<TransferredMessage & { queue: string }>> {
+    const outbox = this.keys.queue(ref)[DEAD_LETTER_OUTBOX_KEY]!;
+    const items = (await this.redis.lpop(outbox, count)) ?? [];
+    return items.map((item) => {
+      const record = JSON.parse(item) as { id: string; body: string; reserved_count: number; push_headers: string; queue: string };
+      return { id: record.id, body: record.body, reservedCount: record.reserved_count, pushHeaders: record.push_headers, queue: record.queue };
+    });
+  }
+}

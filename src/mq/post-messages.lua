@@ -1,0 +1,61 @@
+-- Puts messages on a queue, creating the queue with default settings when it is missing.
+-- ARGV: default expiration (s), wake channel, messages as one JSON list of
+-- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
+-- queue's message_expiration)] (one argument keeps big batches cheap to send).
+-- An id already on the queue is skipped (dead letter hand-over may repeat).
+-- Returns { queue created (0/1), messages inserted }.
+local now = now_ms()
+local created = 0
+if redis.call('EXISTS', K_QUEUE) == 0 then
+  redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
+  created = 1
+end
+local expiration = tonumber(redis.call('HGET', K_QUEUE, 'expiration') or ARGV[1])
+
+local messages = cjson.decode(ARGV[3])
+local ids = {}
+for m, message in ipairs(messages) do ids[m] = message[1] end
+local present = {}
+for first = 1, #ids, CHUNK do
+  local scores = redis.call('ZMSCORE', K_EXPIRY, unpack(ids, first, math.min(first + CHUNK - 1, #ids)))
+  for j = 1, #scores do present[first + j - 1] = scores[j] end
+end
+
+local bodies, headers, counts, expiry, ready, delayed = {}, {}, {}, {}, {}, {}
+for m, id in ipairs(ids) do
+  if not present[m] then
+    local message = messages[m]
+    local delay = tonumber(message[3])
+    bodies[#bodies + 1] = id
+    bodies[#bodies + 1] = message[2]
+    if message[4] ~= '' then
+      headers[#headers + 1] = id
+      headers[#headers + 1] = message[4]
+    end
+    if tonumber(message[5]) > 0 then
+      counts[#counts + 1] = id
+      counts[#counts + 1] = message[5]
+    end
+    local expires_in = tonumber(message[6])
+    if expires_in <= 0 then expires_in = expiration end
+    expiry[#expiry + 1] = now + expires_in * 1000
+    expiry[#expiry + 1] = id
+    if delay > 0 then
+      delayed[#delayed + 1] = now + delay * 1000
+      delayed[#delayed + 1] = id
+    else
+      ready[#ready + 1] = now
+      ready[#ready + 1] = id
+    end
+  end
+end
+if #bodies == 0 then return { created, 0 } end
+variadic('HSET', K_BODY, bodies, 2)
+if #headers > 0 then variadic('HSET', K_HEADERS, headers, 2) end
+if #counts > 0 then variadic('HSET', K_COUNT, counts, 2) end
+variadic('ZADD', K_EXPIRY, expiry, 2)
+if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
+if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
+redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)
+if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
+return { created, #bodies / 2 }

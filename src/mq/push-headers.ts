@@ -1,0 +1,46 @@
+import { badRequest } from '../core/errors.js';
+import { isPlainObject } from './fields.js';
+import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from './limits.js';
+
+/** Why a header breaks the push header restrictions, or null when it is fine. */
+export function pushHeaderProblem(name: string, value: unknown): string | null {
+  if (name === '') return 'name must not be empty';
+  if (Buffer.byteLength(name) > LIMITS.maxPushHeaderNameBytes) return `name must be at most ${LIMITS.maxPushHeaderNameBytes} bytes`;
+  if (RESERVED_PUSH_HEADER_NAMES.includes(name.toLowerCase())) return 'name is reserved';
+  if (typeof value !== 'string') return 'value must be a string';
+  if (value === '') return 'value must not be empty';
+  if (Buffer.byteLength(value) > LIMITS.maxPushHeaderValueBytes) return `value must be at most ${LIMITS.maxPushHeaderValueBytes} bytes`;
+  return null;
+}
+
+/** Validates a message's push_headers (400 naming the header on any violation). */
+export function checkPushHeaders(value: unknown, field: string): Record<string, string> {
+  if (!isPlainObject(value)) throw badRequest(`${field} must be an object of strings`);
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.maxPushHeaders) throw badRequest(`${field} must have at most ${LIMITS.maxPushHeaders} headers`);
+  for (const [name, headerValue] of entries) {
+    const problem = pushHeaderProblem(name, headerValue);
+    if (problem) throw badRequest(`${field} "${name}": ${problem}`);
+  }
+  return value as Record<string, string>;
+}
+
+/**
+ * Push headers from a webhook request's `X-Subscribers-<Name>` headers (prefix removed).
+ * Headers that break a restriction, and any beyond the maximum count, are dropped silently.
+ */
+export function pushHeadersFromWebhook(rawHeaders: string[]): Record<string, string> | undefined {
+  const prefix = 'x-subscribers-';
+  const headers: Record<string, string> = {};
+  let count = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const rawName = rawHeaders[i]!;
+    if (!rawName.toLowerCase().startsWith(prefix) || count >= LIMITS.maxPushHeaders) continue;
+    const name = rawName.slice(prefix.length);
+    const value = rawHeaders[i + 1]!;
+    if (pushHeaderProblem(name, value) !== null || name in headers) continue;
+    headers[name] = value;
+    count += 1;
+  }
+  return count > 0 ? headers : undefined;
+}

@@ -1,0 +1,238 @@
+import { badRequest, notAcceptable } from '../core/errors.js';
+import { checkQueueName, integerField, objectField, requiredField, stringField } from './fields.js';
+import { LIMITS } from './limits.js';
+import { pushHeaderProblem } from './push-headers.js';
+import { QUEUE_TYPES, type Alert, type DeadLetter, type PushSettings, type QueueSettings, type QueueType, type Subscriber } from './types.js';
+
+/** A client's `queue` object, checked field by field; read-only fields are ignored. */
+export interface QueueChanges {
+  type?: QueueType;
+  messageTimeout?: number;
+  messageExpiration?: number;
+  push?: Partial<PushSettings>;
+  /** An empty queue_name asks to remove the setting. */
+  deadLetter?: { queue_name: string; max_reservations?: number };
+  alerts?: Alert[];
+}
+
+export interface SettingLimits {
+  minTimeoutSeconds: number;
+}
+
+export const DEFAULT_SETTINGS: QueueSettings = {
+  type: 'pull',
+  messageTimeout: LIMITS.defaultTimeoutSeconds,
+  messageExpiration: LIMITS.defaultExpirationSeconds,
+};
+
+/** `0` means the default for timeout and expiration. */
+function secondsOrDefault(value: unknown, field: string, min: number, max: number, fallback: number): number {
+  if (value === 0) return fallback;
+  return integerField(value, field, min, max);
+}
+
+export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueChanges {
+  if (input === undefined || input === null) return {};
+  const queue = objectField(input, 'queue');
+  const changes: QueueChanges = {};
+  if (queue.type !== undefined) {
+    if (!QUEUE_TYPES.includes(queue.type as QueueType)) throw badRequest(`queue.type must be one of: ${QUEUE_TYPES.join(', ')}`);
+    changes.type = queue.type as QueueType;
+  }
+  if (queue.message_timeout !== undefined) {
+    changes.messageTimeout = secondsOrDefault(
+      queue.message_timeout,
+      'queue.message_timeout',
+      limits.minTimeoutSeconds,
+      LIMITS.maxTimeoutSeconds,
+      LIMITS.defaultTimeoutSeconds,
+    );
+  }
+  if (queue.message_expiration !== undefined) {
+    changes.messageExpiration = secondsOrDefault(
+      queue.message_expiration,
+      'queue.message_expiration',
+      1,
+      LIMITS.maxExpirationSeconds,
+      LIMITS.defaultExpirationSeconds,
+    );
+  }
+  if (queue.push !== undefined && queue.push !== null) changes.push = parsePush(queue.push);
+  if (queue.dead_letter !== undefined && queue.dead_letter !== null) changes.deadLetter = parseDeadLetter(queue.dead_letter);
+  if (queue.alerts !== undefined && queue.alerts !== null) changes.alerts = parseAlerts(queue.alerts);
+  return changes;
+}
+
+function parsePush(value: unknown): Partial<PushSettings> {
+  const push = objectField(value, 'queue.push');
+  const parsed: Partial<PushSettings> = {};
+  if (push.subscribers !== undefined) parsed.subscribers = parseSubscribers(push.subscribers, 'queue.push.subscribers');
+  if (push.retries !== undefined) parsed.retries = integerField(push.retries, 'queue.push.retries', 0, LIMITS.maxRetries);
+  if (push.retries_delay !== undefined) parsed.retries_delay = integerField(push.retries_delay, 'queue.push.retries_delay', 0);
+  if (push.error_queue !== undefined && push.error_queue !== null) {
+    const errorQueue = stringField(push.error_queue, 'queue.push.error_queue');
+    if (errorQueue !== '') parsed.error_queue = checkQueueName(errorQueue, 'queue.push.error_queue');
+  }
+  if (push.rate !== undefined && push.rate !== null) {
+    if (typeof push.rate !== 'number' || !(push.rate > 0)) throw badRequest('queue.push.rate must be a positive number');
+    parsed.rate = push.rate;
+  }
+  return parsed;
+}
+
+/** A subscriber list: names unique, urls http(s), header names and values within the push header rules. */
+export function parseSubscribers(value: unknown, field: string, { urlRequired = true } = {}): Subscriber[] {
+  if (!Array.isArray(value)) throw badRequest(`${field} must be a list`);
+  const names = new Set<string>();
+  return value.map((item, index) => {
+    const at = `${field}[${index}]`;
+    const entry = objectField(item, at);
+    const name = stringField(requiredField(entry.name, `${at}.name`), `${at}.name`);
+    if (name === '') throw badRequest(`${at}.name must not be empty`);
+    if (names.has(name)) throw badRequest(`${at}.name "${name}" is given twice`);
+    names.add(name);
+    const subscriber: Subscriber = { name, url: '' };
+    if (urlRequired || entry.url !== undefined) subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`), `${at}.url`);
+    if (entry.headers !== undefined && entry.headers !== null) subscriber.headers = parseSubscriberHeaders(entry.headers, `${at}.headers`);
+    return subscriber;
+  });
+}
+
+function checkUrl(value: unknown, field: string): string {
+  const text = stringField(value, field);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw badRequest(`${field} must be an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http or https URL`);
+  return text;
+}
+
+function parseSubscriberHeaders(value: unknown, field: string): Record<string, string> {
+  const headers = objectField(value, field);
+  for (const [name, headerValue] of Object.entries(headers)) {
+    const problem = pushHeaderProblem(name, headerValue);
+    if (problem) throw badRequest(`${field} "${name}": ${problem}`);
+  }
+  return headers as Record<string, string>;
+}
+
+function parseDeadLetter(value: unknown): { queue_name: string; max_reservations?: number } {
+  const deadLetter = objectField(value, 'queue.dead_letter');
+  const queueName = stringField(requiredField(deadLetter.queue_name, 'queue.dead_letter.queue_name'), 'queue.dead_letter.queue_name');
+  if (queueName !== '') checkQueueName(queueName, 'queue.dead_letter.queue_name');
+  if (deadLetter.max_reservations === undefined) return { queue_name: queueName };
+  return {
+    queue_name: queueName,
+    max_reservations: integerField(deadLetter.max_reservations, 'queue.dead_letter.max_reservations', LIMITS.minReservations, LIMITS.maxReservations),
+  };
+}
+
+function parseAlerts(value: unknown): Alert[] {
+  if (!Array.isArray(value)) throw badRequest('queue.alerts must be a list');
+  return value.map((item, index) => {
+    const at = `queue.alerts[${index}]`;
+    const alert = objectField(item, at);
+    const type = requiredField(alert.type, `${at}.type`);
+    if (type !== 'fixed' && type !== 'progressive') throw badRequest(`${at}.type must be one of: fixed, progressive`);
+    const direction = alert.direction ?? 'asc';
+    if (direction !== 'asc' && direction !== 'desc') throw badRequest(`${at}.direction must be one of: asc, desc`);
+    const queue = checkQueueName(stringField(requiredField(alert.queue, `${at}.queue`), `${at}.queue`), `${at}.queue`);
+    const parsed: Alert = { type, trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1), direction, queue };
+    if (alert.snooze !== undefined) parsed.snooze = integerField(alert.snooze, `${at}.snooze`, 0);
+    return parsed;
+  });
+}
+
+/**
+ * The settings a queue has after `changes`: `current` is null when the queue is being created.
+ * Enforces the rules that depend on both: type fixed after creation, push only on push queues,
+ * dead letters and alerts only on pull queues, removing a dead letter setting.
+ */
+export function applyQueueChanges(name: string, current: QueueSettings | null, changes: QueueChanges): QueueSettings {
+  const type = resolveType(current, changes);
+  const next: QueueSettings = { ...(current ?? DEFAULT_SETTINGS), type };
+  if (changes.messageTimeout !== undefined) next.messageTimeout = changes.messageTimeout;
+  if (changes.messageExpiration !== undefined) next.messageExpiration = changes.messageExpiration;
+  if (type === 'pull') {
+    if (changes.push !== undefined) {
+      throw badRequest(current ? 'queue.push cannot be set on a pull queue' : 'queue.push is not allowed on a pull queue');
+    }
+    if (changes.alerts !== undefined) next.alerts = changes.alerts.length > 0 ? changes.alerts : undefined;
+    if (changes.deadLetter !== undefined) next.deadLetter = nextDeadLetter(name, current?.deadLetter, changes.deadLetter);
+    return next;
+  }
+  if (changes.deadLetter !== undefined) throw badRequest('queue.dead_letter is not allowed on a push queue; use queue.push.error_queue');
+  if (changes.alerts !== undefined) throw badRequest('queue.alerts cannot be set on a push queue');
+  next.push = nextPush(current?.push, changes.push);
+  return next;
+}
+
+function resolveType(current: QueueSettings | null, changes: QueueChanges): QueueType {
+  if (current) {
+    if (changes.type !== undefined && changes.type !== current.type) {
+      throw badRequest(`queue.type cannot be changed after creation (the queue is ${current.type})`);
+    }
+    return current.type;
+  }
+  return changes.type ?? (changes.push !== undefined ? 'multicast' : 'pull');
+}
+
+function nextPush(current: PushSettings | undefined, changes: Partial<PushSettings> | undefined): PushSettings {
+  const subscribers = changes?.subscribers ?? current?.subscribers;
+  if (subscribers === undefined) throw notAcceptable('queue.push.subscribers is required for a push queue');
+  if (subscribers.length === 0) throw badRequest('queue.push.subscribers must hold at least one subscriber');
+  const push: PushSettings = {
+    subscribers,
+    retries: changes?.retries ?? current?.retries ?? LIMITS.defaultRetries,
+    retries_delay: changes?.retries_delay ?? current?.retries_delay ?? LIMITS.defaultRetriesDelaySeconds,
+  };
+  const errorQueue = changes?.error_queue ?? current?.error_queue;
+  if (errorQueue !== undefined) push.error_queue = errorQueue;
+  const rate = changes?.rate ?? current?.rate;
+  if (rate !== undefined) push.rate = rate;
+  return push;
+}
+
+function nextDeadLetter(
+  name: string,
+  current: DeadLetter | undefined,
+  change: { queue_name: string; max_reservations?: number },
+): DeadLetter | undefined {
+  if (change.queue_name === '') {
+    if (!current) throw badRequest('queue.dead_letter.queue_name must be a non-empty string');
+    return undefined;
+  }
+  if (change.queue_name === name) throw badRequest('queue.dead_letter.queue_name must name another queue');
+  return { queue_name: change.queue_name, max_reservations: change.max_reservations ?? LIMITS.defaultMaxReservations };
+}
+
+/** Settings as stored in the queue hash (an empty string removes a field). */
+export function settingsToFields(settings: QueueSettings): string[] {
+  return [
+    'type', settings.type,
+    'timeout', String(settings.messageTimeout),
+    'expiration', String(settings.messageExpiration),
+    'push', settings.push ? JSON.stringify(settings.push) : '',
+    'dead_letter', settings.deadLetter ? JSON.stringify(settings.deadLetter) : '',
+    'alerts', settings.alerts ? JSON.stringify(settings.alerts) : '',
+  ];
+}
+
+export function settingsFromFields(fields: Record<string, string>): QueueSettings {
+  const settings: QueueSettings = {
+    type: (fields.type as QueueType | undefined) ?? 'pull',
+    messageTimeout: Number(fields.timeout ?? LIMITS.defaultTimeoutSeconds),
+    messageExpiration: Number(fields.expiration ?? LIMITS.defaultExpirationSeconds),
+  };
+  if (fields.push) settings.push = JSON.parse(fields.push) as PushSettings;
+  if (fields.dead_letter) settings.deadLetter = JSON.parse(fields.dead_letter) as DeadLetter;
+  if (fields.alerts) settings.alerts = JSON.parse(fields.alerts) as Alert[];
+  return settings;
+}
+
+export function isPushQueue(settings: QueueSettings): boolean {
+  return settings.type !== 'pull';
+}

@@ -1,0 +1,122 @@
+import type { Redis } from 'ioredis';
+import { notFound, unavailable } from '../core/errors.js';
+import { QUEUE_KEY, type MqKeys, type QueueRef } from './keys.js';
+import { scripts } from './scripts.js';
+import { settingsFromFields, settingsToFields } from './queue-settings.js';
+import type { QueueInfo, QueueSettings } from './types.js';
+
+const SAVE_ATTEMPTS = 10;
+
+export interface ListOptions {
+  perPage: number;
+  previous?: string;
+  prefix?: string;
+}
+
+/** Queue records: settings, counters, the per-project name index; creation and deletion. */
+export class QueueStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: MqKeys,
+  ) {}
+
+  /** Settings and size of a queue, or null when it does not exist. */
+  async info(ref: QueueRef): Promise<QueueInfo | null> {
+    const reply = await scripts.queueInfo.run<(string | number)[]>(this.redis, this.keys.queue(ref));
+    if (reply.length === 0) return null;
+    const [size, ...pairs] = reply;
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < pairs.length; i += 2) fields[String(pairs[i])] = String(pairs[i + 1]);
+    return {
+      ...settingsFromFields(fields),
+      projectId: ref.projectId,
+      name: ref.name,
+      size: Number(size),
+      totalMessages: Number(fields.total ?? 0),
+      createdAt: Number(fields.created_at ?? 0),
+      updatedAt: Number(fields.updated_at ?? 0),
+    };
+  }
+
+  async require(ref: QueueRef): Promise<QueueInfo> {
+    const info = await this.info(ref);
+    if (!info) throw notFound('Queue not found');
+    return info;
+  }
+
+  /**
+   * Changes a queue's settings with `change(current)` (current is null for a new queue),
+   * retrying when another writer got there first. Returns the settings written.
+   */
+  async save(
+    ref: QueueRef,
+    change: (current: QueueSettings | null) => QueueSettings,
+  ): Promise<{ settings: QueueSettings; created: boolean }> {
+    const queueKeys = this.keys.queue(ref);
+    for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
+      const fields = await this.redis.hgetall(queueKeys[QUEUE_KEY]!);
+      const version = fields.version ?? '';
+      const settings = change(version === '' ? null : settingsFromFields(fields));
+      const written = await scripts.saveQueue.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
+      if (written === -1) continue;
+      if (version === '') await this.indexCreated(ref);
+      return { settings, created: version === '' };
+    }
+    throw unavailable('The queue is being changed by other requests; try again');
+  }
+
+  /** Creates a queue with default settings unless it exists. */
+  async ensure(ref: QueueRef): Promise<void> {
+    const written = await scripts.saveQueue.run<number>(this.redis, this.keys.queue(ref), ['']);
+    if (written !== -1) await this.indexCreated(ref);
+  }
+
+  /** Adds a newly created queue to its project's index. */
+  async indexCreated(ref: QueueRef): Promise<void> {
+    await this.redis.zadd(this.keys.queueIndex(ref.projectId), 0, ref.name);
+  }
+
+  /** Deletes a queue and its messages; false when it did not exist. */
+  async delete(ref: QueueRef): Promise<boolean> {
+    const queueKeys = this.keys.queue(ref);
+    const index = this.keys.queueIndex(ref.projectId);
+    const [[, existed]] = (await this.redis.multi().exists(queueKeys[QUEUE_KEY]!).unlink(...queueKeys).exec()) as [[null, number], unknown];
+    await this.redis.zrem(index, ref.name);
+    // A post may have re-created the queue between the two steps: keep it listed then.
+    if ((await this.redis.exists(queueKeys[QUEUE_KEY]!)) === 1) await this.redis.zadd(index, 0, ref.name);
+    return existed === 1;
+  }
+
+  /** Removes every message of a queue, keeping the queue; false when it does not exist. */
+  async clear(ref: QueueRef): Promise<boolean> {
+    const [queueKey, ...messageKeys] = this.keys.queue(ref);
+    const [[, existed]] = (await this.redis.multi().exists(queueKey!).unlink(...messageKeys).exec()) as [[null, number], unknown];
+    return existed === 1;
+  }
+
+  /** Queue names in byte order after `previous`, starting with `prefix`. */
+  async list(projectId: string, options: ListOptions): Promise<string[]> {
+    const index = this.keys.queueIndex(projectId);
+    const prefix = Buffer.from(options.prefix ?? '');
+    const previous = options.previous === undefined ? null : Buffer.from(options.previous);
+    let min = previous !== null && Buffer.compare(previous, prefix) >= 0 ? Buffer.concat([Buffer.from('('), previous]) : Buffer.concat([Buffer.from('['), prefix]);
+    const max = prefix.length > 0 ? Buffer.concat([Buffer.from('['), prefix, Buffer.from([0xff])]) : Buffer.from('+');
+    const names: string[] = [];
+    while (names.length < options.perPage) {
+      const batch = await this.redis.zrangebylex(index, min, max, 'LIMIT', 0, options.perPage - names.length);
+      if (batch.length === 0) break;
+      names.push(...(await this.withoutGhosts(projectId, batch)));
+      min = Buffer.concat([Buffer.from('('), Buffer.from(batch[batch.length - 1]!)]);
+    }
+    return names;
+  }
+
+  /**
+   * Leaves out index entries of queues that no longer exist (a post racing a delete can leave
+   * one behind; removing it here could race a re-creation, so it is only skipped).
+   */
+  private async withoutGhosts(projectId: string, names: string[]): Promise<string[]> {
+    const exists = await Promise.all(names.map((name) => this.redis.exists(this.keys.queue({ projectId, name })[QUEUE_KEY]!)));
+    return names.filter((_, i) => exists[i] === 1);
+  }
+}

@@ -1,0 +1,8 @@
+-- One message by id, whatever its state. ARGV: id.
+-- Returns { -1 } for a missing queue, { 1 } for a missing (or expired) message,
+-- else { 0, body, reserved_count, push headers or '' }.
+if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+local id = ARGV[1]
+local expiry = redis.call('ZSCORE', K_EXPIRY, id)
+if not expiry or tonumber(expiry) <= now_ms() then return { NOT_FOUND } end
+return { OK, redis.call('HGET', K_BODY, id) or '', tonumber(redis.call('HGET', K_COUNT, id) or '0'), redis.call('HGET', K_HEADERS, id) or '' }

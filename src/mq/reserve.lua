@@ -1,0 +1,71 @@
+-- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
+-- reserved_count already reached the dead letter threshold are moved to the dead letter
+-- outbox instead (dead-letters.ts hands them to the dead letter queue).
+-- ARGV: n, timeout (s; 0 = the queue's), delete ('1' removes the messages at once),
+-- reservation id prefix, default timeout (s).
+-- Returns -1 for a missing queue, else JSON { moved, due (next due ms or -1), messages: list of
+-- [id, body, reserved_count, reservation_id, push headers or ''] }.
+if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
+local now = now_ms()
+maintain(now)
+local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
+local delete, prefix = ARGV[3] == '1', ARGV[4]
+if timeout == 0 then timeout = tonumber(redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
+local max_reservations, dead_letter_queue
+local dead_letter = redis.call('HGET', K_QUEUE, 'dead_letter')
+if dead_letter then
+  local setting = cjson.decode(dead_letter)
+  max_reservations, dead_letter_queue = tonumber(setting.max_reservations), setting.queue_name
+end
+
+local out, got, moved = {}, 0, 0
+local taken, counts, rids, until_ms = {}, {}, {}, now + timeout * 1000
+for _ = 1, 10 do
+  if got >= n then break end
+  local popped = redis.call('ZPOPMIN', K_READY, n - got)
+  if #popped == 0 then break end
+  local ids = {}
+  for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  local bodies = redis.call('HMGET', K_BODY, unpack(ids))
+  local previous = redis.call('HMGET', K_COUNT, unpack(ids))
+  local headers = redis.call('HMGET', K_HEADERS, unpack(ids))
+  local gone = {}
+  for i, id in ipairs(ids) do
+    local count = tonumber(previous[i] or '0')
+    if not bodies[i] or not expiry[i] or tonumber(expiry[i]) <= now then
+      gone[#gone + 1] = id
+    elseif max_reservations and count >= max_reservations then
+      redis.call('RPUSH', K_DEAD, cjson.encode({ id = id, body = bodies[i], reserved_count = count, push_headers = headers[i] or '', queue = dead_letter_queue }))
+      gone[#gone + 1] = id
+      moved = moved + 1
+    else
+      count = count + 1
+      local rid = prefix .. string.format('%02x', got)
+      got = got + 1
+      taken[#taken + 1] = id
+      counts[#counts + 1] = id
+      counts[#counts + 1] = count
+      rids[#rids + 1] = id
+      rids[#rids + 1] = rid
+      out[#out + 1] = { id, bodies[i], count, rid, headers[i] or '' }
+    end
+  end
+  remove_messages(gone)
+end
+
+if got > 0 then
+  if delete then
+    remove_messages(taken)
+  else
+    variadic('HSET', K_COUNT, counts, 2)
+    variadic('HSET', K_RID, rids, 2)
+    local reserved = {}
+    for _, id in ipairs(taken) do
+      reserved[#reserved + 1] = until_ms
+      reserved[#reserved + 1] = id
+    end
+    variadic('ZADD', K_RESERVED, reserved, 2)
+  end
+end
+return cjson.encode({ moved = moved, due = got == 0 and next_due() or -1, messages = out })

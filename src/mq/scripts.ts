@@ -1,0 +1,25 @@
+import { LuaScript, loadLua } from '../core/lua.js';
+
+const common = loadLua(import.meta.url, 'common').source;
+
+/** A queue script: common.lua (key names, maintain(), checks) followed by the script itself. */
+function queueScript(name: string): LuaScript {
+  return new LuaScript(name, `${common}\n${loadLua(import.meta.url, name).source}`);
+}
+
+export const scripts = {
+  postMessages: queueScript('post-messages'),
+  reserve: queueScript('reserve'),
+  peek: queueScript('peek'),
+  readMessage: queueScript('read-message'),
+  deleteMessages: queueScript('delete-messages'),
+  touch: queueScript('touch'),
+  release: queueScript('release'),
+  queueInfo: queueScript('queue-info'),
+  saveQueue: queueScript('save-queue'),
+  sweep: queueScript('sweep'),
+};
+
+/** Outcomes of the scripts' reservation checks (common.lua). */
+export const MISSING_QUEUE = -1;
+export const Outcome = { ok: 0, notFound: 1, timedOut: 2, reserved: 3 } as const;

@@ -1,0 +1,159 @@
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { EventBus } from '../core/bus.js';
+import { badRequest, notFound } from '../core/errors.js';
+import type { KeySpace } from '../core/redis.js';
+import { handOverDeadLetters, type MqLogger } from './dead-letters.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
+import { MqKeys, type QueueRef } from './keys.js';
+import { WakeHub } from './long-poll.js';
+import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
+import { mqMetrics, type MqMetrics } from './metrics.js';
+import { applyQueueChanges, type QueueChanges } from './queue-settings.js';
+import { QueueStore } from './queue-store.js';
+import type { NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
+
+export interface MessageQueueDeps {
+  redis: Redis;
+  keys: KeySpace;
+  bus: EventBus;
+  log: MqLogger;
+  /** How often the leader sweeps idle queues for expired messages; 0 turns the sweeper off. */
+  sweepIntervalMs?: number;
+  /** Where the counters go (/metrics); none when absent. */
+  registry?: Registry;
+}
+
+export type SubscriberChange = 'add' | 'replace' | 'remove';
+
+// A reserve retried right at the due time can miss it by the clocks' difference; wait a little past.
+const DUE_SLACK_MS = 5;
+
+/** The message queue service: queue records, message operations, long-poll and dead letters. */
+export class MessageQueue {
+  readonly keys: MqKeys;
+  readonly queues: QueueStore;
+  readonly messages: MessageStore;
+  readonly hub: WakeHub;
+  readonly sweeper: ExpirySweeper;
+  readonly metrics: MqMetrics | null;
+
+  constructor(private readonly deps: MessageQueueDeps) {
+    this.keys = new MqKeys(deps.keys);
+    this.queues = new QueueStore(deps.redis, this.keys);
+    this.messages = new MessageStore(deps.redis, this.keys, this.queues);
+    this.hub = new WakeHub(deps.bus);
+    this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
+    this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
+  }
+
+  /** Posts messages (creating the queue when missing); returns their ids in order. */
+  async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+    const ids = await this.messages.post(ref, messages);
+    this.metrics?.posted.inc(ids.length);
+    return ids;
+  }
+
+  /** Deletes all the targets or none (see MessageStore.delete). */
+  async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
+    await this.messages.delete(ref, targets);
+    this.metrics?.deleted.inc(targets.length);
+  }
+
+  /**
+   * Creates (`upsert`) or changes (`update`, the queue must exist) a queue's settings. A named
+   * dead letter queue is created with default settings when it does not exist.
+   */
+  async configure(ref: QueueRef, changes: QueueChanges, mode: 'upsert' | 'update'): Promise<QueueSettings> {
+    const { settings } = await this.queues.save(ref, (current) => {
+      if (!current && mode === 'update') throw notFound('Queue not found');
+      return applyQueueChanges(ref.name, current, changes);
+    });
+    if (settings.deadLetter) await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
+    return settings;
+  }
+
+  /** Adds or updates (by name), replaces, or removes subscribers of a push queue. */
+  async changeSubscribers(ref: QueueRef, change: SubscriberChange, subscribers: Subscriber[]): Promise<void> {
+    await this.queues.save(ref, (current) => {
+      if (!current) throw notFound('Queue not found');
+      if (!current.push) throw badRequest('Subscribers can only be changed on a push queue');
+      const next = nextSubscribers(current.push.subscribers, change, subscribers);
+      if (next.length === 0) throw badRequest('A push queue must keep at least one subscriber');
+      return { ...current, push: { ...current.push, subscribers: next } };
+    });
+  }
+
+  /**
+   * Reserves messages; with `waitSeconds` > 0 an empty queue is waited on until a message
+   * arrives (woken through pub/sub, or at the moment a delayed or reserved message falls due),
+   * the wait ends, or `signal` aborts (client gone, shutdown).
+   */
+  async reserve(ref: QueueRef, options: ReserveOptions & { waitSeconds: number }, signal?: AbortSignal): Promise<ReservedMessage[]> {
+    const first = await this.reserveOnce(ref, options);
+    if (first.messages.length > 0 || options.waitSeconds <= 0) return first.messages;
+    const deadline = Date.now() + options.waitSeconds * 1000;
+    const waiter = await this.hub.listen(this.keys.wakeChannel(ref));
+    const stop = () => waiter.close();
+    signal?.addEventListener('abort', stop);
+    try {
+      // Subscribed now: this reserve sees everything posted before, the waiter everything after.
+      let result = await this.reserveOnce(ref, options);
+      while (result.messages.length === 0) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || waiter.closed) break;
+        const untilDue = result.nextDueMs >= 0 ? Math.max(result.nextDueMs - Date.now(), 0) + DUE_SLACK_MS : Infinity;
+        await waiter.next(Math.min(remaining, untilDue));
+        if (waiter.closed) break;
+        result = await this.reserveOnce(ref, options);
+      }
+      return result.messages;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      waiter.close();
+    }
+  }
+
+  private async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
+    const result = await this.messages.reserve(ref, options);
+    this.metrics?.reserved.inc(result.messages.length);
+    if (result.movedToDeadLetter > 0) {
+      this.metrics?.deadLettered.inc(result.movedToDeadLetter);
+      await handOverDeadLetters(this.messages, ref, this.deps.log);
+    }
+    return result;
+  }
+
+  /** Ends every long-poll wait (before the HTTP server closes). */
+  close(): void {
+    this.hub.closeAll();
+  }
+
+  /** Starts the background sweeper (leader-elected among controllers). */
+  startBackgroundWork(): void {
+    this.sweeper.start();
+  }
+
+  async stopBackgroundWork(): Promise<void> {
+    await this.sweeper.stop();
+  }
+}
+
+function nextSubscribers(current: Subscriber[], change: SubscriberChange, given: Subscriber[]): Subscriber[] {
+  if (change === 'replace') return given;
+  const givenNames = new Set(given.map((subscriber) => subscriber.name));
+  if (change === 'remove') return current.filter((subscriber) => !givenNames.has(subscriber.name));
+  return [...current.filter((subscriber) => !givenNames.has(subscriber.name)), ...given];
+}
+
+const shared = new WeakMap<EventBus, MessageQueue>();
+
+/** The one MessageQueue of a process (per event bus), shared by the API versions. */
+export function messageQueueOf(deps: MessageQueueDeps): MessageQueue {
+  let service = shared.get(deps.bus);
+  if (!service) {
+    service = new MessageQueue(deps);
+    shared.set(deps.bus, service);
+  }
+  return service;
+}

@@ -1,0 +1,14 @@
+-- Renews a live reservation under a new reservation id and counts it as a reservation.
+-- ARGV: id, reservation id, timeout (s; 0 = the queue's), new reservation id, default timeout (s).
+-- Returns { -1 } for a missing queue, { outcome } on refusal, { 0, reserved_count } when touched.
+if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+local now = now_ms()
+local id = ARGV[1]
+local outcome = check_reservation(id, ARGV[2], now)
+if outcome ~= OK then return { outcome } end
+if ARGV[2] == '' then return { TIMED_OUT } end
+local timeout = tonumber(ARGV[3])
+if timeout == 0 then timeout = tonumber(redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
+redis.call('HSET', K_RID, id, ARGV[4])
+redis.call('ZADD', K_RESERVED, now + timeout * 1000, id)
+return { OK, redis.call('HINCRBY', K_COUNT, id, 1) }

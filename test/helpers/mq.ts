@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { HttpClient } from './http.js';
+
+/** Shortcuts for the version 3 message queue API in tests. */
+export class MqClient {
+  constructor(
+    readonly http: HttpClient,
+    readonly projectId: string,
+  ) {}
+
+  path(queue: string, rest = ''): string {
+    return `/3/projects/${this.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
+  }
+
+  async post(queue: string, messages: Array<{ body: string; delay?: number; push_headers?: Record<string, string> }>): Promise<string[]> {
+    const response = await this.http.post(this.path(queue, '/messages'), { messages });
+    if (response.status !== 201) throw new Error(`post failed: ${response.status} ${response.text}`);
+    return response.body.ids;
+  }
+
+  async postBodies(queue: string, ...bodies: string[]): Promise<string[]> {
+    return this.post(queue, bodies.map((body) => ({ body })));
+  }
+
+  async reserve(queue: string, options: Record<string, unknown> = {}): Promise<any[]> {
+    const response = await this.http.post(this.path(queue, '/reservations'), options);
+    if (response.status !== 200) throw new Error(`reserve failed: ${response.status} ${response.text}`);
+    return response.body.messages;
+  }
+
+  async info(queue: string): Promise<any> {
+    const response = await this.http.get(this.path(queue));
+    if (response.status !== 200) throw new Error(`get queue failed: ${response.status} ${response.text}`);
+    return response.body.queue;
+  }
+
+  async peek(queue: string, n = 100): Promise<any[]> {
+    const response = await this.http.get(this.path(queue, `/messages?n=${n}`));
+    if (response.status !== 200) throw new Error(`peek failed: ${response.status} ${response.text}`);
+    return response.body.messages;
+  }
+
+  delete(queue: string, id: string, reservationId?: string) {
+    return this.http.delete(this.path(queue, `/messages/${id}`), reservationId === undefined ? {} : { reservation_id: reservationId });
+  }
+
+  createQueue(queue: string, settings?: Record<string, unknown>) {
+    return this.http.put(this.path(queue), settings === undefined ? {} : { queue: settings });
+  }
+
+  updateQueue(queue: string, settings: Record<string, unknown>) {
+    return this.http.patch(this.path(queue), { queue: settings });
+  }
+}
+
+let counter = 0;
+/** A queue name no other test of the file uses. */
+export function uniqueQueue(label: string): string {
+  counter += 1;
+  return `${label}-${counter}-${Date.now().toString(36)}`;
+}
+
+/** A request over node:http, which (unlike fetch) can carry a body on GET as real clients do. */
+export function rawRequest(baseUrl: string, method: string, path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      baseUrl + path,
+      { method, headers: { Authorization: `OAuth ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}

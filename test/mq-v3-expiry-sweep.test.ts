@@ -1,0 +1,48 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sleep } from '../src/core/time.js';
+import { messageQueueOf } from '../src/mq/service.js';
+import { MqClient, uniqueQueue } from './helpers/mq.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let mq: MqClient;
+let observer: Redis;
+beforeAll(async () => {
+  server = await startTestServer({ FERRUM_MQ_SWEEP_MS: '200' });
+  mq = new MqClient(server.http, server.projectId);
+  observer = new Redis(server.redisUrl);
+});
+afterAll(async () => {
+  observer?.disconnect();
+  await server?.stop();
+});
+
+it('the sweeper drops expired messages of queues nobody touches', async () => {
+  const queue = uniqueQueue('idle');
+  await mq.createQueue(queue, { message_expiration: 1 });
+  await mq.post(queue, Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })));
+  const keys = (part: string) => `ferrum:{mq:${server.projectId}:${encodeURIComponent(queue)}}:${part}`;
+  expect(await observer.hlen(keys('body'))).toBe(50);
+  await sleep(1600);
+  // Nothing read the queue meanwhile: only the sweeper can have removed them.
+  expect(await observer.hlen(keys('body'))).toBe(0);
+  expect(await observer.zcard(keys('ready'))).toBe(0);
+  expect(await observer.zcard(keys('expiry'))).toBe(0);
+  expect(await observer.exists(keys('queue'))).toBe(1);
+});
+
+it('one controller holds the sweeper lease', async () => {
+  expect(await observer.exists('ferrum:lease:mq-sweeper')).toBe(1);
+});
+
+it('a message can carry its own expiration (for API versions that allow it)', async () => {
+  const { ctx } = server.running;
+  const service = messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } });
+  const queue = uniqueQueue('own-expiry');
+  const ref = { projectId: server.projectId, name: queue };
+  const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);
+  await sleep(1100);
+  await expect(service.messages.get(ref, short!)).rejects.toThrow('Message not found');
+  expect((await service.messages.get(ref, long!)).body).toBe('queue default');
+});
