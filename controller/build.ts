@@ -6,6 +6,7 @@ import { identityApi } from '../api/identity/index.js';
 import { mqV1Api } from '../api/mq-v1/index.js';
 import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
+import { workerV2Api } from '../api/worker-v2/index.js';
 import type { AppContext } from '../api/context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
@@ -39,6 +40,7 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
   await app.register(mqV3Api, { ctx });
   await app.register(mqV1Api, { ctx });
   await app.register(historyApi, { ctx });
+  await app.register(workerV2Api, { ctx });
   await app.register(dashboard, { ctx });
   await app.ready();
   return app;

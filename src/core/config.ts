@@ -13,6 +13,8 @@ export interface Config {
   logLevel: string;
   publicScheme: string;
   publicHost: string | undefined;
+  worker: WorkerConfig;
+  runner: RunnerConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
@@ -35,7 +37,49 @@ export interface Config {
   };
 }
 
+/** Settings of the worker service's API side (codes, tasks). */
+export interface WorkerConfig {
+  /** Stack name → the image that runs zip packages naming it. */
+  stacks: Record<string, string>;
+  /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
+  defaultStack: string;
+  maxCodeBytes: number;
+  maxLogBytes: number;
+  /** Key encrypting registry credentials at rest; when unset, a key file in dataDir. */
+  secretKey: string | undefined;
+}
+
+/** Settings of one runner daemon. */
+export interface RunnerConfig {
+  cluster: string;
+  slots: number;
+  network: string;
+  memoryMb: number;
+  pidsLimit: number;
+  milliCpus: number;
+  taskDir: string;
+  heartbeatMs: number;
+  /** A task whose runner stops renewing its lock for this long is taken back. */
+  lockMs: number;
+  stalledCheckMs: number;
+  drainMs: number;
+  logFlushMs: number;
+}
+
 type Env = Record<string, string | undefined>;
+
+/** "name=image,name=image" → { name: image }. */
+function stacksFrom(raw: string): Record<string, string> {
+  const stacks: Record<string, string> = {};
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const at = entry.indexOf('=');
+    if (at <= 0 || at === entry.length - 1) throw new Error(`FERRUM_WORKER_STACKS entries must be name=image, got "${entry}"`);
+    stacks[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return stacks;
+}
+
+const DEFAULT_STACKS = 'node-20=node:20-alpine,python-3.12=python:3.12-alpine,ruby-3.3=ruby:3.3-alpine,php-8.3=php:8.3-cli-alpine,busybox=busybox:latest';
 
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -63,6 +107,27 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    worker: {
+      stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
+      defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
+      maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
+      maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
+      secretKey: nonEmpty(env.FERRUM_SECRET_KEY),
+    },
+    runner: {
+      cluster: env.FERRUM_RUNNER_CLUSTER || 'default',
+      slots: Math.max(1, intFrom(env, 'FERRUM_RUNNER_SLOTS', 2)),
+      network: env.FERRUM_RUNNER_NETWORK || 'none',
+      memoryMb: intFrom(env, 'FERRUM_RUNNER_MEMORY_MB', 512),
+      pidsLimit: intFrom(env, 'FERRUM_RUNNER_PIDS_LIMIT', 256),
+      milliCpus: intFrom(env, 'FERRUM_RUNNER_MILLICPUS', 1000),
+      taskDir: env.FERRUM_RUNNER_TASK_DIR || '/mnt/task',
+      heartbeatMs: Math.max(100, intFrom(env, 'FERRUM_RUNNER_HEARTBEAT_MS', 5000)),
+      lockMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_LOCK_MS', 30000)),
+      stalledCheckMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_STALLED_CHECK_MS', 30000)),
+      drainMs: intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000),
+      logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
+    },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),

@@ -1,0 +1,129 @@
+import type { FastifyRequest } from 'fastify';
+import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
+import type { Upload } from '../../src/worker/code-store.js';
+import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
+import { checkZip } from '../../src/worker/zip.js';
+
+interface Form {
+  data?: string;
+  file?: Buffer;
+}
+
+/** Reads the multipart form of a code upload: the `data` field and the optional `file`. */
+async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<Form> {
+  if (!request.isMultipart()) throw badRequest('Content-Type must be multipart/form-data with a "data" field');
+  const form: Form = {};
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw badRequest(`unexpected file field "${part.fieldname}": the zip goes in "file"`);
+        form.file = await part.toBuffer();
+      } else if (part.fieldname === 'data') {
+        form.data = String(part.value);
+      }
+    }
+  } catch (error) {
+    if (isHttpError(error)) throw error;
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) throw payloadTooLarge(`file must be at most ${maxCodeBytes} bytes`);
+    throw badRequest(`Invalid multipart body: ${(error as Error).message}`);
+  }
+  return form;
+}
+
+function optionalString(data: Record<string, unknown>, field: string): string | undefined {
+  const value = data[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
+  return value;
+}
+
+function optionalInteger(data: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
+  const value = data[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be an integer`);
+  if (value < min || value > max) throw badRequest(`${field} must be between ${min} and ${max}`);
+  return value;
+}
+
+function envVarsOf(data: Record<string, unknown>): Record<string, string> | undefined {
+  const value = data.env_vars;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('env_vars must be an object of strings');
+  for (const [name, item] of Object.entries(value)) {
+    if (typeof item !== 'string') throw badRequest(`env_vars.${name} must be a string`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw badRequest(`env_vars name "${name}" must be letters, digits and _`);
+  }
+  return value as Record<string, string>;
+}
+
+const RUNTIME_COMMANDS: Record<string, string> = { ruby: 'ruby', python: 'python', node: 'node', php: 'php', sh: 'sh', bash: 'bash' };
+
+/** The command of an old-style zip package given only its file and runtime. */
+function zipCommand(fileName: string | undefined, runtime: string | undefined): string | undefined {
+  if (!fileName) return undefined;
+  const interpreter = runtime ? RUNTIME_COMMANDS[runtime] : undefined;
+  return interpreter ? `${interpreter} ${fileName}` : `./${fileName}`;
+}
+
+function parseData(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') throw notAcceptable('data is required');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`data must be JSON: ${(error as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('data must be a JSON object');
+  return data as Record<string, unknown>;
+}
+
+/** Checks every `data` field against the spec's rules and builds the upload. */
+export interface StackSettings {
+  stacks: Record<string, string>;
+  defaultStack: string;
+}
+
+export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined, { stacks, defaultStack }: StackSettings): Upload {
+  const data = parseData(dataText);
+  const name = optionalString(data, 'name');
+  if (!name) throw notAcceptable('name is required');
+  if (name.length > 255) throw badRequest('name must be at most 255 characters');
+  const image = optionalString(data, 'image');
+  // Old clients upload zips naming only a runtime: those run on the default stack.
+  const stack = optionalString(data, 'stack') ?? (zip && !image && defaultStack in stacks ? defaultStack : undefined);
+  if (image && stack) throw badRequest('stack is not supported for custom images: give image or stack, not both');
+  if (stack && !(stack in stacks)) throw badRequest(`stack must be one of: ${Object.keys(stacks).sort().join(', ')}`);
+  if (stack && !zip) throw badRequest('stack is for zip packages: add the code zip as "file"');
+  if (!image && !stack) throw notAcceptable(zip ? 'image or stack is required' : 'image is required');
+  const config = optionalString(data, 'config');
+  if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes) throw badRequest(`config must be at most ${LIMITS.configBytes} bytes`);
+  const runtime = optionalString(data, 'runtime');
+  const fileName = optionalString(data, 'file_name');
+  const command = optionalString(data, 'command') ?? (zip ? zipCommand(fileName, runtime) : undefined);
+  if (zip && !command) throw notAcceptable('command is required for zip packages (or file_name and runtime)');
+  const settings: CodeSettings = {
+    image,
+    stack,
+    runtime,
+    file_name: fileName,
+    command,
+    config,
+    max_concurrency: optionalInteger(data, 'max_concurrency', 1, 100000),
+    retries: optionalInteger(data, 'retries', 0, LIMITS.maxRetries),
+    retries_delay: optionalInteger(data, 'retries_delay', 0, 7 * 24 * 3600),
+    priority: optionalInteger(data, 'default_priority', 0, 2),
+    env_vars: envVarsOf(data),
+  };
+  for (const key of Object.keys(settings) as (keyof CodeSettings)[]) if (settings[key] === undefined) delete settings[key];
+  return { name, settings, zip };
+}
+
+export async function readUpload(request: FastifyRequest, maxCodeBytes: number, stacks: StackSettings): Promise<Upload> {
+  const form = await readForm(request, maxCodeBytes);
+  if (form.file && form.file.length === 0) form.file = undefined;
+  const upload = uploadFrom(form.data, form.file, stacks);
+  if (upload.zip) await checkZip(upload.zip);
+  return upload;
+}
+

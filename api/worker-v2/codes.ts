@@ -1,0 +1,81 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { notFound } from '../../src/core/errors.js';
+import { requireProject } from '../auth-hooks.js';
+import { readUpload } from './code-upload.js';
+import { codeParams, pagingQuery, projectParams, type PagingQuery } from './params.js';
+import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
+import type { WorkerRouteOptions } from './route-options.js';
+
+/** A file name safe inside a quoted Content-Disposition parameter. */
+function downloadName(name: string, rev: number): string {
+  return `${name.replace(/[^A-Za-z0-9._-]/g, '_')}_${rev}.zip`;
+}
+
+export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+  app.addHook('preHandler', requireProject(ctx));
+  const { codes } = worker;
+
+  app.get('/2/projects/:project_id/codes', {
+    schema: { params: projectParams, querystring: pagingQuery, response: { 200: { type: 'object', properties: { codes: { type: 'array', items: codeSchema } } } } },
+    handler: async (request) => {
+      const { project_id: projectId } = request.params as { project_id: string };
+      const { page, per_page: perPage } = request.query as PagingQuery;
+      return { codes: (await codes.list(projectId, { page, perPage })).map(codeView) };
+    },
+  });
+
+  app.post('/2/projects/:project_id/codes', {
+    schema: { params: projectParams, response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } } },
+    handler: async (request) => {
+      const { project_id: projectId } = request.params as { project_id: string };
+      const upload = await readUpload(request, ctx.config.worker.maxCodeBytes, ctx.config.worker);
+      const code = await codes.upload(projectId, upload);
+      return { id: code.id, msg: 'Upload successful.' };
+    },
+  });
+
+  app.get('/2/projects/:project_id/codes/:code_id', {
+    schema: { params: codeParams, response: { 200: codeSchema } },
+    handler: async (request) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      return codeView(await codes.get(projectId, codeId));
+    },
+  });
+
+  app.delete('/2/projects/:project_id/codes/:code_id', {
+    schema: { params: codeParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      await codes.delete(projectId, codeId);
+      return { msg: 'Deleted' };
+    },
+  });
+
+  app.get('/2/projects/:project_id/codes/:code_id/revisions', {
+    schema: {
+      params: codeParams,
+      querystring: pagingQuery,
+      response: { 200: { type: 'object', properties: { revisions: { type: 'array', items: revisionSchema } } } },
+    },
+    handler: async (request) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const { page, per_page: perPage } = request.query as PagingQuery;
+      return { revisions: (await codes.revisions(projectId, codeId, { page, perPage })).map(revisionView) };
+    },
+  });
+
+  app.get('/2/projects/:project_id/codes/:code_id/download', {
+    schema: { params: codeParams, querystring: { type: 'object', properties: { revision: { type: 'integer', minimum: 1 } } } },
+    handler: async (request, reply) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const { revision: rev } = request.query as { revision?: number };
+      const revision = await codes.revision(projectId, codeId, rev);
+      const zip = await codes.zip(revision);
+      if (!zip) throw notFound(`Revision ${revision.rev} of code package ${revision.name} is an image package: it has no zip`);
+      return reply
+        .header('Content-Type', 'application/zip')
+        .header('Content-Disposition', `attachment; filename="${downloadName(revision.name, revision.rev)}"`)
+        .send(zip);
+    },
+  });
+};

@@ -1,0 +1,24 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsync } from 'fastify';
+import { openWorkerServices } from '../../src/worker/services.js';
+import type { PluginOptions } from '../context.js';
+import { codeRoutes } from './codes.js';
+import { credentialRoutes } from './credentials.js';
+import { stackRoutes } from './stacks.js';
+import { taskRoutes } from './tasks.js';
+import { webhookRoutes } from './webhook.js';
+
+/** The worker service, API version 2. */
+export const workerV2Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  const worker = openWorkerServices(ctx);
+  app.addHook('onClose', () => worker.close());
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.worker.maxCodeBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 32 },
+  });
+  const options = { ctx, worker };
+  await app.register(codeRoutes, options);
+  await app.register(taskRoutes, options);
+  await app.register(webhookRoutes, options);
+  await app.register(stackRoutes, options);
+  await app.register(credentialRoutes, options);
+};

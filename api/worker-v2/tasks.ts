@@ -1,0 +1,108 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { badRequest, notAcceptable } from '../../src/core/errors.js';
+import type { TaskRequest } from '../../src/worker/tasks.js';
+import { FINAL_STATUSES, LIMITS } from '../../src/worker/types.js';
+import { requireProject } from '../auth-hooks.js';
+import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
+import { taskFilterOf, taskListQuery } from './task-query.js';
+import { msgSchema, queuedSchema, taskSchema, taskView } from './views.js';
+import type { WorkerRouteOptions } from './route-options.js';
+
+export const taskRequestProperties = {
+  code_name: { type: 'string', minLength: 1 },
+  payload: { type: 'string' },
+  priority: { type: 'integer', minimum: 0, maximum: 2 },
+  cluster: { type: 'string', pattern: CLUSTER_NAME },
+  timeout: { type: 'integer', minimum: 1, maximum: LIMITS.maxTimeout },
+  delay: { type: 'integer', minimum: 0, maximum: LIMITS.maxDelay },
+} as const;
+
+const queueBody = {
+  type: 'object',
+  required: ['tasks'],
+  properties: {
+    tasks: {
+      type: 'array',
+      minItems: 1,
+      maxItems: LIMITS.maxTasksPerRequest,
+      items: {
+        type: 'object',
+        required: ['code_name', 'payload'],
+        properties: { ...taskRequestProperties, label: { type: 'string', maxLength: 255 } },
+      },
+    },
+  },
+} as const;
+
+/** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
+async function requireJsonContentType(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
+}
+
+export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+  app.addHook('preHandler', requireProject(ctx));
+  const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
+  const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
+
+  app.post('/2/projects/:project_id/tasks', {
+    preValidation: requireJsonContentType,
+    schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
+    handler: async (request) => {
+      const { tasks } = request.body as { tasks: TaskRequest[] };
+      const queued = await worker.queueing.queue(projectIdOf(request), tasks);
+      return { msg: 'Queued up', tasks: queued.map((task) => ({ id: task.id })) };
+    },
+  });
+
+  app.get('/2/projects/:project_id/tasks', {
+    schema: { params: projectParams, querystring: taskListQuery, response: { 200: { type: 'object', properties: { tasks: { type: 'array', items: taskSchema } } } } },
+    handler: async (request) => {
+      const filter = taskFilterOf(request.query as Parameters<typeof taskFilterOf>[0]);
+      if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) throw badRequest('from_time must not be after to_time');
+      return { tasks: (await worker.tasks.list(projectIdOf(request), filter)).map(taskView) };
+    },
+  });
+
+  app.get('/2/projects/:project_id/tasks/:task_id', {
+    schema: { params: taskParams, response: { 200: taskSchema } },
+    handler: async (request) => taskView(await worker.tasks.get(projectIdOf(request), taskIdOf(request))),
+  });
+
+  app.get('/2/projects/:project_id/tasks/:task_id/log', {
+    schema: { params: taskParams },
+    handler: async (request, reply) => {
+      const log = await worker.tasks.log(projectIdOf(request), taskIdOf(request));
+      return reply.type('text/plain; charset=utf-8').send(log);
+    },
+  });
+
+  app.post('/2/projects/:project_id/tasks/:task_id/cancel', {
+    schema: { params: taskParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      await worker.queueing.cancel(projectIdOf(request), taskIdOf(request));
+      return { msg: 'Cancelled' };
+    },
+  });
+
+  app.post('/2/projects/:project_id/tasks/:task_id/retry', {
+    preValidation: requireJsonContentType,
+    schema: {
+      params: taskParams,
+      body: { type: 'object', properties: { delay: taskRequestProperties.delay } },
+      response: { 200: queuedSchema },
+    },
+    handler: async (request) => {
+      const projectId = projectIdOf(request);
+      const old = await worker.tasks.get(projectId, taskIdOf(request));
+      if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
+      const { delay } = request.body as { delay?: number };
+      const [task] = await worker.queueing.queue(
+        projectId,
+        [{ code_name: old.code_name, payload: old.payload, priority: old.priority, cluster: old.cluster, timeout: old.timeout, delay, label: old.label }],
+        { retryOf: old },
+      );
+      return { msg: 'Queued up', tasks: [{ id: task!.id }] };
+    },
+  });
+};

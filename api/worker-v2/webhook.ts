@@ -1,0 +1,40 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { requireProject } from '../auth-hooks.js';
+import { projectParams } from './params.js';
+import { taskRequestProperties } from './tasks.js';
+import type { WorkerRouteOptions } from './route-options.js';
+
+/**
+ * POST /tasks/webhook: whatever the body is, byte for byte, becomes the payload. This plugin
+ * has its own content parsers so a JSON body is kept as sent rather than parsed.
+ */
+export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('preHandler', requireProject(ctx));
+
+  app.post('/2/projects/:project_id/tasks/webhook', {
+    schema: {
+      params: projectParams,
+      querystring: {
+        type: 'object',
+        required: ['code_name'],
+        properties: {
+          code_name: taskRequestProperties.code_name,
+          priority: taskRequestProperties.priority,
+          cluster: taskRequestProperties.cluster,
+          timeout: taskRequestProperties.timeout,
+          delay: taskRequestProperties.delay,
+        },
+      },
+      response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
+    },
+    handler: async (request) => {
+      const { project_id: projectId } = request.params as { project_id: string };
+      const query = request.query as { code_name: string; priority?: number; cluster?: string; timeout?: number; delay?: number };
+      const payload = typeof request.body === 'string' ? request.body : '';
+      const [task] = await worker.queueing.queue(projectId, [{ ...query, payload }]);
+      return { id: task!.id, msg: 'Queued up' };
+    },
+  });
+};

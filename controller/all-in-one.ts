@@ -1,0 +1,32 @@
+import type { FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../src/core/config.js';
+import { Runner } from '../runner/runner.js';
+import { startController, type RunningController } from './main.js';
+
+export interface AllInOne {
+  controller: RunningController;
+  runner: Runner;
+  stop(): Promise<void>;
+}
+
+/** `ferrum start`: the controller plus one runner sharing its Redis; the runner drains first. */
+export async function startAllInOne(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<AllInOne> {
+  const controller = await startController(config, options);
+  let runner: Runner;
+  try {
+    // The runner's metrics join the controller's, on its /metrics.
+    runner = await Runner.start(config, controller.ctx.redisUrl, controller.app.log as Logger, undefined, controller.ctx.metrics.registry);
+  } catch (error) {
+    await controller.stop();
+    throw error;
+  }
+  return {
+    controller,
+    runner,
+    async stop() {
+      await runner.stop();
+      await controller.stop();
+    },
+  };
+}

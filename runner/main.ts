@@ -1,0 +1,29 @@
+import { pino, type Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Config } from '../src/core/config.js';
+import { serveRunnerMetrics } from './metrics-server.js';
+import { Runner } from './runner.js';
+
+/** `ferrum runner`: a runner daemon against the Redis of REDIS_URL, until SIGTERM or SIGINT; /metrics on HOST:PORT. */
+export async function runRunnerDaemon(config: Config): Promise<Runner> {
+  if (!config.redisUrl) throw new Error('REDIS_URL is required for a standalone runner (the Redis of the controllers)');
+  const log: Logger = pino({ level: config.logLevel });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'ferrum_process_' });
+  const runner = await Runner.start(config, config.redisUrl, log, undefined, registry);
+  const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'draining');
+    metricsServer.close();
+    runner.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'runner shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return runner;
+}

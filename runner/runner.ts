@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import Docker from 'dockerode';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { EventBus } from '../src/core/bus.js';
+import type { Config } from '../src/core/config.js';
+import { newObjectId } from '../src/core/ids.js';
+import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { sleep } from '../src/core/time.js';
+import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
+import type { RunnerInstance } from '../src/worker/runner-registry.js';
+import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import { DockerExecutor } from './docker-executor.js';
+import { RunnerMetrics } from './metrics.js';
+import { LABELS, removeOrphanContainers } from './orphans.js';
+import { TaskRun, type RunnerIdentity } from './task-run.js';
+
+const VERSION = '0.1.0';
+/** After the drain bound, how long stopped containers get to report before we give up. */
+const FORCED_STOP_MS = 15000;
+
+/** Names this Ferrum installation (Redis + prefix) in container labels, without secrets. */
+export function storeIdOf(redisUrl: string, keyPrefix: string): string {
+  return createHash('sha256').update(`${redisUrl}|${keyPrefix}`).digest('hex').slice(0, 16);
+}
+
+/**
+ * The runner daemon: takes tasks of one cluster from BullMQ, runs each in a container,
+ * heartbeats as an instance of the cluster, obeys cancels, and drains on stop.
+ */
+export class Runner {
+  readonly id = newObjectId();
+  private readonly runs = new Map<string, TaskRun>();
+  private readonly identity: RunnerIdentity;
+  private readonly executor: DockerExecutor;
+  private readonly createdAt = Date.now();
+  private worker: Worker<TaskJob> | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private stopping: Promise<void> | null = null;
+  private readonly workerConnection;
+  private readonly metrics: RunnerMetrics;
+
+  private constructor(
+    private readonly config: Config,
+    private readonly redisUrl: string,
+    private readonly services: WorkerServices,
+    private readonly bus: EventBus,
+    private readonly closeConnections: () => void,
+    readonly log: Logger,
+    docker: Docker,
+    registry: Registry,
+  ) {
+    this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
+    this.executor = new DockerExecutor(docker);
+    this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+    this.identity = {
+      id: this.id,
+      labels: {
+        [LABELS.managed]: 'true',
+        [LABELS.store]: storeIdOf(redisUrl, config.keyPrefix),
+        [LABELS.runner]: this.id,
+        [LABELS.cluster]: config.runner.cluster,
+      },
+    };
+  }
+
+  /** `registry`: where the runner's metrics go (the controller's, in the all-in-one process). */
+  static async start(config: Config, redisUrl: string, log: Logger, docker = new Docker(), registry = new Registry()): Promise<Runner> {
+    const redis = createRedisClient(redisUrl, 'runner');
+    const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
+    const bus = new EventBus(subscriber, redis);
+    const keys = new KeySpace(config.keyPrefix);
+    const services = openWorkerServices({ config, redis, redisUrl, keys, bus });
+    const close = () => {
+      subscriber.disconnect();
+      redis.disconnect();
+    };
+    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker, registry);
+    await runner.begin();
+    return runner;
+  }
+
+  get cluster(): string {
+    return this.config.runner.cluster;
+  }
+
+  private async begin(): Promise<void> {
+    const { runner: settings } = this.config;
+    await this.heartbeat();
+    await this.sweepOrphans();
+    this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) => this.runs.get(taskId)?.stop('cancel'));
+    this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job) => this.process(job), {
+      connection: this.workerConnection,
+      prefix: this.services.keys.bullPrefix(),
+      concurrency: settings.slots,
+      lockDuration: settings.lockMs,
+      stalledInterval: settings.stalledCheckMs,
+      maxStalledCount: 100,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
+    this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
+    this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
+    this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
+  }
+
+  private async process(job: Job<TaskJob>): Promise<void> {
+    const run = new TaskRun(
+      { config: this.config, worker: this.services, executor: this.executor, runner: this.identity, log: this.log, metrics: this.metrics },
+      job.data.project_id,
+      job.data.task_id,
+    );
+    this.runs.set(job.data.task_id, run);
+    void this.heartbeat();
+    try {
+      await run.execute();
+    } catch (error) {
+      // The task record could not be updated (Redis gone): the stalled check gives it back later.
+      this.log.error({ err: error, task: job.data.task_id }, 'task run failed');
+    } finally {
+      this.runs.delete(job.data.task_id);
+      void this.heartbeat();
+    }
+  }
+
+  private instance(): RunnerInstance {
+    return {
+      instance_id: this.id,
+      cluster: this.cluster,
+      hostname: os.hostname(),
+      slots: this.config.runner.slots,
+      busy: this.runs.size,
+      version: VERSION,
+      created_at: this.createdAt,
+      updated_at: Date.now(),
+      expires_at: 0,
+    };
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (!this.heartbeatTimer && this.stopping) return;
+    try {
+      await this.services.runners.heartbeat(this.instance(), this.config.runner.heartbeatMs * 3);
+    } catch (error) {
+      this.log.warn({ err: error }, 'heartbeat failed');
+    }
+  }
+
+  private async sweepOrphans(): Promise<void> {
+    try {
+      await removeOrphanContainers(this.executor, this.services.runners, this.identity.labels[LABELS.store]!, this.id, this.log);
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not look for containers of stopped runners');
+    }
+  }
+
+  /** Drains: takes no new task, lets running ones finish for up to drainMs, then stops them. */
+  stop(): Promise<void> {
+    this.stopping ??= this.drain();
+    return this.stopping;
+  }
+
+  /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
+  private async drain(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    const worker = this.worker;
+    if (worker) {
+      const closed = worker.close();
+      const drained = await Promise.race([closed.then(() => true), sleep(this.config.runner.drainMs).then(() => false)]);
+      if (!drained) {
+        this.log.warn({ tasks: [...this.runs.keys()] }, 'drain time is up: stopping the remaining tasks');
+        for (const run of this.runs.values()) run.stop('shutdown');
+        await Promise.race([closed, sleep(FORCED_STOP_MS)]);
+      }
+    }
+    await this.executor.settle();
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    await this.unsubscribe?.();
+    await this.services.runners.deregister(this.cluster, this.id).catch(() => {});
+    await this.services.close();
+    await this.bus.close();
+    this.closeConnections();
+    this.workerConnection.disconnect();
+    this.log.info({ id: this.id }, 'runner stopped');
+  }
+}

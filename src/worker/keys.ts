@@ -1,0 +1,69 @@
+import type { KeySpace } from '../core/redis.js';
+import { TASK_STATUSES, type TaskStatus } from './types.js';
+
+/**
+ * Key names of the worker service. Every key of one project shares the hash tag
+ * {w:<project>} so a script may touch a code, its tasks and their indexes together.
+ */
+export class WorkerKeys {
+  constructor(private readonly keys: KeySpace) {}
+
+  private project(projectId: string, ...parts: string[]): string {
+    return this.keys.of(`{w:${projectId}}`, ...parts);
+  }
+
+  codeNames(projectId: string) {
+    return this.project(projectId, 'code-names');
+  }
+  codeIndex(projectId: string) {
+    return this.project(projectId, 'codes');
+  }
+  code(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId);
+  }
+  revisions(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'revisions');
+  }
+  blob(projectId: string, name: string) {
+    return this.project(projectId, 'blob', name);
+  }
+  task(projectId: string, taskId: string) {
+    return this.project(projectId, 'task', taskId);
+  }
+  taskLog(projectId: string, taskId: string) {
+    return this.project(projectId, 'task', taskId, 'log');
+  }
+  taskIndex(projectId: string) {
+    return this.project(projectId, 'tasks');
+  }
+  tasksOfCode(projectId: string, codeName: string) {
+    return this.project(projectId, 'tasks', 'code', codeName);
+  }
+  tasksWithStatus(projectId: string, status: TaskStatus) {
+    return this.project(projectId, 'tasks', 'status', status);
+  }
+  /** One index per status, in TASK_STATUSES order (the status scripts rely on it). */
+  statusIndexes(projectId: string): string[] {
+    return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
+  }
+  registryAuth(projectId: string) {
+    return this.project(projectId, 'registry-auth');
+  }
+
+  /** Runner liveness: exists while the runner heartbeats. */
+  runnerAlive(cluster: string, runnerId: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'runner', runnerId);
+  }
+  /** Hash runner id → JSON of the instance (slots, busy, times) for one cluster. */
+  clusterInstances(cluster: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'instances');
+  }
+  /** Pub/sub channel carrying the ids of cancelled tasks. */
+  cancelChannel() {
+    return this.keys.of('w', 'cancel');
+  }
+  /** BullMQ prefix: the queue of cluster c lives under <prefix>tasks:<c>. */
+  bullPrefix() {
+    return this.keys.of('tasks');
+  }
+}

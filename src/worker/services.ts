@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import type { EventBus } from '../core/bus.js';
+import type { Config } from '../core/config.js';
+import { createRedisClient, type KeySpace } from '../core/redis.js';
+import { CodeStore } from './code-store.js';
+import { TaskDistribution } from './distribution.js';
+import { WorkerKeys } from './keys.js';
+import { RedisBlobStore } from './redis-blobs.js';
+import { RegistryCredentials } from './registry-credentials.js';
+import { RunnerRegistry } from './runner-registry.js';
+import { resolveSecretKey } from './secret-key.js';
+import { TaskStatusChanges } from './task-status.js';
+import { TaskStore } from './task-store.js';
+import { TaskService } from './tasks.js';
+
+/** The worker service's stores and services, shared by its API and its runners. */
+export interface WorkerServices {
+  keys: WorkerKeys;
+  codes: CodeStore;
+  tasks: TaskStore;
+  statuses: TaskStatusChanges;
+  queueing: TaskService;
+  distribution: TaskDistribution;
+  credentials: RegistryCredentials;
+  runners: RunnerRegistry;
+  close(): Promise<void>;
+}
+
+export interface WorkerDeps {
+  config: Config;
+  redis: Redis;
+  redisUrl: string;
+  keys: KeySpace;
+  bus: EventBus;
+}
+
+export function openWorkerServices({ config, redis, redisUrl, keys, bus }: WorkerDeps): WorkerServices {
+  const workerKeys = new WorkerKeys(keys);
+  // BullMQ wants a connection that retries forever rather than failing commands.
+  const bullConnection = createRedisClient(redisUrl, 'worker-queues', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
+  const tasks = new TaskStore(redis, workerKeys);
+  const statuses = new TaskStatusChanges(redis, workerKeys);
+  const distribution = new TaskDistribution(bullConnection, workerKeys);
+  return {
+    keys: workerKeys,
+    codes,
+    tasks,
+    statuses,
+    queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
+    distribution,
+    credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),
+    runners: new RunnerRegistry(redis, workerKeys),
+    async close() {
+      await distribution.close();
+      bullConnection.disconnect();
+    },
+  };
+}

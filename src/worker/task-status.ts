@@ -1,0 +1,53 @@
+import type { Redis } from 'ioredis';
+import { loadLua } from '../core/lua.js';
+import type { WorkerKeys } from './keys.js';
+import type { TaskStatus } from './types.js';
+
+const setStatus = loadLua(import.meta.url, 'set-task-status');
+const appendLog = loadLua(import.meta.url, 'append-log');
+
+export interface StatusChange {
+  from: TaskStatus[];
+  to: TaskStatus;
+  /** Only when the task is held by this runner. */
+  runner?: string;
+  fields?: Record<string, string | number>;
+}
+
+export interface ChangeResult {
+  changed: boolean;
+  /** The status before the change, or the current one when nothing changed ('' if no task). */
+  previous: TaskStatus | '';
+}
+
+/** Every status change of a task, each one compare-and-set script run. */
+export class TaskStatusChanges {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: WorkerKeys,
+  ) {}
+
+  async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
+    const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
+    const [changed, previous] = await setStatus.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId)],
+      [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', ...fields],
+    );
+    return { changed: changed === 1, previous: previous as TaskStatus | '' };
+  }
+
+  /** A runner takes a queued task. The place where concurrency gates will be checked. */
+  take(projectId: string, taskId: string, runnerId: string): Promise<ChangeResult> {
+    return this.change(projectId, taskId, { from: ['queued'], to: 'preparing', fields: { runner: runnerId } });
+  }
+
+  cancel(projectId: string, taskId: string): Promise<ChangeResult> {
+    return this.change(projectId, taskId, { from: ['queued', 'preparing', 'running'], to: 'cancelled', fields: { msg: 'Cancelled' } });
+  }
+
+  /** Appends output to the log; returns the log's size. */
+  async appendLog(projectId: string, taskId: string, chunk: Buffer, maxBytes: number): Promise<number> {
+    return appendLog.run<number>(this.redis, [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)], [chunk, String(maxBytes)]);
+  }
+}

@@ -1,0 +1,99 @@
+import type { EventBus } from '../core/bus.js';
+import { badRequest, notFound } from '../core/errors.js';
+import { newObjectId } from '../core/ids.js';
+import type { CodeStore } from './code-store.js';
+import type { TaskDistribution } from './distribution.js';
+import type { WorkerKeys } from './keys.js';
+import type { TaskStatusChanges } from './task-status.js';
+import type { TaskStore } from './task-store.js';
+import { LIMITS, type Code, type Task } from './types.js';
+
+/** One element of a queue request, already checked against the API's schema. */
+export interface TaskRequest {
+  code_name: string;
+  payload: string;
+  priority?: number;
+  cluster?: string;
+  timeout?: number;
+  delay?: number;
+  label?: string;
+}
+
+export const DEFAULT_CLUSTER = 'default';
+
+/** Where a task comes from when not straight from a client. */
+export interface TaskOrigin {
+  retryOf?: Task;
+}
+
+function linkOf(origin: TaskOrigin): Partial<Task> {
+  if (!origin.retryOf) return {};
+  return { retry_of: origin.retryOf.id, retry_count: (origin.retryOf.retry_count ?? 0) + 1 };
+}
+
+/** Queueing and cancelling tasks: the record first, then the BullMQ job that points at it. */
+export class TaskService {
+  constructor(
+    private readonly codes: CodeStore,
+    private readonly store: TaskStore,
+    private readonly statuses: TaskStatusChanges,
+    private readonly distribution: TaskDistribution,
+    private readonly bus: EventBus,
+    private readonly keys: WorkerKeys,
+  ) {}
+
+  /** Queues every request or none: all are checked before the first is written. */
+  async queue(projectId: string, requests: TaskRequest[], origin: TaskOrigin = {}): Promise<Task[]> {
+    requests.forEach((request, i) => checkPayload(request.payload, requests.length > 1 ? `tasks[${i}].payload` : 'payload'));
+    const codes = await this.codesByName(projectId, requests.map((request) => request.code_name));
+    const now = Date.now();
+    const tasks = requests.map((request) => ({ ...newTask(projectId, codes.get(request.code_name)!, request, now), ...linkOf(origin) }));
+    await this.store.createQueued(projectId, tasks);
+    await this.distribution.add(tasks);
+    return tasks;
+  }
+
+  async cancel(projectId: string, taskId: string): Promise<void> {
+    const task = await this.store.get(projectId, taskId);
+    const result = await this.statuses.cancel(projectId, taskId);
+    if (!result.changed) throw badRequest(`Task cannot be cancelled: it is ${result.previous || 'gone'}`);
+    if (result.previous === 'queued') await this.distribution.remove(task.cluster, taskId);
+    else await this.bus.publish(this.keys.cancelChannel(), taskId);
+  }
+
+  private async codesByName(projectId: string, names: string[]): Promise<Map<string, Code>> {
+    const unique = [...new Set(names)];
+    const found = await Promise.all(unique.map((name) => this.codes.findByName(projectId, name)));
+    const codes = new Map<string, Code>();
+    found.forEach((code, i) => {
+      if (!code) throw notFound(`Code package not found: ${unique[i]}`);
+      codes.set(unique[i]!, code);
+    });
+    return codes;
+  }
+}
+
+export function checkPayload(payload: string, field = 'payload'): void {
+  if (Buffer.byteLength(payload) > LIMITS.payloadBytes) throw badRequest(`${field} must be at most ${LIMITS.payloadBytes} bytes`);
+}
+
+function newTask(projectId: string, code: Code, request: TaskRequest, now: number): Task {
+  return {
+    id: newObjectId(now),
+    project_id: projectId,
+    code_id: code.id,
+    code_name: code.name,
+    code_rev: code.rev,
+    code_history_id: code.latest_history_id,
+    status: 'queued',
+    created_at: now,
+    updated_at: now,
+    payload: request.payload,
+    priority: request.priority ?? code.priority ?? 0,
+    timeout: request.timeout ?? LIMITS.maxTimeout,
+    delay: request.delay ?? 0,
+    cluster: request.cluster ?? DEFAULT_CLUSTER,
+    label: request.label,
+    log_size: 0,
+  };
+}

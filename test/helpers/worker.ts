@@ -1,0 +1,93 @@
+import { pino } from 'pino';
+import yazl from 'yazl';
+import { loadConfig } from '../../src/core/config.js';
+import { sleep } from '../../src/core/time.js';
+import { Runner } from '../../runner/runner.js';
+import type { HttpClient } from './http.js';
+import { startTestServer, type TestServer } from './server.js';
+
+/** Settings that keep worker tests fast: short heartbeats and lock checks, quick log flushes. */
+export const FAST_WORKER_ENV: Record<string, string> = {
+  FERRUM_WORKER_STACKS: 'sh=ferrum-test/busybox,node=ferrum-test/node-base',
+  FERRUM_WORKER_DEFAULT_STACK: 'node',
+  FERRUM_RUNNER_SLOTS: '4',
+  FERRUM_RUNNER_NETWORK: 'none',
+  FERRUM_RUNNER_HEARTBEAT_MS: '300',
+  FERRUM_RUNNER_LOCK_MS: '1500',
+  FERRUM_RUNNER_STALLED_CHECK_MS: '1000',
+  FERRUM_RUNNER_DRAIN_MS: '5000',
+  FERRUM_RUNNER_LOG_FLUSH_MS: '50',
+  FERRUM_SECRET_KEY: 'test-secret',
+};
+
+/** A runner in this process against the test server's Redis. */
+export async function startRunner(server: TestServer, env: Record<string, string> = {}): Promise<Runner> {
+  const config = loadConfig({ ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, LOG_LEVEL: 'warn', ...env });
+  return Runner.start(config, server.redisUrl, pino({ level: 'warn' }));
+}
+
+export async function startWorkerServer(): Promise<TestServer> {
+  return startTestServer(FAST_WORKER_ENV);
+}
+
+export function zipOf(files: Record<string, string>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name, { mode: 0o100755 });
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+  });
+}
+
+export function uploadForm(data: unknown, zip?: Buffer): FormData {
+  const form = new FormData();
+  form.append('data', typeof data === 'string' ? data : JSON.stringify(data));
+  if (zip) form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), 'code.zip');
+  return form;
+}
+
+export class WorkerClient {
+  constructor(
+    readonly http: HttpClient,
+    readonly projectId: string,
+  ) {}
+
+  path(rest: string): string {
+    return `/2/projects/${this.projectId}${rest}`;
+  }
+
+  async upload(data: Record<string, unknown>, zip?: Buffer): Promise<string> {
+    const response = await this.http.post(this.path('/codes'), undefined, { raw: uploadForm(data, zip) });
+    if (response.status !== 200) throw new Error(`upload failed: ${response.status} ${response.text}`);
+    return response.body.id;
+  }
+
+  async queue(codeName: string, payload: string, extra: Record<string, unknown> = {}): Promise<string> {
+    const response = await this.http.post(this.path('/tasks'), { tasks: [{ code_name: codeName, payload, ...extra }] });
+    if (response.status !== 200) throw new Error(`queue failed: ${response.status} ${response.text}`);
+    return response.body.tasks[0].id;
+  }
+
+  async task(taskId: string): Promise<any> {
+    return (await this.http.get(this.path(`/tasks/${taskId}`))).body;
+  }
+
+  async log(taskId: string): Promise<string> {
+    return (await this.http.get(this.path(`/tasks/${taskId}/log`))).text;
+  }
+
+  /** Polls until the task is in one of `statuses`; fails after `timeoutMs`. */
+  async waitFor(taskId: string, statuses: string[], timeoutMs = 20000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    let task: any;
+    while (Date.now() < deadline) {
+      task = await this.task(taskId);
+      if (statuses.includes(task.status)) return task;
+      await sleep(50);
+    }
+    throw new Error(`task ${taskId} is ${task?.status}, expected ${statuses.join('/')}: ${JSON.stringify(task)}`);
+  }
+}

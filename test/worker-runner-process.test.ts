@@ -1,0 +1,124 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../runner/runner.js';
+import { freeLoopbackPort } from '../src/core/free-port.js';
+import { KeySpace } from '../src/core/redis.js';
+import { sleep } from '../src/core/time.js';
+import { WorkerKeys } from '../src/worker/keys.js';
+import { RunnerRegistry } from '../src/worker/runner-registry.js';
+import type { TestServer } from './helpers/server.js';
+import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+
+let server: TestServer;
+let worker: WorkerClient;
+let redis: Redis;
+let registry: RunnerRegistry;
+const children: ChildProcess[] = [];
+const runners: Runner[] = [];
+
+/** `ferrum runner` as its own process, as it runs on a worker machine. */
+function spawnRunner(cluster: string, port = 0): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
+    env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: cluster, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+function containersOf(taskId: string): string {
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${taskId}`]).toString().trim();
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+beforeAll(async () => {
+  server = await startWorkerServer();
+  worker = new WorkerClient(server.http, server.projectId);
+  redis = new Redis(server.redisUrl);
+  registry = new RunnerRegistry(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
+  await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const runner of runners) await runner.stop();
+  await redis?.quit();
+  await server?.stop();
+});
+
+describe('a runner process', () => {
+  it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
+    const port = await freeLoopbackPort();
+    const { child, exited } = spawnRunner('counting', port);
+    await until('the runner to register', async () => (await registry.runnersOf('counting')).runners_total === 4, 20000);
+    expect((await registry.runnersOf('counting')).runners_available).toBe(4);
+    const id = await worker.queue('shell', 'sleep 30', { cluster: 'counting' });
+    await worker.waitFor(id, ['running']);
+    await until('a busy slot', async () => (await registry.runnersOf('counting')).runners_available === 3, 5000);
+    const { instances } = await registry.runnersOf('counting');
+    expect(instances).toHaveLength(1);
+    expect(instances[0]).toMatchObject({ cluster: 'counting', slots: 4, busy: 1 });
+    await server.http.post(worker.path(`/tasks/${id}/cancel`));
+    await worker.waitFor(id, ['cancelled']);
+    const done = await worker.queue('shell', 'echo done', { cluster: 'counting' });
+    await worker.waitFor(done, ['complete']);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toContain('ferrum_runner_tasks_total{status="complete"} 1');
+    expect(metrics).toContain('ferrum_runner_slots 4');
+    expect(metrics).toMatch(/ferrum_runner_task_start_seconds_count 2/);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect((await registry.runnersOf('counting')).runners_total).toBe(0);
+  });
+
+  it('killed with SIGKILL mid-task: the task ends as error and its container is removed', async () => {
+    const { child, exited } = spawnRunner('failover');
+    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: 'failover' });
+    await worker.waitFor(id, ['running'], 20000);
+    // `running` comes just before the container starts: wait for its first output.
+    await until('the task to print', async () => (await worker.log(id)) === 'begin\n', 20000);
+    child.kill('SIGKILL');
+    await exited;
+    expect(containersOf(id)).not.toBe('');
+
+    const started = Date.now();
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'failover' }));
+    const task = await worker.waitFor(id, ['error', 'complete', 'cancelled', 'queued'], 20000);
+    expect(task.status).toBe('error');
+    expect(task.msg).toMatch(/runner running this task \(\w+\) stopped before the task finished/);
+    await until('the orphan container to be removed', () => containersOf(id) === '', 10000);
+    expect(Date.now() - started).toBeLessThan(20000);
+
+    // The cluster works on: the next task runs on the new runner.
+    const next = await worker.queue('shell', 'echo after', { cluster: 'failover' });
+    expect((await worker.waitFor(next, ['complete', 'error'])).status).toBe('complete');
+  });
+
+  it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
+    const { child, exited, output } = spawnRunner('draining');
+    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: 'draining' });
+    await worker.waitFor(running, ['running'], 20000);
+    child.kill('SIGTERM');
+    await sleep(300);
+    const later = await worker.queue('shell', 'echo never', { cluster: 'draining' });
+    const code = await exited;
+    expect(code, output()).toBe(0);
+    expect((await worker.task(running)).status).toBe('complete');
+    expect(await worker.log(running)).toBe('finished\n');
+    await sleep(500);
+    expect((await worker.task(later)).status).toBe('queued');
+    await server.http.post(worker.path(`/tasks/${later}/cancel`));
+  });
+});
