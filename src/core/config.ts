@@ -112,7 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
       maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
-      secretKey: nonEmpty(env.FERRUM_SECRET_KEY),
+      secretKey: nonEmpty(env.FERRUM_ENCRYPTION_KEY),
     },
     runner: {
       cluster: env.FERRUM_RUNNER_CLUSTER || 'default',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 
 /**
- * The 32-byte key that encrypts secrets at rest: derived from FERRUM_SECRET_KEY, or else a
+ * The 32-byte key that encrypts secrets at rest: derived from FERRUM_ENCRYPTION_KEY, or else a
  * random key kept in <dataDir>/secret.key (made on first use), shared by the processes of one machine.
  */
 export function resolveSecretKey(config: Config): Buffer {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, type KeySpace } from '../core/redis.js';
@@ -40,7 +41,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
   const tasks = new TaskStore(redis, workerKeys);
-  const statuses = new TaskStatusChanges(redis, workerKeys);
+  const statuses = new TaskStatusChanges(redis, workerKeys, new ActivityHistory(redis, keys));
   const distribution = new TaskDistribution(bullConnection, workerKeys);
   return {
     keys: workerKeys,

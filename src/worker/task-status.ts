@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { loadLua } from '../core/lua.js';
+import { ActivityHistory, OUTCOMES, type Outcome } from '../metrics/history.js';
 import type { WorkerKeys } from './keys.js';
 import type { TaskStatus } from './types.js';
 
@@ -25,6 +26,8 @@ export class TaskStatusChanges {
   constructor(
     private readonly redis: Redis,
     private readonly keys: WorkerKeys,
+    /** Where finished tasks are counted for the dashboard's charts. */
+    private readonly history: ActivityHistory | null = null,
   ) {}
 
   async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
@@ -34,6 +37,9 @@ export class TaskStatusChanges {
       [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId)],
       [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', ...fields],
     );
+    if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
+      await this.history.recordTaskOutcome(projectId, change.to as Outcome);
+    }
     return { changed: changed === 1, previous: previous as TaskStatus | '' };
   }
 

@@ -17,7 +17,7 @@ export const FAST_WORKER_ENV: Record<string, string> = {
   FERRUM_RUNNER_STALLED_CHECK_MS: '1000',
   FERRUM_RUNNER_DRAIN_MS: '5000',
   FERRUM_RUNNER_LOG_FLUSH_MS: '50',
-  FERRUM_SECRET_KEY: 'test-secret',
+  FERRUM_ENCRYPTION_KEY: 'test-secret',
 };
 
 /** A runner in this process against the test server's Redis. */
