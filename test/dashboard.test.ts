@@ -1,21 +1,26 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import type { Runner } from '../runner/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityHistory } from '../src/metrics/history.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
+import { FAST_WORKER_ENV, startRunner, WorkerClient } from './helpers/worker.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let browser: Browser;
 let page: Page;
+let runner: Runner;
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_HISTORY_SAMPLE_MS: '300' });
+  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_HISTORY_SAMPLE_MS: '300' });
+  runner = await startRunner(server);
   browser = await launchBrowser();
   page = await browser.newPage();
 });
 afterAll(async () => {
   await browser?.close();
+  await runner?.stop();
   await server?.stop();
 });
 
@@ -109,6 +114,46 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
     await screenshot(page, 'cache');
+  });
+
+  it('queues a task and follows its log live until it completes', async () => {
+    const worker = new WorkerClient(server.http, server.projectId);
+    await worker.upload({ name: 'greeter', image: 'ferrum-test/busybox', command: 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done' });
+    await navTo('Tasks');
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await page.getByLabel('Code package name').fill('greeter');
+    await page.getByLabel('Payload').fill('{"hello": "world"}');
+    await page.getByRole('button', { name: 'Queue task' }).click();
+    await page.getByRole('heading', { name: /^Task / }).waitFor();
+    await expect.poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 }).toContain('line 3');
+    await expect.poll(() => page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 }).toContain('complete');
+    expect(await page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
+    await screenshot(page, 'task');
+    await navTo('Tasks');
+    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain('greeter');
+    await screenshot(page, 'tasks');
+  });
+
+  it('cancels a running task', async () => {
+    const worker = new WorkerClient(server.http, server.projectId);
+    await worker.upload({ name: 'sleeper', image: 'ferrum-test/busybox', command: 'echo started; sleep 60' });
+    await navTo('Tasks');
+    await page.getByLabel('Code package name').fill('sleeper');
+    await page.getByRole('button', { name: 'Queue task' }).click();
+    await page.getByRole('heading', { name: /^Task / }).waitFor();
+    await expect.poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 }).toContain('started');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 }).toContain('cancelled');
+    const taskId = (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
+    expect((await worker.task(taskId)).status).toBe('cancelled');
+  });
+
+  it('shows code packages with revisions', async () => {
+    await navTo('Code');
+    await page.getByRole('link', { name: 'greeter' }).click();
+    await page.getByRole('heading', { name: 'greeter' }).waitFor();
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 15_000 }).toContain('Revisions');
+    await screenshot(page, 'code');
   });
 
   it('charts task outcomes and queue depth over the last hour', async () => {

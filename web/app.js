@@ -48,10 +48,8 @@ function renderNav(active) {
   nav.replaceChildren(
     ...NAV.map((name) => h('a', { href: `#/${name}`, 'aria-current': name === active ? 'page' : undefined }, ROUTES[name].title)),
   );
-  sessionBox.replaceChildren(
-    session.projectId ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId)) : null,
-    h('button', { class: 'link', onclick: () => { session.clear(); navigate('#/signin'); } }, 'Sign out'),
-  );
+  const project = session.projectId ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId)) : '';
+  sessionBox.replaceChildren(project, h('button', { class: 'link', onclick: () => { session.clear(); navigate('#/signin'); } }, 'Sign out'));
 }
 
 async function render() {

@@ -24,7 +24,7 @@ export async function codePage(_navigate, id) {
   const [code, { revisions }, stats] = await Promise.all([
     api('GET', worker(base)),
     api('GET', worker(`${base}/revisions?per_page=100`)),
-    api('GET', worker(`${base}/stats`)),
+    api('GET', worker(`${base}/stats`)).catch(() => null),
   ]);
   return h(
     'section',
@@ -40,7 +40,7 @@ export async function codePage(_navigate, id) {
       h('dt', {}, 'Retries'), h('dd', {}, `${code.retries || 0} (delay ${code.retries_delay || 0} s)`)),
     h('p', {}, h('a', { href: `#/tasks?code_name=${encodeURIComponent(code.name)}` }, 'Tasks of this package →')),
     h('h2', {}, 'Tasks in the last 24 hours'),
-    table(STATUSES, [STATUSES.map((status) => String(stats[status] ?? 0))]),
+    stats ? table(STATUSES, [STATUSES.map((status) => String(stats[status] ?? 0))]) : h('p', { class: 'empty' }, 'Statistics are not available.'),
     h('h2', {}, 'Revisions'),
     table(['Revision', 'Image', 'Uploaded'], revisions.map((rev) => [String(rev.rev), rev.image || '', time(rev.created_at)])),
   );

@@ -1,5 +1,5 @@
 import { api, projectPath } from '../api.js';
-import { h, table, time, toast } from '../dom.js';
+import { field, form, h, table, time, toast } from '../dom.js';
 
 const worker = (rest) => projectPath('/2', rest);
 const STATUSES = ['queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'];
@@ -41,6 +41,17 @@ export async function tasksPage(navigate, _id, params) {
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       page > 0 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page - 1) }); } }, '« Previous page') : null,
       tasks.length === 30 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page + 1) }); } }, 'Next page »') : null),
+    h('h2', {}, 'Queue a task'),
+    form(
+      [field('Code package name', { name: 'code_name', required: true, value: codeName }),
+        field('Payload', { name: 'payload', multiline: true })],
+      'Queue task',
+      async ({ code_name: name, payload }) => {
+        const queued = await api('POST', worker('/tasks'), { tasks: [{ code_name: name, payload: payload || '' }] });
+        toast('Task queued');
+        navigate(`#/tasks/${queued.tasks[0].id}`);
+      },
+    ),
   );
 }
 
@@ -53,7 +64,7 @@ export async function taskPage(navigate, id) {
   const refresh = async () => {
     if (!document.body.contains(log) && timer) return clearInterval(timer);
     const task = await api('GET', worker(base));
-    facts.replaceChildren(
+    facts.replaceChildren(...[
       h('dt', {}, 'Status'), h('dd', {}, statusCell(task.status)),
       h('dt', {}, 'Code'), h('dd', {}, `${task.code_name} (revision ${task.code_rev})`),
       h('dt', {}, 'Created'), h('dd', {}, time(task.created_at)),
@@ -61,9 +72,9 @@ export async function taskPage(navigate, id) {
       h('dt', {}, 'Ended'), h('dd', {}, time(task.end_time)),
       h('dt', {}, 'Duration'), h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
       h('dt', {}, 'Message'), h('dd', {}, task.msg || ''),
-      task.percent !== undefined ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
+      task.percent != null ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
       h('dt', {}, 'Payload'), h('dd', {}, h('pre', {}, task.payload || '')),
-    );
+    ].flat().filter(Boolean));
     log.textContent = await api('GET', worker(`${base}/log`), undefined, { accept: 'text/plain' }).catch(() => '');
     actions.replaceChildren(
       FINISHED.has(task.status)
