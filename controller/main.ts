@@ -9,6 +9,7 @@ import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { writeIronJson } from './iron-json.js';
+import { startPushDeliverer } from './push-deliverer.js';
 
 export interface RunningController {
   app: FastifyInstance;
@@ -46,14 +47,17 @@ export async function startController(
       ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     return {
       app,
       ctx,
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url,
       port,
       bootstrap,
       ironJsonPath,
       async stop() {
+        await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
         await cacheSweeper?.stop();
         await app.close();

@@ -10,6 +10,7 @@ import { WakeHub } from './long-poll.js';
 import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { applyQueueChanges, type QueueChanges } from './queue-settings.js';
+import { PushStore } from './push/push-store.js';
 import { QueueStore } from './queue-store.js';
 import type { NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
 
@@ -22,7 +23,11 @@ export interface MessageQueueDeps {
   sweepIntervalMs?: number;
   /** Where the counters go (/metrics); none when absent. */
   registry?: Registry;
+  /** How long a push message's delivery status stays readable once its delivery is over, in ms. */
+  pushStatusRetentionMs?: number;
 }
+
+const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
 export type SubscriberChange = 'add' | 'replace' | 'remove';
 
@@ -35,6 +40,7 @@ export class MessageQueue {
   readonly queues: QueueStore;
   readonly messages: MessageStore;
   readonly hub: WakeHub;
+  readonly push: PushStore;
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
 
@@ -43,6 +49,7 @@ export class MessageQueue {
     this.queues = new QueueStore(deps.redis, this.keys);
     this.messages = new MessageStore(deps.redis, this.keys, this.queues);
     this.hub = new WakeHub(deps.bus);
+    this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
   }

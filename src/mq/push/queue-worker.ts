@@ -1,0 +1,139 @@
+import type { MqLogger } from '../dead-letters.js';
+import type { QueueRef } from '../keys.js';
+import type { MessageStore } from '../message-store.js';
+import type { QueueStore } from '../queue-store.js';
+import type { QueueInfo, ReservedMessage } from '../types.js';
+import { runRound, type Send } from './message-round.js';
+import type { PushStore, StatusMap } from './push-store.js';
+
+export interface QueueWorkerDeps {
+  queues: QueueStore;
+  messages: MessageStore;
+  push: PushStore;
+  send: (queue: QueueInfo, reservationId: string) => Send;
+  log: MqLogger;
+  /** Most messages of one queue in delivery at once, so one slow queue cannot take every slot. */
+  maxInFlight: number;
+  requestTimeoutMs: number;
+}
+
+const RESERVE_BATCH = 100;
+// Room for waiting on a delivery slot, on top of the requests themselves.
+const HOLD_MARGIN_SECONDS = 30;
+// After a Redis error, try again this much later.
+const ERROR_PAUSE_MS = 1000;
+// A wake-up set for a due time fires this much later, past the clocks' difference.
+const DUE_SLACK_MS = 5;
+
+/**
+ * Delivers one push queue: reserves messages (holding them while they are delivered), runs a
+ * round for each, and sleeps until a post wakes it or the next retry falls due.
+ */
+export class QueueWorker {
+  private inFlight = 0;
+  private pumping = false;
+  private kickedWhilePumping = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private timerDue = Infinity;
+  private rounds = 0;
+  private readonly active = new Set<Promise<void>>();
+
+  constructor(
+    readonly ref: QueueRef,
+    private readonly deps: QueueWorkerDeps,
+  ) {}
+
+  /** Looks for deliverable messages now (after a post, a finished round, or a due time). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.kickedWhilePumping = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.kickedWhilePumping) {
+        this.kickedWhilePumping = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Stops taking messages and waits for the rounds in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all([...this.active]);
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped && this.inFlight < this.deps.maxInFlight) {
+        const queue = await this.deps.queues.info(this.ref);
+        if (!queue?.push) return;
+        const n = Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight);
+        const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
+        if (reserved.messages.length === 0) {
+          if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);
+          return;
+        }
+        for (const message of reserved.messages) this.track(this.deliver(queue, message));
+      }
+    } catch (error) {
+      this.deps.log.warn({ err: error, queue: this.ref.name, project: this.ref.projectId }, 'push delivery: reserving failed');
+      this.wakeAt(Date.now() + ERROR_PAUSE_MS);
+    }
+  }
+
+  private track(round: Promise<void>): void {
+    this.inFlight += 1;
+    this.active.add(round);
+    void round.finally(() => {
+      this.inFlight -= 1;
+      this.active.delete(round);
+      this.kick();
+    });
+  }
+
+  private async deliver(queue: QueueInfo, message: ReservedMessage): Promise<void> {
+    try {
+      // A message reserved for the first time has no status yet: skip the read.
+      const stored: StatusMap = message.reservedCount > 1 ? await this.deps.push.storedStatuses(this.ref, message.id) : new Map();
+      const updates = await runRound({
+        type: queue.type,
+        message,
+        stored,
+        context: { push: queue.push!, now: Date.now(), reservationId: message.reservationId, acknowledgeWithinMs: queue.messageTimeout * 1000 },
+        firstSubscriber: this.rounds++,
+        send: this.deps.send(queue, message.reservationId),
+      });
+      await this.deps.push.finishRound(queue, message, message.reservationId, updates);
+    } catch (error) {
+      // The message stays reserved; it comes back when its reservation lapses.
+      this.deps.log.warn({ err: error, queue: this.ref.name, message: message.id }, 'push delivery round failed');
+    }
+  }
+
+  /** Seconds a message is held for one round: every unicast subscriber may time out in turn. */
+  private holdSeconds(queue: QueueInfo): number {
+    const requests = queue.type === 'unicast' ? queue.push!.subscribers.length : 1;
+    const needed = Math.ceil((requests * this.deps.requestTimeoutMs) / 1000) + HOLD_MARGIN_SECONDS;
+    return Math.max(queue.messageTimeout, needed);
+  }
+
+  private wakeAt(dueMs: number): void {
+    if (this.stopped || dueMs >= this.timerDue) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = dueMs;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerDue = Infinity;
+        this.kick();
+      },
+      Math.max(dueMs - Date.now(), 0) + DUE_SLACK_MS,
+    );
+  }
+}
