@@ -17,7 +17,9 @@ export class PushHttpClient {
     private readonly timeoutMs: number,
     connectionsPerOrigin: number,
   ) {
-    this.agent = new Agent({ connections: connectionsPerOrigin, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    // Connect, answer headers and answer body are each bounded by the timeout (cheaper than a
+    // timer per request).
+    this.agent = new Agent({ connections: connectionsPerOrigin, connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<DeliveryOutcome> {
@@ -27,7 +29,6 @@ export class PushHttpClient {
         body,
         headers,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.timeoutMs),
       });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES });
       const accepted = response.statusCode === 200 || response.statusCode === 202;
@@ -45,8 +46,10 @@ export class PushHttpClient {
 
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (!(error instanceof Error)) return String(error);
-  if (error.name === 'TimeoutError' || error.name.includes('Timeout')) return `no answer within ${timeoutMs} ms`;
+  const code = (error as Error & { code?: string }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `no answer within ${timeoutMs} ms`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection within ${timeoutMs} ms`;
   const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-  const code = (error as Error & { code?: string }).code ?? cause?.code;
-  return code ? `${code}: ${cause?.message ?? error.message}` : error.message;
+  const causeCode = cause?.code ?? code;
+  return causeCode ? `${causeCode}: ${cause?.message ?? error.message}` : error.message;
 }

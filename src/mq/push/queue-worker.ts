@@ -24,6 +24,8 @@ const HOLD_MARGIN_SECONDS = 30;
 const ERROR_PAUSE_MS = 1000;
 // A wake-up set for a due time fires this much later, past the clocks' difference.
 const DUE_SLACK_MS = 5;
+// Settings are re-read at most this often (a subscriber change reaches deliveries this late).
+const SETTINGS_MAX_AGE_MS = 1000;
 
 /**
  * Delivers one push queue: reserves messages (holding them while they are delivered), runs a
@@ -38,6 +40,7 @@ export class QueueWorker {
   private timerDue = Infinity;
   private rounds = 0;
   private readonly active = new Set<Promise<void>>();
+  private settings: { queue: QueueInfo | null; readAt: number } | null = null;
 
   constructor(
     readonly ref: QueueRef,
@@ -71,7 +74,7 @@ export class QueueWorker {
   private async pump(): Promise<void> {
     try {
       while (!this.stopped && this.inFlight < this.deps.maxInFlight) {
-        const queue = await this.deps.queues.info(this.ref);
+        const queue = await this.currentSettings();
         if (!queue?.push) return;
         const n = Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight);
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
@@ -87,13 +90,22 @@ export class QueueWorker {
     }
   }
 
+  private async currentSettings(): Promise<QueueInfo | null> {
+    const now = Date.now();
+    if (!this.settings || now - this.settings.readAt > SETTINGS_MAX_AGE_MS) {
+      this.settings = { queue: await this.deps.queues.info(this.ref), readAt: now };
+    }
+    return this.settings.queue;
+  }
+
   private track(round: Promise<void>): void {
     this.inFlight += 1;
     this.active.add(round);
     void round.finally(() => {
       this.inFlight -= 1;
       this.active.delete(round);
-      this.kick();
+      // Refill in batches: once half the slots are free, or when the queue ran dry.
+      if (this.inFlight <= this.deps.maxInFlight / 2) this.kick();
     });
   }
 
