@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageQueueFor } from '../api/mq-v3/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { eventually, refusedUrl, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -119,6 +120,22 @@ describe('push delivery', () => {
     expect(again.status).toBe(404);
   });
 
+  it('the shared acknowledgement (version 1 style) needs no reservation id', async () => {
+    const sub = await subscriber(() => 202);
+    const queue = await pushQueue('multicast', [{ name: 'v1', url: sub.url }, { name: 'other', url: sub.url }], {}, { message_timeout: 30 });
+    const [id] = await mq.postBodies(queue, 'v1 job');
+    await settled(queue, id!, { v1: 'reserved', other: 'reserved' });
+    const service = messageQueueFor(server.running.ctx, server.running.app.log);
+    const ref = { projectId: server.projectId, name: queue };
+    await service.push.acknowledge(ref, id!, '', 'v1');
+    await settled(queue, id!, { v1: 'deleted', other: 'reserved' });
+    expect((await mq.info(queue)).size).toBe(1);
+    await service.push.acknowledge(ref, id!, '', 'other');
+    expect((await mq.info(queue)).size).toBe(0);
+    const [status] = await service.push.statuses(ref, id!);
+    expect(status).toMatchObject({ name: 'v1', status: 'deleted', statusCode: 202, tries: 1 });
+  });
+
   it('a 202 never acknowledged counts as a failed try once message_timeout passes and is pushed again', async () => {
     const sub = await subscriber((n) => (n === 0 ? 202 : 200));
     const queue = await pushQueue('multicast', [{ name: 'forgetful', url: sub.url }], { retries: 1 }, { message_timeout: 1 });
@@ -179,6 +196,15 @@ describe('push delivery', () => {
     const [entry] = await settled(queue, id!, { down: 'error' });
     expect(entry).toMatchObject({ tries: 1, status_code: 503 });
     expect((await mq.info(queue)).size).toBe(0);
+  });
+
+  it('paces deliveries to push.rate messages per second', async () => {
+    const sub = await subscriber();
+    const queue = await pushQueue('multicast', [{ name: 'paced', url: sub.url }], { rate: 5 });
+    await mq.postBodies(queue, ...Array.from({ length: 10 }, (_, i) => `p${i}`));
+    const received = await sub.waitFor(10, 5000);
+    // One second of burst (5 messages), then one message every 200 ms.
+    expect(received[9]!.at - received[0]!.at).toBeGreaterThanOrEqual(800);
   });
 
   it('sends subscriber headers, push headers and the service headers under both prefixes', async () => {

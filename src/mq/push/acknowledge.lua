@@ -1,6 +1,6 @@
 -- A subscriber acknowledges a delivery it answered with 202. The message is removed when that
 -- ends its delivery and the deliverer is not holding it (the deliverer removes it otherwise).
--- ARGV: id, reservation id, subscriber name, mode (unicast/multicast), subscriber names (JSON list),
+-- ARGV: id, reservation id ('' = whichever the subscriber holds; version 1), subscriber name, mode (unicast/multicast), subscriber names (JSON list),
 -- status lifetime once delivery is over (ms).
 -- Returns { -1 } for a missing queue, { outcome } on refusal, { 0, 1, statuses JSON, body,
 -- push headers } when delivery is over, { 0, 0 } otherwise.
@@ -11,7 +11,7 @@ local raw = redis.call('HGET', K_STATUS, name)
 if not raw then return { NOT_FOUND } end
 local status = cjson.decode(raw)
 if status.status == 'deleted' or status.status == 'error' then return { NOT_FOUND } end
-if status.status ~= 'reserved' or status.reservation_id ~= rid or status.due_at <= now then return { TIMED_OUT } end
+if status.status ~= 'reserved' or (rid ~= '' and status.reservation_id ~= rid) or status.due_at <= now then return { TIMED_OUT } end
 status.status = 'deleted'
 status.due_at = nil
 redis.call('HSET', K_STATUS, name, cjson.encode(status))

@@ -76,7 +76,10 @@ export class PushStore {
     return done === 1;
   }
 
-  /** A subscriber acknowledges (deletes) a message it answered with 202. */
+  /**
+   * A subscriber acknowledges (deletes) a message it answered with 202. Version 3 names the
+   * reservation; version 1's delete-subscriber endpoint passes '' (the subscriber's current one).
+   */
   async acknowledge(ref: QueueRef, id: string, reservationId: string, subscriberName: string): Promise<void> {
     const queue = await this.queues.require(ref);
     const push = pushSettingsOf(queue);

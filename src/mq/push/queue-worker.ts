@@ -41,6 +41,8 @@ export class QueueWorker {
   private rounds = 0;
   private readonly active = new Set<Promise<void>>();
   private settings: { queue: QueueInfo | null; readAt: number } | null = null;
+  /** push.rate pacing: message starts are spaced from here on (at most one second of burst). */
+  private paceFrom = 0;
 
   constructor(
     readonly ref: QueueRef,
@@ -76,8 +78,10 @@ export class QueueWorker {
       while (!this.stopped && this.inFlight < this.deps.maxInFlight) {
         const queue = await this.currentSettings();
         if (!queue?.push) return;
-        const n = Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight);
+        const n = this.allowedByRate(queue, Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight));
+        if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
+        if (queue.push.rate) this.paceFrom += (reserved.messages.length * 1000) / queue.push.rate;
         if (reserved.messages.length === 0) {
           if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);
           return;
@@ -126,6 +130,18 @@ export class QueueWorker {
       // The message stays reserved; it comes back when its reservation lapses.
       this.deps.log.warn({ err: error, queue: this.ref.name, message: message.id }, 'push delivery round failed');
     }
+  }
+
+  /** How many of `n` messages may start now under the queue's push.rate (messages per second). */
+  private allowedByRate(queue: QueueInfo, n: number): number {
+    const rate = queue.push?.rate;
+    if (!rate) return n;
+    const interval = 1000 / rate;
+    const now = Date.now();
+    this.paceFrom = Math.max(this.paceFrom, now - 1000);
+    const allowed = Math.floor((now - this.paceFrom) / interval);
+    if (allowed <= 0) this.wakeAt(this.paceFrom + interval);
+    return Math.max(0, Math.min(n, allowed));
   }
 
   /** Seconds a message is held for one round: every unicast subscriber may time out in turn. */
