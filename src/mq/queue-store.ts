@@ -82,12 +82,12 @@ export class QueueStore {
     return this.redis.smembers(this.keys.pushQueueIndex());
   }
 
-  /** Keeps the set of push queues (which the push deliverer serves) in step, announcing changes. */
+  /** Keeps the set of push queues (which the push deliverer serves) in step; announces new settings of push queues. */
   private async indexPushQueue(ref: QueueRef, isPush: boolean): Promise<void> {
     const member = JSON.stringify([ref.projectId, ref.name]);
     const index = this.keys.pushQueueIndex();
     const changed = isPush ? await this.redis.sadd(index, member) : await this.redis.srem(index, member);
-    if (changed === 1) await this.redis.publish(this.keys.pushQueuesChannel(), member);
+    if (changed === 1 || isPush) await this.redis.publish(this.keys.pushQueuesChannel(), member);
   }
 
   /** Deletes a queue and its messages; false when it did not exist. */

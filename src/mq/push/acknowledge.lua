@@ -5,6 +5,7 @@
 -- Returns { -1 } for a missing queue, { outcome } on refusal, { 0, 1, statuses JSON, body,
 -- push headers } when delivery is over, { 0, 0 } otherwise.
 if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+local K_STATUS = KEYS[12]
 local now = now_ms()
 local id, rid, name = ARGV[1], ARGV[2], ARGV[3]
 local raw = redis.call('HGET', K_STATUS, name)
@@ -15,7 +16,7 @@ if status.status ~= 'reserved' or (rid ~= '' and status.reservation_id ~= rid) o
 status.status = 'deleted'
 status.due_at = nil
 redis.call('HSET', K_STATUS, name, cjson.encode(status))
-local statuses, all = push_statuses(cjson.decode(ARGV[5]))
+local statuses, all = push_statuses(K_STATUS, cjson.decode(ARGV[5]))
 if not push_done(ARGV[4], statuses) then return { OK, 0 } end
 local held = redis.call('ZSCORE', K_RESERVED, id)
 if held and tonumber(held) > now then return { OK, 0 } end

@@ -96,7 +96,10 @@ export class PushDeliverer {
 
   private async lead(): Promise<void> {
     this.refreshTimer = setInterval(() => void this.refresh(), REFRESH_MS);
-    this.stopAnnouncements = this.deps.bus.subscribe(this.deps.mq.keys.pushQueuesChannel(), () => void this.refresh());
+    this.stopAnnouncements = this.deps.bus.subscribe(this.deps.mq.keys.pushQueuesChannel(), (member) => {
+      this.served.get(member)?.worker.forgetSettings();
+      void this.refresh();
+    });
     await this.stopAnnouncements;
     await this.refresh();
   }

@@ -1,31 +1,40 @@
--- Records one delivery round of a reserved push message and decides its fate: when every
+-- Records delivery rounds of reserved push messages and decides each one's fate: when every
 -- subscriber is done the message is removed, else it waits on the delayed set (at the front when
--- due) until the next retry or acknowledgement deadline.
--- ARGV: id, reservation id, mode (unicast/multicast), subscriber names (JSON list),
--- status updates (JSON flat list name, status JSON), status lifetime while pending (ms), wake
--- channel, status lifetime once delivery is over (ms).
--- Returns { 1, statuses (JSON list, false = never tried) } when delivery is over, else { 0 }.
-local id, rid, mode = ARGV[1], ARGV[2], ARGV[3]
-local names, updates = cjson.decode(ARGV[4]), cjson.decode(ARGV[5])
-if #updates > 0 then redis.call('HSET', K_STATUS, unpack(updates)) end
-redis.call('PEXPIRE', K_STATUS, ARGV[6])
+-- due) until its next retry or acknowledgement deadline.
+-- KEYS[12 + i - 1]: the status hash of the i-th round's message.
+-- ARGV: mode (unicast/multicast), subscriber names (JSON list), status lifetime while pending
+-- (ms), wake channel, status lifetime once delivery is over (ms), rounds (JSON list of
+-- [id, reservation id, status updates as a flat list name, status JSON]).
+-- Returns JSON: a list of [round number, statuses (list, false = never tried)] of the rounds
+-- whose delivery is over.
+local mode, names = ARGV[1], cjson.decode(ARGV[2])
+local pending_ttl, finished_ttl = ARGV[3], ARGV[5]
 local now = now_ms()
-local statuses, raw = push_statuses(names)
-if push_done(mode, statuses) then
-  remove_messages({ id })
-  redis.call('PEXPIRE', K_STATUS, ARGV[8])
-  return { 1, cjson.encode(raw) }
-end
-if redis.call('HGET', K_RID, id) == rid then
-  local due = push_next_due(statuses, now)
-  redis.call('ZREM', K_RESERVED, id)
-  redis.call('HDEL', K_RID, id)
-  if due <= now then
-    redis.call('ZADD', K_READY, front_scores(1), id)
-    redis.call('PUBLISH', ARGV[7], 1)
+local over, woken = {}, 0
+for i, round in ipairs(cjson.decode(ARGV[6])) do
+  local key, id, rid, updates = KEYS[11 + i], round[1], round[2], round[3]
+  if #updates > 0 then redis.call('HSET', key, unpack(updates)) end
+  local statuses, raw = push_statuses(key, names)
+  if push_done(mode, statuses) then
+    remove_messages({ id })
+    redis.call('PEXPIRE', key, finished_ttl)
+    over[#over + 1] = { i, raw }
   else
-    redis.call('ZADD', K_DELAYED, due, id)
-    redis.call('SADD', K_RELEASED, id)
+    redis.call('PEXPIRE', key, pending_ttl)
+    if redis.call('HGET', K_RID, id) == rid then
+      local due = push_next_due(statuses, now)
+      redis.call('ZREM', K_RESERVED, id)
+      redis.call('HDEL', K_RID, id)
+      if due <= now then
+        redis.call('ZADD', K_READY, front_scores(1), id)
+        woken = woken + 1
+      else
+        redis.call('ZADD', K_DELAYED, due, id)
+        redis.call('SADD', K_RELEASED, id)
+      end
+    end
   end
 end
-return { 0 }
+if woken > 0 then redis.call('PUBLISH', ARGV[4], woken) end
+if #over == 0 then return '[]' end
+return cjson.encode(over)

@@ -1,10 +1,10 @@
--- Shared by the push scripts (after common.lua). KEYS[12]: the message's push status hash
--- (field = subscriber name, value = JSON status written by status-store.ts).
-local K_STATUS = KEYS[12]
+-- Shared by the push scripts (after common.lua). A push status hash holds one message's status
+-- per subscriber (field = subscriber name, value = JSON written by push-store.ts); the scripts
+-- take the status hashes after the queue's keys (KEYS[12], ...).
 
--- Statuses of the named subscribers (a subscriber never tried counts as queued).
-local function push_statuses(names)
-  local raw = redis.call('HMGET', K_STATUS, unpack(names))
+-- Statuses of the named subscribers in `key` (a subscriber never tried counts as queued).
+local function push_statuses(key, names)
+  local raw = redis.call('HMGET', key, unpack(names))
   local statuses = {}
   for i = 1, #names do statuses[i] = raw[i] and cjson.decode(raw[i]) or { status = 'queued' } end
   return statuses, raw

@@ -12,6 +12,13 @@ import { freshStatus, type PushStatus, type SubscriberStatus } from './status.js
 /** A push message's delivery status per subscriber name. */
 export type StatusMap = Map<string, SubscriberStatus>;
 
+/** One delivery round of a message held under `reservationId`, with the statuses it changed. */
+export interface FinishedRound {
+  message: Message;
+  reservationId: string;
+  updates: StatusMap;
+}
+
 /**
  * Push delivery state in Redis: each message's status per subscriber (a hash under the queue's
  * hash tag), the end of a delivery round, and acknowledgements of 202 answers. Shared by the
@@ -54,26 +61,26 @@ export class PushStore {
   }
 
   /**
-   * Records a delivery round of a message the deliverer holds under `reservationId`; when
-   * delivery is over the message is removed and, if a subscriber failed for good, reported on
-   * the error queue.
+   * Records delivery rounds of messages of one queue the deliverer holds (one script call);
+   * each message whose delivery is over is removed and, if a subscriber failed for good,
+   * reported on the error queue.
    */
-  async finishRound(queue: QueueInfo, message: Message, reservationId: string, updates: StatusMap): Promise<boolean> {
+  async finishRounds(queue: QueueInfo, rounds: FinishedRound[]): Promise<void> {
     const push = pushSettingsOf(queue);
     const names = push.subscribers.map((subscriber) => subscriber.name);
-    const flat = [...updates].flatMap(([name, status]) => [name, JSON.stringify(status)]);
-    const [done, statuses] = await pushScripts.finishRound.run<[number, string?]>(this.redis, this.statusKeys(queue, message.id), [
-      message.id,
-      reservationId,
+    const keys = [...this.keys.queue(queue), ...rounds.map((round) => this.keys.pushStatus(queue, round.message.id))];
+    const list = rounds.map((round) => [round.message.id, round.reservationId, [...round.updates].flatMap(([name, status]) => [name, JSON.stringify(status)])]);
+    const reply = await pushScripts.finishRound.run<string>(this.redis, keys, [
       queue.type,
       JSON.stringify(names),
-      JSON.stringify(flat),
       queue.messageExpiration * 1000,
       this.keys.wakeChannel(queue),
       this.finishedStatusLifetimeMs,
+      JSON.stringify(list),
     ]);
-    if (done === 1) await this.reportErrors(queue, message, names, statuses!);
-    return done === 1;
+    for (const [position, statuses] of JSON.parse(reply) as Array<[number, Array<string | false>]>) {
+      await this.reportErrors(queue, rounds[position - 1]!.message, names, statuses);
+    }
   }
 
   /**
@@ -98,7 +105,7 @@ export class PushStore {
     if (outcome === Outcome.timedOut) throw forbidden('Reservation timed out');
     if (done === 1) {
       const message: Message = { id, body: String(body), reservedCount: 0, pushHeaders: headers ? JSON.parse(String(headers)) : undefined };
-      await this.reportErrors(queue, message, names, String(statuses));
+      await this.reportErrors(queue, message, names, JSON.parse(String(statuses)) as Array<string | false>);
     }
   }
 
@@ -106,10 +113,9 @@ export class PushStore {
     return [...this.keys.queue(ref), this.keys.pushStatus(ref, id)];
   }
 
-  private async reportErrors(queue: QueueInfo, message: Message, names: string[], statusesJson: string): Promise<void> {
+  private async reportErrors(queue: QueueInfo, message: Message, names: string[], list: Array<string | false>): Promise<void> {
     const errorQueue = queue.push?.error_queue;
     if (!errorQueue) return;
-    const list = JSON.parse(statusesJson) as Array<string | false>;
     const statuses = new Map<string, SubscriberStatus>();
     names.forEach((name, i) => {
       const raw = list[i];

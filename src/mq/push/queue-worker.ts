@@ -4,7 +4,7 @@ import type { MessageStore } from '../message-store.js';
 import type { QueueStore } from '../queue-store.js';
 import type { QueueInfo, ReservedMessage } from '../types.js';
 import { runRound, type Send } from './message-round.js';
-import type { PushStore, StatusMap } from './push-store.js';
+import type { FinishedRound, PushStore, StatusMap } from './push-store.js';
 
 export interface QueueWorkerDeps {
   queues: QueueStore;
@@ -18,13 +18,22 @@ export interface QueueWorkerDeps {
 }
 
 const RESERVE_BATCH = 100;
+// Most rounds written by one script call.
+const FINISH_BATCH = 100;
+
+interface PendingFinish {
+  queue: QueueInfo;
+  round: FinishedRound;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 // Room for waiting on a delivery slot, on top of the requests themselves.
 const HOLD_MARGIN_SECONDS = 30;
 // After a Redis error, try again this much later.
 const ERROR_PAUSE_MS = 1000;
 // A wake-up set for a due time fires this much later, past the clocks' difference.
 const DUE_SLACK_MS = 5;
-// Settings are re-read at most this often (a subscriber change reaches deliveries this late).
+// Settings are re-read at least this often (changes are also announced, see forgetSettings).
 const SETTINGS_MAX_AGE_MS = 1000;
 
 /**
@@ -40,6 +49,7 @@ export class QueueWorker {
   private timerDue = Infinity;
   private rounds = 0;
   private readonly active = new Set<Promise<void>>();
+  private readonly finishing: PendingFinish[] = [];
   private settings: { queue: QueueInfo | null; readAt: number } | null = null;
   /** push.rate pacing: message starts are spaced from here on (at most one second of burst). */
   private paceFrom = 0;
@@ -64,6 +74,11 @@ export class QueueWorker {
         this.kick();
       }
     });
+  }
+
+  /** The queue's settings changed: read them again before the next reserve. */
+  forgetSettings(): void {
+    this.settings = null;
   }
 
   /** Stops taking messages and waits for the rounds in progress. */
@@ -91,6 +106,32 @@ export class QueueWorker {
     } catch (error) {
       this.deps.log.warn({ err: error, queue: this.ref.name, project: this.ref.projectId }, 'push delivery: reserving failed');
       this.wakeAt(Date.now() + ERROR_PAUSE_MS);
+    }
+  }
+
+  /** Queues a finished round; rounds finished in the same turn of the event loop are written together. */
+  private finishRound(queue: QueueInfo, round: FinishedRound): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.finishing.push({ queue, round, resolve, reject });
+      if (this.finishing.length === 1) setImmediate(() => void this.writeFinished());
+    });
+  }
+
+  private async writeFinished(): Promise<void> {
+    const batch = this.finishing.splice(0);
+    // Rounds read under different settings snapshots are written separately.
+    const byQueue = new Map<QueueInfo, PendingFinish[]>();
+    for (const entry of batch) byQueue.set(entry.queue, [...(byQueue.get(entry.queue) ?? []), entry]);
+    for (const [queue, entries] of byQueue) {
+      for (let first = 0; first < entries.length; first += FINISH_BATCH) {
+        const chunk = entries.slice(first, first + FINISH_BATCH);
+        try {
+          await this.deps.push.finishRounds(queue, chunk.map((entry) => entry.round));
+          for (const entry of chunk) entry.resolve();
+        } catch (error) {
+          for (const entry of chunk) entry.reject(error);
+        }
+      }
     }
   }
 
@@ -125,7 +166,7 @@ export class QueueWorker {
         firstSubscriber: this.rounds++,
         send: this.deps.send(queue, message.reservationId),
       });
-      await this.deps.push.finishRound(queue, message, message.reservationId, updates);
+      await this.finishRound(queue, { message, reservationId: message.reservationId, updates });
     } catch (error) {
       // The message stays reserved; it comes back when its reservation lapses.
       this.deps.log.warn({ err: error, queue: this.ref.name, message: message.id }, 'push delivery round failed');
