@@ -73,6 +73,7 @@ export class PushDeliverer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    for (const entry of this.served.values()) entry.worker.halt();
     // Deliveries in flight fail at once (counted as failed tries) rather than hold up shutdown.
     await this.http.close();
     await this.resign();

@@ -81,10 +81,15 @@ export class QueueWorker {
     this.settings = null;
   }
 
-  /** Stops taking messages and waits for the rounds in progress. */
-  async stop(): Promise<void> {
+  /** Stops taking messages (rounds in progress go on). */
+  halt(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Stops taking messages and waits for the rounds in progress. */
+  async stop(): Promise<void> {
+    this.halt();
     await Promise.all([...this.active]);
   }
 
