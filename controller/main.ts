@@ -10,6 +10,7 @@ import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
 import { writeIronJson } from './iron-json.js';
+import { startPushDeliverer } from './push-deliverer.js';
 
 export interface RunningController {
   app: FastifyInstance;
@@ -48,14 +49,17 @@ export async function startController(
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);
     const historySampler = startHistorySampler(ctx, mq, app.log);
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     return {
       app,
       ctx,
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url,
       port,
       bootstrap,
       ironJsonPath,
       async stop() {
+        await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
         await historySampler.stop();
         await cacheSweeper.stop();

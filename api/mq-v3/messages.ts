@@ -2,9 +2,16 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
+import type { QueueRef } from '../../src/mq/keys.js';
 import type { NewMessage } from '../../src/mq/types.js';
 import { messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
-import { messageSchema, messagesResponseSchema, messageView, msgSchema } from './views.js';
+import { messageSchema, messagesResponseSchema, messageView, msgSchema, pushStatusesResponseSchema, pushStatusView } from './views.js';
+
+interface DeleteEntry {
+  id: string;
+  reservation_id?: string;
+  subscriber_name?: string;
+}
 
 const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
@@ -72,6 +79,23 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     return body.reservation_id;
   }
 
+  /**
+   * Entries naming a subscriber acknowledge that subscriber's push delivery (one at a time);
+   * the others are deleted together, all or none.
+   */
+  async function deleteOrAcknowledge(ref: QueueRef, entries: DeleteEntry[]): Promise<void> {
+    const deletes: DeleteEntry[] = [];
+    for (const entry of entries) {
+      if (!entry.subscriber_name) {
+        deletes.push(entry);
+        continue;
+      }
+      if (!entry.reservation_id) throw notAcceptable('reservation_id is required to acknowledge a push delivery (subscriber_name is given)');
+      await mq.push.acknowledge(ref, entry.id, entry.reservation_id, entry.subscriber_name);
+    }
+    if (deletes.length > 0) await mq.delete(ref, deletes.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })));
+  }
+
   /** Aborts when the client goes away before the answer is sent (ends long-polls early). */
   function abortOnDisconnect(reply: FastifyReply): AbortSignal {
     const controller = new AbortController();
@@ -136,25 +160,30 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete('/3/projects/:project_id/queues/:queue_name/messages/:message_id', {
     schema: { params: messageParams, body: reservationBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { reservation_id: reservationId } = request.body as { reservation_id?: string };
-      await mq.delete(queueRefOf(request), [{ id: messageIdOf(request), reservationId: reservationId || undefined }]);
+      const entry = request.body as DeleteEntry;
+      await deleteOrAcknowledge(queueRefOf(request), [{ ...entry, id: messageIdOf(request) }]);
       return { msg: 'Deleted' };
+    },
+  });
+
+  app.get('/3/projects/:project_id/queues/:queue_name/messages/:message_id/subscribers', {
+    schema: { params: messageParams, response: { 200: pushStatusesResponseSchema } },
+    handler: async (request) => {
+      const statuses = await mq.push.statuses(queueRefOf(request), messageIdOf(request));
+      return { subscribers: statuses.map(pushStatusView) };
     },
   });
 
   app.delete('/3/projects/:project_id/queues/:queue_name/messages', {
     schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { ids } = request.body as { ids?: Array<{ id: string; reservation_id?: string }> };
+      const { ids } = request.body as { ids?: DeleteEntry[] };
       const ref = queueRefOf(request);
       if (ids === undefined) {
         await mq.clear(ref);
         return { msg: 'Cleared' };
       }
-      await mq.delete(
-        ref,
-        ids.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })),
-      );
+      await deleteOrAcknowledge(ref, ids);
       return { msg: 'Deleted' };
     },
   });

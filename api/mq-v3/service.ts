@@ -11,5 +11,6 @@ export function messageQueueFor(ctx: AppContext, log: MqLogger): MessageQueue {
     log,
     sweepIntervalMs: ctx.config.mq.sweepIntervalMs,
     registry: ctx.metrics.registry,
+    pushStatusRetentionMs: ctx.config.mq.push.statusRetentionMs,
   });
 }

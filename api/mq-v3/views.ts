@@ -1,3 +1,5 @@
+import { toRfc3339 } from '../../src/core/time.js';
+import type { PushStatus } from '../../src/mq/push/status.js';
 import type { Message, QueueInfo, QueueSettings, ReservedMessage } from '../../src/mq/types.js';
 
 /** Wire shapes of the version 3 message queue. */
@@ -56,5 +58,37 @@ export function messageView(message: Message | ReservedMessage) {
     reserved_count: message.reservedCount,
     ...('reservationId' in message ? { reservation_id: message.reservationId } : {}),
     ...(message.pushHeaders ? { push_headers: message.pushHeaders } : {}),
+  };
+}
+
+const pushStatusProperties = {
+  name: { type: 'string' },
+  url: { type: 'string' },
+  status: { type: 'string' },
+  retries_remaining: { type: 'integer' },
+  retries_delay: { type: 'integer' },
+  tries: { type: 'integer' },
+  status_code: { type: 'integer' },
+  last_try_at: { type: 'string' },
+  error_message: { type: 'string' },
+} as const;
+
+export const pushStatusesResponseSchema = {
+  type: 'object',
+  properties: { subscribers: { type: 'array', items: { type: 'object', properties: pushStatusProperties } } },
+} as const;
+
+/** A subscriber's push status of one message (last_try_at and error_message only once tried). */
+export function pushStatusView(status: PushStatus) {
+  return {
+    name: status.name,
+    url: status.url,
+    status: status.status,
+    retries_remaining: status.retriesRemaining,
+    retries_delay: status.retriesDelay,
+    tries: status.tries,
+    status_code: status.statusCode,
+    ...(status.lastTryAt > 0 ? { last_try_at: toRfc3339(status.lastTryAt) } : {}),
+    ...(status.error ? { error_message: status.error } : {}),
   };
 }

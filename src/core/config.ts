@@ -28,6 +28,18 @@ export interface Config {
     minTimeoutSeconds: number;
     /** How often the leader controller drops expired messages of idle queues, in ms (0 = never). */
     sweepIntervalMs: number;
+    push: {
+      /** Most push deliveries (HTTP requests) in flight at once; 0 turns push delivery off on this controller. */
+      concurrency: number;
+      /** Most messages of one push queue in delivery at once. */
+      queueConcurrency: number;
+      /** Per-delivery request timeout, in ms. */
+      timeoutMs: number;
+      /** Leader lease of the push deliverer, in ms (a dead leader is replaced after this long). */
+      leaseMs: number;
+      /** How long a message's push status stays readable once its delivery is over, in ms. */
+      statusRetentionMs: number;
+    };
   };
   bootstrap: {
     token: string | undefined;
@@ -136,6 +148,13 @@ export function loadConfig(env: Env = process.env): Config {
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),
+      push: {
+        concurrency: intFrom(env, 'FERRUM_MQ_PUSH_CONCURRENCY', 256),
+        queueConcurrency: Math.max(1, intFrom(env, 'FERRUM_MQ_PUSH_QUEUE_CONCURRENCY', 64)),
+        timeoutMs: Math.max(1, intFrom(env, 'FERRUM_MQ_PUSH_TIMEOUT_MS', 10_000)),
+        leaseMs: Math.max(300, intFrom(env, 'FERRUM_MQ_PUSH_LEASE_MS', 10_000)),
+        statusRetentionMs: Math.max(1, intFrom(env, 'FERRUM_MQ_PUSH_STATUS_RETENTION_MS', 3_600_000)),
+      },
     },
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),

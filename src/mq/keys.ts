@@ -12,6 +12,10 @@ const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'bod
 // Key lists of recently used queues, so hot queues do not rebuild their key strings per request.
 const CACHED_QUEUES = 10_000;
 
+function queueTag(ref: QueueRef): string {
+  return `{mq:${ref.projectId}:${encodeURIComponent(ref.name)}}`;
+}
+
 export class MqKeys {
   private readonly cache = new Map<string, string[]>();
 
@@ -19,7 +23,7 @@ export class MqKeys {
 
   /** The keys of one queue, in the order every message script takes them. */
   queue(ref: QueueRef): string[] {
-    const tag = `{mq:${ref.projectId}:${encodeURIComponent(ref.name)}}`;
+    const tag = queueTag(ref);
     let keys = this.cache.get(tag);
     if (!keys) {
       if (this.cache.size >= CACHED_QUEUES) this.cache.clear();
@@ -27,6 +31,21 @@ export class MqKeys {
       this.cache.set(tag, keys);
     }
     return keys;
+  }
+
+  /** Hash of one push message's delivery status per subscriber (under the queue's hash tag). */
+  pushStatus(ref: QueueRef, messageId: string): string {
+    return this.keys.of(queueTag(ref), 'push', messageId);
+  }
+
+  /** Set of every push queue (JSON [project, name]), which the push deliverer serves. */
+  pushQueueIndex(): string {
+    return this.keys.of('mq', 'push-queues');
+  }
+
+  /** Pub/sub channel announcing that the set of push queues or their settings changed. */
+  pushQueuesChannel(): string {
+    return this.keys.of('mq', 'push-queues-changed');
   }
 
   /** Sorted set (all scores 0) of a project's queue names, for lexicographic listing. */

@@ -60,6 +60,7 @@ export class QueueStore {
       const written = await scripts.saveQueue.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
+      await this.indexPushQueue(ref, settings.type !== 'pull');
       return { settings, created: version === '' };
     }
     throw unavailable('The queue is being changed by other requests; try again');
@@ -76,12 +77,26 @@ export class QueueStore {
     await this.redis.zadd(this.keys.queueIndex(ref.projectId), 0, ref.name);
   }
 
+  /** Every push queue, as JSON [project id, queue name]. */
+  async pushQueues(): Promise<string[]> {
+    return this.redis.smembers(this.keys.pushQueueIndex());
+  }
+
+  /** Keeps the set of push queues (which the push deliverer serves) in step; announces new settings of push queues. */
+  private async indexPushQueue(ref: QueueRef, isPush: boolean): Promise<void> {
+    const member = JSON.stringify([ref.projectId, ref.name]);
+    const index = this.keys.pushQueueIndex();
+    const changed = isPush ? await this.redis.sadd(index, member) : await this.redis.srem(index, member);
+    if (changed === 1 || isPush) await this.redis.publish(this.keys.pushQueuesChannel(), member);
+  }
+
   /** Deletes a queue and its messages; false when it did not exist. */
   async delete(ref: QueueRef): Promise<boolean> {
     const queueKeys = this.keys.queue(ref);
     const index = this.keys.queueIndex(ref.projectId);
     const [[, existed]] = (await this.redis.multi().exists(queueKeys[QUEUE_KEY]!).unlink(...queueKeys).exec()) as [[null, number], unknown];
     await this.redis.zrem(index, ref.name);
+    await this.indexPushQueue(ref, false);
     // A post may have re-created the queue between the two steps: keep it listed then.
     if ((await this.redis.exists(queueKeys[QUEUE_KEY]!)) === 1) await this.redis.zadd(index, 0, ref.name);
     return existed === 1;

@@ -2,9 +2,12 @@ import { LuaScript, loadLua } from '../core/lua.js';
 
 const common = loadLua(import.meta.url, 'common').source;
 
-/** A queue script: common.lua (key names, maintain(), checks) followed by the script itself. */
-function queueScript(name: string): LuaScript {
-  return new LuaScript(name, `${common}\n${loadLua(import.meta.url, name).source}`);
+/**
+ * A queue script: common.lua (key names, maintain(), checks), then `prelude` (more shared Lua),
+ * then the script `<name>.lua` from the folder of `moduleUrl`.
+ */
+export function queueScript(name: string, moduleUrl: string = import.meta.url, prelude = ''): LuaScript {
+  return new LuaScript(name, `${common}\n${prelude}\n${loadLua(moduleUrl, name).source}`);
 }
 
 export const scripts = {

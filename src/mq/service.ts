@@ -9,6 +9,7 @@ import { MqKeys, type QueueRef } from './keys.js';
 import { WakeHub } from './long-poll.js';
 import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
+import { PushStore } from './push/push-store.js';
 import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
 import type { Alert, NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
@@ -23,7 +24,11 @@ export interface MessageQueueDeps {
   sweepIntervalMs?: number;
   /** Where the counters go (/metrics); none when absent. */
   registry?: Registry;
+  /** How long a push message's delivery status stays readable once its delivery is over, in ms. */
+  pushStatusRetentionMs?: number;
 }
+
+const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
 export type SubscriberChange = 'add' | 'replace' | 'remove';
 
@@ -36,6 +41,7 @@ export class MessageQueue {
   readonly queues: QueueStore;
   readonly messages: MessageStore;
   readonly hub: WakeHub;
+  readonly push: PushStore;
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
 
@@ -44,6 +50,7 @@ export class MessageQueue {
     this.queues = new QueueStore(deps.redis, this.keys);
     this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log);
     this.hub = new WakeHub(deps.bus);
+    this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
   }

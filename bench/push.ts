@@ -1,0 +1,155 @@
+/**
+ * Push delivery benchmark: deliveries/s from a controller (child process, private redis-server)
+ * to a local HTTP subscriber that answers 200 at once (this process). Scenarios: multicast
+ * queues with 1 and with 10 subscribers each. The rate counts from the first post to the last
+ * delivery, so it includes posting. Target (not asserted): >= 5,000 deliveries/s.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import os from 'node:os';
+import path from 'node:path';
+import { startController } from '../controller/main.js';
+import { loadConfig } from '../src/core/config.js';
+import { startTestRedis } from '../test/helpers/redis.js';
+
+interface Target {
+  url: string;
+  token: string;
+  projectId: string;
+  redisUrl: string;
+}
+
+/** CPU time (ms) used so far by the controller, Redis and this process (posting + subscriber). */
+interface CpuSnapshot {
+  controller: number;
+  redis: number;
+  bench: number;
+}
+
+const QUEUES = Number(process.env.BENCH_QUEUES ?? 4);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 40_000);
+const POST_BATCH = 100;
+
+async function serve(): Promise<void> {
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-push-'));
+  const config = loadConfig({ ...process.env, PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
+  const running = await startController(config);
+  process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
+  process.on('message', async (message) => {
+    if (message === 'cpu') {
+      process.send!({ cpu: process.cpuUsage() });
+      return;
+    }
+    await running.stop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+/** The subscriber: answers 200 at once and counts deliveries. */
+class Counter {
+  count = 0;
+  private waiter: { target: number; resolve: () => void } | null = null;
+  readonly server = http.createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200).end();
+      this.count += 1;
+      if (this.waiter && this.count >= this.waiter.target) this.waiter.resolve();
+    });
+  });
+
+  reach(target: number): Promise<void> {
+    if (this.count >= target) return Promise.resolve();
+    return new Promise((resolve) => (this.waiter = { target, resolve }));
+  }
+}
+
+async function api(target: Target, method: string, route: string, body: unknown): Promise<void> {
+  const response = await fetch(`${target.url}/3/projects/${target.projectId}/queues/${route}`, {
+    method,
+    headers: { Authorization: `OAuth ${target.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+async function cpuSnapshot(child: ChildProcess, redis: Redis): Promise<CpuSnapshot> {
+  const controller = await new Promise<number>((resolve) => {
+    child.once('message', (message) => {
+      const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
+      resolve((user + system) / 1000);
+    });
+    child.send('cpu');
+  });
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  const own = process.cpuUsage();
+  return { controller, redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000, bench: (own.user + own.system) / 1000 };
+}
+
+async function scenario(target: Target, counter: Counter, subscriberUrl: string, subscribersPerQueue: number, child: ChildProcess, redis: Redis): Promise<void> {
+  const perQueue = Math.ceil(DELIVERIES / subscribersPerQueue / QUEUES);
+  const queues = Array.from({ length: QUEUES }, (_, i) => `bench-push-${subscribersPerQueue}-${i}`);
+  const subscribers = Array.from({ length: subscribersPerQueue }, (_, i) => ({ name: `s${i}`, url: `${subscriberUrl}?s=${i}` }));
+  for (const queue of queues) await api(target, 'PUT', queue, { queue: { type: 'multicast', push: { subscribers, retries: 0 } } });
+  const expected = counter.count + perQueue * QUEUES * subscribersPerQueue;
+  const cpuBefore = await cpuSnapshot(child, redis);
+  const started = performance.now();
+  await Promise.all(
+    queues.map(async (queue) => {
+      for (let sent = 0; sent < perQueue; sent += POST_BATCH) {
+        const messages = Array.from({ length: Math.min(POST_BATCH, perQueue - sent) }, (_, i) => ({ body: `message ${sent + i}` }));
+        await api(target, 'POST', `${queue}/messages`, { messages });
+      }
+    }),
+  );
+  const posted = performance.now();
+  const deliveredWhilePosting = counter.count - (expected - perQueue * QUEUES * subscribersPerQueue);
+  await counter.reach(expected);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuSnapshot(child, redis);
+  const rate = Math.round((perQueue * QUEUES * subscribersPerQueue) / seconds);
+  const verdict = rate >= 5000 ? 'meets' : 'below';
+  const afterPosting = (perQueue * QUEUES * subscribersPerQueue - deliveredWhilePosting) / ((performance.now() - posted) / 1000);
+  console.log(
+    `${subscribersPerQueue} subscriber(s) x ${QUEUES} multicast queues: ${perQueue * QUEUES} messages, ${perQueue * QUEUES * subscribersPerQueue} deliveries in ${seconds.toFixed(2)} s ` +
+      `(posting took ${((posted - started) / 1000).toFixed(2)} s) = ${rate} deliveries/s end to end (${verdict} the 5,000/s target); ` +
+      `${Math.round(afterPosting)} deliveries/s once posting was over`,
+  );
+  const deliveries = perQueue * QUEUES * subscribersPerQueue;
+  const perDelivery = (part: keyof CpuSnapshot) => ((cpuAfter[part] - cpuBefore[part]) * 1000) / deliveries;
+  console.log(
+    `  CPU per delivery (posting included): controller ${perDelivery('controller').toFixed(0)} µs, redis ${perDelivery('redis').toFixed(0)} µs, ` +
+      `bench process ${perDelivery('bench').toFixed(0)} µs; one controller with a core of its own ≈ ${Math.round(1e6 / perDelivery('controller'))} deliveries/s`,
+  );
+}
+
+async function main(): Promise<void> {
+  const counter = new Counter();
+  await new Promise<void>((resolve) => counter.server.listen(0, '127.0.0.1', resolve));
+  const subscriberUrl = `http://127.0.0.1:${(counter.server.address() as AddressInfo).port}/push`;
+  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/push-prof'] : [])] });
+  const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
+  const redis = new Redis(target.redisUrl);
+  console.log(`push delivery benchmark: ${os.cpus().length} cores (shared with other work), controller in a child process, Redis and subscriber local`);
+  try {
+    await scenario(target, counter, subscriberUrl, 1, child, redis);
+    await scenario(target, counter, subscriberUrl, 10, child, redis);
+  } finally {
+    redis.disconnect();
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+    counter.server.closeAllConnections();
+    counter.server.close();
+  }
+}
+
+if (process.env.BENCH_ROLE === 'server') void serve();
+else void main();
