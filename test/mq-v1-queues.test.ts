@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { MqV1Client } from './helpers/mq-v1.js';
+import { TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -103,22 +104,41 @@ describe.concurrent('version 1 queues', () => {
     expect((await server.http.get(v1.path(queue))).status).toBe(404);
   });
 
-  it('push statuses: 404 for a message of a pull queue, and while no delivery was recorded', async () => {
+  it('push statuses: 400 on a pull queue, the subscribers\' delivery state on a push queue', async () => {
     const pull = uniqueQueue('status-pull');
     const [id] = await v1.post(pull, [{ body: 'x' }]);
     const onPull = await server.http.get(v1.path(pull, `/messages/${id}/subscribers`));
-    expect(onPull.status).toBe(404);
-    expect(onPull.body.msg).toMatch(/pull queue/);
+    expect(onPull.status).toBe(400);
+    expect(onPull.body.msg).toMatch(/push queues only/);
     const push = uniqueQueue('status-push');
     await v1.update(push, { subscribers: [{ url: url('a') }] });
     const [pushed] = await v1.post(push, [{ body: 'y' }]);
-    const none = await server.http.get(v1.path(push, `/messages/${pushed}/subscribers`));
-    expect(none.status).toBe(404);
-    expect(none.body.msg).toMatch(/No push status/);
+    const statuses = await server.http.get(v1.path(push, `/messages/${pushed}/subscribers`));
+    expect(statuses.status).toBe(200);
+    expect(statuses.body.subscribers).toHaveLength(1);
+    expect(statuses.body.subscribers[0]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{24}$/), url: url('a') });
     const unknown = await server.http.delete(v1.path(push, `/messages/${pushed}/subscribers/abc`));
     expect(unknown.status).toBe(404);
     expect(unknown.body.msg).toMatch(/Subscriber not found/);
     expect((await server.http.get(v1.path(push, '/messages/123/subscribers'))).status).toBe(404);
+  });
+
+  it('acknowledges a delivery answered 202 through the delete-subscriber endpoint', async ({ expect }) => {
+    const subscriber = await TestSubscriber.start(() => 202);
+    try {
+      const queue = uniqueQueue('ack-v1');
+      await v1.update(queue, { subscribers: [{ url: subscriber.url }] });
+      const [id] = await v1.post(queue, [{ body: 'needs ack' }]);
+      await subscriber.waitFor(1);
+      const statusPath = v1.path(queue, `/messages/${id}/subscribers`);
+      await expect.poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: 5000 }).toBe('reserved');
+      const [status] = (await server.http.get(statusPath)).body.subscribers;
+      const acked = await server.http.delete(v1.path(queue, `/messages/${id}/subscribers/${status.id}`));
+      expect(acked.status).toBe(200);
+      await expect.poll(async () => (await server.http.get(v1.path(queue))).body.size, { timeout: 5000 }).toBe(0);
+    } finally {
+      await subscriber.stop();
+    }
   });
 });
 

@@ -167,7 +167,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.get(`${base}/:message_id/subscribers`, {
     schema: { params: messageParams, response: { 200: pushStatusesSchema } },
     handler: async (request) => {
-      const statuses = await readPushStatuses(mq.queues, mq.messages, queueRefOf(request), messageIdOf(request));
+      const statuses = await readPushStatuses(mq, queueRefOf(request), messageIdOf(request));
       return {
         subscribers: statuses.map((status) => ({
           id: subscriberIdOf(status.name),
@@ -185,7 +185,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: { params: subscriberParams, response: { 200: msgSchema } },
     handler: async (request) => {
       const { subscriber_id: subscriberId } = request.params as { subscriber_id: string };
-      await acknowledgePushBySubscriberId(mq.queues, mq.messages, queueRefOf(request), messageIdOf(request), subscriberId);
+      await acknowledgePushBySubscriberId(mq, queueRefOf(request), messageIdOf(request), subscriberId);
       return { msg: 'Deleted' };
     },
   });

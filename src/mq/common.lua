@@ -4,6 +4,8 @@ local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS
 local K_BODY, K_COUNT, K_RID, K_HEADERS, K_RELEASED, K_DEAD = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 -- Per-message reservation timeouts (s), only for messages posted with one (version 1).
 local K_TIMEOUT = KEYS[12]
+-- How many keys a queue has (keys.ts QUEUE_KEY_PARTS); scripts that take more keys find them after these.
+local QUEUE_KEY_COUNT = 12
 
 -- Most items handled by one maintenance pass, and per variadic command (Lua's unpack limit).
 local BATCH = 1000

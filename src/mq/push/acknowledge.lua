@@ -5,7 +5,7 @@
 -- Returns { -1 } for a missing queue, { outcome } on refusal, { 0, 1, statuses JSON, body,
 -- push headers } when delivery is over, { 0, 0 } otherwise.
 if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
-local K_STATUS = KEYS[12]
+local K_STATUS = KEYS[QUEUE_KEY_COUNT + 1]
 local now = now_ms()
 local id, rid, name = ARGV[1], ARGV[2], ARGV[3]
 local raw = redis.call('HGET', K_STATUS, name)

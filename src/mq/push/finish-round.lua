@@ -1,7 +1,7 @@
 -- Records delivery rounds of reserved push messages and decides each one's fate: when every
 -- subscriber is done the message is removed, else it waits on the delayed set (at the front when
 -- due) until its next retry or acknowledgement deadline.
--- KEYS[12 + i - 1]: the status hash of the i-th round's message.
+-- KEYS[QUEUE_KEY_COUNT + i]: the status hash of the i-th round's message.
 -- ARGV: mode (unicast/multicast), subscriber names (JSON list), status lifetime while pending
 -- (ms), wake channel, status lifetime once delivery is over (ms), rounds (JSON list of
 -- [id, reservation id, status updates as a flat list name, status JSON]).
@@ -12,7 +12,7 @@ local pending_ttl, finished_ttl = ARGV[3], ARGV[5]
 local now = now_ms()
 local over, woken = {}, 0
 for i, round in ipairs(cjson.decode(ARGV[6])) do
-  local key, id, rid, updates = KEYS[11 + i], round[1], round[2], round[3]
+  local key, id, rid, updates = KEYS[QUEUE_KEY_COUNT + i], round[1], round[2], round[3]
   if #updates > 0 then redis.call('HSET', key, unpack(updates)) end
   local statuses, raw = push_statuses(key, names)
   if push_done(mode, statuses) then
