@@ -9,6 +9,7 @@ import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
+import { startScheduler } from './scheduler.js';
 import { writeIronJson } from './iron-json.js';
 
 export interface RunningController {
@@ -48,6 +49,7 @@ export async function startController(
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);
     const historySampler = startHistorySampler(ctx, mq, app.log);
+    const scheduler = startScheduler(ctx, app.log);
     return {
       app,
       ctx,
@@ -57,6 +59,7 @@ export async function startController(
       ironJsonPath,
       async stop() {
         await mq.stopBackgroundWork();
+        await scheduler.stop();
         await historySampler.stop();
         await cacheSweeper.stop();
         await app.close();
