@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from './helpers/server.js';
-import { createSchedule, getSchedule, tasksOfSchedule, waitForSchedule } from './helpers/schedules.js';
+import { createSchedule, getSchedule, tasksOfSchedule, waitForSchedule, waitForTasks } from './helpers/schedules.js';
 import { startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 // The production floor (run_every ≥ 60) applies here; no runner, so queued tasks stay queued.
@@ -61,7 +61,7 @@ describe('creating and reading schedules', () => {
     expect(done).toMatchObject({ run_count: 1, error_count: 0, run_times: 1 });
     expect(done.next_start).toBeUndefined();
     expect(typeof done.last_run_time).toBe('string');
-    const tasks = await tasksOfSchedule(worker, 'hourly', id);
+    const tasks = await waitForTasks(worker, 'hourly', id, 1);
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ status: 'queued', payload: 'once', priority: 1, timeout: 99, delay: 5, label: 'from-schedule', schedule_id: id });
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.js';
 import { nextRun } from '../src/worker/schedule-times.js';
 import type { TestServer } from './helpers/server.js';
-import { createSchedule, FAST_SCHEDULE_ENV, getSchedule, tasksOfSchedule, waitForSchedule } from './helpers/schedules.js';
+import { createSchedule, FAST_SCHEDULE_ENV, getSchedule, tasksOfSchedule, waitForSchedule, waitForTasks } from './helpers/schedules.js';
 import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 import { startTestServer } from './helpers/server.js';
 
@@ -32,7 +32,7 @@ describe('schedule runs', () => {
     const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
     expect(done).toMatchObject({ run_count: 3, error_count: 0 });
     expect(done.next_start).toBeUndefined();
-    const tasks = await tasksOfSchedule(worker, 'tick', id);
+    const tasks = await waitForTasks(worker, 'tick', id, 3);
     expect(tasks).toHaveLength(3);
     expect(new Set(tasks.map((task) => task.id)).size).toBe(3);
     for (const task of tasks) expect(task).toMatchObject({ schedule_id: id, payload: 'rt', priority: 2, status: 'queued' });
@@ -47,14 +47,14 @@ describe('schedule runs', () => {
     const id = await createSchedule(worker, { code_name: 'tick', payload: 'ea', run_every: 1, start_at: new Date(start).toISOString(), end_at: new Date(start + 2500).toISOString() });
     const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
     expect(done.run_count).toBe(3);
-    expect(await tasksOfSchedule(worker, 'tick', id)).toHaveLength(3);
+    expect(await waitForTasks(worker, 'tick', id, 3)).toHaveLength(3);
   });
 
   it('runs on a cron expression with seconds, in a time zone', async () => {
     const id = await createSchedule(worker, { code_name: 'tick', payload: 'cr', cron: '* * * * * *', timezone: 'Asia/Kolkata', run_times: 2 });
     const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
     expect(done.run_count).toBe(2);
-    const tasks = await tasksOfSchedule(worker, 'tick', id);
+    const tasks = await waitForTasks(worker, 'tick', id, 2);
     expect(tasks).toHaveLength(2);
     expectRunsApart(tasks, 1000);
   });
@@ -63,12 +63,24 @@ describe('schedule runs', () => {
     const id = await createSchedule(worker, { code_name: 'tick', payload: 'cx', run_every: 1 });
     await waitForSchedule(worker, id, (s) => s.run_count >= 1);
     expect((await server.http.post(worker.path(`/schedules/${id}/cancel`))).status).toBe(200);
-    const atCancel = (await tasksOfSchedule(worker, 'tick', id)).length;
+    const runsAtCancel = (await getSchedule(worker, id)).run_count;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const schedule = await getSchedule(worker, id);
-    expect(schedule.status).toBe('cancelled');
-    expect(await tasksOfSchedule(worker, 'tick', id)).toHaveLength(atCancel);
-    expect(schedule.run_count).toBe(atCancel);
+    expect(schedule).toMatchObject({ status: 'cancelled', run_count: runsAtCancel });
+    expect(await tasksOfSchedule(worker, 'tick', id)).toHaveLength(runsAtCancel);
+  });
+
+  it('queues runs missed while no scheduler ran once, not once per missed interval', async () => {
+    // start_at 10.5 s ago every 3 s: the runs at -10.5, -7.5, -4.5 and -1.5 s were all missed.
+    const start = Date.now() - 10_500;
+    const id = await createSchedule(worker, { code_name: 'tick', payload: 'missed', run_every: 3, start_at: new Date(start).toISOString() });
+    await waitForSchedule(worker, id, (s) => s.run_count >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const schedule = await getSchedule(worker, id);
+    expect(schedule.run_count).toBe(1);
+    expect(Date.parse(schedule.next_start)).toBe(start + 12_000);
+    expect(await waitForTasks(worker, 'tick', id, 1)).toHaveLength(1);
+    await server.http.post(worker.path(`/schedules/${id}/cancel`));
   });
 
   it('counts a run it cannot queue as an error and keeps going', async () => {

@@ -33,3 +33,16 @@ export async function waitForSchedule(worker: WorkerClient, id: string, done: (s
     await sleep(50);
   }
 }
+
+/**
+ * The schedule's tasks once there are `count` of them: a run is claimed (and counted) just before
+ * its task is written, so the task may trail the schedule's fields by a moment.
+ */
+export async function waitForTasks(worker: WorkerClient, codeName: string, scheduleId: string, count: number, timeoutMs = 5000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tasks = await tasksOfSchedule(worker, codeName, scheduleId);
+    if (tasks.length >= count || Date.now() > deadline) return tasks;
+    await sleep(50);
+  }
+}
