@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from './helpers/server.js';
-import { createSchedule, getSchedule, tasksOfSchedule, waitForSchedule, waitForTasks } from './helpers/schedules.js';
+import { createSchedule, getSchedule, waitForSchedule, waitForTasks } from './helpers/schedules.js';
 import { startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 // The production floor (run_every ≥ 60) applies here; no runner, so queued tasks stay queued.
