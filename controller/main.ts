@@ -9,6 +9,7 @@ import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
+import { startScheduler } from './scheduler.js';
 import { writeIronJson } from './iron-json.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -51,6 +52,7 @@ export async function startController(
     const historySampler = startHistorySampler(ctx, mq, app.log);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
+    const scheduler = startScheduler(ctx, app.log);
     return {
       app,
       ctx,
@@ -61,6 +63,7 @@ export async function startController(
       async stop() {
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
+        await scheduler.stop();
         await historySampler.stop();
         await cacheSweeper.stop();
         await app.close();

@@ -4,6 +4,7 @@ import { openWorkerServices } from '../../src/worker/services.js';
 import type { PluginOptions } from '../context.js';
 import { codeRoutes } from './codes.js';
 import { credentialRoutes } from './credentials.js';
+import { scheduleRoutes } from './schedules.js';
 import { stackRoutes } from './stacks.js';
 import { taskRoutes } from './tasks.js';
 import { webhookRoutes } from './webhook.js';
@@ -18,6 +19,7 @@ export const workerV2Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   const options = { ctx, worker };
   await app.register(codeRoutes, options);
   await app.register(taskRoutes, options);
+  await app.register(scheduleRoutes, options);
   await app.register(webhookRoutes, options);
   await app.register(stackRoutes, options);
   await app.register(credentialRoutes, options);

@@ -35,7 +35,7 @@ const queueBody = {
 } as const;
 
 /** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
-async function requireJsonContentType(request: FastifyRequest): Promise<void> {
+export async function requireJsonContentType(request: FastifyRequest): Promise<void> {
   const type = request.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
 }

@@ -14,6 +14,7 @@ export interface Config {
   publicScheme: string;
   publicHost: string | undefined;
   worker: WorkerConfig;
+  schedules: ScheduleConfig;
   runner: RunnerConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
@@ -61,6 +62,14 @@ export interface WorkerConfig {
   secretKey: string | undefined;
 }
 
+/** Settings of the task scheduler. */
+export interface ScheduleConfig {
+  /** How often the leader controller queues due schedule runs, in ms (0 = never). */
+  tickMs: number;
+  /** Smallest run_every (and cron spacing) accepted, in seconds: 60, lowered only in test mode. */
+  minIntervalSeconds: number;
+}
+
 /** Settings of one runner daemon. */
 export interface RunnerConfig {
   cluster: string;
@@ -103,6 +112,17 @@ function intFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+const SCHEDULE_INTERVAL_FLOOR = 60;
+
+/** FERRUM_TEST_SCHEDULE_MIN_INTERVAL lowers the spec's 60 s floor for tests; production refuses it. */
+function scheduleIntervalFloor(env: Env): number {
+  if (env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === undefined || env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === '') return SCHEDULE_INTERVAL_FLOOR;
+  if (env.NODE_ENV !== 'test' && env.FERRUM_TEST_MODE !== '1') {
+    throw new Error('FERRUM_TEST_SCHEDULE_MIN_INTERVAL is honoured only with NODE_ENV=test or FERRUM_TEST_MODE=1');
+  }
+  return Math.max(1, intFrom(env, 'FERRUM_TEST_SCHEDULE_MIN_INTERVAL', SCHEDULE_INTERVAL_FLOOR));
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -125,6 +145,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
       maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
       secretKey: nonEmpty(env.FERRUM_ENCRYPTION_KEY),
+    },
+    schedules: {
+      tickMs: intFrom(env, 'FERRUM_SCHEDULER_TICK_MS', 1000),
+      minIntervalSeconds: scheduleIntervalFloor(env),
     },
     runner: {
       cluster: env.FERRUM_RUNNER_CLUSTER || 'default',

@@ -24,9 +24,12 @@ export const DEFAULT_CLUSTER = 'default';
 /** Where a task comes from when not straight from a client. */
 export interface TaskOrigin {
   retryOf?: Task;
+  /** A schedule's run: the task gets the id the scheduler claimed the run with. */
+  schedule?: { id: string; taskId: string };
 }
 
 function linkOf(origin: TaskOrigin): Partial<Task> {
+  if (origin.schedule) return { id: origin.schedule.taskId, schedule_id: origin.schedule.id };
   if (!origin.retryOf) return {};
   return { retry_of: origin.retryOf.id, retry_count: (origin.retryOf.retry_count ?? 0) + 1 };
 }

@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
+import { openScheduleServices } from '../src/worker/schedule-services.js';
+import { openWorkerServices } from '../src/worker/services.js';
+
+export interface RunningScheduler {
+  stop(): Promise<void>;
+}
+
+/** On the leader controller, queues the runs of schedules as they fall due, every FERRUM_SCHEDULER_TICK_MS. */
+export function startScheduler(ctx: AppContext, log: FastifyBaseLogger): RunningScheduler {
+  const worker = openWorkerServices(ctx);
+  const { scheduler } = openScheduleServices(ctx, worker);
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'scheduler',
+    intervalMs: ctx.config.schedules.tickMs,
+    log,
+    work: (isStopping) => scheduler.pass(isStopping),
+  });
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+-- Cancels a schedule that still has runs: no further run is claimed.
+-- KEYS: schedule hash, due set
+-- ARGV: due member, now
+-- Returns the status before: '' when there is no such schedule.
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return '' end
+if status ~= 'scheduled' then return status end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updated_at', ARGV[2])
+redis.call('HDEL', KEYS[1], 'next_start')
+redis.call('ZREM', KEYS[2], ARGV[1])
+return status
