@@ -21,6 +21,7 @@ export interface BuildOptions {
 export async function build(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    disableRequestLogging: !ctx.config.logRequests,
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

@@ -11,6 +11,8 @@ export interface Config {
   bodyLimitBytes: number;
   tokenCacheMs: number;
   logLevel: string;
+  /** Log every request and response (pino, info level); off by default because it costs throughput. */
+  logRequests: boolean;
   publicScheme: string;
   publicHost: string | undefined;
   worker: WorkerConfig;
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 6 * 1024 * 1024),
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',
+    logRequests: env.FERRUM_LOG_REQUESTS === '1',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     worker: {
