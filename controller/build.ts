@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { historyApi } from '../api/history.js';
@@ -21,7 +21,7 @@ export interface BuildOptions {
 export async function build(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    disableRequestLogging: !ctx.config.logRequests,
+    logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
