@@ -114,7 +114,20 @@ export class TaskRun {
   private async finish(from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
     const result = await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
-    if (result.changed) this.deps.metrics.finished(outcome.status);
+    if (!result.changed) return;
+    this.deps.metrics.finished(outcome.status);
+    await this.retryIfDue(this.taskId);
+  }
+
+  /** Queues the automatic retry of a task that ended as error or timeout, if its code allows. */
+  private async retryIfDue(taskId: string): Promise<void> {
+    try {
+      const ended = await this.deps.worker.tasks.get(this.projectId, taskId);
+      const retry = await this.deps.worker.queueing.retryAfterFailure(ended);
+      if (retry) this.deps.log.info({ task: taskId, retry: retry.id, retry_count: retry.retry_count }, 'task retried');
+    } catch (error) {
+      this.deps.log.warn({ err: error, task: taskId }, 'could not queue the automatic retry');
+    }
   }
 
   /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */
@@ -122,12 +135,14 @@ export class TaskRun {
     const holder = task.runner;
     if (!holder || holder === this.deps.runner.id) return;
     if (await this.deps.worker.runners.isAlive(task.cluster, holder)) return;
-    await this.deps.worker.statuses.change(this.projectId, this.taskId, {
+    const ended = await this.deps.worker.statuses.change(this.projectId, this.taskId, {
       from: ['preparing', 'running'],
       to: 'error',
       runner: holder,
       fields: { msg: `The runner running this task (${holder}) stopped before the task finished` },
     });
+    if (!ended.changed) return;
     this.deps.log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
+    await this.retryIfDue(task.id);
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import type { TaskRequest } from '../../src/worker/tasks.js';
-import { FINAL_STATUSES, LIMITS } from '../../src/worker/types.js';
+import { LIMITS } from '../../src/worker/types.js';
 import { requireProject } from '../auth-hooks.js';
 import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
 import { taskFilterOf, taskListQuery } from './task-query.js';
@@ -93,16 +93,10 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: queuedSchema },
     },
     handler: async (request) => {
-      const projectId = projectIdOf(request);
-      const old = await worker.tasks.get(projectId, taskIdOf(request));
-      if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
+      const old = await worker.tasks.get(projectIdOf(request), taskIdOf(request));
       const { delay } = request.body as { delay?: number };
-      const [task] = await worker.queueing.queue(
-        projectId,
-        [{ code_name: old.code_name, payload: old.payload, priority: old.priority, cluster: old.cluster, timeout: old.timeout, delay, label: old.label }],
-        { retryOf: old },
-      );
-      return { msg: 'Queued up', tasks: [{ id: task!.id }] };
+      const task = await worker.queueing.retry(old, delay);
+      return { msg: 'Queued up', tasks: [{ id: task.id }] };
     },
   });
 };

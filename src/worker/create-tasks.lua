@@ -1,8 +1,11 @@
 -- Writes new task records (all queued, all of one project) and indexes them.
--- KEYS: project task index, queued status index, then per task: task hash, tasks of its code
+-- KEYS: project task index, queued status index, then per task: task hash, tasks of its code,
+--       then optionally (an odd key count) the hash of the task these retry, which gets
+--       retry_task_id = the first new task's id
 -- ARGV: per task: id, created_at ms, number of field/value arguments n, then the n arguments
 local a = 1
-for i = 3, #KEYS, 2 do
+local pairs_end = #KEYS - (#KEYS % 2)
+for i = 3, pairs_end, 2 do
   local id, created, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
   redis.call('HSET', KEYS[i], unpack(ARGV, a + 3, a + 2 + n))
   redis.call('ZADD', KEYS[1], created, id)
@@ -10,4 +13,5 @@ for i = 3, #KEYS, 2 do
   redis.call('ZADD', KEYS[i + 1], created, id)
   a = a + 3 + n
 end
-return (#KEYS - 2) / 2
+if #KEYS % 2 == 1 then redis.call('HSET', KEYS[#KEYS], 'retry_task_id', ARGV[1]) end
+return (pairs_end - 2) / 2

@@ -46,8 +46,11 @@ export class TaskStore {
     private readonly keys: WorkerKeys,
   ) {}
 
-  /** Writes queued tasks of one project, a chunk per script run. */
-  async createQueued(projectId: string, tasks: Task[]): Promise<void> {
+  /**
+   * Writes queued tasks of one project, a chunk per script run. `retriedTaskId`: the task
+   * the (single) new task retries; it gets a link to the new one in the same script run.
+   */
+  async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
       const keys = [this.keys.taskIndex(projectId), this.keys.tasksWithStatus(projectId, 'queued')];
@@ -57,6 +60,7 @@ export class TaskStore {
         keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name));
         args.push(task.id, String(task.created_at), String(fields.length), ...fields);
       }
+      if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
       runs.push(createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);

@@ -84,4 +84,6 @@ export interface Task {
   schedule_id?: string;
   retry_count?: number;
   retry_of?: string;
+  /** The task that retries this one. */
+  retry_task_id?: string;
 }
