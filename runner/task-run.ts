@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../src/core/config.js';
+import type { HeldSlot } from '../src/worker/concurrency-gate.js';
+import { livenessMsOf } from '../src/worker/runner-registry.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { CodeRevision, Task, TaskStatus } from '../src/worker/types.js';
 import { containerSpecOf } from './container-spec.js';
@@ -34,6 +36,7 @@ interface Outcome {
 /** One task on one runner, from taking it to its final status. */
 export class TaskRun {
   private readonly abort = new AbortController();
+  private slot: HeldSlot | null = null;
 
   constructor(
     private readonly deps: TaskRunDeps,
@@ -45,10 +48,28 @@ export class TaskRun {
     if (!this.abort.signal.aborted) this.abort.abort(reason);
   }
 
-  async execute(): Promise<void> {
-    const { worker, runner } = this.deps;
+  /** The max_concurrency slot this run holds, from taking its task until its end. */
+  get heldSlot(): HeldSlot | null {
+    return this.slot;
+  }
+
+  /** Runs the task to its end; 'gated' when it must wait for a max_concurrency slot. */
+  async execute(): Promise<'done' | 'gated'> {
     const task = await this.take();
-    if (!task) return;
+    if (task === 'gated') return 'gated';
+    if (!task) return 'done';
+    this.slot = { projectId: task.project_id, codeId: task.code_id, taskId: task.id };
+    try {
+      await this.runTaken(task);
+    } finally {
+      this.slot = null;
+      await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
+    }
+    return 'done';
+  }
+
+  private async runTaken(task: Task): Promise<void> {
+    const { worker, runner } = this.deps;
     let files: TaskFiles | null = null;
     try {
       const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
@@ -70,11 +91,15 @@ export class TaskRun {
     }
   }
 
-  /** The task, now `preparing` on this runner; null when it is not this runner's to run. */
-  private async take(): Promise<Task | null> {
+  /**
+   * The task, now `preparing` on this runner; null when it is not this runner's to run,
+   * 'gated' when it waits for a slot of its code package.
+   */
+  private async take(): Promise<Task | 'gated' | null> {
     const task = await this.deps.worker.tasks.find(this.projectId, this.taskId);
     if (!task) return null;
-    const taken = await this.deps.worker.statuses.take(this.projectId, this.taskId, this.deps.runner.id);
+    const taken = await this.deps.worker.statuses.take(task, this.deps.runner.id, livenessMsOf(this.deps.config.runner.heartbeatMs));
+    if (taken.gated) return 'gated';
     if (taken.changed) return task;
     if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task);
     return null;
@@ -142,6 +167,7 @@ export class TaskRun {
       fields: { msg: `The runner running this task (${holder}) stopped before the task finished` },
     });
     if (!ended.changed) return;
+    await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
     this.deps.log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
     await this.retryIfDue(task.id);
   }

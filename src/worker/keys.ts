@@ -24,6 +24,10 @@ export class WorkerKeys {
   revisions(projectId: string, codeId: string) {
     return this.project(projectId, 'code', codeId, 'revisions');
   }
+  /** Zset of the package's running task ids, scored by their slot lease's expiry (ms). */
+  concurrencyGate(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'running');
+  }
   blob(projectId: string, name: string) {
     return this.project(projectId, 'blob', name);
   }

@@ -4,6 +4,7 @@ import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, type KeySpace } from '../core/redis.js';
 import { CodeStore } from './code-store.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import { TaskDistribution } from './distribution.js';
 import { WorkerKeys } from './keys.js';
 import { RedisBlobStore } from './redis-blobs.js';
@@ -20,6 +21,7 @@ export interface WorkerServices {
   codes: CodeStore;
   tasks: TaskStore;
   statuses: TaskStatusChanges;
+  gate: ConcurrencyGate;
   queueing: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
@@ -48,6 +50,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     codes,
     tasks,
     statuses,
+    gate: new ConcurrencyGate(redis, workerKeys),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),

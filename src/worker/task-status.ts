@@ -2,10 +2,11 @@ import type { Redis } from 'ioredis';
 import { loadLua } from '../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../metrics/history.js';
 import type { WorkerKeys } from './keys.js';
-import type { TaskStatus } from './types.js';
+import type { Task, TaskStatus } from './types.js';
 
 const setStatus = loadLua(import.meta.url, 'set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
+const takeTask = loadLua(import.meta.url, 'take-task');
 
 export interface StatusChange {
   from: TaskStatus[];
@@ -19,6 +20,10 @@ export interface ChangeResult {
   changed: boolean;
   /** The status before the change, or the current one when nothing changed ('' if no task). */
   previous: TaskStatus | '';
+}
+
+export interface TakeResult extends ChangeResult {
+  gated: boolean;
 }
 
 /** Every status change of a task, each one compare-and-set script run. */
@@ -43,9 +48,25 @@ export class TaskStatusChanges {
     return { changed: changed === 1, previous: previous as TaskStatus | '' };
   }
 
-  /** A runner takes a queued task. The place where concurrency gates will be checked. */
-  take(projectId: string, taskId: string, runnerId: string): Promise<ChangeResult> {
-    return this.change(projectId, taskId, { from: ['queued'], to: 'preparing', fields: { runner: runnerId } });
+  /**
+   * A runner takes a queued task, holding one of its code package's max_concurrency slots
+   * for `leaseMs` (renewed by ConcurrencyGate.renew). `gated`: no slot was free.
+   */
+  async take(task: Pick<Task, 'project_id' | 'id' | 'code_id'>, runnerId: string, leaseMs: number): Promise<TakeResult> {
+    const { project_id: projectId, id, code_id: codeId } = task;
+    const now = Date.now();
+    const [outcome, previous] = await takeTask.run<[number, string]>(
+      this.redis,
+      [
+        this.keys.task(projectId, id),
+        this.keys.code(projectId, codeId),
+        this.keys.concurrencyGate(projectId, codeId),
+        this.keys.tasksWithStatus(projectId, 'queued'),
+        this.keys.tasksWithStatus(projectId, 'preparing'),
+      ],
+      [runnerId, String(now), String(now + leaseMs)],
+    );
+    return { changed: outcome === 1, gated: outcome === -1, previous: previous as TaskStatus | '' };
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {
