@@ -28,22 +28,36 @@ async function tasksOf(codeName: string): Promise<any[]> {
   return (await server.http.get(worker.path(`/tasks?code_name=${codeName}`))).body.tasks;
 }
 
-/** Follows retry_task_id links from `id` until a task that has none, all ended. */
-async function retryChain(id: string): Promise<any[]> {
-  const chain = [];
-  let task = await worker.waitFor(id, ['complete', 'error', 'timeout', 'cancelled']);
-  chain.push(task);
-  while (task.retry_task_id) {
-    task = await worker.waitFor(task.retry_task_id, ['complete', 'error', 'timeout', 'cancelled']);
-    chain.push(task);
+const ended = ['complete', 'error', 'timeout', 'cancelled'];
+
+/** The ended task, once its retry is queued (the runner queues it just after the end). */
+async function endedWithRetry(id: string): Promise<any> {
+  const deadline = Date.now() + 20000;
+  let task = await worker.waitFor(id, ended);
+  while (!task.retry_task_id && Date.now() < deadline) {
+    await sleep(50);
+    task = await worker.task(id);
   }
+  return task;
+}
+
+/** `length` tasks linked by retry_task_id from `id`, all ended. */
+async function retryChain(id: string, length: number): Promise<any[]> {
+  const chain = [];
+  let next = id;
+  for (let i = 1; i < length; i++) {
+    const task = await endedWithRetry(next);
+    chain.push(task);
+    next = task.retry_task_id;
+  }
+  chain.push(await worker.waitFor(next, ended));
   return chain;
 }
 
 describe('automatic retries', () => {
   it('retries a failing task after retries_delay until retries are used up', async () => {
     const id = await worker.queue('flaky', 'exit 3');
-    const chain = await retryChain(id);
+    const chain = await retryChain(id, 3);
     expect(chain.map((task) => task.status)).toEqual(['error', 'error', 'error']);
     expect(chain.map((task) => task.retry_count)).toEqual([undefined, '1', '2']);
     for (let i = 1; i < chain.length; i++) {
@@ -59,7 +73,9 @@ describe('automatic retries', () => {
 
   it('retries a task that timed out', async () => {
     const id = await worker.queue('slow', 'sleep 30', { timeout: 1 });
-    const chain = await retryChain(id);
+    const chain = await retryChain(id, 2);
+    await sleep(1000);
+    expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
     expect(chain.map((task) => [task.status, task.retry_count])).toEqual([['timeout', undefined], ['timeout', '1']]);
   }, 40000);
 

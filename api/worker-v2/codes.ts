@@ -3,6 +3,7 @@ import { notFound } from '../../src/core/errors.js';
 import { requireProject } from '../auth-hooks.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams, type PagingQuery } from './params.js';
+import { statsQuery, statsRangeOf, statsSchema, type StatsQuery } from './stats-query.js';
 import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
 import type { WorkerRouteOptions } from './route-options.js';
 
@@ -39,6 +40,16 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     handler: async (request) => {
       const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
       return codeView(await codes.get(projectId, codeId));
+    },
+  });
+
+  app.get('/2/projects/:project_id/codes/:code_id/stats', {
+    schema: { params: codeParams, querystring: statsQuery, response: { 200: statsSchema } },
+    handler: async (request) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const range = statsRangeOf(request.query as StatsQuery, Date.now());
+      await codes.get(projectId, codeId);
+      return worker.stats.countByStatus(projectId, codeId, range);
     },
   });
 

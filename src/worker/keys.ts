@@ -50,6 +50,14 @@ export class WorkerKeys {
   statusIndexes(projectId: string): string[] {
     return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
   }
+  /** Tasks of one code package (by id) whose status is `status`, scored by last change (ms): stats. */
+  codeTasksWithStatus(projectId: string, codeId: string, status: TaskStatus) {
+    return this.project(projectId, 'code', codeId, 'status', status);
+  }
+  /** One per status, in TASK_STATUSES order, as statusIndexes. */
+  codeStatusIndexes(projectId: string, codeId: string): string[] {
+    return TASK_STATUSES.map((status) => this.codeTasksWithStatus(projectId, codeId, status));
+  }
   registryAuth(projectId: string) {
     return this.project(projectId, 'registry-auth');
   }

@@ -11,6 +11,7 @@ import { RedisBlobStore } from './redis-blobs.js';
 import { RegistryCredentials } from './registry-credentials.js';
 import { RunnerRegistry } from './runner-registry.js';
 import { resolveSecretKey } from './secret-key.js';
+import { TaskStats } from './task-stats.js';
 import { TaskStatusChanges } from './task-status.js';
 import { TaskStore } from './task-store.js';
 import { TaskService } from './tasks.js';
@@ -22,6 +23,7 @@ export interface WorkerServices {
   tasks: TaskStore;
   statuses: TaskStatusChanges;
   gate: ConcurrencyGate;
+  stats: TaskStats;
   queueing: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
@@ -51,6 +53,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     tasks,
     statuses,
     gate: new ConcurrencyGate(redis, workerKeys),
+    stats: new TaskStats(redis, workerKeys),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),

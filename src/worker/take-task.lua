@@ -2,7 +2,8 @@
 -- its code package is held. A slot is a member of the package's gate (task id scored by
 -- its lease's expiry ms) that the holding runner renews with its heartbeat, so the slots
 -- of a runner that died lapse on their own.
--- KEYS: task hash, code (JSON), gate zset, queued index, preparing index
+-- KEYS: task hash, code (JSON), gate zset, the project's queued and preparing indexes,
+--       the code package's queued and preparing indexes
 -- ARGV: runner id, now ms, lease expiry ms
 -- Returns {1, 'queued'} when taken, {-1, 'queued'} when no slot is free, and
 -- {0, current status} when the task is not queued ('' when missing).
@@ -21,5 +22,7 @@ if type(limit) == 'number' and limit > 0 then
 end
 redis.call('ZREM', KEYS[4], id)
 redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'created_at'), id)
+redis.call('ZREM', KEYS[6], id)
+redis.call('ZADD', KEYS[7], ARGV[2], id)
 redis.call('HSET', KEYS[1], 'status', 'preparing', 'updated_at', ARGV[2], 'runner', ARGV[1])
 return {1, current}

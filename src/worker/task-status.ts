@@ -37,9 +37,11 @@ export class TaskStatusChanges {
 
   async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
     const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
+    // A task's code never changes, so reading it before the script is safe.
+    const codeId = (await this.redis.hget(this.keys.task(projectId, taskId), 'code_id')) ?? '';
     const [changed, previous] = await setStatus.run<[number, string]>(
       this.redis,
-      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId)],
+      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId), ...this.keys.codeStatusIndexes(projectId, codeId)],
       [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', ...fields],
     );
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
@@ -63,6 +65,8 @@ export class TaskStatusChanges {
         this.keys.concurrencyGate(projectId, codeId),
         this.keys.tasksWithStatus(projectId, 'queued'),
         this.keys.tasksWithStatus(projectId, 'preparing'),
+        this.keys.codeTasksWithStatus(projectId, codeId, 'queued'),
+        this.keys.codeTasksWithStatus(projectId, codeId, 'preparing'),
       ],
       [runnerId, String(now), String(now + leaseMs)],
     );

@@ -57,7 +57,7 @@ export class TaskStore {
       const args: string[] = [];
       for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
         const fields = hashOf(task);
-        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name));
+        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name), this.keys.codeTasksWithStatus(projectId, task.code_id, 'queued'));
         args.push(task.id, String(task.created_at), String(fields.length), ...fields);
       }
       if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
