@@ -92,7 +92,8 @@ export class TaskRun {
   }
 
   /**
-   * The task, now `preparing` on this runner; null when it is not this runner's to run,
+   * The task, now `preparing` on this runner; null when it is not this runner's to run
+   * (or was set aside because its package's queue is paused),
    * 'gated' when it waits for a slot of its code package.
    */
   private async take(): Promise<Task | 'gated' | null> {

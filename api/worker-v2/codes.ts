@@ -53,6 +53,25 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     },
   });
 
+  const codeAction = (action: string, run: (projectId: string, codeId: string) => Promise<string>) =>
+    app.post(`/2/projects/:project_id/codes/:code_id/${action}`, {
+      schema: { params: codeParams, response: { 200: msgSchema } },
+      handler: async (request) => {
+        const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+        await codes.get(projectId, codeId);
+        return { msg: await run(projectId, codeId) };
+      },
+    });
+  codeAction('pause_task_queue', async (projectId, codeId) => {
+    await worker.pause.pause(projectId, codeId);
+    return 'Paused';
+  });
+  codeAction('resume_task_queue', async (projectId, codeId) => {
+    await worker.pause.resume(projectId, codeId);
+    return 'Resumed';
+  });
+  codeAction('cancel_all', async (projectId, codeId) => `Cancelled ${await worker.queueing.cancelAll(projectId, codeId)} tasks`);
+
   app.delete('/2/projects/:project_id/codes/:code_id', {
     schema: { params: codeParams, response: { 200: msgSchema } },
     handler: async (request) => {

@@ -28,6 +28,14 @@ export class WorkerKeys {
   concurrencyGate(projectId: string, codeId: string) {
     return this.project(projectId, 'code', codeId, 'running');
   }
+  /** Exists while the package's task queue is paused. */
+  codePaused(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'paused');
+  }
+  /** Zset of task ids a runner set aside while the queue was paused, scored by created_at. */
+  parkedTasks(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'parked');
+  }
   blob(projectId: string, name: string) {
     return this.project(projectId, 'blob', name);
   }

@@ -11,6 +11,7 @@ import { RedisBlobStore } from './redis-blobs.js';
 import { RegistryCredentials } from './registry-credentials.js';
 import { RunnerRegistry } from './runner-registry.js';
 import { resolveSecretKey } from './secret-key.js';
+import { TaskQueuePause } from './task-queue-pause.js';
 import { TaskStats } from './task-stats.js';
 import { TaskStatusChanges } from './task-status.js';
 import { TaskStore } from './task-store.js';
@@ -24,6 +25,7 @@ export interface WorkerServices {
   statuses: TaskStatusChanges;
   gate: ConcurrencyGate;
   stats: TaskStats;
+  pause: TaskQueuePause;
   queueing: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
@@ -54,6 +56,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     statuses,
     gate: new ConcurrencyGate(redis, workerKeys),
     stats: new TaskStats(redis, workerKeys),
+    pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),

@@ -23,7 +23,10 @@ export interface ChangeResult {
 }
 
 export interface TakeResult extends ChangeResult {
+  /** No max_concurrency slot was free. */
   gated: boolean;
+  /** The package's queue is paused: the task was set aside until resume. */
+  parked: boolean;
 }
 
 /** Every status change of a task, each one compare-and-set script run. */
@@ -52,7 +55,7 @@ export class TaskStatusChanges {
 
   /**
    * A runner takes a queued task, holding one of its code package's max_concurrency slots
-   * for `leaseMs` (renewed by ConcurrencyGate.renew). `gated`: no slot was free.
+   * for `leaseMs` (renewed by ConcurrencyGate.renew), unless the package's queue is paused.
    */
   async take(task: Pick<Task, 'project_id' | 'id' | 'code_id'>, runnerId: string, leaseMs: number): Promise<TakeResult> {
     const { project_id: projectId, id, code_id: codeId } = task;
@@ -67,10 +70,12 @@ export class TaskStatusChanges {
         this.keys.tasksWithStatus(projectId, 'preparing'),
         this.keys.codeTasksWithStatus(projectId, codeId, 'queued'),
         this.keys.codeTasksWithStatus(projectId, codeId, 'preparing'),
+        this.keys.codePaused(projectId, codeId),
+        this.keys.parkedTasks(projectId, codeId),
       ],
       [runnerId, String(now), String(now + leaseMs)],
     );
-    return { changed: outcome === 1, gated: outcome === -1, previous: previous as TaskStatus | '' };
+    return { changed: outcome === 1, gated: outcome === -1, parked: outcome === -2, previous: previous as TaskStatus | '' };
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {

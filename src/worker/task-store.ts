@@ -76,6 +76,12 @@ export class TaskStore {
     return task;
   }
 
+  /** Ids of a code package's tasks now in one of `statuses`, from its per-status indexes. */
+  async idsOfCode(projectId: string, codeId: string, statuses: TaskStatus[]): Promise<string[]> {
+    const lists = await Promise.all(statuses.map((status) => this.redis.zrange(this.keys.codeTasksWithStatus(projectId, codeId, status), 0, -1)));
+    return lists.flat();
+  }
+
   async log(projectId: string, taskId: string): Promise<string> {
     await this.get(projectId, taskId);
     return (await this.redis.get(this.keys.taskLog(projectId, taskId))) ?? '';

@@ -1,5 +1,5 @@
 import type { EventBus } from '../core/bus.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { badRequest, HttpError, notFound } from '../core/errors.js';
 import { newObjectId } from '../core/ids.js';
 import type { CodeStore } from './code-store.js';
 import type { TaskDistribution } from './distribution.js';
@@ -81,6 +81,22 @@ export class TaskService {
     if (!result.changed) throw badRequest(`Task cannot be cancelled: it is ${result.previous || 'gone'}`);
     if (result.previous === 'queued') await this.distribution.remove(task.cluster, taskId);
     else await this.bus.publish(this.keys.cancelChannel(), taskId);
+  }
+
+  /** Cancels every queued and running task of a code package; returns how many. */
+  async cancelAll(projectId: string, codeId: string): Promise<number> {
+    const ids = await this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running']);
+    let cancelled = 0;
+    for (const id of ids) {
+      try {
+        await this.cancel(projectId, id);
+        cancelled++;
+      } catch (error) {
+        // Ended (or gone) since the index was read: nothing left to cancel.
+        if (!(error instanceof HttpError)) throw error;
+      }
+    }
+    return cancelled;
   }
 
   private async codesByName(projectId: string, names: string[]): Promise<Map<string, Code>> {
