@@ -10,6 +10,9 @@ import { LogShipper } from './log-shipper.js';
 import type { RunnerMetrics } from './metrics.js';
 import { prepareTaskFiles, type TaskFiles } from './task-files.js';
 
+/** How long a task token outlives the task's timeout, should its revoke be missed. */
+const TOKEN_GRACE_MS = 60_000;
+
 /** Why a running task's container was stopped early. */
 export type StopReason = 'cancel' | 'shutdown';
 
@@ -80,8 +83,13 @@ export class TaskRun {
       const started = await worker.statuses.change(this.projectId, this.taskId, { from: ['preparing'], to: 'running', runner: runner.id });
       if (!started.changed) return;
       this.deps.metrics.started(task.created_at + task.delay * 1000);
-      const outcome = await this.runContainer(task, revision, image, files.dir);
-      if (outcome) await this.finish(['running'], outcome);
+      const token = await worker.taskTokens.issue({ project_id: task.project_id, task_id: task.id }, task.timeout * 1000 + TOKEN_GRACE_MS);
+      try {
+        const outcome = await this.runContainer(task, revision, image, files.dir, token);
+        if (outcome) await this.finish(['running'], outcome);
+      } finally {
+        await worker.taskTokens.revoke(token);
+      }
     } catch (error) {
       const msg = error instanceof ExecutorError ? error.message : `Runner error: ${(error as Error).message}`;
       if (!(error instanceof ExecutorError)) this.deps.log.error({ err: error, task: this.taskId }, 'task run failed');
@@ -114,7 +122,7 @@ export class TaskRun {
   }
 
   /** Runs the container to its end; null when the task was cancelled. */
-  private async runContainer(task: Task, revision: CodeRevision, image: string, filesDir: string): Promise<Outcome | null> {
+  private async runContainer(task: Task, revision: CodeRevision, image: string, filesDir: string, taskToken: string): Promise<Outcome | null> {
     const { worker, config, executor, runner } = this.deps;
     const shipper = new LogShipper(
       (chunk) => worker.statuses.appendLog(this.projectId, this.taskId, chunk, config.worker.maxLogBytes),
@@ -122,7 +130,7 @@ export class TaskRun {
     );
     try {
       const labels = { ...runner.labels, 'ferrum.task': task.id, 'ferrum.project': task.project_id };
-      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner });
+      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner, taskToken });
       const result = await executor.run(spec, (chunk) => shipper.push(chunk), this.abort.signal, task.timeout * 1000);
       await shipper.close();
       const reason = this.abort.signal.reason as StopReason | undefined;

@@ -76,6 +76,7 @@ export function taskView(task: Task) {
     retry_count: task.retry_count === undefined ? undefined : String(task.retry_count),
     original_task_id: task.retry_of,
     retry_task_id: task.retry_task_id,
+    percent: task.percent,
   };
 }
 
@@ -157,6 +158,7 @@ export const taskSchema = {
     retry_count: string,
     original_task_id: string,
     retry_task_id: string,
+    percent: number,
   },
 } as const;
 

@@ -78,6 +78,10 @@ export class WorkerKeys {
   clusterInstances(cluster: string) {
     return this.keys.of(`{wc:${cluster}}`, 'instances');
   }
+  /** A task token's grant, by the token's SHA-256. */
+  taskToken(digest: string) {
+    return this.keys.of('w', 'task-token', digest);
+  }
   /** Pub/sub channel carrying the ids of cancelled tasks. */
   cancelChannel() {
     return this.keys.of('w', 'cancel');

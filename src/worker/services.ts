@@ -13,6 +13,7 @@ import { RunnerRegistry } from './runner-registry.js';
 import { resolveSecretKey } from './secret-key.js';
 import { TaskQueuePause } from './task-queue-pause.js';
 import { TaskStats } from './task-stats.js';
+import { TaskTokens } from './task-tokens.js';
 import { TaskStatusChanges } from './task-status.js';
 import { TaskStore } from './task-store.js';
 import { TaskService } from './tasks.js';
@@ -26,6 +27,7 @@ export interface WorkerServices {
   gate: ConcurrencyGate;
   stats: TaskStats;
   pause: TaskQueuePause;
+  taskTokens: TaskTokens;
   queueing: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
@@ -57,6 +59,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     gate: new ConcurrencyGate(redis, workerKeys),
     stats: new TaskStats(redis, workerKeys),
     pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
+    taskTokens: new TaskTokens(redis, workerKeys),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { badRequest, notFound } from '../core/errors.js';
 import { loadLua } from '../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../metrics/history.js';
 import type { WorkerKeys } from './keys.js';
@@ -7,6 +8,7 @@ import type { Task, TaskStatus } from './types.js';
 const setStatus = loadLua(import.meta.url, 'set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
 const takeTask = loadLua(import.meta.url, 'take-task');
+const setProgress = loadLua(import.meta.url, 'set-task-progress');
 
 export interface StatusChange {
   from: TaskStatus[];
@@ -76,6 +78,14 @@ export class TaskStatusChanges {
       [runnerId, String(now), String(now + leaseMs)],
     );
     return { changed: outcome === 1, gated: outcome === -1, parked: outcome === -2, previous: previous as TaskStatus | '' };
+  }
+
+  /** Progress of a running task; refused (400) once it no longer runs. */
+  async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
+    const fields = Object.entries(progress).flatMap(([field, value]) => (value === undefined ? [] : [field, String(value)]));
+    const [changed, current] = await setProgress.run<[number, string]>(this.redis, [this.keys.task(projectId, taskId)], [String(Date.now()), ...fields]);
+    if (current === '') throw notFound('Task not found');
+    if (changed !== 1) throw badRequest(`Progress is for running tasks: this one is ${current}`);
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {

@@ -9,7 +9,7 @@ const createTasks = loadLua(import.meta.url, 'create-tasks');
 const CREATE_CHUNK = 200;
 
 const NUMBER_FIELDS = new Set([
-  'code_rev', 'created_at', 'updated_at', 'priority', 'timeout', 'delay', 'start_time', 'end_time', 'duration', 'log_size', 'retry_count',
+  'code_rev', 'created_at', 'updated_at', 'priority', 'timeout', 'delay', 'start_time', 'end_time', 'duration', 'log_size', 'retry_count', 'percent',
 ]);
 
 /** A task hash (all strings) back into a record. */
