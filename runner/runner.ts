@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -10,7 +10,8 @@ import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
-import type { RunnerInstance } from '../src/worker/runner-registry.js';
+import type { HeldSlot } from '../src/worker/concurrency-gate.js';
+import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import { DockerExecutor } from './docker-executor.js';
 import { RunnerMetrics } from './metrics.js';
@@ -93,7 +94,7 @@ export class Runner {
     await this.heartbeat();
     await this.sweepOrphans();
     this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) => this.runs.get(taskId)?.stop('cancel'));
-    this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job) => this.process(job), {
+    this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job, token) => this.process(job, token), {
       connection: this.workerConnection,
       prefix: this.services.keys.bullPrefix(),
       concurrency: settings.slots,
@@ -109,7 +110,7 @@ export class Runner {
     this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
   }
 
-  private async process(job: Job<TaskJob>): Promise<void> {
+  private async process(job: Job<TaskJob>, token?: string): Promise<void> {
     const run = new TaskRun(
       { config: this.config, worker: this.services, executor: this.executor, runner: this.identity, log: this.log, metrics: this.metrics },
       job.data.project_id,
@@ -118,14 +119,23 @@ export class Runner {
     this.runs.set(job.data.task_id, run);
     void this.heartbeat();
     try {
-      await run.execute();
+      if ((await run.execute()) === 'gated') {
+        // Every slot of its code package is held: back to the queue, not counted as an attempt.
+        await job.moveToDelayed(Date.now() + this.config.runner.gateRetryMs, token);
+        throw new DelayedError();
+      }
     } catch (error) {
+      if (error instanceof DelayedError) throw error;
       // The task record could not be updated (Redis gone): the stalled check gives it back later.
       this.log.error({ err: error, task: job.data.task_id }, 'task run failed');
     } finally {
       this.runs.delete(job.data.task_id);
       void this.heartbeat();
     }
+  }
+
+  private heldSlots(): HeldSlot[] {
+    return [...this.runs.values()].flatMap((run) => (run.heldSlot ? [run.heldSlot] : []));
   }
 
   private instance(): RunnerInstance {
@@ -145,7 +155,9 @@ export class Runner {
   private async heartbeat(): Promise<void> {
     if (!this.heartbeatTimer && this.stopping) return;
     try {
-      await this.services.runners.heartbeat(this.instance(), this.config.runner.heartbeatMs * 3);
+      const livenessMs = livenessMsOf(this.config.runner.heartbeatMs);
+      await this.services.runners.heartbeat(this.instance(), livenessMs);
+      await this.services.gate.renew(this.heldSlots(), livenessMs);
     } catch (error) {
       this.log.warn({ err: error }, 'heartbeat failed');
     }

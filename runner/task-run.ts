@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../src/core/config.js';
+import type { HeldSlot } from '../src/worker/concurrency-gate.js';
+import { livenessMsOf } from '../src/worker/runner-registry.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { CodeRevision, Task, TaskStatus } from '../src/worker/types.js';
 import { containerSpecOf } from './container-spec.js';
@@ -7,6 +9,9 @@ import { ExecutorError, type DockerExecutor } from './docker-executor.js';
 import { LogShipper } from './log-shipper.js';
 import type { RunnerMetrics } from './metrics.js';
 import { prepareTaskFiles, type TaskFiles } from './task-files.js';
+
+/** How long a task token outlives the task's timeout, should its revoke be missed. */
+const TOKEN_GRACE_MS = 60_000;
 
 /** Why a running task's container was stopped early. */
 export type StopReason = 'cancel' | 'shutdown';
@@ -34,6 +39,7 @@ interface Outcome {
 /** One task on one runner, from taking it to its final status. */
 export class TaskRun {
   private readonly abort = new AbortController();
+  private slot: HeldSlot | null = null;
 
   constructor(
     private readonly deps: TaskRunDeps,
@@ -45,10 +51,28 @@ export class TaskRun {
     if (!this.abort.signal.aborted) this.abort.abort(reason);
   }
 
-  async execute(): Promise<void> {
-    const { worker, runner } = this.deps;
+  /** The max_concurrency slot this run holds, from taking its task until its end. */
+  get heldSlot(): HeldSlot | null {
+    return this.slot;
+  }
+
+  /** Runs the task to its end; 'gated' when it must wait for a max_concurrency slot. */
+  async execute(): Promise<'done' | 'gated'> {
     const task = await this.take();
-    if (!task) return;
+    if (task === 'gated') return 'gated';
+    if (!task) return 'done';
+    this.slot = { projectId: task.project_id, codeId: task.code_id, taskId: task.id };
+    try {
+      await this.runTaken(task);
+    } finally {
+      this.slot = null;
+      await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
+    }
+    return 'done';
+  }
+
+  private async runTaken(task: Task): Promise<void> {
+    const { worker, runner } = this.deps;
     let files: TaskFiles | null = null;
     try {
       const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
@@ -59,8 +83,13 @@ export class TaskRun {
       const started = await worker.statuses.change(this.projectId, this.taskId, { from: ['preparing'], to: 'running', runner: runner.id });
       if (!started.changed) return;
       this.deps.metrics.started(task.created_at + task.delay * 1000);
-      const outcome = await this.runContainer(task, revision, image, files.dir);
-      if (outcome) await this.finish(['running'], outcome);
+      const token = await worker.taskTokens.issue({ project_id: task.project_id, task_id: task.id }, task.timeout * 1000 + TOKEN_GRACE_MS);
+      try {
+        const outcome = await this.runContainer(task, revision, image, files.dir, token);
+        if (outcome) await this.finish(['running'], outcome);
+      } finally {
+        await worker.taskTokens.revoke(token);
+      }
     } catch (error) {
       const msg = error instanceof ExecutorError ? error.message : `Runner error: ${(error as Error).message}`;
       if (!(error instanceof ExecutorError)) this.deps.log.error({ err: error, task: this.taskId }, 'task run failed');
@@ -70,11 +99,16 @@ export class TaskRun {
     }
   }
 
-  /** The task, now `preparing` on this runner; null when it is not this runner's to run. */
-  private async take(): Promise<Task | null> {
+  /**
+   * The task, now `preparing` on this runner; null when it is not this runner's to run
+   * (or was set aside because its package's queue is paused),
+   * 'gated' when it waits for a slot of its code package.
+   */
+  private async take(): Promise<Task | 'gated' | null> {
     const task = await this.deps.worker.tasks.find(this.projectId, this.taskId);
     if (!task) return null;
-    const taken = await this.deps.worker.statuses.take(this.projectId, this.taskId, this.deps.runner.id);
+    const taken = await this.deps.worker.statuses.take(task, this.deps.runner.id, livenessMsOf(this.deps.config.runner.heartbeatMs));
+    if (taken.gated) return 'gated';
     if (taken.changed) return task;
     if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task);
     return null;
@@ -88,7 +122,7 @@ export class TaskRun {
   }
 
   /** Runs the container to its end; null when the task was cancelled. */
-  private async runContainer(task: Task, revision: CodeRevision, image: string, filesDir: string): Promise<Outcome | null> {
+  private async runContainer(task: Task, revision: CodeRevision, image: string, filesDir: string, taskToken: string): Promise<Outcome | null> {
     const { worker, config, executor, runner } = this.deps;
     const shipper = new LogShipper(
       (chunk) => worker.statuses.appendLog(this.projectId, this.taskId, chunk, config.worker.maxLogBytes),
@@ -96,7 +130,7 @@ export class TaskRun {
     );
     try {
       const labels = { ...runner.labels, 'ferrum.task': task.id, 'ferrum.project': task.project_id };
-      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner });
+      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner, taskToken });
       const result = await executor.run(spec, (chunk) => shipper.push(chunk), this.abort.signal, task.timeout * 1000);
       await shipper.close();
       const reason = this.abort.signal.reason as StopReason | undefined;
@@ -114,7 +148,20 @@ export class TaskRun {
   private async finish(from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
     const result = await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
-    if (result.changed) this.deps.metrics.finished(outcome.status);
+    if (!result.changed) return;
+    this.deps.metrics.finished(outcome.status);
+    await this.retryIfDue(this.taskId);
+  }
+
+  /** Queues the automatic retry of a task that ended as error or timeout, if its code allows. */
+  private async retryIfDue(taskId: string): Promise<void> {
+    try {
+      const ended = await this.deps.worker.tasks.get(this.projectId, taskId);
+      const retry = await this.deps.worker.queueing.retryAfterFailure(ended);
+      if (retry) this.deps.log.info({ task: taskId, retry: retry.id, retry_count: retry.retry_count }, 'task retried');
+    } catch (error) {
+      this.deps.log.warn({ err: error, task: taskId }, 'could not queue the automatic retry');
+    }
   }
 
   /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */
@@ -122,12 +169,15 @@ export class TaskRun {
     const holder = task.runner;
     if (!holder || holder === this.deps.runner.id) return;
     if (await this.deps.worker.runners.isAlive(task.cluster, holder)) return;
-    await this.deps.worker.statuses.change(this.projectId, this.taskId, {
+    const ended = await this.deps.worker.statuses.change(this.projectId, this.taskId, {
       from: ['preparing', 'running'],
       to: 'error',
       runner: holder,
       fields: { msg: `The runner running this task (${holder}) stopped before the task finished` },
     });
+    if (!ended.changed) return;
+    await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
     this.deps.log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
+    await this.retryIfDue(task.id);
   }
 }

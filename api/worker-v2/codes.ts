@@ -3,6 +3,7 @@ import { notFound } from '../../src/core/errors.js';
 import { requireProject } from '../auth-hooks.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams, type PagingQuery } from './params.js';
+import { statsQuery, statsRangeOf, statsSchema, type StatsQuery } from './stats-query.js';
 import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
 import type { WorkerRouteOptions } from './route-options.js';
 
@@ -41,6 +42,35 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       return codeView(await codes.get(projectId, codeId));
     },
   });
+
+  app.get('/2/projects/:project_id/codes/:code_id/stats', {
+    schema: { params: codeParams, querystring: statsQuery, response: { 200: statsSchema } },
+    handler: async (request) => {
+      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const range = statsRangeOf(request.query as StatsQuery, Date.now());
+      await codes.get(projectId, codeId);
+      return worker.stats.countByStatus(projectId, codeId, range);
+    },
+  });
+
+  const codeAction = (action: string, run: (projectId: string, codeId: string) => Promise<string>) =>
+    app.post(`/2/projects/:project_id/codes/:code_id/${action}`, {
+      schema: { params: codeParams, response: { 200: msgSchema } },
+      handler: async (request) => {
+        const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+        await codes.get(projectId, codeId);
+        return { msg: await run(projectId, codeId) };
+      },
+    });
+  codeAction('pause_task_queue', async (projectId, codeId) => {
+    await worker.pause.pause(projectId, codeId);
+    return 'Paused';
+  });
+  codeAction('resume_task_queue', async (projectId, codeId) => {
+    await worker.pause.resume(projectId, codeId);
+    return 'Resumed';
+  });
+  codeAction('cancel_all', async (projectId, codeId) => `Cancelled ${await worker.queueing.cancelAll(projectId, codeId)} tasks`);
 
   app.delete('/2/projects/:project_id/codes/:code_id', {
     schema: { params: codeParams, response: { 200: msgSchema } },

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import type { TaskRequest } from '../../src/worker/tasks.js';
-import { FINAL_STATUSES, LIMITS } from '../../src/worker/types.js';
-import { requireProject } from '../auth-hooks.js';
+import { LIMITS } from '../../src/worker/types.js';
+import { requireProjectOrOwnTask } from './task-token-auth.js';
 import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
 import { taskFilterOf, taskListQuery } from './task-query.js';
 import { msgSchema, queuedSchema, taskSchema, taskView } from './views.js';
@@ -34,6 +34,11 @@ const queueBody = {
   },
 } as const;
 
+const progressBody = {
+  type: 'object',
+  properties: { percent: { type: 'integer', minimum: 0, maximum: 100 }, msg: { type: 'string', maxLength: 1024 } },
+} as const;
+
 /** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
 export async function requireJsonContentType(request: FastifyRequest): Promise<void> {
   const type = request.headers['content-type'] ?? '';
@@ -41,7 +46,7 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
 }
 
 export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('preHandler', requireProjectOrOwnTask(ctx, worker.taskTokens));
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
 
@@ -65,6 +70,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id', {
+    config: { ownTask: true },
     schema: { params: taskParams, response: { 200: taskSchema } },
     handler: async (request) => taskView(await worker.tasks.get(projectIdOf(request), taskIdOf(request))),
   });
@@ -74,6 +80,17 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     handler: async (request, reply) => {
       const log = await worker.tasks.log(projectIdOf(request), taskIdOf(request));
       return reply.type('text/plain; charset=utf-8').send(log);
+    },
+  });
+
+  app.post('/2/projects/:project_id/tasks/:task_id/progress', {
+    config: { ownTask: true },
+    schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { percent, msg } = request.body as { percent?: number; msg?: string };
+      if (percent === undefined && msg === undefined) throw badRequest('percent or msg is required');
+      await worker.statuses.progress(projectIdOf(request), taskIdOf(request), { percent, msg });
+      return { msg: 'Progress set' };
     },
   });
 
@@ -93,16 +110,10 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: queuedSchema },
     },
     handler: async (request) => {
-      const projectId = projectIdOf(request);
-      const old = await worker.tasks.get(projectId, taskIdOf(request));
-      if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
+      const old = await worker.tasks.get(projectIdOf(request), taskIdOf(request));
       const { delay } = request.body as { delay?: number };
-      const [task] = await worker.queueing.queue(
-        projectId,
-        [{ code_name: old.code_name, payload: old.payload, priority: old.priority, cluster: old.cluster, timeout: old.timeout, delay, label: old.label }],
-        { retryOf: old },
-      );
-      return { msg: 'Queued up', tasks: [{ id: task!.id }] };
+      const task = await worker.queueing.retry(old, delay);
+      return { msg: 'Queued up', tasks: [{ id: task.id }] };
     },
   });
 };

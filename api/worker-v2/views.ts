@@ -75,6 +75,8 @@ export function taskView(task: Task) {
     schedule_id: task.schedule_id,
     retry_count: task.retry_count === undefined ? undefined : String(task.retry_count),
     original_task_id: task.retry_of,
+    retry_task_id: task.retry_task_id,
+    percent: task.percent,
   };
 }
 
@@ -155,6 +157,8 @@ export const taskSchema = {
     schedule_id: string,
     retry_count: string,
     original_task_id: string,
+    retry_task_id: string,
+    percent: number,
   },
 } as const;
 

@@ -87,6 +87,10 @@ export interface RunnerConfig {
   stalledCheckMs: number;
   drainMs: number;
   logFlushMs: number;
+  /** The API as containers reach it (FERRUM_API_URL, IRON_HOST/IRON_PORT/IRON_PROTOCOL). */
+  apiUrl: string;
+  /** How soon a task that found its code package's max_concurrency slots all held is tried again. */
+  gateRetryMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -166,6 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
       stalledCheckMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_STALLED_CHECK_MS', 30000)),
       drainMs: intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000),
       logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
+      apiUrl: env.FERRUM_RUNNER_API_URL || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
+      gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),

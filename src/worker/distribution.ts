@@ -37,7 +37,12 @@ export class TaskDistribution {
     return queue;
   }
 
-  async add(tasks: Task[]): Promise<void> {
+  /**
+   * Adds a job per task, due at created_at + delay. `jobIdSuffix` gives jobs of tasks queued
+   * again (after a pause) ids of their own, as the job that set them aside may still exist.
+   */
+  async add(tasks: Task[], jobIdSuffix = ''): Promise<void> {
+    const now = Date.now();
     const byCluster = new Map<string, Task[]>();
     for (const task of tasks) byCluster.set(task.cluster, [...(byCluster.get(task.cluster) ?? []), task]);
     await Promise.all(
@@ -47,7 +52,11 @@ export class TaskDistribution {
             name: 'task',
             data: { project_id: task.project_id, task_id: task.id },
             // Finished jobs are removed by the runners' Worker options (removeOnComplete/Fail).
-            opts: { jobId: task.id, delay: task.delay * 1000, priority: bullPriority(task.priority) },
+            opts: {
+              jobId: `${task.id}${jobIdSuffix}`,
+              delay: Math.max(0, task.created_at + task.delay * 1000 - now),
+              priority: bullPriority(task.priority),
+            },
           })),
         ),
       ),

@@ -24,6 +24,18 @@ export class WorkerKeys {
   revisions(projectId: string, codeId: string) {
     return this.project(projectId, 'code', codeId, 'revisions');
   }
+  /** Zset of the package's running task ids, scored by their slot lease's expiry (ms). */
+  concurrencyGate(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'running');
+  }
+  /** Exists while the package's task queue is paused. */
+  codePaused(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'paused');
+  }
+  /** Zset of task ids a runner set aside while the queue was paused, scored by created_at. */
+  parkedTasks(projectId: string, codeId: string) {
+    return this.project(projectId, 'code', codeId, 'parked');
+  }
   blob(projectId: string, name: string) {
     return this.project(projectId, 'blob', name);
   }
@@ -46,6 +58,14 @@ export class WorkerKeys {
   statusIndexes(projectId: string): string[] {
     return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
   }
+  /** Tasks of one code package (by id) whose status is `status`, scored by last change (ms): stats. */
+  codeTasksWithStatus(projectId: string, codeId: string, status: TaskStatus) {
+    return this.project(projectId, 'code', codeId, 'status', status);
+  }
+  /** One per status, in TASK_STATUSES order, as statusIndexes. */
+  codeStatusIndexes(projectId: string, codeId: string): string[] {
+    return TASK_STATUSES.map((status) => this.codeTasksWithStatus(projectId, codeId, status));
+  }
   registryAuth(projectId: string) {
     return this.project(projectId, 'registry-auth');
   }
@@ -57,6 +77,10 @@ export class WorkerKeys {
   /** Hash runner id → JSON of the instance (slots, busy, times) for one cluster. */
   clusterInstances(cluster: string) {
     return this.keys.of(`{wc:${cluster}}`, 'instances');
+  }
+  /** A task token's grant, by the token's SHA-256. */
+  taskToken(digest: string) {
+    return this.keys.of('w', 'task-token', digest);
   }
   /** Pub/sub channel carrying the ids of cancelled tasks. */
   cancelChannel() {

@@ -1,6 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { WorkerKeys } from './keys.js';
 
+/** How long a runner's liveness, and the concurrency slots it holds, last without a heartbeat. */
+export function livenessMsOf(heartbeatMs: number): number {
+  return heartbeatMs * 3;
+}
+
 /** One runner process as its cluster sees it. */
 export interface RunnerInstance {
   instance_id: string;

@@ -4,12 +4,16 @@ import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, type KeySpace } from '../core/redis.js';
 import { CodeStore } from './code-store.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import { TaskDistribution } from './distribution.js';
 import { WorkerKeys } from './keys.js';
 import { RedisBlobStore } from './redis-blobs.js';
 import { RegistryCredentials } from './registry-credentials.js';
 import { RunnerRegistry } from './runner-registry.js';
 import { resolveSecretKey } from './secret-key.js';
+import { TaskQueuePause } from './task-queue-pause.js';
+import { TaskStats } from './task-stats.js';
+import { TaskTokens } from './task-tokens.js';
 import { TaskStatusChanges } from './task-status.js';
 import { TaskStore } from './task-store.js';
 import { TaskService } from './tasks.js';
@@ -20,6 +24,10 @@ export interface WorkerServices {
   codes: CodeStore;
   tasks: TaskStore;
   statuses: TaskStatusChanges;
+  gate: ConcurrencyGate;
+  stats: TaskStats;
+  pause: TaskQueuePause;
+  taskTokens: TaskTokens;
   queueing: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
@@ -48,6 +56,10 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     codes,
     tasks,
     statuses,
+    gate: new ConcurrencyGate(redis, workerKeys),
+    stats: new TaskStats(redis, workerKeys),
+    pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
+    taskTokens: new TaskTokens(redis, workerKeys),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),

@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
+import { badRequest, notFound } from '../core/errors.js';
 import { loadLua } from '../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../metrics/history.js';
 import type { WorkerKeys } from './keys.js';
-import type { TaskStatus } from './types.js';
+import type { Task, TaskStatus } from './types.js';
 
 const setStatus = loadLua(import.meta.url, 'set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
+const takeTask = loadLua(import.meta.url, 'take-task');
+const setProgress = loadLua(import.meta.url, 'set-task-progress');
 
 export interface StatusChange {
   from: TaskStatus[];
@@ -21,6 +24,13 @@ export interface ChangeResult {
   previous: TaskStatus | '';
 }
 
+export interface TakeResult extends ChangeResult {
+  /** No max_concurrency slot was free. */
+  gated: boolean;
+  /** The package's queue is paused: the task was set aside until resume. */
+  parked: boolean;
+}
+
 /** Every status change of a task, each one compare-and-set script run. */
 export class TaskStatusChanges {
   constructor(
@@ -32,9 +42,11 @@ export class TaskStatusChanges {
 
   async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
     const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
+    // A task's code never changes, so reading it before the script is safe.
+    const codeId = (await this.redis.hget(this.keys.task(projectId, taskId), 'code_id')) ?? '';
     const [changed, previous] = await setStatus.run<[number, string]>(
       this.redis,
-      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId)],
+      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId), ...this.keys.codeStatusIndexes(projectId, codeId)],
       [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', ...fields],
     );
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
@@ -43,9 +55,37 @@ export class TaskStatusChanges {
     return { changed: changed === 1, previous: previous as TaskStatus | '' };
   }
 
-  /** A runner takes a queued task. The place where concurrency gates will be checked. */
-  take(projectId: string, taskId: string, runnerId: string): Promise<ChangeResult> {
-    return this.change(projectId, taskId, { from: ['queued'], to: 'preparing', fields: { runner: runnerId } });
+  /**
+   * A runner takes a queued task, holding one of its code package's max_concurrency slots
+   * for `leaseMs` (renewed by ConcurrencyGate.renew), unless the package's queue is paused.
+   */
+  async take(task: Pick<Task, 'project_id' | 'id' | 'code_id'>, runnerId: string, leaseMs: number): Promise<TakeResult> {
+    const { project_id: projectId, id, code_id: codeId } = task;
+    const now = Date.now();
+    const [outcome, previous] = await takeTask.run<[number, string]>(
+      this.redis,
+      [
+        this.keys.task(projectId, id),
+        this.keys.code(projectId, codeId),
+        this.keys.concurrencyGate(projectId, codeId),
+        this.keys.tasksWithStatus(projectId, 'queued'),
+        this.keys.tasksWithStatus(projectId, 'preparing'),
+        this.keys.codeTasksWithStatus(projectId, codeId, 'queued'),
+        this.keys.codeTasksWithStatus(projectId, codeId, 'preparing'),
+        this.keys.codePaused(projectId, codeId),
+        this.keys.parkedTasks(projectId, codeId),
+      ],
+      [runnerId, String(now), String(now + leaseMs)],
+    );
+    return { changed: outcome === 1, gated: outcome === -1, parked: outcome === -2, previous: previous as TaskStatus | '' };
+  }
+
+  /** Progress of a running task; refused (400) once it no longer runs. */
+  async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
+    const fields = Object.entries(progress).flatMap(([field, value]) => (value === undefined ? [] : [field, String(value)]));
+    const [changed, current] = await setProgress.run<[number, string]>(this.redis, [this.keys.task(projectId, taskId)], [String(Date.now()), ...fields]);
+    if (current === '') throw notFound('Task not found');
+    if (changed !== 1) throw badRequest(`Progress is for running tasks: this one is ${current}`);
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {

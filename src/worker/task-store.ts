@@ -9,7 +9,7 @@ const createTasks = loadLua(import.meta.url, 'create-tasks');
 const CREATE_CHUNK = 200;
 
 const NUMBER_FIELDS = new Set([
-  'code_rev', 'created_at', 'updated_at', 'priority', 'timeout', 'delay', 'start_time', 'end_time', 'duration', 'log_size', 'retry_count',
+  'code_rev', 'created_at', 'updated_at', 'priority', 'timeout', 'delay', 'start_time', 'end_time', 'duration', 'log_size', 'retry_count', 'percent',
 ]);
 
 /** A task hash (all strings) back into a record. */
@@ -46,17 +46,21 @@ export class TaskStore {
     private readonly keys: WorkerKeys,
   ) {}
 
-  /** Writes queued tasks of one project, a chunk per script run. */
-  async createQueued(projectId: string, tasks: Task[]): Promise<void> {
+  /**
+   * Writes queued tasks of one project, a chunk per script run. `retriedTaskId`: the task
+   * the (single) new task retries; it gets a link to the new one in the same script run.
+   */
+  async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
       const keys = [this.keys.taskIndex(projectId), this.keys.tasksWithStatus(projectId, 'queued')];
       const args: string[] = [];
       for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
         const fields = hashOf(task);
-        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name));
+        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name), this.keys.codeTasksWithStatus(projectId, task.code_id, 'queued'));
         args.push(task.id, String(task.created_at), String(fields.length), ...fields);
       }
+      if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
       runs.push(createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);
@@ -70,6 +74,12 @@ export class TaskStore {
     const task = await this.find(projectId, taskId);
     if (!task) throw notFound('Task not found');
     return task;
+  }
+
+  /** Ids of a code package's tasks now in one of `statuses`, from its per-status indexes. */
+  async idsOfCode(projectId: string, codeId: string, statuses: TaskStatus[]): Promise<string[]> {
+    const lists = await Promise.all(statuses.map((status) => this.redis.zrange(this.keys.codeTasksWithStatus(projectId, codeId, status), 0, -1)));
+    return lists.flat();
   }
 
   async log(projectId: string, taskId: string): Promise<string> {

@@ -1,12 +1,15 @@
 import type { EventBus } from '../core/bus.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { badRequest, HttpError, notFound } from '../core/errors.js';
 import { newObjectId } from '../core/ids.js';
 import type { CodeStore } from './code-store.js';
 import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from './keys.js';
 import type { TaskStatusChanges } from './task-status.js';
 import type { TaskStore } from './task-store.js';
-import { LIMITS, type Code, type Task } from './types.js';
+import { FINAL_STATUSES, LIMITS, type Code, type Task, type TaskStatus } from './types.js';
+
+/** Statuses after which a code package's `retries` apply. */
+const RETRIED_STATUSES: readonly TaskStatus[] = ['error', 'timeout'];
 
 /** One element of a queue request, already checked against the API's schema. */
 export interface TaskRequest {
@@ -51,9 +54,28 @@ export class TaskService {
     const codes = await this.codesByName(projectId, requests.map((request) => request.code_name));
     const now = Date.now();
     const tasks = requests.map((request) => ({ ...newTask(projectId, codes.get(request.code_name)!, request, now), ...linkOf(origin) }));
-    await this.store.createQueued(projectId, tasks);
+    await this.store.createQueued(projectId, tasks, origin.retryOf?.id);
     await this.distribution.add(tasks);
     return tasks;
+  }
+
+  /** Queues a finished task again as a new task linked both ways with the old one. */
+  async retry(old: Task, delay?: number): Promise<Task> {
+    if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
+    const request = { code_name: old.code_name, payload: old.payload, priority: old.priority, cluster: old.cluster, timeout: old.timeout, delay, label: old.label };
+    const [task] = await this.queue(old.project_id, [request], { retryOf: old });
+    return task!;
+  }
+
+  /**
+   * The automatic retry of a task that just ended as error or timeout, when the revision it
+   * ran allows more retries; null when none is due. Cancelled and complete tasks never retry.
+   */
+  async retryAfterFailure(task: Task): Promise<Task | null> {
+    if (!RETRIED_STATUSES.includes(task.status)) return null;
+    const revision = await this.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
+    if ((task.retry_count ?? 0) >= (revision?.retries ?? 0)) return null;
+    return this.retry(task, revision?.retries_delay ?? 0);
   }
 
   async cancel(projectId: string, taskId: string): Promise<void> {
@@ -62,6 +84,22 @@ export class TaskService {
     if (!result.changed) throw badRequest(`Task cannot be cancelled: it is ${result.previous || 'gone'}`);
     if (result.previous === 'queued') await this.distribution.remove(task.cluster, taskId);
     else await this.bus.publish(this.keys.cancelChannel(), taskId);
+  }
+
+  /** Cancels every queued and running task of a code package; returns how many. */
+  async cancelAll(projectId: string, codeId: string): Promise<number> {
+    const ids = await this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running']);
+    let cancelled = 0;
+    for (const id of ids) {
+      try {
+        await this.cancel(projectId, id);
+        cancelled++;
+      } catch (error) {
+        // Ended (or gone) since the index was read: nothing left to cancel.
+        if (!(error instanceof HttpError)) throw error;
+      }
+    }
+    return cancelled;
   }
 
   private async codesByName(projectId: string, names: string[]): Promise<Map<string, Code>> {

@@ -84,4 +84,8 @@ export interface Task {
   schedule_id?: string;
   retry_count?: number;
   retry_of?: string;
+  /** Progress the task reported (0..100). */
+  percent?: number;
+  /** The task that retries this one. */
+  retry_task_id?: string;
 }

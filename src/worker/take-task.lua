@@ -1,0 +1,34 @@
+-- A runner takes a queued task (queued → preparing), unless every max_concurrency slot of
+-- its code package is held. A slot is a member of the package's gate (task id scored by
+-- its lease's expiry ms) that the holding runner renews with its heartbeat, so the slots
+-- of a runner that died lapse on their own.
+-- A task of a paused package is set aside (parked) instead, for resume to queue again.
+-- KEYS: task hash, code (JSON), gate zset, the project's queued and preparing indexes,
+--       the code package's queued and preparing indexes, its paused flag, its parked zset
+-- ARGV: runner id, now ms, lease expiry ms
+-- Returns {1, 'queued'} when taken, {-1, 'queued'} when no slot is free, {-2, 'queued'}
+-- when parked, and
+-- {0, current status} when the task is not queued ('' when missing).
+local current = redis.call('HGET', KEYS[1], 'status')
+if not current then return {0, ''} end
+if current ~= 'queued' then return {0, current} end
+local id = redis.call('HGET', KEYS[1], 'id')
+if redis.call('EXISTS', KEYS[8]) == 1 then
+  redis.call('ZADD', KEYS[9], redis.call('HGET', KEYS[1], 'created_at'), id)
+  return {-2, current}
+end
+local code = redis.call('GET', KEYS[2])
+local limit = code and cjson.decode(code).max_concurrency
+if type(limit) == 'number' and limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[2])
+  if redis.call('ZSCORE', KEYS[3], id) == false and redis.call('ZCARD', KEYS[3]) >= limit then
+    return {-1, current}
+  end
+  redis.call('ZADD', KEYS[3], ARGV[3], id)
+end
+redis.call('ZREM', KEYS[4], id)
+redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'created_at'), id)
+redis.call('ZREM', KEYS[6], id)
+redis.call('ZADD', KEYS[7], ARGV[2], id)
+redis.call('HSET', KEYS[1], 'status', 'preparing', 'updated_at', ARGV[2], 'runner', ARGV[1])
+return {1, current}
