@@ -204,3 +204,12 @@ describe('registry credentials', () => {
     expect((await server.http.post(worker.path('/credentials'), { auth: 5 })).status).toBe(400);
   });
 });
+
+describe('project usage counters', () => {
+  it('counts queued tasks in the project record the identity service shows', async () => {
+    const before = (await server.http.get(`/1/projects/${server.projectId}`)).body.task_count;
+    await server.http.post(worker.path('/tasks'), { tasks: [1, 2, 3].map((n) => ({ code_name: 'beta', payload: String(n), delay: 600 })) });
+    const after = (await server.http.get(`/1/projects/${server.projectId}`)).body.task_count;
+    expect(after - before).toBe(3);
+  });
+});

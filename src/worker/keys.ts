@@ -1,3 +1,4 @@
+import { projectCountersKey } from '../auth/project-counters.js';
 import type { KeySpace } from '../core/redis.js';
 import { TASK_STATUSES, type TaskStatus } from './types.js';
 
@@ -10,6 +11,11 @@ export class WorkerKeys {
 
   private project(projectId: string, ...parts: string[]): string {
     return this.keys.of(`{w:${projectId}}`, ...parts);
+  }
+
+  /** The project's usage counters shown by the identity service (outside the project's hash tag). */
+  projectCounters(projectId: string) {
+    return projectCountersKey(this.keys, projectId);
   }
 
   codeNames(projectId: string) {

@@ -64,6 +64,7 @@ export class TaskStore {
       runs.push(createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);
+    await this.redis.hincrby(this.keys.projectCounters(projectId), 'task_count', tasks.length);
   }
 
   async find(projectId: string, taskId: string): Promise<Task | null> {
