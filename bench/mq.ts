@@ -7,12 +7,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import http from 'node:http';
-import { startController } from '../controller/main.js';
-import { loadConfig } from '../src/core/config.js';
-import { startTestRedis } from '../test/helpers/redis.js';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
+import { serveInChild } from './lib/child-server.js';
 
 interface Target {
   url: string;
@@ -32,21 +28,7 @@ if (process.env.BENCH_ROLE === 'server') {
 }
 
 async function serve(): Promise<void> {
-  const redis = await startTestRedis();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
-  const config = loadConfig({ PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
-  const running = await startController(config);
-  process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
-  process.on('message', async (message) => {
-    if (message === 'cpu') {
-      process.send!({ cpu: process.cpuUsage() });
-      return;
-    }
-    await running.stop();
-    await redis.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  await serveInChild();
 }
 
 /** A keep-alive JSON client over node:http. */

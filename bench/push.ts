@@ -5,15 +5,11 @@
  * delivery, so it includes posting. Target (not asserted): >= 5,000 deliveries/s.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import os from 'node:os';
-import path from 'node:path';
-import { startController } from '../controller/main.js';
-import { loadConfig } from '../src/core/config.js';
-import { startTestRedis } from '../test/helpers/redis.js';
+import { serveInChild } from './lib/child-server.js';
 
 interface Target {
   url: string;
@@ -34,21 +30,7 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 40_000);
 const POST_BATCH = 100;
 
 async function serve(): Promise<void> {
-  const redis = await startTestRedis();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-push-'));
-  const config = loadConfig({ ...process.env, PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
-  const running = await startController(config);
-  process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
-  process.on('message', async (message) => {
-    if (message === 'cpu') {
-      process.send!({ cpu: process.cpuUsage() });
-      return;
-    }
-    await running.stop();
-    await redis.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  await serveInChild(process.env);
 }
 
 /** The subscriber: answers 200 at once and counts deliveries. */

@@ -5,7 +5,7 @@ import { messageQueueFor } from '../mq-v3/service.js';
 import { alertRoutes } from './alerts.js';
 import { messageRoutes } from './messages.js';
 import { queueRoutes } from './queues.js';
-import { webhookRoutes } from './webhook.js';
+import { webhookRoutes } from '../mq-v3/webhook.js';
 
 /**
  * The version 1 message queue API under /1/projects/:project_id/queues, on the same queues as
@@ -17,5 +17,5 @@ export const mqV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) =
   await app.register(queueRoutes, { ctx, mq });
   await app.register(messageRoutes, { ctx, mq });
   await app.register(alertRoutes, { ctx, mq });
-  await app.register(webhookRoutes, { ctx, mq });
+  await app.register(webhookRoutes, { ctx, mq, path: '/1/projects/:project_id/queues/:queue_name/messages/webhook' });
 };

@@ -3,11 +3,9 @@ import { badRequest } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { anyReservation } from '../../src/mq/message-store.js';
 import { acknowledgePushBySubscriberId, readPushStatuses, subscriberIdOf } from '../../src/mq/push-status.js';
-import { messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
+import { countSchema, delaySchema, messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
 import { messageSchema, messagesSchema, messageView, msgSchema } from './views.js';
 
-const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
-const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 
 const postBody = {
   type: 'object',

@@ -14,5 +14,5 @@ export const mqV3Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) =
   app.addHook('preClose', async () => mq.close());
   await app.register(queueRoutes, { ctx, mq });
   await app.register(messageRoutes, { ctx, mq });
-  await app.register(webhookRoutes, { ctx, mq });
+  await app.register(webhookRoutes, { ctx, mq, path: '/3/projects/:project_id/queues/:queue_name/webhook' });
 };

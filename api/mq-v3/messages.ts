@@ -4,7 +4,7 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
 import type { QueueRef } from '../../src/mq/keys.js';
 import type { NewMessage } from '../../src/mq/types.js';
-import { messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
+import { countSchema, delaySchema, messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 import { messageSchema, messagesResponseSchema, messageView, msgSchema, pushStatusesResponseSchema, pushStatusView } from './views.js';
 
 interface DeleteEntry {
@@ -13,8 +13,6 @@ interface DeleteEntry {
   subscriber_name?: string;
 }
 
-const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
-const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
 
 const postBody = {
   type: 'object',

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { checkQueueName } from '../../src/mq/fields.js';
+import { LIMITS } from '../../src/mq/limits.js';
 import type { QueueRef } from '../../src/mq/keys.js';
 import type { MessageQueue } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
@@ -10,6 +11,10 @@ export interface MqRouteOptions {
   ctx: AppContext;
   mq: MessageQueue;
 }
+
+/** `n` of reserve and peek, and `delay` of post and release: the same limits in both API versions. */
+export const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
+export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 
 export const projectParams = {
   type: 'object',

@@ -3,16 +3,21 @@ import { badRequest } from '../../src/core/errors.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 
+export interface WebhookOptions extends MqRouteOptions {
+  /** The route: v3 `/3/…/queues/:queue_name/webhook`, v1 `/1/…/queues/:queue_name/messages/webhook`. */
+  path: string;
+}
+
 /**
  * Webhook: whatever a third-party sender posts becomes one message's body, unparsed, whatever
  * its content type; `X-Subscribers-<Name>` headers become the message's push headers.
- * The queue is created when it does not exist.
+ * The queue is created when it does not exist. Both API versions register it at their path.
  */
-export const webhookRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq }) => {
+export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { mq, path }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.post('/3/projects/:project_id/queues/:queue_name/webhook', {
+  app.post(path, {
     schema: {
       params: queueParams,
       response: { 201: { type: 'object', properties: { id: { type: 'string' }, ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } } } },
