@@ -10,6 +10,7 @@ import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
 import { startScheduler } from './scheduler.js';
+import { startTaskSweeper } from './task-sweeper.js';
 import { writeIronJson } from './iron-json.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -53,6 +54,7 @@ export async function startController(
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const scheduler = startScheduler(ctx, app.log);
+    const taskSweeper = startTaskSweeper(ctx, app.log);
     return {
       app,
       ctx,
@@ -63,6 +65,7 @@ export async function startController(
       async stop() {
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
+        await taskSweeper.stop();
         await scheduler.stop();
         await historySampler.stop();
         await cacheSweeper.stop();

@@ -3,6 +3,7 @@ import type { Config } from '../src/core/config.js';
 import type { HeldSlot } from '../src/worker/concurrency-gate.js';
 import { livenessMsOf } from '../src/worker/runner-registry.js';
 import type { WorkerServices } from '../src/worker/services.js';
+import type { StatusChange } from '../src/worker/task-status.js';
 import type { CodeRevision, Task, TaskStatus } from '../src/worker/types.js';
 import { containerSpecOf } from './container-spec.js';
 import { ExecutorError, type DockerExecutor } from './docker-executor.js';
@@ -76,7 +77,7 @@ export class TaskRun {
     let files: TaskFiles | null = null;
     try {
       const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
-      if (!revision) return await this.finish(['preparing'], { status: 'error', msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists` });
+      if (!revision) return await this.finish(task, ['preparing'], { status: 'error', msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists` });
       const image = this.imageOf(revision);
       await this.deps.executor.ensureImage(image, await worker.credentials.forImage(task.project_id, image));
       files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
@@ -86,14 +87,14 @@ export class TaskRun {
       const token = await worker.taskTokens.issue({ project_id: task.project_id, task_id: task.id }, task.timeout * 1000 + TOKEN_GRACE_MS);
       try {
         const outcome = await this.runContainer(task, revision, image, files.dir, token);
-        if (outcome) await this.finish(['running'], outcome);
+        if (outcome) await this.finish(task, ['running'], outcome);
       } finally {
         await worker.taskTokens.revoke(token);
       }
     } catch (error) {
       const msg = error instanceof ExecutorError ? error.message : `Runner error: ${(error as Error).message}`;
       if (!(error instanceof ExecutorError)) this.deps.log.error({ err: error, task: this.taskId }, 'task run failed');
-      await this.finish(['preparing', 'running'], { status: 'error', msg });
+      await this.finish(task, ['preparing', 'running'], { status: 'error', msg });
     } finally {
       await files?.remove();
     }
@@ -145,23 +146,17 @@ export class TaskRun {
     }
   }
 
-  private async finish(from: TaskStatus[], outcome: Outcome): Promise<void> {
+  private async finish(task: Task, from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
-    const result = await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
-    if (!result.changed) return;
-    this.deps.metrics.finished(outcome.status);
-    await this.retryIfDue(this.taskId);
+    const ended = await this.end(task, { from, to: outcome.status, runner: this.deps.runner.id, fields });
+    if (ended) this.deps.metrics.finished(outcome.status);
   }
 
-  /** Queues the automatic retry of a task that ended as error or timeout, if its code allows. */
-  private async retryIfDue(taskId: string): Promise<void> {
-    try {
-      const ended = await this.deps.worker.tasks.get(this.projectId, taskId);
-      const retry = await this.deps.worker.queueing.retryAfterFailure(ended);
-      if (retry) this.deps.log.info({ task: taskId, retry: retry.id, retry_count: retry.retry_count }, 'task retried');
-    } catch (error) {
-      this.deps.log.warn({ err: error, task: taskId }, 'could not queue the automatic retry');
-    }
+  /** Ends the task (with its automatic retry, if one is due); whether this call ended it. */
+  private async end(task: Task, change: StatusChange): Promise<boolean> {
+    const { result, retry } = await this.deps.worker.queueing.end(task, change);
+    if (retry) this.deps.log.info({ task: task.id, retry: retry.id, retry_count: retry.retry_count }, 'task retried');
+    return result.changed;
   }
 
   /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */
@@ -169,15 +164,14 @@ export class TaskRun {
     const holder = task.runner;
     if (!holder || holder === this.deps.runner.id) return;
     if (await this.deps.worker.runners.isAlive(task.cluster, holder)) return;
-    const ended = await this.deps.worker.statuses.change(this.projectId, this.taskId, {
+    const ended = await this.end(task, {
       from: ['preparing', 'running'],
       to: 'error',
       runner: holder,
       fields: { msg: `The runner running this task (${holder}) stopped before the task finished` },
     });
-    if (!ended.changed) return;
+    if (!ended) return;
     await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
     this.deps.log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
-    await this.retryIfDue(task.id);
   }
 }

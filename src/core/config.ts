@@ -62,6 +62,12 @@ export interface WorkerConfig {
   maxLogBytes: number;
   /** Key encrypting registry credentials at rest; when unset, a key file in dataDir. */
   secretKey: string | undefined;
+  /** How long a finished task (record, log, index entries) is kept, in ms. */
+  taskRetentionMs: number;
+  /** How often the leader controller drops expired tasks and dispatches unconfirmed ones, in ms (0 = never). */
+  taskSweepMs: number;
+  /** How long a written task may wait for its BullMQ job before the sweeper adds it, in ms. */
+  dispatchGraceMs: number;
 }
 
 /** Settings of the task scheduler. */
@@ -129,6 +135,22 @@ function scheduleIntervalFloor(env: Env): number {
   return Math.max(1, intFrom(env, 'FERRUM_TEST_SCHEDULE_MIN_INTERVAL', SCHEDULE_INTERVAL_FLOOR));
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * FERRUM_TASK_RETENTION_DAYS (default 30); FERRUM_TEST_TASK_RETENTION_MS replaces it for
+ * tests and is refused in production, as FERRUM_TEST_SCHEDULE_MIN_INTERVAL is.
+ */
+function taskRetentionMs(env: Env): number {
+  if (env.FERRUM_TEST_TASK_RETENTION_MS === undefined || env.FERRUM_TEST_TASK_RETENTION_MS === '') {
+    return Math.max(1, intFrom(env, 'FERRUM_TASK_RETENTION_DAYS', 30)) * DAY_MS;
+  }
+  if (env.NODE_ENV !== 'test' && env.FERRUM_TEST_MODE !== '1') {
+    throw new Error('FERRUM_TEST_TASK_RETENTION_MS is honoured only with NODE_ENV=test or FERRUM_TEST_MODE=1');
+  }
+  return Math.max(1, intFrom(env, 'FERRUM_TEST_TASK_RETENTION_MS', 30 * DAY_MS));
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -152,6 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
       maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
       secretKey: nonEmpty(env.FERRUM_ENCRYPTION_KEY),
+      taskRetentionMs: taskRetentionMs(env),
+      taskSweepMs: intFrom(env, 'FERRUM_TASK_SWEEP_MS', 60000),
+      dispatchGraceMs: intFrom(env, 'FERRUM_TASK_DISPATCH_GRACE_MS', 30000),
     },
     schedules: {
       tickMs: intFrom(env, 'FERRUM_SCHEDULER_TICK_MS', 1000),

@@ -1,6 +1,16 @@
 import { projectCountersKey } from '../auth/project-counters.js';
 import type { KeySpace } from '../core/redis.js';
-import { TASK_STATUSES, type TaskStatus } from './types.js';
+import { TASK_STATUSES, type Task, type TaskStatus } from './types.js';
+
+/** What places a task in its indexes; none of it changes during the task's life. */
+export type IndexedTask = Pick<Task, 'code_id' | 'code_name' | 'cluster'>;
+
+/** Which tasks a list index holds: those of one code name, cluster and status, each optional. */
+export interface ListScope {
+  codeName?: string;
+  cluster?: string;
+  status?: TaskStatus;
+}
 
 /**
  * Key names of the worker service. Every key of one project shares the hash tag
@@ -51,24 +61,50 @@ export class WorkerKeys {
   taskLog(projectId: string, taskId: string) {
     return this.project(projectId, 'task', taskId, 'log');
   }
-  taskIndex(projectId: string) {
-    return this.project(projectId, 'tasks');
-  }
-  tasksOfCode(projectId: string, codeName: string) {
-    return this.project(projectId, 'tasks', 'code', codeName);
+  /**
+   * The list index of a project's tasks with the given code name, cluster and status (each
+   * optional), scored by created_at. Every combination exists, so any list filter reads
+   * straight from one index per status it asks for.
+   */
+  taskListIndex(projectId: string, scope: ListScope = {}) {
+    const parts = ['tasks'];
+    // Encoded so a code name holding ':' cannot reach another scope's key.
+    if (scope.codeName !== undefined) parts.push('code', encodeURIComponent(scope.codeName));
+    if (scope.cluster !== undefined) parts.push('cluster', scope.cluster);
+    if (scope.status !== undefined) parts.push('status', scope.status);
+    return this.project(projectId, ...parts);
   }
   tasksWithStatus(projectId: string, status: TaskStatus) {
-    return this.project(projectId, 'tasks', 'status', status);
+    return this.taskListIndex(projectId, { status });
   }
-  /** One index per status, in TASK_STATUSES order (the status scripts rely on it). */
-  statusIndexes(projectId: string): string[] {
-    return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
+  /** The list indexes a task is in whatever its status (task-lib.lua's ANY group). */
+  anyStatusIndexes(projectId: string, task: IndexedTask): string[] {
+    const { code_name: codeName, cluster } = task;
+    return [{}, { codeName }, { cluster }, { codeName, cluster }].map((scope) => this.taskListIndex(projectId, scope));
+  }
+  /** The indexes a task is in while it has `status` (task-lib.lua's status GROUP). */
+  statusGroup(projectId: string, task: IndexedTask, status: TaskStatus): string[] {
+    const { code_name: codeName, cluster } = task;
+    const lists = [{ status }, { codeName, status }, { cluster, status }, { codeName, cluster, status }].map((scope) => this.taskListIndex(projectId, scope));
+    return [...lists, this.codeTasksWithStatus(projectId, task.code_id, status)];
+  }
+  /** Every status group of a task, in TASK_STATUSES order. */
+  statusGroups(projectId: string, task: IndexedTask): string[] {
+    return TASK_STATUSES.flatMap((status) => this.statusGroup(projectId, task, status));
+  }
+  /** Finished tasks' expiry entries ("<id>/<status>/<code id>/<cluster>/<code name>"), scored by expiry ms. */
+  expiringTasks(projectId: string) {
+    return this.project(projectId, 'tasks', 'expiring');
+  }
+  /** Ids of created tasks whose BullMQ job may not exist yet, scored by when they were written (ms). */
+  undispatchedTasks(projectId: string) {
+    return this.project(projectId, 'tasks', 'undispatched');
   }
   /** Tasks of one code package (by id) whose status is `status`, scored by last change (ms): stats. */
   codeTasksWithStatus(projectId: string, codeId: string, status: TaskStatus) {
     return this.project(projectId, 'code', codeId, 'status', status);
   }
-  /** One per status, in TASK_STATUSES order, as statusIndexes. */
+  /** One per status, in TASK_STATUSES order. */
   codeStatusIndexes(projectId: string, codeId: string): string[] {
     return TASK_STATUSES.map((status) => this.codeTasksWithStatus(projectId, codeId, status));
   }

@@ -49,7 +49,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
   const tasks = new TaskStore(redis, workerKeys);
-  const statuses = new TaskStatusChanges(redis, workerKeys, new ActivityHistory(redis, keys));
+  const statuses = new TaskStatusChanges(redis, workerKeys, config.worker.taskRetentionMs, new ActivityHistory(redis, keys));
   const distribution = new TaskDistribution(bullConnection, workerKeys);
   return {
     keys: workerKeys,

@@ -1,13 +1,15 @@
 -- The one way a task's status changes: a compare-and-set, so that cancel, timeout and
 -- completion cannot both win. Returns {1, previous status} on success and {0, current
 -- status} when the task is not in one of the allowed source states (or is missing: '').
--- KEYS: task hash, then the project's status indexes (scored by created_at) in the order
---       queued, preparing, running, complete, error, cancelled, timeout, then the task's
---       code package's status indexes (scored by the time of the change) in the same order
--- ARGV: allowed source statuses (comma separated), new status, now ms,
---       required runner ('' for any), then field/value pairs to set with the change
-local statuses = {'queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'}
-local final = {complete = true, error = true, cancelled = true, timeout = true}
+-- A task reaching a final status expires after the retention: its record and log get that
+-- expiry and it joins the expiring set, whose sweeper drops its index entries then.
+-- With a retry attached, the retry task is written in the same step (so a crash cannot
+-- lose it) and marked undispatched until its BullMQ job exists.
+-- KEYS: task hash, its log, the expiring set, the undispatched set, the task's ANY list
+--       indexes, then its status groups in STATUSES order; then, with a retry, its hash
+-- ARGV: allowed source statuses (comma separated), new status, now ms, required runner
+--       ('' for any), retention ms, n, n field/value arguments to set with the change; then
+--       optionally the retry: id, created_at ms, m, m field/value arguments
 local current = redis.call('HGET', KEYS[1], 'status')
 if not current then return {0, ''} end
 local allowed = false
@@ -19,24 +21,31 @@ if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'runner') ~= ARGV[4] then retur
 
 local now = tonumber(ARGV[3])
 local target = ARGV[2]
-local id = redis.call('HGET', KEYS[1], 'id')
-local n = #statuses
-for i, status in ipairs(statuses) do
-  if status == current then
-    redis.call('ZREM', KEYS[i + 1], id)
-    redis.call('ZREM', KEYS[i + 1 + n], id)
-  end
-  if status == target then
-    redis.call('ZADD', KEYS[i + 1], redis.call('HGET', KEYS[1], 'created_at'), id)
-    redis.call('ZADD', KEYS[i + 1 + n], now, id)
+local task = redis.call('HMGET', KEYS[1], 'id', 'created_at', 'start_time', 'code_id', 'cluster', 'code_name')
+local id, created = task[1], task[2]
+local any_first = 5
+local function group_of(status)
+  for i, name in ipairs(STATUSES) do
+    if name == status then return any_first + ANY + (i - 1) * GROUP end
   end
 end
+move_task(group_of(current), group_of(target), id, created, now)
+
 redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[3])
 if target == 'running' then redis.call('HSET', KEYS[1], 'start_time', ARGV[3]) end
-if final[target] then
+local n = tonumber(ARGV[6])
+if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 7, 6 + n)) end
+if FINAL[target] then
   redis.call('HSET', KEYS[1], 'end_time', ARGV[3])
-  local started = redis.call('HGET', KEYS[1], 'start_time')
-  if started then redis.call('HSET', KEYS[1], 'duration', now - tonumber(started)) end
+  if task[3] then redis.call('HSET', KEYS[1], 'duration', now - tonumber(task[3])) end
+  local expiry = now + tonumber(ARGV[5])
+  redis.call('PEXPIREAT', KEYS[1], expiry)
+  redis.call('PEXPIREAT', KEYS[2], expiry)
+  -- The member names every index the task is in, so the sweeper needs no record to clean up.
+  redis.call('ZADD', KEYS[3], expiry, table.concat({id, target, task[4], task[5], task[6]}, '/'))
 end
-if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
+if #ARGV > 6 + n then
+  local retry_id = create_queued(KEYS[#KEYS], any_first, group_of('queued'), KEYS[4], ARGV[3], 7 + n)
+  redis.call('HSET', KEYS[1], 'retry_task_id', retry_id)
+end
 return {1, current}

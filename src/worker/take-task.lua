@@ -3,8 +3,8 @@
 -- its lease's expiry ms) that the holding runner renews with its heartbeat, so the slots
 -- of a runner that died lapse on their own.
 -- A task of a paused package is set aside (parked) instead, for resume to queue again.
--- KEYS: task hash, code (JSON), gate zset, the project's queued and preparing indexes,
---       the code package's queued and preparing indexes, its paused flag, its parked zset
+-- KEYS: task hash, code (JSON), gate zset, its paused flag, its parked zset, then the task's
+--       queued and preparing status groups
 -- ARGV: runner id, now ms, lease expiry ms
 -- Returns {1, 'queued'} when taken, {-1, 'queued'} when no slot is free, {-2, 'queued'}
 -- when parked, and
@@ -13,8 +13,9 @@ local current = redis.call('HGET', KEYS[1], 'status')
 if not current then return {0, ''} end
 if current ~= 'queued' then return {0, current} end
 local id = redis.call('HGET', KEYS[1], 'id')
-if redis.call('EXISTS', KEYS[8]) == 1 then
-  redis.call('ZADD', KEYS[9], redis.call('HGET', KEYS[1], 'created_at'), id)
+local created = redis.call('HGET', KEYS[1], 'created_at')
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  redis.call('ZADD', KEYS[5], created, id)
   return {-2, current}
 end
 local code = redis.call('GET', KEYS[2])
@@ -26,9 +27,6 @@ if type(limit) == 'number' and limit > 0 then
   end
   redis.call('ZADD', KEYS[3], ARGV[3], id)
 end
-redis.call('ZREM', KEYS[4], id)
-redis.call('ZADD', KEYS[5], redis.call('HGET', KEYS[1], 'created_at'), id)
-redis.call('ZREM', KEYS[6], id)
-redis.call('ZADD', KEYS[7], ARGV[2], id)
+move_task(6, 6 + GROUP, id, created, ARGV[2])
 redis.call('HSET', KEYS[1], 'status', 'preparing', 'updated_at', ARGV[2], 'runner', ARGV[1])
 return {1, current}

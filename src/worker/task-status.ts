@@ -2,12 +2,14 @@ import type { Redis } from 'ioredis';
 import { badRequest, notFound } from '../core/errors.js';
 import { loadLua } from '../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../metrics/history.js';
-import type { WorkerKeys } from './keys.js';
+import type { IndexedTask, WorkerKeys } from './keys.js';
+import { creationArgs } from './task-store.js';
 import type { Task, TaskStatus } from './types.js';
+import { loadTaskLua } from './worker-lua.js';
 
-const setStatus = loadLua(import.meta.url, 'set-task-status');
+const setStatus = loadTaskLua('set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
-const takeTask = loadLua(import.meta.url, 'take-task');
+const takeTask = loadTaskLua('take-task');
 const setProgress = loadLua(import.meta.url, 'set-task-progress');
 
 export interface StatusChange {
@@ -16,6 +18,8 @@ export interface StatusChange {
   /** Only when the task is held by this runner. */
   runner?: string;
   fields?: Record<string, string | number>;
+  /** A new queued task retrying this one, written in the same step when the change succeeds. */
+  retry?: Task;
 }
 
 export interface ChangeResult {
@@ -36,30 +40,48 @@ export class TaskStatusChanges {
   constructor(
     private readonly redis: Redis,
     private readonly keys: WorkerKeys,
+    /** How long a finished task is kept (record, log, index entries). */
+    private readonly retentionMs: number,
     /** Where finished tasks are counted for the dashboard's charts. */
     private readonly history: ActivityHistory | null = null,
   ) {}
 
   async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
     const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
-    // A task's code never changes, so reading it before the script is safe.
-    const codeId = (await this.redis.hget(this.keys.task(projectId, taskId), 'code_id')) ?? '';
-    const [changed, previous] = await setStatus.run<[number, string]>(
-      this.redis,
-      [this.keys.task(projectId, taskId), ...this.keys.statusIndexes(projectId), ...this.keys.codeStatusIndexes(projectId, codeId)],
-      [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', ...fields],
-    );
+    const indexed = await this.indexedTask(projectId, taskId);
+    if (!indexed) return { changed: false, previous: '' };
+    const keys = [
+      this.keys.task(projectId, taskId),
+      this.keys.taskLog(projectId, taskId),
+      this.keys.expiringTasks(projectId),
+      this.keys.undispatchedTasks(projectId),
+      ...this.keys.anyStatusIndexes(projectId, indexed),
+      ...this.keys.statusGroups(projectId, indexed),
+    ];
+    const args = [change.from.join(','), change.to, String(Date.now()), change.runner ?? '', String(this.retentionMs), String(fields.length), ...fields];
+    if (change.retry) {
+      keys.push(this.keys.task(projectId, change.retry.id));
+      args.push(...creationArgs(change.retry));
+    }
+    const [changed, previous] = await setStatus.run<[number, string]>(this.redis, keys, args);
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
       await this.history.recordTaskOutcome(projectId, change.to as Outcome);
     }
     return { changed: changed === 1, previous: previous as TaskStatus | '' };
   }
 
+  /** A task's code and cluster, which never change, so reading them before a script is safe. */
+  private async indexedTask(projectId: string, taskId: string): Promise<IndexedTask | null> {
+    const [codeId, codeName, cluster] = await this.redis.hmget(this.keys.task(projectId, taskId), 'code_id', 'code_name', 'cluster');
+    if (!codeId || !codeName || !cluster) return null;
+    return { code_id: codeId, code_name: codeName, cluster };
+  }
+
   /**
    * A runner takes a queued task, holding one of its code package's max_concurrency slots
    * for `leaseMs` (renewed by ConcurrencyGate.renew), unless the package's queue is paused.
    */
-  async take(task: Pick<Task, 'project_id' | 'id' | 'code_id'>, runnerId: string, leaseMs: number): Promise<TakeResult> {
+  async take(task: Pick<Task, 'project_id' | 'id'> & IndexedTask, runnerId: string, leaseMs: number): Promise<TakeResult> {
     const { project_id: projectId, id, code_id: codeId } = task;
     const now = Date.now();
     const [outcome, previous] = await takeTask.run<[number, string]>(
@@ -68,12 +90,10 @@ export class TaskStatusChanges {
         this.keys.task(projectId, id),
         this.keys.code(projectId, codeId),
         this.keys.concurrencyGate(projectId, codeId),
-        this.keys.tasksWithStatus(projectId, 'queued'),
-        this.keys.tasksWithStatus(projectId, 'preparing'),
-        this.keys.codeTasksWithStatus(projectId, codeId, 'queued'),
-        this.keys.codeTasksWithStatus(projectId, codeId, 'preparing'),
         this.keys.codePaused(projectId, codeId),
         this.keys.parkedTasks(projectId, codeId),
+        ...this.keys.statusGroup(projectId, task, 'queued'),
+        ...this.keys.statusGroup(projectId, task, 'preparing'),
       ],
       [runnerId, String(now), String(now + leaseMs)],
     );

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { notFound } from '../core/errors.js';
-import { loadLua } from '../core/lua.js';
 import type { WorkerKeys } from './keys.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from './types.js';
+import { loadTaskLua } from './worker-lua.js';
 
-const createTasks = loadLua(import.meta.url, 'create-tasks');
+const createTasks = loadTaskLua('create-tasks');
+const listTasks = loadTaskLua('list-tasks');
 /** Tasks per script run: keeps one run short so other clients are not held up. */
 const CREATE_CHUNK = 200;
 
@@ -20,7 +21,7 @@ export function taskFromHash(hash: Record<string, string>): Task | null {
   return task as unknown as Task;
 }
 
-function hashOf(task: Task): string[] {
+export function hashOf(task: Task): string[] {
   const pairs: string[] = [];
   for (const [field, value] of Object.entries(task)) if (value !== undefined) pairs.push(field, String(value));
   return pairs;
@@ -37,9 +38,16 @@ export interface TaskFilter {
   perPage: number;
 }
 
-const SCAN_CHUNK = 500;
+/** The script arguments that write a new task: id, created_at, n, then n field/value arguments. */
+export function creationArgs(task: Task): string[] {
+  const fields = hashOf(task);
+  return [task.id, String(task.created_at), String(fields.length), ...fields];
+}
 
-/** Task records and their indexes (all tasks, per code, per status; scored by created_at). */
+/**
+ * Task records and their list indexes: one per combination of code name, cluster and status
+ * (each optional), scored by created_at, so every list filter reads its indexes directly.
+ */
 export class TaskStore {
   constructor(
     private readonly redis: Redis,
@@ -53,18 +61,32 @@ export class TaskStore {
   async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
-      const keys = [this.keys.taskIndex(projectId), this.keys.tasksWithStatus(projectId, 'queued')];
-      const args: string[] = [];
+      const keys = [this.keys.undispatchedTasks(projectId)];
+      const args = [String(Date.now())];
       for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
-        const fields = hashOf(task);
-        keys.push(this.keys.task(projectId, task.id), this.keys.tasksOfCode(projectId, task.code_name), this.keys.codeTasksWithStatus(projectId, task.code_id, 'queued'));
-        args.push(task.id, String(task.created_at), String(fields.length), ...fields);
+        keys.push(this.keys.task(projectId, task.id), ...this.keys.anyStatusIndexes(projectId, task), ...this.keys.statusGroup(projectId, task, 'queued'));
+        args.push(...creationArgs(task));
       }
       if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
       runs.push(createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);
-    await this.redis.hincrby(this.keys.projectCounters(projectId), 'task_count', tasks.length);
+    await this.countCreated(projectId, tasks.length);
+  }
+
+  /** Counts new tasks in the project's task_count (kept outside the project's hash tag). */
+  async countCreated(projectId: string, count: number): Promise<void> {
+    await this.redis.hincrby(this.keys.projectCounters(projectId), 'task_count', count);
+  }
+
+  /** The tasks' BullMQ jobs exist: they no longer wait in the undispatched set. */
+  async markDispatched(projectId: string, taskIds: string[]): Promise<void> {
+    if (taskIds.length > 0) await this.redis.zrem(this.keys.undispatchedTasks(projectId), ...taskIds);
+  }
+
+  /** Ids of tasks written more than `olderThanMs` ago whose dispatch was not confirmed, oldest first. */
+  async undispatched(projectId: string, olderThanMs: number, count: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.undispatchedTasks(projectId), '-inf', Date.now() - olderThanMs, 'LIMIT', 0, count);
   }
 
   async find(projectId: string, taskId: string): Promise<Task | null> {
@@ -88,32 +110,24 @@ export class TaskStore {
     return (await this.redis.get(this.keys.taskLog(projectId, taskId))) ?? '';
   }
 
-  /** Newest first. Reads the narrowest index, then filters the rest in chunks. */
+  /** Newest first: one page of the indexes the filter names, one per status asked for. */
   async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
-    const source = this.sourceIndex(projectId, filter);
-    const wanted = (filter.page + 1) * filter.perPage;
-    const max = filter.to === undefined ? '+inf' : String(filter.to);
+    const everyStatus = filter.statuses.length === 0 || filter.statuses.length === TASK_STATUSES.length;
+    const statuses = everyStatus ? [undefined] : filter.statuses;
+    const keys = statuses.map((status) => this.keys.taskListIndex(projectId, { codeName: filter.codeName, cluster: filter.cluster, status }));
     const min = filter.from === undefined ? '-inf' : String(filter.from);
-    const matches: Task[] = [];
-    for (let offset = 0; matches.length < wanted; offset += SCAN_CHUNK) {
-      const ids = await this.redis.zrevrangebyscore(source, max, min, 'LIMIT', offset, SCAN_CHUNK);
-      const tasks = await Promise.all(ids.map((id) => this.find(projectId, id)));
-      for (const task of tasks) if (task && this.matches(task, filter)) matches.push(task);
-      if (ids.length < SCAN_CHUNK) break;
+    const max = filter.to === undefined ? '+inf' : String(filter.to);
+    const ids = await listTasks.run<string[]>(this.redis, keys, [min, max, String(filter.page * filter.perPage), String(filter.perPage)]);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.task(projectId, id));
+    const hashes = (await pipeline.exec()) ?? [];
+    const tasks: Task[] = [];
+    for (const [error, hash] of hashes) {
+      if (error) throw error;
+      // A record that expired since the index was read is simply left out.
+      const task = taskFromHash(hash as Record<string, string>);
+      if (task) tasks.push(task);
     }
-    return matches.slice(filter.page * filter.perPage, wanted);
-  }
-
-  private sourceIndex(projectId: string, filter: TaskFilter): string {
-    if (filter.codeName !== undefined) return this.keys.tasksOfCode(projectId, filter.codeName);
-    if (filter.statuses.length === 1) return this.keys.tasksWithStatus(projectId, filter.statuses[0]!);
-    return this.keys.taskIndex(projectId);
-  }
-
-  private matches(task: Task, filter: TaskFilter): boolean {
-    if (filter.codeName !== undefined && task.code_name !== filter.codeName) return false;
-    if (filter.statuses.length > 0 && filter.statuses.length < TASK_STATUSES.length && !filter.statuses.includes(task.status)) return false;
-    if (filter.cluster !== undefined && task.cluster !== filter.cluster) return false;
-    return true;
+    return tasks;
   }
 }

@@ -4,7 +4,7 @@ import { newObjectId } from '../core/ids.js';
 import type { CodeStore } from './code-store.js';
 import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from './keys.js';
-import type { TaskStatusChanges } from './task-status.js';
+import type { ChangeResult, StatusChange, TaskStatusChanges } from './task-status.js';
 import type { TaskStore } from './task-store.js';
 import { FINAL_STATUSES, LIMITS, type Code, type Task, type TaskStatus } from './types.js';
 
@@ -55,27 +55,49 @@ export class TaskService {
     const now = Date.now();
     const tasks = requests.map((request) => ({ ...newTask(projectId, codes.get(request.code_name)!, request, now), ...linkOf(origin) }));
     await this.store.createQueued(projectId, tasks, origin.retryOf?.id);
-    await this.distribution.add(tasks);
+    await this.dispatch(projectId, tasks);
     return tasks;
+  }
+
+  /**
+   * Adds the tasks' BullMQ jobs, then clears their undispatched marks. A crash in between
+   * leaves the marks, and the task sweeper dispatches them (job ids are task ids, so twice is once).
+   */
+  async dispatch(projectId: string, tasks: Task[]): Promise<void> {
+    await this.distribution.add(tasks);
+    await this.store.markDispatched(projectId, tasks.map((task) => task.id));
   }
 
   /** Queues a finished task again as a new task linked both ways with the old one. */
   async retry(old: Task, delay?: number): Promise<Task> {
     if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
-    const request = { code_name: old.code_name, payload: old.payload, priority: old.priority, cluster: old.cluster, timeout: old.timeout, delay, label: old.label };
-    const [task] = await this.queue(old.project_id, [request], { retryOf: old });
+    const [task] = await this.queue(old.project_id, [{ ...requestOf(old), delay }], { retryOf: old });
     return task!;
   }
 
   /**
-   * The automatic retry of a task that just ended as error or timeout, when the revision it
-   * ran allows more retries; null when none is due. Cancelled and complete tasks never retry.
+   * Ends a task with a final status. When it ends as error or timeout and the revision it ran
+   * allows more retries, its retry is written in the same script run as the status, so a
+   * crash right after cannot lose it. Returns the change and the retry (null when none).
    */
-  async retryAfterFailure(task: Task): Promise<Task | null> {
-    if (!RETRIED_STATUSES.includes(task.status)) return null;
+  async end(task: Task, change: StatusChange): Promise<{ result: ChangeResult; retry: Task | null }> {
+    const retry = await this.retryDueAfter(task, change.to);
+    const result = await this.statuses.change(task.project_id, task.id, { ...change, retry: retry ?? undefined });
+    if (!result.changed || !retry) return { result, retry: null };
+    await this.store.countCreated(task.project_id, 1);
+    await this.dispatch(task.project_id, [retry]);
+    return { result, retry };
+  }
+
+  /** The automatic retry of a task about to end with `status`, or null when none is due. */
+  private async retryDueAfter(task: Task, status: TaskStatus): Promise<Task | null> {
+    if (!RETRIED_STATUSES.includes(status)) return null;
     const revision = await this.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
-    if ((task.retry_count ?? 0) >= (revision?.retries ?? 0)) return null;
-    return this.retry(task, revision?.retries_delay ?? 0);
+    if (!revision || (task.retry_count ?? 0) >= (revision.retries ?? 0)) return null;
+    const code = await this.codes.findByName(task.project_id, task.code_name);
+    if (!code) return null;
+    const request = { ...requestOf(task), delay: revision.retries_delay ?? 0 };
+    return { ...newTask(task.project_id, code, request, Date.now()), ...linkOf({ retryOf: task }) };
   }
 
   async cancel(projectId: string, taskId: string): Promise<void> {
@@ -116,6 +138,11 @@ export class TaskService {
 
 export function checkPayload(payload: string, field = 'payload'): void {
   if (Buffer.byteLength(payload) > LIMITS.payloadBytes) throw badRequest(`${field} must be at most ${LIMITS.payloadBytes} bytes`);
+}
+
+/** The request that queues a task like `task` again. */
+function requestOf(task: Task): TaskRequest {
+  return { code_name: task.code_name, payload: task.payload, priority: task.priority, cluster: task.cluster, timeout: task.timeout, label: task.label };
 }
 
 function newTask(projectId: string, code: Code, request: TaskRequest, now: number): Task {

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
+import { openWorkerServices } from '../src/worker/services.js';
+import { TaskSweeper } from '../src/worker/task-sweeper.js';
+
+export interface RunningTaskSweeper {
+  sweeper: TaskSweeper;
+  stop(): Promise<void>;
+}
+
+/**
+ * On the leader controller, every FERRUM_TASK_SWEEP_MS: drops tasks past their retention and
+ * dispatches tasks whose BullMQ job was never added.
+ */
+export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): RunningTaskSweeper {
+  const worker = openWorkerServices(ctx);
+  const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.tasks, worker.queueing, {
+    listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
+    dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
+  });
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'task-sweeper',
+    intervalMs: ctx.config.worker.taskSweepMs,
+    log,
+    work: (isStopping) => sweeper.pass(isStopping),
+  });
+  loop.start();
+  return {
+    sweeper,
+    async stop() {
+      await loop.stop();
+      await worker.close();
+    },
+  };
+}
