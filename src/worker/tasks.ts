@@ -81,7 +81,7 @@ export class TaskService {
    * crash right after cannot lose it. Returns the change and the retry (null when none).
    */
   async end(task: Task, change: StatusChange): Promise<{ result: ChangeResult; retry: Task | null }> {
-    const retry = await this.retryDueAfter(task, change.to);
+    const retry = await this.retryFor(task, change.to);
     const result = await this.statuses.change(task.project_id, task.id, { ...change, retry: retry ?? undefined });
     if (!result.changed || !retry) return { result, retry: null };
     await this.store.countCreated(task.project_id, 1);
@@ -90,7 +90,7 @@ export class TaskService {
   }
 
   /** The automatic retry of a task about to end with `status`, or null when none is due. */
-  private async retryDueAfter(task: Task, status: TaskStatus): Promise<Task | null> {
+  async retryFor(task: Task, status: TaskStatus): Promise<Task | null> {
     if (!RETRIED_STATUSES.includes(status)) return null;
     const revision = await this.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
     if (!revision || (task.retry_count ?? 0) >= (revision.retries ?? 0)) return null;
