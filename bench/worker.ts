@@ -6,6 +6,8 @@
  * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s).
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
+ * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
+ * `--list-only` runs only those.
  * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS
  * (20000) scale it.
  */
@@ -22,6 +24,7 @@ import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { HttpClient } from '../test/helpers/http.js';
+import { runListBench } from './worker-list.js';
 import { startTestRedis } from '../test/helpers/redis.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 1000);
@@ -159,7 +162,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+const listOnly = process.argv.includes('--list-only');
+(listOnly ? runListBench() : main().then(runListBench)).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

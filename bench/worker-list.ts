@@ -1,0 +1,207 @@
+/**
+ * Worker benchmark, listing at scale (run alone with `npm run bench:worker -- --list-only`):
+ * (c) Redis memory per finished task: BENCH_MEMORY_TASKS tasks (20,000) with a typical payload
+ *     and a short log, written, logged and completed by the real store scripts.
+ * (d) list-tasks latency with BENCH_LIST_TASKS (1,000,000) tasks in one project, filled with the
+ *     real scripts (create-tasks.lua, then set-task-status.lua for their final statuses),
+ *     many in flight; p50/p99 of GET /tasks over BENCH_LIST_CALLS (200) calls per filter kind,
+ *     random pages 0..100 of 100 tasks (target p99 <= 50 ms).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { startController, type RunningController } from '../controller/main.js';
+import { loadConfig } from '../src/core/config.js';
+import { newObjectId } from '../src/core/ids.js';
+import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { Code, Task, TaskStatus } from '../src/worker/types.js';
+import { HttpClient } from '../test/helpers/http.js';
+import { startTestRedis } from '../test/helpers/redis.js';
+
+const LIST_TASKS = Number(process.env.BENCH_LIST_TASKS ?? 1_000_000);
+const MEMORY_TASKS = Number(process.env.BENCH_MEMORY_TASKS ?? 20_000);
+const CALLS = Number(process.env.BENCH_LIST_CALLS ?? 200);
+const IN_FLIGHT = 32;
+const CHUNK = 1000;
+const DAY_MS = 24 * 3600 * 1000;
+const CODE_NAMES = ['bulk', 'thumbnails', 'reports', 'mailer', 'sync'];
+const CLUSTERS = ['default', 'east', 'west'];
+const PAYLOAD = JSON.stringify({ user_id: 123456, image_url: 'https://example.com/images/2026/11/photo-0001.jpg', sizes: [[64, 64], [320, 240], [1280, 960]], notify: 'user@example.com' });
+const LOG = 'starting\nresized 3 images in 412 ms\ndone\n';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** The final status of the i-th task: mostly complete, some error and cancelled, rare timeout, a few still queued. */
+function statusOf(i: number): TaskStatus {
+  if (i % 1000 === 7) return 'timeout';
+  if (i % 100 < 85) return 'complete';
+  if (i % 100 < 95) return 'error';
+  if (i % 100 < 99) return 'cancelled';
+  return 'queued';
+}
+
+function taskOf(projectId: string, code: Code, cluster: string, createdAt: number): Task {
+  return {
+    id: newObjectId(createdAt),
+    project_id: projectId,
+    code_id: code.id,
+    code_name: code.name,
+    code_rev: code.rev,
+    code_history_id: code.latest_history_id,
+    status: 'queued',
+    created_at: createdAt,
+    updated_at: createdAt,
+    payload: PAYLOAD,
+    priority: 0,
+    timeout: 3600,
+    delay: 0,
+    cluster,
+    log_size: 0,
+  };
+}
+
+/** Runs `work(i)` for i in [0, count) with up to IN_FLIGHT chunks at once. */
+async function inChunks(count: number, work: (start: number, end: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const start = next;
+      next = Math.min(count, next + CHUNK);
+      await work(start, next);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+}
+
+/** Writes `count` tasks created over the last 20 days, then gives them their final statuses, all through the store's scripts. */
+async function fill(worker: WorkerServices, projectId: string, codes: Code[], count: number, withLog: boolean): Promise<Task[]> {
+  const now = Date.now();
+  const tasks: Task[] = Array.from({ length: count }, (_, i) => {
+    // 70% of the tasks in the first ("bulk") package, the rest spread over the others.
+    const code = i % 10 < 7 ? codes[0]! : codes[1 + (i % (codes.length - 1))]!;
+    return taskOf(projectId, code, CLUSTERS[i % CLUSTERS.length]!, now - 20 * DAY_MS + Math.floor((i * 20 * DAY_MS) / count));
+  });
+  const started = performance.now();
+  await inChunks(count, (start, end) => worker.tasks.createQueued(projectId, tasks.slice(start, end)));
+  const created = performance.now();
+  await inChunks(count, async (start, end) => {
+    const runs: Promise<unknown>[] = [];
+    for (let i = start; i < end; i++) {
+      const to = statusOf(i);
+      if (withLog) runs.push(worker.statuses.appendLog(projectId, tasks[i]!.id, Buffer.from(LOG), 1 << 20));
+      if (to !== 'queued') runs.push(worker.statuses.change(projectId, tasks[i]!.id, { from: ['queued'], to, fields: to === 'complete' ? {} : { msg: 'Exited with code 1' } }));
+    }
+    await Promise.all(runs);
+  });
+  console.log(`    (written in ${((created - started) / 1000).toFixed(1)} s, ended in ${((performance.now() - created) / 1000).toFixed(1)} s)`);
+  return tasks;
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+/** Mean Redis execution time of EVALSHA calls since the last RESETSTAT, in ms. */
+async function scriptStats(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  const match = /cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(info);
+  return match ? Number(match[1]) / 1000 : 0;
+}
+
+async function uploadCodes(http: HttpClient, projectId: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    const form = new FormData();
+    form.append('data', JSON.stringify({ name, image: 'ferrum-test/busybox' }));
+    const response = await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
+    if (response.status !== 200) throw new Error(`upload failed: ${response.status} ${response.text}`);
+  }
+}
+
+async function newProject(http: HttpClient, name: string): Promise<string> {
+  const response = await http.post('/1/projects', { name });
+  if (response.status !== 200 && response.status !== 201) throw new Error(`project failed: ${response.status} ${response.text}`);
+  return (response.body.project?.id ?? response.body.id) as string;
+}
+
+async function measureMemory(controller: RunningController, http: HttpClient, worker: WorkerServices, client: Redis): Promise<void> {
+  console.log(`(c) Redis memory per finished task: ${MEMORY_TASKS} tasks, ${PAYLOAD.length}-byte payload, ${LOG.length}-byte log`);
+  const projectId = await newProject(http, 'bench-memory');
+  await uploadCodes(http, projectId, CODE_NAMES);
+  const codes = await Promise.all(CODE_NAMES.map(async (name) => (await worker.codes.findByName(projectId, name))!));
+  const before = await usedMemory(client);
+  await fill(worker, projectId, codes, MEMORY_TASKS, true);
+  const after = await usedMemory(client);
+  console.log(`    ${((after - before) / MEMORY_TASKS).toFixed(0)} bytes/task (record, log, list and stats indexes, expiry entry)`);
+  void controller;
+}
+
+async function measureListing(http: HttpClient, worker: WorkerServices, client: Redis): Promise<void> {
+  console.log(`(d) listing with ${LIST_TASKS.toLocaleString('en')} tasks in one project`);
+  const projectId = await newProject(http, 'bench-list');
+  await uploadCodes(http, projectId, CODE_NAMES);
+  const codes = await Promise.all(CODE_NAMES.map(async (name) => (await worker.codes.findByName(projectId, name))!));
+  const before = await usedMemory(client);
+  const started = performance.now();
+  const tasks = await fill(worker, projectId, codes, LIST_TASKS, false);
+  const seconds = (performance.now() - started) / 1000;
+  const megabytes = ((await usedMemory(client)) - before) / 1e6;
+  console.log(`    fill: ${seconds.toFixed(1)} s (${(LIST_TASKS / seconds).toFixed(0)} tasks/s created and ended by the store scripts), ${megabytes.toFixed(0)} MB`);
+
+  const first = Math.floor(tasks[0]!.created_at / 1000);
+  const last = Math.floor(tasks.at(-1)!.created_at / 1000);
+  const week = 7 * 24 * 3600;
+  const kinds: [string, string][] = [
+    ['no filter', ''],
+    ['code_name (70% of tasks)', '&code_name=bulk'],
+    ['one status', '&complete=1'],
+    ['rare status (timeout, 0.1%)', '&timeout=1'],
+    ['rare status in the big package', '&code_name=bulk&timeout=1'],
+    ['status combination (3 of 7)', '&error=1&cancelled=1&timeout=1'],
+    ['status combination (6 of 7)', '&queued=1&preparing=1&running=1&error=1&cancelled=1&timeout=1'],
+    ['cluster', '&cluster=east'],
+    ['time range (one week)', `&from_time=${first + week}&to_time=${first + 2 * week}`],
+    ['code + cluster + 2 statuses + time', `&code_name=reports&cluster=west&error=1&timeout=1&from_time=${first}&to_time=${last - week}`],
+  ];
+  console.log('    GET /2/projects/{id}/tasks, per_page=100, random page 0..100; per filter kind (HTTP round trip; Redis time of the page script):');
+  for (const [label, query] of kinds) {
+    await client.config('RESETSTAT');
+    const times: number[] = [];
+    let listed = 0;
+    for (let call = 0; call < CALLS; call++) {
+      const page = call === 0 ? 0 : Math.floor(Math.random() * 101);
+      const startedCall = performance.now();
+      const response = await http.get(`/2/projects/${projectId}/tasks?per_page=100&page=${page}${query}`);
+      times.push(performance.now() - startedCall);
+      if (response.status !== 200) throw new Error(`list failed: ${response.status} ${response.text}`);
+      listed += response.body.tasks.length;
+    }
+    times.sort((a, b) => a - b);
+    const script = (await scriptStats(client)).toFixed(2);
+    console.log(`      ${label.padEnd(38)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; script ${script} ms/call (${(listed / CALLS).toFixed(0)} tasks/page on average)`);
+  }
+}
+
+/** Runs (c) and (d) on a Redis and controller of their own. */
+export async function runListBench(): Promise<void> {
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-list-'));
+  const config = loadConfig({ PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, FERRUM_BOOTSTRAP_PASSWORD: 'bench-password', LOG_LEVEL: 'warn' });
+  const controller = await startController(config);
+  const http = new HttpClient(controller.url, controller.bootstrap!.token);
+  const worker = openWorkerServices(controller.ctx);
+  const client = new Redis(redis.url);
+  try {
+    await measureMemory(controller, http, worker, client);
+    await measureListing(http, worker, client);
+  } finally {
+    await client.quit();
+    await worker.close();
+    await controller.stop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
