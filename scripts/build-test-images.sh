@@ -59,9 +59,14 @@ const http = require('node:http');
 const { Duplex } = require('node:stream');
 const os = require('node:os');
 let calls = 0;
+let inflight = 0;
+let stdinEnded = false;
+// Without a caller left (stdin closed), the function exits once its calls are answered.
+const exitWhenDone = () => { if (stdinEnded && inflight === 0) process.exit(0); };
 
 async function handle(call, reply, raw) {
   calls++;
+  inflight++;
   const header = (name) => call.headers[name];
   if (header('x-stderr')) process.stderr.write(header('x-stderr') + '\n');
   if (header('x-sleep-ms')) await new Promise((resolve) => setTimeout(resolve, Number(header('x-sleep-ms'))));
@@ -78,6 +83,7 @@ async function handle(call, reply, raw) {
     callId: call.callId, deadline: call.deadline,
   });
   reply(Number(header('x-status') ?? 200), headers, body, Boolean(header('x-chunked')));
+  inflight--;
 }
 
 function serveHttp() {
@@ -96,6 +102,7 @@ function serveHttp() {
     });
   });
   server.keepAliveTimeout = 0;
+  server.httpAllowHalfOpen = true;
   server.requestTimeout = 0;
   server.headersTimeout = 0;
   const socket = new Duplex({
@@ -106,7 +113,9 @@ function serveHttp() {
   socket.setNoDelay = () => socket;
   socket.setKeepAlive = () => socket;
   process.stdin.on('data', (chunk) => { if (!socket.push(chunk)) process.stdin.pause(); });
-  process.stdin.on('end', () => process.exit(0));
+  // The server ends its side once the requests it read are answered.
+  process.stdin.on('end', () => socket.push(null));
+  socket.on('finish', () => process.exit(0));
   server.emit('connection', socket);
 }
 
@@ -128,10 +137,10 @@ function serveJson() {
         const out = { body, content_type: headers['content-type'], protocol: { status_code: status,
           headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])) } };
         process.stdout.write(JSON.stringify(out) + '\n');
-      }, (text) => process.stdout.write(text));
+      }, (text) => process.stdout.write(text)).then(exitWhenDone);
     }
   });
-  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('end', () => { stdinEnded = true; exitWhenDone(); });
 }
 
 if (format === 'http') serveHttp(); else serveJson();
@@ -149,3 +158,12 @@ for format in http json; do
   rm -rf "$context"
   echo "built $image" >&2
 done
+
+# ferrum-test/fn-cold-echo — a `default`-format function: its answer is its request body (cat).
+if ! image_exists ferrum-test/fn-cold-echo; then
+  context="$(mktemp -d)"
+  printf 'FROM ferrum-test/busybox\nCMD ["/bin/cat"]\n' > "$context/Dockerfile"
+  docker build --network none -q -t ferrum-test/fn-cold-echo "$context" >/dev/null
+  rm -rf "$context"
+  echo "built ferrum-test/fn-cold-echo" >&2
+fi
