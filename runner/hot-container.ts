@@ -81,6 +81,8 @@ export class HotContainer {
   /** Resolves once the container is removed from the engine, however it ended. */
   readonly removed = new Promise<void>((resolve) => (this.markRemoved = resolve));
   private readonly decoder: ResponseDecoder;
+  /** Calls answered; until the first, the function may still be booting. */
+  private answered = 0;
 
   private constructor(
     private readonly container: Docker.Container,
@@ -126,11 +128,15 @@ export class HotContainer {
     return !this.dead;
   }
 
-  /** Sends one request and waits for its answer, at most `timeoutMs`. Rejects with HotCallError. */
-  send(request: Buffer, timeoutMs: number): Promise<HotAnswer> {
+  /**
+   * Sends one request and waits for its answer, at most `timeoutMs`, plus `bootMs` on the
+   * container's first call (the function's runtime starting up). Rejects with HotCallError.
+   */
+  send(request: Buffer, timeoutMs: number, bootMs: number): Promise<HotAnswer> {
     if (this.dead || this.call) return Promise.reject(new HotCallError('broken', 'the function container is not available', ''));
+    const limit = this.answered === 0 ? timeoutMs + bootMs : timeoutMs;
     return new Promise<HotAnswer>((resolve, reject) => {
-      const timer = setTimeout(() => this.die('timeout', `the function did not answer within ${timeoutMs} ms`), timeoutMs);
+      const timer = setTimeout(() => this.die('timeout', `the function did not answer within ${timeoutMs} ms`), limit);
       this.call = { resolve, reject, timer, stderr: [], stderrBytes: 0 };
       this.stdin.write(request);
     });
@@ -161,6 +167,7 @@ export class HotContainer {
         return;
       }
       this.call = null;
+      this.answered++;
       clearTimeout(call.timer);
       call.resolve({ response, stderr: Buffer.concat(call.stderr).toString('utf8') });
     }

@@ -24,8 +24,12 @@ export interface HotPoolOptions {
   network: string;
   pidsLimit: number;
   milliCpus: number;
+  /** Allowed on top of the timeout for a new container's first call, while its runtime boots. */
+  bootAllowanceMs?: number;
   log?: Logger;
 }
+
+const DEFAULT_BOOT_ALLOWANCE_MS = 10_000;
 
 const CODECS: Record<string, HotCodec> = { http: httpCodec, json: jsonCodec };
 
@@ -73,7 +77,11 @@ export class HotFunctionPool implements FunctionExecutor {
     }
     const deadline = toRfc3339(Date.now() + invocation.timeoutMs)!;
     try {
-      const { response, stderr } = await container.send(codec.encodeRequest(invocation, deadline), invocation.timeoutMs);
+      const { response, stderr } = await container.send(
+        codec.encodeRequest(invocation, deadline),
+        invocation.timeoutMs,
+        this.options.bootAllowanceMs ?? DEFAULT_BOOT_ALLOWANCE_MS,
+      );
       pool.release(container);
       return { outcome: 'success', status: response.status, headers: response.headers, body: response.body, stderr };
     } catch (error) {

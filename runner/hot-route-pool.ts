@@ -49,7 +49,10 @@ export class HotRoutePool {
     return this.live.size + this.starting;
   }
 
-  /** A container for one call, waiting at most waitMs for one to come free. */
+  /**
+   * A container for one call, waiting at most waitMs for a busy one to come free. The time a
+   * container takes to start for the call is not counted: a first call is not failed by a slow start.
+   */
   acquire(waitMs: number): Promise<HotContainer> {
     if (this.waiters.length === 0 && this.idle.length > 0) return Promise.resolve(this.takeIdle());
     return new Promise<HotContainer>((resolve, reject) => {
@@ -144,6 +147,11 @@ export class HotRoutePool {
   private expire(waiter: Waiter, waitMs: number): void {
     const at = this.waiters.indexOf(waiter);
     if (at < 0) return;
+    if (at < this.starting) {
+      // A container starting now is this call's: its start does not count against the call.
+      waiter.timer = setTimeout(() => this.expire(waiter, waitMs), waitMs);
+      return;
+    }
     this.waiters.splice(at, 1);
     waiter.reject(new WaitTimeoutError(`no container of the route came free within ${waitMs} ms (max_concurrency ${this.settings.maxConcurrency})`));
     this.checkEmpty();

@@ -173,9 +173,14 @@ describe('hot containers', () => {
     echoOf(await busy);
   });
 
+  it("do not count a container's start and boot against the first call's timeout", async () => {
+    const result = await pool.invoke(invocation(newApp(), 'json', { timeoutMs: 100 }));
+    expect(echoOf(result).calls).toBe(1);
+  });
+
   it('answer 504 on a timeout, and the overrunning container is replaced', async () => {
     const app = newApp();
-    const first = echoOf(await pool.invoke(invocation(app, 'http', { timeoutMs: 800 })));
+    const first = echoOf(await pool.invoke(invocation(app, 'http')));
     const slow = await pool.invoke(asking(app, 'http', { 'x-sleep-ms': '5000', 'x-stderr': 'started' }, { timeoutMs: 800 }));
     expect(slow).toMatchObject({ outcome: 'timeout', status: 504, stderr: 'started\n' });
     expect(slow.errorMessage).toMatch(/did not answer within 800 ms/);
