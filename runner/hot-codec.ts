@@ -39,6 +39,8 @@ export const HOP_BY_HOP_HEADERS = new Set([
   'te',
   'trailer',
   'upgrade',
+  // A function's server would answer it with an interim response the caller never asked us for.
+  'expect',
 ]);
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

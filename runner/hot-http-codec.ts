@@ -53,6 +53,8 @@ class HttpResponseDecoder implements ResponseDecoder {
   private readonly parser = new HTTPParser(HTTPParser.RESPONSE);
   private readonly completed: HotResponse[] = [];
   private status = 0;
+  /** A 1xx interim response is not the call's answer. */
+  private interim = false;
   private headers: Record<string, string> = {};
   private bodyChunks: Buffer[] = [];
   private bodyBytes = 0;
@@ -72,6 +74,7 @@ class HttpResponseDecoder implements ResponseDecoder {
   /** Returns 1 (skip the body) for statuses that have none. */
   private onHead(status: number, rawHeaders: string[]): number {
     this.status = status;
+    this.interim = status < 200;
     this.headers = {};
     this.bodyChunks = [];
     this.bodyBytes = 0;
@@ -82,7 +85,7 @@ class HttpResponseDecoder implements ResponseDecoder {
       if (lower === 'content-length' || (lower === 'transfer-encoding' && rawHeaders[i + 1]!.toLowerCase() === 'chunked')) framed = true;
       addResponseHeader(this.headers, name, rawHeaders[i + 1]!);
     }
-    if (BODILESS_STATUS.has(status)) return 1;
+    if (this.interim || BODILESS_STATUS.has(status)) return 1;
     if (!framed) throw new FramingError('the function\'s HTTP response has neither Content-Length nor "Transfer-Encoding: chunked"');
     return 0;
   }
@@ -95,6 +98,7 @@ class HttpResponseDecoder implements ResponseDecoder {
   }
 
   private onComplete(): void {
+    if (this.interim) return;
     const body = this.bodyChunks.length === 1 ? this.bodyChunks[0]! : Buffer.concat(this.bodyChunks);
     this.completed.push({ status: this.status, headers: this.headers, body });
     this.bodyChunks = [];
