@@ -50,8 +50,8 @@ bash "$(dirname "$0")/build-node-base-image.sh" ferrum-test/node-base
 # line) format. They answer with a JSON echo of the call (body, method, URL, the X-Echo header, the
 # GREETING env var, the container's hostname and how many calls it has served) and obey request
 # headers: X-Sleep-Ms (wait first), X-Status (status code), X-Header ("name: value" to set),
-# X-Stderr (a line to stderr), X-Exit (exit with that code mid-call), X-Garbage (answer with bytes
-# that break the framing), X-Chunked (http: answer in chunked encoding).
+# X-Stderr (a line to stderr), X-Exit (exit with that code mid-call), X-Allocate-Mb (hold that much
+# memory), X-Garbage (answer with bytes that break the framing), X-Chunked (http: chunked answer).
 # Rebuilt when this program changes (its hash is a label of the images).
 fn_program="$(cat <<'PROGRAM'
 const format = process.argv[2];
@@ -71,6 +71,7 @@ async function handle(call, reply, raw) {
   if (header('x-stderr')) process.stderr.write(header('x-stderr') + '\n');
   if (header('x-sleep-ms')) await new Promise((resolve) => setTimeout(resolve, Number(header('x-sleep-ms'))));
   if (header('x-exit')) process.exit(Number(header('x-exit')));
+  if (header('x-allocate-mb')) globalThis.kept = Buffer.alloc(Number(header('x-allocate-mb')) * 1024 * 1024, 1);
   if (header('x-garbage')) return raw('this is not a valid response\n\n\n');
   const headers = { 'content-type': 'application/json' };
   if (header('x-header')) {

@@ -197,6 +197,13 @@ describe('hot containers', () => {
     expect(echoOf(await pool.invoke(invocation(app, 'json'))).calls).toBe(1);
   });
 
+  it('run under the memory limit of the route: a function allocating beyond it fails with 502', async () => {
+    const app = newApp();
+    const greedy = await pool.invoke(asking(app, 'json', { 'x-allocate-mb': '256' }, { memoryMb: 64 }));
+    expect(greedy).toMatchObject({ outcome: 'error', status: 502, errorMessage: 'the function ran out of memory (limit 64 MiB)' });
+    expect(echoOf(await pool.invoke(asking(app, 'json', { 'x-allocate-mb': '8' }, { memoryMb: 64 }))).calls).toBe(1);
+  });
+
   it('are replaced when the route changes, and the old ones stop', async () => {
     const app = newApp();
     const before = echoOf(await pool.invoke(invocation(app, 'http')));
