@@ -71,6 +71,18 @@ function report(label: string, figures: Figures): void {
   console.log(`    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`);
 }
 
+/**
+ * The hot figures: 10 callers, then one caller alone (the latency of the call path itself,
+ * without calls queueing behind each other for the CPU), and this process's CPU time per call.
+ */
+async function reportHot(label: string, call: () => Promise<void>): Promise<void> {
+  const cpuBefore = process.cpuUsage();
+  report(`${label}, ${HOT_CALLERS} callers`, await drive(HOT_CALLS, HOT_CALLERS, call));
+  const cpu = process.cpuUsage(cpuBefore);
+  console.log(`    this process: ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs CPU per call`);
+  report(`${label}, 1 caller`, await drive(Math.ceil(HOT_CALLS / 5), 1, call));
+}
+
 /** One request of the image's format, for a bare run that serves exactly one call. */
 function bareRequestOf(format: 'http' | 'json' | 'default'): Buffer {
   if (format === 'default') return BODY;
@@ -169,7 +181,7 @@ async function benchDirect(docker: Docker): Promise<void> {
       };
       await drive(500, HOT_CALLERS, call); // starts the containers and warms the JIT
       console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers, max_concurrency ${HOT_CALLERS}`);
-      report('HotFunctionPool', await drive(HOT_CALLS, HOT_CALLERS, call));
+      await reportHot('HotFunctionPool', call);
     }
   } finally {
     await pool.close();
@@ -210,7 +222,7 @@ async function benchHttp(http: HttpClient, url: string): Promise<void> {
     for (const format of ['http', 'json'] as const) {
       await drive(500, HOT_CALLERS, call(`/hot-${format}`));
       console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`);
-      report('POST /r/bench/hot', await drive(HOT_CALLS, HOT_CALLERS, call(`/hot-${format}`)));
+      await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`));
     }
     await benchBareFloors(call('/cold'), 'POST /r/bench/cold');
   } finally {
