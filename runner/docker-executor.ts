@@ -4,12 +4,35 @@ import tar from 'tar-fs';
 import type { RegistryAuth } from '../src/worker/registry-credentials.js';
 import { TtyOutputDecoder } from './tty-output.js';
 
+/** The limits every Ferrum container runs under. */
+export interface ContainerLimits {
+  network: string;
+  memoryBytes: number;
+  pidsLimit: number;
+  nanoCpus: number;
+}
+
+/** Host settings of every container Ferrum starts: its limits, no swap beyond them, fewer privileges. */
+export function hardenedHostConfig(limits: ContainerLimits): Docker.HostConfig {
+  return {
+    NetworkMode: limits.network,
+    Memory: limits.memoryBytes,
+    MemorySwap: limits.memoryBytes,
+    PidsLimit: limits.pidsLimit,
+    NanoCpus: limits.nanoCpus,
+    Privileged: false,
+    SecurityOpt: ['no-new-privileges'],
+    CapDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
+    AutoRemove: false,
+  };
+}
+
 /** A failure of the engine or the image, with the message the task's `msg` should carry. */
 export class ExecutorError extends Error {
   override name = 'ExecutorError';
 }
 
-export interface ContainerSpec {
+export interface ContainerSpec extends ContainerLimits {
   image: string;
   /** Undefined: the image's own command. */
   cmd?: string[];
@@ -19,10 +42,6 @@ export interface ContainerSpec {
   /** A local folder copied to `taskDir` in the container before it starts. */
   filesDir: string;
   taskDir: string;
-  network: string;
-  memoryBytes: number;
-  pidsLimit: number;
-  nanoCpus: number;
 }
 
 export interface ContainerResult {
@@ -36,7 +55,7 @@ function statusOf(error: unknown): number | undefined {
   return (error as { statusCode?: number }).statusCode;
 }
 
-function engineError(action: string, error: unknown): ExecutorError {
+export function engineError(action: string, error: unknown): ExecutorError {
   const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
   const code = (error as { code?: string }).code;
   if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'EACCES') {
@@ -155,17 +174,7 @@ export class DockerExecutor {
       AttachStderr: true,
       Tty: true,
       OpenStdin: false,
-      HostConfig: {
-        NetworkMode: spec.network,
-        Memory: spec.memoryBytes,
-        MemorySwap: spec.memoryBytes,
-        PidsLimit: spec.pidsLimit,
-        NanoCpus: spec.nanoCpus,
-        Privileged: false,
-        SecurityOpt: ['no-new-privileges'],
-        CapDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
-        AutoRemove: false,
-      },
+      HostConfig: hardenedHostConfig(spec),
     };
   }
 

@@ -44,3 +44,127 @@ fi
 
 # ferrum-test/node-base — Node from this machine's files, the base for building the Ferrum image.
 bash "$(dirname "$0")/build-node-base-image.sh" ferrum-test/node-base
+
+# ferrum-test/fn-hot-http and ferrum-test/fn-hot-json — hot functions (Node) that serve calls one
+# after another over stdin/stdout, in the `http` (HTTP/1.1 framing) or `json` (one JSON object per
+# line) format. They answer with a JSON echo of the call (body, method, URL, the X-Echo header, the
+# GREETING env var, the container's hostname and how many calls it has served) and obey request
+# headers: X-Sleep-Ms (wait first), X-Status (status code), X-Header ("name: value" to set),
+# X-Stderr (a line to stderr), X-Exit (exit with that code mid-call), X-Allocate-Mb (hold that much
+# memory), X-Garbage (answer with bytes that break the framing), X-Chunked (http: chunked answer).
+# Rebuilt when this program changes (its hash is a label of the images).
+fn_program="$(cat <<'PROGRAM'
+const format = process.argv[2];
+const http = require('node:http');
+const { Duplex } = require('node:stream');
+const os = require('node:os');
+let calls = 0;
+let inflight = 0;
+let stdinEnded = false;
+// Without a caller left (stdin closed), the function exits once its calls are answered.
+const exitWhenDone = () => { if (stdinEnded && inflight === 0) process.exit(0); };
+
+async function handle(call, reply, raw) {
+  calls++;
+  inflight++;
+  const header = (name) => call.headers[name];
+  if (header('x-stderr')) process.stderr.write(header('x-stderr') + '\n');
+  if (header('x-sleep-ms')) await new Promise((resolve) => setTimeout(resolve, Number(header('x-sleep-ms'))));
+  if (header('x-exit')) process.exit(Number(header('x-exit')));
+  if (header('x-allocate-mb')) globalThis.kept = Buffer.alloc(Number(header('x-allocate-mb')) * 1024 * 1024, 1);
+  if (header('x-garbage')) return raw('this is not a valid response\n\n\n');
+  const headers = { 'content-type': 'application/json' };
+  if (header('x-header')) {
+    const [name, ...value] = header('x-header').split(':');
+    headers[name.trim().toLowerCase()] = value.join(':').trim();
+  }
+  const body = JSON.stringify({
+    calls, hostname: os.hostname(), method: call.method, url: call.url, body: call.body,
+    echo: header('x-echo') ?? null, greeting: process.env.GREETING ?? null,
+    callId: call.callId, deadline: call.deadline,
+  });
+  reply(Number(header('x-status') ?? 200), headers, body, Boolean(header('x-chunked')));
+  inflight--;
+}
+
+function serveHttp() {
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      const call = { method: req.method, url: req.url, headers, body: Buffer.concat(chunks).toString(),
+        callId: headers['fn-call-id'], deadline: headers['fn-deadline'] };
+      handle(call, (status, headers, body, chunked) => {
+        if (!chunked) headers['content-length'] = Buffer.byteLength(body);
+        res.writeHead(status, headers);
+        if (chunked) { res.write(body.slice(0, 5)); res.end(body.slice(5)); } else res.end(body);
+      }, (text) => process.stdout.write(text));
+    });
+  });
+  server.keepAliveTimeout = 0;
+  server.httpAllowHalfOpen = true;
+  server.requestTimeout = 0;
+  server.headersTimeout = 0;
+  const socket = new Duplex({
+    read() { process.stdin.resume(); },
+    write(chunk, _encoding, done) { process.stdout.write(chunk, done); },
+  });
+  socket.setTimeout = () => socket;
+  socket.setNoDelay = () => socket;
+  socket.setKeepAlive = () => socket;
+  process.stdin.on('data', (chunk) => { if (!socket.push(chunk)) process.stdin.pause(); });
+  // The server ends its side once the requests it read are answered.
+  process.stdin.on('end', () => socket.push(null));
+  socket.on('finish', () => process.exit(0));
+  server.emit('connection', socket);
+}
+
+function serveJson() {
+  let pending = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (text) => {
+    pending += text;
+    let newline;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (!line.trim()) continue;
+      const request = JSON.parse(line);
+      const headers = Object.fromEntries(Object.entries(request.protocol.headers).map(([k, v]) => [k.toLowerCase(), v.join(', ')]));
+      const call = { method: request.protocol.method, url: request.protocol.request_url, headers, body: request.body,
+        callId: request.call_id, deadline: request.deadline };
+      handle(call, (status, headers, body) => {
+        const out = { body, content_type: headers['content-type'], protocol: { status_code: status,
+          headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])) } };
+        process.stdout.write(JSON.stringify(out) + '\n');
+      }, (text) => process.stdout.write(text)).then(exitWhenDone);
+    }
+  });
+  process.stdin.on('end', () => { stdinEnded = true; exitWhenDone(); });
+}
+
+if (format === 'http') serveHttp(); else serveJson();
+PROGRAM
+)"
+fn_hash="$(printf '%s' "$fn_program" | sha256sum | cut -c1-16)"
+for format in http json; do
+  image="ferrum-test/fn-hot-$format"
+  current="$(docker image inspect -f '{{ index .Config.Labels "fn.hash" }}' "$image" 2>/dev/null || true)"
+  [ "$current" = "$fn_hash" ] && continue
+  context="$(mktemp -d)"
+  printf '%s\n' "$fn_program" > "$context/fn.js"
+  printf 'FROM ferrum-test/node-base\nCOPY fn.js /fn.js\nLABEL fn.hash=%s\nCMD ["node", "/fn.js", "%s"]\n' "$fn_hash" "$format" > "$context/Dockerfile"
+  docker build --network none -q -t "$image" "$context" >/dev/null
+  rm -rf "$context"
+  echo "built $image" >&2
+done
+
+# ferrum-test/fn-cold-echo — a `default`-format function: its answer is its request body (cat).
+if ! image_exists ferrum-test/fn-cold-echo; then
+  context="$(mktemp -d)"
+  printf 'FROM ferrum-test/busybox\nCMD ["/bin/cat"]\n' > "$context/Dockerfile"
+  docker build --network none -q -t ferrum-test/fn-cold-echo "$context" >/dev/null
+  rm -rf "$context"
+  echo "built ferrum-test/fn-cold-echo" >&2
+fi

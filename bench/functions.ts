@@ -1,0 +1,269 @@
+/**
+ * Functions benchmark.
+ * (a) Hot: a hot echo function (`http` and `json` formats, max_concurrency 10) under 10
+ *     concurrent callers: latency p50/p99 and calls/s (targets: p50 ≤ 5 ms, ≥ 1,000 calls/s).
+ * (b) Cold: a `default`-format echo function (one container per call) beside bare
+ *     `docker run --rm -i` of the same image at the same concurrency (target ≤ 1.2× its wall time).
+ * Each beside bare `docker run --rm -i` runs of the same image, the floor a call without Ferrum pays.
+ *
+ * Through HTTP (`/r/{app}{path}` on a started all-in-one server) when the functions API answers
+ * `POST /v1/apps`; otherwise HotFunctionPool is measured directly, and the cold figure is a
+ * one-container-per-call run through dockerode (the steps of a cold call), as the output says.
+ * BENCH_HOT_CALLS (default 5000), BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import Docker from 'dockerode';
+import { pino } from 'pino';
+import { Pool } from 'undici';
+import { startController } from '../controller/main.js';
+import { hardenedHostConfig } from '../runner/docker-executor.js';
+import type { FunctionInvocation } from '../runner/function-executor.js';
+import { HotFunctionPool } from '../runner/hot-pool.js';
+import { Runner } from '../runner/runner.js';
+import { loadConfig } from '../src/core/config.js';
+import { newObjectId } from '../src/core/ids.js';
+import { HttpClient } from '../test/helpers/http.js';
+import { startTestRedis } from '../test/helpers/redis.js';
+
+const HOT_CALLS = Number(process.env.BENCH_HOT_CALLS ?? 5000);
+const HOT_CALLERS = 10;
+const COLD_CALLS = Number(process.env.BENCH_COLD_CALLS ?? 40);
+const COLD_CALLERS = Number(process.env.BENCH_COLD_CALLERS ?? 4);
+const HOT_IMAGES = { http: 'ferrum-test/fn-hot-http', json: 'ferrum-test/fn-hot-json' } as const;
+const COLD_IMAGE = 'ferrum-test/fn-cold-echo';
+const MEMORY_MB = 128;
+const BODY = Buffer.from('{"hello":"ferrum"}');
+
+interface Figures {
+  /** Sorted, in ms. */
+  latencies: number[];
+  wallMs: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** `total` calls by `callers` concurrent callers, each call timed. */
+async function drive(total: number, callers: number, call: () => Promise<void>): Promise<Figures> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  const caller = async () => {
+    while (next++ < total) {
+      const begun = performance.now();
+      await call();
+      latencies.push(performance.now() - begun);
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  return { latencies: latencies.sort((a, b) => a - b), wallMs: performance.now() - started };
+}
+
+function report(label: string, figures: Figures): void {
+  const { latencies, wallMs } = figures;
+  const rate = latencies.length / (wallMs / 1000);
+  console.log(`    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`);
+}
+
+/**
+ * The hot figures: 10 callers, then one caller alone (the latency of the call path itself,
+ * without calls queueing behind each other for the CPU), and this process's CPU time per call.
+ */
+async function reportHot(label: string, call: () => Promise<void>): Promise<void> {
+  const cpuBefore = process.cpuUsage();
+  report(`${label}, ${HOT_CALLERS} callers`, await drive(HOT_CALLS, HOT_CALLERS, call));
+  const cpu = process.cpuUsage(cpuBefore);
+  console.log(`    this process: ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs CPU per call`);
+  report(`${label}, 1 caller`, await drive(Math.ceil(HOT_CALLS / 5), 1, call));
+}
+
+/** One request of the image's format, for a bare run that serves exactly one call. */
+function bareRequestOf(format: 'http' | 'json' | 'default'): Buffer {
+  if (format === 'default') return BODY;
+  if (format === 'json') {
+    return Buffer.from(`${JSON.stringify({ call_id: 'bare', type: 'sync', body: BODY.toString(), protocol: { type: 'http', method: 'POST', request_url: 'http://localhost/r/bench/hot', headers: {} } })}\n`);
+  }
+  return Buffer.concat([Buffer.from(`POST /r/bench/hot HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${BODY.length}\r\n\r\n`), BODY]);
+}
+
+/** `docker run --rm -i` of the image with the request on stdin; resolves when it has exited. */
+function bareDockerRun(image: string, request: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('docker', ['run', '--rm', '-i', '--network', 'none', '--memory', `${MEMORY_MB}m`, image], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = 0;
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.length));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && output > 0 ? resolve() : reject(new Error(`docker run ${image} exited with ${code}, ${output} bytes of output`))));
+    child.stdin.end(request);
+  });
+}
+
+function collector(into: Buffer[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      into.push(chunk);
+      done();
+    },
+  });
+}
+
+/** A cold call through the engine API: create, attach, start, body on stdin, read stdout to the end, remove. */
+async function coldCallThroughEngine(docker: Docker, image: string, body: Buffer): Promise<void> {
+  const container = await docker.createContainer({
+    Image: image,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: true,
+    Tty: false,
+    HostConfig: hardenedHostConfig({ network: 'none', memoryBytes: MEMORY_MB * 1024 * 1024, pidsLimit: 64, nanoCpus: 1_000_000_000 }),
+  });
+  try {
+    const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
+    const stdout: Buffer[] = [];
+    const ended = new Promise<void>((resolve) => stream.on('end', resolve));
+    docker.modem.demuxStream(stream, collector(stdout), collector([]));
+    await container.start();
+    stream.end(body);
+    const [exit] = (await Promise.all([container.wait(), ended])) as [{ StatusCode: number }, void];
+    if (exit.StatusCode !== 0 || Buffer.concat(stdout).length === 0) throw new Error(`cold call of ${image} failed: exit ${exit.StatusCode}`);
+  } finally {
+    await container.remove({ force: true });
+  }
+}
+
+/** Runs `ferrum` and `bare` in alternating halves so both see the same background load. */
+async function beside(calls: number, callers: number, ferrum: () => Promise<void>, bare: () => Promise<void>): Promise<[Figures, Figures]> {
+  const half = Math.ceil(calls / 2);
+  const merge = (a: Figures, b: Figures): Figures => ({ latencies: [...a.latencies, ...b.latencies].sort((x, y) => x - y), wallMs: a.wallMs + b.wallMs });
+  const ferrumFirst = await drive(half, callers, ferrum);
+  const bareFirst = await drive(half, callers, bare);
+  const bareSecond = await drive(calls - half, callers, bare);
+  const ferrumSecond = await drive(calls - half, callers, ferrum);
+  return [merge(ferrumFirst, ferrumSecond), merge(bareFirst, bareSecond)];
+}
+
+function hotInvocation(format: 'http' | 'json'): FunctionInvocation {
+  return {
+    callId: newObjectId(),
+    appName: 'bench',
+    path: `/hot-${format}`,
+    image: HOT_IMAGES[format],
+    format,
+    memoryMb: MEMORY_MB,
+    timeoutMs: 30_000,
+    idleTimeoutMs: 60_000,
+    maxConcurrency: HOT_CALLERS,
+    method: 'POST',
+    requestUrl: `http://localhost/r/bench/hot-${format}`,
+    headers: { 'content-type': 'application/json' },
+    routeEnv: { FN_FORMAT: format },
+    callEnv: {},
+    body: BODY,
+  };
+}
+
+async function benchDirect(docker: Docker): Promise<void> {
+  console.log('The functions API is not in this build: measuring HotFunctionPool directly (no HTTP hop) and cold calls through dockerode.');
+  const pool = new HotFunctionPool(docker, { labels: { 'ferrum.managed': 'true', 'ferrum.bench': 'functions' }, network: 'none', pidsLimit: 64, milliCpus: 1000 });
+  try {
+    for (const format of ['http', 'json'] as const) {
+      const call = async () => {
+        const result = await pool.invoke({ ...hotInvocation(format), callId: newObjectId() });
+        if (result.status !== 200) throw new Error(`hot call failed: ${result.status} ${result.errorMessage ?? ''}`);
+      };
+      await drive(500, HOT_CALLERS, call); // starts the containers and warms the JIT
+      console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers, max_concurrency ${HOT_CALLERS}`);
+      await reportHot('HotFunctionPool', call);
+    }
+  } finally {
+    await pool.close();
+  }
+  await benchBareFloors(() => coldCallThroughEngine(docker, COLD_IMAGE, BODY), 'cold call through dockerode');
+}
+
+async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string): Promise<void> {
+  console.log(`    floor: bare docker run --rm -i of ${HOT_IMAGES.http}, one call each, ${COLD_CALLERS} at a time`);
+  report('docker run --rm -i', await drive(Math.min(COLD_CALLS, 20), COLD_CALLERS, () => bareDockerRun(HOT_IMAGES.http, bareRequestOf('http'))));
+  await coldCall(); // the first container of an image pays for caches the rest share
+  console.log(`(b) cold echo function (${COLD_IMAGE}, one container per call), ${COLD_CALLS} calls, ${COLD_CALLERS} at a time`);
+  const [cold, bare] = await beside(COLD_CALLS, COLD_CALLERS, coldCall, () => bareDockerRun(COLD_IMAGE, bareRequestOf('default')));
+  report(coldLabel, cold);
+  report('docker run --rm -i', bare);
+  console.log(`    ratio cold/bare wall time: ${(cold.wallMs / bare.wallMs).toFixed(2)}x (target <= 1.2x)`);
+}
+
+/** Creates the routes through the functions API and measures calls at /r/bench/…. */
+async function benchHttp(http: HttpClient, url: string): Promise<void> {
+  console.log('Measuring through HTTP: /r/bench/… on the all-in-one server.');
+  const routes = [
+    { path: '/hot-http', image: HOT_IMAGES.http, format: 'http' },
+    { path: '/hot-json', image: HOT_IMAGES.json, format: 'json' },
+    { path: '/cold', image: COLD_IMAGE, format: 'default' },
+  ];
+  for (const route of routes) {
+    const created = await http.post('/v1/apps/bench/routes', { route: { ...route, type: 'sync', memory: MEMORY_MB, max_concurrency: HOT_CALLERS, timeout: 30, idle_timeout: 60 } });
+    if (created.status >= 300) throw new Error(`creating route ${route.path} failed: ${created.status} ${created.text}`);
+  }
+  const client = new Pool(url, { connections: HOT_CALLERS * 2, pipelining: 1 });
+  const call = (routePath: string) => async () => {
+    const response = await client.request({ path: `/r/bench${routePath}`, method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } });
+    await response.body.arrayBuffer();
+    if (response.statusCode !== 200) throw new Error(`call of ${routePath} answered ${response.statusCode}`);
+  };
+  try {
+    for (const format of ['http', 'json'] as const) {
+      await drive(500, HOT_CALLERS, call(`/hot-${format}`));
+      console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`);
+      await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`));
+    }
+    await benchBareFloors(call('/cold'), 'POST /r/bench/cold');
+  } finally {
+    await client.close();
+  }
+}
+
+async function main(): Promise<void> {
+  execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
+  console.log(`machine: ${os.cpus().length} cores, shared with whatever else runs (figures vary with that load)`);
+  const docker = new Docker();
+  const redis = await startTestRedis();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
+  const config = loadConfig({
+    PORT: '0',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
+    LOG_LEVEL: 'warn',
+    FERRUM_RUNNER_NETWORK: 'none',
+  });
+  const controller = await startController(config);
+  const runner = await Runner.start(config, redis.url, pino({ level: 'warn' }));
+  try {
+    const http = new HttpClient(controller.url, controller.bootstrap!.token);
+    const probe = await http.post('/v1/apps', { app: { name: 'bench' } });
+    if (probe.status === 404 && probe.body?.msg) await benchDirect(docker);
+    else if (probe.status >= 300) throw new Error(`POST /v1/apps answered ${probe.status} ${probe.text}`);
+    else await benchHttp(http, controller.url);
+  } finally {
+    await runner.stop();
+    await controller.stop();
+    await redis.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
