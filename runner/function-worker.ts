@@ -108,6 +108,7 @@ export class FunctionWorker {
     }
     if (!(await calls.start(invocation.appName, invocation.callId))) return;
     const result = await this.invoke(invocation);
+    // In sequence: the record is final before the caller hears back.
     await calls.finish(invocation.appName, invocation.callId, result.outcome, result.errorMessage, result.stderr);
     if (replyTo) await this.bus.publish(replyTo, encodeCallReply(invocation.callId, result));
   }
