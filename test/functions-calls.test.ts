@@ -61,7 +61,7 @@ describe('sync calls of default-format routes', () => {
 
   it('serves routes of several segments with any method and no body', async () => {
     await fn.route('calls', { path: '/deep/er', image: 'ferrum-test/fn-echo' });
-    const response = await fn.call('DELETE', 'calls/deep/er');
+    const response = await fn.call('DELETE', 'calls/deep/er/');
     expect(response.status).toBe(200);
     expect(response.text).toContain('body=\n');
     expect(response.text).toContain('method=DELETE');
