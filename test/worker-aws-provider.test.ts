@@ -48,7 +48,7 @@ function reservations(...instances: Instance[]) {
   return { Reservations: [{ Instances: instances }] };
 }
 
-function tagged(id: string, state: string, extra: Partial<Instance> = {}, tags = { [OWNER.key]: OWNER.value, 'ferrum:cluster': CLUSTER, 'ferrum:instance': `runner-of-${id}` }): Instance {
+function tagged(id: string, state: string, extra: Partial<Instance> = {}, tags: Record<string, string> = { [OWNER.key]: OWNER.value, 'ferrum:cluster': CLUSTER, 'ferrum:instance': `runner-of-${id}` }): Instance {
   return {
     InstanceId: id,
     State: { Name: state as 'running' },
