@@ -9,12 +9,14 @@ import {
   type Instance,
   type RunInstancesCommandInput,
 } from '@aws-sdk/client-ec2';
+import { Ajv, type ErrorObject } from 'ajv';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AwsProviderError } from '../controller/providers/aws-errors.js';
 import { awsOwnerTag } from '../controller/providers/aws-owner-tag.js';
 import { AwsInstanceProvider } from '../controller/providers/aws-provider.js';
-import { withAwsDefaults, type AwsAutoscaleInput } from '../controller/providers/aws-settings.js';
+import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../controller/providers/aws-settings.js';
+import { validationError } from '../controller/validation.js';
 import { loadConfig } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { startTestRedis } from './helpers/redis.js';
@@ -382,5 +384,50 @@ describe('owner tag', () => {
     expect(await redis.exists('ferrum:installation:id')).toBe(0);
     expect(() => loadConfig({ FERRUM_AWS_OWNER_TAG: 'no-value-separator' })).toThrow(/FERRUM_AWS_OWNER_TAG must be key=value/);
     expect(() => loadConfig({ FERRUM_AWS_OWNER_TAG: '=value' })).toThrow(/FERRUM_AWS_OWNER_TAG must be key=value/);
+  });
+});
+
+describe('autoscale.aws schema', () => {
+  const validate = new Ajv({ coerceTypes: false, strict: false }).compile(awsAutoscaleSchema);
+
+  function problem(body: unknown): string | undefined {
+    if (validate(body)) return undefined;
+    const error = validationError(validate.errors as ErrorObject[], 'body');
+    return `${error.statusCode} ${error.message}`;
+  }
+
+  it('accepts every spec field', () => {
+    expect(problem({
+      ...CREDENTIALS,
+      region: 'us-gov-west-1',
+      instance_type: 'm7i-flex.large',
+      image_id: 'ami-1',
+      tags: { team: 'a' },
+      key_name: 'k',
+      subnet_ids: ['subnet-1'],
+      availability_zones: ['us-gov-west-1a'],
+      security_groups: ['default'],
+      security_group_ids: ['sg-1'],
+      eips: ['eipalloc-1'],
+      iam_instance_profile: { name: 'p', arn: 'arn:aws:iam::1:instance-profile/p' },
+      block_device_mappings: [{ device_name: '/dev/xvda', no_device: false, ebs: { volume_size: 20, volume_type: 'gp3', encrypted: true } }],
+      user_data: '#!/bin/sh',
+    })).toBeUndefined();
+  });
+
+  it('names the field of each kind of bad input', () => {
+    expect(problem({ access_key_id: 'a' })).toBe('406 secret_access_key is required');
+    expect(problem({ ...CREDENTIALS, region: 'Mars' })).toMatch(/^400 region must match pattern/);
+    expect(problem({ ...CREDENTIALS, instance_type: 7 })).toBe('400 instance_type must be string');
+    expect(problem({ ...CREDENTIALS, subnet_ids: 'subnet-1' })).toBe('400 subnet_ids must be array');
+    expect(problem({ ...CREDENTIALS, tags: { team: 1 } })).toBe('400 tags.team must be string');
+    expect(problem({ ...CREDENTIALS, tags: { 'aws:x': 'y' } })).toBe('400 tags must match pattern "^(?!aws:|ferrum:).{1,128}$"');
+    expect(problem({ ...CREDENTIALS, tags: { 'ferrum:owner': 'me' } })).toMatch(/^400 tags must match pattern/);
+    expect(problem({ ...CREDENTIALS, tags: { ['k'.repeat(129)]: 'v' } })).toMatch(/^400 tags must match pattern/);
+    expect(problem({ ...CREDENTIALS, iam_instance_profile: { arn: 'not-an-arn' } })).toMatch(/^400 iam_instance_profile.arn must match/);
+    expect(problem({ ...CREDENTIALS, block_device_mappings: [{}] })).toBe('406 block_device_mappings[0].device_name is required');
+    expect(problem({ ...CREDENTIALS, block_device_mappings: [{ device_name: '/dev/sdb', ebs: { volume_type: 'floppy' } }] })).toMatch(/^400 block_device_mappings\[0\].ebs.volume_type must be one of: standard, io1/);
+    expect(problem({ ...CREDENTIALS, user_data: 'x'.repeat(16385) })).toMatch(/^400 user_data must NOT have more than 16384 characters/);
+    expect(problem({ ...CREDENTIALS, colour: 'red' })).toMatch(/^400 body must NOT have additional properties/);
   });
 });

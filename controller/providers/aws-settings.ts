@@ -118,7 +118,8 @@ export const awsAutoscaleSchema = {
     tags: {
       type: 'object',
       maxProperties: 40,
-      propertyNames: { minLength: 1, maxLength: 128, not: { pattern: '^(aws:|ferrum:)' } },
+      // EC2 reserves aws:, Ferrum its own ferrum: tags (the owner tag must not be forged).
+      propertyNames: { pattern: '^(?!aws:|ferrum:).{1,128}$' },
       additionalProperties: { type: 'string', maxLength: 256 },
     },
     key_name: { type: 'string' },
