@@ -112,6 +112,7 @@ describe('launch', () => {
     expect(input).toMatchObject({
       MinCount: 1,
       MaxCount: 1,
+      ClientToken: 'inst-1',
       ImageId: 'ami-12345678',
       InstanceType: 'm3.large',
       KeyName: 'ops-key',

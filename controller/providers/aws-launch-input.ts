@@ -79,6 +79,8 @@ export function runInstancesInput(parts: LaunchInputParts): RunInstancesCommandI
   return {
     MinCount: 1,
     MaxCount: 1,
+    // One runner instance id is one launch: a retried request never starts a second machine.
+    ClientToken: parts.request.instanceId,
     ImageId: settings.image_id,
     InstanceType: settings.instance_type as RunInstancesCommandInput['InstanceType'],
     KeyName: settings.key_name,
