@@ -19,6 +19,7 @@ export interface Config {
   schedules: ScheduleConfig;
   runner: RunnerConfig;
   functions: FunctionsConfig;
+  aws: AwsConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
@@ -120,6 +121,21 @@ export interface FunctionsConfig {
   runnerSlots: number;
 }
 
+/** Settings of the AWS instance provider of the cluster autoscaler. */
+export interface AwsConfig {
+  /**
+   * The tag on every EC2 instance this installation launches; only instances carrying it are
+   * ever terminated. Undefined: `ferrum:owner=<this installation's id>`.
+   */
+  ownerTag: { key: string; value: string } | undefined;
+  /** An EC2 API endpoint instead of the region's own (a private endpoint, a local emulator). */
+  endpoint: string | undefined;
+  /** The Ferrum image instances run as `ferrum runner` with the default user_data. */
+  runnerImage: string;
+  /** How long a launch waits for its instance to run before associating an Elastic IP, in seconds. */
+  eipWaitSeconds: number;
+}
+
 type Env = Record<string, string | undefined>;
 
 /** "name=image,name=image" → { name: image }. */
@@ -170,6 +186,14 @@ function taskRetentionMs(env: Env): number {
     throw new Error('FERRUM_TEST_TASK_RETENTION_MS is honoured only with NODE_ENV=test or FERRUM_TEST_MODE=1');
   }
   return Math.max(1, intFrom(env, 'FERRUM_TEST_TASK_RETENTION_MS', 30 * DAY_MS));
+}
+
+/** FERRUM_AWS_OWNER_TAG is "key=value"; the value may be empty, the key may not. */
+function ownerTagFrom(raw: string | undefined): AwsConfig['ownerTag'] {
+  if (raw === undefined || raw === '') return undefined;
+  const at = raw.indexOf('=');
+  if (at <= 0) throw new Error(`FERRUM_AWS_OWNER_TAG must be key=value, got "${raw}"`);
+  return { key: raw.slice(0, at), value: raw.slice(at + 1) };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -228,6 +252,12 @@ export function loadConfig(env: Env = process.env): Config {
       callRetentionMs: Math.max(1000, intFrom(env, 'FERRUM_FUNCTIONS_CALL_RETENTION_MS', 7 * 24 * 3_600_000)),
       maxLogBytes: intFrom(env, 'FERRUM_FUNCTIONS_MAX_LOG_BYTES', 1024 * 1024),
       runnerSlots: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RUNNER_SLOTS', 8)),
+    },
+    aws: {
+      ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),
+      endpoint: nonEmpty(env.FERRUM_AWS_ENDPOINT),
+      runnerImage: env.FERRUM_AWS_RUNNER_IMAGE || 'ferrum:0.1.0',
+      eipWaitSeconds: Math.max(1, intFrom(env, 'FERRUM_AWS_EIP_WAIT_SECONDS', 300)),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
