@@ -4,6 +4,7 @@ import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { RegistryCredentials } from '../src/worker/registry-credentials.js';
 import { resolveSecretKey } from '../src/worker/secret-key.js';
+import { SecretBox } from '../src/worker/secret-box.js';
 import type { TestServer } from './helpers/server.js';
 import { startWorkerServer, WorkerClient } from './helpers/worker.js';
 
@@ -185,7 +186,7 @@ describe('registry credentials', () => {
 
   it('gives a runner the credentials of the registry an image comes from', async () => {
     const redis = new Redis(server.redisUrl);
-    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), () => resolveSecretKey(server.config));
+    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), new SecretBox(() => resolveSecretKey(server.config)));
     try {
       expect(await credentials.forImage(server.projectId, 'registry.example.com/team/app:1')).toMatchObject({ username: 'bob', password: 'very-secret-pw' });
       expect(await credentials.forImage(server.projectId, 'team/app')).toBeUndefined();
