@@ -7,6 +7,7 @@ import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.
 import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
+import { startAutoscaler } from './autoscaler.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
 import { startScheduler } from './scheduler.js';
@@ -53,6 +54,7 @@ export async function startController(
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const scheduler = startScheduler(ctx, app.log);
+    const autoscaler = startAutoscaler(ctx, app.log);
     return {
       app,
       ctx,
@@ -64,6 +66,7 @@ export async function startController(
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
         await scheduler.stop();
+        await autoscaler.stop();
         await historySampler.stop();
         await cacheSweeper.stop();
         await app.close();

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { conflict, notFound } from '../core/errors.js';
 import { loadLua } from '../core/lua.js';
-import type { Cluster, ClusterSecrets } from './cluster-types.js';
+import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
 import type { WorkerKeys } from './keys.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -75,4 +75,14 @@ export class ClusterStore {
   async delete(clusterId: string): Promise<void> {
     await this.redis.multi().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId).exec();
   }
+}
+
+export type { AwsProviderSettings } from './cluster-types.js';
+
+/** What the aws provider of a cluster is constructed from: its aws settings with the credentials decrypted. */
+export function awsProviderSettingsOf(stored: StoredCluster): AwsProviderSettings | undefined {
+  const { aws, docker_email } = stored.cluster.autoscale;
+  const { access_key_id, secret_access_key, docker_auth } = stored.secrets;
+  if (!aws || !access_key_id || !secret_access_key) return undefined;
+  return { ...aws, access_key_id, secret_access_key, docker_auth, docker_email };
 }
