@@ -2,7 +2,7 @@ import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import type { StoredCluster } from '../src/worker/cluster-store.js';
 import type { InstanceRecord } from '../src/worker/instance-store.js';
-import type { RunnerInstance } from '../src/worker/runner-registry.js';
+import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
 import { decideScaling, nextEwma, wantedInstances } from '../src/worker/scaling-plan.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { InstanceProvider } from './providers/instance-provider.js';
@@ -59,7 +59,8 @@ export class ClusterScaler {
       if (record.type === 'ADD' && up) await this.worker.instances.move(clusterId, record.instance_id, ['ADD'], 'LIVE');
       else if (record.type === 'ADD' && now - record.created_at > bootTimeoutMs) await this.kill(record, 'its runner did not register in time');
       else if (record.type === 'LIVE' && !up) await this.kill(record, 'its runner stopped heartbeating');
-      else if (record.type === 'KILL' && !up) await this.terminate(record, provider);
+      // A KILL runner missing for less than a liveness period may only have missed a heartbeat: it gets the time to come back and drain.
+      else if (record.type === 'KILL' && !up && now - record.updated_at >= livenessMsOf(this.config.runner.heartbeatMs)) await this.terminate(record, provider);
       else if (record.type === 'TERMINATE' && now - record.updated_at > terminatedRetentionMs) forgotten.push(record.instance_id);
     }
     await this.worker.instances.remove(clusterId, forgotten);
