@@ -163,6 +163,25 @@ describe('reading, updating and deleting', () => {
     expect(gone.body.msg).toBe(`Cluster ${cluster.id} not found`);
   });
 
+  it('refuses to delete a cluster that still has instances', async () => {
+    const cluster = await create(alice.http, { name: 'busy', autoscale: { provider: 'docker' } });
+    const { openWorkerServices } = await import('../src/worker/services.js');
+    const worker = openWorkerServices(server.running.ctx);
+    try {
+      const now = Date.now();
+      await worker.instances.add({ instance_id: 'i-1', cluster: cluster.id, provider_id: 'c-1', type: 'LIVE', runners: 1, created_at: now, updated_at: now });
+      const refused = await alice.http.delete(`/2/clusters/${cluster.id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ msg: `Cluster ${cluster.id} still has 1 instances: terminate them first` });
+      expect((await alice.http.post(`/2/clusters/${cluster.id}/terminate`)).body).toEqual({ msg: 'Terminating 1 instances' });
+      expect((await alice.http.get(`/2/clusters/${cluster.id}`)).body.cluster.machines).toMatchObject([{ instance_id: 'i-1', type: 'KILL' }]);
+      await worker.instances.move(cluster.id, 'i-1', ['KILL'], 'TERMINATE');
+      expect((await alice.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('shows the built-in default cluster but refuses to change it', async () => {
     expect((await alice.http.get('/2/clusters/default')).body.cluster).toMatchObject({ id: 'default', name: 'default' });
     expect((await alice.http.put('/2/clusters/default', { name: 'x' })).status).toBe(403);
