@@ -7,6 +7,7 @@ import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.
 import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
+import { startAutoscaler } from './autoscaler.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
 import { startScheduler } from './scheduler.js';
@@ -55,6 +56,7 @@ export async function startController(
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
+    const autoscaler = startAutoscaler(ctx, app.log);
     return {
       app,
       ctx,
@@ -67,6 +69,7 @@ export async function startController(
         await mq.stopBackgroundWork();
         await taskSweeper.stop();
         await scheduler.stop();
+        await autoscaler.stop();
         await historySampler.stop();
         await cacheSweeper.stop();
         await app.close();

@@ -23,6 +23,11 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
       },
     );
   };
+  // An instance the autoscaler retired stops by itself once its tasks are done: the process ends with it.
+  void runner.whenStopped().then((cleanly) => {
+    metricsServer.close();
+    process.exit(cleanly ? 0 : 1);
+  });
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   return runner;

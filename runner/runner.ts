@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import Docker from 'dockerode';
@@ -8,6 +7,7 @@ import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { storeIdOf } from '../src/core/store-id.js';
 import { sleep } from '../src/core/time.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
@@ -26,17 +26,13 @@ const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
 
-/** Names this Ferrum installation (Redis + prefix) in container labels, without secrets. */
-export function storeIdOf(redisUrl: string, keyPrefix: string): string {
-  return createHash('sha256').update(`${redisUrl}|${keyPrefix}`).digest('hex').slice(0, 16);
-}
 
 /**
  * The runner daemon: takes tasks of one cluster from BullMQ, runs each in a container,
  * heartbeats as an instance of the cluster, obeys cancels, and drains on stop.
  */
 export class Runner {
-  readonly id = newObjectId();
+  readonly id: string;
   private readonly runs = new Map<string, TaskRun>();
   private readonly identity: RunnerIdentity;
   private readonly executor: DockerExecutor;
@@ -46,6 +42,9 @@ export class Runner {
   private sweepTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopping: Promise<void> | null = null;
+  private retiring = false;
+  private readonly stopped: Promise<boolean>;
+  private markStopped: (cleanly: boolean) => void = () => {};
   private readonly workerConnection;
   private readonly metrics: RunnerMetrics;
   private readonly functions: FunctionWorker;
@@ -62,6 +61,8 @@ export class Runner {
     functionStores: FunctionStores,
     hotFunctions: FunctionExecutor | undefined,
   ) {
+    this.id = config.runner.instanceId ?? newObjectId();
+    this.stopped = new Promise((resolve) => (this.markStopped = resolve));
     this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
     this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', { maxRetriesPerRequest: null, enableAutoPipelining: false });
@@ -198,9 +199,25 @@ export class Runner {
       const livenessMs = livenessMsOf(this.config.runner.heartbeatMs);
       await this.services.runners.heartbeat(this.instance(), livenessMs);
       await this.services.gate.renew(this.heldSlots(), livenessMs);
+      await this.obeyRetirement();
     } catch (error) {
       this.log.warn({ err: error }, 'heartbeat failed');
     }
+  }
+
+  /** An instance set to KILL takes no more tasks, finishes the running ones (however long), then stops. */
+  private async obeyRetirement(): Promise<void> {
+    if (this.stopping || !this.worker) return;
+    const type = await this.services.instances.typeOf(this.cluster, this.id);
+    if (type !== 'KILL' && type !== 'TERMINATE') return;
+    this.log.info({ id: this.id, running: this.runs.size }, 'instance retired: finishing the running tasks, taking no more');
+    this.retiring = true;
+    this.stop().catch((error: unknown) => this.log.error({ err: error }, 'retired runner failed to stop cleanly'));
+  }
+
+  /** Resolves once the runner has stopped (true: cleanly), whether by stop() or because its instance was retired. */
+  whenStopped(): Promise<boolean> {
+    return this.stopped;
   }
 
   private async sweepOrphans(): Promise<void> {
@@ -213,7 +230,13 @@ export class Runner {
 
   /** Drains: takes no new task, lets running ones finish for up to drainMs, then stops them. */
   stop(): Promise<void> {
-    this.stopping ??= this.drain();
+    this.stopping ??= this.drain().then(
+      () => this.markStopped(true),
+      (error: unknown) => {
+        this.markStopped(false);
+        throw error;
+      },
+    );
     return this.stopping;
   }
 
@@ -224,7 +247,9 @@ export class Runner {
     const worker = this.worker;
     if (worker) {
       const closed = worker.close();
-      const drained = await Promise.race([closed.then(() => true), sleep(this.config.runner.drainMs).then(() => false)]);
+      // A retired instance is never cut short: its tasks run to their own timeout.
+      const bound = this.retiring ? new Promise<boolean>(() => {}) : sleep(this.config.runner.drainMs).then(() => false);
+      const drained = await Promise.race([closed.then(() => true), bound]);
       if (!drained) {
         this.log.warn({ tasks: [...this.runs.keys()] }, 'drain time is up: stopping the remaining tasks');
         for (const run of this.runs.values()) run.stop('shutdown');

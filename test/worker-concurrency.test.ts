@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -69,18 +69,18 @@ describe('max_concurrency', () => {
 
   it('gives back the slot of a runner that was killed mid-task', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-      env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: 'gate', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0' },
+      env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: clusters.gate, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0' },
       stdio: 'ignore',
     });
     children.push(child);
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    const stuck = await worker.queue('single', 'echo begin; sleep 60', { cluster: 'gate' });
+    const stuck = await worker.queue('single', 'echo begin; sleep 60', { cluster: clusters.gate });
     await worker.waitFor(stuck, ['running'], 30000);
     child.kill('SIGKILL');
     await exited;
 
-    const next = await worker.queue('single', 'echo after', { cluster: 'gate' });
-    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'gate' }));
+    const next = await worker.queue('single', 'echo after', { cluster: clusters.gate });
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.gate }));
     expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
     expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(/stopped before the task finished/);
     // The gate still holds afterwards: three more tasks never overlap.
@@ -88,4 +88,10 @@ describe('max_concurrency', () => {
     expect(after.map((task) => task.status)).toEqual(['complete', 'complete', 'complete']);
     expect(mostAtOnce(after)).toBe(1);
   }, 60000);
+});
+
+/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
+const clusters = { gate: '' };
+beforeAll(async () => {
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
 });

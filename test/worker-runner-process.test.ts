@@ -8,7 +8,7 @@ import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { RunnerRegistry } from '../src/worker/runner-registry.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -61,18 +61,18 @@ afterAll(async () => {
 describe('a runner process', () => {
   it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
     const port = await freeLoopbackPort();
-    const { child, exited } = spawnRunner('counting', port);
-    await until('the runner to register', async () => (await registry.runnersOf('counting')).runners_total === 4, 20000);
-    expect((await registry.runnersOf('counting')).runners_available).toBe(4);
-    const id = await worker.queue('shell', 'sleep 30', { cluster: 'counting' });
+    const { child, exited } = spawnRunner(clusters.counting, port);
+    await until('the runner to register', async () => (await registry.runnersOf(clusters.counting)).runners_total === 4, 20000);
+    expect((await registry.runnersOf(clusters.counting)).runners_available).toBe(4);
+    const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.counting });
     await worker.waitFor(id, ['running']);
-    await until('a busy slot', async () => (await registry.runnersOf('counting')).runners_available === 3, 5000);
-    const { instances } = await registry.runnersOf('counting');
+    await until('a busy slot', async () => (await registry.runnersOf(clusters.counting)).runners_available === 3, 5000);
+    const { instances } = await registry.runnersOf(clusters.counting);
     expect(instances).toHaveLength(1);
-    expect(instances[0]).toMatchObject({ cluster: 'counting', slots: 4, busy: 1 });
+    expect(instances[0]).toMatchObject({ cluster: clusters.counting, slots: 4, busy: 1 });
     await server.http.post(worker.path(`/tasks/${id}/cancel`));
     await worker.waitFor(id, ['cancelled']);
-    const done = await worker.queue('shell', 'echo done', { cluster: 'counting' });
+    const done = await worker.queue('shell', 'echo done', { cluster: clusters.counting });
     await worker.waitFor(done, ['complete']);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain('ferrum_runner_tasks_total{status="complete"} 1');
@@ -80,12 +80,12 @@ describe('a runner process', () => {
     expect(metrics).toMatch(/ferrum_runner_task_start_seconds_count 2/);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect((await registry.runnersOf('counting')).runners_total).toBe(0);
+    expect((await registry.runnersOf(clusters.counting)).runners_total).toBe(0);
   });
 
   it('killed with SIGKILL mid-task: the task ends as error and its container is removed', async () => {
-    const { child, exited } = spawnRunner('failover');
-    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: 'failover' });
+    const { child, exited } = spawnRunner(clusters.failover);
+    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: clusters.failover });
     await worker.waitFor(id, ['running'], 20000);
     // `running` comes just before the container starts: wait for its first output.
     await until('the task to print', async () => (await worker.log(id)) === 'begin\n', 20000);
@@ -94,7 +94,7 @@ describe('a runner process', () => {
     expect(containersOf(id)).not.toBe('');
 
     const started = Date.now();
-    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'failover' }));
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.failover }));
     const task = await worker.waitFor(id, ['error', 'complete', 'cancelled', 'queued'], 20000);
     expect(task.status).toBe('error');
     expect(task.msg).toMatch(/runner running this task \(\w+\) stopped before the task finished/);
@@ -102,17 +102,17 @@ describe('a runner process', () => {
     expect(Date.now() - started).toBeLessThan(20000);
 
     // The cluster works on: the next task runs on the new runner.
-    const next = await worker.queue('shell', 'echo after', { cluster: 'failover' });
+    const next = await worker.queue('shell', 'echo after', { cluster: clusters.failover });
     expect((await worker.waitFor(next, ['complete', 'error'])).status).toBe('complete');
   });
 
   it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
-    const { child, exited, output } = spawnRunner('draining');
-    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: 'draining' });
+    const { child, exited, output } = spawnRunner(clusters.draining);
+    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: clusters.draining });
     await worker.waitFor(running, ['running'], 20000);
     child.kill('SIGTERM');
     await sleep(300);
-    const later = await worker.queue('shell', 'echo never', { cluster: 'draining' });
+    const later = await worker.queue('shell', 'echo never', { cluster: clusters.draining });
     const code = await exited;
     expect(code, output()).toBe(0);
     expect((await worker.task(running)).status).toBe('complete');
@@ -121,4 +121,10 @@ describe('a runner process', () => {
     expect((await worker.task(later)).status).toBe('queued');
     await server.http.post(worker.path(`/tasks/${later}/cancel`));
   });
+});
+
+/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
+const clusters = { counting: '', failover: '', draining: '' };
+beforeAll(async () => {
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
 });

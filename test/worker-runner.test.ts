@@ -5,7 +5,7 @@ import { Runner } from '../runner/runner.js';
 import { loadConfig } from '../src/core/config.js';
 import { sleep } from '../src/core/time.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, zipOf } from './helpers/worker.js';
+import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, zipOf, createCluster } from './helpers/worker.js';
 
 let server: TestServer;
 let runner: Runner;
@@ -153,9 +153,9 @@ describe('a task runs in a container', () => {
   });
 
   it('stops a log at the configured size with a notice', async () => {
-    const small = await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'small-logs', FERRUM_WORKER_MAX_LOG_BYTES: '100' });
+    const small = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.small_logs, FERRUM_WORKER_MAX_LOG_BYTES: '100' });
     try {
-      const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', { cluster: 'small-logs' });
+      const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', { cluster: clusters.small_logs });
       expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
       const log = await worker.log(id);
       expect(log.startsWith('line 0\nline 1\n')).toBe(true);
@@ -168,8 +168,8 @@ describe('a task runs in a container', () => {
   });
 
   it('stops what still runs when the drain time is up, as an error saying so', async () => {
-    const impatient = await startRunner(server, { FERRUM_RUNNER_CLUSTER: 'short-drain', FERRUM_RUNNER_DRAIN_MS: '300' });
-    const id = await worker.queue('shell', 'sleep 30', { cluster: 'short-drain' });
+    const impatient = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.short_drain, FERRUM_RUNNER_DRAIN_MS: '300' });
+    const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.short_drain });
     await worker.waitFor(id, ['running']);
     const stopping = Date.now();
     await impatient.stop();
@@ -180,14 +180,20 @@ describe('a task runs in a container', () => {
   });
 
   it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
-    const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: 'no-docker' };
+    const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: clusters.no_docker };
     const blind = await Runner.start(loadConfig(env), server.redisUrl, pino({ level: 'silent' }), new Docker({ socketPath: '/nonexistent/docker.sock' }));
     try {
-      const id = await worker.queue('echo', '', { cluster: 'no-docker' });
+      const id = await worker.queue('echo', '', { cluster: clusters.no_docker });
       const task = await worker.waitFor(id, ['error', 'complete']);
       expect(task.msg).toContain('Docker engine unavailable');
     } finally {
       await blind.stop();
     }
   });
+});
+
+/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
+const clusters = { small_logs: '', short_drain: '', no_docker: '' };
+beforeAll(async () => {
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
 });

@@ -4,8 +4,9 @@ import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { RegistryCredentials } from '../src/worker/registry-credentials.js';
 import { resolveSecretKey } from '../src/worker/secret-key.js';
+import { SecretBox } from '../src/worker/secret-box.js';
 import type { TestServer } from './helpers/server.js';
-import { startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
 // No runner here: tasks stay queued unless cancelled.
 let server: TestServer;
@@ -142,7 +143,8 @@ describe('listing tasks', () => {
     await other.upload({ name: 'two', image: 'ferrum-test/busybox' });
     const ones: string[] = [];
     for (let i = 0; i < 5; i++) ones.push(await other.queue('one', `p${i}`, { delay: 600 }));
-    const twoA = await other.queue('two', 'a', { cluster: 'edge', delay: 600 });
+    const edge = await createCluster(server.http, 'edge');
+    const twoA = await other.queue('two', 'a', { cluster: edge, delay: 600 });
     const twoB = await other.queue('two', 'b', { delay: 600 });
     await server.http.post(other.path(`/tasks/${ones[1]}/cancel`));
     await server.http.post(other.path(`/tasks/${twoB}/cancel`));
@@ -155,7 +157,7 @@ describe('listing tasks', () => {
     expect(await ids('?cancelled=1&code_name=two')).toEqual([twoB]);
     expect(await ids('?queued=1&cancelled=1&per_page=3')).toEqual([twoB, twoA, ones[4]]);
     expect(await ids('?queued=1&code_name=one')).toEqual([ones[4], ones[3], ones[2], ones[0]]);
-    expect(await ids('?cluster=edge')).toEqual([twoA]);
+    expect(await ids(`?cluster=${edge}`)).toEqual([twoA]);
     expect(await ids('?running=1')).toEqual([]);
     const now = Math.floor(Date.now() / 1000);
     expect((await ids(`?from_time=${now - 60}&to_time=${now + 60}`)).length).toBe(7);
@@ -185,7 +187,7 @@ describe('registry credentials', () => {
 
   it('gives a runner the credentials of the registry an image comes from', async () => {
     const redis = new Redis(server.redisUrl);
-    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), () => resolveSecretKey(server.config));
+    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), new SecretBox(() => resolveSecretKey(server.config)));
     try {
       expect(await credentials.forImage(server.projectId, 'registry.example.com/team/app:1')).toMatchObject({ username: 'bob', password: 'very-secret-pw' });
       expect(await credentials.forImage(server.projectId, 'team/app')).toBeUndefined();

@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
 import { openWorkerServices } from '../../src/worker/services.js';
 import type { PluginOptions } from '../context.js';
+import { clusterRoutes } from './clusters.js';
 import { codeRoutes } from './codes.js';
 import { credentialRoutes } from './credentials.js';
 import { scheduleRoutes } from './schedules.js';
@@ -23,4 +24,5 @@ export const workerV2Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   await app.register(webhookRoutes, options);
   await app.register(stackRoutes, options);
   await app.register(credentialRoutes, options);
+  await app.register(clusterRoutes, options);
 };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest } from '../../src/core/errors.js';
 import { openScheduleServices } from '../../src/worker/schedule-services.js';
 import type { ScheduleRequest } from '../../src/worker/schedules.js';
-import { requireProject } from '../auth-hooks.js';
+import { projectOf, requireProject } from '../auth-hooks.js';
 import { pagingQuery, projectParams, type PagingQuery } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';
 import { requireJsonContentType, taskRequestProperties } from './tasks.js';
@@ -79,6 +79,7 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
     handler: async (request) => {
       const wire = (request.body as { schedules: WireScheduleRequest[] }).schedules;
       const requests = wire.map((one, i) => requestOf(one, wire.length > 1 ? `schedules[${i}].` : ''));
+      await worker.clusterAccess.checkUsable(projectOf(request).userId, requests.map((one) => one.cluster));
       const created = await schedules.create(projectIdOf(request), requests);
       return { msg: 'Scheduled', schedules: created.map((schedule) => ({ id: schedule.id })) };
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import type { TaskRequest } from '../../src/worker/tasks.js';
 import { LIMITS } from '../../src/worker/types.js';
+import { projectOf } from '../auth-hooks.js';
 import { requireProjectOrOwnTask } from './task-token-auth.js';
 import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
 import { taskFilterOf, taskListQuery } from './task-query.js';
@@ -55,6 +56,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
       const { tasks } = request.body as { tasks: TaskRequest[] };
+      await worker.clusterAccess.checkUsable(projectOf(request).userId, tasks.map((task) => task.cluster));
       const queued = await worker.queueing.queue(projectIdOf(request), tasks);
       return { msg: 'Queued up', tasks: queued.map((task) => ({ id: task.id })) };
     },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { requireProject } from '../auth-hooks.js';
+import { projectOf, requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
 import { taskRequestProperties } from './tasks.js';
 import type { WorkerRouteOptions } from './route-options.js';
@@ -32,6 +32,7 @@ export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
       const query = request.query as { code_name: string; priority?: number; cluster?: string; timeout?: number; delay?: number };
+      await worker.clusterAccess.checkUsable(projectOf(request).userId, [query.cluster]);
       const payload = typeof request.body === 'string' ? request.body : '';
       const [task] = await worker.queueing.queue(projectId, [{ ...query, payload }]);
       return { id: task!.id, msg: 'Queued up' };

@@ -20,6 +20,7 @@ export interface Config {
   runner: RunnerConfig;
   functions: FunctionsConfig;
   aws: AwsConfig;
+  autoscaler: AutoscalerConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
@@ -80,9 +81,31 @@ export interface ScheduleConfig {
   minIntervalSeconds: number;
 }
 
+/** Settings of the cluster autoscaler (a leader-elected loop on the controllers). */
+export interface AutoscalerConfig {
+  /** How often the leader scales clusters and moves instances along ADD → LIVE → KILL → TERMINATE (0 = never). */
+  intervalMs: number;
+  /** Weight of the newest demand figure in the cluster's ewma (0 < alpha <= 1). */
+  ewmaAlpha: number;
+  /** Least time between two scaling actions on one cluster. */
+  cooldownMs: number;
+  /** An instance whose runner has not registered this long after launch is retired. */
+  bootTimeoutMs: number;
+  /** How long TERMINATE instance records stay visible in stats. */
+  terminatedRetentionMs: number;
+  /** The Ferrum image the docker provider runs runner containers from. */
+  dockerImage: string;
+  /** The Docker socket mounted into runner containers (the engine their tasks run on). */
+  dockerSocket: string;
+  /** The Redis URL launched runners use; the controller's own when unset. */
+  runnerRedisUrl: string | undefined;
+}
+
 /** Settings of one runner daemon. */
 export interface RunnerConfig {
   cluster: string;
+  /** The autoscaler's instance record this runner is (FERRUM_RUNNER_INSTANCE_ID); a fresh id when unset. */
+  instanceId: string | undefined;
   slots: number;
   network: string;
   memoryMb: number;
@@ -196,6 +219,14 @@ function ownerTagFrom(raw: string | undefined): AwsConfig['ownerTag'] {
   return { key: raw.slice(0, at), value: raw.slice(at + 1) };
 }
 
+function fractionFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!(value > 0 && value <= 1)) throw new Error(`${name} must be a number in (0, 1], got "${raw}"`);
+  return value;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -229,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     runner: {
       cluster: env.FERRUM_RUNNER_CLUSTER || 'default',
+      instanceId: nonEmpty(env.FERRUM_RUNNER_INSTANCE_ID),
       slots: Math.max(1, intFrom(env, 'FERRUM_RUNNER_SLOTS', 2)),
       network: env.FERRUM_RUNNER_NETWORK || 'none',
       memoryMb: intFrom(env, 'FERRUM_RUNNER_MEMORY_MB', 512),
@@ -258,6 +290,16 @@ export function loadConfig(env: Env = process.env): Config {
       endpoint: nonEmpty(env.FERRUM_AWS_ENDPOINT),
       runnerImage: env.FERRUM_AWS_RUNNER_IMAGE || 'ferrum:0.1.0',
       eipWaitSeconds: Math.max(1, intFrom(env, 'FERRUM_AWS_EIP_WAIT_SECONDS', 300)),
+},
+    autoscaler: {
+      intervalMs: intFrom(env, 'FERRUM_AUTOSCALER_INTERVAL_MS', 10_000),
+      ewmaAlpha: fractionFrom(env, 'FERRUM_AUTOSCALER_EWMA_ALPHA', 0.3),
+      cooldownMs: intFrom(env, 'FERRUM_AUTOSCALER_COOLDOWN_MS', 60_000),
+      bootTimeoutMs: Math.max(1000, intFrom(env, 'FERRUM_AUTOSCALER_BOOT_TIMEOUT_MS', 300_000)),
+      terminatedRetentionMs: intFrom(env, 'FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS', 3_600_000),
+      dockerImage: env.FERRUM_AUTOSCALER_DOCKER_IMAGE || 'ferrum',
+      dockerSocket: env.FERRUM_AUTOSCALER_DOCKER_SOCKET || '/var/run/docker.sock',
+      runnerRedisUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_REDIS_URL),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),

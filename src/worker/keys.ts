@@ -120,6 +120,22 @@ export class WorkerKeys {
   clusterInstances(cluster: string) {
     return this.keys.of(`{wc:${cluster}}`, 'instances');
   }
+  /** A user-made cluster's record (configuration JSON and sealed secrets). */
+  cluster(clusterId: string) {
+    return this.keys.of('{clusters}', 'cluster', clusterId);
+  }
+  /** Set of the ids of every user-made cluster. */
+  clusterIndex() {
+    return this.keys.of('{clusters}', 'all');
+  }
+  /** Hash instance id → JSON of the autoscaler's instance record (type ADD/LIVE/KILL/TERMINATE). */
+  clusterMachines(cluster: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'machines');
+  }
+  /** Hash of the autoscaler's figures for one cluster: ewma, last scaling time. */
+  clusterScaling(cluster: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'scaling');
+  }
   /** A task token's grant, by the token's SHA-256. */
   taskToken(digest: string) {
     return this.keys.of('w', 'task-token', digest);

@@ -1,7 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { badRequest, notAcceptable } from '../core/errors.js';
 import type { WorkerKeys } from './keys.js';
+import type { SecretBox } from './secret-box.js';
 
 /** Docker registry credentials, the shape Docker's pull API takes. */
 export interface RegistryAuth {
@@ -52,40 +52,18 @@ export function registryOfImage(image: string): string {
 
 /** Per-project registry credentials, AES-256-GCM encrypted at rest, never returned by the API. */
 export class RegistryCredentials {
-  private key: Buffer | null = null;
-
-  /** `secretKey` is read on first use, so processes that never touch credentials make no key file. */
   constructor(
     private readonly redis: Redis,
     private readonly keys: WorkerKeys,
-    private readonly secretKey: () => Buffer,
+    private readonly box: SecretBox,
   ) {}
 
-  private get cipherKey(): Buffer {
-    this.key ??= this.secretKey();
-    return this.key;
-  }
-
   async save(projectId: string, auth: RegistryAuth): Promise<void> {
-    await this.redis.hset(this.keys.registryAuth(projectId), normalizeRegistry(auth.serveraddress), this.encrypt(JSON.stringify(auth)));
+    await this.redis.hset(this.keys.registryAuth(projectId), normalizeRegistry(auth.serveraddress), this.box.seal(JSON.stringify(auth)));
   }
 
   async forImage(projectId: string, image: string): Promise<RegistryAuth | undefined> {
     const sealed = await this.redis.hget(this.keys.registryAuth(projectId), registryOfImage(image));
-    return sealed ? (JSON.parse(this.decrypt(sealed)) as RegistryAuth) : undefined;
-  }
-
-  private encrypt(text: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.cipherKey, iv);
-    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
-  }
-
-  private decrypt(sealed: string): string {
-    const raw = Buffer.from(sealed, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.cipherKey, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return sealed ? (JSON.parse(this.box.open(sealed)) as RegistryAuth) : undefined;
   }
 }

@@ -3,14 +3,21 @@ import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, type KeySpace } from '../core/redis.js';
+import { ClusterAccess } from './cluster-access.js';
+import { ClusterStatus } from './cluster-status.js';
+import { ClusterStore } from './cluster-store.js';
+import { ClusterTermination } from './cluster-termination.js';
 import { CodeStore } from './code-store.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { TaskDistribution } from './distribution.js';
 import { WorkerKeys } from './keys.js';
+import { InstanceStore } from './instance-store.js';
 import { RedisBlobStore } from './redis-blobs.js';
 import { RegistryCredentials } from './registry-credentials.js';
 import { RunnerRegistry } from './runner-registry.js';
+import { SecretBox } from './secret-box.js';
 import { resolveSecretKey } from './secret-key.js';
+import { ScalingStates } from './scaling-state.js';
 import { TaskQueuePause } from './task-queue-pause.js';
 import { TaskStats } from './task-stats.js';
 import { TaskTokens } from './task-tokens.js';
@@ -32,6 +39,12 @@ export interface WorkerServices {
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
   runners: RunnerRegistry;
+  clusters: ClusterStore;
+  clusterAccess: ClusterAccess;
+  instances: InstanceStore;
+  scaling: ScalingStates;
+  clusterStatus: ClusterStatus;
+  termination: ClusterTermination;
   close(): Promise<void>;
 }
 
@@ -51,6 +64,11 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
   const tasks = new TaskStore(redis, workerKeys);
   const statuses = new TaskStatusChanges(redis, workerKeys, config.worker.taskRetentionMs, new ActivityHistory(redis, keys));
   const distribution = new TaskDistribution(bullConnection, workerKeys);
+  const secrets = new SecretBox(() => resolveSecretKey(config));
+  const runners = new RunnerRegistry(redis, workerKeys);
+  const clusters = new ClusterStore(redis, workerKeys, secrets);
+  const instances = new InstanceStore(redis, workerKeys);
+  const scaling = new ScalingStates(redis, workerKeys);
   return {
     keys: workerKeys,
     codes,
@@ -62,8 +80,14 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     taskTokens: new TaskTokens(redis, workerKeys),
     queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
-    credentials: new RegistryCredentials(redis, workerKeys, () => resolveSecretKey(config)),
-    runners: new RunnerRegistry(redis, workerKeys),
+    credentials: new RegistryCredentials(redis, workerKeys, secrets),
+    runners,
+    clusters,
+    clusterAccess: new ClusterAccess(clusters),
+    instances,
+    scaling,
+    clusterStatus: new ClusterStatus(instances, runners, distribution, scaling),
+    termination: new ClusterTermination(instances, runners),
     async close() {
       await distribution.close();
       bullConnection.disconnect();

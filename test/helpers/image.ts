@@ -24,10 +24,10 @@ export async function docker(...args: string[]): Promise<string> {
  * Docker's layer cache makes this quick when neither package-lock.json nor the sources changed.
  * The build stage installs packages from the npm registry, reachable only with --network host.
  */
-export async function buildFerrumImage(): Promise<string> {
+export async function buildFerrumImage(tag = FERRUM_IMAGE): Promise<string> {
   await run('bash', [path.join(repoRoot, 'scripts/build-node-base-image.sh'), NODE_BASE_IMAGE]);
-  await docker('build', '--network', 'host', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '-t', FERRUM_IMAGE, repoRoot);
-  return FERRUM_IMAGE;
+  await docker('build', '--network', 'host', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '-t', tag, repoRoot);
+  return tag;
 }
 
 export interface ContainerState {

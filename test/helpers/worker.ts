@@ -50,6 +50,13 @@ export function uploadForm(data: unknown, zip?: Buffer): FormData {
   return form;
 }
 
+/** Creates a cluster (its owner: the token's user) and returns its id, for tasks routed to runners of their own. */
+export async function createCluster(http: HttpClient, name: string, body: Record<string, unknown> = {}): Promise<string> {
+  const response = await http.post('/2/clusters', { name, ...body });
+  if (response.status !== 200) throw new Error(`cluster create failed: ${response.status} ${response.text}`);
+  return response.body.cluster.id;
+}
+
 export class WorkerClient {
   constructor(
     readonly http: HttpClient,

@@ -1,0 +1,126 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Principal } from '../../src/auth/types.js';
+import { badRequest, conflict, forbidden, notFound } from '../../src/core/errors.js';
+import { newObjectId } from '../../src/core/ids.js';
+import { defaultClusterView, mayUseCluster, resolveCluster } from '../../src/worker/cluster-rules.js';
+import type { StoredCluster } from '../../src/worker/cluster-store.js';
+import type { Cluster, ClusterInput } from '../../src/worker/cluster-types.js';
+import { DEFAULT_CLUSTER } from '../../src/worker/tasks.js';
+import { principalOf, requireToken } from '../auth-hooks.js';
+import type { AppContext } from '../context.js';
+import {
+  clusterListSchema,
+  clusterParams,
+  clusterResponse,
+  clusterStatsResponse,
+  createClusterBody,
+  updateClusterBody,
+} from './cluster-schemas.js';
+import { clusterListEntry, clusterView, instanceView } from './cluster-views.js';
+import type { WorkerRouteOptions } from './route-options.js';
+import { msgSchema } from './views.js';
+
+const mayManage = (principal: Principal, cluster: Cluster) => principal.admin || cluster.user_id === principal.userId;
+const maySee = (principal: Principal, cluster: Cluster) => principal.admin || mayUseCluster(cluster, principal.userId);
+
+/** shared_to names users by id or e-mail; stored as user ids. */
+async function sharedUserIds(ctx: AppContext, names: string[] | undefined): Promise<string[] | undefined> {
+  if (names === undefined) return undefined;
+  const ids: string[] = [];
+  for (const name of names) {
+    const user = await ctx.identity.findUser(name);
+    if (!user) throw badRequest(`shared_to: no user "${name}"`);
+    if (!ids.includes(user.id)) ids.push(user.id);
+  }
+  return ids;
+}
+
+/** Clusters: user-scoped (not under a project), /2/clusters. */
+export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+  app.addHook('preHandler', requireToken(ctx));
+  const clusterIdOf = (request: FastifyRequest) => (request.params as { cluster_id: string }).cluster_id;
+
+  async function visible(request: FastifyRequest): Promise<Cluster> {
+    const clusterId = clusterIdOf(request);
+    if (clusterId === DEFAULT_CLUSTER) return defaultClusterView();
+    const stored = await worker.clusters.find(clusterId);
+    if (!stored || !maySee(principalOf(request), stored.cluster)) throw notFound(`Cluster ${clusterId} not found`);
+    return stored.cluster;
+  }
+
+  /** A cluster the caller owns; others see 404 if they may not even see it, 403 otherwise. */
+  async function owned(request: FastifyRequest): Promise<Cluster> {
+    const cluster = await visible(request);
+    if (cluster.id === DEFAULT_CLUSTER) throw forbidden('The default cluster cannot be changed');
+    if (!mayManage(principalOf(request), cluster)) throw forbidden(`Only the owner of cluster ${cluster.id} may change it`);
+    return cluster;
+  }
+
+  const fullView = async (cluster: Cluster) => clusterView(cluster, await worker.clusterStatus.instancesOf(cluster.id));
+
+  app.get('/2/clusters', {
+    schema: { response: { 200: clusterListSchema } },
+    handler: async (request) => {
+      const principal = principalOf(request);
+      return { clusters: (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster)).map(clusterListEntry) };
+    },
+  });
+
+  app.post('/2/clusters', {
+    schema: { body: createClusterBody, response: { 200: clusterResponse } },
+    handler: async (request) => {
+      const input = request.body as ClusterInput;
+      const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
+      const { cluster, secrets } = resolveCluster(base, { ...input, shared_to: await sharedUserIds(ctx, input.shared_to) });
+      await worker.clusters.create(cluster, secrets);
+      return { msg: 'Cluster created', cluster: await fullView(cluster) };
+    },
+  });
+
+  app.get('/2/clusters/:cluster_id', {
+    schema: { params: clusterParams, response: { 200: clusterResponse } },
+    handler: async (request) => ({ cluster: await fullView(await visible(request)) }),
+  });
+
+  app.put('/2/clusters/:cluster_id', {
+    schema: { params: clusterParams, body: updateClusterBody, response: { 200: clusterResponse } },
+    handler: async (request) => {
+      const { id, user_id } = await owned(request);
+      const input = request.body as ClusterInput;
+      const shared = await sharedUserIds(ctx, input.shared_to);
+      const updated = await worker.clusters.update(id, (old: StoredCluster) =>
+        resolveCluster({ id, user_id, now: Date.now() }, { ...input, shared_to: shared }, old),
+      );
+      return { msg: 'Cluster updated', cluster: await fullView(updated) };
+    },
+  });
+
+  app.delete('/2/clusters/:cluster_id', {
+    schema: { params: clusterParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { id } = await owned(request);
+      const active = (await worker.instances.list(id)).filter((instance) => instance.type !== 'TERMINATE');
+      if (active.length > 0) throw conflict(`Cluster ${id} still has ${active.length} instances: terminate them first`);
+      await worker.clusters.delete(id);
+      await worker.instances.forget(id);
+      return { msg: 'Deleted' };
+    },
+  });
+
+  app.get('/2/clusters/:cluster_id/stats', {
+    schema: { params: clusterParams, response: { 200: clusterStatsResponse } },
+    handler: async (request) => {
+      const stats = await worker.clusterStatus.statsOf((await visible(request)).id);
+      return { cluster: { ...stats, instances: stats.instances.map(instanceView) } };
+    },
+  });
+
+  app.post('/2/clusters/:cluster_id/terminate', {
+    schema: { params: clusterParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { id } = await owned(request);
+      const killed = await worker.termination.killAll(id);
+      return { msg: `Terminating ${killed} instances` };
+    },
+  });
+};

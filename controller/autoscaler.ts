@@ -1,0 +1,54 @@
+import Docker from 'dockerode';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
+import { storeIdOf } from '../src/core/store-id.js';
+import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import { registerClusterInstanceGauge } from './cluster-metrics.js';
+import { ClusterScaler } from './cluster-scaler.js';
+import { InstanceProviders } from './providers/provider-factory.js';
+
+export interface RunningAutoscaler {
+  stop(): Promise<void>;
+}
+
+async function scaleAll(worker: WorkerServices, providers: InstanceProviders, scaler: ClusterScaler, log: FastifyBaseLogger, isStopping: () => boolean): Promise<void> {
+  for (const cluster of await worker.clusters.all()) {
+    if (isStopping()) return;
+    try {
+      const stored = await worker.clusters.find(cluster.id);
+      if (stored) await scaler.pass(stored, providers.providerFor(stored));
+    } catch (error) {
+      // One cluster's trouble (a provider refusing) must not hold up the others.
+      log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
+    }
+  }
+}
+
+/** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
+export function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): RunningAutoscaler {
+  const worker = openWorkerServices(ctx);
+  const { autoscaler: settings } = ctx.config;
+  const autoscalerLog = log.child({ component: 'autoscaler' });
+  const providers = new InstanceProviders(
+    { docker: new Docker(), runners: worker.runners, image: settings.dockerImage, socketPath: settings.dockerSocket, ownerId: storeIdOf(ctx.redisUrl, ctx.config.keyPrefix) },
+    autoscalerLog,
+  );
+  const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
+  registerClusterInstanceGauge(ctx.metrics.registry, worker);
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'autoscaler',
+    intervalMs: settings.intervalMs,
+    log: autoscalerLog,
+    work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
+  });
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await worker.close();
+    },
+  };
+}

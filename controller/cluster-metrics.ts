@@ -1,0 +1,23 @@
+import { Gauge, type Registry } from 'prom-client';
+import { INSTANCE_TYPES } from '../src/worker/instance-store.js';
+import type { WorkerServices } from '../src/worker/services.js';
+import { DEFAULT_CLUSTER } from '../src/worker/tasks.js';
+
+/** ferrum_cluster_instances{type}: instances of every cluster by type, read from Redis at scrape time. */
+export function registerClusterInstanceGauge(registry: Registry, worker: WorkerServices): void {
+  new Gauge({
+    name: 'ferrum_cluster_instances',
+    help: 'Instances of all clusters by type (ADD, LIVE, KILL, TERMINATE)',
+    labelNames: ['type'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = new Map<string, number>(INSTANCE_TYPES.map((type) => [type, 0]));
+      const clusterIds = [DEFAULT_CLUSTER, ...(await worker.clusters.all()).map((cluster) => cluster.id)];
+      for (const clusterId of clusterIds) {
+        const { instances } = await worker.clusterStatus.instancesOf(clusterId);
+        for (const instance of instances) counts.set(instance.type, (counts.get(instance.type) ?? 0) + 1);
+      }
+      for (const [type, count] of counts) this.set({ type }, count);
+    },
+  });
+}

@@ -1,0 +1,96 @@
+/** Where a cluster's instances come from (an extension: the spec knows only `aws`). */
+export const PROVIDER_KINDS = ['docker', 'aws', 'static'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export interface BlockDeviceMapping {
+  device_name?: string;
+  no_device?: string;
+  virtual_name?: string;
+  ebs?: {
+    snapshot_id?: string;
+    iops?: number;
+    encrypted?: boolean;
+    delete_on_termination?: boolean;
+    volume_size?: number;
+    volume_type?: string;
+  };
+}
+
+/** The `autoscale.aws` settings as stored: everything but the credentials. */
+export interface AwsClusterSettings {
+  region: string;
+  instance_type: string;
+  image_id?: string;
+  tags?: Record<string, string>;
+  key_name?: string;
+  subnet_ids?: string[];
+  availability_zones?: string[];
+  security_groups?: string[];
+  security_group_ids?: string[];
+  eips?: string[];
+  iam_instance_profile?: { name?: string; arn?: string };
+  block_device_mappings?: BlockDeviceMapping[];
+  user_data?: string;
+}
+
+/** What the aws provider is constructed from: the settings with the credentials decrypted. */
+export interface AwsProviderSettings extends AwsClusterSettings {
+  access_key_id: string;
+  secret_access_key: string;
+  docker_auth?: string;
+  docker_email?: string;
+}
+
+export interface AutoscaleSettings {
+  provider: ProviderKind;
+  disable: boolean;
+  runners_min: number;
+  runners_max: number;
+  runners_per_instance: number;
+  docker_email?: string;
+  aws?: AwsClusterSettings;
+}
+
+/** A user-made cluster without its secrets: safe to show its owner. */
+export interface Cluster {
+  id: string;
+  user_id: string;
+  name: string;
+  /** Bytes per job runner. */
+  memory: number;
+  /** Bytes per job runner. */
+  disk: number;
+  cpu_share: number;
+  /** Ids of the users who may direct their projects' tasks to the cluster. */
+  shared_to: string[];
+  autoscale: AutoscaleSettings;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Secrets of a cluster: stored sealed, never returned. */
+export interface ClusterSecrets {
+  access_key_id?: string;
+  secret_access_key?: string;
+  docker_auth?: string;
+}
+
+/** A create or update request as the API passes it on (already type-checked). */
+export interface ClusterInput {
+  name?: string;
+  memory?: number;
+  disk?: number;
+  cpu_share?: number;
+  shared_to?: string[];
+  autoscale?: {
+    provider?: ProviderKind;
+    disable?: boolean;
+    runners_min?: number;
+    runners_max?: number;
+    runners_per_instance?: number;
+    docker_auth?: string;
+    docker_email?: string;
+    aws?: Partial<AwsClusterSettings> & { access_key_id?: string; secret_access_key?: string };
+  };
+}
+
