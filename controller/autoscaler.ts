@@ -6,6 +6,7 @@ import { storeIdOf } from '../src/core/store-id.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import { registerClusterInstanceGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
+import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
 
 export interface RunningAutoscaler {
@@ -26,12 +27,13 @@ async function scaleAll(worker: WorkerServices, providers: InstanceProviders, sc
 }
 
 /** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
-export function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): RunningAutoscaler {
+export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Promise<RunningAutoscaler> {
   const worker = openWorkerServices(ctx);
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
   const providers = new InstanceProviders(
     { docker: new Docker(), runners: worker.runners, image: settings.dockerImage, socketPath: settings.dockerSocket, ownerId: storeIdOf(ctx.redisUrl, ctx.config.keyPrefix) },
+    { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
   const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
@@ -48,6 +50,7 @@ export function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Runnin
   return {
     async stop() {
       await loop.stop();
+      providers.close();
       await worker.close();
     },
   };

@@ -56,7 +56,7 @@ export async function startController(
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
-    const autoscaler = startAutoscaler(ctx, app.log);
+    const autoscaler = await startAutoscaler(ctx, app.log);
     return {
       app,
       ctx,

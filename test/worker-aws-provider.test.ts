@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AwsProviderError } from '../controller/providers/aws-errors.js';
 import { awsOwnerTag } from '../controller/providers/aws-owner-tag.js';
 import { AwsInstanceProvider } from '../controller/providers/aws-provider.js';
-import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../controller/providers/aws-settings.js';
+import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../src/worker/aws-settings.js';
 import { validationError } from '../controller/validation.js';
 import { loadConfig } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';

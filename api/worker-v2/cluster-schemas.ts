@@ -1,3 +1,4 @@
+import { awsAutoscaleSchema } from '../../src/worker/aws-settings.js';
 import { PROVIDER_KINDS } from '../../src/worker/cluster-types.js';
 import { INSTANCE_TYPES } from '../../src/worker/instance-store.js';
 
@@ -62,10 +63,8 @@ const clusterRequestProperties = {
     properties: {
       ...autoscaleProperties,
       docker_auth: { type: 'string', minLength: 1 },
-      aws: {
-        type: 'object',
-        properties: { ...awsSettingsProperties, access_key_id: { type: 'string', minLength: 1 }, secret_access_key: { type: 'string', minLength: 1 } },
-      },
+      // Credentials are required for aws clusters by the cluster rules, not here: an update may send only tags.
+      aws: { type: 'object', additionalProperties: false, properties: awsAutoscaleSchema.properties },
     },
   },
 } as const;

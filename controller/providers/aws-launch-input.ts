@@ -1,7 +1,7 @@
 import type { BlockDeviceMapping, RunInstancesCommandInput, Tag, TagSpecification } from '@aws-sdk/client-ec2';
 import type { LaunchRequest } from './instance-provider.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
-import type { AwsAutoscaleSettings, AwsBlockDeviceMapping } from './aws-settings.js';
+import type { AwsAutoscaleSettings, AwsBlockDeviceMapping } from '../../src/worker/aws-settings.js';
 import { defaultRunnerUserData, encodeUserData } from './aws-user-data.js';
 
 export const CLUSTER_TAG = 'ferrum:cluster';

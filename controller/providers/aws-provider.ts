@@ -16,7 +16,7 @@ import type { InstanceProvider, LaunchRequest, ProviderInstance } from './instan
 import { AwsProviderError, awsCallError } from './aws-errors.js';
 import { CLUSTER_TAG, INSTANCE_TAG, runInstancesInput, type AwsPlacement } from './aws-launch-input.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
-import type { AwsAutoscaleSettings } from './aws-settings.js';
+import type { AwsAutoscaleSettings } from '../../src/worker/aws-settings.js';
 
 export interface AwsProviderOptions {
   /** The cluster's `autoscale.aws`, decrypted, defaults applied (`withAwsDefaults`). */

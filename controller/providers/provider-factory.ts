@@ -2,8 +2,19 @@ import type Docker from 'dockerode';
 import { awsProviderSettingsOf, type StoredCluster } from '../../src/worker/cluster-store.js';
 import type { RunnerRegistry } from '../../src/worker/runner-registry.js';
 import { DockerInstanceProvider, type DockerProviderOptions } from './docker-provider.js';
+import { withAwsDefaults, type AwsAutoscaleSettings } from '../../src/worker/aws-settings.js';
+import { AwsInstanceProvider } from './aws-provider.js';
+import type { AwsOwnerTag } from './aws-owner-tag.js';
 import type { InstanceProvider } from './instance-provider.js';
 import { StaticInstanceProvider } from './static-provider.js';
+
+/** What every aws provider of this installation shares. */
+export interface AwsProviderDefaults {
+  ownerTag: AwsOwnerTag;
+  runnerImage: string;
+  endpoint?: string;
+  eipWaitSeconds: number;
+}
 
 export interface ProviderLogger {
   warn(details: object, message: string): void;
@@ -13,9 +24,12 @@ export interface ProviderLogger {
 export class InstanceProviders {
   private readonly docker: DockerInstanceProvider;
   private readonly fixed: StaticInstanceProvider;
+  /** One EC2 client per aws cluster, made anew when its settings change. */
+  private readonly awsByCluster = new Map<string, { settingsJson: string; provider: AwsInstanceProvider }>();
 
   constructor(
     deps: { docker: Docker; runners: RunnerRegistry } & DockerProviderOptions,
+    private readonly aws: AwsProviderDefaults,
     private readonly log: ProviderLogger,
   ) {
     this.docker = new DockerInstanceProvider(deps.docker, deps);
@@ -32,10 +46,27 @@ export class InstanceProviders {
         return this.fixed;
       case 'aws': {
         const settings = awsProviderSettingsOf(stored);
-        // The aws provider (AwsInstanceProvider, from these settings and the owner tag) is constructed here once merged.
-        this.log.warn({ cluster: cluster.id, region: settings?.region }, 'aws provider not available: the cluster is not scaled');
-        return null;
+        if (!settings) {
+          this.log.warn({ cluster: cluster.id }, 'aws cluster without credentials: the cluster is not scaled');
+          return null;
+        }
+        return this.awsProviderOf(cluster.id, withAwsDefaults(settings));
       }
     }
+  }
+
+  private awsProviderOf(clusterId: string, settings: AwsAutoscaleSettings): AwsInstanceProvider {
+    const settingsJson = JSON.stringify(settings);
+    const known = this.awsByCluster.get(clusterId);
+    if (known?.settingsJson === settingsJson) return known.provider;
+    known?.provider.destroy();
+    const provider = new AwsInstanceProvider({ ...this.aws, settings });
+    this.awsByCluster.set(clusterId, { settingsJson, provider });
+    return provider;
+  }
+
+  close(): void {
+    for (const { provider } of this.awsByCluster.values()) provider.destroy();
+    this.awsByCluster.clear();
   }
 }

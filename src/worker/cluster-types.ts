@@ -1,20 +1,10 @@
+import type { AwsBlockDeviceMapping } from './aws-settings.js';
+
 /** Where a cluster's instances come from (an extension: the spec knows only `aws`). */
 export const PROVIDER_KINDS = ['docker', 'aws', 'static'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
-export interface BlockDeviceMapping {
-  device_name?: string;
-  no_device?: string;
-  virtual_name?: string;
-  ebs?: {
-    snapshot_id?: string;
-    iops?: number;
-    encrypted?: boolean;
-    delete_on_termination?: boolean;
-    volume_size?: number;
-    volume_type?: string;
-  };
-}
+export type BlockDeviceMapping = AwsBlockDeviceMapping;
 
 /** The `autoscale.aws` settings as stored: everything but the credentials. */
 export interface AwsClusterSettings {
