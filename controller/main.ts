@@ -9,6 +9,8 @@ import { openAppContext } from './app-context.js';
 import { build } from './build.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
+import { startMetricsSampler } from './metrics-sampler.js';
+import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { startScheduler } from './scheduler.js';
 import { writeIronJson } from './iron-json.js';
 import { startPushDeliverer } from './push-deliverer.js';
@@ -53,6 +55,8 @@ export async function startController(
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const scheduler = startScheduler(ctx, app.log);
+    const metricsSampler = startMetricsSampler(ctx, mq, app.log);
+    const stopRedisRoundTrip = startRedisRoundTrip(ctx.redis, ctx.metrics.registry, config.metrics.redisPingMs);
     return {
       app,
       ctx,
@@ -61,6 +65,8 @@ export async function startController(
       bootstrap,
       ironJsonPath,
       async stop() {
+        stopRedisRoundTrip();
+        await metricsSampler.stop();
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
         await scheduler.stop();

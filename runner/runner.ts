@@ -9,6 +9,7 @@ import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
+import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
 import type { HeldSlot } from '../src/worker/concurrency-gate.js';
 import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
@@ -76,7 +77,9 @@ export class Runner {
     const bus = new EventBus(subscriber, redis);
     const keys = new KeySpace(config.keyPrefix);
     const services = openWorkerServices({ config, redis, redisUrl, keys, bus });
+    const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
     const close = () => {
+      stopRoundTrip();
       subscriber.disconnect();
       redis.disconnect();
     };

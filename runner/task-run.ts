@@ -40,6 +40,8 @@ interface Outcome {
 export class TaskRun {
   private readonly abort = new AbortController();
   private slot: HeldSlot | null = null;
+  /** When the task started running (for the run duration); null before. */
+  private runningSince: number | null = null;
 
   constructor(
     private readonly deps: TaskRunDeps,
@@ -82,7 +84,7 @@ export class TaskRun {
       files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
       const started = await worker.statuses.change(this.projectId, this.taskId, { from: ['preparing'], to: 'running', runner: runner.id });
       if (!started.changed) return;
-      this.deps.metrics.started(task.created_at + task.delay * 1000);
+      this.runningSince = this.deps.metrics.started(task.created_at + task.delay * 1000);
       const token = await worker.taskTokens.issue({ project_id: task.project_id, task_id: task.id }, task.timeout * 1000 + TOKEN_GRACE_MS);
       try {
         const outcome = await this.runContainer(task, revision, image, files.dir, token);
@@ -149,7 +151,7 @@ export class TaskRun {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
     const result = await this.deps.worker.statuses.change(this.projectId, this.taskId, { from, to: outcome.status, runner: this.deps.runner.id, fields });
     if (!result.changed) return;
-    this.deps.metrics.finished(outcome.status);
+    this.deps.metrics.finished(outcome.status, this.runningSince);
     await this.retryIfDue(this.taskId);
   }
 

@@ -76,6 +76,12 @@ export class TaskDistribution {
     return this.queueOf(cluster).getJobCountByTypes('wait', 'prioritized', 'delayed');
   }
 
+  /** Jobs of a cluster waiting for a runner (due or delayed) and held by runners now. */
+  async jobCounts(cluster: string): Promise<{ queued: number; active: number }> {
+    const counts = await this.queueOf(cluster).getJobCounts('wait', 'prioritized', 'delayed', 'active');
+    return { queued: (counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0), active: counts.active ?? 0 };
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     this.queues.clear();
