@@ -43,7 +43,7 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
         after = projectIds.length === PROJECT_PAGE ? projectIds[PROJECT_PAGE - 1] : undefined;
       } while (after && !isStopping());
       if (isStopping()) return;
-      const clusters = await clusterTaskCounts(worker.distribution, await knownClusters(ctx.redis, ctx.keys, ctx.config.runner.cluster));
+      const clusters = await clusterTaskCounts(worker.distribution, await knownClusters(ctx.redis, worker.keys, ctx.config.runner.cluster));
       gauges.publish({ deepestQueues: deepest.list(), tasks, clusters });
     },
   });

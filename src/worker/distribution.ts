@@ -45,6 +45,7 @@ export class TaskDistribution {
     const now = Date.now();
     const byCluster = new Map<string, Task[]>();
     for (const task of tasks) byCluster.set(task.cluster, [...(byCluster.get(task.cluster) ?? []), task]);
+    if (byCluster.size > 0) await this.connection.sadd(this.keys.clusters(), ...byCluster.keys());
     await Promise.all(
       [...byCluster].map(([cluster, group]) =>
         this.queueOf(cluster).addBulk(

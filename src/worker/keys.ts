@@ -88,6 +88,10 @@ export class WorkerKeys {
   taskToken(digest: string) {
     return this.keys.of('w', 'task-token', digest);
   }
+  /** Set of every cluster tasks were ever queued to (bounded by the number of clusters; for metrics). */
+  clusters() {
+    return this.keys.of('w', 'clusters');
+  }
   /** Pub/sub channel carrying the ids of cancelled tasks. */
   cancelChannel() {
     return this.keys.of('w', 'cancel');

@@ -1,10 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../core/redis.js';
 import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from './keys.js';
 import { TASK_STATUSES, type TaskStatus } from './types.js';
-
-const SCAN_COUNT = 500;
 
 export type TaskCounts = Record<TaskStatus, number>;
 
@@ -23,21 +20,9 @@ export async function addTaskCounts(redis: Redis, keys: WorkerKeys, projectIds: 
   });
 }
 
-/** Clusters that have runner instances registered, plus `always` (the default cluster). */
-export async function knownClusters(redis: Redis, keySpace: KeySpace, always: string): Promise<string[]> {
-  const clusters = new Set([always]);
-  const pattern = keySpace.of('{wc:*}', 'instances');
-  const shape = /\{wc:(.*)\}:instances$/;
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
-    cursor = next;
-    for (const key of found) {
-      const cluster = shape.exec(key)?.[1];
-      if (cluster !== undefined) clusters.add(cluster);
-    }
-  } while (cursor !== '0');
-  return [...clusters].sort();
+/** Every cluster tasks were ever queued to, plus `always` (the default cluster), sorted. */
+export async function knownClusters(redis: Redis, keys: WorkerKeys, always: string): Promise<string[]> {
+  return [...new Set([always, ...(await redis.smembers(keys.clusters()))])].sort();
 }
 
 /** Tasks waiting for a runner and held by runners, per cluster (from the clusters' BullMQ queues). */
