@@ -104,17 +104,18 @@ describe('message queue metrics', () => {
     expect(delta('deleted')).toBe(2);
   });
 
-  it('counts messages dropped as expired, by reserve and by the sweeper', async () => {
+  it('counts messages dropped as expired, by reserve, peek, queue info and the sweeper', async () => {
     const before = (await scrape()).value('ferrum_mq_messages_expired_total');
-    const touched = uniqueQueue('expiring');
-    const idle = uniqueQueue('idle');
-    await mq.createQueue(touched, { message_expiration: 1 });
-    await mq.createQueue(idle, { message_expiration: 1 });
-    await mq.postBodies(touched, 'x', 'y');
-    await mq.postBodies(idle, 'z');
+    const [reserved, peeked, looked, idle] = ['reserved', 'peeked', 'looked-at', 'idle'].map((label) => uniqueQueue(label));
+    for (const queue of [reserved, peeked, looked, idle]) {
+      await mq.createQueue(queue, { message_expiration: 1 });
+      await mq.postBodies(queue, 'x', 'y');
+    }
     await sleep(1100);
-    expect(await mq.reserve(touched, { n: 2 })).toEqual([]);
-    await scrapeUntil((metrics) => metrics.value('ferrum_mq_messages_expired_total') - before === 3);
+    expect(await mq.reserve(reserved, { n: 2 })).toEqual([]);
+    expect(await mq.peek(peeked)).toEqual([]);
+    expect((await mq.info(looked)).size).toBe(0);
+    await scrapeUntil((metrics) => metrics.value('ferrum_mq_messages_expired_total') - before === 8);
   });
 
   it('counts messages moved to a dead letter queue', async () => {

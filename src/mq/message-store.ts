@@ -187,7 +187,10 @@ export class MessageStore {
   async peek(ref: QueueRef, n: number): Promise<Message[]> {
     const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n, LIMITS.defaultTimeoutSeconds]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const rows = JSON.parse(String(reply)) as Array<[string, string, number, string, number]>;
+    const result = JSON.parse(String(reply)) as { expired: number; messages: Array<[string, string, number, string, number]> | object };
+    this.metrics?.expired.inc(result.expired);
+    // Lua's JSON encoder writes an empty list as {}.
+    const rows = Array.isArray(result.messages) ? result.messages : [];
     return rows.map(([id, body, reservedCount, headers, timeout]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers), timeout }));
   }
 

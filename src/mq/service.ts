@@ -49,7 +49,7 @@ export class MessageQueue {
     this.keys = new MqKeys(deps.keys);
     this.hub = new WakeHub(deps.bus);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
-    this.queues = new QueueStore(deps.redis, this.keys);
+    this.queues = new QueueStore(deps.redis, this.keys, (expired) => this.metrics?.expired.inc(expired));
     this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log, this.metrics);
     this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log, (expired) =>
