@@ -106,7 +106,7 @@ describe('message queue metrics', () => {
 
   it('counts messages dropped as expired, by reserve, peek, queue info and the sweeper', async () => {
     const before = (await scrape()).value('ferrum_mq_messages_expired_total');
-    const [reserved, peeked, looked, idle] = ['reserved', 'peeked', 'looked-at', 'idle'].map((label) => uniqueQueue(label));
+    const [reserved, peeked, looked, idle] = ['reserved', 'peeked', 'looked-at', 'idle'].map((label) => uniqueQueue(label)) as [string, string, string, string];
     for (const queue of [reserved, peeked, looked, idle]) {
       await mq.createQueue(queue, { message_expiration: 1 });
       await mq.postBodies(queue, 'x', 'y');
