@@ -10,6 +10,8 @@ import { build } from './build.js';
 import { startAutoscaler } from './autoscaler.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
+import { startMetricsSampler } from './metrics-sampler.js';
+import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { writeIronJson } from './iron-json.js';
@@ -57,6 +59,8 @@ export async function startController(
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
     const autoscaler = await startAutoscaler(ctx, app.log);
+    const metricsSampler = startMetricsSampler(ctx, mq, app.log);
+    const stopRedisRoundTrip = startRedisRoundTrip(ctx.redis, ctx.metrics.registry, config.metrics.redisPingMs);
     return {
       app,
       ctx,
@@ -65,6 +69,8 @@ export async function startController(
       bootstrap,
       ironJsonPath,
       async stop() {
+        stopRedisRoundTrip();
+        await metricsSampler.stop();
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
         await taskSweeper.stop();

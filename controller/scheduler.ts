@@ -3,6 +3,7 @@ import type { AppContext } from '../api/context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { openScheduleServices } from '../src/worker/schedule-services.js';
 import { openWorkerServices } from '../src/worker/services.js';
+import { scheduleRunCounter } from '../src/worker/schedule-metrics.js';
 
 export interface RunningScheduler {
   stop(): Promise<void>;
@@ -11,7 +12,7 @@ export interface RunningScheduler {
 /** On the leader controller, queues the runs of schedules as they fall due, every FERRUM_SCHEDULER_TICK_MS. */
 export function startScheduler(ctx: AppContext, log: FastifyBaseLogger): RunningScheduler {
   const worker = openWorkerServices(ctx);
-  const { scheduler } = openScheduleServices(ctx, worker);
+  const { scheduler } = openScheduleServices(ctx, worker, scheduleRunCounter(ctx.metrics.registry));
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,

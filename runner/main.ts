@@ -9,7 +9,7 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
   if (!config.redisUrl) throw new Error('REDIS_URL is required for a standalone runner (the Redis of the controllers)');
   const log: Logger = pino({ level: config.logLevel });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ferrum_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
   const runner = await Runner.start(config, config.redisUrl, log, undefined, registry);
   const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
   const shutdown = (signal: string) => {

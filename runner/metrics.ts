@@ -1,10 +1,14 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { TaskStatus } from '../src/worker/types.js';
 
-/** What a runner reports on /metrics: tasks by final status, slots, and queue-to-start time. */
+// Task waits and runs range from milliseconds to the longest task timeout (an hour).
+const TASK_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+
+/** What a runner reports on /metrics: tasks by final status, slots busy/free, queue wait and run time. */
 export class RunnerMetrics {
   private readonly finishedTasks: Counter<'status'>;
-  private readonly startDelay: Histogram;
+  private readonly queueWait: Histogram;
+  private readonly runDuration: Histogram<'status'>;
 
   constructor(registry: Registry, slots: number, busySlots: () => number) {
     this.finishedTasks = new Counter({
@@ -13,28 +17,42 @@ export class RunnerMetrics {
       labelNames: ['status'] as const,
       registers: [registry],
     });
-    this.startDelay = new Histogram({
-      name: 'ferrum_runner_task_start_seconds',
-      help: 'Time from when a task was due (queued plus its delay) to when it started running',
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    this.queueWait = new Histogram({
+      name: 'ferrum_worker_task_wait_seconds',
+      help: 'Time from when a task was due (queued plus its delay) to when it started running, in seconds',
+      buckets: TASK_SECONDS_BUCKETS,
       registers: [registry],
     });
-    new Gauge({ name: 'ferrum_runner_slots', help: 'Tasks this runner may run at once', registers: [registry] }).set(slots);
+    this.runDuration = new Histogram({
+      name: 'ferrum_worker_task_run_seconds',
+      help: 'Time from when a task started running to when it finished, by final status, in seconds',
+      labelNames: ['status'] as const,
+      buckets: TASK_SECONDS_BUCKETS,
+      registers: [registry],
+    });
     new Gauge({
-      name: 'ferrum_runner_busy_slots',
-      help: 'Tasks this runner is running now',
+      name: 'ferrum_runner_slots',
+      help: 'Task slots of this runner, by state: busy (running a task) or free',
+      labelNames: ['state'] as const,
       registers: [registry],
       collect() {
-        this.set(busySlots());
+        const busy = Math.min(busySlots(), slots);
+        this.set({ state: 'busy' }, busy);
+        this.set({ state: 'free' }, slots - busy);
       },
     });
   }
 
-  finished(status: TaskStatus): void {
-    this.finishedTasks.inc({ status });
+  /** A task started running; returns when, for finished(). */
+  started(dueAt: number): number {
+    const now = Date.now();
+    this.queueWait.observe(Math.max(0, now - dueAt) / 1000);
+    return now;
   }
 
-  started(dueAt: number): void {
-    this.startDelay.observe(Math.max(0, Date.now() - dueAt) / 1000);
+  /** A task ended as `status`; `startedAt` is null when it never ran (it failed while preparing). */
+  finished(status: TaskStatus, startedAt: number | null): void {
+    this.finishedTasks.inc({ status });
+    if (startedAt !== null) this.runDuration.observe({ status }, Math.max(0, Date.now() - startedAt) / 1000);
   }
 }

@@ -10,6 +10,7 @@ import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import { sleep } from '../src/core/time.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
+import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
 import type { HeldSlot } from '../src/worker/concurrency-gate.js';
 import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
@@ -116,7 +117,9 @@ export class Runner {
     const bus = new EventBus(subscriber, redis);
     const keys = new KeySpace(config.keyPrefix);
     const services = openWorkerServices({ config, redis, redisUrl, keys, bus });
+    const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
     const close = () => {
+      stopRoundTrip();
       subscriber.disconnect();
       redis.disconnect();
     };

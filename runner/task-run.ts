@@ -41,6 +41,8 @@ interface Outcome {
 export class TaskRun {
   private readonly abort = new AbortController();
   private slot: HeldSlot | null = null;
+  /** When the task started running (for the run duration); null before. */
+  private runningSince: number | null = null;
 
   constructor(
     private readonly deps: TaskRunDeps,
@@ -83,7 +85,7 @@ export class TaskRun {
       files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
       const started = await worker.statuses.change(this.projectId, this.taskId, { from: ['preparing'], to: 'running', runner: runner.id });
       if (!started.changed) return;
-      this.deps.metrics.started(task.created_at + task.delay * 1000);
+      this.runningSince = this.deps.metrics.started(task.created_at + task.delay * 1000);
       const token = await worker.taskTokens.issue({ project_id: task.project_id, task_id: task.id }, task.timeout * 1000 + TOKEN_GRACE_MS);
       try {
         const outcome = await this.runContainer(task, revision, image, files.dir, token);
@@ -149,7 +151,7 @@ export class TaskRun {
   private async finish(task: Task, from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
     const ended = await this.end(task, { from, to: outcome.status, runner: this.deps.runner.id, fields });
-    if (ended) this.deps.metrics.finished(outcome.status);
+    if (ended) this.deps.metrics.finished(outcome.status, this.runningSince);
   }
 
   /** Ends the task (with its automatic retry, if one is due); whether this call ended it. */

@@ -76,8 +76,9 @@ describe('a runner process', () => {
     await worker.waitFor(done, ['complete']);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain('ferrum_runner_tasks_total{status="complete"} 1');
-    expect(metrics).toContain('ferrum_runner_slots 4');
-    expect(metrics).toMatch(/ferrum_runner_task_start_seconds_count 2/);
+    expect(metrics).toContain('ferrum_runner_slots{state="free"} 4');
+    expect(metrics).toMatch(/ferrum_worker_task_wait_seconds_count 2/);
+    expect(metrics).toMatch(/ferrum_worker_task_run_seconds_count\{status="complete"\} 1/);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect((await registry.runnersOf(clusters.counting)).runners_total).toBe(0);

@@ -29,6 +29,14 @@ export interface Config {
   };
   /** How often the leader samples every project's queue depth for the dashboard's charts; 0 = never. */
   historySampleMs: number;
+  metrics: {
+    /** How often the leader samples gauges that read Redis (queue depth, tasks by state), in ms; 0 = never. */
+    sampleMs: number;
+    /** How many of the deepest queues (over all projects) ferrum_mq_queue_depth_messages reports. */
+    topQueues: number;
+    /** How often each process pings its Redis connection for ferrum_redis_round_trip_seconds, in ms; 0 = never. */
+    redisPingMs: number;
+  };
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
@@ -306,6 +314,11 @@ export function loadConfig(env: Env = process.env): Config {
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
     },
     historySampleMs: intFrom(env, 'FERRUM_HISTORY_SAMPLE_MS', 60_000),
+    metrics: {
+      sampleMs: intFrom(env, 'FERRUM_METRICS_SAMPLE_MS', 15_000),
+      topQueues: Math.max(0, intFrom(env, 'FERRUM_METRICS_TOP_QUEUES', 10)),
+      redisPingMs: intFrom(env, 'FERRUM_METRICS_REDIS_PING_MS', 5000),
+    },
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),

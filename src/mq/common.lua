@@ -64,7 +64,8 @@ local function return_lapsed(ids)
 end
 
 -- Realizes what time has done: due delayed messages become available (released ones at the
--- front), lapsed reservations return to the front, expired messages are dropped.
+-- front), lapsed reservations return to the front, expired messages are dropped. Returns how
+-- many messages expired.
 local function maintain(now)
   local due = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH)
   if #due > 0 then
@@ -85,7 +86,9 @@ local function maintain(now)
     if #in_order > 0 then variadic('ZADD', K_READY, in_order, 2) end
   end
   return_lapsed(redis.call('ZRANGEBYSCORE', K_RESERVED, '-inf', now, 'LIMIT', 0, BATCH))
-  remove_messages(redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, BATCH))
+  local expired = redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, BATCH)
+  remove_messages(expired)
+  return #expired
 end
 
 -- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation

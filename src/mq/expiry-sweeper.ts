@@ -22,6 +22,7 @@ export class ExpirySweeper {
     private readonly keys: MqKeys,
     intervalMs: number,
     log: MqLogger,
+    private readonly onExpired: (count: number) => void = () => {},
   ) {
     this.loop = new LeaderLoop({
       redis,
@@ -66,7 +67,8 @@ export class ExpirySweeper {
       const [next, entries] = await this.redis.zscan(index, cursor, 'COUNT', SCAN_COUNT);
       cursor = next;
       for (let i = 0; i < entries.length; i += 2) {
-        await scripts.sweep.run(this.redis, this.keys.queue({ projectId, name: entries[i]! }));
+        const expired = await scripts.sweep.run<number>(this.redis, this.keys.queue({ projectId, name: entries[i]! }));
+        if (expired > 0) this.onExpired(expired);
         swept += 1;
       }
     } while (cursor !== '0');

@@ -9,6 +9,8 @@ export interface QueueRef {
 // The order common.lua expects them in.
 const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead', 'timeout'] as const;
 
+const SIZE_KEY_PARTS = ['ready', 'delayed', 'reserved'] as const;
+
 // Key lists of recently used queues, so hot queues do not rebuild their key strings per request.
 const CACHED_QUEUES = 10_000;
 
@@ -31,6 +33,12 @@ export class MqKeys {
       this.cache.set(tag, keys);
     }
     return keys;
+  }
+
+  /** The keys whose cardinalities add up to a queue's size (ready, delayed, reserved); not cached, for samplers. */
+  sizeKeys(ref: QueueRef): string[] {
+    const tag = queueTag(ref);
+    return SIZE_KEY_PARTS.map((part) => this.keys.of(tag, part));
   }
 
   /** Hash of one push message's delivery status per subscriber (under the queue's hash tag). */

@@ -6,6 +6,7 @@ import { alertMessageBody, parseFiredAlerts } from './alerts.js';
 import type { MqLogger } from './dead-letters.js';
 import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
 import { LIMITS } from './limits.js';
+import type { MqMetrics } from './metrics.js';
 import type { QueueStore } from './queue-store.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome, scripts } from './scripts.js';
 import type { Message, NewMessage, ReservedMessage } from './types.js';
@@ -22,6 +23,8 @@ export interface ReserveResult {
   messages: ReservedMessage[];
   /** Messages handed to the dead letter outbox by this reserve. */
   movedToDeadLetter: number;
+  /** Messages this reserve found expired and dropped. */
+  expired: number;
   /** When nothing was reserved: the epoch ms at which something becomes available by itself, or -1. */
   nextDueMs: number;
   /** The timeout asked for, else the queue's message_timeout (s). */
@@ -86,9 +89,10 @@ export class MessageStore {
     private readonly keys: MqKeys,
     private readonly queues: QueueStore,
     private readonly log: MqLogger,
+    private readonly metrics: MqMetrics | null = null,
   ) {}
 
-  /** Posts messages in order; returns their ids in the same order. */
+  /** Posts messages in order (counted, whoever posts: clients, alerts, push error reports); returns their ids in the same order. */
   async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
     const ids = messages.map(() => newMessageId());
     await this.insert(
@@ -103,6 +107,7 @@ export class MessageStore {
         message.timeout ?? 0,
       ]),
     );
+    this.metrics?.posted.inc(ids.length);
     return ids;
   }
 
@@ -158,6 +163,7 @@ export class MessageStore {
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
     const result = JSON.parse(String(reply)) as {
       moved: number;
+      expired: number;
       due: number;
       timeout: number;
       alerts: string;
@@ -174,14 +180,17 @@ export class MessageStore {
       timeout,
     }));
     await this.raiseAlerts(ref, result.alerts);
-    return { messages, movedToDeadLetter: result.moved, nextDueMs: result.due, timeout: result.timeout };
+    return { messages, movedToDeadLetter: result.moved, expired: result.expired, nextDueMs: result.due, timeout: result.timeout };
   }
 
   /** The first n available messages, not reserved. */
   async peek(ref: QueueRef, n: number): Promise<Message[]> {
     const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n, LIMITS.defaultTimeoutSeconds]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const rows = JSON.parse(String(reply)) as Array<[string, string, number, string, number]>;
+    const result = JSON.parse(String(reply)) as { expired: number; messages: Array<[string, string, number, string, number]> | object };
+    this.metrics?.expired.inc(result.expired);
+    // Lua's JSON encoder writes an empty list as {}.
+    const rows = Array.isArray(result.messages) ? result.messages : [];
     return rows.map(([id, body, reservedCount, headers, timeout]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers), timeout }));
   }
 

@@ -1,35 +1,65 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { perRegistry } from '../metrics/per-registry.js';
 import type { WakeHub } from './long-poll.js';
+import type { ReserveResult } from './message-store.js';
+import type { PushState } from './push/status.js';
+
+/** What one delivery try (or a lapsed 202) left a subscriber's status as, named for operators. */
+const PUSH_OUTCOMES: Record<PushState, string | null> = {
+  deleted: 'delivered',
+  reserved: 'accepted',
+  retrying: 'retrying',
+  error: 'failed',
+  queued: null,
+};
 
 /** Message queue counters exported on /metrics. */
-export interface MqMetrics {
-  posted: Counter;
-  reserved: Counter;
-  deleted: Counter;
-  deadLettered: Counter;
+export class MqMetrics {
+  readonly posted: Counter;
+  readonly reserved: Counter;
+  readonly deleted: Counter;
+  readonly expired: Counter;
+  readonly deadLettered: Counter;
+  readonly pushDeliveries: Counter<'outcome'>;
+
+  constructor(registry: Registry, hub: WakeHub) {
+    const counter = (name: string, help: string) => new Counter({ name: `ferrum_mq_${name}_total`, help, registers: [registry] });
+    this.posted = counter('messages_posted', 'Messages put on queues by posts, webhooks, alerts and push error reports');
+    this.reserved = counter('messages_reserved', 'Messages handed out by reserve (clients and push delivery)');
+    this.deleted = counter('messages_deleted', 'Messages deleted one by one or in batches (not counting clears)');
+    this.expired = counter('messages_expired', 'Messages dropped because their expiration passed (by reserve, peek, queue info and the expiry sweeper)');
+    this.deadLettered = counter('messages_dead_lettered', 'Messages moved to a dead letter queue by reserve');
+    this.pushDeliveries = new Counter({
+      name: 'ferrum_mq_push_deliveries_total',
+      help: 'Push delivery tries by outcome: delivered (200), accepted (202, awaiting acknowledgement), retrying (failed, will retry), failed (retries used up; reported to the error queue when the queue has one)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'ferrum_mq_long_poll_waiters',
+      help: 'Reserve requests of this process waiting for messages',
+      registers: [registry],
+      collect() {
+        this.set(hub.waiterCount);
+      },
+    });
+  }
+
+  /** Counts what one reserve did: messages handed out, dead-lettered and dropped as expired. */
+  countReserve(result: ReserveResult): void {
+    this.reserved.inc(result.messages.length);
+    this.deadLettered.inc(result.movedToDeadLetter);
+    this.expired.inc(result.expired);
+  }
+
+  /** Counts the subscriber statuses a delivery round ended with. */
+  countPushStatus(status: PushState): void {
+    const outcome = PUSH_OUTCOMES[status];
+    if (outcome) this.pushDeliveries.inc({ outcome });
+  }
 }
 
-const created = new WeakMap<Registry, MqMetrics>();
-
-/** Registers (once per registry) the message queue metrics, and a gauge of waiting long-polls. */
+/** The message queue metrics of a registry, registered on first use. */
 export function mqMetrics(registry: Registry, hub: WakeHub): MqMetrics {
-  const existing = created.get(registry);
-  if (existing) return existing;
-  const counter = (name: string, help: string) => new Counter({ name: `ferrum_mq_${name}_total`, help, registers: [registry] });
-  const metrics: MqMetrics = {
-    posted: counter('messages_posted', 'Messages put on queues by posts and webhooks'),
-    reserved: counter('messages_reserved', 'Messages handed out by reserve'),
-    deleted: counter('messages_deleted', 'Messages deleted one by one or in batches (not counting clears)'),
-    deadLettered: counter('messages_dead_lettered', 'Messages moved to a dead letter queue by reserve'),
-  };
-  new Gauge({
-    name: 'ferrum_mq_long_poll_waiters',
-    help: 'Reserve requests of this process waiting for messages',
-    registers: [registry],
-    collect() {
-      this.set(hub.waiterCount);
-    },
-  });
-  created.set(registry, metrics);
-  return metrics;
+  return perRegistry(registry, 'mq', () => new MqMetrics(registry, hub));
 }

@@ -1,10 +1,10 @@
 -- The first n available messages, without reserving them. ARGV: n, default timeout (s).
--- Returns -1 for a missing queue, else a JSON list of
--- [id, body, reserved_count, push headers or '', reservation timeout (s)].
+-- Returns -1 for a missing queue, else JSON { expired (messages dropped as expired), messages:
+-- list of [id, body, reserved_count, push headers or '', reservation timeout (s)] }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
-maintain(now_ms())
+local expired = maintain(now_ms())
 local ids = redis.call('ZRANGE', K_READY, 0, tonumber(ARGV[1]) - 1)
-if #ids == 0 then return '[]' end
+if #ids == 0 then return cjson.encode({ expired = expired, messages = {} }) end
 local bodies = redis.call('HMGET', K_BODY, unpack(ids))
 local counts = redis.call('HMGET', K_COUNT, unpack(ids))
 local headers = redis.call('HMGET', K_HEADERS, unpack(ids))
@@ -14,4 +14,4 @@ local out = {}
 for i, id in ipairs(ids) do
   out[i] = { id, bodies[i] or '', tonumber(counts[i] or '0'), headers[i] or '', tonumber(timeouts[i] or default) }
 end
-return cjson.encode(out)
+return cjson.encode({ expired = expired, messages = out })

@@ -1,7 +1,7 @@
 -- The queue's stored settings and its size (available + delayed + reserved), after maintain().
--- Returns {} for a missing queue, else { size, field, value, field, value, ... }.
+-- Returns {} for a missing queue, else { size, messages dropped as expired, field, value, field, value, ... }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return {} end
-maintain(now_ms())
-local out = { redis.call('ZCARD', K_READY) + redis.call('ZCARD', K_DELAYED) + redis.call('ZCARD', K_RESERVED) }
+local expired = maintain(now_ms())
+local out = { redis.call('ZCARD', K_READY) + redis.call('ZCARD', K_DELAYED) + redis.call('ZCARD', K_RESERVED), expired }
 for _, item in ipairs(redis.call('HGETALL', K_QUEUE)) do out[#out + 1] = item end
 return out

@@ -18,13 +18,15 @@ export class QueueStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: MqKeys,
+    private readonly onExpired: (count: number) => void = () => {},
   ) {}
 
   /** Settings and size of a queue, or null when it does not exist. */
   async info(ref: QueueRef): Promise<QueueInfo | null> {
     const reply = await scripts.queueInfo.run<(string | number)[]>(this.redis, this.keys.queue(ref));
     if (reply.length === 0) return null;
-    const [size, ...pairs] = reply;
+    const [size, expired, ...pairs] = reply;
+    if (Number(expired) > 0) this.onExpired(Number(expired));
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < pairs.length; i += 2) fields[String(pairs[i])] = String(pairs[i + 1]);
     return {

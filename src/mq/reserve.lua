@@ -3,12 +3,12 @@
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).
 -- ARGV: n, timeout (s; 0 = each message's own, else the queue's), delete ('1' removes the
 -- messages at once), reservation id prefix, default timeout (s).
--- Returns -1 for a missing queue, else JSON { moved, due (next due ms or -1), timeout (the
+-- Returns -1 for a missing queue, else JSON { moved, expired (messages dropped as expired), due (next due ms or -1), timeout (the
 -- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of
 -- [id, body, reserved_count, reservation_id, push headers or '', timeout (s)] }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
 local now = now_ms()
-maintain(now)
+local expired = maintain(now)
 local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
 local delete, prefix = ARGV[3] == '1', ARGV[4]
 local own_timeouts = timeout == 0
@@ -38,6 +38,7 @@ for _ = 1, 10 do
     local count = tonumber(previous[i] or '0')
     if not bodies[i] or not expiry[i] or tonumber(expiry[i]) <= now then
       gone[#gone + 1] = id
+      if expiry[i] then expired = expired + 1 end
     elseif max_reservations and count >= max_reservations then
       redis.call('RPUSH', K_DEAD, cjson.encode({ id = id, body = bodies[i], reserved_count = count, push_headers = headers[i] or '', queue = dead_letter_queue }))
       gone[#gone + 1] = id
@@ -73,4 +74,4 @@ if got > 0 then
   end
 end
 local alerts = (delete or moved > 0) and evaluate_alerts(now) or '[]'
-return cjson.encode({ moved = moved, due = got == 0 and next_due() or -1, timeout = timeout, alerts = alerts, messages = out })
+return cjson.encode({ moved = moved, expired = expired, due = got == 0 and next_due() or -1, timeout = timeout, alerts = alerts, messages = out })

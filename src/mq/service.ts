@@ -47,19 +47,19 @@ export class MessageQueue {
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
-    this.queues = new QueueStore(deps.redis, this.keys);
-    this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log);
     this.hub = new WakeHub(deps.bus);
-    this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
-    this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
+    this.queues = new QueueStore(deps.redis, this.keys, (expired) => this.metrics?.expired.inc(expired));
+    this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log, this.metrics);
+    this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
+    this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log, (expired) =>
+      this.metrics?.expired.inc(expired),
+    );
   }
 
   /** Posts messages (creating the queue when missing); returns their ids in order. */
   async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
-    const ids = await this.messages.post(ref, messages);
-    this.metrics?.posted.inc(ids.length);
-    return ids;
+    return this.messages.post(ref, messages);
   }
 
   /** Deletes all the targets or none (see MessageStore.delete). */
@@ -154,9 +154,8 @@ export class MessageQueue {
   /** One reserve without waiting (dead letters handed over, counted). */
   async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
     const result = await this.messages.reserve(ref, options);
-    this.metrics?.reserved.inc(result.messages.length);
+    this.metrics?.countReserve(result);
     if (result.movedToDeadLetter > 0) {
-      this.metrics?.deadLettered.inc(result.movedToDeadLetter);
       await handOverDeadLetters(this.messages, ref, this.deps.log);
     }
     return result;

@@ -45,6 +45,7 @@ export class TaskDistribution {
     const now = Date.now();
     const byCluster = new Map<string, Task[]>();
     for (const task of tasks) byCluster.set(task.cluster, [...(byCluster.get(task.cluster) ?? []), task]);
+    if (byCluster.size > 0) await this.connection.sadd(this.keys.clusters(), ...byCluster.keys());
     await Promise.all(
       [...byCluster].map(([cluster, group]) =>
         this.queueOf(cluster).addBulk(
@@ -74,6 +75,12 @@ export class TaskDistribution {
 
   async queuedCount(cluster: string): Promise<number> {
     return this.queueOf(cluster).getJobCountByTypes('wait', 'prioritized', 'delayed');
+  }
+
+  /** Jobs of a cluster waiting for a runner (due or delayed) and held by runners now. */
+  async jobCounts(cluster: string): Promise<{ queued: number; active: number }> {
+    const counts = await this.queueOf(cluster).getJobCounts('wait', 'prioritized', 'delayed', 'active');
+    return { queued: (counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0), active: counts.active ?? 0 };
   }
 
   async close(): Promise<void> {

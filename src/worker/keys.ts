@@ -77,6 +77,10 @@ export class WorkerKeys {
   tasksWithStatus(projectId: string, status: TaskStatus) {
     return this.taskListIndex(projectId, { status });
   }
+  /** One per status, in TASK_STATUSES order: the project's tasks by status. */
+  statusIndexes(projectId: string): string[] {
+    return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
+  }
   /** The list indexes a task is in whatever its status (task-lib.lua's ANY group). */
   anyStatusIndexes(projectId: string, task: IndexedTask): string[] {
     const { code_name: codeName, cluster } = task;
@@ -139,6 +143,10 @@ export class WorkerKeys {
   /** A task token's grant, by the token's SHA-256. */
   taskToken(digest: string) {
     return this.keys.of('w', 'task-token', digest);
+  }
+  /** Set of every cluster tasks were ever queued to (bounded by the number of clusters; for metrics). */
+  clusters() {
+    return this.keys.of('w', 'clusters');
   }
   /** Pub/sub channel carrying the ids of cancelled tasks. */
   cancelChannel() {

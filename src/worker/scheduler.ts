@@ -10,6 +10,12 @@ import type { TaskService } from './tasks.js';
 const BATCH = 100;
 
 /**
+ * What became of one due run: its task queued; skipped (the schedule was gone, another scheduler
+ * had claimed the run, or its task was already queued); failed (the task was refused).
+ */
+export type ScheduleRunOutcome = 'queued' | 'skipped' | 'failed';
+
+/**
  * One scheduler pass queues every due run. Each run is claimed atomically first (see
  * claim-schedule-run.lua), so it is queued once even when two schedulers overlap; a claimed run
  * whose task never got queued (its scheduler died) is taken over after `staleClaimMs`.
@@ -20,6 +26,7 @@ export class Scheduler {
     private readonly tasks: TaskStore,
     private readonly queueing: TaskService,
     private readonly staleClaimMs: number,
+    private readonly observe: (outcome: ScheduleRunOutcome) => void = () => {},
   ) {}
 
   async pass(isStopping: () => boolean = () => false): Promise<void> {
@@ -37,11 +44,11 @@ export class Scheduler {
   private async runDue(run: DueRun): Promise<void> {
     const [projectId, scheduleId] = parseMember(run.member) as [string, string];
     const schedule = await this.store.find(projectId, scheduleId);
-    if (!schedule) return;
+    if (!schedule) return this.observe('skipped');
     const now = Date.now();
     const taskId = newObjectId(now);
     const next = nextRun(schedule, run.at, now, schedule.run_count + 1);
-    if (!(await this.store.claim(projectId, scheduleId, run, now, next, taskId))) return;
+    if (!(await this.store.claim(projectId, scheduleId, run, now, next, taskId))) return this.observe('skipped');
     await this.queueRun(schedule, taskId, `${run.member}/${taskId}`);
   }
 
@@ -53,7 +60,10 @@ export class Scheduler {
       const [projectId, scheduleId, taskId] = parseMember(claim.member) as [string, string, string];
       const schedule = await this.store.find(projectId, scheduleId);
       if (schedule) await this.queueRun(schedule, taskId, claim.member);
-      else await this.store.release(claim.member);
+      else {
+        await this.store.release(claim.member);
+        this.observe('skipped');
+      }
     }
   }
 
@@ -63,15 +73,19 @@ export class Scheduler {
    * any other failure keeps the claim for a later pass.
    */
   private async queueRun(schedule: Schedule, taskId: string, claimMember: string): Promise<void> {
+    let outcome: ScheduleRunOutcome = 'skipped';
     try {
       if (!(await this.tasks.find(schedule.project_id, taskId))) {
         await this.queueing.queue(schedule.project_id, [taskRequestOf(schedule)], { schedule: { id: schedule.id, taskId } });
+        outcome = 'queued';
       }
     } catch (error) {
       if (!isHttpError(error)) throw error;
       await this.store.recordError(schedule.project_id, schedule.id, error.message);
+      outcome = 'failed';
     }
     await this.store.release(claimMember);
+    this.observe(outcome);
   }
 }
 

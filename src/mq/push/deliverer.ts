@@ -153,6 +153,7 @@ export class PushDeliverer {
       log,
       maxInFlight: config.queueConcurrency,
       requestTimeoutMs: config.timeoutMs,
+      metrics: mq.metrics,
     });
     return { worker, unsubscribe: this.deps.bus.subscribe(mq.keys.wakeChannel(ref), () => worker.kick()) };
   }

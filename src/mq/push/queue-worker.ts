@@ -1,6 +1,7 @@
 import type { MqLogger } from '../dead-letters.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
+import type { MqMetrics } from '../metrics.js';
 import type { QueueStore } from '../queue-store.js';
 import type { QueueInfo, ReservedMessage } from '../types.js';
 import { runRound, type Send } from './message-round.js';
@@ -15,6 +16,8 @@ export interface QueueWorkerDeps {
   /** Most messages of one queue in delivery at once, so one slow queue cannot take every slot. */
   maxInFlight: number;
   requestTimeoutMs: number;
+  /** Where reserves and delivery outcomes are counted; none when absent. */
+  metrics?: MqMetrics | null;
 }
 
 const RESERVE_BATCH = 100;
@@ -101,6 +104,7 @@ export class QueueWorker {
         const n = this.allowedByRate(queue, Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight));
         if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
+        this.deps.metrics?.countReserve(reserved);
         if (queue.push.rate) this.paceFrom += (reserved.messages.length * 1000) / queue.push.rate;
         if (reserved.messages.length === 0) {
           if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);
@@ -171,6 +175,7 @@ export class QueueWorker {
         firstSubscriber: this.rounds++,
         send: this.deps.send(queue, message.reservationId),
       });
+      for (const status of updates.values()) this.deps.metrics?.countPushStatus(status.status);
       await this.finishRound(queue, { message, reservationId: message.reservationId, updates });
     } catch (error) {
       // The message stays reserved; it comes back when its reservation lapses.

@@ -1,0 +1,58 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
+import { perRegistry } from '../src/metrics/per-registry.js';
+import { SampledGauges } from '../src/metrics/sampled-gauges.js';
+import { TopN } from '../src/metrics/top-n.js';
+import type { QueueRef } from '../src/mq/keys.js';
+import { offerQueueDepths } from '../src/mq/queue-depth.js';
+import type { MessageQueue } from '../src/mq/service.js';
+import { openWorkerServices } from '../src/worker/services.js';
+import { addTaskCounts, clusterTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/task-counts.js';
+
+const PROJECT_PAGE = 100;
+
+export interface RunningMetricsSampler {
+  loop: LeaderLoop;
+  stop(): Promise<void>;
+}
+
+/**
+ * On the leader controller, every FERRUM_METRICS_SAMPLE_MS: the deepest queues, tasks by status
+ * and tasks per cluster, into gauges (see SampledGauges).
+ */
+export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger): RunningMetricsSampler {
+  const { sampleMs, topQueues } = ctx.config.metrics;
+  const registry = ctx.metrics.registry;
+  const gauges = perRegistry(registry, 'sampled-gauges', () => new SampledGauges(registry, 3 * Math.max(sampleMs, 1000)));
+  const worker = openWorkerServices(ctx);
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'metrics-sampler',
+    intervalMs: sampleMs,
+    log,
+    work: async (isStopping) => {
+      const deepest = new TopN<QueueRef>(topQueues);
+      const tasks = emptyTaskCounts();
+      let after: string | undefined;
+      do {
+        const projectIds = await ctx.identity.listProjectIds(after, PROJECT_PAGE);
+        for (const projectId of projectIds) await offerQueueDepths(ctx.redis, mq.keys, projectId, deepest);
+        await addTaskCounts(ctx.redis, worker.keys, projectIds, tasks);
+        after = projectIds.length === PROJECT_PAGE ? projectIds[PROJECT_PAGE - 1] : undefined;
+      } while (after && !isStopping());
+      if (isStopping()) return;
+      const clusters = await clusterTaskCounts(worker.distribution, await knownClusters(ctx.redis, worker.keys, ctx.config.runner.cluster));
+      gauges.publish({ deepestQueues: deepest.list(), tasks, clusters });
+    },
+  });
+  loop.start();
+  return {
+    loop,
+    async stop() {
+      await loop.stop();
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { QueueRef } from '../mq/keys.js';
+import type { TaskCounts } from '../worker/task-counts.js';
+
+/** One pass of the leader's metrics sampler. */
+export interface ControllerSample {
+  /** The deepest queues over all projects, deepest first (at most FERRUM_METRICS_TOP_QUEUES). */
+  deepestQueues: Array<{ item: QueueRef; value: number }>;
+  tasks: TaskCounts;
+  clusters: Map<string, { queued: number; active: number }>;
+}
+
+/**
+ * Gauges the leader controller fills from Redis each sample. Each pass replaces every series, so
+ * the queue depth gauge never holds more than the top N queues; a process that stopped sampling
+ * (it lost the lease) drops its series once they are older than `maxAgeMs`, so only the current
+ * leader reports them.
+ */
+export class SampledGauges {
+  private sampledAt = 0;
+  private readonly queueDepth: Gauge<'project_id' | 'queue'>;
+  private readonly tasks: Gauge<'state'>;
+  private readonly clusterTasks: Gauge<'cluster' | 'state'>;
+
+  constructor(registry: Registry, maxAgeMs: number) {
+    const dropWhenStale = (gauge: Gauge<string>) => {
+      if (Date.now() - this.sampledAt > maxAgeMs) gauge.reset();
+    };
+    this.queueDepth = new Gauge({
+      name: 'ferrum_mq_queue_depth_messages',
+      help: 'Messages (available, delayed and reserved) on the deepest queues over all projects, the top N only',
+      labelNames: ['project_id', 'queue'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
+    this.tasks = new Gauge({
+      name: 'ferrum_worker_tasks',
+      help: 'Task records over all projects, by status',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
+    this.clusterTasks = new Gauge({
+      name: 'ferrum_worker_cluster_tasks',
+      help: 'Tasks per cluster: queued (waiting for a runner, due or delayed) and active (held by a runner)',
+      labelNames: ['cluster', 'state'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
+  }
+
+  publish(sample: ControllerSample): void {
+    this.queueDepth.reset();
+    for (const { item, value } of sample.deepestQueues) this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
+    this.clusterTasks.reset();
+    for (const [cluster, counts] of sample.clusters) {
+      this.clusterTasks.set({ cluster, state: 'queued' }, counts.queued);
+      this.clusterTasks.set({ cluster, state: 'active' }, counts.active);
+    }
+    this.sampledAt = Date.now();
+  }
+}
