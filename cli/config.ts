@@ -24,7 +24,7 @@ export interface ConfigSources {
   cwd: string;
   home: string;
   env: NodeJS.ProcessEnv;
-  /** `--config <file>`: read after the local files. */
+  /** `--iron-json <file>`: read after the local files. */
   configFile?: string;
   flags: ConfigLayer;
 }
@@ -96,7 +96,7 @@ function merge(layers: ConfigLayer[]): ConfigLayer {
  * The platform's configuration scheme, later layers overriding earlier ones: the global
  * `~/.iron.json`, the `IRON_*` environment variables, the local files (`.ferrum/iron.json` as
  * `ferrum start` writes it, or `$FERRUM_DATA_DIR/iron.json`, then `./iron.json`), the file named
- * by `--config`, then the flags.
+ * by `--iron-json`, then the flags.
  */
 export function loadClientConfig(sources: ConfigSources): ClientConfig {
   const dataDir = path.resolve(sources.cwd, sources.env.FERRUM_DATA_DIR || '.ferrum');

@@ -16,7 +16,7 @@ interface GlobalOptions {
   host?: string;
   port?: number;
   protocol?: string;
-  config?: string;
+  ironJson?: string;
   json?: boolean;
 }
 
@@ -24,7 +24,7 @@ export function contextOf(command: Command): CommandContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   const flags = { token: options.token, projectId: options.projectId, host: options.host, port: options.port, protocol: options.protocol };
   try {
-    const config = loadClientConfig(defaultSources(flags, options.config));
+    const config = loadClientConfig(defaultSources(flags, options.ironJson));
     return { api: new ApiClient(config), out: new Output(Boolean(options.json)) };
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, 2);

@@ -14,7 +14,7 @@ const CONFIG_HELP = `
 Configuration, later sources overriding earlier ones (the platform's scheme):
   ~/.iron.json, IRON_TOKEN / IRON_PROJECT_ID / IRON_HOST / IRON_PORT / IRON_PROTOCOL,
   .ferrum/iron.json (written by \`ferrum start\`; $FERRUM_DATA_DIR/iron.json), ./iron.json,
-  --config <file>, then the flags.`;
+  --iron-json <file>, then the flags.`;
 
 /** Settings every command inherits: usage errors print the usage and exit 2. */
 function configureTree(command: Command): void {
@@ -29,7 +29,7 @@ function globalOptions(program: Command): void {
     .option('--host <host>', 'server host (default localhost)')
     .option('--port <port>', 'server port (default 8080)', integer(1, 65535))
     .addOption(new Option('--protocol <protocol>', 'http or https (default http)').choices(['http', 'https']))
-    .option('--config <file>', 'an iron.json to read after the local ones')
+    .option('--iron-json <file>', 'an iron.json to read after the local ones')
     .option('--json', 'print the JSON the server answered instead of tables');
 }
 

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const ferrum = (...args: string[]) => cli.run(args, { cwd });
 
-describe('ferrum users, tokens and projects with an iron.json', () => {
+describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_000 }, () => {
   it('creates, lists, shows and deletes a user; tables by default, JSON with --json', async () => {
     const created = await ferrum('users', 'create', '--email', 'cli-user@example.com', '--password', 'secret-password', '--json');
     expect(created.code, created.stderr).toBe(0);
@@ -82,7 +82,7 @@ describe('ferrum users, tokens and projects with an iron.json', () => {
   });
 });
 
-describe('ferrum configuration sources', () => {
+describe('ferrum configuration sources', { timeout: 120_000 }, () => {
   it('works with IRON_* environment variables alone', async () => {
     const url = new URL(server.url);
     const env = { IRON_TOKEN: server.token, IRON_PROJECT_ID: server.projectId, IRON_HOST: url.hostname, IRON_PORT: url.port };
@@ -127,7 +127,7 @@ describe('ferrum configuration sources', () => {
   });
 });
 
-describe('ferrum usage', () => {
+describe('ferrum usage', { timeout: 120_000 }, () => {
   it('help lists the command groups; <group> --help lists its commands', async () => {
     const help = await cli.run(['help']);
     expect(help.code).toBe(0);

@@ -23,7 +23,7 @@ const json = async (...args: string[]) => {
   return JSON.parse(result.stdout);
 };
 
-describe('ferrum mq', () => {
+describe('ferrum mq', { timeout: 120_000 }, () => {
   it('creates a queue, lists it and shows its info', async () => {
     const created = await json('mq', 'create', 'cli-orders', '--timeout', '120');
     expect(created.queue).toMatchObject({ name: 'cli-orders', message_timeout: 120 });
@@ -89,7 +89,7 @@ describe('ferrum mq', () => {
   });
 });
 
-describe('ferrum cache', () => {
+describe('ferrum cache', { timeout: 120_000 }, () => {
   it('puts, gets, increments, lists and deletes items', async () => {
     expect((await ferrum('cache', 'put', 'cli-cache', 'greeting', 'hello world')).stdout).toBe('Stored.\n');
     expect((await ferrum('cache', 'get', 'cli-cache', 'greeting')).stdout).toBe('hello world\n');

@@ -40,7 +40,7 @@ async function queue(code: string, payload: string): Promise<string> {
   return JSON.parse(result.stdout).tasks[0].id;
 }
 
-describe('ferrum worker', () => {
+describe('ferrum worker', { timeout: 120_000 }, () => {
   it('log --follow prints the lines of a running task as they come and exits when it ends', async () => {
     const id = await queue('cli-shell', 'echo line one; sleep 3; echo line two');
     let statusAtFirstLine: string | undefined;
