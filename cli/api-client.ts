@@ -2,6 +2,9 @@ import { FormData, request, type Dispatcher } from 'undici';
 import { baseUrlOf, type ClientConfig } from './config.js';
 import { ApiError, CliError } from './errors.js';
 
+/** A JSON object as the APIs answer it. */
+export type Json = Record<string, unknown>;
+
 type Query = Record<string, string | number | boolean | undefined>;
 
 export interface RequestOptions {

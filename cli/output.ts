@@ -64,6 +64,11 @@ export class Output {
     this.write(formatRecord(record));
   }
 
+  /** The server's `msg` confirming an action, or the whole answer as JSON. */
+  confirm(result: { msg: string }): void {
+    this.message(result.msg, result);
+  }
+
   /** A confirmation such as the server's `msg`, or `raw` as JSON. */
   message(text: string, raw: unknown): void {
     if (this.json) return this.printJson(raw);

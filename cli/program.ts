@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { cacheCommand } from './commands/cache.js';
 import { functionsCommand } from './commands/functions.js';
-import { projectsCommand, tokensCommand, usersCommand } from './commands/identity.js';
 import { mqCommand } from './commands/mq.js';
+import { projectsCommand } from './commands/projects.js';
+import { tokensCommand } from './commands/tokens.js';
+import { usersCommand } from './commands/users.js';
 import { workerCommand } from './commands/worker.js';
 import { CliError } from './errors.js';
 import { integer } from './options.js';

@@ -1,10 +1,8 @@
 import { Command } from 'commander';
-import type { ApiClient } from '../api-client.js';
+import { type ApiClient, type Json } from '../api-client.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
 import { integer } from '../options.js';
-
-type Json = Record<string, unknown>;
 
 function cachePath(api: ApiClient, cache: string, rest = ''): string {
   return `/1/projects/${api.projectId}/caches/${encodeURIComponent(cache)}${rest}`;
@@ -73,22 +71,19 @@ export function cacheCommand(): Command {
     .command('delete <cache> <key>')
     .description('delete an item')
     .action(action(async ({ api, out }, name: string, key: string) => {
-      const result = await api.delete<{ msg: string }>(itemPath(api, name, key));
-      out.message(result.msg, result);
+      out.confirm(await api.delete<{ msg: string }>(itemPath(api, name, key)));
     }));
   cache
     .command('clear <cache>')
     .description('delete every item of a cache')
     .action(action(async ({ api, out }, name: string) => {
-      const result = await api.post<{ msg: string }>(cachePath(api, name, '/clear'));
-      out.message(result.msg, result);
+      out.confirm(await api.post<{ msg: string }>(cachePath(api, name, '/clear')));
     }));
   cache
     .command('delete-cache <cache>')
     .description('delete a cache and its items')
     .action(action(async ({ api, out }, name: string) => {
-      const result = await api.delete<{ msg: string }>(cachePath(api, name));
-      out.message(result.msg, result);
+      out.confirm(await api.delete<{ msg: string }>(cachePath(api, name)));
     }));
   return cache;
 }

@@ -1,13 +1,11 @@
 import { Command } from 'commander';
 import type { Dispatcher } from 'undici';
-import { reasonOf, type ApiClient } from '../api-client.js';
+import { type ApiClient, type Json, reasonOf } from '../api-client.js';
 import { action } from '../context.js';
 import { ApiError } from '../errors.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer, keyValue, readStdin } from '../options.js';
 import { withProgress } from '../progress.js';
-
-type Json = Record<string, unknown>;
 
 const ROUTE_COLUMNS = columns('path', 'image', 'type', 'format', 'memory', 'timeout');
 

@@ -1,12 +1,10 @@
 import { Command } from 'commander';
-import type { ApiClient } from '../api-client.js';
+import { type ApiClient, type Json } from '../api-client.js';
 import { action } from '../context.js';
 import { CliError } from '../errors.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer } from '../options.js';
 import { withProgress } from '../progress.js';
-
-type Json = Record<string, unknown>;
 
 const MESSAGE_COLUMNS = columns('id', 'reserved_count', 'reservation_id', 'body');
 
@@ -119,15 +117,13 @@ export function mqCommand(): Command {
     .command('clear <queue>')
     .description('remove every message of a queue')
     .action(action(async ({ api, out }, queue: string) => {
-      const result = await api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), {});
-      out.message(result.msg, result);
+      out.confirm(await api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), {}));
     }));
   mq
     .command('delete-queue <queue>')
     .description('delete a queue and its messages')
     .action(action(async ({ api, out }, queue: string) => {
-      const result = await api.delete<{ msg: string }>(queuePath(api, queue));
-      out.message(result.msg, result);
+      out.confirm(await api.delete<{ msg: string }>(queuePath(api, queue)));
     }));
   return mq;
 }

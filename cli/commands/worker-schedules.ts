@@ -1,10 +1,8 @@
 import { Command } from 'commander';
-import type { ApiClient } from '../api-client.js';
+import { type ApiClient, type Json } from '../api-client.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer } from '../options.js';
-
-type Json = Record<string, unknown>;
 
 const SCHEDULE_COLUMNS = columns('id', 'code_name', 'status', 'run_every', 'run_count', 'next_start', 'msg');
 
@@ -67,8 +65,7 @@ export function scheduleCommand(): Command {
     .command('cancel <schedule_id>')
     .description('cancel a schedule')
     .action(action(async ({ api, out }, id: string) => {
-      const result = await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`));
-      out.message(result.msg, result);
+      out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
     }));
   return schedule;
 }

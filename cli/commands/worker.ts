@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { FormData, type ApiClient } from '../api-client.js';
+import { type ApiClient, FormData, type Json } from '../api-client.js';
 import { codeArchive } from '../code-package.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
@@ -7,8 +7,6 @@ import { inlineOrFile, integer, keyValue } from '../options.js';
 import { withProgress } from '../progress.js';
 import { followLog, taskPath } from './worker-log.js';
 import { scheduleCommand } from './worker-schedules.js';
-
-type Json = Record<string, unknown>;
 
 const CODE_COLUMNS = columns('id', 'name', 'rev', 'image', 'command', 'latest_change');
 const TASK_COLUMNS = columns('id', 'code_name', 'status', 'created_at', 'duration', 'msg');
@@ -87,8 +85,7 @@ function codesCommand(): Command {
     .command('delete <code_id>')
     .description('delete a code package')
     .action(action(async ({ api, out }, codeId: string) => {
-      const result = await api.delete<{ msg: string }>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`));
-      out.message(result.msg, result);
+      out.confirm(await api.delete<{ msg: string }>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`)));
     }));
   return codes;
 }
@@ -159,8 +156,7 @@ export function workerCommand(): Command {
     .command('cancel <task_id>')
     .description('cancel a task')
     .action(action(async ({ api, out }, taskId: string) => {
-      const result = await api.post<{ msg: string }>(taskPath(api, taskId, '/cancel'));
-      out.message(result.msg, result);
+      out.confirm(await api.post<{ msg: string }>(taskPath(api, taskId, '/cancel')));
     }));
   worker
     .command('retry <task_id>')
