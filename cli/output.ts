@@ -14,6 +14,7 @@ const PLAIN_CHARS = {
 
 export function cellText(value: unknown): string {
   if (value === undefined || value === null || value === '') return '-';
+  if (Array.isArray(value) && value.length === 0) return '-';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
