@@ -98,7 +98,7 @@ export function mqCommand(): Command {
     .description('look at the next messages without reserving them')
     .option('-n, --n <n>', 'at most this many messages', integer(1, 100))
     .action(action(async ({ api, out }, queue: string, options: { n?: number }) => {
-      const result = await api.call<{ messages: Json[] }>('GET', queuePath(api, queue, '/messages'), { query: { n: options.n } });
+      const result = await api.get<{ messages: Json[] }>(queuePath(api, queue, '/messages'), { n: options.n });
       out.table(result.messages, columns('id', 'reserved_count', 'body'), result);
     }));
   mq
@@ -107,11 +107,9 @@ export function mqCommand(): Command {
     .option('--reservation-id <id>', 'the reservation of the message (one message only)')
     .action(action(async ({ api, out }, queue: string, ids: string[], options: { reservationId?: string }) => {
       if (options.reservationId !== undefined && ids.length !== 1) throw new CliError('--reservation-id goes with exactly one message id', 2);
-      const result =
-        ids.length === 1
-          ? await api.delete<{ msg: string }>(queuePath(api, queue, `/messages/${encodeURIComponent(ids[0]!)}`), { reservation_id: options.reservationId })
-          : await api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), { ids: ids.map((id) => ({ id })) });
-      out.message(result.msg, result);
+      const deleteOne = () => api.delete<{ msg: string }>(queuePath(api, queue, `/messages/${encodeURIComponent(ids[0]!)}`), { reservation_id: options.reservationId });
+      const deleteBatch = () => api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), { ids: ids.map((id) => ({ id })) });
+      out.confirm(await (ids.length === 1 ? deleteOne() : deleteBatch()));
     }));
   mq
     .command('clear <queue>')
