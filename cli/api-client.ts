@@ -66,9 +66,10 @@ export class ApiClient {
   /** Any method; answers the raw response whatever its status. */
   async raw(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<RawResponse> {
     const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
+    const headers = this.headersFor(options);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(this.urlOf(path, options.query), { method, headers: this.headersFor(options), body });
+      response = await request(this.urlOf(path, options.query), { method, headers, body });
     } catch (error) {
       throw new CliError(`cannot reach ${this.baseUrl}: ${(error as Error).message}`);
     }
