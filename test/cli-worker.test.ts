@@ -11,6 +11,7 @@ let runner: Runner;
 let worker: WorkerClient;
 let cli: Cli;
 let cwd: string;
+let shellCodeId: string;
 
 const SHELL = 'sh -c "$(cat $PAYLOAD_FILE)"';
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   const uploaded = await ferrum('worker', 'upload', 'cli-shell', '--image', 'ferrum-test/busybox', '--command', SHELL);
   expect(uploaded.code, uploaded.stderr).toBe(0);
   expect(uploaded.stdout).toMatch(/^Upload successful\. \(code id [0-9a-f]{24}\)\n$/);
+  shellCodeId = /code id ([0-9a-f]{24})/.exec(uploaded.stdout)![1]!;
 });
 
 afterAll(async () => {
@@ -42,19 +44,22 @@ async function queue(code: string, payload: string): Promise<string> {
 
 describe('ferrum worker', { timeout: 120_000 }, () => {
   it('log --follow prints the lines of a running task as they come and exits when it ends', async () => {
-    const id = await queue('cli-shell', 'echo line one; sleep 3; echo line two');
-    let statusAtFirstLine: string | undefined;
-    let asked: Promise<void> | undefined;
-    const followed = await cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
+    // The queue is paused until the follower has had time to start, so even a slow spawn sees the task run.
+    await server.http.post(`/2/projects/${server.projectId}/codes/${shellCodeId}/pause_task_queue`);
+    const id = await queue('cli-shell', 'echo line one; sleep 4; echo line two');
+    const chunks: { text: string; at: number }[] = [];
+    const following = cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
       cwd,
-      onStdout: (chunk) => {
-        if (chunk.includes('line one') && !asked) asked = worker.task(id).then((task) => void (statusAtFirstLine = task.status));
-      },
+      onStdout: (text) => chunks.push({ text, at: Date.now() }),
     });
-    await asked;
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await server.http.post(`/2/projects/${server.projectId}/codes/${shellCodeId}/resume_task_queue`);
+    const followed = await following;
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toBe('line one\nline two\n');
-    expect(statusAtFirstLine).toBe('running');
+    const ended = Date.parse((await worker.task(id)).end_time);
+    expect(chunks[0]!.text).toBe('line one\n');
+    expect(chunks[0]!.at).toBeLessThan(ended);
 
     const status = await ferrum('worker', 'status', id);
     expect(status.stdout).toMatch(/^status\s+complete$/m);
