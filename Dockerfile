@@ -26,6 +26,7 @@ RUN npm install --no-fund --no-audit --no-update-notifier
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs scripts/
 COPY bin bin
+COPY cli cli
 COPY src src
 COPY api api
 COPY controller controller

@@ -1,19 +1,13 @@
 #!/usr/bin/env node
-import { startAllInOne } from '../controller/all-in-one.js';
-import { startController } from '../controller/main.js';
-import { runRunnerDaemon } from '../runner/main.js';
-import { loadConfig } from '../src/core/config.js';
-import { REDIS_INSTALL_HINT, redisServerAvailable } from '../src/core/managed-redis.js';
+import type { Command } from 'commander';
+import { buildProgram, runProgram } from '../cli/program.js';
 
-const USAGE = `Usage: ferrum <command>
-
-Commands:
-  start        all-in-one: managed Redis (unless REDIS_URL is set), the controller and one runner
-  controller   the HTTP APIs and background loops
-  runner       a task runner for the cluster FERRUM_RUNNER_CLUSTER (needs REDIS_URL and Docker)
-`;
-
+// The server modules load only for the server commands, so client commands start quickly.
 async function runServer(withRunner: boolean): Promise<void> {
+  const { loadConfig } = await import('../src/core/config.js');
+  const { REDIS_INSTALL_HINT, redisServerAvailable } = await import('../src/core/managed-redis.js');
+  const { startAllInOne } = await import('../controller/all-in-one.js');
+  const { startController } = await import('../controller/main.js');
   const config = loadConfig();
   if (!config.redisUrl && !redisServerAvailable()) {
     process.stderr.write(REDIS_INSTALL_HINT + '\n');
@@ -57,28 +51,32 @@ async function runServer(withRunner: boolean): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-async function main(argv: string[]): Promise<void> {
-  const command = argv[0] ?? 'start';
-  switch (command) {
-    case 'start':
-      return runServer(true);
-    case 'controller':
-      return runServer(false);
-    case 'runner':
+function serverCommands(program: Command): void {
+  program
+    .command('start')
+    .description('all-in-one: managed Redis (unless REDIS_URL is set), the controller and one runner')
+    .action(() => runServer(true));
+  program
+    .command('controller')
+    .description('the HTTP APIs and background loops')
+    .action(() => runServer(false));
+  program
+    .command('runner')
+    .description('a task runner for the cluster FERRUM_RUNNER_CLUSTER (needs REDIS_URL and Docker)')
+    .action(async () => {
+      const { loadConfig } = await import('../src/core/config.js');
+      const { runRunnerDaemon } = await import('../runner/main.js');
       await runRunnerDaemon(loadConfig());
-      return;
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return;
-    default:
-      process.stderr.write(`Unknown command "${command}"\n\n${USAGE}`);
-      process.exit(2);
-  }
+    });
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`ferrum: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+const argv = process.argv.slice(2);
+runProgram(buildProgram(serverCommands), argv.length > 0 ? argv : ['start']).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    process.stderr.write(`ferrum: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);

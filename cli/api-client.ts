@@ -1,0 +1,118 @@
+import { FormData, request, type Dispatcher } from 'undici';
+import { baseUrlOf, type ClientConfig } from './config.js';
+import { ApiError, CliError } from './errors.js';
+
+/** A JSON object as the APIs answer it. */
+export type Json = Record<string, unknown>;
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as is (multipart forms, raw function bodies). */
+  body?: string | Buffer | FormData;
+  headers?: Record<string, string>;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** The reason a failed answer gives: `msg` (platform APIs), `error.message` (functions API), or the text. */
+export function reasonOf(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { msg?: unknown; error?: { message?: unknown }; message?: unknown };
+    const reason = body.msg ?? body.error?.message ?? body.message;
+    if (typeof reason === 'string' && reason !== '') return reason;
+  } catch {
+    // not JSON: fall through to the text
+  }
+  return text.trim() || `HTTP ${status}`;
+}
+
+/** A thin HTTP client for the Ferrum APIs carrying the configured token. */
+export class ApiClient {
+  readonly baseUrl: string;
+
+  constructor(readonly config: ClientConfig) {
+    this.baseUrl = baseUrlOf(config);
+  }
+
+  /** The project the commands act on; a usage error when none is configured. */
+  get projectId(): string {
+    if (!this.config.projectId) {
+      throw new CliError('no project id: set project_id in iron.json, IRON_PROJECT_ID, or pass --project-id', 2);
+    }
+    return encodeURIComponent(this.config.projectId);
+  }
+
+  urlOf(path: string, query: Query = {}): string {
+    const url = new URL(path, this.baseUrl);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    return url.toString();
+  }
+
+  private headersFor(options: RequestOptions): Record<string, string> {
+    if (!this.config.token) throw new CliError('no token: set token in iron.json, IRON_TOKEN, or pass --token', 2);
+    const headers: Record<string, string> = { authorization: `OAuth ${this.config.token}`, accept: 'application/json' };
+    if (options.json !== undefined) headers['content-type'] = 'application/json';
+    return { ...headers, ...options.headers };
+  }
+
+  /** Any method; answers the raw response whatever its status. */
+  async raw(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+    const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
+    const headers = this.headersFor(options);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(this.urlOf(path, options.query), { method, headers, body });
+    } catch (error) {
+      throw new CliError(`cannot reach ${this.baseUrl}: ${(error as Error).message}`);
+    }
+    return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+  }
+
+  /** A request whose 2xx answer is returned as text; any other status becomes an ApiError. */
+  async text(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<string> {
+    const response = await this.raw(method, path, options);
+    if (response.status < 200 || response.status >= 300) throw new ApiError(response.status, reasonOf(response.status, response.text));
+    return response.text;
+  }
+
+  /** A request whose 2xx answer is JSON. */
+  async call<T = unknown>(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
+    const text = await this.text(method, path, options);
+    if (text === '') return {} as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`the server answered ${method} ${path} with non-JSON: ${text.slice(0, 200)}`);
+    }
+  }
+
+  get<T = unknown>(path: string, query?: Query): Promise<T> {
+    return this.call<T>('GET', path, { query });
+  }
+
+  post<T = unknown>(path: string, json: unknown = {}): Promise<T> {
+    return this.call<T>('POST', path, { json });
+  }
+
+  put<T = unknown>(path: string, json: unknown = {}): Promise<T> {
+    return this.call<T>('PUT', path, { json });
+  }
+
+  patch<T = unknown>(path: string, json: unknown = {}): Promise<T> {
+    return this.call<T>('PATCH', path, { json });
+  }
+
+  delete<T = unknown>(path: string, json?: unknown): Promise<T> {
+    return this.call<T>('DELETE', path, { json });
+  }
+}
+
+export { FormData };

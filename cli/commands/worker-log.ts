@@ -1,0 +1,41 @@
+import type { ApiClient } from '../api-client.js';
+import { CliError } from '../errors.js';
+import { Progress } from '../progress.js';
+
+/** Task states after which nothing more happens; any other (even unknown) state may still change. */
+export const FINAL_TASK_STATES = new Set(['complete', 'error', 'cancelled', 'timeout']);
+
+interface Task {
+  id: string;
+  status: string;
+  msg?: string;
+}
+
+export const taskPath = (api: ApiClient, taskId: string, rest = '') => `/2/projects/${api.projectId}/tasks/${encodeURIComponent(taskId)}${rest}`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Prints a task's log as it grows until the task ends, then fails unless it completed.
+ * The status is read before the log, so once a final status is seen the log read after it is whole.
+ */
+export async function followLog(api: ApiClient, taskId: string, intervalMs: number, write: (text: string) => void): Promise<void> {
+  const progress = new Progress();
+  let printed = 0;
+  for (;;) {
+    const task = await api.get<Task>(taskPath(api, taskId));
+    const log = await api.text('GET', taskPath(api, taskId, '/log'));
+    if (log.length > printed) {
+      progress.clear();
+      write(log.slice(printed));
+      printed = log.length;
+    }
+    if (FINAL_TASK_STATES.has(task.status)) {
+      progress.clear();
+      if (task.status !== 'complete') throw new CliError(`task ${taskId} ended ${task.status}${task.msg ? `: ${task.msg}` : ''}`);
+      return;
+    }
+    progress.update(`task ${taskId} is ${task.status}…`);
+    await sleep(intervalMs);
+  }
+}

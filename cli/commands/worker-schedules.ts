@@ -1,0 +1,71 @@
+import { Command } from 'commander';
+import { type ApiClient, type Json } from '../api-client.js';
+import { action } from '../context.js';
+import { columns } from '../output.js';
+import { inlineOrFile, integer } from '../options.js';
+
+const SCHEDULE_COLUMNS = columns('id', 'code_name', 'status', 'run_every', 'run_count', 'next_start', 'msg');
+
+const schedulesPath = (api: ApiClient, rest = '') => `/2/projects/${api.projectId}/schedules${rest}`;
+
+interface CreateOptions {
+  payload?: string;
+  payloadFile?: string;
+  startAt?: string;
+  endAt?: string;
+  runEvery?: number;
+  runTimes?: number;
+  priority?: number;
+  timeout?: number;
+  cluster?: string;
+  delay?: number;
+  label?: string;
+}
+
+export function scheduleCommand(): Command {
+  const schedule = new Command('schedule').description('scheduled tasks');
+  schedule
+    .command('create <code_name>')
+    .description('schedule tasks of a code package')
+    .option('--payload <text>', 'the payload (default {})')
+    .option('--payload-file <file>', 'the payload from a file, - for stdin')
+    .option('--start-at <time>', 'first run (RFC 3339); now by default')
+    .option('--end-at <time>', 'stop queuing after this time (RFC 3339)')
+    .option('--run-every <seconds>', 'seconds between runs', integer(1))
+    .option('--run-times <n>', 'number of runs', integer(1))
+    .option('--priority <p>', '0, 1 or 2', integer(0, 2))
+    .option('--timeout <seconds>', 'run time limit of each task', integer(1, 3600))
+    .option('--cluster <name>', 'cluster to run on')
+    .option('--delay <seconds>', 'seconds added before each task becomes available', integer(0, 604800))
+    .option('--label <label>', 'a label for the schedule')
+    .action(action(async ({ api, out }, codeName: string, options: CreateOptions) => {
+      const payload = await inlineOrFile({ inline: '--payload', file: '--payload-file' }, options.payload, options.payloadFile, '{}');
+      const request = {
+        code_name: codeName, payload, start_at: options.startAt, end_at: options.endAt, run_every: options.runEvery,
+        run_times: options.runTimes, priority: options.priority, timeout: options.timeout, cluster: options.cluster,
+        delay: options.delay, label: options.label,
+      };
+      const result = await api.post<{ schedules: Json[] }>(schedulesPath(api), { schedules: [request] });
+      out.table(result.schedules, columns('id'), result);
+    }));
+  schedule
+    .command('list')
+    .description('list schedules')
+    .option('--page <n>', '0-based page', integer(0, 100))
+    .option('--per-page <n>', 'page size', integer(1, 100))
+    .action(action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
+      const result = await api.get<{ schedules: Json[] }>(schedulesPath(api), { page: options.page, per_page: options.perPage });
+      out.table(result.schedules, SCHEDULE_COLUMNS, result);
+    }));
+  schedule
+    .command('get <schedule_id>')
+    .description('show a schedule')
+    .action(action(async ({ api, out }, id: string) => out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`)))));
+  schedule
+    .command('cancel <schedule_id>')
+    .description('cancel a schedule')
+    .action(action(async ({ api, out }, id: string) => {
+      out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
+    }));
+  return schedule;
+}

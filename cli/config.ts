@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Where and as whom the client commands talk. */
+export interface ClientConfig {
+  token?: string;
+  projectId?: string;
+  host: string;
+  port: number;
+  protocol: string;
+}
+
+/** Settings as they appear in one source (file, environment or flags), all optional. */
+export interface ConfigLayer {
+  token?: string;
+  projectId?: string;
+  host?: string;
+  port?: number;
+  protocol?: string;
+}
+
+export interface ConfigSources {
+  cwd: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** `--iron-json <file>`: read after the local files. */
+  configFile?: string;
+  flags: ConfigLayer;
+}
+
+const DEFAULTS = { host: 'localhost', port: 8080, protocol: 'http' };
+
+export class ConfigError extends Error {}
+
+function portFrom(value: unknown, source: string): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`${source}: port must be 1-65535, got "${String(value)}"`);
+  return port;
+}
+
+function stringFrom(value: unknown, field: string, source: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`${source}: ${field} must be a string`);
+  return value;
+}
+
+/** One iron.json; `scheme` (what `ferrum start` writes) is read as `protocol`. */
+export function readIronJson(file: string, required = false): ConfigLayer {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError(`${file} must hold a JSON object`);
+  const data = json as Record<string, unknown>;
+  return {
+    token: stringFrom(data.token, 'token', file),
+    projectId: stringFrom(data.project_id, 'project_id', file),
+    host: stringFrom(data.host, 'host', file),
+    port: portFrom(data.port, file),
+    protocol: stringFrom(data.protocol ?? data.scheme, 'protocol', file),
+  };
+}
+
+export function envLayer(env: NodeJS.ProcessEnv): ConfigLayer {
+  return {
+    token: env.IRON_TOKEN || undefined,
+    projectId: env.IRON_PROJECT_ID || undefined,
+    host: env.IRON_HOST || undefined,
+    port: portFrom(env.IRON_PORT, 'IRON_PORT'),
+    protocol: env.IRON_PROTOCOL || undefined,
+  };
+}
+
+function merge(layers: ConfigLayer[]): ConfigLayer {
+  const result: ConfigLayer = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer) as [keyof ConfigLayer, never][]) {
+      if (value !== undefined) result[key] = value;
+    }
+  }
+  return result;
+}
+
+/**
+ * The platform's configuration scheme, later layers overriding earlier ones: the global
+ * `~/.iron.json`, the `IRON_*` environment variables, the local files (`.ferrum/iron.json` as
+ * `ferrum start` writes it, or `$FERRUM_DATA_DIR/iron.json`, then `./iron.json`), the file named
+ * by `--iron-json`, then the flags.
+ */
+export function loadClientConfig(sources: ConfigSources): ClientConfig {
+  const dataDir = path.resolve(sources.cwd, sources.env.FERRUM_DATA_DIR || '.ferrum');
+  const merged = merge([
+    readIronJson(path.join(sources.home, '.iron.json')),
+    envLayer(sources.env),
+    readIronJson(path.join(dataDir, 'iron.json')),
+    readIronJson(path.join(sources.cwd, 'iron.json')),
+    sources.configFile ? readIronJson(path.resolve(sources.cwd, sources.configFile), true) : {},
+    sources.flags,
+  ]);
+  const protocol = merged.protocol ?? DEFAULTS.protocol;
+  if (protocol !== 'http' && protocol !== 'https') throw new ConfigError(`protocol must be http or https, got "${protocol}"`);
+  return { ...DEFAULTS, ...merged, protocol };
+}
+
+export function baseUrlOf(config: ClientConfig): string {
+  const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  return `${config.protocol}://${host}:${config.port}`;
+}
+
+export function defaultSources(flags: ConfigLayer, configFile?: string): ConfigSources {
+  return { cwd: process.cwd(), home: os.homedir(), env: process.env, configFile, flags };
+}
