@@ -74,7 +74,6 @@ async function render() {
     const page = id !== undefined && route.detail ? route.detail : route.page;
     const content = await page(navigate, id, params);
     main.replaceChildren(content);
-    document.title = `${route.title || 'Sign in'} · Ferrum`;
     const heading = main.querySelector('h1');
     if (heading) {
       heading.tabIndex = -1;
@@ -87,6 +86,7 @@ async function render() {
     }
     main.replaceChildren(h('h1', {}, 'Something went wrong'), errorBox(error));
   } finally {
+    document.title = `${route.title || 'Sign in'} · Ferrum`;
     main.removeAttribute('aria-busy');
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve('test-output/screenshots');
@@ -28,4 +29,33 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function isLocal(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.protocol === 'data:' || parsed.protocol === 'blob:' || LOCAL_HOSTS.has(parsed.hostname);
+}
+
+/**
+ * Aborts every request of the context that would leave this machine and records its URL: the
+ * dashboard must need no outside network (no CDN, fonts or analytics). Returns the live record.
+ */
+export async function refuseOutsideRequests(context: BrowserContext): Promise<string[]> {
+  const outside: string[] = [];
+  await context.route((url) => !isLocal(url.href), (route) => {
+    outside.push(route.request().url());
+    return route.abort('blockedbyclient');
+  });
+  return outside;
+}
+
+/** Every input, select and textarea of the page has a label (a <label for>, a wrapping label or aria-label). */
+export async function expectLabelledControls(page: Page): Promise<void> {
+  const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
+    controls
+      .filter((control) => !(control as unknown as { labels?: { length: number } }).labels?.length && !control.getAttribute('aria-label'))
+      .map((control) => control.outerHTML));
+  expect(unlabelled).toEqual([]);
 }
