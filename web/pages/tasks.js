@@ -77,6 +77,7 @@ export async function taskPage(navigate, id) {
       h('dt', {}, 'Duration'), h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
       h('dt', {}, 'Message'), h('dd', {}, task.msg || ''),
       task.percent != null ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
+      optionalFacts(task),
       h('dt', {}, 'Payload'), h('dd', {}, h('pre', {}, task.payload || '')),
     ].flat().filter(Boolean));
     log.textContent = await api('GET', worker(`${base}/log`), undefined, { accept: 'text/plain' }).catch(() => '');
@@ -98,4 +99,15 @@ export async function taskPage(navigate, id) {
     h('h1', {}, 'Task ', h('code', {}, id)),
     facts, actions,
     h('h2', {}, 'Log'), log);
+}
+
+const OPTIONAL_FACTS = [
+  ['priority', 'Priority'], ['timeout', 'Timeout (s)'], ['delay', 'Delay (s)'], ['retry_count', 'Retries so far'],
+  ['cluster', 'Cluster'], ['label', 'Label'], ['schedule_id', 'Schedule'], ['log_size', 'Log size (bytes)'],
+];
+
+/** The task's optional fields that it has. */
+function optionalFacts(task) {
+  return OPTIONAL_FACTS.filter(([key]) => task[key] !== undefined && task[key] !== null && task[key] !== '')
+    .flatMap(([key, label]) => [h('dt', {}, label), h('dd', {}, String(task[key]))]);
 }
