@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
+import { functionCallsApi } from '../api/functions/invoke.js';
+import { functionsApi } from '../api/functions/index.js';
 import { historyApi } from '../api/history.js';
 import { identityApi } from '../api/identity/index.js';
 import { mqV1Api } from '../api/mq-v1/index.js';
@@ -42,6 +44,8 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
   await app.register(mqV1Api, { ctx });
   await app.register(historyApi, { ctx });
   await app.register(workerV2Api, { ctx });
+  await app.register(functionsApi, { ctx, prefix: '/v1' });
+  await app.register(functionCallsApi, { ctx, prefix: '/r' });
   await app.register(dashboard, { ctx });
   await app.ready();
   return app;

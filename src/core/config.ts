@@ -18,6 +18,7 @@ export interface Config {
   worker: WorkerConfig;
   schedules: ScheduleConfig;
   runner: RunnerConfig;
+  functions: FunctionsConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
@@ -91,6 +92,26 @@ export interface RunnerConfig {
   apiUrl: string;
   /** How soon a task that found its code package's max_concurrency slots all held is tried again. */
   gateRetryMs: number;
+}
+
+/** Settings of the functions platform (controller and runner sides). */
+export interface FunctionsConfig {
+  /** The cluster whose runners take the calls this controller queues. */
+  cluster: string;
+  /** Largest request body of a call, in bytes. */
+  bodyLimitBytes: number;
+  /** Largest `memory` a route may ask for, in MiB. */
+  maxMemoryMb: number;
+  /** How long a sync call may wait for a runner to take it, in ms. */
+  queueWaitMs: number;
+  /** Time allowed beyond a route's timeout for container start and the trip back, in ms. */
+  graceMs: number;
+  /** How long call records and logs are kept, in ms. */
+  callRetentionMs: number;
+  /** Most bytes of a call's stderr kept as its log. */
+  maxLogBytes: number;
+  /** Most calls one runner runs at once. */
+  runnerSlots: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -172,6 +193,16 @@ export function loadConfig(env: Env = process.env): Config {
       logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
       apiUrl: env.FERRUM_RUNNER_API_URL || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
+    },
+    functions: {
+      cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',
+      bodyLimitBytes: intFrom(env, 'FERRUM_FUNCTIONS_BODY_LIMIT', 6 * 1024 * 1024),
+      maxMemoryMb: Math.max(8, intFrom(env, 'FERRUM_FUNCTIONS_MAX_MEMORY_MB', 4096)),
+      queueWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_QUEUE_WAIT_MS', 30_000)),
+      graceMs: intFrom(env, 'FERRUM_FUNCTIONS_GRACE_MS', 30_000),
+      callRetentionMs: Math.max(1000, intFrom(env, 'FERRUM_FUNCTIONS_CALL_RETENTION_MS', 7 * 24 * 3_600_000)),
+      maxLogBytes: intFrom(env, 'FERRUM_FUNCTIONS_MAX_LOG_BYTES', 1024 * 1024),
+      runnerSlots: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RUNNER_SLOTS', 8)),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),

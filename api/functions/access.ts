@@ -1,0 +1,73 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../src/auth/types.js';
+import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
+import type { AppScope } from '../../src/functions/app-store.js';
+import type { FunctionStores } from '../../src/functions/services.js';
+import type { App } from '../../src/functions/types.js';
+import type { AppContext } from '../context.js';
+
+const SCHEMES = /^(OAuth|Bearer) (.+)$/;
+
+/** `Authorization: OAuth <token>` or `Bearer <token>`, else `?oauth=`. */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = SCHEMES.exec(header);
+    if (!match) throw unauthorized('Authorization header must be "OAuth <token>" or "Bearer <token>"');
+    return match[2]!.trim() || undefined;
+  }
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.oauth;
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+}
+
+/** Who may see which apps: an app is visible to tokens that can use its project. */
+export class FunctionAccess {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly stores: FunctionStores,
+  ) {}
+
+  authenticate(request: FastifyRequest): Promise<Principal> {
+    return this.ctx.authenticator.authenticate(presentedToken(request));
+  }
+
+  private async canUse(principal: Principal, projectId: string): Promise<boolean> {
+    try {
+      await this.ctx.authenticator.authorizeProject(principal, projectId);
+      return true;
+    } catch (error) {
+      if (isHttpError(error) && (error.statusCode === 403 || error.statusCode === 404)) return false;
+      throw error;
+    }
+  }
+
+  /** The app if it exists and the principal may use it; others' apps are 404 like missing ones. */
+  async visibleApp(principal: Principal, name: string): Promise<App | null> {
+    const app = await this.stores.apps.get(name);
+    return app && (await this.canUse(principal, app.projectId)) ? app : null;
+  }
+
+  async mustSeeApp(principal: Principal, name: string): Promise<App> {
+    const app = await this.visibleApp(principal, name);
+    if (!app) throw notFound('App not found');
+    return app;
+  }
+
+  /** The apps a listing may show. */
+  async scopeOf(principal: Principal): Promise<AppScope> {
+    if (principal.admin) return 'all';
+    return { projectIds: (await this.ctx.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+  }
+
+  /**
+   * The project a new app goes to: the one asked for (which the token must be able to use),
+   * else the user's only project.
+   */
+  async projectForNewApp(principal: Principal, requested: string | undefined): Promise<string> {
+    if (requested) return (await this.ctx.authenticator.authorizeProject(principal, requested)).id;
+    const projects = await this.ctx.identity.listProjectsOf(principal.userId);
+    if (projects.length === 1) return projects[0]!.id;
+    if (projects.length === 0) throw badRequest('project_id is required: this user has no project to put the app in');
+    throw badRequest('project_id is required: this user has several projects (give app.project_id or ?project_id=)');
+  }
+}

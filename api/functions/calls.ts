@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../src/core/errors.js';
+import { principalOf } from '../auth-hooks.js';
+import type { ManagementDeps } from './deps.js';
+import { appParams, callParams, pageQuery } from './schemas.js';
+import { callSchema, callView, wrapped } from './views.js';
+
+interface CallParams {
+  app: string;
+  call_id: string;
+}
+
+const logSchema = { type: 'object', properties: { call_id: { type: 'string' }, log: { type: 'string' } } } as const;
+
+export function callRoutes(app: FastifyInstance, { stores, access }: ManagementDeps): void {
+  app.get<{ Params: { app: string }; Querystring: { cursor?: string; page: number; per_page: number } }>(
+    '/apps/:app/calls',
+    { schema: { params: appParams, querystring: pageQuery, response: wrapped('calls', { type: 'array', items: callSchema }) } },
+    async (request) => {
+      const found = await access.mustSeeApp(principalOf(request), request.params.app);
+      const { cursor, page, per_page: perPage } = request.query;
+      const { calls, nextCursor } = await stores.calls.list(found.name, { cursor, page, perPage });
+      return { message: 'Successfully listed calls', calls: calls.map(callView), next_cursor: nextCursor };
+    },
+  );
+
+  async function mustFindCall(request: { params: CallParams } & Parameters<typeof principalOf>[0]) {
+    const found = await access.mustSeeApp(principalOf(request), request.params.app);
+    const call = await stores.calls.get(found.name, request.params.call_id);
+    if (!call) throw notFound('Call not found');
+    return call;
+  }
+
+  app.get<{ Params: CallParams }>('/apps/:app/calls/:call_id', { schema: { params: callParams, response: wrapped('call', callSchema) } }, async (request) => {
+    return { message: 'Successfully loaded call', call: callView(await mustFindCall(request)) };
+  });
+
+  app.get<{ Params: CallParams }>('/apps/:app/calls/:call_id/log', { schema: { params: callParams, response: wrapped('log', logSchema) } }, async (request) => {
+    const call = await mustFindCall(request);
+    return { message: 'Successfully loaded log', log: { call_id: call.id, log: await stores.calls.log(call.appName, call.id) } };
+  });
+}

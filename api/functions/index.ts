@@ -1,0 +1,22 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { openFunctionStores } from '../../src/functions/services.js';
+import type { PluginOptions } from '../context.js';
+import { FunctionAccess } from './access.js';
+import { appRoutes } from './apps.js';
+import { callRoutes } from './calls.js';
+import { installFunctionErrors } from './errors.js';
+import { routeRoutes } from './routes.js';
+
+/** The functions platform's management API (under /v1): apps, their routes and call records. */
+export const functionsApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  installFunctionErrors(app);
+  const stores = openFunctionStores(ctx.config, ctx.redis, ctx.keys);
+  const access = new FunctionAccess(ctx, stores);
+  app.addHook('onRequest', async (request) => {
+    request.principal = await access.authenticate(request);
+  });
+  const deps = { ctx, stores, access };
+  appRoutes(app, deps);
+  routeRoutes(app, deps);
+  callRoutes(app, deps);
+};

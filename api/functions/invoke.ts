@@ -1,0 +1,88 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../../src/core/errors.js';
+import { newObjectId } from '../../src/core/ids.js';
+import type { CallReply } from '../../src/functions/call-message.js';
+import { CallReplies } from '../../src/functions/call-replies.js';
+import { FunctionCalls } from '../../src/functions/function-calls.js';
+import { invocationOf } from '../../src/functions/invocation.js';
+import { FunctionMetrics } from '../../src/functions/metrics.js';
+import { checkRouteSecret } from '../../src/functions/route-secret.js';
+import { openFunctionStores } from '../../src/functions/services.js';
+import type { Route } from '../../src/functions/types.js';
+import type { PluginOptions } from '../context.js';
+import { errorBody, installFunctionErrors } from './errors.js';
+
+export const CALL_ID_HEADER = 'Fn-Call-Id';
+const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** Headers a function's answer may not set: the server frames the response itself. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+function headerMap(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** The route's headers as defaults, the function's own over them. */
+function sendResult(reply: FastifyReply, route: Route, result: CallReply): FastifyReply {
+  if (result.outcome !== 'success') {
+    return reply.code(result.status).send(errorBody(result.errorMessage ?? 'The function failed'));
+  }
+  const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
+  for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
+    if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  }
+  return reply.code(result.status).headers(headers).send(result.body);
+}
+
+/**
+ * Calls of functions: any method on /r/{app}{path}. The body arrives raw, whatever its type;
+ * sync routes answer with the function's output, async ones with 202 and the call id.
+ */
+export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+  installFunctionErrors(app);
+  const settings = ctx.config.functions;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) => done(null, body));
+
+  const stores = openFunctionStores(ctx.config, ctx.redis, ctx.keys);
+  const replies = new CallReplies(ctx.bus, stores.keys);
+  await replies.start();
+  app.addHook('onClose', () => replies.close());
+  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings);
+  const metrics = new FunctionMetrics(ctx.metrics.registry);
+
+  async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
+    const started = performance.now();
+    const { app: found, route } = await stores.routes.load(request.params.app, `/${request.params['*'] ?? ''}`);
+    if (!found) throw notFound('App not found');
+    if (!route) throw notFound('Route not found');
+    await checkRouteSecret(route, request.headers.authorization);
+    const callId = newObjectId();
+    const invocation = invocationOf(
+      { app: found, route },
+      {
+        callId,
+        method: request.method,
+        requestUrl: `${request.protocol}://${request.host}${request.url}`,
+        headers: headerMap(request),
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      },
+    );
+    reply.header(CALL_ID_HEADER, callId);
+    if (route.type === 'async') {
+      await calls.startAsync(invocation, found.projectId);
+      metrics.accepted(route.format);
+      return reply.code(202).send({ call_id: callId });
+    }
+    const result = await calls.runSync(invocation, found.projectId);
+    metrics.answered(route.format, result.outcome, (performance.now() - started) / 1000);
+    return sendResult(reply, route, result);
+  }
+
+  const params = { type: 'object', required: ['app'], properties: { app: { type: 'string' }, '*': { type: 'string' } } };
+  app.all('/:app', { schema: { params } }, call);
+  app.all('/:app/*', { schema: { params } }, call);
+};

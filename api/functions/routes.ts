@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../../src/auth/types.js';
+import { conflict, notFound } from '../../src/core/errors.js';
+import { checkAppName } from '../../src/functions/rules.js';
+import type { Route } from '../../src/functions/types.js';
+import { principalOf } from '../auth-hooks.js';
+import type { ManagementDeps } from './deps.js';
+import { checkSamePath, newRouteOf, routeChangesOf, type RouteInput } from './route-input.js';
+import { appParams, pageQuery, routeFields, routeParams, wrappedBody } from './schemas.js';
+import { routeSchema, routeView, wrapped } from './views.js';
+
+interface RouteBody {
+  route: RouteInput;
+}
+interface RouteParams {
+  app: string;
+  '*': string;
+}
+interface ProjectQuery {
+  project_id?: string;
+  cursor?: string;
+  per_page: number;
+}
+
+const routeOfPath = (params: RouteParams) => `/${params['*']}`;
+
+export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: ManagementDeps): void {
+  /** Creates the route, and its app when missing (in the project asked for, or the user's only one). */
+  async function create(principal: Principal, appName: string, input: RouteInput, projectId: string | undefined): Promise<Route> {
+    checkAppName(appName);
+    const existing = await stores.apps.get(appName);
+    if (existing && !(await access.visibleApp(principal, appName))) throw notFound('App not found');
+    const project = existing ? existing.projectId : await access.projectForNewApp(principal, projectId);
+    const route = newRouteOf(appName, input.path ?? '', input, ctx.config.functions);
+    const outcome = await stores.routes.create(project, route);
+    if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
+    if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);
+    return route;
+  }
+
+  app.post<{ Params: { app: string }; Body: RouteBody; Querystring: ProjectQuery }>(
+    '/apps/:app/routes',
+    { schema: { params: appParams, querystring: pageQuery, body: wrappedBody('route', routeFields, ['path', 'image']), response: wrapped('route', routeSchema) } },
+    async (request) => {
+      const route = await create(principalOf(request), request.params.app, request.body.route, request.query.project_id);
+      return { message: 'Route successfully created', route: routeView(route) };
+    },
+  );
+
+  app.get<{ Params: { app: string }; Querystring: ProjectQuery }>(
+    '/apps/:app/routes',
+    { schema: { params: appParams, querystring: pageQuery, response: wrapped('routes', { type: 'array', items: routeSchema }) } },
+    async (request) => {
+      const found = await access.mustSeeApp(principalOf(request), request.params.app);
+      const { cursor, per_page: perPage } = request.query;
+      const routes = await stores.routes.list(found.name, cursor, perPage);
+      const nextCursor = routes.length === perPage ? routes[routes.length - 1]!.path : undefined;
+      return { message: 'Successfully listed routes', routes: routes.map(routeView), next_cursor: nextCursor };
+    },
+  );
+
+  async function mustFindRoute(principal: Principal, params: RouteParams): Promise<Route> {
+    const found = await access.mustSeeApp(principal, params.app);
+    const route = await stores.routes.get(found.name, routeOfPath(params));
+    if (!route) throw notFound('Route not found');
+    return route;
+  }
+
+  app.get<{ Params: RouteParams }>('/apps/:app/routes/*', { schema: { params: routeParams, response: wrapped('route', routeSchema) } }, async (request) => {
+    const route = await mustFindRoute(principalOf(request), request.params);
+    return { message: 'Successfully loaded route', route: routeView(route) };
+  });
+
+  async function update(principal: Principal, params: RouteParams, input: RouteInput): Promise<Route> {
+    const route = await mustFindRoute(principal, params);
+    checkSamePath(input, route.path);
+    const updated = await stores.routes.update(route.appName, route.path, routeChangesOf(input, ctx.config.functions));
+    if (!updated) throw notFound('Route not found');
+    return updated;
+  }
+
+  app.patch<{ Params: RouteParams; Body: RouteBody }>(
+    '/apps/:app/routes/*',
+    { schema: { params: routeParams, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) } },
+    async (request) => {
+      const updated = await update(principalOf(request), request.params, request.body.route);
+      return { message: 'Route successfully updated', route: routeView(updated) };
+    },
+  );
+
+  app.put<{ Params: RouteParams; Body: RouteBody; Querystring: ProjectQuery }>(
+    '/apps/:app/routes/*',
+    { schema: { params: routeParams, querystring: pageQuery, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) } },
+    async (request) => {
+      const principal = principalOf(request);
+      const path = routeOfPath(request.params);
+      const input = request.body.route;
+      checkSamePath(input, path);
+      const exists = (await access.visibleApp(principal, request.params.app)) && (await stores.routes.get(request.params.app, path));
+      if (exists) return { message: 'Route successfully updated', route: routeView(await update(principal, request.params, input)) };
+      const route = await create(principal, request.params.app, { ...input, path }, request.query.project_id);
+      return { message: 'Route successfully created', route: routeView(route) };
+    },
+  );
+
+  app.delete<{ Params: RouteParams }>('/apps/:app/routes/*', { schema: { params: routeParams, response: wrapped('route', routeSchema) } }, async (request) => {
+    const route = await mustFindRoute(principalOf(request), request.params);
+    if (!(await stores.routes.delete(route.appName, route.path))) throw notFound('Route not found');
+    return { message: 'Route successfully deleted' };
+  });
+}

@@ -1,0 +1,59 @@
+import { ROUTE_FORMATS, ROUTE_TYPES } from '../../src/functions/types.js';
+
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+
+export const appFields = {
+  type: 'object',
+  properties: { name: { type: 'string' }, project_id: { type: 'string' }, config: stringMap },
+} as const;
+
+export const routeFields = {
+  type: 'object',
+  properties: {
+    path: { type: 'string' },
+    image: { type: 'string' },
+    memory: { type: 'integer' },
+    type: { type: 'string', enum: [...ROUTE_TYPES] },
+    format: { type: 'string', enum: [...ROUTE_FORMATS] },
+    timeout: { type: 'integer' },
+    idle_timeout: { type: 'integer' },
+    max_concurrency: { type: 'integer' },
+    headers: stringMap,
+    config: stringMap,
+    secret: { type: 'string' },
+  },
+} as const;
+
+export const appParams = {
+  type: 'object',
+  required: ['app'],
+  properties: { app: { type: 'string' } },
+} as const;
+
+export const routeParams = {
+  type: 'object',
+  required: ['app', '*'],
+  properties: { app: { type: 'string' }, '*': { type: 'string' } },
+} as const;
+
+export const callParams = {
+  type: 'object',
+  required: ['app', 'call_id'],
+  properties: { app: { type: 'string' }, call_id: { type: 'string' } },
+} as const;
+
+export const pageQuery = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string' },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 30 },
+    page: { type: 'integer', minimum: 0, default: 0 },
+    project_id: { type: 'string' },
+    oauth: { type: 'string' },
+  },
+} as const;
+
+/** The body `{"<name>": {...}}` with the wrapped object's own schema. */
+export function wrappedBody(name: string, fields: object, required: string[] = []) {
+  return { type: 'object', required: [name], properties: { [name]: { ...fields, required } } } as const;
+}

@@ -1,0 +1,57 @@
+import type { Redis } from 'ioredis';
+import type { FunctionKeys } from './keys.js';
+import { appOf, flatten } from './records.js';
+import { scripts, type RecordPatch } from './scripts.js';
+import { splitMapChanges } from './rules.js';
+import type { App, ConfigMap } from './types.js';
+
+/** Whose apps a listing shows: every app (admin tokens) or those of some projects. */
+export type AppScope = 'all' | { projectIds: string[] };
+
+export type AppDeletion = 'deleted' | 'missing' | 'has-routes';
+
+/** Apps: global names, each owned by one project, with a config map. */
+export class AppStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: FunctionKeys,
+  ) {}
+
+  /** Null when the name is taken. */
+  async create(name: string, projectId: string, config: ConfigMap): Promise<App | null> {
+    const keys = [this.keys.apps(), this.keys.projectApps(projectId), this.keys.app(name), this.keys.appConfig(name)];
+    const now = Date.now();
+    const created = await scripts.createApp.run<number>(this.redis, keys, [name, projectId, now, ...flatten(config)]);
+    return created === 1 ? { name, projectId, config, createdAt: now, updatedAt: now } : null;
+  }
+
+  async get(name: string): Promise<App | null> {
+    const [hash, config] = await Promise.all([this.redis.hgetall(this.keys.app(name)), this.redis.hgetall(this.keys.appConfig(name))]);
+    return appOf(hash, config);
+  }
+
+  /** Merges `changes` into the config (an empty value removes the key); null when the app is gone. */
+  async updateConfig(name: string, changes: ConfigMap): Promise<App | null> {
+    const patch: RecordPatch = { fields: { updated_at: String(Date.now()) }, unset: [], maps: [splitMapChanges(changes)] };
+    const updated = await scripts.patchRecord.run<number>(this.redis, [this.keys.app(name), this.keys.appConfig(name)], [JSON.stringify(patch)]);
+    return updated === 1 ? this.get(name) : null;
+  }
+
+  async delete(app: App): Promise<AppDeletion> {
+    const keys = [this.keys.apps(), this.keys.projectApps(app.projectId), this.keys.app(app.name), this.keys.appConfig(app.name), this.keys.routes(app.name)];
+    const result = await scripts.deleteApp.run<number>(this.redis, keys, [app.name]);
+    if (result === -1) return 'missing';
+    if (result === 0) return 'has-routes';
+    return 'deleted';
+  }
+
+  /** Apps in name order after `cursor` (a name), at most `perPage`. */
+  async list(scope: AppScope, cursor: string | undefined, perPage: number): Promise<App[]> {
+    const from = cursor ? `(${cursor}` : '-';
+    const indexes = scope === 'all' ? [this.keys.apps()] : scope.projectIds.map((id) => this.keys.projectApps(id));
+    const pages = await Promise.all(indexes.map((index) => this.redis.zrangebylex(index, from, '+', 'LIMIT', 0, perPage)));
+    const names = [...new Set(pages.flat())].sort().slice(0, perPage);
+    const apps = await Promise.all(names.map((name) => this.get(name)));
+    return apps.filter((app): app is App => app !== null);
+  }
+}

@@ -1,0 +1,106 @@
+import type { Redis } from 'ioredis';
+import type { FunctionKeys } from './keys.js';
+import { scripts } from './scripts.js';
+import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
+
+export interface CallPage {
+  calls: CallRecord[];
+  /** Pass as `cursor` for the next (older) page; undefined on the last page. */
+  nextCursor: string | undefined;
+}
+
+/** The smallest id made at `ms` or later: ids begin with their creation second in hex. */
+function firstIdAt(ms: number): string {
+  return Math.max(0, Math.floor(ms / 1000)).toString(16).padStart(8, '0');
+}
+
+function recordOf(hash: Record<string, string>): CallRecord | null {
+  if (!hash.id) return null;
+  const time = (value: string | undefined) => (value ? Number(value) : null);
+  return {
+    id: hash.id,
+    appName: hash.app_name ?? '',
+    path: hash.path ?? '',
+    projectId: hash.project_id ?? '',
+    format: hash.format as RouteFormat,
+    type: hash.type as RouteType,
+    status: hash.status as CallStatus,
+    createdAt: Number(hash.created_at),
+    startedAt: time(hash.started_at),
+    completedAt: time(hash.completed_at),
+    error: hash.error ?? null,
+  };
+}
+
+/**
+ * Call records and their stderr logs, kept for `retentionMs` after the call was made; the
+ * per-app index (newest first) drops ids older than that as new calls arrive.
+ */
+export class CallStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: FunctionKeys,
+    private readonly retentionMs: number,
+    private readonly maxLogBytes: number,
+  ) {}
+
+  async create(call: CallRecord): Promise<void> {
+    const key = this.keys.call(call.appName, call.id);
+    const index = this.keys.callIndex(call.appName);
+    await this.redis
+      .multi()
+      .hset(key, {
+        id: call.id,
+        app_name: call.appName,
+        path: call.path,
+        project_id: call.projectId,
+        format: call.format,
+        type: call.type,
+        status: call.status,
+        created_at: String(call.createdAt),
+      })
+      .pexpire(key, this.retentionMs)
+      .zadd(index, 0, call.id)
+      .zremrangebylex(index, '-', `(${firstIdAt(call.createdAt - this.retentionMs)}`)
+      .pexpire(index, this.retentionMs)
+      .exec();
+  }
+
+  /** Marks the call running; false when it is over (or expired) and must not run. */
+  async start(appName: string, callId: string): Promise<boolean> {
+    return (await scripts.startCall.run<number>(this.redis, [this.keys.call(appName, callId)], [Date.now()])) === 1;
+  }
+
+  /** Records how the call ended, once; false when it had already ended. */
+  async finish(appName: string, callId: string, outcome: CallOutcome, error: string | undefined, log: string): Promise<boolean> {
+    const keys = [this.keys.call(appName, callId), this.keys.callLog(appName, callId)];
+    const trimmed = Buffer.byteLength(log) > this.maxLogBytes ? Buffer.from(log).subarray(0, this.maxLogBytes).toString() : log;
+    const args = [outcome, Date.now(), error ?? '', trimmed, this.retentionMs];
+    return (await scripts.finishCall.run<number>(this.redis, keys, args)) === 1;
+  }
+
+  async get(appName: string, callId: string): Promise<CallRecord | null> {
+    return recordOf(await this.redis.hgetall(this.keys.call(appName, callId)));
+  }
+
+  async log(appName: string, callId: string): Promise<string> {
+    return (await this.redis.get(this.keys.callLog(appName, callId))) ?? '';
+  }
+
+  /** Newest first: after `cursor` (a call id) when given, else from page `page` (0-based). */
+  async list(appName: string, options: { cursor?: string; page: number; perPage: number }): Promise<CallPage> {
+    const index = this.keys.callIndex(appName);
+    const { cursor, page, perPage } = options;
+    const ids = cursor
+      ? await this.redis.zrevrangebylex(index, `(${cursor}`, '-', 'LIMIT', 0, perPage)
+      : await this.redis.zrevrangebylex(index, '+', '-', 'LIMIT', page * perPage, perPage);
+    const records = await Promise.all(ids.map((id) => this.get(appName, id)));
+    const calls = records.filter((call): call is CallRecord => call !== null);
+    return { calls, nextCursor: ids.length === perPage ? ids[ids.length - 1] : undefined };
+  }
+
+  /** Forgets the app's call index (the records expire on their own). */
+  async dropIndex(appName: string): Promise<void> {
+    await this.redis.del(this.keys.callIndex(appName));
+  }
+}

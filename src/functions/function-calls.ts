@@ -1,0 +1,66 @@
+import type { FunctionInvocation } from '../../runner/function-executor.js';
+import type { CallQueue } from './call-queue.js';
+import { encodeCallMessage, type CallReply } from './call-message.js';
+import type { CallReplies } from './call-replies.js';
+import type { CallStore } from './call-store.js';
+import type { CallRecord, RouteType } from './types.js';
+
+export interface FunctionCallsOptions {
+  /** The cluster whose runners take the calls. */
+  cluster: string;
+  /** How long a sync call may wait for a runner to take it. */
+  queueWaitMs: number;
+  /** Beyond the route's timeout: container start, image pull, the trip back. */
+  graceMs: number;
+}
+
+/** Queues calls for the runners: async ones are answered at once, sync ones wait for the result. */
+export class FunctionCalls {
+  constructor(
+    private readonly calls: CallStore,
+    private readonly queue: CallQueue,
+    private readonly replies: CallReplies,
+    private readonly options: FunctionCallsOptions,
+  ) {}
+
+  private async record(invocation: FunctionInvocation, projectId: string, type: RouteType): Promise<void> {
+    const call: CallRecord = {
+      id: invocation.callId,
+      appName: invocation.appName,
+      path: invocation.path,
+      projectId,
+      format: invocation.format,
+      type,
+      status: 'queued',
+      createdAt: Date.now(),
+      startedAt: null,
+      completedAt: null,
+      error: null,
+    };
+    await this.calls.create(call);
+  }
+
+  async startAsync(invocation: FunctionInvocation, projectId: string): Promise<void> {
+    await this.record(invocation, projectId, 'async');
+    await this.queue.push(this.options.cluster, encodeCallMessage({ invocation }));
+  }
+
+  async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {
+    const { cluster, queueWaitMs, graceMs } = this.options;
+    const wait = this.replies.expect(invocation.callId, queueWaitMs + invocation.timeoutMs + graceMs);
+    const message = encodeCallMessage({ invocation, replyTo: this.replies.channel, startBy: Date.now() + queueWaitMs });
+    try {
+      await this.record(invocation, projectId, 'sync');
+      await this.queue.push(cluster, message);
+    } catch (error) {
+      wait.cancel();
+      throw error;
+    }
+    const reply = await wait.reply;
+    if (reply) return reply;
+    const notTaken = await this.queue.withdraw(cluster, message);
+    const errorMessage = notTaken ? 'No runner took the call in time' : 'The call did not finish in time';
+    await this.calls.finish(invocation.appName, invocation.callId, 'timeout', errorMessage, '');
+    return { callId: invocation.callId, outcome: 'timeout', status: 504, headers: {}, body: Buffer.alloc(0), errorMessage };
+  }
+}

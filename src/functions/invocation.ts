@@ -1,0 +1,63 @@
+import type { FunctionInvocation } from '../../runner/function-executor.js';
+import type { LoadedRoute } from './types.js';
+
+/** The request a call answers, as the /r/ endpoint received it. */
+export interface CallRequest {
+  callId: string;
+  method: string;
+  requestUrl: string;
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Each variable also under its FN_-prefixed name (names already so prefixed stay as they are). */
+function withFnNames(env: Record<string, string>): Record<string, string> {
+  const both: Record<string, string> = { ...env };
+  for (const [name, value] of Object.entries(env)) if (!name.startsWith('FN_')) both[`FN_${name}`] = value;
+  return both;
+}
+
+/** `x-request-id` → `HEADER_X_REQUEST_ID`. */
+export function headerVariable(name: string): string {
+  return `HEADER_${name.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
+}
+
+/** The route's environment: app config, route config over it, and the route's identity. */
+export function routeEnvOf({ app, route }: LoadedRoute): Record<string, string> {
+  return withFnNames({
+    ...app.config,
+    ...route.config,
+    APP_NAME: app.name,
+    ROUTE: route.path,
+    FN_FORMAT: route.format,
+    FN_MEMORY: String(route.memory),
+  });
+}
+
+export function callEnvOf(request: CallRequest): Record<string, string> {
+  const env: Record<string, string> = { METHOD: request.method, REQUEST_URL: request.requestUrl, CALL_ID: request.callId };
+  for (const [name, value] of Object.entries(request.headers)) env[headerVariable(name)] = value;
+  return withFnNames(env);
+}
+
+export function invocationOf(loaded: LoadedRoute, request: CallRequest): FunctionInvocation {
+  const { app, route } = loaded;
+  return {
+    callId: request.callId,
+    appName: app.name,
+    path: route.path,
+    image: route.image,
+    format: route.format,
+    memoryMb: route.memory,
+    timeoutMs: route.timeout * 1000,
+    idleTimeoutMs: route.idleTimeout * 1000,
+    maxConcurrency: route.maxConcurrency,
+    method: request.method,
+    requestUrl: request.requestUrl,
+    headers: request.headers,
+    routeEnv: routeEnvOf(loaded),
+    callEnv: callEnvOf(request),
+    body: request.body,
+  };
+}

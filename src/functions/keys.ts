@@ -1,0 +1,77 @@
+import type { KeySpace } from '../core/redis.js';
+
+/**
+ * Key names of the functions platform. App and route records share the hash tag {fn} (app
+ * names are global and a route's creation may create its app); the calls of one app share
+ * {fn-calls:<app>}; the dispatch queue of one cluster shares {fn-q:<cluster>}.
+ */
+export class FunctionKeys {
+  constructor(private readonly keys: KeySpace) {}
+
+  private registry(...parts: string[]): string {
+    return this.keys.of('{fn}', ...parts);
+  }
+
+  /** Zset (score 0, lexical order) of every app name. */
+  apps() {
+    return this.registry('apps');
+  }
+  /** Zset (score 0) of the app names of one project. */
+  projectApps(projectId: string) {
+    return this.registry('project-apps', projectId);
+  }
+  app(name: string) {
+    return this.registry('app', name);
+  }
+  appConfig(name: string) {
+    return this.registry('app', name, 'config');
+  }
+  /** Zset (score 0) of the paths of one app's routes. */
+  routes(app: string) {
+    return this.registry('routes', app);
+  }
+  route(app: string, path: string) {
+    return this.registry('route', app, path);
+  }
+  routeConfig(app: string, path: string) {
+    return this.registry('route', app, path, 'config');
+  }
+  routeHeaders(app: string, path: string) {
+    return this.registry('route', app, path, 'headers');
+  }
+
+  private calls(app: string, ...parts: string[]): string {
+    return this.keys.of(`{fn-calls:${app}}`, ...parts);
+  }
+  /** Zset (score 0) of the app's call ids; ids are time-ordered, so lexical order is age order. */
+  callIndex(app: string) {
+    return this.calls(app, 'index');
+  }
+  call(app: string, callId: string) {
+    return this.calls(app, 'call', callId);
+  }
+  callLog(app: string, callId: string) {
+    return this.calls(app, 'log', callId);
+  }
+
+  private queue(cluster: string, ...parts: string[]): string {
+    return this.keys.of(`{fn-q:${cluster}}`, ...parts);
+  }
+  /** List of call messages waiting for a runner (pushed on the left, taken from the right). */
+  pending(cluster: string) {
+    return this.queue(cluster, 'pending');
+  }
+  /** List of the call messages one runner has taken and not yet finished. */
+  inFlight(cluster: string, runnerId: string) {
+    return this.queue(cluster, 'in-flight', runnerId);
+  }
+  /** Set of the runner ids that may hold in-flight calls. */
+  holders(cluster: string) {
+    return this.queue(cluster, 'holders');
+  }
+
+  /** Pub/sub channel on which a controller process receives the results of its sync calls. */
+  replyChannel(processId: string) {
+    return this.keys.of('fn-reply', processId);
+  }
+}

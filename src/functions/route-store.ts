@@ -1,0 +1,77 @@
+import type { Redis } from 'ioredis';
+import type { FunctionKeys } from './keys.js';
+import { appOf, mapOf, routeFieldsOf, routeOf } from './records.js';
+import { scripts, type RecordPatch } from './scripts.js';
+import { splitMapChanges } from './rules.js';
+import type { ConfigMap, LoadedRoute, Route, RouteSettings } from './types.js';
+
+export type RouteCreation = 'created' | 'exists' | 'app-of-another-project';
+
+/** What an update changes: settings given replace the stored ones; config and headers merge. */
+export type RouteChanges = Partial<Omit<RouteSettings, 'config' | 'headers'>> & { config?: ConfigMap; headers?: ConfigMap };
+
+/** Routes of apps: a path mapped to an image and how to run it. */
+export class RouteStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: FunctionKeys,
+  ) {}
+
+  private routeKeys(app: string, path: string): string[] {
+    return [this.keys.route(app, path), this.keys.routeConfig(app, path), this.keys.routeHeaders(app, path)];
+  }
+
+  /** Creates the route, and its app (owned by `projectId`) when the app does not exist. */
+  async create(projectId: string, route: Route): Promise<RouteCreation> {
+    const keys = [
+      this.keys.apps(),
+      this.keys.projectApps(projectId),
+      this.keys.app(route.appName),
+      this.keys.routes(route.appName),
+      ...this.routeKeys(route.appName, route.path),
+    ];
+    const body = JSON.stringify({ fields: routeFieldsOf(route), config: route.config, headers: route.headers });
+    const result = await scripts.createRoute.run<number>(this.redis, keys, [route.appName, projectId, route.createdAt, route.path, body]);
+    if (result === -2) return 'app-of-another-project';
+    if (result === -1) return 'exists';
+    return 'created';
+  }
+
+  /** The app and the route in one round trip; null parts when missing. */
+  async load(appName: string, path: string): Promise<{ app: LoadedRoute['app'] | null; route: Route | null }> {
+    const keys = [this.keys.app(appName), this.keys.appConfig(appName), ...this.routeKeys(appName, path)];
+    const [app, appConfig, route, routeConfig, headers] = await scripts.loadRoute.run<string[][]>(this.redis, keys);
+    return {
+      app: appOf(mapOf(app!), mapOf(appConfig!)),
+      route: routeOf(mapOf(route!), mapOf(routeConfig!), mapOf(headers!)),
+    };
+  }
+
+  async get(appName: string, path: string): Promise<Route | null> {
+    return (await this.load(appName, path)).route;
+  }
+
+  /** Null when the route does not exist. */
+  async update(appName: string, path: string, changes: RouteChanges): Promise<Route | null> {
+    const { config, headers, secret, ...settings } = changes;
+    const patch: RecordPatch = {
+      fields: routeFieldsOf({ ...settings, secret: secret || undefined, updatedAt: Date.now() }),
+      unset: secret === null || secret === '' ? ['secret'] : [],
+      maps: [splitMapChanges(config ?? {}), splitMapChanges(headers ?? {})],
+    };
+    const updated = await scripts.patchRecord.run<number>(this.redis, this.routeKeys(appName, path), [JSON.stringify(patch)]);
+    return updated === 1 ? this.get(appName, path) : null;
+  }
+
+  async delete(appName: string, path: string): Promise<boolean> {
+    const deleted = await scripts.deleteRoute.run<number>(this.redis, [this.keys.routes(appName), ...this.routeKeys(appName, path)], [path]);
+    return deleted === 1;
+  }
+
+  /** Routes of the app in path order after `cursor` (a path), at most `perPage`. */
+  async list(appName: string, cursor: string | undefined, perPage: number): Promise<Route[]> {
+    const paths = await this.redis.zrangebylex(this.keys.routes(appName), cursor ? `(${cursor}` : '-', '+', 'LIMIT', 0, perPage);
+    const routes = await Promise.all(paths.map((path) => this.get(appName, path)));
+    return routes.filter((route): route is Route => route !== null);
+  }
+}

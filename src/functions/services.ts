@@ -1,0 +1,29 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../core/config.js';
+import type { KeySpace } from '../core/redis.js';
+import { AppStore } from './app-store.js';
+import { CallQueue } from './call-queue.js';
+import { CallStore } from './call-store.js';
+import { FunctionKeys } from './keys.js';
+import { RouteStore } from './route-store.js';
+
+/** The stores of the functions platform over one Redis connection. */
+export interface FunctionStores {
+  keys: FunctionKeys;
+  apps: AppStore;
+  routes: RouteStore;
+  calls: CallStore;
+  queue: CallQueue;
+}
+
+export function openFunctionStores(config: Config, redis: Redis, keySpace: KeySpace): FunctionStores {
+  const keys = new FunctionKeys(keySpace);
+  return {
+    keys,
+    apps: new AppStore(redis, keys),
+    routes: new RouteStore(redis, keys),
+    calls: new CallStore(redis, keys, config.functions.callRetentionMs, config.functions.maxLogBytes),
+    queue: new CallQueue(redis, keys),
+  };
+}
+
