@@ -6,19 +6,22 @@ const TYPES = ['sync', 'async'];
 const FORMATS = ['default', 'http', 'json'];
 const MAX_CALLS = 30;
 
-const functionsPath = (rest) => `/v1/apps${rest}?project_id=${encodeURIComponent(session.projectId)}`;
-const appPath = (app, rest = '') => functionsPath(`/${encodeURIComponent(app)}${rest}`);
+const functionsPath = (rest, query = {}) => `/v1/apps${rest}?${new URLSearchParams({ project_id: session.projectId, ...query })}`;
+const appPath = (app, rest = '', query = {}) => functionsPath(`/${encodeURIComponent(app)}${rest}`, query);
 /** A route path keeps its slashes: `/hello/world` → `/routes/hello/world`. */
 const routePath = (app, path) => appPath(app, `/routes/${path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/')}`);
 
-export async function appsPage(navigate) {
-  const { apps } = await api('GET', functionsPath(''));
+export async function appsPage(navigate, _id, params) {
+  const cursor = params.get('cursor') || '';
+  const { apps, next_cursor: nextCursor } = await api('GET', functionsPath('', cursor ? { cursor } : {}));
   return h(
     'section',
     {},
     h('h1', {}, 'Function apps'),
-    table(['Name', 'Configuration', ''], apps.map((app) => [
+    h('p', {}, 'The apps your token can use; new apps go into the current project.'),
+    table(['Name', 'Project', 'Configuration', ''], apps.map((app) => [
       h('a', { href: `#/functions/${encodeURIComponent(app.name)}` }, app.name),
+      h('code', {}, app.project_id || ''),
       configText(app.config),
       h('button', {
         class: 'danger',
@@ -31,6 +34,9 @@ export async function appsPage(navigate) {
         },
       }, 'Delete'),
     ]), { empty: 'No apps yet.' }),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+      cursor ? h('a', { href: '#/functions' }, '« First page') : null,
+      nextCursor ? h('a', { href: `#/functions?cursor=${encodeURIComponent(nextCursor)}` }, 'Next page »') : null),
     h('h2', {}, 'New app'),
     form(
       [field('App name', { name: 'name', required: true }),
@@ -48,7 +54,7 @@ export async function appsPage(navigate) {
 export async function appPage(navigate, name) {
   const [{ routes }, calls] = await Promise.all([
     api('GET', appPath(name, '/routes')),
-    api('GET', appPath(name, '/calls')).then((r) => r.calls, (error) => error),
+    api('GET', appPath(name, '/calls', { per_page: String(MAX_CALLS) })).then((r) => r.calls, (error) => error),
   ]);
   const editor = h('div', { id: 'route-editor' });
   const callLog = h('div', { id: 'call-log' });
@@ -81,15 +87,15 @@ export async function appPage(navigate, name) {
     h('h2', {}, 'Routes'),
     table(['Path', 'Image', 'Type', 'Format', 'Memory', 'Timeout', ''], routeRows, { empty: 'No routes yet.' }),
     editor,
+    h('h2', {}, 'Recent calls'),
+    calls instanceof Error ? errorBox(calls) : callTable(name, calls, callLog),
+    callLog,
     h('h2', {}, 'New route'),
     form(routeFields({}), 'Create route', async (values) => {
       await api('POST', appPath(name, '/routes'), { route: { path: values.path, ...routeSettings(values) } });
       toast(`Created ${values.path}`);
       reload();
     }, { 'aria-label': 'New route' }),
-    h('h2', {}, 'Recent calls'),
-    calls instanceof Error ? errorBox(calls) : callTable(name, calls, callLog),
-    callLog,
   );
 }
 
@@ -98,7 +104,7 @@ function callTable(app, calls, callLog) {
   return table(['Call', 'Route', 'Status', 'Created', 'Started', 'Completed', ''], newestFirst.map((call) => [
     h('code', {}, call.id),
     h('code', {}, call.path || ''),
-    h('span', { class: `status-${call.status}` }, call.status),
+    [h('span', { class: `status-${call.status}` }, call.status), call.error ? h('div', { class: 'error' }, call.error) : null],
     time(call.created_at),
     time(call.started_at),
     time(call.completed_at),
@@ -109,7 +115,7 @@ function callTable(app, calls, callLog) {
 async function showLog(app, callId, target) {
   try {
     const { log } = await api('GET', appPath(app, `/calls/${encodeURIComponent(callId)}/log`));
-    target.replaceChildren(h('h3', {}, 'Log of call ', h('code', {}, callId)), h('pre', { class: 'log' }, log.log || ''));
+    target.replaceChildren(h('h3', {}, 'Log of call ', h('code', {}, callId)), log.log ? h('pre', { class: 'log' }, log.log) : h('p', { class: 'empty' }, 'Nothing logged (yet).'));
   } catch (error) {
     target.replaceChildren(h('h3', {}, 'Log of call ', h('code', {}, callId)),
       error.status === 404 ? h('p', { class: 'empty' }, 'This call has no log.') : errorBox(error));
