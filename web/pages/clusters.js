@@ -23,8 +23,9 @@ export async function clustersPage(navigate) {
       h('a', { href: `#/clusters/${encodeURIComponent(c.id)}` }, c.name),
       h('code', {}, c.id),
       bytes(c.memory, MIB, 'MiB'),
-      bytes(c.disk_space, GIB, 'GiB'),
-    ]), { empty: 'No clusters: tasks run on the default cluster.' }),
+      bytes(c.disk ?? c.disk_space, GIB, 'GiB'),
+    ]), { empty: 'No clusters of yours yet.' }),
+    h('p', {}, 'Tasks that name no cluster run on the ', h('a', { href: '#/clusters/default' }, 'default cluster'), '.'),
     h('h2', {}, 'New cluster'),
     form(createFields(), 'Create cluster', async (values, el) => {
       const created = await api('POST', '/2/clusters', createRequest(values));
@@ -36,21 +37,33 @@ export async function clustersPage(navigate) {
   );
 }
 
+const PROVIDERS = [
+  ['static', 'none: runners register themselves'],
+  ['docker', 'Docker: runner containers on this machine'],
+  ['aws', 'AWS: EC2 instances'],
+];
+
 function createFields() {
+  const providerId = 'f-provider';
   return [
     field('Cluster name', { name: 'name', required: true }),
     field('Memory per runner (MiB)', { name: 'memory', type: 'number', min: 1, placeholder: '512' }),
     field('Disk per runner (GiB)', { name: 'disk', type: 'number', min: 1, placeholder: '10' }),
+    field('Share with (e-mails, comma-separated)', { name: 'shared_to', placeholder: 'ada@example.com' }),
     h('fieldset', {},
-      h('legend', {}, 'Autoscaling on AWS (optional)'),
+      h('legend', {}, 'Autoscaling'),
+      h('label', { for: providerId }, 'Instances from'),
+      h('select', { id: providerId, name: 'provider' }, PROVIDERS.map(([value, label]) => h('option', { value }, label))),
+      field('Minimum runners', { name: 'runners_min', type: 'number', min: 0 }),
+      field('Maximum runners', { name: 'runners_max', type: 'number', min: 0 }),
+      field('Runners per instance', { name: 'runners_per_instance', type: 'number', min: 1 })),
+    h('fieldset', {},
+      h('legend', {}, 'AWS (only for instances from AWS)'),
       field('AWS region', { name: 'region', placeholder: 'us-east-1' }),
       field('Instance type', { name: 'instance_type', placeholder: 'c3.xlarge' }),
       field('Access key id', { name: 'access_key_id', autocomplete: 'off' }),
       field('Secret access key', { name: 'secret_access_key', type: 'password', autocomplete: 'off' }),
-      field('Minimum runners', { name: 'runners_min', type: 'number', min: 0 }),
-      field('Maximum runners', { name: 'runners_max', type: 'number', min: 0 }),
-      field('Runners per instance', { name: 'runners_per_instance', type: 'number', min: 1 }),
-      field('Docker registry auth', { name: 'docker_auth', autocomplete: 'off' }),
+      field('Docker registry auth', { name: 'docker_auth', type: 'password', autocomplete: 'off' }),
       field('Docker registry e-mail', { name: 'docker_email', type: 'email' })),
   ];
 }
@@ -60,13 +73,17 @@ function createRequest(values) {
   const request = { name: values.name };
   if (values.memory) request.memory = Number(values.memory) * MIB;
   if (values.disk) request.disk = Number(values.disk) * GIB;
-  if (!values.access_key_id && !values.secret_access_key) return request;
-  const aws = { access_key_id: values.access_key_id, secret_access_key: values.secret_access_key };
-  if (values.region) aws.region = values.region;
-  if (values.instance_type) aws.instance_type = values.instance_type;
-  const autoscale = { aws, docker_auth: values.docker_auth, docker_email: values.docker_email };
+  const sharedTo = values.shared_to.split(',').map((email) => email.trim()).filter(Boolean);
+  if (sharedTo.length) request.shared_to = sharedTo;
+  const autoscale = { provider: values.provider };
   for (const key of ['runners_min', 'runners_max', 'runners_per_instance']) {
     if (values[key] !== '') autoscale[key] = Number(values[key]);
+  }
+  if (values.provider === 'aws') {
+    // Only what was filled in: the API names whatever required field is missing.
+    const filled = (keys) => Object.fromEntries(keys.filter((key) => values[key]).map((key) => [key, values[key]]));
+    autoscale.aws = filled(['access_key_id', 'secret_access_key', 'region', 'instance_type']);
+    Object.assign(autoscale, filled(['docker_auth', 'docker_email']));
   }
   request.autoscale = autoscale;
   return request;
@@ -77,6 +94,7 @@ export async function clusterPage(navigate, id) {
     api('GET', clusterPath(id)),
     api('GET', clusterPath(id, '/stats')),
   ]);
+  const sharedTo = await Promise.all((config.shared_to || []).map((userId) => api('GET', `/1/users/${encodeURIComponent(userId)}`).then((user) => user.email, () => userId)));
   const instances = stats.instances || [];
   return h(
     'section',
@@ -84,7 +102,7 @@ export async function clusterPage(navigate, id) {
     h('p', {}, h('a', { href: '#/clusters' }, '← Clusters')),
     h('h1', {}, config.name || 'Cluster'),
     h('h2', {}, 'Configuration'),
-    h('dl', { class: 'facts', id: 'cluster-config' }, configFacts(config)),
+    h('dl', { class: 'facts', id: 'cluster-config' }, configFacts(config, sharedTo)),
     h('h2', {}, 'Current state'),
     h('dl', { class: 'facts', id: 'cluster-stats' },
       h('dt', {}, 'Queued tasks'), h('dd', {}, String(stats.queued ?? 0)),
@@ -99,14 +117,20 @@ export async function clusterPage(navigate, id) {
       time(i.created_at),
       time(i.updated_at),
     ]), { empty: 'No instances.' }),
+    config.id === 'default' ? null : clusterActions(navigate, id, config),
+  );
+}
+
+function clusterActions(navigate, id, config) {
+  return [
     h('h2', {}, 'Actions'),
     h('div', { class: 'actions' },
       h('button', {
         class: 'danger',
         onclick: async () => {
           if (!confirm(`Terminate the instances of ${config.name}? Running jobs finish first.`)) return;
-          await api('POST', clusterPath(id, '/terminate'), {});
-          toast('Instances terminating');
+          const { msg } = await api('POST', clusterPath(id, '/terminate'), {});
+          toast(msg || 'Instances terminating');
           navigate(`#/clusters/${encodeURIComponent(id)}`);
         },
       }, 'Terminate instances'),
@@ -119,20 +143,18 @@ export async function clusterPage(navigate, id) {
           navigate('#/clusters');
         },
       }, 'Delete cluster')),
-  );
+  ];
 }
 
 /** The configuration as returned by the API; the API never returns secrets, and nothing here asks for them. */
-function configFacts(config) {
+function configFacts(config, sharedTo) {
   return [
     ['Id', h('code', {}, config.id)],
     ['Memory per runner', bytes(config.memory, MIB, 'MiB')],
-    ['Disk per runner', bytes(config.disk_space, GIB, 'GiB')],
+    ['Disk per runner', bytes(config.disk ?? config.disk_space, GIB, 'GiB')],
     ['CPU share', config.cpu_share != null ? String(config.cpu_share) : ''],
     ['Owner', config.user_id ? h('code', {}, config.user_id) : ''],
-    ['Shared to', (config.shared_to || []).length ? config.shared_to.join(', ') : '—'],
-    ['Runners', `${config.runners_available ?? 0} available of ${config.runners_total ?? 0}`],
-    ['Machines', String((config.machines || []).length)],
+    ['Shared to', sharedTo.length ? sharedTo.join(', ') : '—'],
     ['Autoscaling', autoscaleText(config.autoscale)],
   ].flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value || '—')]);
 }
