@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectLabelledControls, launchBrowser, refuseOutsideRequests, screenshot } from './helpers/browser.js';
+import { expectLabelledControls, launchBrowser, screenshot, signedInPage } from './helpers/browser.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // The dashboard's functions pages against the real functions API.
@@ -13,14 +13,7 @@ let outside: string[];
 beforeAll(async () => {
   server = await startTestServer();
   browser = await launchBrowser();
-  const context = await browser.newContext();
-  outside = await refuseOutsideRequests(context);
-  page = await context.newPage();
-  await page.goto(server.url + '/');
-  await page.getByLabel('E-mail').fill('admin@ferrum.local');
-  await page.getByLabel('Password').fill('admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Tokens' }).waitFor();
+  ({ page, outside } = await signedInPage(browser, server.url));
 });
 afterAll(async () => {
   await browser?.close();

@@ -59,3 +59,16 @@ export async function expectLabelledControls(page: Page): Promise<void> {
       .map((control) => control.outerHTML));
   expect(unlabelled).toEqual([]);
 }
+
+/** A fresh tab that refuses outside requests, signed in to the dashboard as the bootstrap admin. */
+export async function signedInPage(browser: Browser, serverUrl: string): Promise<{ page: Page; outside: string[] }> {
+  const context = await browser.newContext();
+  const outside = await refuseOutsideRequests(context);
+  const page = await context.newPage();
+  await page.goto(serverUrl + '/');
+  await page.getByLabel('E-mail').fill('admin@ferrum.local');
+  await page.getByLabel('Password').fill('admin-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Tokens' }).waitFor();
+  return { page, outside };
+}
