@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve('test-output/screenshots');
@@ -51,13 +50,12 @@ export async function refuseOutsideRequests(context: BrowserContext): Promise<st
   return outside;
 }
 
-/** Every input, select and textarea of the page has a label (a <label for>, a wrapping label or aria-label). */
-export async function expectLabelledControls(page: Page): Promise<void> {
-  const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
+/** The inputs, selects and textareas of the page without a label (<label for>, a wrapping label or aria-label). */
+export async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
     controls
       .filter((control) => !(control as unknown as { labels?: { length: number } }).labels?.length && !control.getAttribute('aria-label'))
       .map((control) => control.outerHTML));
-  expect(unlabelled).toEqual([]);
 }
 
 /** A fresh tab that refuses outside requests, signed in to the dashboard as the bootstrap admin. */
