@@ -19,6 +19,8 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      // Nothing beyond this machine: every other host name fails to resolve.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
     ],
   });
 }
@@ -38,14 +40,15 @@ function isLocal(url: string): boolean {
 }
 
 /**
- * Aborts every request of the context that would leave this machine and records its URL: the
- * dashboard must need no outside network (no CDN, fonts or analytics). Returns the live record.
+ * Records every request of the context that would leave this machine: the dashboard must need no
+ * outside network (no CDN, fonts or analytics). Returns the live record. (A listener rather than
+ * route interception, which would turn the browser's HTTP cache off; the browser itself resolves
+ * no outside host name, see launchBrowser.)
  */
-export async function refuseOutsideRequests(context: BrowserContext): Promise<string[]> {
+export function recordOutsideRequests(context: BrowserContext): string[] {
   const outside: string[] = [];
-  await context.route((url) => !isLocal(url.href), (route) => {
-    outside.push(route.request().url());
-    return route.abort('blockedbyclient');
+  context.on('request', (request) => {
+    if (!isLocal(request.url())) outside.push(request.url());
   });
   return outside;
 }
@@ -61,7 +64,7 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
 /** A fresh tab that refuses outside requests, signed in to the dashboard as the bootstrap admin. */
 export async function signedInPage(browser: Browser, serverUrl: string): Promise<{ page: Page; outside: string[] }> {
   const context = await browser.newContext();
-  const outside = await refuseOutsideRequests(context);
+  const outside = recordOutsideRequests(context);
   const page = await context.newPage();
   await page.goto(serverUrl + '/');
   await page.getByLabel('E-mail').fill('admin@ferrum.local');
