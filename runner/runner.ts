@@ -9,11 +9,15 @@ import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
+import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
 import type { HeldSlot } from '../src/worker/concurrency-gate.js';
 import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import { ColdExecutor } from './cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
+import type { FunctionExecutor } from './function-executor.js';
+import { FunctionWorker } from './function-worker.js';
 import { RunnerMetrics } from './metrics.js';
 import { LABELS, removeOrphanContainers } from './orphans.js';
 import { TaskRun, type RunnerIdentity } from './task-run.js';
@@ -44,6 +48,7 @@ export class Runner {
   private stopping: Promise<void> | null = null;
   private readonly workerConnection;
   private readonly metrics: RunnerMetrics;
+  private readonly functions: FunctionWorker;
 
   private constructor(
     private readonly config: Config,
@@ -54,6 +59,8 @@ export class Runner {
     readonly log: Logger,
     docker: Docker,
     registry: Registry,
+    functionStores: FunctionStores,
+    hotFunctions: FunctionExecutor | undefined,
   ) {
     this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
@@ -67,10 +74,42 @@ export class Runner {
         [LABELS.cluster]: config.runner.cluster,
       },
     };
+    this.functions = this.functionWorker(docker, functionStores, hotFunctions);
   }
 
-  /** `registry`: where the runner's metrics go (the controller's, in the all-in-one process). */
-  static async start(config: Config, redisUrl: string, log: Logger, docker = new Docker(), registry = new Registry()): Promise<Runner> {
+  /** Function calls of the cluster: `default` ones in a container each, hot formats through `hot`. */
+  private functionWorker(docker: Docker, stores: FunctionStores, hot: FunctionExecutor | undefined): FunctionWorker {
+    const { runner: settings, functions } = this.config;
+    const cold = new ColdExecutor(docker, this.executor, {
+      network: settings.network,
+      pidsLimit: settings.pidsLimit,
+      nanoCpus: settings.milliCpus * 1_000_000,
+      labels: this.identity.labels,
+      maxLogBytes: functions.maxLogBytes,
+    });
+    const blocking = createRedisClient(this.redisUrl, 'runner-functions', { enableAutoPipelining: false, maxRetriesPerRequest: null });
+    const options = {
+      cluster: settings.cluster,
+      runnerId: this.id,
+      slots: functions.runnerSlots,
+      reclaimEveryMs: settings.stalledCheckMs,
+      isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
+    };
+    return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, this.log.child({ component: 'functions' }));
+  }
+
+  /**
+   * `registry`: where the runner's metrics go (the controller's, in the all-in-one process);
+   * `hotFunctions`: the executor of the hot function formats (http, json), when this runner has one.
+   */
+  static async start(
+    config: Config,
+    redisUrl: string,
+    log: Logger,
+    docker = new Docker(),
+    registry = new Registry(),
+    hotFunctions?: FunctionExecutor,
+  ): Promise<Runner> {
     const redis = createRedisClient(redisUrl, 'runner');
     const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
     const bus = new EventBus(subscriber, redis);
@@ -80,7 +119,7 @@ export class Runner {
       subscriber.disconnect();
       redis.disconnect();
     };
-    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker, registry);
+    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker, registry, openFunctionStores(config, redis, keys), hotFunctions);
     await runner.begin();
     return runner;
   }
@@ -105,6 +144,7 @@ export class Runner {
       removeOnFail: { count: 0 },
     });
     this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
+    await this.functions.start();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
     this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
     this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
@@ -180,6 +220,7 @@ export class Runner {
   /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
   private async drain(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    const functionsStopped = this.functions.stop(this.config.runner.drainMs);
     const worker = this.worker;
     if (worker) {
       const closed = worker.close();
@@ -190,6 +231,7 @@ export class Runner {
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
       }
     }
+    await functionsStopped;
     await this.executor.settle();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;

@@ -56,7 +56,9 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
 
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
     const started = performance.now();
-    const { app: found, route } = await stores.routes.load(request.params.app, `/${request.params['*'] ?? ''}`);
+    // `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere.
+    const path = `/${request.params['*'] ?? ''}`.replace(/(.)\/+$/, '$1');
+    const { app: found, route } = await stores.routes.load(request.params.app, path);
     if (!found) throw notFound('App not found');
     if (!route) throw notFound('Route not found');
     await checkRouteSecret(route, request.headers.authorization);

@@ -36,13 +36,18 @@ export class CallQueue {
     await this.redis.lrem(this.keys.inFlight(cluster, runnerId), 1, message);
   }
 
+  /** Gives a stopping runner's unfinished calls back to the queue; it holds none afterwards. */
+  async giveBack(cluster: string, runnerId: string): Promise<number> {
+    const keys = [this.keys.inFlight(cluster, runnerId), this.keys.pending(cluster), this.keys.holders(cluster)];
+    return scripts.reclaimCalls.run<number>(this.redis, keys, [runnerId]);
+  }
+
   /** Gives the in-flight calls of every holder that `isAlive` says is gone back to the queue. */
   async reclaim(cluster: string, isAlive: (runnerId: string) => Promise<boolean>): Promise<number> {
     let moved = 0;
     for (const runnerId of await this.redis.smembers(this.keys.holders(cluster))) {
       if (await isAlive(runnerId)) continue;
-      const keys = [this.keys.inFlight(cluster, runnerId), this.keys.pending(cluster), this.keys.holders(cluster)];
-      moved += await scripts.reclaimCalls.run<number>(this.redis, keys, [runnerId]);
+      moved += await this.giveBack(cluster, runnerId);
     }
     return moved;
   }

@@ -40,9 +40,13 @@ export class FunctionCalls {
     await this.calls.create(call);
   }
 
+  /** The record and the message go out together: one connection keeps them in order, record first. */
+  private async recordAndQueue(invocation: FunctionInvocation, projectId: string, type: RouteType, message: string): Promise<void> {
+    await Promise.all([this.record(invocation, projectId, type), this.queue.push(this.options.cluster, message)]);
+  }
+
   async startAsync(invocation: FunctionInvocation, projectId: string): Promise<void> {
-    await this.record(invocation, projectId, 'async');
-    await this.queue.push(this.options.cluster, encodeCallMessage({ invocation }));
+    await this.recordAndQueue(invocation, projectId, 'async', encodeCallMessage({ invocation }));
   }
 
   async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {
@@ -50,8 +54,7 @@ export class FunctionCalls {
     const wait = this.replies.expect(invocation.callId, queueWaitMs + invocation.timeoutMs + graceMs);
     const message = encodeCallMessage({ invocation, replyTo: this.replies.channel, startBy: Date.now() + queueWaitMs });
     try {
-      await this.record(invocation, projectId, 'sync');
-      await this.queue.push(cluster, message);
+      await this.recordAndQueue(invocation, projectId, 'sync', message);
     } catch (error) {
       wait.cancel();
       throw error;
