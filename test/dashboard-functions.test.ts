@@ -1,22 +1,28 @@
 import type { Browser, Page } from 'playwright-core';
+import type { Runner } from '../runner/runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signedInPage, unlabelledControls } from './helpers/browser.js';
+import { FunctionsClient } from './helpers/functions.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { FAST_WORKER_ENV, startRunner } from './helpers/worker.js';
 
-// The dashboard's functions pages against the real functions API.
+// The dashboard's functions pages against the real functions API, with a runner running the calls.
 
 let server: TestServer;
 let browser: Browser;
 let page: Page;
 let outside: string[];
+let runner: Runner;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(FAST_WORKER_ENV);
+  runner = await startRunner(server);
   browser = await launchBrowser();
   ({ page, outside } = await signedInPage(browser, server.url));
 });
 afterAll(async () => {
   await browser?.close();
+  await runner?.stop();
   await server?.stop();
 });
 
@@ -51,28 +57,33 @@ describe('dashboard: functions', () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
-  it('lists the calls of the app, newest first, with their status and log', async () => {
-    // An async route answers 202 at once and keeps a call record whether or not a runner takes it yet.
-    await page.getByRole('button', { name: 'Edit route /hello' }).click();
-    const editor = page.getByRole('form', { name: 'Edit route /hello' });
-    await editor.getByLabel('Type').selectOption('async');
-    await editor.getByRole('button', { name: 'Save route' }).click();
-    await expect.poll(() => page.locator('main table').first().textContent(), { timeout: 15_000 }).toContain('async');
+  it('lists the calls of the app, newest first, with their status, times and log', async () => {
+    const fn = new FunctionsClient(server.http);
+    await fn.route('shop', { path: '/echo', image: 'ferrum-test/fn-echo' });
+    const first = await fn.call('POST', 'shop/echo', 'first');
+    const failed = await fn.call('POST', 'shop/echo', 'exit=3');
+    expect(first.status).toBe(200);
+    expect(failed.status).toBe(502);
+    const firstId = first.headers.get('fn-call-id')!;
+    const failedId = failed.headers.get('fn-call-id')!;
 
-    const first = await server.http.post('/r/shop/hello', 'first');
-    const second = await server.http.post('/r/shop/hello', 'second');
-    expect([first.status, second.status]).toEqual([202, 202]);
     await page.goto(`${server.url}/#/functions`);
     await page.getByRole('link', { name: 'shop' }).click();
     await page.getByRole('heading', { name: 'Recent calls' }).waitFor();
     const rows = page.locator('main table', { hasText: 'Newest first' }).locator('tbody tr');
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
-    expect(await rows.nth(0).textContent()).toContain(second.body.call_id);
-    expect(await rows.nth(1).textContent()).toContain(first.body.call_id);
-    expect(await rows.nth(0).textContent()).toContain('/hello');
+    const [newest, older] = [await rows.nth(0).textContent(), await rows.nth(1).textContent()];
+    expect(newest).toContain(failedId);
+    expect(newest).toContain('error');
+    expect(older).toContain(firstId);
+    expect(older).toContain('success');
+    expect(older).toContain('/echo');
+    const record = await fn.record('shop', firstId);
+    const shownCompletion = await page.evaluate((iso) => new Date(iso).toLocaleString(), record.completed_at);
+    expect(older).toContain(shownCompletion);
 
-    await page.getByRole('button', { name: `Log of call ${first.body.call_id}` }).click();
-    await expect.poll(() => page.locator('#call-log h3').textContent(), { timeout: 15_000 }).toContain(first.body.call_id);
+    await page.getByRole('button', { name: `Log of call ${firstId}` }).click();
+    await expect.poll(() => page.locator('#call-log').textContent(), { timeout: 15_000 }).toContain(`log of ${firstId}`);
     await screenshot(page, 'function-app');
   });
 
@@ -85,9 +96,13 @@ describe('dashboard: functions', () => {
 
     await page.getByRole('link', { name: 'shop' }).click();
     await page.getByRole('heading', { name: 'shop' }).waitFor();
-    page.once('dialog', (dialog) => dialog.accept());
-    await page.getByRole('button', { name: 'Delete route /hello' }).click();
-    await expect.poll(async () => (await server.http.get(functionsPath('/shop/routes'))).body.routes.length, { timeout: 15_000 }).toBe(0);
+    for (const path of ['/hello', '/echo']) {
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.getByRole('button', { name: `Delete route ${path}` }).click();
+      await expect.poll(async () => (await server.http.get(functionsPath('/shop/routes'))).body.routes.map((r: { path: string }) => r.path), { timeout: 15_000 })
+        .not.toContain(path);
+      await page.getByRole('heading', { name: 'Routes' }).waitFor();
+    }
 
     await navTo('Functions');
     await expect.poll(() => page.locator('main table').textContent(), { timeout: 15_000 }).toContain('shop');
