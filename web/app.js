@@ -3,6 +3,7 @@ import { errorBox, h } from './dom.js';
 import { cachePage, cachesPage } from './pages/caches.js';
 import { clusterPage, clustersPage } from './pages/clusters.js';
 import { codePage, codesPage } from './pages/codes.js';
+import { appPage, appsPage } from './pages/functions.js';
 import { overviewPage } from './pages/overview.js';
 import { projectPage, projectsPage } from './pages/projects.js';
 import { queuePage, queuesPage } from './pages/queues.js';
@@ -23,8 +24,9 @@ const ROUTES = {
   tasks: { page: tasksPage, detail: taskPage, title: 'Tasks', needsProject: true },
   schedules: { page: schedulesPage, title: 'Schedules', needsProject: true },
   clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
+  functions: { page: appsPage, detail: appPage, title: 'Functions', needsProject: true },
 };
-const NAV = ['overview', 'queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'projects', 'tokens'];
+const NAV = ['overview', 'queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'functions', 'projects', 'tokens'];
 
 export function navigate(hash) {
   if (location.hash === hash) render();
@@ -72,7 +74,6 @@ async function render() {
     const page = id !== undefined && route.detail ? route.detail : route.page;
     const content = await page(navigate, id, params);
     main.replaceChildren(content);
-    document.title = `${route.title || 'Sign in'} · Ferrum`;
     const heading = main.querySelector('h1');
     if (heading) {
       heading.tabIndex = -1;
@@ -85,6 +86,7 @@ async function render() {
     }
     main.replaceChildren(h('h1', {}, 'Something went wrong'), errorBox(error));
   } finally {
+    document.title = `${route.title || 'Sign in'} · Ferrum`;
     main.removeAttribute('aria-busy');
   }
 }

@@ -5,7 +5,7 @@ export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs || {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
+    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), reportingFailures(value));
     else if (name === 'class') el.className = value;
     else if (name === 'dataset') Object.assign(el.dataset, value);
     else if (value === true) el.setAttribute(name, '');
@@ -13,6 +13,15 @@ export function h(tag, attrs = {}, ...children) {
   }
   append(el, children);
   return el;
+}
+
+/** An event handler whose failure (a refused API call, say) is shown to the person, not lost in the console. */
+function reportingFailures(handler) {
+  return (event) => {
+    const result = handler(event);
+    if (result && typeof result.catch === 'function') result.catch((error) => toast(`Failed: ${error.message || error}`, { error: true }));
+    return result;
+  };
 }
 
 function append(el, children) {
@@ -61,9 +70,10 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
   return el;
 }
 
-export function toast(message) {
+export function toast(message, { error = false } = {}) {
   const el = document.getElementById('toast');
   el.textContent = message;
+  el.classList.toggle('failed', error);
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => (el.textContent = ''), 4000);
 }

@@ -14,12 +14,13 @@ export async function tasksPage(navigate, _id, params) {
   if (codeName) query.set('code_name', codeName);
   if (status) query.set(status, '1');
   const { tasks } = await api('GET', worker(`/tasks?${query}`));
-  const filter = (changes) => {
+  const filtered = (changes) => {
     const next = new URLSearchParams({ code_name: codeName, status, ...changes });
     for (const [key, value] of [...next]) if (!value) next.delete(key);
-    navigate(`#/tasks?${next}`);
+    return `#/tasks?${next}`;
   };
-  const statusSelect = h('select', { id: 'status-filter', onchange: (e) => filter({ status: e.target.value, page: '' }) },
+  // The status applies with the Filter button (or Enter in the code field), so arrow keys in the list do not reload the page.
+  const statusSelect = h('select', { id: 'status-filter' },
     h('option', { value: '' }, 'All statuses'),
     STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)));
   const codeInput = h('input', { id: 'code-filter', value: codeName, placeholder: 'code name' });
@@ -27,7 +28,10 @@ export async function tasksPage(navigate, _id, params) {
     'section',
     {},
     h('h1', {}, 'Tasks'),
-    h('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); filter({ code_name: codeInput.value.trim(), page: '' }); } },
+    h('form', { class: 'filters', 'aria-label': 'Filter tasks', onsubmit: (e) => {
+      e.preventDefault();
+      navigate(filtered({ code_name: codeInput.value.trim(), status: statusSelect.value, page: '' }));
+    } },
       h('label', { for: 'status-filter' }, 'Status'), statusSelect,
       h('label', { for: 'code-filter' }, 'Code package'), codeInput,
       h('button', { type: 'submit' }, 'Filter')),
@@ -39,8 +43,8 @@ export async function tasksPage(navigate, _id, params) {
       task.duration !== undefined ? `${task.duration} ms` : '',
     ]), { empty: 'No tasks match.' }),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
-      page > 0 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page - 1) }); } }, '« Previous page') : null,
-      tasks.length === 30 ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); filter({ page: String(page + 1) }); } }, 'Next page »') : null),
+      page > 0 ? h('a', { href: filtered({ page: String(page - 1) }) }, '« Previous page') : null,
+      tasks.length === 30 ? h('a', { href: filtered({ page: String(page + 1) }) }, 'Next page »') : null),
     h('h2', {}, 'Queue a task'),
     form(
       [field('Code package name', { name: 'code_name', required: true, value: codeName }),
@@ -73,6 +77,7 @@ export async function taskPage(navigate, id) {
       h('dt', {}, 'Duration'), h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
       h('dt', {}, 'Message'), h('dd', {}, task.msg || ''),
       task.percent != null ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
+      optionalFacts(task),
       h('dt', {}, 'Payload'), h('dd', {}, h('pre', {}, task.payload || '')),
     ].flat().filter(Boolean));
     log.textContent = await api('GET', worker(`${base}/log`), undefined, { accept: 'text/plain' }).catch(() => '');
@@ -94,4 +99,15 @@ export async function taskPage(navigate, id) {
     h('h1', {}, 'Task ', h('code', {}, id)),
     facts, actions,
     h('h2', {}, 'Log'), log);
+}
+
+const OPTIONAL_FACTS = [
+  ['priority', 'Priority'], ['timeout', 'Timeout (s)'], ['delay', 'Delay (s)'], ['retry_count', 'Retries so far'],
+  ['cluster', 'Cluster'], ['label', 'Label'], ['schedule_id', 'Schedule'], ['log_size', 'Log size (bytes)'],
+];
+
+/** The task's optional fields that it has. */
+function optionalFacts(task) {
+  return OPTIONAL_FACTS.filter(([key]) => task[key] !== undefined && task[key] !== null && task[key] !== '')
+    .flatMap(([key, label]) => [h('dt', {}, label), h('dd', {}, String(task[key]))]);
 }
