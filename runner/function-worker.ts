@@ -17,10 +17,10 @@ export interface FunctionWorkerOptions {
   isAlive(runnerId: string): Promise<boolean>;
 }
 
-/** `default` calls run cold; `http` and `json` through the hot pool when this runner has one. */
+/** `default` calls run cold; `http` and `json` through the hot pool. */
 export interface FunctionExecutors {
   cold: FunctionExecutor;
-  hot?: FunctionExecutor;
+  hot: FunctionExecutor;
 }
 
 /** How long one blocking take waits before the loop looks at its stop flag again. */
@@ -115,7 +115,6 @@ export class FunctionWorker {
 
   private async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
     const executor = invocation.format === 'default' ? this.executors.cold : this.executors.hot;
-    if (!executor) return unavailable('hot formats not available on this runner');
     try {
       return await executor.invoke(invocation);
     } catch (error) {
@@ -141,7 +140,7 @@ export class FunctionWorker {
     this.blocking.disconnect();
     await this.loop;
     await Promise.race([Promise.all(this.running), sleep(drainMs)]);
-    await Promise.all([this.executors.cold.close(), this.executors.hot?.close()]);
+    await Promise.all([this.executors.cold.close(), this.executors.hot.close()]);
     await this.stores.queue.giveBack(this.options.cluster, this.options.runnerId).catch(() => 0);
   }
 }

@@ -17,6 +17,7 @@ import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import { ColdExecutor } from './cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
+import { HotFunctionPool } from './hot-pool.js';
 import type { FunctionExecutor } from './function-executor.js';
 import { FunctionWorker } from './function-worker.js';
 import { RunnerMetrics } from './metrics.js';
@@ -79,8 +80,8 @@ export class Runner {
     this.functions = this.functionWorker(docker, functionStores, hotFunctions);
   }
 
-  /** Function calls of the cluster: `default` ones in a container each, hot formats through `hot`. */
-  private functionWorker(docker: Docker, stores: FunctionStores, hot: FunctionExecutor | undefined): FunctionWorker {
+  /** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
+  private functionWorker(docker: Docker, stores: FunctionStores, hotFunctions: FunctionExecutor | undefined): FunctionWorker {
     const { runner: settings, functions } = this.config;
     const cold = new ColdExecutor(docker, this.executor, {
       network: settings.network,
@@ -97,12 +98,14 @@ export class Runner {
       reclaimEveryMs: settings.stalledCheckMs,
       isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
     };
-    return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, this.log.child({ component: 'functions' }));
+    const log = this.log.child({ component: 'functions' });
+    const hot = hotFunctions ?? new HotFunctionPool(docker, { labels: this.identity.labels, network: settings.network, pidsLimit: settings.pidsLimit, milliCpus: settings.milliCpus, log });
+    return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, log);
   }
 
   /**
    * `registry`: where the runner's metrics go (the controller's, in the all-in-one process);
-   * `hotFunctions`: the executor of the hot function formats (http, json), when this runner has one.
+   * `hotFunctions`: the executor of the hot function formats (http, json); a HotFunctionPool on `docker` by default.
    */
   static async start(
     config: Config,

@@ -95,9 +95,18 @@ describe('sync calls of default-format routes', () => {
     expectError(big, 502, 'The function ran out of memory (limit 64 MiB)');
   });
 
-  it('answers 502 for hot formats on a runner without a hot pool', async () => {
-    await fn.route('calls', { path: '/hot', image: 'ferrum-test/fn-echo', format: 'http' });
-    expectError(await fn.call('GET', 'calls/hot'), 502, 'hot formats not available on this runner');
+  it.each(['http', 'json'])('serves %s-format routes from a hot container, with the status and headers the function sets', async (format) => {
+    await fn.route('calls', { path: `/hot-${format}`, image: `ferrum-test/fn-hot-${format}`, format, config: { GREETING: 'hi' } });
+    const first = await fn.call('POST', `calls/hot-${format}?n=1`, 'one', { 'X-Status': '201', 'X-Header': 'X-Fn: set', 'X-Echo': 'e1' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('x-fn')).toBe('set');
+    const callId = first.headers.get('fn-call-id')!;
+    const answer = JSON.parse(first.text);
+    expect(answer).toMatchObject({ calls: 1, method: 'POST', body: 'one', echo: 'e1', greeting: 'hi', callId });
+    const second = await fn.call('POST', `calls/hot-${format}`, 'two');
+    expect(second.status).toBe(200);
+    expect(JSON.parse(second.text)).toMatchObject({ calls: 2, body: 'two', hostname: answer.hostname });
+    expect(await fn.record('calls', callId)).toMatchObject({ status: 'success', format });
   });
 
   it('answers 404 for unknown apps and routes, 413 for a body over the limit', async () => {
