@@ -102,7 +102,9 @@ describe.each(['http', 'json'] as const)('a hot function in the %s format', (for
 
   it("keeps each call's stderr with that call", async () => {
     const app = newApp();
-    const noisy = await pool.invoke(asking(app, format, { 'x-stderr': 'warning from the function' }));
+    // Docker copies stdout and stderr separately, so stderr written at the very moment of the
+    // answer can arrive after it: the function here answers a little after its warning.
+    const noisy = await pool.invoke(asking(app, format, { 'x-stderr': 'warning from the function', 'x-sleep-ms': '50' }));
     expect(noisy.stderr).toBe('warning from the function\n');
     const quiet = await pool.invoke(asking(app, format, {}));
     expect(echoOf(quiet).calls).toBe(2);

@@ -13,7 +13,7 @@ import { parsePrometheus, type Scrape } from './helpers/prometheus.js';
 import { eventually, TestSubscriber } from './helpers/push-subscriber.js';
 import { createSchedule, FAST_SCHEDULE_ENV, waitForSchedule } from './helpers/schedules.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
+import { createCluster, FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
 const FAST_METRICS_ENV: Record<string, string> = {
   FERRUM_METRICS_SAMPLE_MS: '200',
@@ -201,8 +201,9 @@ describe('worker metrics', () => {
   });
 
   it('counts waiting tasks per cluster', async () => {
-    const id = await worker.queue('metered', '', { cluster: 'nobody-runs-this', delay: 60 });
-    const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_worker_cluster_tasks', { cluster: 'nobody-runs-this', state: 'queued' }) === 1);
+    const cluster = await createCluster(server.http, 'nobody runs this');
+    const id = await worker.queue('metered', '', { cluster, delay: 60 });
+    const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_worker_cluster_tasks', { cluster, state: 'queued' }) === 1);
     expect(metrics.value('ferrum_worker_tasks', { state: 'queued' })).toBeGreaterThanOrEqual(1);
     expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import type { TestServer } from './helpers/server.js';
-import { startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { createCluster, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 /** A task as the list shows it, with the fields the checks need. */
 interface Listed {
@@ -20,6 +20,8 @@ let server: TestServer;
 let client: WorkerClient;
 let worker: WorkerServices;
 let startMs: number;
+let east: string;
+let west: string;
 const queued: string[] = [];
 
 /** Newest first: created_at descending, equal times by id descending. */
@@ -45,6 +47,8 @@ beforeAll(async () => {
   // No runner runs in this file: every task stays as the test sets it.
   await client.upload({ name: 'alpha', image: 'ferrum-test/busybox' });
   await client.upload({ name: 'beta', image: 'ferrum-test/busybox' });
+  east = await createCluster(server.http, 'east');
+  west = await createCluster(server.http, 'west');
   // One batch an hour apart (the server runs in this process, so its clock moves too).
   startMs = Date.now() - BATCHES * HOUR;
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -53,7 +57,7 @@ beforeAll(async () => {
       vi.setSystemTime(startMs + batch * HOUR);
       const tasks = Array.from({ length: PER_BATCH }, (_, i) => ({
         code_name: i % 3 === 0 ? 'beta' : 'alpha',
-        cluster: i % 2 === 0 ? 'east' : 'west',
+        cluster: i % 2 === 0 ? east : west,
         payload: `${batch}/${i}`,
       }));
       const response = await server.http.post(client.path('/tasks'), { tasks });
@@ -103,11 +107,11 @@ describe('paging with 10,000 tasks', () => {
     const inRange = (task: Listed) => Date.parse(task.created_at) >= from * 1000 && Date.parse(task.created_at) <= to * 1000;
     const cases: [string, (task: Listed) => boolean][] = [
       ['&complete=1', (task) => task.status === 'complete'],
-      ['&cluster=east&queued=1&error=1&to_time=' + to, (task) => task.cluster === 'east' && ['queued', 'error'].includes(task.status) && Date.parse(task.created_at) <= to * 1000],
+      [`&cluster=${east}&queued=1&error=1&to_time=${to}`, (task) => task.cluster === east && ['queued', 'error'].includes(task.status) && Date.parse(task.created_at) <= to * 1000],
       ['&code_name=beta&complete=1&error=true', (task) => task.code_name === 'beta' && ['complete', 'error'].includes(task.status)],
-      ['&cluster=east&code_name=beta&queued=1', (task) => task.cluster === 'east' && task.code_name === 'beta' && task.status === 'queued'],
+      [`&cluster=${east}&code_name=beta&queued=1`, (task) => task.cluster === east && task.code_name === 'beta' && task.status === 'queued'],
       [`&code_name=alpha&complete=1&error=1&from_time=${from}&to_time=${to}`, (task) => task.code_name === 'alpha' && ['complete', 'error'].includes(task.status) && inRange(task)],
-      [`&cluster=west&code_name=beta&from_time=${from}`, (task) => task.cluster === 'west' && task.code_name === 'beta' && Date.parse(task.created_at) >= from * 1000],
+      [`&cluster=${west}&code_name=beta&from_time=${from}`, (task) => task.cluster === west && task.code_name === 'beta' && Date.parse(task.created_at) >= from * 1000],
       [`&code_name=beta&from_time=${from}&to_time=${to}&queued=1&preparing=1&running=1&complete=1&error=1&cancelled=1&timeout=1`, (task) => task.code_name === 'beta' && inRange(task)],
     ];
     for (const [query, wanted] of cases) {

@@ -5,7 +5,7 @@ import { sleep } from '../src/core/time.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import type { TestServer } from './helpers/server.js';
 import { startTestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
+import { createCluster, FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
 const RETENTION_MS = 400;
 
@@ -14,6 +14,7 @@ let client: WorkerClient;
 let worker: WorkerServices;
 let redis: Redis;
 let codeId: string;
+let east: string;
 
 /** Every sorted set of the project's task indexes (lists, stats, expiry). */
 async function indexKeys(): Promise<string[]> {
@@ -41,6 +42,7 @@ beforeAll(async () => {
   worker = openWorkerServices(server.running.ctx);
   redis = new Redis(server.redisUrl);
   codeId = await client.upload({ name: 'kept', image: 'ferrum-test/busybox' });
+  east = await createCluster(server.http, 'east');
 });
 
 afterAll(async () => {
@@ -51,8 +53,8 @@ afterAll(async () => {
 
 describe('task retention', () => {
   it('drops finished tasks with their logs and index entries, and keeps unfinished ones', async () => {
-    const finished = [await client.queue('kept', 'a', { cluster: 'east' }), await client.queue('kept', 'b')];
-    const waiting = [await client.queue('kept', 'c', { cluster: 'east' }), await client.queue('kept', 'd')];
+    const finished = [await client.queue('kept', 'a', { cluster: east }), await client.queue('kept', 'b')];
+    const waiting = [await client.queue('kept', 'c', { cluster: east }), await client.queue('kept', 'd')];
     for (const id of [...finished, ...waiting]) await worker.statuses.appendLog(server.projectId, id, Buffer.from(`output of ${id}\n`), 1024);
     for (const id of finished) expect((await server.http.post(client.path(`/tasks/${id}/cancel`))).status).toBe(200);
 
@@ -80,7 +82,7 @@ describe('task retention', () => {
 
     const listed = await server.http.get(client.path('/tasks?per_page=100'));
     expect(listed.body.tasks.map((task: { id: string }) => task.id).sort()).toEqual([...waiting].sort());
-    expect((await server.http.get(client.path('/tasks?cancelled=1&cluster=east'))).body.tasks).toEqual([]);
+    expect((await server.http.get(client.path(`/tasks?cancelled=1&cluster=${east}`))).body.tasks).toEqual([]);
     const stats = await server.http.get(client.path(`/codes/${codeId}/stats`));
     expect(stats.body).toMatchObject({ queued: 2, cancelled: 0 });
   });

@@ -42,8 +42,17 @@ export class PushStore {
   /** Every current subscriber's status of a message of a push queue (404 when neither message nor status exists). */
   async statuses(ref: QueueRef, id: string): Promise<PushStatus[]> {
     const push = pushSettingsOf(await this.queues.require(ref));
-    const stored = await this.storedStatuses(ref, id);
-    if (stored.size === 0) await this.messages.get(ref, id);
+    let stored = await this.storedStatuses(ref, id);
+    if (stored.size === 0) {
+      try {
+        await this.messages.get(ref, id);
+      } catch (error) {
+        // A delivery round may have ended between the two reads: it writes the statuses and
+        // removes the message in one script, so a second read sees them.
+        stored = await this.storedStatuses(ref, id);
+        if (stored.size === 0) throw error;
+      }
+    }
     return push.subscribers.map((subscriber) => {
       const status = stored.get(subscriber.name) ?? freshStatus(subscriber.url, push);
       return {
