@@ -1,34 +1,18 @@
 /**
- * Functions benchmark.
+ * Functions benchmark, over HTTP against an all-in-one server (controller + runner) forked as a
+ * child process, so the load generator does not share its event loop.
  * (a) Hot: a hot echo function (`http` and `json` formats, max_concurrency 10) under 10
  *     concurrent callers: latency p50/p99 and calls/s (targets: p50 ≤ 5 ms, ≥ 1,000 calls/s).
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
  *     `docker run --rm -i` of the same image at the same concurrency (target ≤ 1.2× its wall time).
  * Each beside bare `docker run --rm -i` runs of the same image, the floor a call without Ferrum pays.
- *
- * Through HTTP (`/r/{app}{path}` on a started all-in-one server) when the functions API answers
- * `POST /v1/apps`; otherwise HotFunctionPool is measured directly, and the cold figure is a
- * one-container-per-call run through dockerode (the steps of a cold call), as the output says.
  * BENCH_HOT_CALLS (default 5000), BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
-import type { Duplex } from 'node:stream';
-import Docker from 'dockerode';
-import { pino } from 'pino';
 import { Pool } from 'undici';
-import { startController } from '../controller/main.js';
-import { hardenedHostConfig } from '../runner/docker-executor.js';
-import type { FunctionInvocation } from '../runner/function-executor.js';
-import { HotFunctionPool } from '../runner/hot-pool.js';
-import { Runner } from '../runner/runner.js';
-import { loadConfig } from '../src/core/config.js';
-import { newObjectId } from '../src/core/ids.js';
 import { HttpClient } from '../test/helpers/http.js';
-import { startTestRedis } from '../test/helpers/redis.js';
+import { serveInChild } from './lib/child-server.js';
 
 const HOT_CALLS = Number(process.env.BENCH_HOT_CALLS ?? 5000);
 const HOT_CALLERS = 10;
@@ -75,11 +59,14 @@ function report(label: string, figures: Figures): void {
  * The hot figures: 10 callers, then one caller alone (the latency of the call path itself,
  * without calls queueing behind each other for the CPU), and this process's CPU time per call.
  */
-async function reportHot(label: string, call: () => Promise<void>): Promise<void> {
+async function reportHot(label: string, call: () => Promise<void>, server: ChildProcess): Promise<void> {
+  const serverBefore = await cpuOf(server);
   const cpuBefore = process.cpuUsage();
   report(`${label}, ${HOT_CALLERS} callers`, await drive(HOT_CALLS, HOT_CALLERS, call));
   const cpu = process.cpuUsage(cpuBefore);
-  console.log(`    this process: ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs CPU per call`);
+  const serverAfter = await cpuOf(server);
+  const serverCpu = serverAfter.user + serverAfter.system - serverBefore.user - serverBefore.system;
+  console.log(`    CPU per call: server (controller + runner) ${(serverCpu / HOT_CALLS).toFixed(0)} µs, load generator ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs`);
   report(`${label}, 1 caller`, await drive(Math.ceil(HOT_CALLS / 5), 1, call));
 }
 
@@ -104,41 +91,6 @@ function bareDockerRun(image: string, request: Buffer): Promise<void> {
   });
 }
 
-function collector(into: Buffer[]): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      into.push(chunk);
-      done();
-    },
-  });
-}
-
-/** A cold call through the engine API: create, attach, start, body on stdin, read stdout to the end, remove. */
-async function coldCallThroughEngine(docker: Docker, image: string, body: Buffer): Promise<void> {
-  const container = await docker.createContainer({
-    Image: image,
-    AttachStdin: true,
-    AttachStdout: true,
-    AttachStderr: true,
-    OpenStdin: true,
-    StdinOnce: true,
-    Tty: false,
-    HostConfig: hardenedHostConfig({ network: 'none', memoryBytes: MEMORY_MB * 1024 * 1024, pidsLimit: 64, nanoCpus: 1_000_000_000 }),
-  });
-  try {
-    const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
-    const stdout: Buffer[] = [];
-    const ended = new Promise<void>((resolve) => stream.on('end', resolve));
-    docker.modem.demuxStream(stream, collector(stdout), collector([]));
-    await container.start();
-    stream.end(body);
-    const [exit] = (await Promise.all([container.wait(), ended])) as [{ StatusCode: number }, void];
-    if (exit.StatusCode !== 0 || Buffer.concat(stdout).length === 0) throw new Error(`cold call of ${image} failed: exit ${exit.StatusCode}`);
-  } finally {
-    await container.remove({ force: true });
-  }
-}
-
 /** Runs `ferrum` and `bare` in alternating halves so both see the same background load. */
 async function beside(calls: number, callers: number, ferrum: () => Promise<void>, bare: () => Promise<void>): Promise<[Figures, Figures]> {
   const half = Math.ceil(calls / 2);
@@ -148,45 +100,6 @@ async function beside(calls: number, callers: number, ferrum: () => Promise<void
   const bareSecond = await drive(calls - half, callers, bare);
   const ferrumSecond = await drive(calls - half, callers, ferrum);
   return [merge(ferrumFirst, ferrumSecond), merge(bareFirst, bareSecond)];
-}
-
-function hotInvocation(format: 'http' | 'json'): FunctionInvocation {
-  return {
-    callId: newObjectId(),
-    appName: 'bench',
-    path: `/hot-${format}`,
-    image: HOT_IMAGES[format],
-    format,
-    memoryMb: MEMORY_MB,
-    timeoutMs: 30_000,
-    idleTimeoutMs: 60_000,
-    maxConcurrency: HOT_CALLERS,
-    method: 'POST',
-    requestUrl: `http://localhost/r/bench/hot-${format}`,
-    headers: { 'content-type': 'application/json' },
-    routeEnv: { FN_FORMAT: format },
-    callEnv: {},
-    body: BODY,
-  };
-}
-
-async function benchDirect(docker: Docker): Promise<void> {
-  console.log('The functions API is not in this build: measuring HotFunctionPool directly (no HTTP hop) and cold calls through dockerode.');
-  const pool = new HotFunctionPool(docker, { labels: { 'ferrum.managed': 'true', 'ferrum.bench': 'functions' }, network: 'none', pidsLimit: 64, milliCpus: 1000 });
-  try {
-    for (const format of ['http', 'json'] as const) {
-      const call = async () => {
-        const result = await pool.invoke({ ...hotInvocation(format), callId: newObjectId() });
-        if (result.status !== 200) throw new Error(`hot call failed: ${result.status} ${result.errorMessage ?? ''}`);
-      };
-      await drive(500, HOT_CALLERS, call); // starts the containers and warms the JIT
-      console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers, max_concurrency ${HOT_CALLERS}`);
-      await reportHot('HotFunctionPool', call);
-    }
-  } finally {
-    await pool.close();
-  }
-  await benchBareFloors(() => coldCallThroughEngine(docker, COLD_IMAGE, BODY), 'cold call through dockerode');
 }
 
 async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string): Promise<void> {
@@ -200,9 +113,22 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
   console.log(`    ratio cold/bare wall time: ${(cold.wallMs / bare.wallMs).toFixed(2)}x (target <= 1.2x)`);
 }
 
+/** The server child's CPU usage so far. */
+function cpuOf(server: ChildProcess): Promise<NodeJS.CpuUsage> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { cpu?: NodeJS.CpuUsage }) => {
+      if (!message.cpu) return;
+      server.off('message', onMessage);
+      resolve(message.cpu);
+    };
+    server.on('message', onMessage);
+    server.send('cpu');
+  });
+}
+
 /** Creates the routes through the functions API and measures calls at /r/bench/…. */
-async function benchHttp(http: HttpClient, url: string): Promise<void> {
-  console.log('Measuring through HTTP: /r/bench/… on the all-in-one server.');
+async function benchHttp(http: HttpClient, url: string, server: ChildProcess): Promise<void> {
+  console.log('Measuring through HTTP: /r/bench/… on an all-in-one server (controller + runner) in a child process.');
   const routes = [
     { path: '/hot-http', image: HOT_IMAGES.http, format: 'http' },
     { path: '/hot-json', image: HOT_IMAGES.json, format: 'json' },
@@ -222,7 +148,7 @@ async function benchHttp(http: HttpClient, url: string): Promise<void> {
     for (const format of ['http', 'json'] as const) {
       await drive(500, HOT_CALLERS, call(`/hot-${format}`));
       console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`);
-      await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`));
+      await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`), server);
     }
     await benchBareFloors(call('/cold'), 'POST /r/bench/cold');
   } finally {
@@ -230,38 +156,32 @@ async function benchHttp(http: HttpClient, url: string): Promise<void> {
   }
 }
 
+/** Forks this script as the server: an all-in-one controller + runner with its own Redis. */
+function startServerChild(): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: process.execArgv });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { url: string; token: string }) => resolve({ child, url: message.url, token: message.token }));
+    child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
+  });
+}
+
 async function main(): Promise<void> {
   execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
   console.log(`machine: ${os.cpus().length} cores, shared with whatever else runs (figures vary with that load)`);
-  const docker = new Docker();
-  const redis = await startTestRedis();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
-  const config = loadConfig({
-    PORT: '0',
-    REDIS_URL: redis.url,
-    FERRUM_DATA_DIR: dataDir,
-    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
-    LOG_LEVEL: 'warn',
-    FERRUM_RUNNER_NETWORK: 'none',
-  });
-  const controller = await startController(config);
-  const runner = await Runner.start(config, redis.url, pino({ level: 'warn' }));
+  const server = await startServerChild();
   try {
-    const http = new HttpClient(controller.url, controller.bootstrap!.token);
-    const probe = await http.post('/v1/apps', { app: { name: 'bench' } });
-    if (probe.status === 404 && probe.body?.msg) await benchDirect(docker);
-    else if (probe.status >= 300) throw new Error(`POST /v1/apps answered ${probe.status} ${probe.text}`);
-    else await benchHttp(http, controller.url);
+    await benchHttp(new HttpClient(server.url, server.token), server.url, server.child);
   } finally {
-    await runner.stop();
-    await controller.stop();
-    await redis.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    server.child.removeAllListeners('exit');
+    server.child.send('stop');
   }
 }
 
-main().then(
-  () => process.exit(0),
+const role = process.env.BENCH_ROLE === 'server' ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none' }, { withRunner: true }) : main();
+role.then(
+  () => {
+    if (process.env.BENCH_ROLE !== 'server') process.exit(0);
+  },
   (error: unknown) => {
     console.error(error);
     process.exit(1);

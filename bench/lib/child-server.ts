@@ -1,25 +1,27 @@
-// The server half of a benchmark that forks itself: a controller with its own redis-server in a
-// child process (so the load generator does not share its event loop). It sends its address to
+// The server half of a benchmark that forks itself: a controller (with a runner, when asked) and
+// its own redis-server in a child process (so the load generator does not share its event loop). It sends its address to
 // the parent, answers 'cpu' with its CPU usage, and stops on any other message.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startAllInOne } from '../../controller/all-in-one.js';
 import { startController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
 import { startTestRedis } from '../../test/helpers/redis.js';
 
-export async function serveInChild(env: Record<string, string | undefined> = {}): Promise<void> {
+export async function serveInChild(env: Record<string, string | undefined> = {}, options: { withRunner?: boolean } = {}): Promise<void> {
   const redis = await startTestRedis();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
   const config = loadConfig({ ...env, PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
-  const running = await startController(config);
+  const allInOne = options.withRunner ? await startAllInOne(config) : null;
+  const running = allInOne?.controller ?? (await startController(config));
   process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
   process.on('message', async (message) => {
     if (message === 'cpu') {
       process.send!({ cpu: process.cpuUsage() });
       return;
     }
-    await running.stop();
+    await (allInOne ?? running).stop();
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
