@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { DockerExecutor } from './docker-executor.js';
+import { hardenedHostConfig, type DockerExecutor } from './docker-executor.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from './function-executor.js';
 
 export interface ColdExecutorOptions {
@@ -50,8 +50,6 @@ const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
  * its stdout the response body, its stderr the call's log; `memory` is a hard limit (no swap).
  */
 export class ColdExecutor implements FunctionExecutor {
-  private readonly removals = new Set<Promise<void>>();
-
   constructor(
     private readonly docker: Docker,
     private readonly images: DockerExecutor,
@@ -75,7 +73,7 @@ export class ColdExecutor implements FunctionExecutor {
     } catch (error) {
       return failed(502, `The function's container failed: ${(error as Error).message}`);
     } finally {
-      this.removeLater(container);
+      this.images.removeLater(container);
     }
   }
 
@@ -125,30 +123,12 @@ export class ColdExecutor implements FunctionExecutor {
       OpenStdin: true,
       StdinOnce: true,
       Tty: false,
-      HostConfig: {
-        NetworkMode: this.options.network,
-        Memory: memoryBytes,
-        MemorySwap: memoryBytes,
-        PidsLimit: this.options.pidsLimit,
-        NanoCpus: this.options.nanoCpus,
-        Privileged: false,
-        SecurityOpt: ['no-new-privileges'],
-        CapDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
-        AutoRemove: false,
-      },
+      HostConfig: hardenedHostConfig({ network: this.options.network, memoryBytes, pidsLimit: this.options.pidsLimit, nanoCpus: this.options.nanoCpus }),
     };
-  }
-
-  private removeLater(container: Docker.Container): void {
-    const removal: Promise<void> = container
-      .remove({ force: true })
-      .catch(() => {})
-      .finally(() => this.removals.delete(removal));
-    this.removals.add(removal);
   }
 
   /** Waits until every container this executor started is removed. */
   async close(): Promise<void> {
-    while (this.removals.size > 0) await Promise.all([...this.removals]);
+    await this.images.settle();
   }
 }

@@ -150,7 +150,8 @@ export class DockerExecutor {
     }
   }
 
-  private removeLater(container: Docker.Container): void {
+  /** Removes the container in the background; `settle()` waits for every such removal. */
+  removeLater(container: Docker.Container): void {
     const removal: Promise<void> = container
       .remove({ force: true })
       .catch(() => {})
@@ -158,7 +159,7 @@ export class DockerExecutor {
     this.removals.add(removal);
   }
 
-  /** Waits until every container this executor ran is removed. */
+  /** Waits until every container this executor ran (or was given to remove) is removed. */
   async settle(): Promise<void> {
     while (this.removals.size > 0) await Promise.all([...this.removals]);
   }

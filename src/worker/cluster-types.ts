@@ -1,4 +1,4 @@
-import type { AwsBlockDeviceMapping } from './aws-settings.js';
+import type { AwsAutoscaleInput, AwsBlockDeviceMapping } from './aws-settings.js';
 
 /** Where a cluster's instances come from (an extension: the spec knows only `aws`). */
 export const PROVIDER_KINDS = ['docker', 'aws', 'static'] as const;
@@ -6,30 +6,19 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export type BlockDeviceMapping = AwsBlockDeviceMapping;
 
-/** The `autoscale.aws` settings as stored: everything but the credentials. */
-export interface AwsClusterSettings {
+/** The `autoscale.aws` settings as stored: everything but the credentials, region and type filled in. */
+export type AwsClusterSettings = Omit<AwsAutoscaleInput, 'access_key_id' | 'secret_access_key' | 'region' | 'instance_type'> & {
   region: string;
   instance_type: string;
-  image_id?: string;
-  tags?: Record<string, string>;
-  key_name?: string;
-  subnet_ids?: string[];
-  availability_zones?: string[];
-  security_groups?: string[];
-  security_group_ids?: string[];
-  eips?: string[];
-  iam_instance_profile?: { name?: string; arn?: string };
-  block_device_mappings?: BlockDeviceMapping[];
-  user_data?: string;
-}
+};
 
 /** What the aws provider is constructed from: the settings with the credentials decrypted. */
-export interface AwsProviderSettings extends AwsClusterSettings {
+export type AwsProviderSettings = AwsClusterSettings & {
   access_key_id: string;
   secret_access_key: string;
   docker_auth?: string;
   docker_email?: string;
-}
+};
 
 export interface AutoscaleSettings {
   provider: ProviderKind;
