@@ -11,6 +11,22 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // Layering (docs/DESIGN.md): the domain in src/ never reaches up into the processes or the HTTP layer.
+  {
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/runner/**', '**/runner/*'], message: 'src/ must not import from runner/' },
+            { group: ['**/api/**', '**/api/*'], message: 'src/ must not import from api/' },
+            { group: ['**/controller/**', '**/controller/*'], message: 'src/ must not import from controller/' },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['bin/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON responses loosely on purpose.
   { files: ['test/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
@@ -18,9 +34,21 @@ export default tseslint.config(
     files: ['web/**/*.js'],
     languageOptions: {
       globals: {
-        document: 'readonly', window: 'readonly', location: 'readonly', sessionStorage: 'readonly', fetch: 'readonly',
-        navigator: 'readonly', confirm: 'readonly', Node: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly',
-        setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', EventSource: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        navigator: 'readonly',
+        confirm: 'readonly',
+        Node: 'readonly',
+        FormData: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        EventSource: 'readonly',
       },
     },
   },

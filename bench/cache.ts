@@ -46,7 +46,11 @@ const operations: Operation[] = [
     name: 'put',
     http: { method: 'PUT', path: `/caches/${CACHE}/items/put-key`, body: JSON.stringify({ value: VALUE }) },
     direct: (store, projectId) =>
-      store.put(projectId, CACHE, 'put-key', { json: JSON.stringify(VALUE), expiresIn: 0, condition: { kind: 'always' } }),
+      store.put(projectId, CACHE, 'put-key', {
+        json: JSON.stringify(VALUE),
+        expiresIn: 0,
+        condition: { kind: 'always' },
+      }),
   },
   {
     name: 'increment (one hot key)',
@@ -83,7 +87,11 @@ async function overHttp(url: string, http: Operation['http'], token: string, sec
 }
 
 async function straightToRedis(store: CacheStore, projectId: string, operation: Operation): Promise<Figures> {
-  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   const endAt = performance.now() + SECONDS * 1000;
   let done = 0;
   const client = async () => {
@@ -109,13 +117,22 @@ async function main() {
   const redis = new Redis(info.redisUrl);
   const store = new CacheStore(redis, new KeySpace(info.keyPrefix));
   try {
-    await store.put(info.projectId, CACHE, 'hot', { json: JSON.stringify(VALUE), expiresIn: 0, condition: { kind: 'always' } });
+    await store.put(info.projectId, CACHE, 'hot', {
+      json: JSON.stringify(VALUE),
+      expiresIn: 0,
+      condition: { kind: 'always' },
+    });
     const projectUrl = `${info.url}/1/projects/${info.projectId}`;
     // Warm-up until the server's JIT has compiled the request path: cold runs read far lower.
     for (const operation of operations) await overHttp(projectUrl, operation.http, info.token, WARM_UP_SECONDS);
     console.log(`cache benchmark: ${CLIENTS} clients, ${SECONDS}s per run, HTTP keep-alive vs. straight to Redis`);
-    const load = os.loadavg().map((value) => value.toFixed(1)).join(' ');
-    console.log(`machine: ${os.cpus().length} cores, load average ${load} (other work on the machine lowers every figure)`);
+    const load = os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ');
+    console.log(
+      `machine: ${os.cpus().length} cores, load average ${load} (other work on the machine lowers every figure)`,
+    );
     console.log(row(['operation', 'HTTP ops/s', 'HTTP p99 ms', 'Redis ops/s', 'Redis p99 ms', 'HTTP/Redis']));
     for (const operation of operations) {
       const http = await overHttp(projectUrl, operation.http, info.token);

@@ -18,7 +18,13 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-dashboard-'));
   const redis = await startManagedRedis({ dataDir, persistent: false });
-  const config = loadConfig({ PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', FERRUM_BOOTSTRAP_PASSWORD: 'pw' });
+  const config = loadConfig({
+    PORT: '0',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    FERRUM_BOOTSTRAP_PASSWORD: 'pw',
+  });
   const running = await startController(config);
   const browser = await launchBrowser();
   const signIn: number[] = [];
@@ -47,11 +53,21 @@ async function main(): Promise<void> {
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  for (const [name, samples] of [['sign-in page ready', signIn], ['overview with charts (signed in)', overview]] as const) {
+  for (const [name, samples] of [
+    ['sign-in page ready', signIn],
+    ['overview with charts (signed in)', overview],
+  ] as const) {
     const sorted = [...samples].sort((a, b) => a - b);
-    console.log(`${name}: p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms over ${sorted.length} cold loads (target < 1000 ms)`);
+    console.log(
+      `${name}: p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms over ${sorted.length} cold loads (target < 1000 ms)`,
+    );
   }
-  console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -18,7 +18,9 @@ function percentile(sorted: number[], p: number): number {
 
 function bareRun(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('docker', ['run', '--rm', '-i', '--network', 'none', IMAGE], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn('docker', ['run', '--rm', '-i', '--network', 'none', IMAGE], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`docker run exited with ${code}`))));
     child.stdin.end('hello');

@@ -52,7 +52,9 @@ async function drive(total: number, callers: number, call: () => Promise<void>):
 function report(label: string, figures: Figures): void {
   const { latencies, wallMs } = figures;
   const rate = latencies.length / (wallMs / 1000);
-  console.log(`    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`);
+  console.log(
+    `    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`,
+  );
 }
 
 /**
@@ -66,7 +68,9 @@ async function reportHot(label: string, call: () => Promise<void>, server: Child
   const cpu = process.cpuUsage(cpuBefore);
   const serverAfter = await cpuOf(server);
   const serverCpu = serverAfter.user + serverAfter.system - serverBefore.user - serverBefore.system;
-  console.log(`    CPU per call: server (controller + runner) ${(serverCpu / HOT_CALLS).toFixed(0)} µs, load generator ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs`);
+  console.log(
+    `    CPU per call: server (controller + runner) ${(serverCpu / HOT_CALLS).toFixed(0)} µs, load generator ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs`,
+  );
   report(`${label}, 1 caller`, await drive(Math.ceil(HOT_CALLS / 5), 1, call));
 }
 
@@ -74,27 +78,46 @@ async function reportHot(label: string, call: () => Promise<void>, server: Child
 function bareRequestOf(format: 'http' | 'json' | 'default'): Buffer {
   if (format === 'default') return BODY;
   if (format === 'json') {
-    return Buffer.from(`${JSON.stringify({ call_id: 'bare', type: 'sync', body: BODY.toString(), protocol: { type: 'http', method: 'POST', request_url: 'http://localhost/r/bench/hot', headers: {} } })}\n`);
+    return Buffer.from(
+      `${JSON.stringify({ call_id: 'bare', type: 'sync', body: BODY.toString(), protocol: { type: 'http', method: 'POST', request_url: 'http://localhost/r/bench/hot', headers: {} } })}\n`,
+    );
   }
-  return Buffer.concat([Buffer.from(`POST /r/bench/hot HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${BODY.length}\r\n\r\n`), BODY]);
+  return Buffer.concat([
+    Buffer.from(`POST /r/bench/hot HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${BODY.length}\r\n\r\n`),
+    BODY,
+  ]);
 }
 
 /** `docker run --rm -i` of the image with the request on stdin; resolves when it has exited. */
 function bareDockerRun(image: string, request: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('docker', ['run', '--rm', '-i', '--network', 'none', '--memory', `${MEMORY_MB}m`, image], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('docker', ['run', '--rm', '-i', '--network', 'none', '--memory', `${MEMORY_MB}m`, image], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let output = 0;
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.length));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && output > 0 ? resolve() : reject(new Error(`docker run ${image} exited with ${code}, ${output} bytes of output`))));
+    child.on('exit', (code) =>
+      code === 0 && output > 0
+        ? resolve()
+        : reject(new Error(`docker run ${image} exited with ${code}, ${output} bytes of output`)),
+    );
     child.stdin.end(request);
   });
 }
 
 /** Runs `ferrum` and `bare` in alternating halves so both see the same background load. */
-async function beside(calls: number, callers: number, ferrum: () => Promise<void>, bare: () => Promise<void>): Promise<[Figures, Figures]> {
+async function beside(
+  calls: number,
+  callers: number,
+  ferrum: () => Promise<void>,
+  bare: () => Promise<void>,
+): Promise<[Figures, Figures]> {
   const half = Math.ceil(calls / 2);
-  const merge = (a: Figures, b: Figures): Figures => ({ latencies: [...a.latencies, ...b.latencies].sort((x, y) => x - y), wallMs: a.wallMs + b.wallMs });
+  const merge = (a: Figures, b: Figures): Figures => ({
+    latencies: [...a.latencies, ...b.latencies].sort((x, y) => x - y),
+    wallMs: a.wallMs + b.wallMs,
+  });
   const ferrumFirst = await drive(half, callers, ferrum);
   const bareFirst = await drive(half, callers, bare);
   const bareSecond = await drive(calls - half, callers, bare);
@@ -104,10 +127,17 @@ async function beside(calls: number, callers: number, ferrum: () => Promise<void
 
 async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string): Promise<void> {
   console.log(`    floor: bare docker run --rm -i of ${HOT_IMAGES.http}, one call each, ${COLD_CALLERS} at a time`);
-  report('docker run --rm -i', await drive(Math.min(COLD_CALLS, 20), COLD_CALLERS, () => bareDockerRun(HOT_IMAGES.http, bareRequestOf('http'))));
+  report(
+    'docker run --rm -i',
+    await drive(Math.min(COLD_CALLS, 20), COLD_CALLERS, () => bareDockerRun(HOT_IMAGES.http, bareRequestOf('http'))),
+  );
   await coldCall(); // the first container of an image pays for caches the rest share
-  console.log(`(b) cold echo function (${COLD_IMAGE}, one container per call), ${COLD_CALLS} calls, ${COLD_CALLERS} at a time`);
-  const [cold, bare] = await beside(COLD_CALLS, COLD_CALLERS, coldCall, () => bareDockerRun(COLD_IMAGE, bareRequestOf('default')));
+  console.log(
+    `(b) cold echo function (${COLD_IMAGE}, one container per call), ${COLD_CALLS} calls, ${COLD_CALLERS} at a time`,
+  );
+  const [cold, bare] = await beside(COLD_CALLS, COLD_CALLERS, coldCall, () =>
+    bareDockerRun(COLD_IMAGE, bareRequestOf('default')),
+  );
   report(coldLabel, cold);
   report('docker run --rm -i', bare);
   console.log(`    ratio cold/bare wall time: ${(cold.wallMs / bare.wallMs).toFixed(2)}x (target <= 1.2x)`);
@@ -135,19 +165,29 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess): P
     { path: '/cold', image: COLD_IMAGE, format: 'default' },
   ];
   for (const route of routes) {
-    const created = await http.post('/v1/apps/bench/routes', { route: { ...route, type: 'sync', memory: MEMORY_MB, max_concurrency: HOT_CALLERS, timeout: 30, idle_timeout: 60 } });
-    if (created.status >= 300) throw new Error(`creating route ${route.path} failed: ${created.status} ${created.text}`);
+    const created = await http.post('/v1/apps/bench/routes', {
+      route: { ...route, type: 'sync', memory: MEMORY_MB, max_concurrency: HOT_CALLERS, timeout: 30, idle_timeout: 60 },
+    });
+    if (created.status >= 300)
+      throw new Error(`creating route ${route.path} failed: ${created.status} ${created.text}`);
   }
   const client = new Pool(url, { connections: HOT_CALLERS * 2, pipelining: 1 });
   const call = (routePath: string) => async () => {
-    const response = await client.request({ path: `/r/bench${routePath}`, method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } });
+    const response = await client.request({
+      path: `/r/bench${routePath}`,
+      method: 'POST',
+      body: BODY,
+      headers: { 'content-type': 'application/json' },
+    });
     await response.body.arrayBuffer();
     if (response.statusCode !== 200) throw new Error(`call of ${routePath} answered ${response.statusCode}`);
   };
   try {
     for (const format of ['http', 'json'] as const) {
       await drive(500, HOT_CALLERS, call(`/hot-${format}`));
-      console.log(`(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`);
+      console.log(
+        `(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`,
+      );
       await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`), server);
     }
     await benchBareFloors(call('/cold'), 'POST /r/bench/cold');
@@ -158,9 +198,14 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess): P
 
 /** Forks this script as the server: an all-in-one controller + runner with its own Redis. */
 function startServerChild(): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: process.execArgv });
+  const child = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: process.execArgv,
+  });
   return new Promise((resolve, reject) => {
-    child.once('message', (message: { url: string; token: string }) => resolve({ child, url: message.url, token: message.token }));
+    child.once('message', (message: { url: string; token: string }) =>
+      resolve({ child, url: message.url, token: message.token }),
+    );
     child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
   });
 }
@@ -177,7 +222,8 @@ async function main(): Promise<void> {
   }
 }
 
-const role = process.env.BENCH_ROLE === 'server' ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none' }, { withRunner: true }) : main();
+const role =
+  process.env.BENCH_ROLE === 'server' ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none' }, { withRunner: true }) : main();
 role.then(
   () => {
     if (process.env.BENCH_ROLE !== 'server') process.exit(0);

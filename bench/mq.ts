@@ -97,7 +97,10 @@ async function timed<T>(stats: Stats, work: () => Promise<T>): Promise<T> {
 }
 
 /** Runs `clients` loops of `step` for SECONDS; each step returns how many messages it moved. */
-async function run(clients: number, step: (stats: Stats) => Promise<number>): Promise<{ stats: Stats; seconds: number }> {
+async function run(
+  clients: number,
+  step: (stats: Stats) => Promise<number>,
+): Promise<{ stats: Stats; seconds: number }> {
   const stats = new Stats();
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
@@ -131,12 +134,17 @@ function report(label: string, result: { stats: Stats; seconds: number; cpu?: Cp
 
 /** CPU ms per 1000 messages and share of one core, for the server, Redis and this load generator. */
 function cpuLine(cpu: CpuSpent, messages: number, seconds: number): string {
-  const part = (name: string, ms: number) => `${name} ${((ms * 1000) / messages).toFixed(1)} ms (${Math.round(ms / seconds / 10)}% of a core)`;
+  const part = (name: string, ms: number) =>
+    `${name} ${((ms * 1000) / messages).toFixed(1)} ms (${Math.round(ms / seconds / 10)}% of a core)`;
   return `CPU per 1000: ${part('server', cpu.serverMs)}, ${part('redis', cpu.redisMs)}, ${part('client', cpu.clientMs)}`;
 }
 
 /** CPU time the controller process and redis-server spend during `work` (the machine is shared: rates alone mislead). */
-async function measured<T extends object>(child: ChildProcess, redis: Redis, work: () => Promise<T>): Promise<T & { cpu: CpuSpent }> {
+async function measured<T extends object>(
+  child: ChildProcess,
+  redis: Redis,
+  work: () => Promise<T>,
+): Promise<T & { cpu: CpuSpent }> {
   const serverCpu = () =>
     new Promise<number>((resolve) => {
       child.once('message', (message) => {
@@ -166,17 +174,33 @@ function check(response: { status: number; body: any }, status: number): any {
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])] });
+  const child: ChildProcess = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
+  });
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = new Redis(target.redisUrl);
-  console.log(`message queue v3 benchmark: ${os.cpus().length} cores, ${SECONDS} s per scenario, server in a child process, Redis local`);
-  console.log(`load average at start: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `message queue v3 benchmark: ${os.cpus().length} cores, ${SECONDS} s per scenario, server in a child process, Redis local`,
+  );
+  console.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}\n`,
+  );
   try {
     if (SCENARIOS.includes('batched')) await batched(target, child, redis);
-    for (const clients of [1, 50]) if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
+    for (const clients of [1, 50])
+      if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
     console.log(`\ntargets (the machine is shared: compare with the load average):\n${verdicts.join('\n')}`);
   } finally {
-    console.log(`\nload average at end: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nload average at end: ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+    );
     redis.disconnect();
     child.send('stop');
   }
@@ -194,20 +218,25 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
   const clients = 8;
   const client = new Client(target, clients);
   const messages = Array.from({ length: 100 }, (_, i) => ({ body: `benchmark message ${i} ${'x'.repeat(64)}` }));
-  const produce = await measured(child, redis, () => run(clients, async (stats) => {
-    check(await timed(stats, () => client.request('POST', 'batch/messages', { messages })), 201);
-    return 100;
-  }));
+  const produce = await measured(child, redis, () =>
+    run(clients, async (stats) => {
+      check(await timed(stats, () => client.request('POST', 'batch/messages', { messages })), 201);
+      return 100;
+    }),
+  );
   report(`batched produce (100/request, ${clients} clients)`, produce);
   verdicts.push(verdict('batched produce >= 40,000 msg/s', produce.stats.messages / produce.seconds, 40_000, 'msg/s'));
 
-  const consume = await measured(child, redis, () => run(clients, async (stats) => {
-    const reserved = check(await timed(stats, () => client.request('POST', 'batch/reservations', { n: 100 })), 200).messages as any[];
-    if (reserved.length === 0) return 0;
-    const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
-    check(await timed(stats, () => client.request('DELETE', 'batch/messages', { ids })), 200);
-    return reserved.length;
-  }));
+  const consume = await measured(child, redis, () =>
+    run(clients, async (stats) => {
+      const reserved = check(await timed(stats, () => client.request('POST', 'batch/reservations', { n: 100 })), 200)
+        .messages as any[];
+      if (reserved.length === 0) return 0;
+      const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
+      check(await timed(stats, () => client.request('DELETE', 'batch/messages', { ids })), 200);
+      return reserved.length;
+    }),
+  );
   report(`batched consume (reserve 100 + delete, ${clients} clients)`, consume);
   verdicts.push(verdict('batched consume >= 20,000 msg/s', consume.stats.messages / consume.seconds, 20_000, 'msg/s'));
   client.close();
@@ -219,15 +248,37 @@ async function single(target: Target, clients: number, child: ChildProcess, redi
   const post = new Stats();
   const reserve = new Stats();
   const remove = new Stats();
-  const roundTrips = await measured(child, redis, () => run(clients, async () => {
-    check(await timed(post, () => client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] })), 201);
-    const [message] = check(await timed(reserve, () => client.request('POST', `${queue}/reservations`, {})), 200).messages as any[];
-    if (message) check(await timed(remove, () => client.request('DELETE', `${queue}/messages/${message.id}`, { reservation_id: message.reservation_id })), 200);
-    return 1;
-  }));
-  for (const [name, stats] of [['post', post], ['reserve', reserve], ['delete', remove]] as const) {
+  const roundTrips = await measured(child, redis, () =>
+    run(clients, async () => {
+      check(
+        await timed(post, () =>
+          client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] }),
+        ),
+        201,
+      );
+      const [message] = check(await timed(reserve, () => client.request('POST', `${queue}/reservations`, {})), 200)
+        .messages as any[];
+      if (message)
+        check(
+          await timed(remove, () =>
+            client.request('DELETE', `${queue}/messages/${message.id}`, { reservation_id: message.reservation_id }),
+          ),
+          200,
+        );
+      return 1;
+    }),
+  );
+  for (const [name, stats] of [
+    ['post', post],
+    ['reserve', reserve],
+    ['delete', remove],
+  ] as const) {
     stats.messages = stats.latencies.length;
-    report(`single ${name} (${clients} client${clients > 1 ? 's' : ''})`, { stats, seconds: roundTrips.seconds }, 'req/s');
+    report(
+      `single ${name} (${clients} client${clients > 1 ? 's' : ''})`,
+      { stats, seconds: roundTrips.seconds },
+      'req/s',
+    );
   }
   if (clients === 50) verdicts.push(verdict('single post p99 <= 5 ms at 50 clients', -post.percentile(99), -5, 'ms'));
   const { stats, seconds, cpu } = roundTrips;

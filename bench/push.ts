@@ -73,21 +73,38 @@ async function cpuSnapshot(child: ChildProcess, redis: Redis): Promise<CpuSnapsh
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   const own = process.cpuUsage();
-  return { controller, redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000, bench: (own.user + own.system) / 1000 };
+  return {
+    controller,
+    redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000,
+    bench: (own.user + own.system) / 1000,
+  };
 }
 
-async function scenario(target: Target, counter: Counter, subscriberUrl: string, subscribersPerQueue: number, child: ChildProcess, redis: Redis): Promise<void> {
+async function scenario(
+  target: Target,
+  counter: Counter,
+  subscriberUrl: string,
+  subscribersPerQueue: number,
+  child: ChildProcess,
+  redis: Redis,
+): Promise<void> {
   const perQueue = Math.ceil(DELIVERIES / subscribersPerQueue / QUEUES);
   const queues = Array.from({ length: QUEUES }, (_, i) => `bench-push-${subscribersPerQueue}-${i}`);
-  const subscribers = Array.from({ length: subscribersPerQueue }, (_, i) => ({ name: `s${i}`, url: `${subscriberUrl}?s=${i}` }));
-  for (const queue of queues) await api(target, 'PUT', queue, { queue: { type: 'multicast', push: { subscribers, retries: 0 } } });
+  const subscribers = Array.from({ length: subscribersPerQueue }, (_, i) => ({
+    name: `s${i}`,
+    url: `${subscriberUrl}?s=${i}`,
+  }));
+  for (const queue of queues)
+    await api(target, 'PUT', queue, { queue: { type: 'multicast', push: { subscribers, retries: 0 } } });
   const expected = counter.count + perQueue * QUEUES * subscribersPerQueue;
   const cpuBefore = await cpuSnapshot(child, redis);
   const started = performance.now();
   await Promise.all(
     queues.map(async (queue) => {
       for (let sent = 0; sent < perQueue; sent += POST_BATCH) {
-        const messages = Array.from({ length: Math.min(POST_BATCH, perQueue - sent) }, (_, i) => ({ body: `message ${sent + i}` }));
+        const messages = Array.from({ length: Math.min(POST_BATCH, perQueue - sent) }, (_, i) => ({
+          body: `message ${sent + i}`,
+        }));
         await api(target, 'POST', `${queue}/messages`, { messages });
       }
     }),
@@ -99,7 +116,8 @@ async function scenario(target: Target, counter: Counter, subscriberUrl: string,
   const cpuAfter = await cpuSnapshot(child, redis);
   const rate = Math.round((perQueue * QUEUES * subscribersPerQueue) / seconds);
   const verdict = rate >= 5000 ? 'meets' : 'below';
-  const afterPosting = (perQueue * QUEUES * subscribersPerQueue - deliveredWhilePosting) / ((performance.now() - posted) / 1000);
+  const afterPosting =
+    (perQueue * QUEUES * subscribersPerQueue - deliveredWhilePosting) / ((performance.now() - posted) / 1000);
   console.log(
     `${subscribersPerQueue} subscriber(s) x ${QUEUES} multicast queues: ${perQueue * QUEUES} messages, ${perQueue * QUEUES * subscribersPerQueue} deliveries in ${seconds.toFixed(2)} s ` +
       `(posting took ${((posted - started) / 1000).toFixed(2)} s) = ${rate} deliveries/s end to end (${verdict} the 5,000/s target); ` +
@@ -117,10 +135,18 @@ async function main(): Promise<void> {
   const counter = new Counter();
   await new Promise<void>((resolve) => counter.server.listen(0, '127.0.0.1', resolve));
   const subscriberUrl = `http://127.0.0.1:${(counter.server.address() as AddressInfo).port}/push`;
-  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/push-prof'] : [])] });
+  const child: ChildProcess = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [
+      ...process.execArgv,
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/push-prof'] : []),
+    ],
+  });
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = new Redis(target.redisUrl);
-  console.log(`push delivery benchmark: ${os.cpus().length} cores (shared with other work), controller in a child process, Redis and subscriber local`);
+  console.log(
+    `push delivery benchmark: ${os.cpus().length} cores (shared with other work), controller in a child process, Redis and subscriber local`,
+  );
   try {
     await scenario(target, counter, subscriberUrl, 1, child, redis);
     await scenario(target, counter, subscriberUrl, 10, child, redis);

@@ -27,7 +27,16 @@ const CHUNK = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 const CODE_NAMES = ['bulk', 'thumbnails', 'reports', 'mailer', 'sync'];
 const CLUSTERS = ['default', 'east', 'west'];
-const PAYLOAD = JSON.stringify({ user_id: 123456, image_url: 'https://example.com/images/2026/11/photo-0001.jpg', sizes: [[64, 64], [320, 240], [1280, 960]], notify: 'user@example.com' });
+const PAYLOAD = JSON.stringify({
+  user_id: 123456,
+  image_url: 'https://example.com/images/2026/11/photo-0001.jpg',
+  sizes: [
+    [64, 64],
+    [320, 240],
+    [1280, 960],
+  ],
+  notify: 'user@example.com',
+});
 const LOG = 'starting\nresized 3 images in 412 ms\ndone\n';
 
 function percentile(sorted: number[], p: number): number {
@@ -77,26 +86,46 @@ async function inChunks(count: number, work: (start: number, end: number) => Pro
 }
 
 /** Writes `count` tasks created over the last 20 days, then gives them their final statuses, all through the store's scripts. */
-async function fill(worker: WorkerServices, projectId: string, codes: Code[], count: number, withLog: boolean): Promise<Task[]> {
+async function fill(
+  worker: WorkerServices,
+  projectId: string,
+  codes: Code[],
+  count: number,
+  withLog: boolean,
+): Promise<Task[]> {
   const now = Date.now();
   const tasks: Task[] = Array.from({ length: count }, (_, i) => {
     // 70% of the tasks in the first ("bulk") package, the rest spread over the others.
     const code = i % 10 < 7 ? codes[0]! : codes[1 + (i % (codes.length - 1))]!;
-    return taskOf(projectId, code, CLUSTERS[i % CLUSTERS.length]!, now - 20 * DAY_MS + Math.floor((i * 20 * DAY_MS) / count));
+    return taskOf(
+      projectId,
+      code,
+      CLUSTERS[i % CLUSTERS.length]!,
+      now - 20 * DAY_MS + Math.floor((i * 20 * DAY_MS) / count),
+    );
   });
   const started = performance.now();
-  await inChunks(count, (start, end) => worker.tasks.createQueued(projectId, tasks.slice(start, end)));
+  await inChunks(count, (start, end) => worker.taskStore.createQueued(projectId, tasks.slice(start, end)));
   const created = performance.now();
   await inChunks(count, async (start, end) => {
     const runs: Promise<unknown>[] = [];
     for (let i = start; i < end; i++) {
       const to = statusOf(i);
       if (withLog) runs.push(worker.statuses.appendLog(projectId, tasks[i]!.id, Buffer.from(LOG), 1 << 20));
-      if (to !== 'queued') runs.push(worker.statuses.change(projectId, tasks[i]!.id, { from: ['queued'], to, fields: to === 'complete' ? {} : { msg: 'Exited with code 1' } }));
+      if (to !== 'queued')
+        runs.push(
+          worker.statuses.change(projectId, tasks[i]!.id, {
+            from: ['queued'],
+            to,
+            fields: to === 'complete' ? {} : { msg: 'Exited with code 1' },
+          }),
+        );
     }
     await Promise.all(runs);
   });
-  console.log(`    (written in ${((created - started) / 1000).toFixed(1)} s, ended in ${((performance.now() - created) / 1000).toFixed(1)} s)`);
+  console.log(
+    `    (written in ${((created - started) / 1000).toFixed(1)} s, ended in ${((performance.now() - created) / 1000).toFixed(1)} s)`,
+  );
   return tasks;
 }
 
@@ -123,19 +152,29 @@ async function uploadCodes(http: HttpClient, projectId: string, names: string[])
 
 async function newProject(http: HttpClient, name: string): Promise<string> {
   const response = await http.post('/1/projects', { name });
-  if (response.status !== 200 && response.status !== 201) throw new Error(`project failed: ${response.status} ${response.text}`);
+  if (response.status !== 200 && response.status !== 201)
+    throw new Error(`project failed: ${response.status} ${response.text}`);
   return (response.body.project?.id ?? response.body.id) as string;
 }
 
-async function measureMemory(controller: RunningController, http: HttpClient, worker: WorkerServices, client: Redis): Promise<void> {
-  console.log(`(c) Redis memory per finished task: ${MEMORY_TASKS} tasks, ${PAYLOAD.length}-byte payload, ${LOG.length}-byte log`);
+async function measureMemory(
+  controller: RunningController,
+  http: HttpClient,
+  worker: WorkerServices,
+  client: Redis,
+): Promise<void> {
+  console.log(
+    `(c) Redis memory per finished task: ${MEMORY_TASKS} tasks, ${PAYLOAD.length}-byte payload, ${LOG.length}-byte log`,
+  );
   const projectId = await newProject(http, 'bench-memory');
   await uploadCodes(http, projectId, CODE_NAMES);
   const codes = await Promise.all(CODE_NAMES.map(async (name) => (await worker.codes.findByName(projectId, name))!));
   const before = await usedMemory(client);
   await fill(worker, projectId, codes, MEMORY_TASKS, true);
   const after = await usedMemory(client);
-  console.log(`    ${((after - before) / MEMORY_TASKS).toFixed(0)} bytes/task (record, log, list and stats indexes, expiry entry)`);
+  console.log(
+    `    ${((after - before) / MEMORY_TASKS).toFixed(0)} bytes/task (record, log, list and stats indexes, expiry entry)`,
+  );
   void controller;
 }
 
@@ -149,7 +188,9 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
   const tasks = await fill(worker, projectId, codes, LIST_TASKS, false);
   const seconds = (performance.now() - started) / 1000;
   const megabytes = ((await usedMemory(client)) - before) / 1e6;
-  console.log(`    fill: ${seconds.toFixed(1)} s (${(LIST_TASKS / seconds).toFixed(0)} tasks/s created and ended by the store scripts), ${megabytes.toFixed(0)} MB`);
+  console.log(
+    `    fill: ${seconds.toFixed(1)} s (${(LIST_TASKS / seconds).toFixed(0)} tasks/s created and ended by the store scripts), ${megabytes.toFixed(0)} MB`,
+  );
 
   const first = Math.floor(tasks[0]!.created_at / 1000);
   const last = Math.floor(tasks.at(-1)!.created_at / 1000);
@@ -164,9 +205,14 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
     ['status combination (6 of 7)', '&queued=1&preparing=1&running=1&error=1&cancelled=1&timeout=1'],
     ['cluster', '&cluster=east'],
     ['time range (one week)', `&from_time=${first + week}&to_time=${first + 2 * week}`],
-    ['code + cluster + 2 statuses + time', `&code_name=reports&cluster=west&error=1&timeout=1&from_time=${first}&to_time=${last - week}`],
+    [
+      'code + cluster + 2 statuses + time',
+      `&code_name=reports&cluster=west&error=1&timeout=1&from_time=${first}&to_time=${last - week}`,
+    ],
   ];
-  console.log('    GET /2/projects/{id}/tasks, per_page=100, random page 0..100; per filter kind (HTTP round trip; Redis time of the page script):');
+  console.log(
+    '    GET /2/projects/{id}/tasks, per_page=100, random page 0..100; per filter kind (HTTP round trip; Redis time of the page script):',
+  );
   for (const [label, query] of kinds) {
     await client.config('RESETSTAT');
     const times: number[] = [];
@@ -181,7 +227,9 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
     }
     times.sort((a, b) => a - b);
     const script = (await scriptStats(client)).toFixed(2);
-    console.log(`      ${label.padEnd(38)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; script ${script} ms/call (${(listed / CALLS).toFixed(0)} tasks/page on average)`);
+    console.log(
+      `      ${label.padEnd(38)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; script ${script} ms/call (${(listed / CALLS).toFixed(0)} tasks/page on average)`,
+    );
   }
 }
 
@@ -189,7 +237,13 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
 export async function runListBench(): Promise<void> {
   const redis = await startTestRedis();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-list-'));
-  const config = loadConfig({ PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, FERRUM_BOOTSTRAP_PASSWORD: 'bench-password', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    PORT: '0',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
+    LOG_LEVEL: 'warn',
+  });
   const controller = await startController(config);
   const http = new HttpClient(controller.url, controller.bootstrap!.token);
   const worker = openWorkerServices(controller.ctx);

@@ -52,7 +52,13 @@ async function postFresh(http: HttpClient, path: string, body: unknown) {
   }
 }
 
-async function queueAll(http: HttpClient, projectId: string, count: number, cluster: string, parallel: number): Promise<void> {
+async function queueAll(
+  http: HttpClient,
+  projectId: string,
+  count: number,
+  cluster: string,
+  parallel: number,
+): Promise<void> {
   let next = 0;
   const sender = async () => {
     while (next < count) {
@@ -68,9 +74,13 @@ async function queueAll(http: HttpClient, projectId: string, count: number, clus
 
 function bareDockerWallMs(count: number): number {
   const started = performance.now();
-  const result = spawnSync('sh', ['-c', `seq ${count} | xargs -P4 -I{} docker run --rm --network none ${IMAGE} /bin/sh -c ${COMMAND}`], {
-    stdio: 'inherit',
-  });
+  const result = spawnSync(
+    'sh',
+    ['-c', `seq ${count} | xargs -P4 -I{} docker run --rm --network none ${IMAGE} /bin/sh -c ${COMMAND}`],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (result.status !== 0) throw new Error('docker run baseline failed');
   return performance.now() - started;
 }
@@ -99,10 +109,14 @@ async function main(): Promise<void> {
     form.append('data', JSON.stringify({ name: 'bench', image: IMAGE, command: COMMAND }));
     await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
 
-    console.log(`(a) ${TASKS} tasks of "${IMAGE} ${COMMAND}", runner with ${SLOTS} slots, against as many bare docker runs`);
+    console.log(
+      `(a) ${TASKS} tasks of "${IMAGE} ${COMMAND}", runner with ${SLOTS} slots, against as many bare docker runs`,
+    );
     // Other work on the machine comes and goes: the two sides alternate in rounds so that
     // both see the same load, and their wall times are summed.
-    const ended = async () => (await client.zcard(keys.tasksWithStatus(projectId, 'complete'))) + (await client.zcard(keys.tasksWithStatus(projectId, 'error')));
+    const ended = async () =>
+      (await client.zcard(keys.tasksWithStatus(projectId, 'complete'))) +
+      (await client.zcard(keys.tasksWithStatus(projectId, 'error')));
     let ferrumWall = 0;
     let dockerWall = 0;
     for (let round = 0, done = 0; round < ROUNDS; round++) {
@@ -126,18 +140,28 @@ async function main(): Promise<void> {
       done += count;
     }
     const ids = await client.zrange(keys.tasksWithStatus(projectId, 'complete'), 0, -1);
-    const records = await Promise.all(ids.map((id) => client.hmget(keys.task(projectId, id), 'created_at', 'start_time')));
+    const records = await Promise.all(
+      ids.map((id) => client.hmget(keys.task(projectId, id), 'created_at', 'start_time')),
+    );
     const latencies = records.map(([created, start]) => Number(start) - Number(created)).sort((a, b) => a - b);
     console.log(`    complete: ${ids.length}, error: ${await client.zcard(keys.tasksWithStatus(projectId, 'error'))}`);
-    console.log(`    queue-to-start latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (tasks queued in batches wait for a slot)`);
-    console.log(`    ferrum: ${(ferrumWall / 1000).toFixed(1)} s wall, ${(TASKS / (ferrumWall / 1000)).toFixed(1)} tasks/s`);
-    console.log(`    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`);
+    console.log(
+      `    queue-to-start latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (tasks queued in batches wait for a slot)`,
+    );
+    console.log(
+      `    ferrum: ${(ferrumWall / 1000).toFixed(1)} s wall, ${(TASKS / (ferrumWall / 1000)).toFixed(1)} tasks/s`,
+    );
+    console.log(
+      `    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`,
+    );
     console.log(`    ratio ferrum/docker wall time: ${(ferrumWall / dockerWall).toFixed(2)}x (target <= 1.2x)`);
 
     console.log(`(a') ${IDLE_TASKS} tasks queued one at a time on the idle runner`);
     const idleLatencies: number[] = [];
     for (let i = 0; i < IDLE_TASKS; i++) {
-      const response = await http.post(`/2/projects/${projectId}/tasks`, { tasks: [{ code_name: 'bench', payload: '{}' }] });
+      const response = await http.post(`/2/projects/${projectId}/tasks`, {
+        tasks: [{ code_name: 'bench', payload: '{}' }],
+      });
       const id = response.body.tasks[0].id as string;
       let start: string | null = null;
       while (!(start = await client.hget(keys.task(projectId, id), 'start_time'))) await sleep(2);
@@ -145,7 +169,9 @@ async function main(): Promise<void> {
       while ((await client.hget(keys.task(projectId, id), 'status')) === 'running') await sleep(5);
     }
     idleLatencies.sort((a, b) => a - b);
-    console.log(`    queue-to-start latency p50 ${percentile(idleLatencies, 50)} ms, p99 ${percentile(idleLatencies, 99)} ms`);
+    console.log(
+      `    queue-to-start latency p50 ${percentile(idleLatencies, 50)} ms, p99 ${percentile(idleLatencies, 99)} ms`,
+    );
 
     console.log(`(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight`);
     await queueAll(http, projectId, 2000, 'bench-warmup', 8); // JIT and script caches warm, as in a running server

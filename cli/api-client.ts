@@ -52,7 +52,8 @@ export class ApiClient {
 
   urlOf(path: string, query: Query = {}): string {
     const url = new URL(path, this.baseUrl);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
@@ -79,7 +80,8 @@ export class ApiClient {
   /** A request whose 2xx answer is returned as text; any other status becomes an ApiError. */
   async text(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<string> {
     const response = await this.raw(method, path, options);
-    if (response.status < 200 || response.status >= 300) throw new ApiError(response.status, reasonOf(response.status, response.text));
+    if (response.status < 200 || response.status >= 300)
+      throw new ApiError(response.status, reasonOf(response.status, response.text));
     return response.text;
   }
 

@@ -5,7 +5,9 @@ import { CliError } from './errors.js';
 
 /** Every regular file under `dir`, as paths relative to it, in a stable order. */
 function filesUnder(dir: string, prefix = ''): string[] {
-  const entries = fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  const entries = fs
+    .readdirSync(path.join(dir, prefix), { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name));
   return entries.flatMap((entry) => {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) return filesUnder(dir, relative);
@@ -38,6 +40,7 @@ export async function codeArchive(source: string): Promise<Buffer> {
   }
   if (stat.isDirectory()) return zipDirectory(source);
   const bytes = fs.readFileSync(source);
-  if (bytes.subarray(0, 2).toString('latin1') !== 'PK') throw new CliError(`${source} is not a zip archive or a directory`, 2);
+  if (bytes.subarray(0, 2).toString('latin1') !== 'PK')
+    throw new CliError(`${source} is not a zip archive or a directory`, 2);
   return bytes;
 }

@@ -36,7 +36,8 @@ export class ConfigError extends Error {}
 function portFrom(value: unknown, source: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`${source}: port must be 1-65535, got "${String(value)}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new ConfigError(`${source}: port must be 1-65535, got "${String(value)}"`);
   return port;
 }
 
@@ -61,7 +62,8 @@ export function readIronJson(file: string, required = false): ConfigLayer {
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError(`${file} must hold a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new ConfigError(`${file} must hold a JSON object`);
   const data = json as Record<string, unknown>;
   return {
     token: stringFrom(data.token, 'token', file),
@@ -109,7 +111,8 @@ export function loadClientConfig(sources: ConfigSources): ClientConfig {
     sources.flags,
   ]);
   const protocol = merged.protocol ?? DEFAULTS.protocol;
-  if (protocol !== 'http' && protocol !== 'https') throw new ConfigError(`protocol must be http or https, got "${protocol}"`);
+  if (protocol !== 'http' && protocol !== 'https')
+    throw new ConfigError(`protocol must be http or https, got "${protocol}"`);
   return { ...DEFAULTS, ...merged, protocol };
 }
 

@@ -22,7 +22,13 @@ interface GlobalOptions {
 
 export function contextOf(command: Command): CommandContext {
   const options = command.optsWithGlobals<GlobalOptions>();
-  const flags = { token: options.token, projectId: options.projectId, host: options.host, port: options.port, protocol: options.protocol };
+  const flags = {
+    token: options.token,
+    projectId: options.projectId,
+    host: options.host,
+    port: options.port,
+    protocol: options.protocol,
+  };
   try {
     const config = loadClientConfig(defaultSources(flags, options.ironJson));
     return { api: new ApiClient(config), out: new Output(Boolean(options.json)) };
@@ -42,7 +48,8 @@ export function action<A extends unknown[]>(
       await run(contextOf(command), ...(args.slice(0, -1) as A));
     } catch (error) {
       // Usage problems found while running print the command's usage, like commander's own.
-      if (error instanceof CliError && error.exitCode === 2) command.error(`error: ${error.message}`, { exitCode: 2, code: 'ferrum.usage' });
+      if (error instanceof CliError && error.exitCode === 2)
+        command.error(`error: ${error.message}`, { exitCode: 2, code: 'ferrum.usage' });
       throw error;
     }
   };

@@ -44,7 +44,8 @@ export async function inlineOrFile(
   file: string | undefined,
   fallback?: string,
 ): Promise<string> {
-  if (inline !== undefined && file !== undefined) throw new CliError(`give ${names.inline} or ${names.file}, not both`, 2);
+  if (inline !== undefined && file !== undefined)
+    throw new CliError(`give ${names.inline} or ${names.file}, not both`, 2);
   if (inline !== undefined) return inline;
   if (file === '-') return readStdin();
   if (file !== undefined) return readFileText(file);

@@ -7,9 +7,21 @@ export interface Column {
 }
 
 const PLAIN_CHARS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
 };
 
 export function cellText(value: unknown): string {
@@ -27,14 +39,25 @@ export function formatTable(rows: Record<string, unknown>[], columns: Column[]):
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
   for (const row of rows) table.push(columns.map((column) => cellText(row[column.field])));
-  return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
 }
 
 /** Field/value lines of one record. */
 export function formatRecord(record: Record<string, unknown>): string {
-  const table = new Table({ chars: PLAIN_CHARS, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+  const table = new Table({
+    chars: PLAIN_CHARS,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+  });
   for (const [field, value] of Object.entries(record)) table.push([field, cellText(value)]);
-  return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
 }
 
 /** Where command results go: human tables by default, the server's JSON with `--json`. */

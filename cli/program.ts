@@ -20,7 +20,11 @@ Configuration, later sources overriding earlier ones (the platform's scheme):
 
 /** Settings every command inherits: usage errors print the usage and exit 2. */
 function configureTree(command: Command): void {
-  command.exitOverride().showHelpAfterError().configureHelp({ showGlobalOptions: true }).configureOutput({ outputError: (text, write) => write(text) });
+  command
+    .exitOverride()
+    .showHelpAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({ outputError: (text, write) => write(text) });
   for (const sub of command.commands) configureTree(sub);
 }
 
@@ -37,10 +41,20 @@ function globalOptions(program: Command): void {
 
 /** The `ferrum` program: the client command groups, plus whatever server commands `extend` adds. */
 export function buildProgram(extend: (program: Command) => void = () => {}): Command {
-  const program = new Command('ferrum').description('Ferrum: the server and its command-line client').addHelpText('after', CONFIG_HELP);
+  const program = new Command('ferrum')
+    .description('Ferrum: the server and its command-line client')
+    .addHelpText('after', CONFIG_HELP);
   globalOptions(program);
   extend(program);
-  for (const group of [usersCommand(), tokensCommand(), projectsCommand(), mqCommand(), cacheCommand(), workerCommand(), functionsCommand()]) {
+  for (const group of [
+    usersCommand(),
+    tokensCommand(),
+    projectsCommand(),
+    mqCommand(),
+    cacheCommand(),
+    workerCommand(),
+    functionsCommand(),
+  ]) {
     program.addCommand(group);
   }
   program.helpCommand('help [command]', 'show help for a command');

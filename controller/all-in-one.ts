@@ -11,12 +11,21 @@ export interface AllInOne {
 }
 
 /** `ferrum start`: the controller plus one runner sharing its Redis; the runner drains first. */
-export async function startAllInOne(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<AllInOne> {
+export async function startAllInOne(
+  config: Config,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<AllInOne> {
   const controller = await startController(config, options);
   let runner: Runner;
   try {
     // The runner's metrics join the controller's, on its /metrics.
-    runner = await Runner.start(config, controller.ctx.redisUrl, controller.app.log as Logger, undefined, controller.ctx.metrics.registry);
+    runner = await Runner.start(
+      config,
+      controller.ctx.redisUrl,
+      controller.app.log as Logger,
+      undefined,
+      controller.ctx.metrics.registry,
+    );
   } catch (error) {
     await controller.stop();
     throw error;

@@ -13,7 +13,13 @@ export interface RunningAutoscaler {
   stop(): Promise<void>;
 }
 
-async function scaleAll(worker: WorkerServices, providers: InstanceProviders, scaler: ClusterScaler, log: FastifyBaseLogger, isStopping: () => boolean): Promise<void> {
+async function scaleAll(
+  worker: WorkerServices,
+  providers: InstanceProviders,
+  scaler: ClusterScaler,
+  log: FastifyBaseLogger,
+  isStopping: () => boolean,
+): Promise<void> {
   for (const cluster of await worker.clusters.all()) {
     if (isStopping()) return;
     try {
@@ -32,7 +38,13 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
   const providers = new InstanceProviders(
-    { docker: new Docker(), runners: worker.runners, image: settings.dockerImage, socketPath: settings.dockerSocket, ownerId: storeIdOf(ctx.redisUrl, ctx.config.keyPrefix) },
+    {
+      docker: new Docker(),
+      runners: worker.runners,
+      image: settings.dockerImage,
+      socketPath: settings.dockerSocket,
+      ownerId: storeIdOf(ctx.redisUrl, ctx.config.keyPrefix),
+    },
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );

@@ -28,7 +28,8 @@ export class CacheSweeper {
   private async sweepProject(projectId: string, now: number): Promise<number> {
     const due = await this.store.dueCaches(projectId, now, CACHES_PER_PROJECT_PER_PASS);
     let reclaimed = 0;
-    for (const cacheName of due) reclaimed += await this.store.sweepCache(projectId, cacheName, ITEMS_PER_CACHE_PER_PASS);
+    for (const cacheName of due)
+      reclaimed += await this.store.sweepCache(projectId, cacheName, ITEMS_PER_CACHE_PER_PASS);
     return reclaimed;
   }
 }

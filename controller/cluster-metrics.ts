@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
-import { INSTANCE_TYPES } from '../src/worker/instance-store.js';
+import { INSTANCE_TYPES } from '../src/worker/clusters/instance-store.js';
 import type { WorkerServices } from '../src/worker/services.js';
-import { DEFAULT_CLUSTER } from '../src/worker/tasks.js';
+import { DEFAULT_CLUSTER } from '../src/worker/tasks/tasks.js';
 
 /** ferrum_cluster_instances{type}: instances of every cluster by type, read from Redis at scrape time. */
 export function registerClusterInstanceGauge(registry: Registry, worker: WorkerServices): void {

@@ -1,9 +1,9 @@
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
-import type { StoredCluster } from '../src/worker/cluster-store.js';
-import type { InstanceRecord } from '../src/worker/instance-store.js';
-import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
-import { decideScaling, nextEwma, wantedInstances } from '../src/worker/scaling-plan.js';
+import type { StoredCluster } from '../src/worker/clusters/cluster-store.js';
+import type { InstanceRecord } from '../src/worker/clusters/instance-store.js';
+import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runner-registry.js';
+import { decideScaling, nextEwma, wantedInstances } from '../src/worker/clusters/scaling-plan.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { InstanceProvider } from './providers/instance-provider.js';
 import type { ProviderLogger } from './providers/provider-factory.js';
@@ -29,7 +29,9 @@ export class ClusterScaler {
     const runners = await this.worker.runners.runnersOf(clusterId);
     const alive = new Map(runners.instances.map((runner) => [runner.instance_id, runner]));
     if (provider) await this.advanceLifecycle(clusterId, alive, provider);
-    const demand = (await this.worker.distribution.queuedCount(clusterId)) + runners.instances.reduce((sum, runner) => sum + runner.busy, 0);
+    const demand =
+      (await this.worker.distribution.queuedCount(clusterId)) +
+      runners.instances.reduce((sum, runner) => sum + runner.busy, 0);
     const state = await this.worker.scaling.get(clusterId);
     const ewma = nextEwma(state.ewma, demand, this.config.autoscaler.ewmaAlpha);
     const { autoscale } = stored.cluster;
@@ -50,18 +52,25 @@ export class ClusterScaler {
     if (decision.retire > 0) await this.retire(clusterId, serving, alive);
   }
 
-  private async advanceLifecycle(clusterId: string, alive: Map<string, RunnerInstance>, provider: InstanceProvider): Promise<void> {
+  private async advanceLifecycle(
+    clusterId: string,
+    alive: Map<string, RunnerInstance>,
+    provider: InstanceProvider,
+  ): Promise<void> {
     const now = Date.now();
     const { bootTimeoutMs, terminatedRetentionMs } = this.config.autoscaler;
     const forgotten: string[] = [];
     for (const record of await this.worker.instances.list(clusterId)) {
       const up = alive.has(record.instance_id);
       if (record.type === 'ADD' && up) await this.worker.instances.move(clusterId, record.instance_id, ['ADD'], 'LIVE');
-      else if (record.type === 'ADD' && now - record.created_at > bootTimeoutMs) await this.kill(record, 'its runner did not register in time');
+      else if (record.type === 'ADD' && now - record.created_at > bootTimeoutMs)
+        await this.kill(record, 'its runner did not register in time');
       else if (record.type === 'LIVE' && !up) await this.kill(record, 'its runner stopped heartbeating');
       // A KILL runner missing for less than a liveness period may only have missed a heartbeat: it gets the time to come back and drain.
-      else if (record.type === 'KILL' && !up && now - record.updated_at >= livenessMsOf(this.config.runner.heartbeatMs)) await this.terminate(record, provider);
-      else if (record.type === 'TERMINATE' && now - record.updated_at > terminatedRetentionMs) forgotten.push(record.instance_id);
+      else if (record.type === 'KILL' && !up && now - record.updated_at >= livenessMsOf(this.config.runner.heartbeatMs))
+        await this.terminate(record, provider);
+      else if (record.type === 'TERMINATE' && now - record.updated_at > terminatedRetentionMs)
+        forgotten.push(record.instance_id);
     }
     await this.worker.instances.remove(clusterId, forgotten);
   }
@@ -83,14 +92,40 @@ export class ClusterScaler {
   private async launch(stored: StoredCluster, provider: InstanceProvider): Promise<void> {
     const { id: clusterId, autoscale, memory } = stored.cluster;
     const now = Date.now();
-    const record: InstanceRecord = { instance_id: newObjectId(), cluster: clusterId, provider_id: '', type: 'ADD', runners: autoscale.runners_per_instance, created_at: now, updated_at: now };
+    const record: InstanceRecord = {
+      instance_id: newObjectId(),
+      cluster: clusterId,
+      provider_id: '',
+      type: 'ADD',
+      runners: autoscale.runners_per_instance,
+      created_at: now,
+      updated_at: now,
+    };
     // The record comes first: the runner looks its instance up as soon as it starts.
     await this.worker.instances.add(record);
     try {
-      const runnerEnv = runnerEnvOf(this.config, this.redisUrl, { clusterId, instanceId: record.instance_id, slots: record.runners, memoryBytes: memory });
-      const launched = await provider.launch({ clusterId, instanceId: record.instance_id, runners: record.runners, runnerEnv });
-      await this.worker.instances.setProviderId(clusterId, record.instance_id, ['ADD', 'LIVE', 'KILL'], launched.providerId);
-      this.log.info({ cluster: clusterId, instance: record.instance_id, provider: provider.kind, providerId: launched.providerId }, 'instance launched');
+      const runnerEnv = runnerEnvOf(this.config, this.redisUrl, {
+        clusterId,
+        instanceId: record.instance_id,
+        slots: record.runners,
+        memoryBytes: memory,
+      });
+      const launched = await provider.launch({
+        clusterId,
+        instanceId: record.instance_id,
+        runners: record.runners,
+        runnerEnv,
+      });
+      await this.worker.instances.setProviderId(
+        clusterId,
+        record.instance_id,
+        ['ADD', 'LIVE', 'KILL'],
+        launched.providerId,
+      );
+      this.log.info(
+        { cluster: clusterId, instance: record.instance_id, provider: provider.kind, providerId: launched.providerId },
+        'instance launched',
+      );
     } catch (error) {
       await this.worker.instances.move(clusterId, record.instance_id, ['ADD'], 'TERMINATE');
       this.log.warn({ err: error, cluster: clusterId, instance: record.instance_id }, 'instance launch failed');
@@ -98,8 +133,13 @@ export class ClusterScaler {
   }
 
   /** Retires the instance with the least work: one not yet up, else the least busy runner. */
-  private async retire(clusterId: string, serving: InstanceRecord[], alive: Map<string, RunnerInstance>): Promise<void> {
-    const busyOf = (record: InstanceRecord) => (record.type === 'ADD' ? -1 : (alive.get(record.instance_id)?.busy ?? 0));
+  private async retire(
+    clusterId: string,
+    serving: InstanceRecord[],
+    alive: Map<string, RunnerInstance>,
+  ): Promise<void> {
+    const busyOf = (record: InstanceRecord) =>
+      record.type === 'ADD' ? -1 : (alive.get(record.instance_id)?.busy ?? 0);
     const [victim] = [...serving].sort((a, b) => busyOf(a) - busyOf(b));
     if (victim) await this.kill(victim, 'the cluster has more instances than it needs');
   }

@@ -35,7 +35,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((method) => knownPaths.find(method, path) !== null);
     if (allowed.length > 0) {
-      return reply.code(405).header('Allow', allowed.join(', ')).send({ msg: `Method ${request.method} not allowed on ${path}` });
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .send({ msg: `Method ${request.method} not allowed on ${path}` });
     }
     return reply.code(404).send({ msg: `Endpoint not found: ${request.method} ${path}` });
   });

@@ -8,7 +8,11 @@ const PAGE = 100;
 const TOP_QUEUES = 5;
 
 /** Queue depth of one project now: the total and its deepest queues. */
-export async function sampleQueueDepth(mq: MessageQueue, projectId: string, now = Date.now()): Promise<QueueDepthSample> {
+export async function sampleQueueDepth(
+  mq: MessageQueue,
+  projectId: string,
+  now = Date.now(),
+): Promise<QueueDepthSample> {
   const sizes: Array<[string, number]> = [];
   let previous: string | undefined;
   for (;;) {

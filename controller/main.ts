@@ -50,12 +50,23 @@ export async function startController(
     const port = (app.server.address() as AddressInfo).port;
     const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
     const ironJsonPath = bootstrap
-      ? writeIronJson(config.dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, host, port, scheme: config.publicScheme })
+      ? writeIronJson(config.dataDir, {
+          token: bootstrap.token,
+          project_id: bootstrap.projectId,
+          host,
+          port,
+          scheme: config.publicScheme,
+        })
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);
     const historySampler = startHistorySampler(ctx, mq, app.log);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const pushDeliverer = startPushDeliverer(ctx, mq, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
+    const pushDeliverer = startPushDeliverer(
+      ctx,
+      mq,
+      app.log,
+      `${config.publicScheme}://${url.slice('http://'.length)}`,
+    );
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
     const autoscaler = await startAutoscaler(ctx, app.log);

@@ -8,7 +8,7 @@ import type { QueueRef } from '../src/mq/keys.js';
 import { offerQueueDepths } from '../src/mq/queue-depth.js';
 import type { MessageQueue } from '../src/mq/service.js';
 import { openWorkerServices } from '../src/worker/services.js';
-import { addTaskCounts, clusterTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/task-counts.js';
+import { addTaskCounts, clusterTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/task-counts.js';
 
 const PROJECT_PAGE = 100;
 
@@ -24,7 +24,11 @@ export interface RunningMetricsSampler {
 export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger): RunningMetricsSampler {
   const { sampleMs, topQueues } = ctx.config.metrics;
   const registry = ctx.metrics.registry;
-  const gauges = perRegistry(registry, 'sampled-gauges', () => new SampledGauges(registry, 3 * Math.max(sampleMs, 1000)));
+  const gauges = perRegistry(
+    registry,
+    'sampled-gauges',
+    () => new SampledGauges(registry, 3 * Math.max(sampleMs, 1000)),
+  );
   const worker = openWorkerServices(ctx);
   const loop = new LeaderLoop({
     redis: ctx.redis,
@@ -43,7 +47,10 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
         after = projectIds.length === PROJECT_PAGE ? projectIds[PROJECT_PAGE - 1] : undefined;
       } while (after && !isStopping());
       if (isStopping()) return;
-      const clusters = await clusterTaskCounts(worker.distribution, await knownClusters(ctx.redis, worker.keys, ctx.config.runner.cluster));
+      const clusters = await clusterTaskCounts(
+        worker.distribution,
+        await knownClusters(ctx.redis, worker.keys, ctx.config.runner.cluster),
+      );
       gauges.publish({ deepestQueues: deepest.list(), tasks, clusters });
     },
   });

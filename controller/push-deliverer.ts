@@ -4,7 +4,12 @@ import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
 /** Starts push delivery (leader-elected among controllers) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
-export function startPushDeliverer(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger, publicUrl: string): PushDeliverer | null {
+export function startPushDeliverer(
+  ctx: AppContext,
+  mq: MessageQueue,
+  log: FastifyBaseLogger,
+  publicUrl: string,
+): PushDeliverer | null {
   const config = ctx.config.mq.push;
   if (config.concurrency === 0) return null;
   const deliverer = new PushDeliverer({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, mq, log, config, publicUrl });

@@ -3,7 +3,11 @@ import type { Config } from '../src/core/config.js';
 const MB = 1024 * 1024;
 
 /** The environment a launched runner needs to serve one instance of a cluster against this installation's Redis. */
-export function runnerEnvOf(config: Config, redisUrl: string, launch: { clusterId: string; instanceId: string; slots: number; memoryBytes: number }): Record<string, string> {
+export function runnerEnvOf(
+  config: Config,
+  redisUrl: string,
+  launch: { clusterId: string; instanceId: string; slots: number; memoryBytes: number },
+): Record<string, string> {
   const { runner, worker } = config;
   const env: Record<string, string> = {
     REDIS_URL: config.autoscaler.runnerRedisUrl ?? redisUrl,
@@ -27,7 +31,9 @@ export function runnerEnvOf(config: Config, redisUrl: string, launch: { clusterI
     FERRUM_RUNNER_LOG_FLUSH_MS: String(runner.logFlushMs),
     FERRUM_RUNNER_GATE_RETRY_MS: String(runner.gateRetryMs),
     FERRUM_RUNNER_API_URL: runner.apiUrl,
-    FERRUM_WORKER_STACKS: Object.entries(worker.stacks).map(([name, image]) => `${name}=${image}`).join(','),
+    FERRUM_WORKER_STACKS: Object.entries(worker.stacks)
+      .map(([name, image]) => `${name}=${image}`)
+      .join(','),
     FERRUM_WORKER_DEFAULT_STACK: worker.defaultStack,
     FERRUM_WORKER_MAX_LOG_BYTES: String(worker.maxLogBytes),
   };

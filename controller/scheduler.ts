@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
-import { openScheduleServices } from '../src/worker/schedule-services.js';
+import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
 import { openWorkerServices } from '../src/worker/services.js';
-import { scheduleRunCounter } from '../src/worker/schedule-metrics.js';
+import { scheduleRunCounter } from '../src/worker/schedules/schedule-metrics.js';
 
 export interface RunningScheduler {
   stop(): Promise<void>;

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { openWorkerServices } from '../src/worker/services.js';
-import { TaskSweeper } from '../src/worker/task-sweeper.js';
+import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
 
 export interface RunningTaskSweeper {
   sweeper: TaskSweeper;
@@ -15,7 +15,7 @@ export interface RunningTaskSweeper {
  */
 export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): RunningTaskSweeper {
   const worker = openWorkerServices(ctx);
-  const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.tasks, worker.queueing, {
+  const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
   });

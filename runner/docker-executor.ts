@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type Docker from 'dockerode';
 import tar from 'tar-fs';
-import type { RegistryAuth } from '../src/worker/registry-credentials.js';
-import { TtyOutputDecoder } from './tty-output.js';
+import type { RegistryAuth } from '../src/worker/codes/registry-credentials.js';
+import { TtyOutputDecoder } from './tasks/tty-output.js';
 
 /** The limits every Ferrum container runs under. */
 export interface ContainerLimits {
@@ -88,7 +88,9 @@ export class DockerExecutor {
     try {
       const stream = await this.docker.pull(image, auth ? { authconfig: auth } : {});
       const events = await new Promise<{ error?: string }[]>((resolve, reject) => {
-        this.docker.modem.followProgress(stream, (error: Error | null, output: { error?: string }[]) => (error ? reject(error) : resolve(output)));
+        this.docker.modem.followProgress(stream, (error: Error | null, output: { error?: string }[]) =>
+          error ? reject(error) : resolve(output),
+        );
       });
       const failure = events.find((event) => event.error);
       if (failure) throw new Error(failure.error);
@@ -105,7 +107,12 @@ export class DockerExecutor {
    * does the deadline `timeoutMs` after the start. The container is always removed, in the
    * background once it has exited (see settle()).
    */
-  async run(spec: ContainerSpec, onOutput: (chunk: Buffer) => void, signal: AbortSignal, timeoutMs: number): Promise<ContainerResult> {
+  async run(
+    spec: ContainerSpec,
+    onOutput: (chunk: Buffer) => void,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ContainerResult> {
     let container: Docker.Container;
     try {
       container = await this.docker.createContainer(this.createOptions(spec));
@@ -184,7 +191,14 @@ export class DockerExecutor {
     // tar-fs's Pack is a streamx Readable, which dockerode pipes like any Node stream.
     const prefix = spec.taskDir.replace(/^\/+/, '');
     return tar.pack(spec.filesDir, {
-      map: (header) => ({ ...header, name: path.posix.join(prefix, header.name), uid: 0, gid: 0, uname: 'root', gname: 'root' }),
+      map: (header) => ({
+        ...header,
+        name: path.posix.join(prefix, header.name),
+        uid: 0,
+        gid: 0,
+        uname: 'root',
+        gname: 'root',
+      }),
     }) as unknown as NodeJS.ReadableStream;
   }
 

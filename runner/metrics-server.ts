@@ -12,12 +12,15 @@ export function serveRunnerMetrics(registry: Registry, host: string, port: numbe
     if (request.method === 'GET' && path === '/metrics') {
       registry.metrics().then(
         (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        (error: unknown) => response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ msg: String(error) })),
+        (error: unknown) =>
+          response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ msg: String(error) })),
       );
     } else if (request.method === 'GET' && path === '/health') {
       response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
     } else {
-      response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"msg":"Not found: the runner serves /metrics and /health"}');
+      response
+        .writeHead(404, { 'Content-Type': 'application/json' })
+        .end('{"msg":"Not found: the runner serves /metrics and /health"}');
     }
   });
   server.on('error', (error) => log.warn({ err: error, port }, 'runner metrics are not served'));

@@ -11,23 +11,22 @@ import { storeIdOf } from '../src/core/store-id.js';
 import { sleep } from '../src/core/time.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
-import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
-import type { HeldSlot } from '../src/worker/concurrency-gate.js';
-import { livenessMsOf, type RunnerInstance } from '../src/worker/runner-registry.js';
+import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
+import type { HeldSlot } from '../src/worker/tasks/concurrency-gate.js';
+import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runner-registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-import { ColdExecutor } from './cold-executor.js';
+import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
-import { HotFunctionPool } from './hot-pool.js';
-import type { FunctionExecutor } from './function-executor.js';
-import { FunctionWorker } from './function-worker.js';
+import { HotFunctionPool } from './functions/hot-function-pool.js';
+import type { FunctionExecutor } from '../src/functions/function-executor.js';
+import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
-import { LABELS, removeOrphanContainers } from './orphans.js';
-import { TaskRun, type RunnerIdentity } from './task-run.js';
+import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
+import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
 
 const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
-
 
 /**
  * The runner daemon: takes tasks of one cluster from BullMQ, runs each in a container,
@@ -67,7 +66,10 @@ export class Runner {
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
     this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
-    this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+    this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', {
+      maxRetriesPerRequest: null,
+      enableAutoPipelining: false,
+    });
     this.identity = {
       id: this.id,
       labels: {
@@ -81,7 +83,11 @@ export class Runner {
   }
 
   /** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
-  private functionWorker(docker: Docker, stores: FunctionStores, hotFunctions: FunctionExecutor | undefined): FunctionWorker {
+  private functionWorker(
+    docker: Docker,
+    stores: FunctionStores,
+    hotFunctions: FunctionExecutor | undefined,
+  ): FunctionWorker {
     const { runner: settings, functions } = this.config;
     const cold = new ColdExecutor(docker, this.executor, {
       network: settings.network,
@@ -90,7 +96,10 @@ export class Runner {
       labels: this.identity.labels,
       maxLogBytes: functions.maxLogBytes,
     });
-    const blocking = createRedisClient(this.redisUrl, 'runner-functions', { enableAutoPipelining: false, maxRetriesPerRequest: null });
+    const blocking = createRedisClient(this.redisUrl, 'runner-functions', {
+      enableAutoPipelining: false,
+      maxRetriesPerRequest: null,
+    });
     const options = {
       cluster: settings.cluster,
       runnerId: this.id,
@@ -99,7 +108,15 @@ export class Runner {
       isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
     };
     const log = this.log.child({ component: 'functions' });
-    const hot = hotFunctions ?? new HotFunctionPool(docker, { labels: this.identity.labels, network: settings.network, pidsLimit: settings.pidsLimit, milliCpus: settings.milliCpus, log });
+    const hot =
+      hotFunctions ??
+      new HotFunctionPool(docker, {
+        labels: this.identity.labels,
+        network: settings.network,
+        pidsLimit: settings.pidsLimit,
+        milliCpus: settings.milliCpus,
+        log,
+      });
     return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, log);
   }
 
@@ -126,7 +143,18 @@ export class Runner {
       subscriber.disconnect();
       redis.disconnect();
     };
-    const runner = new Runner(config, redisUrl, services, bus, close, log.child({ component: 'runner' }), docker, registry, openFunctionStores(config, redis, keys), hotFunctions);
+    const runner = new Runner(
+      config,
+      redisUrl,
+      services,
+      bus,
+      close,
+      log.child({ component: 'runner' }),
+      docker,
+      registry,
+      openFunctionStores(config, redis, keys),
+      hotFunctions,
+    );
     await runner.begin();
     return runner;
   }
@@ -139,7 +167,9 @@ export class Runner {
     const { runner: settings } = this.config;
     await this.heartbeat();
     await this.sweepOrphans();
-    this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) => this.runs.get(taskId)?.stop('cancel'));
+    this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
+      this.runs.get(taskId)?.stop('cancel'),
+    );
     this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job, token) => this.process(job, token), {
       connection: this.workerConnection,
       prefix: this.services.keys.bullPrefix(),
@@ -159,7 +189,14 @@ export class Runner {
 
   private async process(job: Job<TaskJob>, token?: string): Promise<void> {
     const run = new TaskRun(
-      { config: this.config, worker: this.services, executor: this.executor, runner: this.identity, log: this.log, metrics: this.metrics },
+      {
+        config: this.config,
+        worker: this.services,
+        executor: this.executor,
+        runner: this.identity,
+        log: this.log,
+        metrics: this.metrics,
+      },
       job.data.project_id,
       job.data.task_id,
     );
@@ -216,7 +253,10 @@ export class Runner {
     if (this.stopping || !this.worker) return;
     const type = await this.services.instances.typeOf(this.cluster, this.id);
     if (type !== 'KILL' && type !== 'TERMINATE') return;
-    this.log.info({ id: this.id, running: this.runs.size }, 'instance retired: finishing the running tasks, taking no more');
+    this.log.info(
+      { id: this.id, running: this.runs.size },
+      'instance retired: finishing the running tasks, taking no more',
+    );
     this.retiring = true;
     this.stop().catch((error: unknown) => this.log.error({ err: error }, 'retired runner failed to stop cleanly'));
   }
@@ -228,7 +268,13 @@ export class Runner {
 
   private async sweepOrphans(): Promise<void> {
     try {
-      await removeOrphanContainers(this.executor, this.services.runners, this.identity.labels[LABELS.store]!, this.id, this.log);
+      await removeOrphanContainers(
+        this.executor,
+        this.services.runners,
+        this.identity.labels[LABELS.store]!,
+        this.id,
+        this.log,
+      );
     } catch (error) {
       this.log.warn({ err: error }, 'could not look for containers of stopped runners');
     }
@@ -254,7 +300,9 @@ export class Runner {
     if (worker) {
       const closed = worker.close();
       // A retired instance is never cut short: its tasks run to their own timeout.
-      const bound = this.retiring ? new Promise<boolean>(() => {}) : sleep(this.config.runner.drainMs).then(() => false);
+      const bound = this.retiring
+        ? new Promise<boolean>(() => {})
+        : sleep(this.config.runner.drainMs).then(() => false);
       const drained = await Promise.race([closed.then(() => true), bound]);
       if (!drained) {
         this.log.warn({ tasks: [...this.runs.keys()] }, 'drain time is up: stopping the remaining tasks');

@@ -36,7 +36,10 @@ describe('token cache across controllers', () => {
     expect((await onB.get(`/1/authentication?project_id=${project.id}`)).status).toBe(200);
     await a.http.patch(`/1/projects/${project.id}`, { status: 'suspended' });
     await expect
-      .poll(async () => (await onB.get(`/1/authentication?project_id=${project.id}`)).status, { timeout: 2000, interval: 20 })
+      .poll(async () => (await onB.get(`/1/authentication?project_id=${project.id}`)).status, {
+        timeout: 2000,
+        interval: 20,
+      })
       .toBe(403);
   });
 });

@@ -127,7 +127,10 @@ describe('project isolation and authentication', () => {
     const paths = cachePaths(server.projectId, uniqueCacheName('auth'));
     expect((await server.http.get(paths.cache, { token: null })).status).toBe(401);
     expect((await server.http.get(paths.cache, { token: 'not-a-token' })).status).toBe(401);
-    const bearer = await server.http.get(paths.cache, { token: null, headers: { Authorization: `Bearer ${server.token}` } });
+    const bearer = await server.http.get(paths.cache, {
+      token: null,
+      headers: { Authorization: `Bearer ${server.token}` },
+    });
     expect(bearer.status).toBe(401);
     const viaQuery = await server.http.get(`${paths.cache}?oauth=${server.token}`, { token: null });
     expect(viaQuery.status).toBe(200);

@@ -183,7 +183,15 @@ describe('values and keys', () => {
 
   it('keys are any URL-encoded string up to 250 bytes', async () => {
     const paths = freshCache();
-    const keys = ['with space', 'slash/and?query&x=1#frag', 'ünïcødé ✓', 'colon:semi;', '%41 literal percent', 'a'.repeat(250), 'é'.repeat(125)];
+    const keys = [
+      'with space',
+      'slash/and?query&x=1#frag',
+      'ünïcødé ✓',
+      'colon:semi;',
+      '%41 literal percent',
+      'a'.repeat(250),
+      'é'.repeat(125),
+    ];
     for (const key of keys) {
       expect((await server.http.put(paths.item(key), { value: key })).status).toBe(200);
     }

@@ -42,10 +42,24 @@ describe('cache sweeper', () => {
       ]).flat(),
     );
     await server.http.put(cachePaths(server.projectId, mixed).item('permanent'), { value: 'stays' });
-    expect(await footprint(onlyExpiring)).toEqual({ values: 20, cas: 20, expiry: 20, listed: true, live: true, due: true });
+    expect(await footprint(onlyExpiring)).toEqual({
+      values: 20,
+      cas: 20,
+      expiry: 20,
+      listed: true,
+      live: true,
+      due: true,
+    });
 
     await waitFor(async () => (await footprint(onlyExpiring)).values === 0 && (await footprint(mixed)).values === 1);
-    expect(await footprint(onlyExpiring)).toEqual({ values: 0, cas: 0, expiry: 0, listed: false, live: false, due: false });
+    expect(await footprint(onlyExpiring)).toEqual({
+      values: 0,
+      cas: 0,
+      expiry: 0,
+      listed: false,
+      live: false,
+      due: false,
+    });
     expect(await footprint(mixed)).toEqual({ values: 1, cas: 1, expiry: 0, listed: true, live: true, due: false });
     const [values, cas, expiry] = cacheKeys.itemScriptKeys(server.projectId, onlyExpiring);
     expect(await redis.exists(values!, cas!, expiry!)).toBe(0);
@@ -58,7 +72,9 @@ describe('cache sweeper across projects', () => {
     const projects = [server.projectId, created.body.id as string];
     const puts = await Promise.all(
       projects.flatMap((projectId) =>
-        ['a', 'b', 'c'].map((cacheName) => server.http.put(cachePaths(projectId, cacheName).item('k'), { value: 1, expires_in: 1 })),
+        ['a', 'b', 'c'].map((cacheName) =>
+          server.http.put(cachePaths(projectId, cacheName).item('k'), { value: 1, expires_in: 1 }),
+        ),
       ),
     );
     expect(puts.map((res) => res.status)).toEqual(Array(6).fill(200));

@@ -49,16 +49,32 @@ describe('put body', () => {
 
   it('expires_in out of range: 400; the bounds themselves are accepted', async () => {
     const paths = freshCache();
-    await expectRefused(await server.http.put(paths.item('k'), { value: 1, expires_in: -1 }), 400, /^expires_in must be >= 0$/);
-    await expectRefused(await server.http.put(paths.item('k'), { value: 1, expires_in: 604801 }), 400, /^expires_in must be <= 604800$/);
+    await expectRefused(
+      await server.http.put(paths.item('k'), { value: 1, expires_in: -1 }),
+      400,
+      /^expires_in must be >= 0$/,
+    );
+    await expectRefused(
+      await server.http.put(paths.item('k'), { value: 1, expires_in: 604801 }),
+      400,
+      /^expires_in must be <= 604800$/,
+    );
     expect((await server.http.put(paths.item('k'), { value: 1, expires_in: 604800 })).status).toBe(200);
     expect((await server.http.put(paths.item('k'), { value: 1, expires_in: 0 })).status).toBe(200);
   });
 
   it('contradictory conditions: 400', async () => {
     const paths = freshCache();
-    await expectRefused(await server.http.put(paths.item('k'), { value: 1, add: true, replace: true }), 400, /add and replace/);
-    await expectRefused(await server.http.put(paths.item('k'), { value: 1, add: true, cas: 5 }), 400, /cas cannot be combined with add/);
+    await expectRefused(
+      await server.http.put(paths.item('k'), { value: 1, add: true, replace: true }),
+      400,
+      /add and replace/,
+    );
+    await expectRefused(
+      await server.http.put(paths.item('k'), { value: 1, add: true, cas: 5 }),
+      400,
+      /cas cannot be combined with add/,
+    );
   });
 
   it('unparsable JSON: 400 saying so', async () => {
@@ -95,7 +111,11 @@ describe('sizes', () => {
 
   it('a key over 250 bytes is refused with 400, also when multi-byte characters make it long', async () => {
     const paths = freshCache();
-    await expectRefused(await server.http.put(paths.item('k'.repeat(251)), { value: 1 }), 400, /^key must be at most 250 bytes$/);
+    await expectRefused(
+      await server.http.put(paths.item('k'.repeat(251)), { value: 1 }),
+      400,
+      /^key must be at most 250 bytes$/,
+    );
     await expectRefused(await server.http.get(paths.item('é'.repeat(126))), 400, /^key must be at most 250 bytes$/);
     await expectRefused(await server.http.post(paths.increment('k'.repeat(251)), { amount: 1 }), 400, /250 bytes/);
     const items = paths.item('').replace(/\/$/, '');
@@ -127,7 +147,11 @@ describe('increment body', () => {
     await expectRefused(await server.http.post(paths.increment('n')), 406, /^amount is required$/);
     await expectRefused(await server.http.post(paths.increment('n'), { amount: 1.5 }), 400, /^amount must be integer$/);
     await expectRefused(await server.http.post(paths.increment('n'), { amount: '1' }), 400, /^amount must be integer$/);
-    await expectRefused(await server.http.post(paths.increment('n'), { amount: 2 ** 60 }), 400, /amount must be an integer between/);
+    await expectRefused(
+      await server.http.post(paths.increment('n'), { amount: 2 ** 60 }),
+      400,
+      /amount must be an integer between/,
+    );
     expect((await server.http.get(paths.item('n'))).body.value).toBe(7);
   });
 });

@@ -15,7 +15,10 @@ import {
 
 const chartDir = path.resolve('charts/ferrum');
 const examplesDir = path.join(chartDir, 'examples');
-const exampleFiles = fs.readdirSync(examplesDir).filter((file) => file.endsWith('.yaml')).sort();
+const exampleFiles = fs
+  .readdirSync(examplesDir)
+  .filter((file) => file.endsWith('.yaml'))
+  .sort();
 const example = (file: string) => readYamlFile(path.join(examplesDir, file));
 
 const inlineSecrets = {
@@ -79,28 +82,87 @@ describe('values.schema.json', () => {
   });
 
   const refusals: [string, Values, string][] = [
-    ['an unknown Docker mode', { runner: { docker: { mode: 'podman' } } }, '/runner/docker/mode must be equal to one of the allowed values'],
-    ['an unknown runner kind', { runner: { kind: 'StatefulSet' } }, '/runner/kind must be equal to one of the allowed values'],
-    ['a drain shorter than the task timeout', { runner: { drainSeconds: 600 } }, '/runner/drainSeconds must be >= 3600'],
-    ['a grace period not above the task timeout', { runner: { terminationGracePeriodSeconds: 3600 } }, '/runner/terminationGracePeriodSeconds must be >= 3601'],
+    [
+      'an unknown Docker mode',
+      { runner: { docker: { mode: 'podman' } } },
+      '/runner/docker/mode must be equal to one of the allowed values',
+    ],
+    [
+      'an unknown runner kind',
+      { runner: { kind: 'StatefulSet' } },
+      '/runner/kind must be equal to one of the allowed values',
+    ],
+    [
+      'a drain shorter than the task timeout',
+      { runner: { drainSeconds: 600 } },
+      '/runner/drainSeconds must be >= 3600',
+    ],
+    [
+      'a grace period not above the task timeout',
+      { runner: { terminationGracePeriodSeconds: 3600 } },
+      '/runner/terminationGracePeriodSeconds must be >= 3601',
+    ],
     ['zero controller replicas', { controller: { replicas: 0 } }, '/controller/replicas must be >= 1'],
-    ['external Docker without a host', { runner: { docker: { mode: 'external' } } }, '/runner/docker/external/host must NOT have fewer than 1 characters'],
-    ['a Docker host that is not a URL', { runner: { docker: { mode: 'external', external: { host: 'docker:2375' } } } }, '/runner/docker/external/host must match pattern'],
-    ['bundled Redis together with a URL', { redis: { url: 'redis://r:6379' } }, '/redis/url must NOT have more than 0 characters'],
-    ['external Redis with neither URL nor Secret', { redis: { bundled: { enabled: false } } }, '/redis must match exactly one schema in oneOf'],
-    ['external Redis with both URL and Secret', { redis: { url: 'redis://r:6379', existingSecret: 's', bundled: { enabled: false } } }, '/redis must match exactly one schema in oneOf'],
-    ['a Redis URL of another scheme', { redis: { url: 'http://r:6379', bundled: { enabled: false } } }, '/redis/url must match pattern'],
+    [
+      'external Docker without a host',
+      { runner: { docker: { mode: 'external' } } },
+      '/runner/docker/external/host must NOT have fewer than 1 characters',
+    ],
+    [
+      'a Docker host that is not a URL',
+      { runner: { docker: { mode: 'external', external: { host: 'docker:2375' } } } },
+      '/runner/docker/external/host must match pattern',
+    ],
+    [
+      'bundled Redis together with a URL',
+      { redis: { url: 'redis://r:6379' } },
+      '/redis/url must NOT have more than 0 characters',
+    ],
+    [
+      'external Redis with neither URL nor Secret',
+      { redis: { bundled: { enabled: false } } },
+      '/redis must match exactly one schema in oneOf',
+    ],
+    [
+      'external Redis with both URL and Secret',
+      { redis: { url: 'redis://r:6379', existingSecret: 's', bundled: { enabled: false } } },
+      '/redis must match exactly one schema in oneOf',
+    ],
+    [
+      'a Redis URL of another scheme',
+      { redis: { url: 'http://r:6379', bundled: { enabled: false } } },
+      '/redis/url must match pattern',
+    ],
     ['a short bootstrap token', { secrets: { bootstrapToken: 'short' } }, '/secrets/bootstrapToken must match pattern'],
     ['a short encryption key', { secrets: { encryptionKey: 'short' } }, '/secrets/encryptionKey must match pattern'],
     ['a misspelt key', { controller: { replica: 2 } }, '/controller must NOT have additional properties'],
-    ['a bad resource quantity', { controller: { resources: { limits: { memory: 'lots' } } } }, '/controller/resources/limits/memory must match pattern'],
-    ['a toleration with an unknown effect', { runner: { tolerations: [{ key: 'k', effect: 'Sometimes' }] } }, '/runner/tolerations/0/effect must be equal to one of the allowed values'],
-    ['a node selector with a non-string value', { runner: { nodeSelector: { gpu: true } } }, '/runner/nodeSelector/gpu must be string'],
-    ['a bad ServiceMonitor interval', { metrics: { serviceMonitor: { interval: 'often' } } }, '/metrics/serviceMonitor/interval must match pattern'],
+    [
+      'a bad resource quantity',
+      { controller: { resources: { limits: { memory: 'lots' } } } },
+      '/controller/resources/limits/memory must match pattern',
+    ],
+    [
+      'a toleration with an unknown effect',
+      { runner: { tolerations: [{ key: 'k', effect: 'Sometimes' }] } },
+      '/runner/tolerations/0/effect must be equal to one of the allowed values',
+    ],
+    [
+      'a node selector with a non-string value',
+      { runner: { nodeSelector: { gpu: true } } },
+      '/runner/nodeSelector/gpu must be string',
+    ],
+    [
+      'a bad ServiceMonitor interval',
+      { metrics: { serviceMonitor: { interval: 'often' } } },
+      '/metrics/serviceMonitor/interval must match pattern',
+    ],
   ];
   it.each(refusals)('refuses %s', (_label, override, message) => {
     const errors = schemaErrors(chartValues(chartDir, override));
-    expect(errors.some((error) => error.startsWith(message)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((error) => error.startsWith(message)),
+      errors.join('\n'),
+    ).toBe(true);
   });
 });
 
@@ -181,7 +243,9 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(runner.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect(spec.volumes).toContainEqual({ name: 'dind-socket', emptyDir: {} });
     expect(spec.volumes).toContainEqual({ name: 'dind-storage', emptyDir: { sizeLimit: '20Gi' } });
-    expect(spec.tolerations).toEqual([{ effect: 'NoSchedule', key: 'dedicated', operator: 'Equal', value: 'ferrum-runners' }]);
+    expect(spec.tolerations).toEqual([
+      { effect: 'NoSchedule', key: 'dedicated', operator: 'Equal', value: 'ferrum-runners' },
+    ]);
     expect(runner.resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } });
   });
 
@@ -210,12 +274,18 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
 
   it('annotates the controller pods for Prometheus and renders no ServiceMonitor by default', () => {
     const annotations = findObject(rendered, 'Deployment', 'ferrum-controller').spec.template.metadata.annotations;
-    expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' });
+    expect(annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '8080',
+      'prometheus.io/path': '/metrics',
+    });
     expect(rendered.objects.some((object) => object.kind === 'ServiceMonitor')).toBe(false);
   });
 
   it('tells in NOTES.txt how to get the token', () => {
-    expect(rendered.notes).toContain("kubectl get secret ferrum-secrets -n ferrum \\\n       -o jsonpath='{.data.bootstrap-token}' | base64 -d");
+    expect(rendered.notes).toContain(
+      "kubectl get secret ferrum-secrets -n ferrum \\\n       -o jsonpath='{.data.bootstrap-token}' | base64 -d",
+    );
     expect(rendered.notes).toContain('Docker mode "dind"');
   });
 });
@@ -233,13 +303,18 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     const spec = podSpec(daemonSet);
     expect(spec.initContainers).toBeUndefined();
     expect(spec.containers.map((entry: any) => entry.name)).toEqual(['runner']);
-    expect(spec.volumes).toContainEqual({ name: 'docker-socket', hostPath: { path: '/var/run/docker.sock', type: 'Socket' } });
+    expect(spec.volumes).toContainEqual({
+      name: 'docker-socket',
+      hostPath: { path: '/var/run/docker.sock', type: 'Socket' },
+    });
     expect(spec.securityContext.supplementalGroups).toEqual([999]);
     expect(spec.nodeSelector).toEqual({ 'ferrum.dev/runner': 'true' });
     const runner = container(daemonSet, 'runner');
     expect(runner.volumeMounts).toContainEqual({ name: 'docker-socket', mountPath: '/var/run/docker.sock' });
     expect(env(runner).DOCKER_HOST).toBe('unix:///var/run/docker.sock');
-    expect(rendered.objects.some((object) => object.kind === 'Deployment' && object.metadata.name === 'ferrum-runner')).toBe(false);
+    expect(
+      rendered.objects.some((object) => object.kind === 'Deployment' && object.metadata.name === 'ferrum-runner'),
+    ).toBe(false);
   });
 
   it('keeps the Redis URL in a Secret and bundles no Redis', () => {
@@ -247,7 +322,10 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     expect(findObject(rendered, 'Secret', 'ferrum-redis-url').stringData).toEqual({
       'redis-url': 'redis://:s3cret@redis.data.svc.cluster.local:6379/0',
     });
-    for (const [kind, name, role] of [['Deployment', 'ferrum-controller', 'controller'], ['DaemonSet', 'ferrum-runner', 'runner']] as const) {
+    for (const [kind, name, role] of [
+      ['Deployment', 'ferrum-controller', 'controller'],
+      ['DaemonSet', 'ferrum-runner', 'runner'],
+    ] as const) {
       expect(env(container(findObject(rendered, kind, name), role)).REDIS_URL).toEqual({
         secretKeyRef: { name: 'ferrum-redis-url', key: 'redis-url' },
       });
@@ -255,9 +333,13 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
   });
 
   it('reads the token and key from the existing Secret and creates none of its own', () => {
-    expect(rendered.objects.some((object) => object.kind === 'Secret' && object.metadata.name === 'ferrum-secrets')).toBe(false);
+    expect(
+      rendered.objects.some((object) => object.kind === 'Secret' && object.metadata.name === 'ferrum-secrets'),
+    ).toBe(false);
     const variables = env(container(findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller'));
-    expect(variables.FERRUM_BOOTSTRAP_TOKEN).toEqual({ secretKeyRef: { name: 'ferrum-secrets', key: 'bootstrap-token' } });
+    expect(variables.FERRUM_BOOTSTRAP_TOKEN).toEqual({
+      secretKeyRef: { name: 'ferrum-secrets', key: 'bootstrap-token' },
+    });
     expect(rendered.notes).toContain('kubectl get secret ferrum-secrets -n ferrum');
   });
 
@@ -266,7 +348,9 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
     expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics', interval: '15s' }]);
-    expect(monitor.spec.selector.matchLabels).toEqual(findObject(rendered, 'Service', 'ferrum-controller').spec.selector);
+    expect(monitor.spec.selector.matchLabels).toEqual(
+      findObject(rendered, 'Service', 'ferrum-controller').spec.selector,
+    );
     const daemonSet = findObject(rendered, 'DaemonSet', 'ferrum-runner');
     expect(daemonSet.spec.template.metadata.annotations).toEqual({
       'prometheus.io/scrape': 'true',
@@ -297,7 +381,11 @@ describe('templates: external Docker engine, Redis from a Secret (examples/exter
       FERRUM_RUNNER_CLUSTER: 'gpu',
       FERRUM_RUNNER_DRAIN_MS: '7200000',
     });
-    expect(runner.volumeMounts).toContainEqual({ name: 'docker-tls', mountPath: '/etc/ferrum/docker-tls', readOnly: true });
+    expect(runner.volumeMounts).toContainEqual({
+      name: 'docker-tls',
+      mountPath: '/etc/ferrum/docker-tls',
+      readOnly: true,
+    });
     expect(spec.volumes).toContainEqual({ name: 'docker-tls', secret: { secretName: 'ferrum-docker-tls' } });
     expect(spec.terminationGracePeriodSeconds).toBe(7260);
   });
@@ -345,7 +433,10 @@ describe('templates: environment names', () => {
 
 describe('templates: other values', () => {
   it('runs dind as an ordinary second container when native sidecars are off', async () => {
-    const rendered = await renderChart(chartDir, { ...inlineSecrets, runner: { docker: { dind: { nativeSidecar: false } } } });
+    const rendered = await renderChart(chartDir, {
+      ...inlineSecrets,
+      runner: { docker: { dind: { nativeSidecar: false } } },
+    });
     const spec = podSpec(findObject(rendered, 'Deployment', 'ferrum-runner'));
     expect(spec.initContainers).toBeUndefined();
     expect(spec.containers.map((entry: any) => entry.name)).toEqual(['runner', 'dind']);
@@ -353,7 +444,13 @@ describe('templates: other values', () => {
   });
 
   it('passes extra env, pod annotations, affinity and pull secrets through unchanged', async () => {
-    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] } } };
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }],
+        },
+      },
+    };
     const rendered = await renderChart(chartDir, {
       ...inlineSecrets,
       imagePullSecrets: ['regcred'],
@@ -361,7 +458,10 @@ describe('templates: other values', () => {
       controller: {
         affinity,
         podAnnotations: { 'example.com/team': 'platform "core"' },
-        extraEnv: [{ name: 'FERRUM_TOKEN_CACHE_MS', value: '1000' }, { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+        extraEnv: [
+          { name: 'FERRUM_TOKEN_CACHE_MS', value: '1000' },
+          { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
       },
       runner: { enabled: false },
       redis: { url: 'redis://r:6379', bundled: { enabled: false } },
@@ -382,15 +482,26 @@ describe('templates: other values', () => {
   it('names every object after the release', async () => {
     const rendered = await renderChart(chartDir, inlineSecrets, { name: 'prod', namespace: 'apps' });
     expect(rendered.objects.map((object) => object.metadata.name).sort()).toEqual([
-      'prod-controller', 'prod-controller', 'prod-redis', 'prod-redis', 'prod-runner', 'prod-secrets',
+      'prod-controller',
+      'prod-controller',
+      'prod-redis',
+      'prod-redis',
+      'prod-runner',
+      'prod-secrets',
     ]);
     expect(rendered.objects.every((object) => object.metadata.namespace === 'apps')).toBe(true);
-    expect(env(container(findObject(rendered, 'Deployment', 'prod-runner'), 'runner')).REDIS_URL).toBe('redis://prod-redis:6379');
+    expect(env(container(findObject(rendered, 'Deployment', 'prod-runner'), 'runner')).REDIS_URL).toBe(
+      'redis://prod-redis:6379',
+    );
   });
 
   it('refuses to render without a Secret or both secret values', async () => {
-    await expect(renderChart(chartDir, {})).rejects.toThrow(/set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey/);
-    await expect(renderChart(chartDir, { secrets: { bootstrapToken: 'a'.repeat(40) } })).rejects.toThrow(/secrets.existingSecret/);
+    await expect(renderChart(chartDir, {})).rejects.toThrow(
+      /set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey/,
+    );
+    await expect(renderChart(chartDir, { secrets: { bootstrapToken: 'a'.repeat(40) } })).rejects.toThrow(
+      /secrets.existingSecret/,
+    );
   });
 
   it('refuses a grace period that does not exceed the drain', async () => {

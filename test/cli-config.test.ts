@@ -32,21 +32,52 @@ describe('client configuration', () => {
   });
 
   it('layers ~/.iron.json < IRON_* < .ferrum/iron.json < ./iron.json < --iron-json < flags', () => {
-    const all = sources({ env: { IRON_TOKEN: 'env-token', IRON_PROJECT_ID: 'env-project', IRON_HOST: 'env-host', IRON_PORT: '2000', IRON_PROTOCOL: 'https' } });
-    writeJson(path.join(all.home, '.iron.json'), { token: 'home-token', project_id: 'home-project', host: 'home-host', port: 1000 });
-    expect(loadClientConfig(all)).toEqual({ token: 'env-token', projectId: 'env-project', host: 'env-host', port: 2000, protocol: 'https' });
+    const all = sources({
+      env: {
+        IRON_TOKEN: 'env-token',
+        IRON_PROJECT_ID: 'env-project',
+        IRON_HOST: 'env-host',
+        IRON_PORT: '2000',
+        IRON_PROTOCOL: 'https',
+      },
+    });
+    writeJson(path.join(all.home, '.iron.json'), {
+      token: 'home-token',
+      project_id: 'home-project',
+      host: 'home-host',
+      port: 1000,
+    });
+    expect(loadClientConfig(all)).toEqual({
+      token: 'env-token',
+      projectId: 'env-project',
+      host: 'env-host',
+      port: 2000,
+      protocol: 'https',
+    });
 
     writeJson(path.join(all.cwd, '.ferrum', 'iron.json'), { token: 'started-token', port: 3000, scheme: 'http' });
-    expect(loadClientConfig(all)).toMatchObject({ token: 'started-token', projectId: 'env-project', port: 3000, protocol: 'http' });
+    expect(loadClientConfig(all)).toMatchObject({
+      token: 'started-token',
+      projectId: 'env-project',
+      port: 3000,
+      protocol: 'http',
+    });
 
     writeJson(path.join(all.cwd, 'iron.json'), { token: 'local-token', port: 4000 });
     expect(loadClientConfig(all)).toMatchObject({ token: 'local-token', port: 4000, host: 'env-host' });
 
     writeJson(path.join(all.cwd, 'other.json'), { project_id: 'file-project' });
-    expect(loadClientConfig({ ...all, configFile: 'other.json' })).toMatchObject({ token: 'local-token', projectId: 'file-project' });
+    expect(loadClientConfig({ ...all, configFile: 'other.json' })).toMatchObject({
+      token: 'local-token',
+      projectId: 'file-project',
+    });
 
-    expect(loadClientConfig({ ...all, configFile: 'other.json', flags: { token: 'flag-token', port: 5000 } })).toMatchObject({
-      token: 'flag-token', projectId: 'file-project', port: 5000,
+    expect(
+      loadClientConfig({ ...all, configFile: 'other.json', flags: { token: 'flag-token', port: 5000 } }),
+    ).toMatchObject({
+      token: 'flag-token',
+      projectId: 'file-project',
+      port: 5000,
     });
   });
 
@@ -74,7 +105,9 @@ describe('client configuration', () => {
     expect(() => loadClientConfig(numericToken)).toThrow(/token must be a string/);
 
     expect(() => loadClientConfig(sources({ env: { IRON_PORT: '0' } }))).toThrow(/IRON_PORT: port must be 1-65535/);
-    expect(() => loadClientConfig(sources({ env: { IRON_PROTOCOL: 'gopher' } }))).toThrow(/protocol must be http or https, got "gopher"/);
+    expect(() => loadClientConfig(sources({ env: { IRON_PROTOCOL: 'gopher' } }))).toThrow(
+      /protocol must be http or https, got "gopher"/,
+    );
     expect(() => loadClientConfig(sources({ configFile: 'missing.json' }))).toThrow(ConfigError);
   });
 

@@ -31,11 +31,31 @@ describe('ferrum functions', { timeout: 120_000 }, () => {
     const apps = await ferrum('functions', 'apps', 'list');
     expect(apps.stdout).toMatch(/^NAME\s+CONFIG\ncli-app\s+\{"GREETING":"hi"\}\n$/);
 
-    const route = await ferrum('functions', 'routes', 'create', 'cli-app', '/hello/world', '--image', 'ferrum-test/busybox', '--memory', '64', '--type', 'async', '--json');
+    const route = await ferrum(
+      'functions',
+      'routes',
+      'create',
+      'cli-app',
+      '/hello/world',
+      '--image',
+      'ferrum-test/busybox',
+      '--memory',
+      '64',
+      '--type',
+      'async',
+      '--json',
+    );
     expect(route.code, route.stderr).toBe(0);
-    expect(JSON.parse(route.stdout).route).toMatchObject({ path: '/hello/world', image: 'ferrum-test/busybox', memory: 64, type: 'async' });
+    expect(JSON.parse(route.stdout).route).toMatchObject({
+      path: '/hello/world',
+      image: 'ferrum-test/busybox',
+      memory: 64,
+      type: 'async',
+    });
     const routes = await ferrum('functions', 'routes', 'list', 'cli-app');
-    expect(routes.stdout).toMatch(/^PATH\s+IMAGE\s+TYPE\s+FORMAT\s+MEMORY\s+TIMEOUT\n\/hello\/world\s+ferrum-test\/busybox\s+async\s+default\s+64\s+30\n$/);
+    expect(routes.stdout).toMatch(
+      /^PATH\s+IMAGE\s+TYPE\s+FORMAT\s+MEMORY\s+TIMEOUT\n\/hello\/world\s+ferrum-test\/busybox\s+async\s+default\s+64\s+30\n$/,
+    );
 
     const noImage = await ferrum('functions', 'routes', 'create', 'cli-app', '/x');
     expect(noImage.code).toBe(2);
@@ -48,7 +68,17 @@ describe('ferrum functions', { timeout: 120_000 }, () => {
   });
 
   it('calls a route with a body from a flag or stdin; an async call answers its call id', async () => {
-    await ferrum('functions', 'routes', 'create', 'cli-calls', '/job', '--image', 'ferrum-test/busybox', '--type', 'async');
+    await ferrum(
+      'functions',
+      'routes',
+      'create',
+      'cli-calls',
+      '/job',
+      '--image',
+      'ferrum-test/busybox',
+      '--type',
+      'async',
+    );
     const called = await ferrum('functions', 'call', 'cli-calls', '/job', '--data', '{"n":1}', '--json');
     expect(called.code, called.stderr).toBe(0);
     const answer = JSON.parse(called.stdout);

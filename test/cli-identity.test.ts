@@ -22,7 +22,15 @@ const ferrum = (...args: string[]) => cli.run(args, { cwd });
 
 describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_000 }, () => {
   it('creates, lists, shows and deletes a user; tables by default, JSON with --json', async () => {
-    const created = await ferrum('users', 'create', '--email', 'cli-user@example.com', '--password', 'secret-password', '--json');
+    const created = await ferrum(
+      'users',
+      'create',
+      '--email',
+      'cli-user@example.com',
+      '--password',
+      'secret-password',
+      '--json',
+    );
     expect(created.code, created.stderr).toBe(0);
     const user = JSON.parse(created.stdout);
     expect(user).toMatchObject({ email: 'cli-user@example.com' });
@@ -62,7 +70,8 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
   });
 
   it('creates, lists, shows, shares and unshares projects', async () => {
-    const other = (await server.http.post('/1/users', { email: 'share-me@example.com', password: 'secret-password' })).body;
+    const other = (await server.http.post('/1/users', { email: 'share-me@example.com', password: 'secret-password' }))
+      .body;
     const project = JSON.parse((await ferrum('projects', 'create', 'cli project', '--json')).stdout);
     expect(project).toMatchObject({ name: 'cli project' });
 
@@ -85,7 +94,12 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
 describe('ferrum configuration sources', { timeout: 120_000 }, () => {
   it('works with IRON_* environment variables alone', async () => {
     const url = new URL(server.url);
-    const env = { IRON_TOKEN: server.token, IRON_PROJECT_ID: server.projectId, IRON_HOST: url.hostname, IRON_PORT: url.port };
+    const env = {
+      IRON_TOKEN: server.token,
+      IRON_PROJECT_ID: server.projectId,
+      IRON_HOST: url.hostname,
+      IRON_PORT: url.port,
+    };
     const result = await cli.run(['projects', 'get', '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).id).toBe(server.projectId);
@@ -131,7 +145,18 @@ describe('ferrum usage', { timeout: 120_000 }, () => {
   it('help lists the command groups; <group> --help lists its commands', async () => {
     const help = await cli.run(['help']);
     expect(help.code).toBe(0);
-    for (const group of ['start', 'controller', 'runner', 'users', 'tokens', 'projects', 'mq', 'cache', 'worker', 'functions']) {
+    for (const group of [
+      'start',
+      'controller',
+      'runner',
+      'users',
+      'tokens',
+      'projects',
+      'mq',
+      'cache',
+      'worker',
+      'functions',
+    ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b`, 'm'));
     }
     const mqHelp = await cli.run(['mq', '--help']);

@@ -54,7 +54,14 @@ describe('ferrum mq', { timeout: 120_000 }, () => {
 
     const deleted = await ferrum('mq', 'delete', 'cli-work', first.id, '--reservation-id', first.reservation_id);
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted\n' });
-    const wrongReservation = await ferrum('mq', 'delete', 'cli-work', second.id, '--reservation-id', 'not-the-reservation');
+    const wrongReservation = await ferrum(
+      'mq',
+      'delete',
+      'cli-work',
+      second.id,
+      '--reservation-id',
+      'not-the-reservation',
+    );
     expect(wrongReservation.code).toBe(1);
     expect(wrongReservation.stderr).toMatch(/^ferrum: \S.*\n$/);
 
@@ -82,7 +89,9 @@ describe('ferrum mq', { timeout: 120_000 }, () => {
     await json('mq', 'create', 'cli-wait');
     const waiting = ferrum('mq', 'reserve', 'cli-wait', '--wait', '10', '--json');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    await server.http.post(`/3/projects/${server.projectId}/queues/cli-wait/messages`, { messages: [{ body: 'late' }] });
+    await server.http.post(`/3/projects/${server.projectId}/queues/cli-wait/messages`, {
+      messages: [{ body: 'late' }],
+    });
     const result = await waiting;
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).messages.map((message: any) => message.body)).toEqual(['late']);

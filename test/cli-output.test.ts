@@ -12,7 +12,10 @@ function capture(): { stream: PassThrough; text: () => string } {
 
 describe('output', () => {
   it('aligns columns under upper-case headers, without borders or trailing spaces', () => {
-    const rows = [{ id: 'a', name: 'short' }, { id: 'longer-id', name: null }];
+    const rows = [
+      { id: 'a', name: 'short' },
+      { id: 'longer-id', name: null },
+    ];
     expect(formatTable(rows, columns('id', 'name'))).toBe('ID         NAME\na          short\nlonger-id  -');
   });
 
@@ -37,7 +40,11 @@ describe('progress', () => {
   it('draws and clears a status line on a terminal', async () => {
     const terminal = capture();
     Object.assign(terminal.stream, { isTTY: true });
-    const answer = await withProgress('waiting', Promise.resolve(42), new Progress(terminal.stream as unknown as NodeJS.WriteStream));
+    const answer = await withProgress(
+      'waiting',
+      Promise.resolve(42),
+      new Progress(terminal.stream as unknown as NodeJS.WriteStream),
+    );
     expect(answer).toBe(42);
     expect(terminal.text()).toBe('\r\x1b[2Kwaiting 0s\r\x1b[2K');
   });

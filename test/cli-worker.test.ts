@@ -122,7 +122,21 @@ describe('ferrum worker', { timeout: 120_000 }, () => {
 
   it('creates, lists, shows and cancels a schedule', async () => {
     const startAt = new Date(Date.now() + 3600_000).toISOString();
-    const created = await ferrum('worker', 'schedule', 'create', 'cli-shell', '--payload', 'echo scheduled', '--start-at', startAt, '--run-every', '3600', '--run-times', '2', '--json');
+    const created = await ferrum(
+      'worker',
+      'schedule',
+      'create',
+      'cli-shell',
+      '--payload',
+      'echo scheduled',
+      '--start-at',
+      startAt,
+      '--run-every',
+      '3600',
+      '--run-times',
+      '2',
+      '--json',
+    );
     expect(created.code, created.stderr).toBe(0);
     const id = JSON.parse(created.stdout).schedules[0].id;
 

@@ -28,7 +28,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const navTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+const navTo = (name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 const MIB = 1024 * 1024;
 
 async function clusterNamed(name: string): Promise<any> {
@@ -40,7 +41,11 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
   let clusterId: string;
 
   it('lists a cluster created through the API and shows its configuration, state and instances', async () => {
-    const created = await server.http.post('/2/clusters', { name: 'render-farm', memory: 1024 * MIB, autoscale: { runners_max: 3 } });
+    const created = await server.http.post('/2/clusters', {
+      name: 'render-farm',
+      memory: 1024 * MIB,
+      autoscale: { runners_max: 3 },
+    });
     expect(created.status).toBe(200);
     clusterId = created.body.cluster.id;
     runner = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusterId, FERRUM_RUNNER_SLOTS: '3' });
@@ -58,11 +63,16 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
     expect(config).toContain(clusterId);
     expect(config).toContain('runners_max: 3');
     expect(await page.locator('#cluster-stats').textContent()).toContain('Queued tasks0');
-    await expect.poll(async () => {
-      await page.goto(`${server.url}/#/clusters/${clusterId}?at=${Date.now()}`);
-      await page.getByRole('heading', { name: 'Instances' }).waitFor();
-      return page.locator('main table').textContent();
-    }, { timeout: 15_000, interval: 300 }).toContain('LIVE');
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${server.url}/#/clusters/${clusterId}?at=${Date.now()}`);
+          await page.getByRole('heading', { name: 'Instances' }).waitFor();
+          return page.locator('main table').textContent();
+        },
+        { timeout: 15_000, interval: 300 },
+      )
+      .toContain('LIVE');
     expect(await page.locator('main table').textContent()).toContain('3 / 3');
     expect(await page.locator('#cluster-stats').textContent()).toContain('3 available of 3');
     await screenshot(page, 'cluster');
@@ -75,7 +85,9 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
 
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Terminate instances' }).click();
-    await expect.poll(() => page.locator('#toast').textContent(), { timeout: 15_000 }).toContain('Terminating 1 instances');
+    await expect
+      .poll(() => page.locator('#toast').textContent(), { timeout: 15_000 })
+      .toContain('Terminating 1 instances');
     // The runner drains once set to KILL; the autoscaler then marks it terminated.
     await expect.poll(() => page.locator('main table').textContent(), { timeout: 15_000 }).toMatch(/KILL|TERMINATE/);
     await screenshot(page, 'cluster-terminating');
@@ -103,12 +115,20 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
   });
 
   it('shows an AWS cluster without any of its secrets, and a form error for a missing one', async () => {
-    const secrets = { access_key_id: 'AKIADASHBOARDTEST', secret_access_key: 'dashboard-secret-key', docker_auth: 'dashboard-docker-auth' };
+    const secrets = {
+      access_key_id: 'AKIADASHBOARDTEST',
+      secret_access_key: 'dashboard-secret-key',
+      docker_auth: 'dashboard-docker-auth',
+    };
     const created = await server.http.post('/2/clusters', {
       name: 'cloud',
       autoscale: {
         provider: 'aws',
-        aws: { region: 'eu-west-1', access_key_id: secrets.access_key_id, secret_access_key: secrets.secret_access_key },
+        aws: {
+          region: 'eu-west-1',
+          access_key_id: secrets.access_key_id,
+          secret_access_key: secrets.secret_access_key,
+        },
         docker_auth: secrets.docker_auth,
         docker_email: 'ops@example.com',
       },

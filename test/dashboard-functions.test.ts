@@ -26,7 +26,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const navTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+const navTo = (name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 const functionsPath = (rest: string) => `/v1/apps${rest}?project_id=${server.projectId}`;
 
 describe('dashboard: functions', () => {
@@ -53,7 +54,15 @@ describe('dashboard: functions', () => {
     await editor.getByRole('button', { name: 'Save route' }).click();
     await expect.poll(() => page.locator('main table').first().textContent(), { timeout: 15_000 }).toContain('128 MB');
     const { routes } = (await server.http.get(functionsPath('/shop/routes'))).body;
-    expect(routes).toEqual([expect.objectContaining({ path: '/hello', image: 'ferrum-test/busybox', memory: 128, timeout: 20, config: { GREETING: 'hi' } })]);
+    expect(routes).toEqual([
+      expect.objectContaining({
+        path: '/hello',
+        image: 'ferrum-test/busybox',
+        memory: 128,
+        timeout: 20,
+        config: { GREETING: 'hi' },
+      }),
+    ]);
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
@@ -83,7 +92,9 @@ describe('dashboard: functions', () => {
     expect(older).toContain(shownCompletion);
 
     await page.getByRole('button', { name: `Log of call ${firstId}` }).click();
-    await expect.poll(() => page.locator('#call-log').textContent(), { timeout: 15_000 }).toContain(`log of ${firstId}`);
+    await expect
+      .poll(() => page.locator('#call-log').textContent(), { timeout: 15_000 })
+      .toContain(`log of ${firstId}`);
     await screenshot(page, 'function-app');
   });
 
@@ -91,15 +102,24 @@ describe('dashboard: functions', () => {
     await navTo('Functions');
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Delete app shop' }).click();
-    await expect.poll(() => page.locator('#toast').textContent(), { timeout: 15_000 }).toContain('delete its routes first');
-    expect((await server.http.get(functionsPath(''))).body.apps.map((app: { name: string }) => app.name)).toEqual(['shop']);
+    await expect
+      .poll(() => page.locator('#toast').textContent(), { timeout: 15_000 })
+      .toContain('delete its routes first');
+    expect((await server.http.get(functionsPath(''))).body.apps.map((app: { name: string }) => app.name)).toEqual([
+      'shop',
+    ]);
 
     await page.getByRole('link', { name: 'shop' }).click();
     await page.getByRole('heading', { name: 'shop' }).waitFor();
     for (const path of ['/hello', '/echo']) {
       page.once('dialog', (dialog) => dialog.accept());
       await page.getByRole('button', { name: `Delete route ${path}` }).click();
-      await expect.poll(async () => (await server.http.get(functionsPath('/shop/routes'))).body.routes.map((r: { path: string }) => r.path), { timeout: 15_000 })
+      await expect
+        .poll(
+          async () =>
+            (await server.http.get(functionsPath('/shop/routes'))).body.routes.map((r: { path: string }) => r.path),
+          { timeout: 15_000 },
+        )
         .not.toContain(path);
       await page.getByRole('heading', { name: 'Routes' }).waitFor();
     }
@@ -109,7 +129,9 @@ describe('dashboard: functions', () => {
     await screenshot(page, 'functions');
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Delete app shop' }).click();
-    await expect.poll(async () => (await server.http.get(functionsPath(''))).body.apps.length, { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(async () => (await server.http.get(functionsPath(''))).body.apps.length, { timeout: 15_000 })
+      .toBe(0);
   });
 });
 

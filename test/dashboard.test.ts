@@ -30,7 +30,8 @@ afterAll(async () => {
 });
 
 /** Follows a link of the main navigation bar. */
-const navTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+const navTo = (name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 async function signIn() {
   await page.goto(server.url + '/');
@@ -54,7 +55,9 @@ describe('dashboard', () => {
     await page.getByLabel('E-mail').fill('admin@ferrum.local');
     await page.getByLabel('Password').fill('wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: 15_000 }).toContain('Invalid e-mail or password');
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent(), { timeout: 15_000 })
+      .toContain('Invalid e-mail or password');
   });
 
   it('signs in, then lists projects', async () => {
@@ -84,7 +87,9 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Post message' }).click();
     await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
     await page.getByRole('button', { name: 'Peek' }).click();
-    await expect.poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 }).toContain('hello from the dashboard');
+    await expect
+      .poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .toContain('hello from the dashboard');
     await screenshot(page, 'queue');
     const peeked = await server.http.get(`/3/projects/${server.projectId}/queues/dashboard-queue/messages?n=10`);
     expect(peeked.body.messages.map((m: { body: string }) => m.body)).toEqual(['hello from the dashboard']);
@@ -96,15 +101,28 @@ describe('dashboard', () => {
 
   it("shows a queue's settings, dead letter, alerts, and a push queue's subscribers", async () => {
     const mq = new MqClient(server.http, server.projectId);
-    expect((await mq.createQueue('watched', {
-      message_timeout: 90,
-      dead_letter: { queue_name: 'watched-dead', max_reservations: 4 },
-      alerts: [{ type: 'fixed', trigger: 5, queue: 'watched-alerts' }],
-    })).status).toBe(200);
-    expect((await mq.createQueue('fanout', {
-      type: 'multicast',
-      push: { subscribers: [{ name: 'billing', url: 'http://127.0.0.1:9/billing' }], retries: 2, retries_delay: 30, error_queue: 'fanout-errors' },
-    })).status).toBe(200);
+    expect(
+      (
+        await mq.createQueue('watched', {
+          message_timeout: 90,
+          dead_letter: { queue_name: 'watched-dead', max_reservations: 4 },
+          alerts: [{ type: 'fixed', trigger: 5, queue: 'watched-alerts' }],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await mq.createQueue('fanout', {
+          type: 'multicast',
+          push: {
+            subscribers: [{ name: 'billing', url: 'http://127.0.0.1:9/billing' }],
+            retries: 2,
+            retries_delay: 30,
+            error_queue: 'fanout-errors',
+          },
+        })
+      ).status,
+    ).toBe(200);
 
     await page.goto(`${server.url}/#/queues/watched`);
     await page.getByRole('heading', { name: 'watched' }).waitFor();
@@ -146,15 +164,23 @@ describe('dashboard', () => {
 
   it('queues a task and follows its log live until it completes', async () => {
     const worker = new WorkerClient(server.http, server.projectId);
-    await worker.upload({ name: 'greeter', image: 'ferrum-test/busybox', command: 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done' });
+    await worker.upload({
+      name: 'greeter',
+      image: 'ferrum-test/busybox',
+      command: 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done',
+    });
     await navTo('Tasks');
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
     await page.getByLabel('Code package name').fill('greeter');
     await page.getByLabel('Payload').fill('{"hello": "world"}');
     await page.getByRole('button', { name: 'Queue task' }).click();
     await page.getByRole('heading', { name: /^Task / }).waitFor();
-    await expect.poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 }).toContain('line 3');
-    await expect.poll(() => page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 }).toContain('complete');
+    await expect
+      .poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .toContain('line 3');
+    await expect
+      .poll(() => page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 })
+      .toContain('complete');
     expect(await page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
     await screenshot(page, 'task');
     await navTo('Tasks');
@@ -169,19 +195,29 @@ describe('dashboard', () => {
     await page.getByLabel('Code package name').fill('sleeper');
     await page.getByRole('button', { name: 'Queue task' }).click();
     await page.getByRole('heading', { name: /^Task / }).waitFor();
-    await expect.poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 }).toContain('started');
+    await expect
+      .poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .toContain('started');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 }).toContain('cancelled');
+    await expect
+      .poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .toContain('cancelled');
     const taskId = (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
     expect((await worker.task(taskId)).status).toBe('cancelled');
 
     await page.getByRole('button', { name: 'Retry' }).click();
-    await expect.poll(async () => (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(), { timeout: 15_000 })
+    await expect
+      .poll(
+        async () => (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(),
+        { timeout: 15_000 },
+      )
       .not.toBe(taskId);
     const retried = (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
     expect((await worker.task(retried)).code_name).toBe('sleeper');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 }).toContain('cancelled');
+    await expect
+      .poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .toContain('cancelled');
   });
 
   it('filters tasks by status and by code package', async () => {
@@ -204,7 +240,12 @@ describe('dashboard', () => {
   it('shows schedules with their next run', async () => {
     const worker = new WorkerClient(server.http, server.projectId);
     const startAt = new Date(Date.now() + 3_600_000);
-    const id = await createSchedule(worker, { code_name: 'greeter', payload: '{}', start_at: startAt.toISOString(), run_every: 3600 });
+    const id = await createSchedule(worker, {
+      code_name: 'greeter',
+      payload: '{}',
+      start_at: startAt.toISOString(),
+      run_every: 3600,
+    });
     await navTo('Schedules');
     await page.getByRole('heading', { name: 'Schedules' }).waitFor();
     const row = page.locator('main table tbody tr', { hasText: id });
@@ -225,10 +266,13 @@ describe('dashboard', () => {
   it('charts task outcomes and queue depth over the last hour', async () => {
     const history = new ActivityHistory(server.running.ctx.redis, server.running.ctx.keys);
     for (let minute = 0; minute < 60; minute += 3) {
-      for (let i = 0; i < (minute % 7) + 1; i++) await history.recordTaskOutcome(server.projectId, 'complete', Date.now() - minute * 60_000);
+      for (let i = 0; i < (minute % 7) + 1; i++)
+        await history.recordTaskOutcome(server.projectId, 'complete', Date.now() - minute * 60_000);
       if (minute % 9 === 0) await history.recordTaskOutcome(server.projectId, 'error', Date.now() - minute * 60_000);
     }
-    await server.http.post(`/3/projects/${server.projectId}/queues/charted/messages`, { messages: [{ body: '1' }, { body: '2' }] });
+    await server.http.post(`/3/projects/${server.projectId}/queues/charted/messages`, {
+      messages: [{ body: '1' }, { body: '2' }],
+    });
     await new Promise((resolve) => setTimeout(resolve, 1000)); // a few depth samples
     await navTo('Overview');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -248,7 +292,9 @@ describe('dashboard', () => {
       await page.locator('main table').waitFor();
       timings.push(await page.evaluate(() => performance.now()));
     }
-    console.log(`dashboard: navigation to the queue list's first content took ${timings.map(Math.round).join(', ')} ms`);
+    console.log(
+      `dashboard: navigation to the queue list's first content took ${timings.map(Math.round).join(', ')} ms`,
+    );
     expect(Math.min(...timings)).toBeLessThan(1000);
   });
 
@@ -265,7 +311,9 @@ describe('dashboard', () => {
   it('reaches actions with Tab and Enter, with a visible focus', async () => {
     await page.goto(`${server.url}/#/queues/dashboard-queue`);
     await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
-    await server.http.post(`/3/projects/${server.projectId}/queues/dashboard-queue/messages`, { messages: [{ body: 'reached by keyboard' }] });
+    await server.http.post(`/3/projects/${server.projectId}/queues/dashboard-queue/messages`, {
+      messages: [{ body: 'reached by keyboard' }],
+    });
     let focused = '';
     for (let presses = 0; presses < 40 && focused !== 'Peek'; presses++) {
       await page.keyboard.press('Tab');
@@ -275,11 +323,24 @@ describe('dashboard', () => {
     const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
     expect(outline).not.toBe('none');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 }).toContain('reached by keyboard');
+    await expect
+      .poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .toContain('reached by keyboard');
   });
 
   it('labels every form control on every page', async () => {
-    for (const name of ['Overview', 'Queues', 'Caches', 'Code', 'Tasks', 'Schedules', 'Clusters', 'Functions', 'Projects', 'Tokens']) {
+    for (const name of [
+      'Overview',
+      'Queues',
+      'Caches',
+      'Code',
+      'Tasks',
+      'Schedules',
+      'Clusters',
+      'Functions',
+      'Projects',
+      'Tokens',
+    ]) {
       await navTo(name);
       await page.locator('main h1').waitFor();
       await expect.poll(() => page.evaluate(() => document.title), { timeout: 15_000 }).toContain(name);
@@ -308,7 +369,12 @@ describe('dashboard', () => {
     const seen = recordOutsideRequests(probe);
     const tab = await probe.newPage();
     await tab.goto(server.url + '/');
-    const outcome = await tab.evaluate(() => fetch('http://cdn.example.com/lib.js').then(() => 'reached', () => 'failed'));
+    const outcome = await tab.evaluate(() =>
+      fetch('http://cdn.example.com/lib.js').then(
+        () => 'reached',
+        () => 'failed',
+      ),
+    );
     await probe.close();
     expect(seen).toEqual(['http://cdn.example.com/lib.js']);
     expect(outcome).toBe('failed');

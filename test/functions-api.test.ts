@@ -67,9 +67,21 @@ describe('apps', () => {
     expectError(await admin.post('/v1/apps', { app: { name: 42 } }), 400, /app\.name must be string/);
     expectError(await admin.post('/v1/apps', { app: { name: 'has space' } }), 400, /app name must be 1 to 30/);
     expectError(await admin.post('/v1/apps', { app: { name: 'x'.repeat(31) } }), 400, /app name must be 1 to 30/);
-    expectError(await admin.post('/v1/apps', { app: { name: uniqueName('c'), config: { A: 1 } } }), 400, /config.*string/);
-    expectError(await admin.post('/v1/apps', { app: { name: uniqueName('c'), config: { '1BAD': 'x' } } }), 400, /variable name/);
-    expectError(await admin.post('/v1/apps', undefined, { raw: '{bad json', headers: { 'Content-Type': 'application/json' } }), 400, /Invalid JSON/);
+    expectError(
+      await admin.post('/v1/apps', { app: { name: uniqueName('c'), config: { A: 1 } } }),
+      400,
+      /config.*string/,
+    );
+    expectError(
+      await admin.post('/v1/apps', { app: { name: uniqueName('c'), config: { '1BAD': 'x' } } }),
+      400,
+      /variable name/,
+    );
+    expectError(
+      await admin.post('/v1/apps', undefined, { raw: '{bad json', headers: { 'Content-Type': 'application/json' } }),
+      400,
+      /Invalid JSON/,
+    );
 
     const name = uniqueName('dup');
     await admin.post('/v1/apps', { app: { name } });
@@ -84,28 +96,50 @@ describe('apps', () => {
     expect((await admin.delete(`/v1/apps/${name}`)).status).toBe(200);
   });
 
-  it('needs a token (OAuth, Bearer or ?oauth=) and hides other users\' apps', async () => {
+  it("needs a token (OAuth, Bearer or ?oauth=) and hides other users' apps", async () => {
     expectError(await admin.get('/v1/apps', { token: null }), 401, 'Token not provided');
     expectError(await admin.get('/v1/apps', { token: 'nope' }), 401, 'Invalid token');
-    expect((await admin.get('/v1/apps', { token: null, headers: { Authorization: `Bearer ${server.token}` } })).status).toBe(200);
+    expect(
+      (await admin.get('/v1/apps', { token: null, headers: { Authorization: `Bearer ${server.token}` } })).status,
+    ).toBe(200);
     expect((await admin.get(`/v1/apps?oauth=${server.token}`, { token: null })).status).toBe(200);
-    expectError(await admin.get('/v1/apps', { token: null, headers: { Authorization: `Basic abc` } }), 401, /OAuth <token>/);
+    expectError(
+      await admin.get('/v1/apps', { token: null, headers: { Authorization: `Basic abc` } }),
+      401,
+      /OAuth <token>/,
+    );
 
     const mine = uniqueName('mine');
     await admin.post('/v1/apps', { app: { name: mine } });
     const stranger = await createUserWithToken(admin, 'fn-stranger');
-    expectError(await stranger.http.post('/v1/apps', { app: { name: uniqueName('s') } }), 400, /project_id is required: this user has no project/);
+    expectError(
+      await stranger.http.post('/v1/apps', { app: { name: uniqueName('s') } }),
+      400,
+      /project_id is required: this user has no project/,
+    );
     const one = await stranger.http.post('/1/projects', { name: 'one' });
     const theirs = uniqueName('theirs');
     const created = await stranger.http.post('/v1/apps', { app: { name: theirs } });
     expect(created.body.app.project_id).toBe(one.body.id ?? one.body.project_id ?? created.body.app.project_id);
     await stranger.http.post('/1/projects', { name: 'two' });
-    expectError(await stranger.http.post('/v1/apps', { app: { name: uniqueName('s') } }), 400, /project_id is required: this user has several/);
-    expectError(await stranger.http.post('/v1/apps', { app: { name: uniqueName('s'), project_id: server.projectId } }), 403, /no access/);
+    expectError(
+      await stranger.http.post('/v1/apps', { app: { name: uniqueName('s') } }),
+      400,
+      /project_id is required: this user has several/,
+    );
+    expectError(
+      await stranger.http.post('/v1/apps', { app: { name: uniqueName('s'), project_id: server.projectId } }),
+      403,
+      /no access/,
+    );
 
     expectError(await stranger.http.get(`/v1/apps/${mine}`), 404, 'App not found');
     expectError(await stranger.http.delete(`/v1/apps/${mine}`), 404, 'App not found');
-    expectError(await stranger.http.post(`/v1/apps/${mine}/routes`, { route: { path: '/a', image: 'x' } }), 404, 'App not found');
+    expectError(
+      await stranger.http.post(`/v1/apps/${mine}/routes`, { route: { path: '/a', image: 'x' } }),
+      404,
+      'App not found',
+    );
     const names = (await stranger.http.get('/v1/apps')).body.apps.map((app: any) => app.name);
     expect(names).toEqual([theirs]);
     expect((await admin.get(`/v1/apps/${theirs}`)).status).toBe(200);
@@ -116,7 +150,13 @@ describe('routes', () => {
   it('creates a route (and its app), reads, lists, updates, puts and deletes it', async () => {
     const name = uniqueName('routes');
     const created = await admin.post(`/v1/apps/${name}/routes`, {
-      route: { path: '/hello/world', image: 'ferrum-test/busybox', config: { K: 'v' }, headers: { 'X-Route': 'yes' }, secret: 's3cret' },
+      route: {
+        path: '/hello/world',
+        image: 'ferrum-test/busybox',
+        config: { K: 'v' },
+        headers: { 'X-Route': 'yes' },
+        secret: 's3cret',
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body.message).toBe('Route successfully created');
@@ -145,17 +185,44 @@ describe('routes', () => {
     expect(list.body).toMatchObject({ message: 'Successfully listed routes', routes: [{ path: '/hello/world' }] });
 
     const patched = await admin.patch(`/v1/apps/${name}/routes/hello/world`, {
-      route: { path: '/hello/world', memory: 64, type: 'async', format: 'json', timeout: 5, idle_timeout: 7, max_concurrency: 3, config: { K: '', L: 'w' }, secret: '' },
+      route: {
+        path: '/hello/world',
+        memory: 64,
+        type: 'async',
+        format: 'json',
+        timeout: 5,
+        idle_timeout: 7,
+        max_concurrency: 3,
+        config: { K: '', L: 'w' },
+        secret: '',
+      },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.route).toMatchObject({ memory: 64, type: 'async', format: 'json', timeout: 5, idle_timeout: 7, max_concurrency: 3, config: { L: 'w' }, has_secret: false });
+    expect(patched.body.route).toMatchObject({
+      memory: 64,
+      type: 'async',
+      format: 'json',
+      timeout: 5,
+      idle_timeout: 7,
+      max_concurrency: 3,
+      config: { L: 'w' },
+      has_secret: false,
+    });
 
     const put = await admin.put(`/v1/apps/${name}/routes/hello/world`, { route: { image: 'ferrum-test/task-echo' } });
-    expect(put.body).toMatchObject({ message: 'Route successfully updated', route: { image: 'ferrum-test/task-echo', memory: 64 } });
+    expect(put.body).toMatchObject({
+      message: 'Route successfully updated',
+      route: { image: 'ferrum-test/task-echo', memory: 64 },
+    });
     const putNew = await admin.put(`/v1/apps/${name}/routes/other`, { route: { image: 'ferrum-test/busybox' } });
-    expect(putNew.body).toMatchObject({ message: 'Route successfully created', route: { path: '/other', memory: 128 } });
+    expect(putNew.body).toMatchObject({
+      message: 'Route successfully created',
+      route: { path: '/other', memory: 128 },
+    });
 
-    expect((await admin.delete(`/v1/apps/${name}/routes/hello/world`)).body).toEqual({ message: 'Route successfully deleted' });
+    expect((await admin.delete(`/v1/apps/${name}/routes/hello/world`)).body).toEqual({
+      message: 'Route successfully deleted',
+    });
     expectError(await admin.get(`/v1/apps/${name}/routes/hello/world`), 404, 'Route not found');
     expectError(await admin.delete(`/v1/apps/${name}/routes/hello/world`), 404, 'Route not found');
   });
@@ -174,7 +241,11 @@ describe('routes', () => {
     expectError(await post({ path: '/a', image: 'x', memory: 2 }), 400, /memory must be from 8/);
     expectError(await post({ path: '/a', image: 'x', memory: 1_000_000 }), 400, /memory must be from 8 to 4096/);
     expectError(await post({ path: '/a', image: 'x', type: 'later' }), 400, 'route.type must be one of: sync, async');
-    expectError(await post({ path: '/a', image: 'x', format: 'xml' }), 400, 'route.format must be one of: default, http, json');
+    expectError(
+      await post({ path: '/a', image: 'x', format: 'xml' }),
+      400,
+      'route.format must be one of: default, http, json',
+    );
     expectError(await post({ path: '/a', image: 'x', timeout: 0 }), 400, /timeout must be from 1 to 3600/);
     expectError(await post({ path: '/a', image: 'x', timeout: 1.5 }), 400, /route\.timeout must be integer/);
     expectError(await post({ path: '/a', image: 'x', idle_timeout: 4000 }), 400, /idle_timeout must be from 1 to 3600/);
@@ -187,7 +258,11 @@ describe('routes', () => {
 
     expect((await post({ path: '/a', image: 'x' })).status).toBe(200);
     expectError(await post({ path: '/a', image: 'x' }), 409, 'Route /a already exists');
-    expectError(await admin.patch(`/v1/apps/${name}/routes/a`, { route: { path: '/b' } }), 400, 'route.path is immutable');
+    expectError(
+      await admin.patch(`/v1/apps/${name}/routes/a`, { route: { path: '/b' } }),
+      400,
+      'route.path is immutable',
+    );
     expectError(await admin.patch(`/v1/apps/${name}/routes/a`, { route: { memory: 1 } }), 400, /memory must be/);
     expectError(await admin.patch(`/v1/apps/${name}/routes/nope`, { route: { memory: 64 } }), 404, 'Route not found');
     expectError(await admin.get(`/v1/apps/nope-${name}/routes`), 404, 'App not found');

@@ -21,7 +21,12 @@ beforeAll(async () => {
   runner = await startRunner(server, ENV);
   fn = new FunctionsClient(server.http);
   await server.http.post('/v1/apps', { app: { name: 'calls', config: { SHARED: 'from-app', APP_ONLY: 'a' } } });
-  await fn.route('calls', { path: '/echo', image: 'ferrum-test/fn-echo', headers: { 'X-Route': 'yes' }, config: { SHARED: 'from-route', ROUTE_ONLY: 'r' } });
+  await fn.route('calls', {
+    path: '/echo',
+    image: 'ferrum-test/fn-echo',
+    headers: { 'X-Route': 'yes' },
+    config: { SHARED: 'from-route', ROUTE_ONLY: 'r' },
+  });
 });
 afterAll(async () => {
   await runner?.stop();
@@ -53,7 +58,14 @@ describe('sync calls of default-format routes', () => {
     ]);
 
     const record = await fn.record('calls', callId);
-    expect(record).toMatchObject({ id: callId, app_name: 'calls', path: '/echo', status: 'success', format: 'default', type: 'sync' });
+    expect(record).toMatchObject({
+      id: callId,
+      app_name: 'calls',
+      path: '/echo',
+      status: 'success',
+      format: 'default',
+      type: 'sync',
+    });
     expect(Date.parse(record.started_at)).toBeGreaterThanOrEqual(Date.parse(record.created_at));
     expect(Date.parse(record.completed_at)).toBeGreaterThanOrEqual(Date.parse(record.started_at));
     expect(await fn.log('calls', callId)).toBe(`log of ${callId}\n`);
@@ -95,24 +107,42 @@ describe('sync calls of default-format routes', () => {
     expectError(big, 502, 'The function ran out of memory (limit 64 MiB)');
   });
 
-  it.each(['http', 'json'])('serves %s-format routes from a hot container, with the status and headers the function sets', async (format) => {
-    await fn.route('calls', { path: `/hot-${format}`, image: `ferrum-test/fn-hot-${format}`, format, config: { GREETING: 'hi' } });
-    const first = await fn.call('POST', `calls/hot-${format}?n=1`, 'one', { 'X-Status': '201', 'X-Header': 'X-Fn: set', 'X-Echo': 'e1' });
-    expect(first.status).toBe(201);
-    expect(first.headers.get('x-fn')).toBe('set');
-    const callId = first.headers.get('fn-call-id')!;
-    const answer = JSON.parse(first.text);
-    expect(answer).toMatchObject({ calls: 1, method: 'POST', body: 'one', echo: 'e1', greeting: 'hi', callId });
-    const second = await fn.call('POST', `calls/hot-${format}`, 'two');
-    expect(second.status).toBe(200);
-    expect(JSON.parse(second.text)).toMatchObject({ calls: 2, body: 'two', hostname: answer.hostname });
-    expect(await fn.record('calls', callId)).toMatchObject({ status: 'success', format });
-  });
+  it.each(['http', 'json'])(
+    'serves %s-format routes from a hot container, with the status and headers the function sets',
+    async (format) => {
+      await fn.route('calls', {
+        path: `/hot-${format}`,
+        image: `ferrum-test/fn-hot-${format}`,
+        format,
+        config: { GREETING: 'hi' },
+      });
+      const first = await fn.call('POST', `calls/hot-${format}?n=1`, 'one', {
+        'X-Status': '201',
+        'X-Header': 'X-Fn: set',
+        'X-Echo': 'e1',
+      });
+      expect(first.status).toBe(201);
+      expect(first.headers.get('x-fn')).toBe('set');
+      const callId = first.headers.get('fn-call-id')!;
+      const answer = JSON.parse(first.text);
+      expect(answer).toMatchObject({ calls: 1, method: 'POST', body: 'one', echo: 'e1', greeting: 'hi', callId });
+      const second = await fn.call('POST', `calls/hot-${format}`, 'two');
+      expect(second.status).toBe(200);
+      expect(JSON.parse(second.text)).toMatchObject({ calls: 2, body: 'two', hostname: answer.hostname });
+      expect(await fn.record('calls', callId)).toMatchObject({ status: 'success', format });
+    },
+  );
 
   it('answers 404 for unknown apps and routes, 413 for a body over the limit', async () => {
     expectError(await fn.call('GET', 'nope/echo'), 404, 'App not found');
     expectError(await fn.call('GET', 'calls/nope'), 404, 'Route not found');
-    expectError(await fn.call('POST', 'calls/echo', Buffer.alloc(2 * 1024 * 1024, 97), { 'Content-Type': 'application/octet-stream' }), 413, 'too large');
+    expectError(
+      await fn.call('POST', 'calls/echo', Buffer.alloc(2 * 1024 * 1024, 97), {
+        'Content-Type': 'application/octet-stream',
+      }),
+      413,
+      'too large',
+    );
   });
 
   it('passes JSON bodies through raw, unparsed', async () => {
@@ -155,10 +185,28 @@ describe('async calls', () => {
     const stores = openFunctionStores(server.config, redis, new KeySpace(server.config.keyPrefix));
     const loaded = await stores.routes.load('calls', '/echo');
     const callId = newObjectId();
-    const request = { callId, method: 'POST', requestUrl: 'http://x/r/calls/echo', headers: {}, body: Buffer.from('orphan') };
+    const request = {
+      callId,
+      method: 'POST',
+      requestUrl: 'http://x/r/calls/echo',
+      headers: {},
+      body: Buffer.from('orphan'),
+    };
     const invocation = invocationOf({ app: loaded.app!, route: loaded.route! }, request);
     const now = Date.now();
-    await stores.calls.create({ id: callId, appName: 'calls', path: '/echo', projectId: server.projectId, format: 'default', type: 'async', status: 'running', createdAt: now, startedAt: now, completedAt: null, error: null });
+    await stores.calls.create({
+      id: callId,
+      appName: 'calls',
+      path: '/echo',
+      projectId: server.projectId,
+      format: 'default',
+      type: 'async',
+      status: 'running',
+      createdAt: now,
+      startedAt: now,
+      completedAt: null,
+      error: null,
+    });
     await redis.lpush(stores.keys.inFlight('default', 'gone-runner'), encodeCallMessage({ invocation }));
     await stores.queue.hold('default', 'gone-runner');
 
@@ -176,15 +224,34 @@ describe('async calls', () => {
 
 describe('routes with a secret', () => {
   const secret = 'route-secret-value';
-  const sign = (key: string, expiresIn = '1m') => new SignJWT({ sub: 'caller' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresIn).sign(new TextEncoder().encode(key));
+  const sign = (key: string, expiresIn = '1m') =>
+    new SignJWT({ sub: 'caller' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(expiresIn)
+      .sign(new TextEncoder().encode(key));
 
   it('refuses a missing or bad bearer token and accepts one signed with the secret', async () => {
     await fn.route('calls', { path: '/private', image: 'ferrum-test/fn-echo', secret });
     expectError(await fn.call('GET', 'calls/private'), 401, /requires "Authorization: Bearer <token>"/);
-    expectError(await fn.call('GET', 'calls/private', undefined, { Authorization: 'Bearer not-a-jwt' }), 401, 'not a valid JWT');
-    expectError(await fn.call('GET', 'calls/private', undefined, { Authorization: `Bearer ${await sign('other-secret')}` }), 401, 'signature does not match');
-    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(secret));
-    expectError(await fn.call('GET', 'calls/private', undefined, { Authorization: `Bearer ${expired}` }), 401, 'expired');
+    expectError(
+      await fn.call('GET', 'calls/private', undefined, { Authorization: 'Bearer not-a-jwt' }),
+      401,
+      'not a valid JWT',
+    );
+    expectError(
+      await fn.call('GET', 'calls/private', undefined, { Authorization: `Bearer ${await sign('other-secret')}` }),
+      401,
+      'signature does not match',
+    );
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(secret));
+    expectError(
+      await fn.call('GET', 'calls/private', undefined, { Authorization: `Bearer ${expired}` }),
+      401,
+      'expired',
+    );
     const good = await fn.call('GET', 'calls/private', undefined, { Authorization: `Bearer ${await sign(secret)}` });
     expect(good.status).toBe(200);
     expect(good.text).toContain('route=/private');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionInvocation } from '../runner/function-executor.js';
-import { FramingError } from '../runner/hot-codec.js';
-import { httpCodec } from '../runner/hot-http-codec.js';
-import { jsonCodec } from '../runner/hot-json-codec.js';
+import type { FunctionInvocation } from '../src/functions/function-executor.js';
+import { FramingError } from '../runner/functions/hot-codec.js';
+import { httpCodec } from '../runner/functions/hot-http-codec.js';
+import { jsonCodec } from '../runner/functions/hot-json-codec.js';
 
 const DEADLINE = '2030-01-01T00:00:30.000Z';
 
@@ -32,7 +32,8 @@ const call: FunctionInvocation = {
   body: Buffer.from('{"n":1}'),
 };
 
-const decodeAll = (decoder: { push(chunk: Buffer): unknown[] }, ...chunks: string[]) => chunks.flatMap((chunk) => decoder.push(Buffer.from(chunk)));
+const decodeAll = (decoder: { push(chunk: Buffer): unknown[] }, ...chunks: string[]) =>
+  chunks.flatMap((chunk) => decoder.push(Buffer.from(chunk)));
 
 describe('the http framing', () => {
   it('writes the call as an HTTP/1.1 request with the Fn headers and Content-Length framing', () => {
@@ -49,13 +50,17 @@ describe('the http framing', () => {
     expect(lines).toContain(`Fn-Deadline: ${DEADLINE}`);
     expect(lines).toContain('Content-Length: 7');
     // The caller's framing and connection headers, and headers that could not be sent as they are, stay out.
-    expect(lines.filter((line) => /^(content-length|connection|expect|bad header|x-split|injected):/i.test(line))).toEqual(['Content-Length: 7']);
+    expect(
+      lines.filter((line) => /^(content-length|connection|expect|bad header|x-split|injected):/i.test(line)),
+    ).toEqual(['Content-Length: 7']);
     expect(body).toBe('{"n":1}');
   });
 
   it('reads responses framed by Content-Length or chunks, split or run together', () => {
     const decoder = httpCodec.createDecoder();
-    expect(decodeAll(decoder, 'HTTP/1.1 201 Created\r\nX-A: 1\r\nX-A: 2\r\nConte', 'nt-Length: 5\r\n\r\nhel')).toEqual([]);
+    expect(decodeAll(decoder, 'HTTP/1.1 201 Created\r\nX-A: 1\r\nX-A: 2\r\nConte', 'nt-Length: 5\r\n\r\nhel')).toEqual(
+      [],
+    );
     const [first, second, third] = decodeAll(
       decoder,
       'loHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n',
@@ -69,7 +74,10 @@ describe('the http framing', () => {
   });
 
   it('skips interim 1xx responses', () => {
-    const responses = decodeAll(httpCodec.createDecoder(), 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    const responses = decodeAll(
+      httpCodec.createDecoder(),
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+    );
     expect(responses).toHaveLength(1);
     expect(responses[0]).toMatchObject({ status: 200 });
   });
@@ -79,7 +87,9 @@ describe('the http framing', () => {
   });
 
   it('refuses a response without Content-Length or chunked framing', () => {
-    expect(() => decodeAll(httpCodec.createDecoder(), 'HTTP/1.1 200 OK\r\nX-A: 1\r\n\r\nbody')).toThrow(/neither Content-Length nor "Transfer-Encoding: chunked"/);
+    expect(() => decodeAll(httpCodec.createDecoder(), 'HTTP/1.1 200 OK\r\nX-A: 1\r\n\r\nbody')).toThrow(
+      /neither Content-Length nor "Transfer-Encoding: chunked"/,
+    );
   });
 });
 
@@ -105,10 +115,19 @@ describe('the json framing', () => {
 
   it('reads one answer per line, lines split across chunks or several in one', () => {
     const decoder = jsonCodec.createDecoder();
-    expect(decodeAll(decoder, '{"body":"he', 'llo","content_type":"text/plain","protocol":{"status_code":202,')).toEqual([]);
-    const responses = decodeAll(decoder, '"headers":{"X-A":["1","2"],"X-B":"3"}}}\n\n{"body":"second"}\n') as { status: number; headers: Record<string, string>; body: Buffer }[];
+    expect(
+      decodeAll(decoder, '{"body":"he', 'llo","content_type":"text/plain","protocol":{"status_code":202,'),
+    ).toEqual([]);
+    const responses = decodeAll(decoder, '"headers":{"X-A":["1","2"],"X-B":"3"}}}\n\n{"body":"second"}\n') as {
+      status: number;
+      headers: Record<string, string>;
+      body: Buffer;
+    }[];
     expect(responses).toHaveLength(2);
-    expect(responses[0]).toMatchObject({ status: 202, headers: { 'content-type': 'text/plain', 'x-a': '1, 2', 'x-b': '3' } });
+    expect(responses[0]).toMatchObject({
+      status: 202,
+      headers: { 'content-type': 'text/plain', 'x-a': '1, 2', 'x-b': '3' },
+    });
     expect(responses[0]!.body.toString()).toBe('hello');
     expect(responses[1]).toMatchObject({ status: 200, headers: {} });
     expect(responses[1]!.body.toString()).toBe('second');
@@ -120,9 +139,17 @@ describe('the json framing', () => {
     ['a body that is not a string', '{"body":{"a":1}}\n', /"body" must be a string/],
     ['a content_type that is not a string', '{"content_type":5}\n', /"content_type" must be a string/],
     ['a protocol that is not an object', '{"protocol":"http"}\n', /"protocol" must be an object/],
-    ['a status code out of range', '{"protocol":{"status_code":42}}\n', /"protocol.status_code" must be an integer from 100 to 599/],
+    [
+      'a status code out of range',
+      '{"protocol":{"status_code":42}}\n',
+      /"protocol.status_code" must be an integer from 100 to 599/,
+    ],
     ['headers that are not an object', '{"protocol":{"headers":["a"]}}\n', /"protocol.headers" must be an object/],
-    ['a header value that is not a string', '{"protocol":{"headers":{"X-A":[1]}}}\n', /header "X-A" must be a string or a list of strings/],
+    [
+      'a header value that is not a string',
+      '{"protocol":{"headers":{"X-A":[1]}}}\n',
+      /header "X-A" must be a string or a list of strings/,
+    ],
   ])('refuses %s', (_what, output, message) => {
     expect(() => decodeAll(jsonCodec.createDecoder(), output)).toThrow(message);
   });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FunctionInvocation, FunctionResult } from '../runner/function-executor.js';
-import { HOT_LABELS, HotFunctionPool } from '../runner/hot-pool.js';
+import type { FunctionInvocation, FunctionResult } from '../src/functions/function-executor.js';
+import { HOT_LABELS, HotFunctionPool } from '../runner/functions/hot-function-pool.js';
 import { newObjectId } from '../src/core/ids.js';
 import { sleep } from '../src/core/time.js';
 
@@ -37,7 +37,12 @@ function invocation(app: string, format: Format, overrides: Partial<FunctionInvo
 }
 
 /** An invocation whose headers tell the test function what to do. */
-function asking(app: string, format: Format, headers: Record<string, string>, overrides: Partial<FunctionInvocation> = {}): FunctionInvocation {
+function asking(
+  app: string,
+  format: Format,
+  headers: Record<string, string>,
+  overrides: Partial<FunctionInvocation> = {},
+): FunctionInvocation {
   return invocation(app, format, { ...overrides, headers: { 'content-type': 'text/plain', ...headers } });
 }
 
@@ -66,7 +71,12 @@ async function containersOf(app: string): Promise<Docker.ContainerInfo[]> {
 }
 
 beforeAll(() => {
-  pool = new HotFunctionPool(docker, { labels: { 'ferrum.managed': 'true', [labelName]: labelValue }, network: 'none', pidsLimit: 64, milliCpus: 1000 });
+  pool = new HotFunctionPool(docker, {
+    labels: { 'ferrum.managed': 'true', [labelName]: labelValue },
+    network: 'none',
+    pidsLimit: 64,
+    milliCpus: 1000,
+  });
 });
 
 afterAll(async () => {
@@ -89,12 +99,20 @@ describe.each(['http', 'json'] as const)('a hot function in the %s format', (for
 
     const call = invocation(app, format, { method: 'PUT', body: Buffer.from('second') });
     const second = echoOf(await pool.invoke(call));
-    expect(second).toMatchObject({ calls: 2, hostname: firstEcho.hostname, method: 'PUT', body: 'second', callId: call.callId });
+    expect(second).toMatchObject({
+      calls: 2,
+      hostname: firstEcho.hostname,
+      method: 'PUT',
+      body: 'second',
+      callId: call.callId,
+    });
     expect(await containersOf(app)).toHaveLength(1);
   });
 
   it('answers with the status code and headers the function sets', async () => {
-    const result = await pool.invoke(asking(newApp(), format, { 'x-status': '201', 'x-header': 'X-Custom: yes indeed' }));
+    const result = await pool.invoke(
+      asking(newApp(), format, { 'x-status': '201', 'x-header': 'X-Custom: yes indeed' }),
+    );
     expect(result.status).toBe(201);
     expect(result.headers['x-custom']).toBe('yes indeed');
     expect(result.headers).not.toHaveProperty('content-length');
@@ -104,7 +122,9 @@ describe.each(['http', 'json'] as const)('a hot function in the %s format', (for
     const app = newApp();
     // Docker copies stdout and stderr separately, so stderr written at the very moment of the
     // answer can arrive after it: the function here answers a little after its warning.
-    const noisy = await pool.invoke(asking(app, format, { 'x-stderr': 'warning from the function', 'x-sleep-ms': '50' }));
+    const noisy = await pool.invoke(
+      asking(app, format, { 'x-stderr': 'warning from the function', 'x-sleep-ms': '50' }),
+    );
     expect(noisy.stderr).toBe('warning from the function\n');
     const quiet = await pool.invoke(asking(app, format, {}));
     expect(echoOf(quiet).calls).toBe(2);
@@ -116,7 +136,9 @@ describe.each(['http', 'json'] as const)('a hot function in the %s format', (for
     const before = echoOf(await pool.invoke(invocation(app, format)));
     const broken = await pool.invoke(asking(app, format, { 'x-garbage': '1' }));
     expect(broken).toMatchObject({ outcome: 'error', status: 502 });
-    expect(broken.errorMessage).toMatch(format === 'http' ? /HTTP response is malformed/ : /not a JSON object per line/);
+    expect(broken.errorMessage).toMatch(
+      format === 'http' ? /HTTP response is malformed/ : /not a JSON object per line/,
+    );
     const after = echoOf(await pool.invoke(invocation(app, format)));
     expect(after.hostname).not.toBe(before.hostname);
     expect(after.calls).toBe(1);
@@ -155,7 +177,9 @@ describe('hot containers', () => {
     const app = newApp();
     let most = 0;
     const watch = setInterval(() => (most = Math.max(most, pool.containerCount(app, '/echo'))), 5);
-    const calls = Array.from({ length: 8 }, () => pool.invoke(asking(app, 'json', { 'x-sleep-ms': '150' }, { maxConcurrency: 3 })));
+    const calls = Array.from({ length: 8 }, () =>
+      pool.invoke(asking(app, 'json', { 'x-sleep-ms': '150' }, { maxConcurrency: 3 })),
+    );
     const echoes = (await Promise.all(calls)).map(echoOf);
     clearInterval(watch);
     expect(most).toBeLessThanOrEqual(3);
@@ -183,7 +207,9 @@ describe('hot containers', () => {
   it('answer 504 on a timeout, and the overrunning container is replaced', async () => {
     const app = newApp();
     const first = echoOf(await pool.invoke(invocation(app, 'http')));
-    const slow = await pool.invoke(asking(app, 'http', { 'x-sleep-ms': '5000', 'x-stderr': 'started' }, { timeoutMs: 800 }));
+    const slow = await pool.invoke(
+      asking(app, 'http', { 'x-sleep-ms': '5000', 'x-stderr': 'started' }, { timeoutMs: 800 }),
+    );
     expect(slow).toMatchObject({ outcome: 'timeout', status: 504, stderr: 'started\n' });
     expect(slow.errorMessage).toMatch(/did not answer within 800 ms/);
     const next = echoOf(await pool.invoke(invocation(app, 'http', { timeoutMs: 5000 })));
@@ -202,7 +228,11 @@ describe('hot containers', () => {
   it('run under the memory limit of the route: a function allocating beyond it fails with 502', async () => {
     const app = newApp();
     const greedy = await pool.invoke(asking(app, 'json', { 'x-allocate-mb': '256' }, { memoryMb: 64 }));
-    expect(greedy).toMatchObject({ outcome: 'error', status: 502, errorMessage: 'the function ran out of memory (limit 64 MiB)' });
+    expect(greedy).toMatchObject({
+      outcome: 'error',
+      status: 502,
+      errorMessage: 'the function ran out of memory (limit 64 MiB)',
+    });
     expect(echoOf(await pool.invoke(asking(app, 'json', { 'x-allocate-mb': '8' }, { memoryMb: 64 }))).calls).toBe(1);
   });
 
@@ -222,13 +252,20 @@ describe('hot containers', () => {
   });
 
   it('are for the http and json formats only', async () => {
-    await expect(pool.invoke(invocation(newApp(), 'http', { format: 'default' }))).rejects.toThrow(/http and json formats/);
+    await expect(pool.invoke(invocation(newApp(), 'http', { format: 'default' }))).rejects.toThrow(
+      /http and json formats/,
+    );
   });
 });
 
 describe('closing the pool', () => {
   it('stops every container it started and refuses further calls', async () => {
-    const own = new HotFunctionPool(docker, { labels: { [labelName]: labelValue }, network: 'none', pidsLimit: 64, milliCpus: 1000 });
+    const own = new HotFunctionPool(docker, {
+      labels: { [labelName]: labelValue },
+      network: 'none',
+      pidsLimit: 64,
+      milliCpus: 1000,
+    });
     const app = newApp();
     echoOf(await own.invoke(invocation(app, 'json')));
     const busy = own.invoke(asking(app, 'json', { 'x-sleep-ms': '3000' }));
@@ -236,6 +273,9 @@ describe('closing the pool', () => {
     await own.close();
     expect(await busy).toMatchObject({ outcome: 'error', status: 502 });
     expect(await containersOf(app)).toHaveLength(0);
-    expect(await own.invoke(invocation(app, 'json'))).toMatchObject({ status: 502, errorMessage: 'the function runner is shutting down' });
+    expect(await own.invoke(invocation(app, 'json'))).toMatchObject({
+      status: 502,
+      errorMessage: 'the function runner is shutting down',
+    });
   });
 });

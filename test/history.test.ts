@@ -19,7 +19,10 @@ describe('activity history (dashboard charts)', () => {
     await server.http.post(`${mq}/deep/messages`, { messages: [{ body: 'a' }, { body: 'b' }, { body: 'c' }] });
     await server.http.post(`${mq}/shallow/messages`, { messages: [{ body: 'a' }] });
     await expect
-      .poll(async () => (await server.http.get(historyPath())).body.queue_depth.at(-1)?.total, { timeout: 5000, interval: 100 })
+      .poll(async () => (await server.http.get(historyPath())).body.queue_depth.at(-1)?.total, {
+        timeout: 5000,
+        interval: 100,
+      })
       .toBe(4);
     const { body } = await server.http.get(historyPath());
     expect(body.sample_interval_seconds).toBe(0.2);
@@ -36,7 +39,8 @@ describe('activity history (dashboard charts)', () => {
     await history.recordTaskOutcome(server.projectId, 'timeout', now - 2 * 60 * 60_000); // too old to show
     const { body } = await server.http.get(historyPath());
     expect(body.task_outcomes).toHaveLength(60);
-    const total = (key: string) => body.task_outcomes.reduce((sum: number, b: Record<string, number>) => sum + b[key]!, 0);
+    const total = (key: string) =>
+      body.task_outcomes.reduce((sum: number, b: Record<string, number>) => sum + b[key]!, 0);
     expect([total('complete'), total('error'), total('timeout'), total('cancelled')]).toEqual([2, 1, 0, 0]);
     expect(body.task_outcomes.at(-1).complete).toBe(2);
     expect(body.task_outcomes.at(-11).error).toBe(1);

@@ -12,7 +12,10 @@ afterAll(async () => {
 
 describe('error model', () => {
   it('answers malformed JSON with 400 and a message', async () => {
-    const res = await server.http.request('POST', '/1/projects', { raw: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    const res = await server.http.request('POST', '/1/projects', {
+      raw: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.msg).toContain('Invalid JSON');
   });
@@ -65,7 +68,10 @@ describe('error model', () => {
   });
 
   it('answers a non-JSON body to a JSON route with 400, not 500', async () => {
-    const res = await server.http.request('POST', '/1/projects', { raw: 'name=x', headers: { 'Content-Type': 'text/plain' } });
+    const res = await server.http.request('POST', '/1/projects', {
+      raw: 'name=x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.msg).toBeTruthy();
   });
@@ -76,7 +82,9 @@ describe('error model', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(res.text).toContain('# TYPE ferrum_http_request_duration_seconds histogram');
-    expect(res.text).toMatch(/ferrum_http_request_duration_seconds_count\{method="GET",route="\/1\/tokens",status_code="200"\} \d+/);
+    expect(res.text).toMatch(
+      /ferrum_http_request_duration_seconds_count\{method="GET",route="\/1\/tokens",status_code="200"\} \d+/,
+    );
     expect(res.text).toContain('ferrum_process_resident_memory_bytes');
   });
 });

@@ -60,7 +60,13 @@ describe('projects', () => {
     const owner = await createUserWithToken(server.http);
     const res = await owner.http.post('/1/projects', { name: 'shop' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'shop', user_id: owner.id, status: 'active', shared_with: [], task_count: 0 });
+    expect(res.body).toMatchObject({
+      name: 'shop',
+      user_id: owner.id,
+      status: 'active',
+      shared_with: [],
+      task_count: 0,
+    });
     const got = await owner.http.get(`/1/projects/${res.body.id}`);
     expect(got.body).toEqual(res.body);
     expect((await owner.http.get('/1/projects')).body.projects.map((p: { id: string }) => p.id)).toContain(res.body.id);
@@ -135,12 +141,16 @@ describe('authorization matrix', () => {
     expect((await check({}, `&oauth=${owner.token}`)).status).toBe(200);
     expect((await check({}, `&oauth=${stranger.token}`)).status).toBe(403);
     expect((await check(bearer('not-a-token'))).status).toBe(403);
-    expect((await check(bearer(owner.token), '').then((r) => r.body))).toEqual({});
+    expect(await check(bearer(owner.token), '').then((r) => r.body)).toEqual({});
 
     const resource = `/1/projects/${project.id}`;
     expect((await server.http.get(resource, { token: null })).status).toBe(401);
-    expect((await server.http.get(resource, { token: null, headers: { Authorization: `oauth ${owner.token}` } })).status).toBe(401);
-    expect((await server.http.get(resource, { token: null, headers: { Authorization: `Bearer ${owner.token}` } })).status).toBe(401);
+    expect(
+      (await server.http.get(resource, { token: null, headers: { Authorization: `oauth ${owner.token}` } })).status,
+    ).toBe(401);
+    expect(
+      (await server.http.get(resource, { token: null, headers: { Authorization: `Bearer ${owner.token}` } })).status,
+    ).toBe(401);
     expect((await server.http.get(`${resource}?oauth=${owner.token}`, { token: null })).status).toBe(200);
     expect((await stranger.http.get(resource)).status).toBe(403);
     expect((await server.http.get(resource)).status).toBe(200);

@@ -98,9 +98,17 @@ describe('users', () => {
     expect(res.status).toBe(200);
     expect(res.body.email).toBe(newEmail);
     noSecrets(res.body);
-    const login = await server.http.post('/1/authentication', { email: newEmail, password: 'new-password' }, { token: null });
+    const login = await server.http.post(
+      '/1/authentication',
+      { email: newEmail, password: 'new-password' },
+      { token: null },
+    );
     expect(login.status).toBe(200);
-    const oldLogin = await server.http.post('/1/authentication', { email: dave.email, password: dave.password }, { token: null });
+    const oldLogin = await server.http.post(
+      '/1/authentication',
+      { email: dave.email, password: dave.password },
+      { token: null },
+    );
     expect(oldLogin.status).toBe(401);
     // the old address is free again, the new one is taken
     expect((await server.http.post('/1/users', { email: dave.email, password: 'x' })).status).toBe(201);
@@ -133,7 +141,11 @@ describe('users', () => {
 
 describe('sign-in', () => {
   it('signs in with e-mail and password without a token and returns tokens, no password', async () => {
-    const res = await server.http.post('/1/authentication', { email: 'admin@ferrum.local', password: 'admin-password' }, { token: null });
+    const res = await server.http.post(
+      '/1/authentication',
+      { email: 'admin@ferrum.local', password: 'admin-password' },
+      { token: null },
+    );
     expect(res.status).toBe(200);
     expect(res.body.tokens).toContain(server.token);
     noSecrets(res.body);
@@ -141,7 +153,11 @@ describe('sign-in', () => {
 
   it('gives a user without tokens a token to use', async () => {
     await server.http.post('/1/users', { email: 'fresh@example.com', password: 'pw' });
-    const res = await server.http.post('/1/authentication', { email: 'fresh@example.com', password: 'pw' }, { token: null });
+    const res = await server.http.post(
+      '/1/authentication',
+      { email: 'fresh@example.com', password: 'pw' },
+      { token: null },
+    );
     expect(res.status).toBe(200);
     expect(res.body.tokens).toHaveLength(1);
     const me = await server.http.get('/1/tokens', { token: res.body.tokens[0] });
@@ -149,10 +165,18 @@ describe('sign-in', () => {
   });
 
   it('refuses a wrong password, an unknown e-mail and missing fields', async () => {
-    const wrong = await server.http.post('/1/authentication', { email: 'admin@ferrum.local', password: 'nope' }, { token: null });
+    const wrong = await server.http.post(
+      '/1/authentication',
+      { email: 'admin@ferrum.local', password: 'nope' },
+      { token: null },
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.body.msg).toBeTruthy();
-    const unknown = await server.http.post('/1/authentication', { email: 'ghost@example.com', password: 'x' }, { token: null });
+    const unknown = await server.http.post(
+      '/1/authentication',
+      { email: 'ghost@example.com', password: 'x' },
+      { token: null },
+    );
     expect(unknown.status).toBe(401);
     expect((await server.http.post('/1/authentication', { email: 'a@b.c' }, { token: null })).status).toBe(406);
     expect((await server.http.post('/1/authentication', undefined, { token: null })).status).toBe(406);

@@ -64,11 +64,29 @@ describe('the Ferrum image', () => {
       name = containerName('controller');
       // Read-only root with writable /tmp and data directory, as the Helm chart runs it.
       await docker(
-        'run', '-d', '--name', name, '--network', 'host',
-        '--read-only', '--tmpfs', '/tmp', '--tmpfs', '/var/lib/ferrum:uid=1000,gid=1000',
-        '-e', 'HOST=127.0.0.1', '-e', `PORT=${port}`, '-e', `REDIS_URL=${redis.url}`,
-        '-e', `FERRUM_BOOTSTRAP_TOKEN=${BOOTSTRAP_TOKEN}`, '-e', 'LOG_LEVEL=warn',
-        image, 'controller',
+        'run',
+        '-d',
+        '--name',
+        name,
+        '--network',
+        'host',
+        '--read-only',
+        '--tmpfs',
+        '/tmp',
+        '--tmpfs',
+        '/var/lib/ferrum:uid=1000,gid=1000',
+        '-e',
+        'HOST=127.0.0.1',
+        '-e',
+        `PORT=${port}`,
+        '-e',
+        `REDIS_URL=${redis.url}`,
+        '-e',
+        `FERRUM_BOOTSTRAP_TOKEN=${BOOTSTRAP_TOKEN}`,
+        '-e',
+        'LOG_LEVEL=warn',
+        image,
+        'controller',
       );
       http = new HttpClient(`http://127.0.0.1:${port}`);
       await waitForHealth(http, name);
@@ -127,10 +145,24 @@ describe('the Ferrum image', () => {
     const socketGroup = () => String(fs.statSync(socket).gid);
 
     it("reaches the Docker engine through the socket as the image's unprivileged user", async () => {
-      const script = "import('dockerode').then(async ({ default: Docker }) => console.log((await new Docker().version()).ApiVersion))";
+      const script =
+        "import('dockerode').then(async ({ default: Docker }) => console.log((await new Docker().version()).ApiVersion))";
       const apiVersion = await docker(
-        'run', '--rm', '--network', 'none', '-v', `${socket}:${socket}`, '--group-add', socketGroup(),
-        '--workdir', '/app', '--entrypoint', 'node', image, '-e', script,
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '-v',
+        `${socket}:${socket}`,
+        '--group-add',
+        socketGroup(),
+        '--workdir',
+        '/app',
+        '--entrypoint',
+        'node',
+        image,
+        '-e',
+        script,
       );
       expect(apiVersion).toBe(await docker('version', '-f', '{{.Server.APIVersion}}'));
     });
@@ -140,11 +172,28 @@ describe('the Ferrum image', () => {
       const name = containerName('runner');
       const port = await freeLoopbackPort();
       await docker(
-        'run', '-d', '--name', name, '--network', 'host',
-        '-e', 'HOST=127.0.0.1', '-e', `PORT=${port}`,
-        '-v', `${socket}:${socket}`, '--group-add', socketGroup(),
-        '-e', `REDIS_URL=${redis.url}`, '-e', 'FERRUM_RUNNER_CLUSTER=image-test', '-e', 'LOG_LEVEL=warn',
-        image, 'runner',
+        'run',
+        '-d',
+        '--name',
+        name,
+        '--network',
+        'host',
+        '-e',
+        'HOST=127.0.0.1',
+        '-e',
+        `PORT=${port}`,
+        '-v',
+        `${socket}:${socket}`,
+        '--group-add',
+        socketGroup(),
+        '-e',
+        `REDIS_URL=${redis.url}`,
+        '-e',
+        'FERRUM_RUNNER_CLUSTER=image-test',
+        '-e',
+        'LOG_LEVEL=warn',
+        image,
+        'runner',
       );
       await sleep(3000);
       const state = await containerState(name);

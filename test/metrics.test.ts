@@ -53,7 +53,12 @@ beforeAll(async () => {
   v1 = new MqV1Client(server.http, server.projectId);
   worker = new WorkerClient(server.http, server.projectId);
   // A runner with its own registry and /metrics server, as the `ferrum runner` daemon has.
-  const config = loadConfig({ ...FAST_WORKER_ENV, ...FAST_METRICS_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir });
+  const config = loadConfig({
+    ...FAST_WORKER_ENV,
+    ...FAST_METRICS_ENV,
+    REDIS_URL: server.redisUrl,
+    FERRUM_DATA_DIR: server.config.dataDir,
+  });
   const registry = new Registry();
   runner = await Runner.start(config, server.redisUrl, pino({ level: 'warn' }), undefined, registry);
   runnerPort = await freeLoopbackPort();
@@ -74,9 +79,18 @@ describe('HTTP metrics', () => {
     await server.http.get('/no/such/path-b2');
     const metrics = await scrape();
     expect(metrics.types.get('ferrum_http_request_duration_seconds')).toBe('histogram');
-    expect(metrics.value('ferrum_http_request_duration_seconds_count', { route: '/1/projects/:project_id', status_code: '200' })).toBeGreaterThanOrEqual(1);
-    expect(metrics.value('ferrum_http_request_duration_seconds_count', { route: 'unmatched', status_code: '404' })).toBeGreaterThanOrEqual(2);
-    const routes = new Set(metrics.matching('ferrum_http_request_duration_seconds_count').map((sample) => sample.labels.route));
+    expect(
+      metrics.value('ferrum_http_request_duration_seconds_count', {
+        route: '/1/projects/:project_id',
+        status_code: '200',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metrics.value('ferrum_http_request_duration_seconds_count', { route: 'unmatched', status_code: '404' }),
+    ).toBeGreaterThanOrEqual(2);
+    const routes = new Set(
+      metrics.matching('ferrum_http_request_duration_seconds_count').map((sample) => sample.labels.route),
+    );
     expect([...routes].some((route) => route?.includes('path-a1') || route?.includes(server.projectId))).toBe(false);
   });
 });
@@ -92,13 +106,17 @@ describe('message queue metrics', () => {
     const [id] = await v1.post(old, [{ body: 'one' }]);
     expect((await v1.get(old)).messages).toHaveLength(1);
     expect((await server.http.delete(v1.path(old, `/messages/${id}`))).status).toBe(200);
-    const hooked = await server.http.post(mq.path(queue, '/webhook'), undefined, { raw: 'hook', headers: { 'Content-Type': 'text/plain' } });
+    const hooked = await server.http.post(mq.path(queue, '/webhook'), undefined, {
+      raw: 'hook',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(hooked.status).toBe(201);
     const after = await scrape();
     for (const name of ['posted', 'reserved', 'deleted', 'expired', 'dead_lettered']) {
       expect(after.types.get(`ferrum_mq_messages_${name}_total`)).toBe('counter');
     }
-    const delta = (name: string) => after.value(`ferrum_mq_messages_${name}_total`) - before.value(`ferrum_mq_messages_${name}_total`);
+    const delta = (name: string) =>
+      after.value(`ferrum_mq_messages_${name}_total`) - before.value(`ferrum_mq_messages_${name}_total`);
     expect(delta('posted')).toBe(5);
     expect(delta('reserved')).toBe(3);
     expect(delta('deleted')).toBe(2);
@@ -106,7 +124,9 @@ describe('message queue metrics', () => {
 
   it('counts messages dropped as expired, by reserve, peek, queue info and the sweeper', async () => {
     const before = (await scrape()).value('ferrum_mq_messages_expired_total');
-    const [reserved, peeked, looked, idle] = ['reserved', 'peeked', 'looked-at', 'idle'].map((label) => uniqueQueue(label)) as [string, string, string, string];
+    const [reserved, peeked, looked, idle] = ['reserved', 'peeked', 'looked-at', 'idle'].map((label) =>
+      uniqueQueue(label),
+    ) as [string, string, string, string];
     for (const queue of [reserved, peeked, looked, idle]) {
       await mq.createQueue(queue, { message_expiration: 1 });
       await mq.postBodies(queue, 'x', 'y');
@@ -141,11 +161,14 @@ describe('message queue metrics', () => {
       { name: 'later', url: later.url },
       { name: 'broken', url: broken.url },
     ];
-    const created = await server.http.put(mq.path(queue), { queue: { type: 'multicast', push: { subscribers: subs, retries: 1, retries_delay: 0 } } });
+    const created = await server.http.put(mq.path(queue), {
+      queue: { type: 'multicast', push: { subscribers: subs, retries: 1, retries_delay: 0 } },
+    });
     expect(created.status).toBe(200);
     await mq.postBodies(queue, 'pushed');
     const outcome = (metrics: Scrape, name: string) =>
-      metrics.value('ferrum_mq_push_deliveries_total', { outcome: name }) - before.value('ferrum_mq_push_deliveries_total', { outcome: name });
+      metrics.value('ferrum_mq_push_deliveries_total', { outcome: name }) -
+      before.value('ferrum_mq_push_deliveries_total', { outcome: name });
     const after = await scrapeUntil((metrics) => outcome(metrics, 'failed') === 1);
     expect(after.types.get('ferrum_mq_push_deliveries_total')).toBe('counter');
     expect(outcome(after, 'delivered')).toBe(1);
@@ -157,8 +180,11 @@ describe('message queue metrics', () => {
   it('reports the depth of the deepest queues only (top N over all projects)', async () => {
     const sizes = [7, 6, 5, 2];
     const queues = sizes.map(() => uniqueQueue('deep'));
-    for (const [i, queue] of queues.entries()) await mq.postBodies(queue, ...Array.from({ length: sizes[i]! }, (_, n) => `m${n}`));
-    const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_mq_queue_depth_messages', { queue: queues[2]! }) === 5);
+    for (const [i, queue] of queues.entries())
+      await mq.postBodies(queue, ...Array.from({ length: sizes[i]! }, (_, n) => `m${n}`));
+    const metrics = await scrapeUntil(
+      (scraped) => scraped.value('ferrum_mq_queue_depth_messages', { queue: queues[2]! }) === 5,
+    );
     expect(metrics.types.get('ferrum_mq_queue_depth_messages')).toBe('gauge');
     const series = metrics.matching('ferrum_mq_queue_depth_messages');
     expect(series).toHaveLength(3);
@@ -183,27 +209,46 @@ describe('worker metrics', () => {
     expect(own.types.get('ferrum_worker_task_run_seconds')).toBe('histogram');
     expect(own.types.get('ferrum_runner_slots')).toBe('gauge');
     expect(own.types.get('ferrum_runner_tasks_total')).toBe('counter');
-    expect(own.value('ferrum_worker_task_wait_seconds_count') - before.value('ferrum_worker_task_wait_seconds_count')).toBe(1);
-    expect(own.value('ferrum_worker_task_run_seconds_count', { status: 'complete' }) - before.value('ferrum_worker_task_run_seconds_count', { status: 'complete' })).toBe(1);
-    expect(own.value('ferrum_worker_task_run_seconds_bucket', { status: 'complete', le: '3600' })).toBeGreaterThanOrEqual(1);
+    expect(
+      own.value('ferrum_worker_task_wait_seconds_count') - before.value('ferrum_worker_task_wait_seconds_count'),
+    ).toBe(1);
+    expect(
+      own.value('ferrum_worker_task_run_seconds_count', { status: 'complete' }) -
+        before.value('ferrum_worker_task_run_seconds_count', { status: 'complete' }),
+    ).toBe(1);
+    expect(
+      own.value('ferrum_worker_task_run_seconds_bucket', { status: 'complete', le: '3600' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(own.value('ferrum_runner_tasks_total', { status: 'complete' })).toBeGreaterThanOrEqual(1);
-    expect(own.value('ferrum_runner_slots', { state: 'free' }) + own.value('ferrum_runner_slots', { state: 'busy' })).toBe(4);
+    expect(
+      own.value('ferrum_runner_slots', { state: 'free' }) + own.value('ferrum_runner_slots', { state: 'busy' }),
+    ).toBe(4);
     expect(own.types.get('ferrum_redis_round_trip_seconds')).toBe('histogram');
     expect(own.value('ferrum_redis_round_trip_seconds_count')).toBeGreaterThan(0);
 
     const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_worker_tasks', { state: 'complete' }) >= 1);
     expect(metrics.types.get('ferrum_worker_tasks')).toBe('gauge');
-    expect(metrics.matching('ferrum_worker_tasks').map((sample) => sample.labels.state).sort()).toEqual(
-      ['cancelled', 'complete', 'error', 'preparing', 'queued', 'running', 'timeout'],
-    );
+    expect(
+      metrics
+        .matching('ferrum_worker_tasks')
+        .map((sample) => sample.labels.state)
+        .sort(),
+    ).toEqual(['cancelled', 'complete', 'error', 'preparing', 'queued', 'running', 'timeout']);
     expect(metrics.types.get('ferrum_worker_cluster_tasks')).toBe('gauge');
-    expect(metrics.matching('ferrum_worker_cluster_tasks', { cluster: 'default' }).map((sample) => sample.labels.state).sort()).toEqual(['active', 'queued']);
+    expect(
+      metrics
+        .matching('ferrum_worker_cluster_tasks', { cluster: 'default' })
+        .map((sample) => sample.labels.state)
+        .sort(),
+    ).toEqual(['active', 'queued']);
   });
 
   it('counts waiting tasks per cluster', async () => {
     const cluster = await createCluster(server.http, 'nobody runs this');
     const id = await worker.queue('metered', '', { cluster, delay: 60 });
-    const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_worker_cluster_tasks', { cluster, state: 'queued' }) === 1);
+    const metrics = await scrapeUntil(
+      (scraped) => scraped.value('ferrum_worker_cluster_tasks', { cluster, state: 'queued' }) === 1,
+    );
     expect(metrics.value('ferrum_worker_tasks', { state: 'queued' })).toBeGreaterThanOrEqual(1);
     expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
   });
@@ -213,7 +258,9 @@ describe('worker metrics', () => {
     const scheduleId = await createSchedule(worker, { code_name: 'metered', payload: '', run_every: 1, run_times: 1 });
     await waitForSchedule(worker, scheduleId, (schedule) => schedule.status === 'complete');
     // The run is claimed (the schedule completes) just before its task is queued and counted.
-    const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_worker_schedule_runs_total', { outcome: 'queued' }) > before);
+    const metrics = await scrapeUntil(
+      (scraped) => scraped.value('ferrum_worker_schedule_runs_total', { outcome: 'queued' }) > before,
+    );
     expect(metrics.types.get('ferrum_worker_schedule_runs_total')).toBe('counter');
     expect(metrics.value('ferrum_worker_schedule_runs_total', { outcome: 'queued' }) - before).toBe(1);
   });

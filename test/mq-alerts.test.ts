@@ -15,7 +15,10 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 /** A source queue with one alert (v3 create) and its own target queue. */
-async function alerted(label: string, alert: Record<string, unknown>): Promise<{ source: string; target: string; id: string }> {
+async function alerted(
+  label: string,
+  alert: Record<string, unknown>,
+): Promise<{ source: string; target: string; id: string }> {
   const source = uniqueQueue(label);
   const target = `${source}-alerts`;
   const created = await v3.createQueue(source, { alerts: [{ ...alert, queue: target }] });
@@ -162,7 +165,13 @@ describe.concurrent('v3 alert rules', () => {
 });
 
 describe.concurrent('v1 alert endpoints', () => {
-  const alert = (trigger: number) => ({ type: 'progressive', trigger, direction: 'asc', queue: 'v1-alert-target', snooze: 0 });
+  const alert = (trigger: number) => ({
+    type: 'progressive',
+    trigger,
+    direction: 'asc',
+    queue: 'v1-alert-target',
+    snooze: 0,
+  });
 
   it('add, replace, delete by list and by id', async () => {
     const queue = uniqueQueue('v1-alerts');
@@ -176,7 +185,9 @@ describe.concurrent('v1 alert endpoints', () => {
     const duplicate = await server.http.post(v1.path(queue, '/alerts'), { alerts: [alert(10)] });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.msg).toMatch(/duplicates an alert the queue has/);
-    const more = await server.http.post(v1.path(queue, '/alerts'), { alerts: [alert(30), alert(40), alert(50), alert(60)] });
+    const more = await server.http.post(v1.path(queue, '/alerts'), {
+      alerts: [alert(30), alert(40), alert(50), alert(60)],
+    });
     expect(more.status).toBe(400);
     expect(more.body.msg).toMatch(/at most 5/);
 
@@ -207,7 +218,9 @@ describe.concurrent('v1 alert endpoints', () => {
     const badDelete = await server.http.delete(v1.path(queue, '/alerts'), { alerts: [{}] });
     expect(badDelete.status).toBe(406);
     expect(badDelete.body.msg).toMatch(/alerts\[0\]\.id is required/);
-    expect((await server.http.post(v1.path(uniqueQueue('missing'), '/alerts'), { alerts: [alert(1)] })).status).toBe(404);
+    expect((await server.http.post(v1.path(uniqueQueue('missing'), '/alerts'), { alerts: [alert(1)] })).status).toBe(
+      404,
+    );
     const push = uniqueQueue('v1-alerts-push');
     await v1.update(push, { subscribers: [{ url: 'http://127.0.0.1:9/' }] });
     const onPush = await server.http.post(v1.path(push, '/alerts'), { alerts: [alert(1)] });

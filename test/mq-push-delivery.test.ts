@@ -14,9 +14,16 @@ async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Pro
   return started;
 }
 
-async function pushQueue(type: 'multicast' | 'unicast', subs: Array<{ name: string; url: string; headers?: Record<string, string> }>, push: object = {}, extra: object = {}): Promise<string> {
+async function pushQueue(
+  type: 'multicast' | 'unicast',
+  subs: Array<{ name: string; url: string; headers?: Record<string, string> }>,
+  push: object = {},
+  extra: object = {},
+): Promise<string> {
   const name = uniqueQueue(type);
-  const response = await mq.http.put(mq.path(name), { queue: { type, push: { subscribers: subs, retries: 0, retries_delay: 0, ...push }, ...extra } });
+  const response = await mq.http.put(mq.path(name), {
+    queue: { type, push: { subscribers: subs, retries: 0, retries_delay: 0, ...push }, ...extra },
+  });
   expect(response.status, response.text).toBe(200);
   return name;
 }
@@ -47,7 +54,10 @@ afterAll(async () => {
 describe('push delivery', () => {
   it('multicast delivers each message to all 3 subscribers and removes it once all answered 200', async () => {
     const subs = await Promise.all([subscriber(), subscriber(), subscriber()]);
-    const queue = await pushQueue('multicast', subs.map((s, i) => ({ name: `s${i}`, url: s.url })));
+    const queue = await pushQueue(
+      'multicast',
+      subs.map((s, i) => ({ name: `s${i}`, url: s.url })),
+    );
     const [id] = await mq.postBodies(queue, 'hello all');
     for (const s of subs) {
       const [received] = await s.waitFor(1);
@@ -55,14 +65,21 @@ describe('push delivery', () => {
       expect(received!.headers['service-message-id']).toBe(id);
     }
     const list = await settled(queue, id!, { s0: 'deleted', s1: 'deleted', s2: 'deleted' });
-    expect(list.map((entry) => [entry.name, entry.tries, entry.status_code])).toEqual([['s0', 1, 200], ['s1', 1, 200], ['s2', 1, 200]]);
+    expect(list.map((entry) => [entry.name, entry.tries, entry.status_code])).toEqual([
+      ['s0', 1, 200],
+      ['s1', 1, 200],
+      ['s2', 1, 200],
+    ]);
     expect(list[0].last_try_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await mq.peek(queue)).toEqual([]);
   });
 
   it('multicast delivers a batch of messages to every subscriber exactly once', async () => {
     const subs = await Promise.all([subscriber(), subscriber()]);
-    const queue = await pushQueue('multicast', subs.map((s, i) => ({ name: `s${i}`, url: s.url })));
+    const queue = await pushQueue(
+      'multicast',
+      subs.map((s, i) => ({ name: `s${i}`, url: s.url })),
+    );
     const bodies = Array.from({ length: 40 }, (_, i) => `m${i}`);
     await mq.postBodies(queue, ...bodies);
     for (const s of subs) {
@@ -75,11 +92,15 @@ describe('push delivery', () => {
   it('unicast fails over from a refused and a failing subscriber to one that accepts, once', async () => {
     const failing = await subscriber(() => 500);
     const accepting = await subscriber();
-    const queue = await pushQueue('unicast', [
-      { name: 'refused', url: await refusedUrl() },
-      { name: 'failing', url: failing.url },
-      { name: 'ok', url: accepting.url },
-    ], { retries: 3 });
+    const queue = await pushQueue(
+      'unicast',
+      [
+        { name: 'refused', url: await refusedUrl() },
+        { name: 'failing', url: failing.url },
+        { name: 'ok', url: accepting.url },
+      ],
+      { retries: 3 },
+    );
     const [id] = await mq.postBodies(queue, 'one of you');
     await accepting.waitFor(1);
     const list = await eventually(async () => {
@@ -122,7 +143,15 @@ describe('push delivery', () => {
 
   it('the shared acknowledgement (version 1 style) needs no reservation id', async () => {
     const sub = await subscriber(() => 202);
-    const queue = await pushQueue('multicast', [{ name: 'v1', url: sub.url }, { name: 'other', url: sub.url }], {}, { message_timeout: 30 });
+    const queue = await pushQueue(
+      'multicast',
+      [
+        { name: 'v1', url: sub.url },
+        { name: 'other', url: sub.url },
+      ],
+      {},
+      { message_timeout: 30 },
+    );
     const [id] = await mq.postBodies(queue, 'v1 job');
     await settled(queue, id!, { v1: 'reserved', other: 'reserved' });
     const service = messageQueueFor(server.running.ctx, server.running.app.log);
@@ -138,7 +167,12 @@ describe('push delivery', () => {
 
   it('a 202 never acknowledged counts as a failed try once message_timeout passes and is pushed again', async () => {
     const sub = await subscriber((n) => (n === 0 ? 202 : 200));
-    const queue = await pushQueue('multicast', [{ name: 'forgetful', url: sub.url }], { retries: 1 }, { message_timeout: 1 });
+    const queue = await pushQueue(
+      'multicast',
+      [{ name: 'forgetful', url: sub.url }],
+      { retries: 1 },
+      { message_timeout: 1 },
+    );
     const [id] = await mq.postBodies(queue, 'ack me');
     await sub.waitFor(2, 4000);
     const [entry] = await settled(queue, id!, { forgetful: 'deleted' });
@@ -151,7 +185,12 @@ describe('push delivery', () => {
     const [id] = await mq.postBodies(queue, 'try again');
     await sub.waitFor(1);
     const [first] = await settled(queue, id!, { flaky: 'retrying' });
-    expect(first).toMatchObject({ status_code: 500, tries: 1, retries_remaining: 2, error_message: 'subscriber answered 500' });
+    expect(first).toMatchObject({
+      status_code: 500,
+      tries: 1,
+      retries_remaining: 2,
+      error_message: 'subscriber answered 500',
+    });
     const received = await sub.waitFor(3, 5000);
     expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(950);
     expect(received[2]!.at - received[1]!.at).toBeGreaterThanOrEqual(950);
@@ -174,14 +213,24 @@ describe('push delivery', () => {
     const [id] = await mq.post(queue, [{ body: 'doomed', push_headers: { 'X-Trace': 't-1' } }]);
     const list = await settled(queue, id!, { hangs: 'error', refuses: 'error' });
     expect(hanging.received).toHaveLength(2);
-    expect(list.find((entry) => entry.name === 'hangs')).toMatchObject({ tries: 2, retries_remaining: 0, status_code: 0, error_message: 'no answer within 300 ms' });
+    expect(list.find((entry) => entry.name === 'hangs')).toMatchObject({
+      tries: 2,
+      retries_remaining: 0,
+      status_code: 0,
+      error_message: 'no answer within 300 ms',
+    });
     expect(list.find((entry) => entry.name === 'refuses').error_message).toMatch(/ECONNREFUSED/);
     const [report] = await eventually(async () => {
       const found = await mq.peek(errorQueue).catch(() => []);
       return found.length > 0 ? found : undefined;
     });
     const content = JSON.parse(report.body);
-    expect(content).toMatchObject({ source_msg_id: id, source_queue: queue, body: 'doomed', headers: { 'X-Trace': 't-1' } });
+    expect(content).toMatchObject({
+      source_msg_id: id,
+      source_queue: queue,
+      body: 'doomed',
+      headers: { 'X-Trace': 't-1' },
+    });
     expect(content.subscribers).toEqual([
       { name: 'hangs', url: hanging.url, status: 'error', status_code: 0, error: 'no answer within 300 ms' },
       { name: 'refuses', url: refused, status: 'error', status_code: 0, error: expect.stringMatching(/ECONNREFUSED/) },
@@ -209,8 +258,12 @@ describe('push delivery', () => {
 
   it('sends subscriber headers, push headers and the service headers under both prefixes', async () => {
     const sub = await subscriber();
-    const queue = await pushQueue('multicast', [{ name: 'h', url: sub.url, headers: { 'X-Api-Key': 'k1', 'X-Shared': 'from-subscriber' } }]);
-    const [id] = await mq.post(queue, [{ body: '{"a":1}', push_headers: { 'X-Shared': 'from-message', 'X-Only-Message': 'm' } }]);
+    const queue = await pushQueue('multicast', [
+      { name: 'h', url: sub.url, headers: { 'X-Api-Key': 'k1', 'X-Shared': 'from-subscriber' } },
+    ]);
+    const [id] = await mq.post(queue, [
+      { body: '{"a":1}', push_headers: { 'X-Shared': 'from-message', 'X-Only-Message': 'm' } },
+    ]);
     const [received] = await sub.waitFor(1);
     const headers = received!.headers;
     expect(headers).toMatchObject({
@@ -232,11 +285,22 @@ describe('push delivery', () => {
   it('refuses reserved header names on messages and on subscribers', async () => {
     const sub = await subscriber();
     const queue = await pushQueue('multicast', [{ name: 'h', url: sub.url }]);
-    for (const name of ['Content-Type', 'user-agent', 'Service-Message-Id', 'SERVICE-RESERVATION-ID', 'Service-Subscriber-Name', 'Service-Subscriber-Message-Url']) {
-      const post = await mq.http.post(mq.path(queue, '/messages'), { messages: [{ body: 'x', push_headers: { [name]: 'v' } }] });
+    for (const name of [
+      'Content-Type',
+      'user-agent',
+      'Service-Message-Id',
+      'SERVICE-RESERVATION-ID',
+      'Service-Subscriber-Name',
+      'Service-Subscriber-Message-Url',
+    ]) {
+      const post = await mq.http.post(mq.path(queue, '/messages'), {
+        messages: [{ body: 'x', push_headers: { [name]: 'v' } }],
+      });
       expect(post.status).toBe(400);
       expect(post.body.msg).toContain('is reserved');
-      const add = await mq.http.post(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'bad', url: sub.url, headers: { [name]: 'v' } }] });
+      const add = await mq.http.post(mq.path(queue, '/subscribers'), {
+        subscribers: [{ name: 'bad', url: sub.url, headers: { [name]: 'v' } }],
+      });
       expect(add.status).toBe(400);
       expect(add.body.msg).toContain('is reserved');
     }

@@ -18,13 +18,19 @@ async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Pro
 async function multicastQueue(urls: string[]): Promise<string> {
   const name = uniqueQueue('push');
   const subs = urls.map((url, i) => ({ name: `s${i}`, url }));
-  const response = await mq.http.put(mq.path(name), { queue: { type: 'multicast', push: { subscribers: subs, retries: 0 } } });
+  const response = await mq.http.put(mq.path(name), {
+    queue: { type: 'multicast', push: { subscribers: subs, retries: 0 } },
+  });
   expect(response.status, response.text).toBe(200);
   return name;
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '5000', FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4', FERRUM_MQ_PUSH_CONCURRENCY: '16' });
+  server = await startTestServer({
+    FERRUM_MQ_PUSH_TIMEOUT_MS: '5000',
+    FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4',
+    FERRUM_MQ_PUSH_CONCURRENCY: '16',
+  });
   mq = new MqClient(server.http, server.projectId);
 });
 
@@ -65,7 +71,15 @@ describe('push delivery concurrency', () => {
   it('a second controller process waits for the lease: messages are still delivered once each', async () => {
     const { ctx } = server.running;
     const service = messageQueueFor(ctx, server.running.app.log);
-    const second = new PushDeliverer({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, mq: service, log: server.running.app.log, config: ctx.config.mq.push, publicUrl: server.url });
+    const second = new PushDeliverer({
+      redis: ctx.redis,
+      keys: ctx.keys,
+      bus: ctx.bus,
+      mq: service,
+      log: server.running.app.log,
+      config: ctx.config.mq.push,
+      publicUrl: server.url,
+    });
     second.start();
     try {
       const sub = await subscriber();

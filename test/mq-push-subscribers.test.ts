@@ -10,7 +10,16 @@ let sub: TestSubscriber;
 async function pushQueue(): Promise<string> {
   const name = uniqueQueue('subs');
   const response = await mq.http.put(mq.path(name), {
-    queue: { type: 'multicast', push: { subscribers: [{ name: 'a', url: 'http://127.0.0.1:9/a' }, { name: 'b', url: 'http://127.0.0.1:9/b' }], retries: 0 } },
+    queue: {
+      type: 'multicast',
+      push: {
+        subscribers: [
+          { name: 'a', url: 'http://127.0.0.1:9/a' },
+          { name: 'b', url: 'http://127.0.0.1:9/b' },
+        ],
+        retries: 0,
+      },
+    },
   });
   expect(response.status, response.text).toBe(200);
   return name;
@@ -34,7 +43,12 @@ afterAll(async () => {
 describe('subscribers endpoints', () => {
   it('POST adds new subscribers and updates existing ones by name', async () => {
     const queue = await pushQueue();
-    const response = await mq.http.post(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'b', url: 'http://127.0.0.1:9/b2' }, { name: 'c', url: sub.url }] });
+    const response = await mq.http.post(mq.path(queue, '/subscribers'), {
+      subscribers: [
+        { name: 'b', url: 'http://127.0.0.1:9/b2' },
+        { name: 'c', url: sub.url },
+      ],
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ msg: 'Updated' });
     expect(await subscriberList(queue)).toEqual([
@@ -46,9 +60,13 @@ describe('subscribers endpoints', () => {
 
   it('PUT replaces the whole list; DELETE removes by name', async () => {
     const queue = await pushQueue();
-    expect((await mq.http.put(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'only', url: sub.url }] })).status).toBe(200);
+    expect(
+      (await mq.http.put(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'only', url: sub.url }] })).status,
+    ).toBe(200);
     expect(await subscriberList(queue)).toEqual([{ name: 'only', url: sub.url }]);
-    expect((await mq.http.post(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'two', url: sub.url }] })).status).toBe(200);
+    expect(
+      (await mq.http.post(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'two', url: sub.url }] })).status,
+    ).toBe(200);
     const removed = await mq.http.delete(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'only' }] });
     expect(removed.status, removed.text).toBe(200);
     expect(await subscriberList(queue)).toEqual([{ name: 'two', url: sub.url }]);
@@ -73,7 +91,16 @@ describe('subscribers endpoints', () => {
       [{ subscribers: [{ name: 'x' }] }, 406, /subscribers\[0\]\.url is required/],
       [{ subscribers: [{ name: 'x', url: 'ftp://h/x' }] }, 400, /http or https/],
       [{ subscribers: [{ name: 'x', url: 'not a url' }] }, 400, /absolute URL/],
-      [{ subscribers: [{ name: 'x', url: sub.url }, { name: 'x', url: sub.url }] }, 400, /given twice/],
+      [
+        {
+          subscribers: [
+            { name: 'x', url: sub.url },
+            { name: 'x', url: sub.url },
+          ],
+        },
+        400,
+        /given twice/,
+      ],
       [{ subscribers: [{ name: 'x', url: sub.url, headers: { 'X-A': 5 } }] }, 400, /value must be a string/],
     ];
     for (const [body, status, msg] of cases) {
@@ -81,7 +108,9 @@ describe('subscribers endpoints', () => {
       expect(response.status, JSON.stringify(body)).toBe(status);
       expect(response.body.msg).toMatch(msg);
     }
-    const emptied = await mq.http.delete(mq.path(queue, '/subscribers'), { subscribers: [{ name: 'a' }, { name: 'b' }] });
+    const emptied = await mq.http.delete(mq.path(queue, '/subscribers'), {
+      subscribers: [{ name: 'a' }, { name: 'b' }],
+    });
     expect(emptied.status).toBe(400);
     expect(emptied.body.msg).toMatch(/at least one subscriber/);
   });
@@ -90,11 +119,15 @@ describe('subscribers endpoints', () => {
     const pull = uniqueQueue('pull');
     await mq.postBodies(pull, 'x');
     for (const method of ['post', 'put', 'delete'] as const) {
-      const response = await mq.http[method](mq.path(pull, '/subscribers'), { subscribers: [{ name: 'a', url: sub.url }] });
+      const response = await mq.http[method](mq.path(pull, '/subscribers'), {
+        subscribers: [{ name: 'a', url: sub.url }],
+      });
       expect(response.status).toBe(400);
       expect(response.body.msg).toMatch(/push queue/);
     }
-    const missing = await mq.http.post(mq.path(uniqueQueue('missing'), '/subscribers'), { subscribers: [{ name: 'a', url: sub.url }] });
+    const missing = await mq.http.post(mq.path(uniqueQueue('missing'), '/subscribers'), {
+      subscribers: [{ name: 'a', url: sub.url }],
+    });
     expect(missing.status).toBe(404);
   });
 

@@ -4,14 +4,23 @@ import { MqClient } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // The platform's own Node client of the version 1 API (iron_mq 0.2.x, installed as iron_mq_v1), unchanged.
-const { Client } = createRequire(import.meta.url)('iron_mq_v1') as { Client: new (options: Record<string, unknown>) => any };
+const { Client } = createRequire(import.meta.url)('iron_mq_v1') as {
+  Client: new (options: Record<string, unknown>) => any;
+};
 
 let server: TestServer;
 let client: any;
 beforeAll(async () => {
   server = await startTestServer();
   const url = new URL(server.url);
-  client = new Client({ token: server.token, project_id: server.projectId, host: url.hostname, port: Number(url.port), scheme: 'http', queue_name: 'v1-default' });
+  client = new Client({
+    token: server.token,
+    project_id: server.projectId,
+    host: url.hostname,
+    port: Number(url.port),
+    scheme: 'http',
+    queue_name: 'v1-default',
+  });
 });
 afterAll(async () => server?.stop());
 
@@ -65,11 +74,16 @@ describe('iron_mq 0.2 client (version 1 API)', () => {
     const alerts = await call(queue, 'add_alerts', [{ type: 'fixed', trigger: 10, queue: 'v1-client-alerts' }]);
     expect(alerts.alerts).toHaveLength(1);
     expect((await call(queue, 'delete_alert_by_id', alerts.alerts[0].id)).alerts).toBeUndefined();
-    const pushed = await call(queue, 'update', { push_type: 'unicast', subscribers: [{ url: 'http://127.0.0.1:9/a' }] });
+    const pushed = await call(queue, 'update', {
+      push_type: 'unicast',
+      subscribers: [{ url: 'http://127.0.0.1:9/a' }],
+    });
     expect(pushed).toMatchObject({ push_type: 'unicast', subscribers: [{ url: 'http://127.0.0.1:9/a' }] });
     const added = await call(queue, 'add_subscribers', [{ url: 'http://127.0.0.1:9/b' }]);
     expect(added.subscribers).toHaveLength(2);
-    expect((await call(queue, 'rm_subscribers', [{ url: 'http://127.0.0.1:9/a' }])).subscribers).toEqual([{ url: 'http://127.0.0.1:9/b' }]);
+    expect((await call(queue, 'rm_subscribers', [{ url: 'http://127.0.0.1:9/a' }])).subscribers).toEqual([
+      { url: 'http://127.0.0.1:9/b' },
+    ]);
     expect((await call(queue, 'update', { push_type: 'pull' })).push_type).toBe('pull');
     expect(await call(queue, 'clear')).toEqual({ msg: 'Cleared' });
     expect(await call(queue, 'del_queue')).toEqual({ msg: 'Deleted.' });

@@ -20,7 +20,10 @@ describe.concurrent('version 1 messages', () => {
     const queue = uniqueQueue('post');
     const response = await server.http.post(v1.path(queue, '/messages'), { messages: [{ body: 'a' }, { body: 'b' }] });
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ ids: [expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)], msg: 'Messages put on queue.' });
+    expect(response.body).toEqual({
+      ids: [expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)],
+      msg: 'Messages put on queue.',
+    });
     expect(await v1.size(queue)).toBe(2);
   });
 
@@ -246,7 +249,12 @@ describe.concurrent('bad input', () => {
     ['body missing', { messages: [{}] }, 406, /messages\[0\]\.body is required/],
     ['body not a string', { messages: [{ body: 5 }] }, 400, /messages\[0\]\.body must be string/],
     ['empty body', { messages: [{ body: '' }] }, 400, /body/],
-    ['timeout too big', { messages: [{ body: 'x', timeout: 86401 }] }, 400, /messages\[0\]\.timeout must be between 1 and 86400/],
+    [
+      'timeout too big',
+      { messages: [{ body: 'x', timeout: 86401 }] },
+      400,
+      /messages\[0\]\.timeout must be between 1 and 86400/,
+    ],
     ['timeout not an integer', { messages: [{ body: 'x', timeout: 'soon' }] }, 400, /timeout must be integer/],
     ['delay too big', { messages: [{ body: 'x', delay: 604801 }] }, 400, /delay must be <= 604800/],
     ['negative delay', { messages: [{ body: 'x', delay: -1 }] }, 400, /delay must be >= 0/],
@@ -261,7 +269,10 @@ describe.concurrent('bad input', () => {
   }
 
   it('bad JSON: 400', async () => {
-    const response = await server.http.post(v1.path('q', '/messages'), undefined, { raw: '{"messages": [', headers: { 'Content-Type': 'application/json' } });
+    const response = await server.http.post(v1.path('q', '/messages'), undefined, {
+      raw: '{"messages": [',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(typeof response.body.msg).toBe('string');
   });
@@ -284,7 +295,9 @@ describe.concurrent('bad input', () => {
     const release = await server.http.post(v1.path(queue, `/messages/${id}/release`), { delay: 604801 });
     expect(release.status).toBe(400);
     expect(release.body.msg).toMatch(/delay/);
-    const batch = await server.http.delete(v1.path(queue, '/messages'), { ids: Array.from({ length: 101 }, (_, i) => String(i)) });
+    const batch = await server.http.delete(v1.path(queue, '/messages'), {
+      ids: Array.from({ length: 101 }, (_, i) => String(i)),
+    });
     expect(batch.status).toBe(400);
     expect(batch.body.msg).toMatch(/ids/);
   });

@@ -56,9 +56,21 @@ describe.concurrent('version 1 queues', () => {
 
   it('update replaces the subscriber set, keeps v3 names and headers of kept URLs, sets retries', async () => {
     const queue = uniqueQueue('replace');
-    await v3.createQueue(queue, { type: 'unicast', push: { subscribers: [{ name: 'first', url: url('a'), headers: { 'X-Key': 'k' } }] } });
-    const response = await v1.update(queue, { subscribers: [{ url: url('a') }, { url: url('c') }], retries: 7, retries_delay: 5 });
-    expect(response.body).toMatchObject({ push_type: 'unicast', retries: 7, retries_delay: 5, subscribers: [{ url: url('a') }, { url: url('c') }] });
+    await v3.createQueue(queue, {
+      type: 'unicast',
+      push: { subscribers: [{ name: 'first', url: url('a'), headers: { 'X-Key': 'k' } }] },
+    });
+    const response = await v1.update(queue, {
+      subscribers: [{ url: url('a') }, { url: url('c') }],
+      retries: 7,
+      retries_delay: 5,
+    });
+    expect(response.body).toMatchObject({
+      push_type: 'unicast',
+      retries: 7,
+      retries_delay: 5,
+      subscribers: [{ url: url('a') }, { url: url('c') }],
+    });
     expect((await v3.info(queue)).push.subscribers).toEqual([
       { name: 'first', url: url('a'), headers: { 'X-Key': 'k' } },
       { name: url('c'), url: url('c') },
@@ -79,7 +91,9 @@ describe.concurrent('version 1 queues', () => {
   it('add and remove subscribers (push queues only); the queue object answers', async () => {
     const queue = uniqueQueue('subscribers');
     await v1.update(queue, { subscribers: [{ url: url('a') }] });
-    const added = await server.http.post(v1.path(queue, '/subscribers'), { subscribers: [{ url: url('b') }, { url: url('a') }] });
+    const added = await server.http.post(v1.path(queue, '/subscribers'), {
+      subscribers: [{ url: url('b') }, { url: url('a') }],
+    });
     expect(added.status).toBe(200);
     expect(added.body.subscribers).toEqual([{ url: url('b') }, { url: url('a') }]);
     const removed = await server.http.delete(v1.path(queue, '/subscribers'), { subscribers: [{ url: url('a') }] });
@@ -93,7 +107,10 @@ describe.concurrent('version 1 queues', () => {
     const refused = await server.http.post(v1.path(pull, '/subscribers'), { subscribers: [{ url: url('a') }] });
     expect(refused.status).toBe(400);
     expect(refused.body.msg).toMatch(/push queue/);
-    expect((await server.http.post(v1.path(uniqueQueue('none'), '/subscribers'), { subscribers: [{ url: url('a') }] })).status).toBe(404);
+    expect(
+      (await server.http.post(v1.path(uniqueQueue('none'), '/subscribers'), { subscribers: [{ url: url('a') }] }))
+        .status,
+    ).toBe(404);
   });
 
   it('delete: Deleted.; then 404', async () => {
@@ -104,7 +121,7 @@ describe.concurrent('version 1 queues', () => {
     expect((await server.http.get(v1.path(queue))).status).toBe(404);
   });
 
-  it('push statuses: 400 on a pull queue, the subscribers\' delivery state on a push queue', async () => {
+  it("push statuses: 400 on a pull queue, the subscribers' delivery state on a push queue", async () => {
     const pull = uniqueQueue('status-pull');
     const [id] = await v1.post(pull, [{ body: 'x' }]);
     const onPull = await server.http.get(v1.path(pull, `/messages/${id}/subscribers`));
@@ -131,7 +148,9 @@ describe.concurrent('version 1 queues', () => {
       const [id] = await v1.post(queue, [{ body: 'needs ack' }]);
       await subscriber.waitFor(1);
       const statusPath = v1.path(queue, `/messages/${id}/subscribers`);
-      await expect.poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: 5000 }).toBe('reserved');
+      await expect
+        .poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: 5000 })
+        .toBe('reserved');
       const [status] = (await server.http.get(statusPath)).body.subscribers;
       const acked = await server.http.delete(v1.path(queue, `/messages/${id}/subscribers/${status.id}`));
       expect(acked.status).toBe(200);
@@ -150,7 +169,11 @@ describe('list', () => {
     for (const name of ['c', 'a', 'e', 'b', 'd']) await lister.post(name, [{ body: 'x' }]);
     const all = await server.http.get('/1/projects/v1-list-project/queues');
     expect(all.body.map((queue: any) => queue.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(all.body[0]).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), project_id: 'v1-list-project', name: 'a' });
+    expect(all.body[0]).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      project_id: 'v1-list-project',
+      name: 'a',
+    });
     const second = await server.http.get('/1/projects/v1-list-project/queues?page=1&per_page=2');
     expect(second.body.map((queue: any) => queue.name)).toEqual(['c', 'd']);
     const beyond = await server.http.get('/1/projects/v1-list-project/queues?page=9&per_page=2');
@@ -169,13 +192,28 @@ describe.concurrent('bad update input', () => {
     ['push_type not a string', { push_type: 3 }, 400, /push_type must be string/],
     ['subscribers not a list', { subscribers: 'x' }, 400, /subscribers must be a list/],
     ['subscriber without url', { subscribers: [{}] }, 406, /subscribers\[0\]\.url is required/],
-    ['subscriber url not http', { subscribers: [{ url: 'ftp://x' }] }, 400, /subscribers\[0\]\.url must be an http or https URL/],
+    [
+      'subscriber url not http',
+      { subscribers: [{ url: 'ftp://x' }] },
+      400,
+      /subscribers\[0\]\.url must be an http or https URL/,
+    ],
     ['subscriber url not a URL', { subscribers: [{ url: 'nope' }] }, 400, /absolute URL/],
     ['same url twice', { subscribers: [{ url: url('a') }, { url: url('a') }] }, 400, /given twice/],
     ['retries over 100', { subscribers: [{ url: url('a') }], retries: 101 }, 400, /retries must be/],
     ['retries not an integer', { subscribers: [{ url: url('a') }], retries: 'many' }, 400, /retries must be integer/],
-    ['negative retries_delay', { subscribers: [{ url: url('a') }], retries_delay: -1 }, 400, /retries_delay must be at least 0/],
-    ['subscribers with push_type pull', { push_type: 'pull', subscribers: [{ url: url('a') }] }, 400, /push queues only/],
+    [
+      'negative retries_delay',
+      { subscribers: [{ url: url('a') }], retries_delay: -1 },
+      400,
+      /retries_delay must be at least 0/,
+    ],
+    [
+      'subscribers with push_type pull',
+      { push_type: 'pull', subscribers: [{ url: url('a') }] },
+      400,
+      /push queues only/,
+    ],
     ['retries on a pull queue', { retries: 5 }, 400, /push queues only/],
     ['push type without subscribers', { push_type: 'multicast' }, 406, /subscribers is required/],
     ['empty subscriber list on a push type', { push_type: 'unicast', subscribers: [] }, 400, /at least one subscriber/],
@@ -218,7 +256,9 @@ describe('authentication', () => {
     const v2 = await server.http.post('/1/tokens', { type: 'v2', name: 'old-v1' });
     const accepted = await server.http.get(path, { token: v2.body.token });
     expect(accepted.status).toBe(200);
-    expect((await server.http.get(`/3/projects/${server.projectId}/queues/${queue}`, { token: v2.body.token })).status).toBe(401);
+    expect(
+      (await server.http.get(`/3/projects/${server.projectId}/queues/${queue}`, { token: v2.body.token })).status,
+    ).toBe(401);
   });
 
   it('unknown project: 404', async () => {

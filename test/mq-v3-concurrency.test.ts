@@ -21,7 +21,10 @@ describe('concurrency', () => {
 
     const produce = async (producer: number) => {
       for (let batch = 0; batch < total / producers / 100; batch++) {
-        const ids = await mq.post(queue, Array.from({ length: 100 }, (_, i) => ({ body: `p${producer}-b${batch}-m${i}` })));
+        const ids = await mq.post(
+          queue,
+          Array.from({ length: 100 }, (_, i) => ({ body: `p${producer}-b${batch}-m${i}` })),
+        );
         posted.push(...ids);
       }
     };
@@ -56,7 +59,10 @@ describe('concurrency', () => {
 
   it('concurrent reserves never hand out the same message under a live reservation', async () => {
     const queue = uniqueQueue('contention');
-    await mq.post(queue, Array.from({ length: 500 }, (_, i) => ({ body: `m${i}` })));
+    await mq.post(
+      queue,
+      Array.from({ length: 500 }, (_, i) => ({ body: `m${i}` })),
+    );
     const batches = await Promise.all(Array.from({ length: 60 }, () => mq.reserve(queue, { n: 10, timeout: 60 })));
     const ids = batches.flat().map((message) => message.id);
     expect(ids).toHaveLength(500);
@@ -66,7 +72,10 @@ describe('concurrency', () => {
 
   it('concurrent single deletes and batch deletes of the same messages: each deleted exactly once', async () => {
     const queue = uniqueQueue('double-delete');
-    const ids = await mq.post(queue, Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })));
+    const ids = await mq.post(
+      queue,
+      Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })),
+    );
     const results = await Promise.all(ids.flatMap((id) => [mq.delete(queue, id), mq.delete(queue, id)]));
     const statuses = results.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(50);

@@ -14,7 +14,10 @@ afterAll(async () => server?.stop());
 async function withDeadLetter(maxReservations: number, sourceSettings: Record<string, unknown> = {}) {
   const source = uniqueQueue('source');
   const deadLetter = uniqueQueue('dead');
-  const response = await mq.createQueue(source, { ...sourceSettings, dead_letter: { queue_name: deadLetter, max_reservations: maxReservations } });
+  const response = await mq.createQueue(source, {
+    ...sourceSettings,
+    dead_letter: { queue_name: deadLetter, max_reservations: maxReservations },
+  });
   expect(response.status).toBe(200);
   return { source, deadLetter };
 }
@@ -22,7 +25,9 @@ async function withDeadLetter(maxReservations: number, sourceSettings: Record<st
 async function reserveAndRelease(queue: string): Promise<any> {
   const [message] = await mq.reserve(queue);
   expect(message).toBeDefined();
-  const released = await mq.http.post(mq.path(queue, `/messages/${message.id}/release`), { reservation_id: message.reservation_id });
+  const released = await mq.http.post(mq.path(queue, `/messages/${message.id}/release`), {
+    reservation_id: message.reservation_id,
+  });
   expect(released.status).toBe(200);
   return message;
 }

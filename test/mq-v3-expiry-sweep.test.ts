@@ -21,7 +21,10 @@ afterAll(async () => {
 it('the sweeper drops expired messages of queues nobody touches', async () => {
   const queue = uniqueQueue('idle');
   await mq.createQueue(queue, { message_expiration: 1 });
-  await mq.post(queue, Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })));
+  await mq.post(
+    queue,
+    Array.from({ length: 50 }, (_, i) => ({ body: `m${i}` })),
+  );
   const keys = (part: string) => `ferrum:{mq:${server.projectId}:${encodeURIComponent(queue)}}:${part}`;
   expect(await observer.hlen(keys('body'))).toBe(50);
   await sleep(1600);

@@ -3,14 +3,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // The platform's own Node client (iron_mq 0.9.x speaks queue v3), unchanged, pointed at Ferrum.
-const { Client } = createRequire(import.meta.url)('iron_mq') as { Client: new (options: Record<string, unknown>) => any };
+const { Client } = createRequire(import.meta.url)('iron_mq') as {
+  Client: new (options: Record<string, unknown>) => any;
+};
 
 let server: TestServer;
 let client: any;
 beforeAll(async () => {
   server = await startTestServer();
   const url = new URL(server.url);
-  client = new Client({ token: server.token, project_id: server.projectId, host: url.hostname, port: Number(url.port), scheme: 'http', queue_name: 'iron-default' });
+  client = new Client({
+    token: server.token,
+    project_id: server.projectId,
+    host: url.hostname,
+    port: Number(url.port),
+    scheme: 'http',
+    queue_name: 'iron-default',
+  });
 });
 afterAll(async () => server?.stop());
 
@@ -40,7 +49,9 @@ describe('iron_mq 0.9 client', () => {
     await call(client.queue('iron-orders'), 'del_queue');
     // The client reads `queue` out of error bodies too, so it can only say "Unknown error" here.
     await expect(call(client.queue('iron-orders'), 'info')).rejects.toThrow();
-    expect((await server.http.get(`/3/projects/${server.projectId}/queues/iron-orders`)).body).toEqual({ msg: 'Queue not found' });
+    expect((await server.http.get(`/3/projects/${server.projectId}/queues/iron-orders`)).body).toEqual({
+      msg: 'Queue not found',
+    });
   });
 
   it('posts, peeks, reserves, touches, releases and deletes messages', async () => {
@@ -69,7 +80,10 @@ describe('iron_mq 0.9 client', () => {
     const rest = await call(queue, 'reserve', { n: 5 });
     expect(rest.map((message: any) => message.body)).toEqual(['third', 'fourth']);
     await call(queue, 'del_multiple', {
-      reservation_ids: [next, ...rest].map((message: any) => ({ id: message.id, reservation_id: message.reservation_id })),
+      reservation_ids: [next, ...rest].map((message: any) => ({
+        id: message.id,
+        reservation_id: message.reservation_id,
+      })),
     });
     expect((await call(queue, 'info')).size).toBe(0);
   });
@@ -95,7 +109,10 @@ describe('iron_mq 0.9 client', () => {
   });
 
   it('manages the subscribers of a push queue', async () => {
-    await call(client, 'create_queue', 'iron-push', { type: 'multicast', push: { subscribers: [{ name: 'a', url: 'http://127.0.0.1:9/a' }] } });
+    await call(client, 'create_queue', 'iron-push', {
+      type: 'multicast',
+      push: { subscribers: [{ name: 'a', url: 'http://127.0.0.1:9/a' }] },
+    });
     const queue = client.queue('iron-push');
     await call(queue, 'add_subscribers', { name: 'b', url: 'http://127.0.0.1:9/b' });
     expect((await call(queue, 'info')).push.subscribers.map((subscriber: any) => subscriber.name)).toEqual(['a', 'b']);

@@ -26,7 +26,10 @@ describe('reserve', () => {
     await expectRefused(mq.http.post(path, { n: 0 }), 400, /^n must be >= 1/);
     await expectRefused(mq.http.post(path, { n: 101 }), 400, /^n must be <= 100/);
     await expectRefused(mq.http.post(path, { n: '5' }), 400, /^n must be integer/);
-    await mq.post(queue, Array.from({ length: 120 }, (_, i) => ({ body: `m${i}` })));
+    await mq.post(
+      queue,
+      Array.from({ length: 120 }, (_, i) => ({ body: `m${i}` })),
+    );
     expect(await mq.reserve(queue, { n: 100, delete: true })).toHaveLength(100);
     expect(await mq.reserve(queue, { n: 100, delete: true })).toHaveLength(20);
   });
@@ -56,20 +59,38 @@ describe('post', () => {
     await expectRefused(mq.http.post(path(), { messages: [{ delay: 1 }] }), 406, /^messages\[0\]\.body is required/);
     await expectRefused(mq.http.post(path(), { messages: [] }), 400, /^messages must NOT have fewer than 1 items/);
     await expectRefused(mq.http.post(path(), { messages: [{ body: 5 }] }), 400, /^messages\[0\]\.body must be string/);
-    await expectRefused(mq.http.post(path(), { messages: [{ body: '' }] }), 400, /^messages\[0\]\.body must NOT have fewer than 1 characters/);
+    await expectRefused(
+      mq.http.post(path(), { messages: [{ body: '' }] }),
+      400,
+      /^messages\[0\]\.body must NOT have fewer than 1 characters/,
+    );
     await expectRefused(mq.http.post(path(), { messages: 'hello' }), 400, /^messages must be array/);
   });
 
   it('delay: 0 to 604800', async () => {
-    await expectRefused(mq.http.post(path(), { messages: [{ body: 'x', delay: 604801 }] }), 400, /^messages\[0\]\.delay must be <= 604800/);
-    await expectRefused(mq.http.post(path(), { messages: [{ body: 'x', delay: -1 }] }), 400, /^messages\[0\]\.delay must be >= 0/);
-    await expectRefused(mq.http.post(path(), { messages: [{ body: 'x', delay: '5' }] }), 400, /^messages\[0\]\.delay must be integer/);
+    await expectRefused(
+      mq.http.post(path(), { messages: [{ body: 'x', delay: 604801 }] }),
+      400,
+      /^messages\[0\]\.delay must be <= 604800/,
+    );
+    await expectRefused(
+      mq.http.post(path(), { messages: [{ body: 'x', delay: -1 }] }),
+      400,
+      /^messages\[0\]\.delay must be >= 0/,
+    );
+    await expectRefused(
+      mq.http.post(path(), { messages: [{ body: 'x', delay: '5' }] }),
+      400,
+      /^messages\[0\]\.delay must be integer/,
+    );
     expect((await mq.http.post(path(), { messages: [{ body: 'x', delay: 604800 }] })).status).toBe(201);
   });
 
   it('push headers: at most 5, names 1-64 bytes and not reserved, values 1 byte to 1 KB', async () => {
     const post = (headers: unknown, at = 0) =>
-      mq.http.post(path(), { messages: [...Array.from({ length: at }, () => ({ body: 'ok' })), { body: 'x', push_headers: headers }] });
+      mq.http.post(path(), {
+        messages: [...Array.from({ length: at }, () => ({ body: 'ok' })), { body: 'x', push_headers: headers }],
+      });
     const five = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`H${i}`, 'v']));
     expect((await post(five)).status).toBe(201);
     await expectRefused(post({ ...five, H5: 'v' }), 400, /^messages\[0\]\.push_headers must have at most 5 headers/);
@@ -77,7 +98,14 @@ describe('post', () => {
     await expectRefused(post({ ['n'.repeat(65)]: 'v' }), 400, /name must be at most 64 bytes/);
     await expectRefused(post({ ['é'.repeat(33)]: 'v' }), 400, /name must be at most 64 bytes/);
     await expectRefused(post({ '': 'v' }), 400, /name must not be empty/);
-    for (const reserved of ['Content-Type', 'user-agent', 'Service-Message-Id', 'SERVICE-RESERVATION-ID', 'Service-Subscriber-Name', 'Service-Subscriber-Message-Url']) {
+    for (const reserved of [
+      'Content-Type',
+      'user-agent',
+      'Service-Message-Id',
+      'SERVICE-RESERVATION-ID',
+      'Service-Subscriber-Name',
+      'Service-Subscriber-Message-Url',
+    ]) {
       await expectRefused(post({ [reserved]: 'v' }), 400, new RegExp(`"${reserved}": name is reserved`));
     }
     expect((await post({ Big: 'v'.repeat(1024) })).status).toBe(201);
@@ -91,7 +119,9 @@ describe('post', () => {
   it('a refused batch posts nothing', async () => {
     const other = uniqueQueue('refused-batch');
     await mq.createQueue(other);
-    const response = await mq.http.post(mq.path(other, '/messages'), { messages: [{ body: 'fine' }, { body: 'x', delay: 999999999 }] });
+    const response = await mq.http.post(mq.path(other, '/messages'), {
+      messages: [{ body: 'fine' }, { body: 'x', delay: 999999999 }],
+    });
     expect(response.status).toBe(400);
     expect(await mq.info(other)).toMatchObject({ size: 0, total_messages: 0 });
   });
@@ -115,13 +145,28 @@ describe('other operations', () => {
 
   it('release delay: 0 to 604800; touch timeout: 30 to 86400', async () => {
     const [id] = await mq.postBodies(queue, 'x');
-    await expectRefused(mq.http.post(mq.path(queue, `/messages/${id}/release`), { reservation_id: 'r', delay: 604801 }), 400, /^delay must be <= 604800/);
-    await expectRefused(mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: 'r', timeout: 29 }), 400, /^timeout must be between 30 and 86400/);
-    await expectRefused(mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: 5 }), 400, /^reservation_id must be string/);
+    await expectRefused(
+      mq.http.post(mq.path(queue, `/messages/${id}/release`), { reservation_id: 'r', delay: 604801 }),
+      400,
+      /^delay must be <= 604800/,
+    );
+    await expectRefused(
+      mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: 'r', timeout: 29 }),
+      400,
+      /^timeout must be between 30 and 86400/,
+    );
+    await expectRefused(
+      mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: 5 }),
+      400,
+      /^reservation_id must be string/,
+    );
   });
 
   it('bodies that are not JSON objects are refused with 400', async () => {
-    const response = await mq.http.request('POST', mq.path(queue, '/reservations'), { raw: 'n=5', headers: { 'Content-Type': 'text/plain' } });
+    const response = await mq.http.request('POST', mq.path(queue, '/reservations'), {
+      raw: 'n=5',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.msg).toMatch(/body must be object/);
     const list = await mq.http.post(mq.path(queue, '/reservations'), [1, 2]);

@@ -26,7 +26,8 @@ async function timedReserve(queue: string, options: Record<string, unknown>) {
 
 const waiterCount = () => {
   const { ctx } = server.running;
-  return messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } }).hub.waiterCount;
+  return messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } }).hub
+    .waiterCount;
 };
 
 async function untilWaiting(count: number): Promise<void> {
@@ -73,7 +74,7 @@ describe('long-poll', { retry: 2 }, () => {
     expect(result.elapsed).toBeLessThan(1500);
   });
 
-  it('a reservation timing out ends another consumer\'s wait', async () => {
+  it("a reservation timing out ends another consumer's wait", async () => {
     const queue = uniqueQueue('lapse');
     await mq.postBodies(queue, 'retry me');
     await mq.reserve(queue, { timeout: 1 });
@@ -121,13 +122,16 @@ describe('many waiting consumers', () => {
   it('1000 waiting requests share the process connections; each gets one message as they arrive', async () => {
     const queue = uniqueQueue('thousand');
     await mq.createQueue(queue);
-    const connectionsBefore = (await observer.client('LIST') as string).trim().split('\n').length;
+    const connectionsBefore = ((await observer.client('LIST')) as string).trim().split('\n').length;
     const consumers = Array.from({ length: 1000 }, () => mq.reserve(queue, { wait: 20, n: 1 }));
     await untilWaiting(1000);
-    const connectionsDuring = (await observer.client('LIST') as string).trim().split('\n').length;
+    const connectionsDuring = ((await observer.client('LIST')) as string).trim().split('\n').length;
     expect(connectionsDuring - connectionsBefore).toBeLessThanOrEqual(1);
     for (let batch = 0; batch < 10; batch++) {
-      await mq.post(queue, Array.from({ length: 100 }, (_, i) => ({ body: `m${batch * 100 + i}` })));
+      await mq.post(
+        queue,
+        Array.from({ length: 100 }, (_, i) => ({ body: `m${batch * 100 + i}` })),
+      );
     }
     const received = (await Promise.all(consumers)).map((messages) => messages.map((message) => message.body));
     expect(received.every((messages) => messages.length === 1)).toBe(true);

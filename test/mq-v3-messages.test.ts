@@ -86,7 +86,9 @@ describe.concurrent('message state table', () => {
     const [a] = await mq.reserve(queue, { timeout: 30 });
     const [b] = await mq.reserve(queue, { timeout: 1 });
     expect(bodies([a, b])).toEqual(['A', 'B']);
-    expect((await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: a.reservation_id })).status).toBe(200);
+    expect(
+      (await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: a.reservation_id })).status,
+    ).toBe(200);
     await sleep(1100);
     // B timed out after A was released: B is now in front of A although it was posted later.
     expect(bodies(await mq.peek(queue))).toEqual(['B', 'A']);
@@ -98,7 +100,9 @@ describe.concurrent('message state table', () => {
     await mq.postBodies(queue, 'A', 'B', 'C');
     const [a, b] = await mq.reserve(queue, { n: 2 });
     for (const message of [a, b]) {
-      const response = await mq.http.post(mq.path(queue, `/messages/${message.id}/release`), { reservation_id: message.reservation_id });
+      const response = await mq.http.post(mq.path(queue, `/messages/${message.id}/release`), {
+        reservation_id: message.reservation_id,
+      });
       expect(response.body).toEqual({ msg: 'Released' });
     }
     expect(bodies(await mq.reserve(queue, { n: 3 }))).toEqual(['B', 'A', 'C']);
@@ -120,7 +124,9 @@ describe.concurrent('message state table', () => {
     const queue = uniqueQueue('release-stale');
     await mq.postBodies(queue, 'A');
     const [a] = await mq.reserve(queue, { timeout: 1 });
-    const wrong = await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: 'not-a-reservation' });
+    const wrong = await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), {
+      reservation_id: 'not-a-reservation',
+    });
     expect(wrong.status).toBe(403);
     await sleep(1100);
     const late = await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: a.reservation_id });
@@ -132,7 +138,10 @@ describe.concurrent('message state table', () => {
     const queue = uniqueQueue('touch');
     const [id] = await mq.postBodies(queue, 'A');
     const [a] = await mq.reserve(queue, { timeout: 1 });
-    const touched = await mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: a.reservation_id, timeout: 3 });
+    const touched = await mq.http.post(mq.path(queue, `/messages/${id}/touch`), {
+      reservation_id: a.reservation_id,
+      timeout: 3,
+    });
     expect(touched.status).toBe(200);
     expect(touched.body.msg).toBe('Touched');
     expect(touched.body.reservation_id).not.toBe(a.reservation_id);
@@ -226,7 +235,9 @@ describe.concurrent('message state table', () => {
 describe('messages', () => {
   it('post: a batch, ids in request order, 201 and the message text', async () => {
     const queue = uniqueQueue('batch');
-    const response = await mq.http.post(mq.path(queue, '/messages'), { messages: [{ body: '1' }, { body: '2' }, { body: '3' }] });
+    const response = await mq.http.post(mq.path(queue, '/messages'), {
+      messages: [{ body: '1' }, { body: '2' }, { body: '3' }],
+    });
     expect(response.status).toBe(201);
     expect(response.body.msg).toBe('Messages put on queue.');
     const ids: string[] = response.body.ids;
@@ -240,7 +251,9 @@ describe('messages', () => {
 
   it('post ignores timeout and expiration sent with a message', async () => {
     const queue = uniqueQueue('ignore-fields');
-    const response = await mq.http.post(mq.path(queue, '/messages'), { messages: [{ body: 'x', timeout: 5, expires_in: 5 }] });
+    const response = await mq.http.post(mq.path(queue, '/messages'), {
+      messages: [{ body: 'x', timeout: 5, expires_in: 5 }],
+    });
     expect(response.status).toBe(201);
   });
 
@@ -249,7 +262,14 @@ describe('messages', () => {
     expect((await mq.http.get(mq.path(queue))).status).toBe(404);
     await mq.postBodies(queue, 'a', 'b');
     const info = await mq.info(queue);
-    expect(info).toMatchObject({ name: queue, size: 2, total_messages: 2, type: 'pull', message_timeout: 60, message_expiration: 604800 });
+    expect(info).toMatchObject({
+      name: queue,
+      size: 2,
+      total_messages: 2,
+      type: 'pull',
+      message_timeout: 60,
+      message_expiration: 604800,
+    });
     const [message] = await mq.reserve(queue);
     await mq.delete(queue, message.id, message.reservation_id);
     expect(await mq.info(queue)).toMatchObject({ size: 1, total_messages: 2 });
@@ -399,7 +419,10 @@ describe('webhook', () => {
   it('creates the queue and posts the raw body as one message', async () => {
     const queue = uniqueQueue('webhook');
     const raw = '{"event":"push","ref":"main"}';
-    const response = await mq.http.request('POST', mq.path(queue, '/webhook'), { raw, headers: { 'Content-Type': 'application/json' } });
+    const response = await mq.http.request('POST', mq.path(queue, '/webhook'), {
+      raw,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(response.status).toBe(201);
     expect(response.body.msg).toBe('Messages put on queue.');
     const [message] = await mq.reserve(queue);
@@ -409,9 +432,18 @@ describe('webhook', () => {
 
   it('accepts any content type', async () => {
     const queue = uniqueQueue('webhook-form');
-    await mq.http.request('POST', mq.path(queue, '/webhook'), { raw: 'a=1&b=2', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
-    await mq.http.request('POST', mq.path(queue, '/webhook'), { raw: 'plain text', headers: { 'Content-Type': 'text/plain' } });
-    await mq.http.request('POST', mq.path(queue, '/webhook'), { raw: 'not json {', headers: { 'Content-Type': 'application/json' } });
+    await mq.http.request('POST', mq.path(queue, '/webhook'), {
+      raw: 'a=1&b=2',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    await mq.http.request('POST', mq.path(queue, '/webhook'), {
+      raw: 'plain text',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    await mq.http.request('POST', mq.path(queue, '/webhook'), {
+      raw: 'not json {',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(bodies(await mq.reserve(queue, { n: 5 }))).toEqual(['a=1&b=2', 'plain text', 'not json {']);
   });
 
@@ -445,7 +477,10 @@ describe('webhook', () => {
 
   it('an empty webhook body is refused', async () => {
     const queue = uniqueQueue('webhook-empty');
-    const response = await mq.http.request('POST', mq.path(queue, '/webhook'), { raw: '', headers: { 'Content-Type': 'text/plain' } });
+    const response = await mq.http.request('POST', mq.path(queue, '/webhook'), {
+      raw: '',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.msg).toMatch(/body/);
   });

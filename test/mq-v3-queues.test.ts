@@ -10,7 +10,11 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const subscriber = (name: string, extra: Record<string, unknown> = {}) => ({ name, url: `http://127.0.0.1:9/${name}`, ...extra });
+const subscriber = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  url: `http://127.0.0.1:9/${name}`,
+  ...extra,
+});
 
 describe('create, get, update, delete', () => {
   it('PUT creates a pull queue with defaults; the answer has no counters', async () => {
@@ -18,7 +22,13 @@ describe('create, get, update, delete', () => {
     const response = await mq.createQueue(queue);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      queue: { project_id: server.projectId, name: queue, message_timeout: 60, message_expiration: 604800, type: 'pull' },
+      queue: {
+        project_id: server.projectId,
+        name: queue,
+        message_timeout: 60,
+        message_expiration: 604800,
+        type: 'pull',
+      },
     });
     const info = await mq.info(queue);
     expect(info).toEqual({
@@ -42,7 +52,12 @@ describe('create, get, update, delete', () => {
       total_messages: 5,
       project_id: 'someone-else',
     });
-    expect(response.body.queue).toMatchObject({ name: queue, project_id: server.projectId, message_timeout: 120, message_expiration: 3600 });
+    expect(response.body.queue).toMatchObject({
+      name: queue,
+      project_id: server.projectId,
+      message_timeout: 120,
+      message_expiration: 3600,
+    });
     expect(await mq.info(queue)).toMatchObject({ size: 0, total_messages: 0 });
     const reset = await mq.createQueue(queue, { message_timeout: 0, message_expiration: 0 });
     expect(reset.body.queue).toMatchObject({ message_timeout: 60, message_expiration: 604800 });
@@ -101,37 +116,127 @@ describe('validation of the queue object', () => {
   const cases: Array<[string, unknown, number, RegExp]> = [
     ['queue not an object', 'pull', 400, /queue must be an object/],
     ['message_timeout of the wrong type', { message_timeout: '60' }, 400, /queue\.message_timeout must be an integer/],
-    ['message_timeout below the minimum', { message_timeout: 29 }, 400, /queue\.message_timeout must be between 30 and 86400/],
+    [
+      'message_timeout below the minimum',
+      { message_timeout: 29 },
+      400,
+      /queue\.message_timeout must be between 30 and 86400/,
+    ],
     ['message_timeout above the maximum', { message_timeout: 86401 }, 400, /queue\.message_timeout/],
     ['message_timeout not whole', { message_timeout: 45.5 }, 400, /queue\.message_timeout must be an integer/],
     ['message_expiration above the maximum', { message_expiration: 2592001 }, 400, /queue\.message_expiration/],
     ['message_expiration negative', { message_expiration: -1 }, 400, /queue\.message_expiration/],
     ['unknown type', { type: 'fanout' }, 400, /queue\.type must be one of: pull, unicast, multicast/],
-    ['push on a pull queue', { type: 'pull', push: { subscribers: [subscriber('a')] } }, 400, /queue\.push is not allowed on a pull queue/],
+    [
+      'push on a pull queue',
+      { type: 'pull', push: { subscribers: [subscriber('a')] } },
+      400,
+      /queue\.push is not allowed on a pull queue/,
+    ],
     ['push queue without push', { type: 'multicast' }, 406, /queue\.push\.subscribers is required/],
     ['push without subscribers', { push: { retries: 2 } }, 406, /queue\.push\.subscribers is required/],
     ['push with no subscriber', { push: { subscribers: [] } }, 400, /at least one subscriber/],
     ['push not an object', { push: [] }, 400, /queue\.push must be an object/],
-    ['subscriber without url', { push: { subscribers: [{ name: 'a' }] } }, 406, /queue\.push\.subscribers\[0\]\.url is required/],
-    ['subscriber without name', { push: { subscribers: [{ url: 'http://127.0.0.1/' }] } }, 406, /subscribers\[0\]\.name is required/],
-    ['subscriber url not http', { push: { subscribers: [{ name: 'a', url: 'ftp://host/x' }] } }, 400, /http or https URL/],
+    [
+      'subscriber without url',
+      { push: { subscribers: [{ name: 'a' }] } },
+      406,
+      /queue\.push\.subscribers\[0\]\.url is required/,
+    ],
+    [
+      'subscriber without name',
+      { push: { subscribers: [{ url: 'http://127.0.0.1/' }] } },
+      406,
+      /subscribers\[0\]\.name is required/,
+    ],
+    [
+      'subscriber url not http',
+      { push: { subscribers: [{ name: 'a', url: 'ftp://host/x' }] } },
+      400,
+      /http or https URL/,
+    ],
     ['subscriber url not a url', { push: { subscribers: [{ name: 'a', url: 'nope' }] } }, 400, /absolute URL/],
     ['subscriber names twice', { push: { subscribers: [subscriber('a'), subscriber('a')] } }, 400, /given twice/],
-    ['subscriber reserved header', { push: { subscribers: [subscriber('a', { headers: { 'Content-Type': 'x' } })] } }, 400, /reserved/],
-    ['subscriber header not a string', { push: { subscribers: [subscriber('a', { headers: { 'X-N': 5 } })] } }, 400, /value must be a string/],
-    ['retries above 100', { push: { subscribers: [subscriber('a')], retries: 101 } }, 400, /queue\.push\.retries must be between 0 and 100/],
-    ['retries_delay negative', { push: { subscribers: [subscriber('a')], retries_delay: -1 } }, 400, /queue\.push\.retries_delay/],
-    ['error_queue not a string', { push: { subscribers: [subscriber('a')], error_queue: 5 } }, 400, /queue\.push\.error_queue must be a string/],
-    ['dead_letter on a push queue', { push: { subscribers: [subscriber('a')] }, dead_letter: { queue_name: 'dl' } }, 400, /not allowed on a push queue/],
-    ['alerts on a push queue', { push: { subscribers: [subscriber('a')] }, alerts: [{ type: 'fixed', trigger: 5, queue: 'q' }] }, 400, /alerts cannot be set on a push queue/],
-    ['dead_letter without queue_name', { dead_letter: { max_reservations: 3 } }, 406, /queue\.dead_letter\.queue_name is required/],
-    ['dead_letter with an empty queue_name', { dead_letter: { queue_name: '' } }, 400, /queue\.dead_letter\.queue_name must be a non-empty string/],
-    ['dead_letter max_reservations 0', { dead_letter: { queue_name: 'dl', max_reservations: 0 } }, 400, /max_reservations must be between 1 and 1000/],
-    ['dead_letter max_reservations 1001', { dead_letter: { queue_name: 'dl', max_reservations: 1001 } }, 400, /max_reservations must be between 1 and 1000/],
+    [
+      'subscriber reserved header',
+      { push: { subscribers: [subscriber('a', { headers: { 'Content-Type': 'x' } })] } },
+      400,
+      /reserved/,
+    ],
+    [
+      'subscriber header not a string',
+      { push: { subscribers: [subscriber('a', { headers: { 'X-N': 5 } })] } },
+      400,
+      /value must be a string/,
+    ],
+    [
+      'retries above 100',
+      { push: { subscribers: [subscriber('a')], retries: 101 } },
+      400,
+      /queue\.push\.retries must be between 0 and 100/,
+    ],
+    [
+      'retries_delay negative',
+      { push: { subscribers: [subscriber('a')], retries_delay: -1 } },
+      400,
+      /queue\.push\.retries_delay/,
+    ],
+    [
+      'error_queue not a string',
+      { push: { subscribers: [subscriber('a')], error_queue: 5 } },
+      400,
+      /queue\.push\.error_queue must be a string/,
+    ],
+    [
+      'dead_letter on a push queue',
+      { push: { subscribers: [subscriber('a')] }, dead_letter: { queue_name: 'dl' } },
+      400,
+      /not allowed on a push queue/,
+    ],
+    [
+      'alerts on a push queue',
+      { push: { subscribers: [subscriber('a')] }, alerts: [{ type: 'fixed', trigger: 5, queue: 'q' }] },
+      400,
+      /alerts cannot be set on a push queue/,
+    ],
+    [
+      'dead_letter without queue_name',
+      { dead_letter: { max_reservations: 3 } },
+      406,
+      /queue\.dead_letter\.queue_name is required/,
+    ],
+    [
+      'dead_letter with an empty queue_name',
+      { dead_letter: { queue_name: '' } },
+      400,
+      /queue\.dead_letter\.queue_name must be a non-empty string/,
+    ],
+    [
+      'dead_letter max_reservations 0',
+      { dead_letter: { queue_name: 'dl', max_reservations: 0 } },
+      400,
+      /max_reservations must be between 1 and 1000/,
+    ],
+    [
+      'dead_letter max_reservations 1001',
+      { dead_letter: { queue_name: 'dl', max_reservations: 1001 } },
+      400,
+      /max_reservations must be between 1 and 1000/,
+    ],
     ['dead_letter naming the queue itself', { dead_letter: { queue_name: 'SELF' } }, 400, /must name another queue/],
     ['alerts not a list', { alerts: {} }, 400, /queue\.alerts must be a list/],
-    ['alert of an unknown type', { alerts: [{ type: 'sometimes', trigger: 1, queue: 'q' }] }, 400, /queue\.alerts\[0\]\.type/],
-    ['alert without trigger', { alerts: [{ type: 'fixed', queue: 'q' }] }, 406, /queue\.alerts\[0\]\.trigger is required/],
+    [
+      'alert of an unknown type',
+      { alerts: [{ type: 'sometimes', trigger: 1, queue: 'q' }] },
+      400,
+      /queue\.alerts\[0\]\.type/,
+    ],
+    [
+      'alert without trigger',
+      { alerts: [{ type: 'fixed', queue: 'q' }] },
+      406,
+      /queue\.alerts\[0\]\.trigger is required/,
+    ],
   ];
   for (const [label, settings, status, message] of cases) {
     it(`${label}: ${status}`, async () => {
@@ -145,7 +250,10 @@ describe('validation of the queue object', () => {
   }
 
   it('a body that is not JSON: 400', async () => {
-    const response = await mq.http.request('PUT', mq.path(uniqueQueue('bad-json')), { raw: '{"queue":', headers: { 'Content-Type': 'application/json' } });
+    const response = await mq.http.request('PUT', mq.path(uniqueQueue('bad-json')), {
+      raw: '{"queue":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.msg).toMatch(/Invalid JSON/);
   });
@@ -170,7 +278,9 @@ describe('validation of the queue object', () => {
 describe('push queues', () => {
   it('push given: a multicast queue with retries and retries_delay defaults; Get shows push', async () => {
     const queue = uniqueQueue('push');
-    const response = await mq.createQueue(queue, { push: { subscribers: [subscriber('one', { headers: { 'X-Key': 'v' } })], error_queue: 'errors' } });
+    const response = await mq.createQueue(queue, {
+      push: { subscribers: [subscriber('one', { headers: { 'X-Key': 'v' } })], error_queue: 'errors' },
+    });
     expect(response.status).toBe(200);
     expect(response.body.queue.type).toBe('multicast');
     expect(response.body.queue.push).toEqual({
@@ -184,7 +294,13 @@ describe('push queues', () => {
 
   it('unicast with all push fields', async () => {
     const queue = uniqueQueue('unicast');
-    const push = { subscribers: [subscriber('a'), subscriber('b')], retries: 5, retries_delay: 10, error_queue: 'err', rate: 20 };
+    const push = {
+      subscribers: [subscriber('a'), subscriber('b')],
+      retries: 5,
+      retries_delay: 10,
+      error_queue: 'err',
+      rate: 20,
+    };
     const response = await mq.createQueue(queue, { type: 'unicast', push });
     expect(response.body.queue).toMatchObject({ type: 'unicast', push });
   });
@@ -207,9 +323,15 @@ describe('push queues', () => {
     const queue = uniqueQueue('subscribers');
     await mq.createQueue(queue, { push: { subscribers: [subscriber('a'), subscriber('b')] } });
     const path = mq.path(queue, '/subscribers');
-    const added = await mq.http.post(path, { subscribers: [{ name: 'b', url: 'http://127.0.0.1:9/b2' }, subscriber('c')] });
+    const added = await mq.http.post(path, {
+      subscribers: [{ name: 'b', url: 'http://127.0.0.1:9/b2' }, subscriber('c')],
+    });
     expect(added.body).toEqual({ msg: 'Updated' });
-    expect((await mq.info(queue)).push.subscribers).toEqual([subscriber('a'), { name: 'b', url: 'http://127.0.0.1:9/b2' }, subscriber('c')]);
+    expect((await mq.info(queue)).push.subscribers).toEqual([
+      subscriber('a'),
+      { name: 'b', url: 'http://127.0.0.1:9/b2' },
+      subscriber('c'),
+    ]);
     expect((await mq.http.put(path, { subscribers: [subscriber('z')] })).body).toEqual({ msg: 'Updated' });
     expect((await mq.info(queue)).push.subscribers).toEqual([subscriber('z')]);
     await mq.http.post(path, { subscribers: [subscriber('y')] });
@@ -226,7 +348,9 @@ describe('push queues', () => {
     const onPull = await mq.http.post(mq.path(pull, '/subscribers'), { subscribers: [subscriber('a')] });
     expect(onPull.status).toBe(400);
     expect(onPull.body.msg).toMatch(/push queue/);
-    const missing = await mq.http.post(mq.path(uniqueQueue('nope'), '/subscribers'), { subscribers: [subscriber('a')] });
+    const missing = await mq.http.post(mq.path(uniqueQueue('nope'), '/subscribers'), {
+      subscribers: [subscriber('a')],
+    });
     expect(missing.status).toBe(404);
     const absent = await mq.http.post(mq.path(pull, '/subscribers'), {});
     expect(absent.status).toBe(406);
@@ -243,7 +367,12 @@ describe('dead letter and alerts settings', () => {
     const deadLetter = uniqueQueue('the-dl');
     const created = await mq.createQueue(queue, { dead_letter: { queue_name: deadLetter } });
     expect(created.body.queue.dead_letter).toEqual({ queue_name: deadLetter, max_reservations: 10 });
-    expect(await mq.info(deadLetter)).toMatchObject({ type: 'pull', size: 0, message_timeout: 60, message_expiration: 604800 });
+    expect(await mq.info(deadLetter)).toMatchObject({
+      type: 'pull',
+      size: 0,
+      message_timeout: 60,
+      message_expiration: 604800,
+    });
     const changed = await mq.updateQueue(queue, { dead_letter: { queue_name: deadLetter, max_reservations: 3 } });
     expect(changed.body.queue.dead_letter).toEqual({ queue_name: deadLetter, max_reservations: 3 });
     const removed = await mq.createQueue(queue, { dead_letter: { queue_name: '' } });

@@ -14,12 +14,18 @@ let server: TestServer;
 let worker: WorkerClient;
 const runners: Runner[] = [];
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, clusterId?: string): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  clusterId?: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${clusterId ? `: ${JSON.stringify(await stats(clusterId))}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${clusterId ? `: ${JSON.stringify(await stats(clusterId))}` : ''}`);
     await sleep(200);
   }
 }
@@ -55,7 +61,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const runner of runners) await runner.stop();
-  for (const id of (await docker('ps', '-aq', '--filter', `label=${INSTANCE_LABELS.owner}`)).split('\n').filter(Boolean)) {
+  for (const id of (await docker('ps', '-aq', '--filter', `label=${INSTANCE_LABELS.owner}`))
+    .split('\n')
+    .filter(Boolean)) {
     const labels = await docker('inspect', '-f', `{{index .Config.Labels "${INSTANCE_LABELS.cluster}"}}`, id);
     if (clustersMade.includes(labels)) await docker('rm', '-f', id).catch(() => undefined);
   }
@@ -71,10 +79,16 @@ async function cluster(name: string, autoscale: Record<string, unknown>): Promis
 
 describe('the docker provider', () => {
   it('scales a cluster from 0 to 2 instances under load, runs the tasks on them, and back to 0 when idle', async () => {
-    const clusterId = await cluster('elastic', { provider: 'docker', runners_min: 0, runners_max: 2, runners_per_instance: 1 });
+    const clusterId = await cluster('elastic', {
+      provider: 'docker',
+      runners_min: 0,
+      runners_max: 2,
+      runners_per_instance: 1,
+    });
     expect(await stats(clusterId)).toMatchObject({ instances: [], runners_total: 0 });
     const tasks: string[] = [];
-    for (let i = 0; i < 4; i++) tasks.push(await worker.queue('shell', `sleep 2; echo done ${i}`, { cluster: clusterId }));
+    for (let i = 0; i < 4; i++)
+      tasks.push(await worker.queue('shell', `sleep 2; echo done ${i}`, { cluster: clusterId }));
     let most = 0;
     const live = await until(
       'two LIVE instances',
@@ -112,8 +126,20 @@ describe('the docker provider', () => {
   }, 300_000);
 
   it('never loses a running task of a KILL instance: it finishes, then the instance terminates', async () => {
-    const clusterId = await cluster('killed', { provider: 'docker', runners_min: 1, runners_max: 1, runners_per_instance: 1 });
-    const [instance] = ofType(await until('a LIVE instance', async () => ofType(await stats(clusterId), 'LIVE').length === 1 && stats(clusterId), 120_000), 'LIVE');
+    const clusterId = await cluster('killed', {
+      provider: 'docker',
+      runners_min: 1,
+      runners_max: 1,
+      runners_per_instance: 1,
+    });
+    const [instance] = ofType(
+      await until(
+        'a LIVE instance',
+        async () => ofType(await stats(clusterId), 'LIVE').length === 1 && stats(clusterId),
+        120_000,
+      ),
+      'LIVE',
+    );
     // From here on nothing is launched: only the KILL → TERMINATE steps go on.
     expect((await server.http.put(`/2/clusters/${clusterId}`, { autoscale: { disable: true } })).status).toBe(200);
     const long = await worker.queue('shell', 'sleep 4; echo finished', { cluster: clusterId });
@@ -126,14 +152,23 @@ describe('the docker provider', () => {
     const done = await worker.waitFor(long, ['complete', 'error', 'timeout', 'cancelled'], 60_000);
     expect(done.status).toBe('complete');
     expect(await worker.log(long)).toBe('finished\n');
-    await until('the instance terminated', async () => ofType(await stats(clusterId), 'TERMINATE').length === 1, 60_000);
+    await until(
+      'the instance terminated',
+      async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
+      60_000,
+    );
     expect(await containersOf(clusterId)).toEqual([]);
     expect((await worker.task(later)).status).toBe('queued');
     expect((await stats(clusterId)).queued).toBe(1);
   }, 300_000);
 
   it('launches nothing for a cluster whose autoscale is disabled', async () => {
-    const clusterId = await cluster('disabled', { provider: 'docker', runners_max: 2, runners_per_instance: 1, disable: true });
+    const clusterId = await cluster('disabled', {
+      provider: 'docker',
+      runners_max: 2,
+      runners_per_instance: 1,
+      disable: true,
+    });
     await worker.queue('shell', 'echo waits', { cluster: clusterId });
     await sleep(1500);
     const now = await stats(clusterId);
@@ -147,15 +182,37 @@ describe('a static cluster', () => {
     const clusterId = await cluster('fixed', { provider: 'static' });
     const runner = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusterId, FERRUM_RUNNER_SLOTS: '3' });
     runners.push(runner);
-    const live = await until('the runner as an instance', async () => (await stats(clusterId)).instances.length === 1 && stats(clusterId), 10_000);
-    expect(live).toMatchObject({ runners_total: 3, runners_available: 3, instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: '0.1.0' }] });
-    expect(Object.keys(live.instances[0]).sort()).toEqual(['created_at', 'instance_id', 'runners_available', 'runners_total', 'type', 'updated_at', 'version']);
+    const live = await until(
+      'the runner as an instance',
+      async () => (await stats(clusterId)).instances.length === 1 && stats(clusterId),
+      10_000,
+    );
+    expect(live).toMatchObject({
+      runners_total: 3,
+      runners_available: 3,
+      instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: '0.1.0' }],
+    });
+    expect(Object.keys(live.instances[0]).sort()).toEqual([
+      'created_at',
+      'instance_id',
+      'runners_available',
+      'runners_total',
+      'type',
+      'updated_at',
+      'version',
+    ]);
     const task = await worker.queue('shell', 'sleep 1; echo static', { cluster: clusterId });
     await worker.waitFor(task, ['running'], 20_000);
-    expect((await server.http.post(`/2/clusters/${clusterId}/terminate`)).body).toEqual({ msg: 'Terminating 1 instances' });
+    expect((await server.http.post(`/2/clusters/${clusterId}/terminate`)).body).toEqual({
+      msg: 'Terminating 1 instances',
+    });
     expect(await runner.whenStopped()).toBe(true);
     expect((await worker.task(task)).status).toBe('complete');
-    await until('the instance terminated', async () => ofType(await stats(clusterId), 'TERMINATE').length === 1, 10_000);
+    await until(
+      'the instance terminated',
+      async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
+      10_000,
+    );
     expect((await stats(clusterId)).runners_total).toBe(0);
   }, 60_000);
 });

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AwsProviderError } from '../controller/providers/aws-errors.js';
 import { awsOwnerTag } from '../controller/providers/aws-owner-tag.js';
 import { AwsInstanceProvider } from '../controller/providers/aws-provider.js';
-import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../src/worker/aws-settings.js';
+import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../src/worker/clusters/aws-settings.js';
 import { validationError } from '../controller/validation.js';
 import { loadConfig } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
@@ -35,7 +35,12 @@ const LAUNCH = { clusterId: CLUSTER, instanceId: 'inst-1', runners: 14, runnerEn
 
 function providerWith(input: Partial<AwsAutoscaleInput>, eipWaitSeconds?: number): AwsInstanceProvider {
   const settings = withAwsDefaults({ ...CREDENTIALS, ...input });
-  return new AwsInstanceProvider({ settings, ownerTag: OWNER, runnerImage: 'registry.example/ferrum:1.2', eipWaitSeconds });
+  return new AwsInstanceProvider({
+    settings,
+    ownerTag: OWNER,
+    runnerImage: 'registry.example/ferrum:1.2',
+    eipWaitSeconds,
+  });
 }
 
 function awsError(name: string, message: string): EC2ServiceException {
@@ -43,14 +48,25 @@ function awsError(name: string, message: string): EC2ServiceException {
 }
 
 function launched(id: string, state = 'pending'): { Instances: Instance[] } {
-  return { Instances: [{ InstanceId: id, State: { Name: state as 'pending' }, LaunchTime: new Date('2026-11-22T01:00:00Z') }] };
+  return {
+    Instances: [{ InstanceId: id, State: { Name: state as 'pending' }, LaunchTime: new Date('2026-11-22T01:00:00Z') }],
+  };
 }
 
 function reservations(...instances: Instance[]) {
   return { Reservations: [{ Instances: instances }] };
 }
 
-function tagged(id: string, state: string, extra: Partial<Instance> = {}, tags: Record<string, string> = { [OWNER.key]: OWNER.value, 'ferrum:cluster': CLUSTER, 'ferrum:instance': `runner-of-${id}` }): Instance {
+function tagged(
+  id: string,
+  state: string,
+  extra: Partial<Instance> = {},
+  tags: Record<string, string> = {
+    [OWNER.key]: OWNER.value,
+    'ferrum:cluster': CLUSTER,
+    'ferrum:instance': `runner-of-${id}`,
+  },
+): Instance {
   return {
     InstanceId: id,
     State: { Name: state as 'running' },
@@ -98,7 +114,17 @@ describe('launch', () => {
       security_group_ids: ['sg-111', 'sg-222'],
       iam_instance_profile: { name: 'ferrum-runner', arn: 'arn:aws:iam::123456789012:instance-profile/ferrum-runner' },
       block_device_mappings: [
-        { device_name: '/dev/xvda', ebs: { snapshot_id: 'snap-1', iops: 3000, encrypted: true, delete_on_termination: true, volume_size: 50, volume_type: 'gp3' } },
+        {
+          device_name: '/dev/xvda',
+          ebs: {
+            snapshot_id: 'snap-1',
+            iops: 3000,
+            encrypted: true,
+            delete_on_termination: true,
+            volume_size: 50,
+            volume_type: 'gp3',
+          },
+        },
         { device_name: '/dev/sdb', virtual_name: 'ephemeral0' },
         { device_name: '/dev/sdc', no_device: true },
       ],
@@ -107,7 +133,12 @@ describe('launch', () => {
 
     const instance = await provider.launch(LAUNCH);
 
-    expect(instance).toEqual({ providerId: 'i-0abc', instanceId: 'inst-1', state: 'pending', launchedAt: Date.parse('2026-11-22T01:00:00Z') });
+    expect(instance).toEqual({
+      providerId: 'i-0abc',
+      instanceId: 'inst-1',
+      state: 'pending',
+      launchedAt: Date.parse('2026-11-22T01:00:00Z'),
+    });
     const input = runInput();
     expect(input).toMatchObject({
       MinCount: 1,
@@ -121,14 +152,30 @@ describe('launch', () => {
       SecurityGroupIds: ['sg-111', 'sg-222'],
       IamInstanceProfile: { Arn: 'arn:aws:iam::123456789012:instance-profile/ferrum-runner' },
       BlockDeviceMappings: [
-        { DeviceName: '/dev/xvda', Ebs: { SnapshotId: 'snap-1', Iops: 3000, Encrypted: true, DeleteOnTermination: true, VolumeSize: 50, VolumeType: 'gp3' } },
+        {
+          DeviceName: '/dev/xvda',
+          Ebs: {
+            SnapshotId: 'snap-1',
+            Iops: 3000,
+            Encrypted: true,
+            DeleteOnTermination: true,
+            VolumeSize: 50,
+            VolumeType: 'gp3',
+          },
+        },
         { DeviceName: '/dev/sdb', VirtualName: 'ephemeral0' },
         { DeviceName: '/dev/sdc', NoDevice: '' },
       ],
     });
     expect(input.Placement).toBeUndefined();
     expect(decodedUserData(input)).toBe('#!/bin/sh\necho own script\n');
-    const expectedTags = { team: 'builds', env: 'prod', 'ferrum:owner': 'install-1', 'ferrum:cluster': CLUSTER, 'ferrum:instance': 'inst-1' };
+    const expectedTags = {
+      team: 'builds',
+      env: 'prod',
+      'ferrum:owner': 'install-1',
+      'ferrum:cluster': CLUSTER,
+      'ferrum:instance': 'inst-1',
+    };
     expect(tagsOf(input)).toEqual(expectedTags);
     expect(tagsOf(input, 'volume')).toEqual(expectedTags);
     expect(await ec2.call(0).thisValue.config.region()).toBe('eu-west-1');
@@ -143,10 +190,23 @@ describe('launch', () => {
     const input = runInput();
     expect(input.InstanceType).toBe('c3.xlarge');
     expect(input.ImageId).toMatch(/^resolve:ssm:\/aws\/service\/ecs\/optimized-ami\//);
-    for (const absent of ['KeyName', 'SubnetId', 'Placement', 'SecurityGroups', 'SecurityGroupIds', 'IamInstanceProfile', 'BlockDeviceMappings'] as const) {
+    for (const absent of [
+      'KeyName',
+      'SubnetId',
+      'Placement',
+      'SecurityGroups',
+      'SecurityGroupIds',
+      'IamInstanceProfile',
+      'BlockDeviceMappings',
+    ] as const) {
       expect(input[absent], absent).toBeUndefined();
     }
-    expect(tagsOf(input)).toEqual({ Name: `ferrum-runner ${CLUSTER}`, 'ferrum:owner': 'install-1', 'ferrum:cluster': CLUSTER, 'ferrum:instance': 'inst-1' });
+    expect(tagsOf(input)).toEqual({
+      Name: `ferrum-runner ${CLUSTER}`,
+      'ferrum:owner': 'install-1',
+      'ferrum:cluster': CLUSTER,
+      'ferrum:instance': 'inst-1',
+    });
     expect(await ec2.call(0).thisValue.config.region()).toBe('us-east-1');
   });
 
@@ -175,21 +235,33 @@ describe('launch', () => {
 
   it('refuses runner environments and user_data EC2 cannot take, before calling RunInstances', async () => {
     const provider = providerWith({});
-    await expect(provider.launch({ ...LAUNCH, runnerEnv: { REDIS_URL: 'redis://x\nEVIL=1' } })).rejects.toThrow(/REDIS_URL must not contain a line break/);
-    await expect(provider.launch({ ...LAUNCH, runnerEnv: { 'BAD NAME': 'x' } })).rejects.toThrow(/"BAD NAME" is not a valid name/);
-    await expect(providerWith({ user_data: 'x'.repeat(16 * 1024 + 1) }).launch(LAUNCH)).rejects.toThrow(/user_data is 16385 bytes; EC2 accepts at most 16384/);
+    await expect(provider.launch({ ...LAUNCH, runnerEnv: { REDIS_URL: 'redis://x\nEVIL=1' } })).rejects.toThrow(
+      /REDIS_URL must not contain a line break/,
+    );
+    await expect(provider.launch({ ...LAUNCH, runnerEnv: { 'BAD NAME': 'x' } })).rejects.toThrow(
+      /"BAD NAME" is not a valid name/,
+    );
+    await expect(providerWith({ user_data: 'x'.repeat(16 * 1024 + 1) }).launch(LAUNCH)).rejects.toThrow(
+      /user_data is 16385 bytes; EC2 accepts at most 16384/,
+    );
     expect(ec2.commandCalls(RunInstancesCommand)).toHaveLength(0);
   });
 
   it('spreads instances over subnet_ids, the least used subnet next', async () => {
-    ec2.on(DescribeInstancesCommand).resolves(reservations(
-      tagged('i-1', 'running', { SubnetId: 'subnet-a' }),
-      tagged('i-2', 'pending', { SubnetId: 'subnet-c' }),
-      tagged('i-3', 'terminated', { SubnetId: 'subnet-b' }),
-    ));
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves(
+        reservations(
+          tagged('i-1', 'running', { SubnetId: 'subnet-a' }),
+          tagged('i-2', 'pending', { SubnetId: 'subnet-c' }),
+          tagged('i-3', 'terminated', { SubnetId: 'subnet-b' }),
+        ),
+      );
     ec2.on(RunInstancesCommand).resolves(launched('i-4'));
 
-    await providerWith({ subnet_ids: ['subnet-a', 'subnet-b', 'subnet-c'], availability_zones: ['eu-west-1a'] }).launch(LAUNCH);
+    await providerWith({ subnet_ids: ['subnet-a', 'subnet-b', 'subnet-c'], availability_zones: ['eu-west-1a'] }).launch(
+      LAUNCH,
+    );
 
     const input = runInput();
     expect(input.SubnetId).toBe('subnet-b');
@@ -201,7 +273,9 @@ describe('launch', () => {
   });
 
   it('places instances in availability_zones when no subnets are given', async () => {
-    ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-1', 'running', { Placement: { AvailabilityZone: 'us-east-1a' } })));
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves(reservations(tagged('i-1', 'running', { Placement: { AvailabilityZone: 'us-east-1a' } })));
     ec2.on(RunInstancesCommand).resolves(launched('i-2'));
 
     await providerWith({ availability_zones: ['us-east-1a', 'us-east-1b'] }).launch(LAUNCH);
@@ -228,12 +302,18 @@ describe('Elastic IPs', () => {
 
     const associations = ec2.commandCalls(AssociateAddressCommand);
     expect(associations).toHaveLength(1);
-    expect(associations[0]!.args[0].input).toEqual({ InstanceId: 'i-eip', AllocationId: 'eipalloc-2', AllowReassociation: false });
+    expect(associations[0]!.args[0].input).toEqual({
+      InstanceId: 'i-eip',
+      AllocationId: 'eipalloc-2',
+      AllowReassociation: false,
+    });
   });
 
   it('launches nothing when every eip is taken', async () => {
     ec2.on(DescribeAddressesCommand).resolves(ADDRESSES);
-    await expect(providerWith({ eips: ['eipalloc-1', '198.51.100.9'] }).launch(LAUNCH)).rejects.toThrow(/no free Elastic IP .*eipalloc-1, 198\.51\.100\.9/);
+    await expect(providerWith({ eips: ['eipalloc-1', '198.51.100.9'] }).launch(LAUNCH)).rejects.toThrow(
+      /no free Elastic IP .*eipalloc-1, 198\.51\.100\.9/,
+    );
     expect(ec2.commandCalls(RunInstancesCommand)).toHaveLength(0);
   });
 
@@ -241,10 +321,14 @@ describe('Elastic IPs', () => {
     ec2.on(DescribeAddressesCommand).resolves(ADDRESSES);
     ec2.on(RunInstancesCommand).resolves(launched('i-lost'));
     ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-lost', 'running')));
-    ec2.on(AssociateAddressCommand).rejects(awsError('Resource.AlreadyAssociated', 'resource eipalloc-2 is already associated'));
+    ec2
+      .on(AssociateAddressCommand)
+      .rejects(awsError('Resource.AlreadyAssociated', 'resource eipalloc-2 is already associated'));
     ec2.on(TerminateInstancesCommand).resolves({});
 
-    await expect(providerWith({ eips: ['eipalloc-2'] }).launch(LAUNCH)).rejects.toThrow(/AssociateAddress .*Resource\.AlreadyAssociated.*instance i-lost was terminated again/);
+    await expect(providerWith({ eips: ['eipalloc-2'] }).launch(LAUNCH)).rejects.toThrow(
+      /AssociateAddress .*Resource\.AlreadyAssociated.*instance i-lost was terminated again/,
+    );
     expect(ec2.commandCalls(TerminateInstancesCommand)[0]!.args[0].input).toEqual({ InstanceIds: ['i-lost'] });
   });
 });
@@ -253,7 +337,11 @@ describe('list', () => {
   it('pages through the instances carrying the owner and cluster tags', async () => {
     const requests: Array<{ filters: unknown; token: string | undefined }> = [];
     const firstPage = { ...reservations(tagged('i-1', 'pending'), tagged('i-2', 'running')), NextToken: 'page-2' };
-    const lastPage = reservations(tagged('i-3', 'shutting-down'), tagged('i-4', 'terminated'), tagged('i-5', 'stopped'));
+    const lastPage = reservations(
+      tagged('i-3', 'shutting-down'),
+      tagged('i-4', 'terminated'),
+      tagged('i-5', 'stopped'),
+    );
     // The SDK's paginator reuses one input object, so each request is recorded as it is made.
     ec2.on(DescribeInstancesCommand).callsFake((input) => {
       requests.push({ filters: structuredClone(input.Filters), token: input.NextToken });
@@ -262,8 +350,14 @@ describe('list', () => {
 
     const instances = await providerWith({}).list(CLUSTER);
 
-    const filters = [{ Name: 'tag:ferrum:owner', Values: ['install-1'] }, { Name: 'tag:ferrum:cluster', Values: [CLUSTER] }];
-    expect(requests).toEqual([{ filters, token: undefined }, { filters, token: 'page-2' }]);
+    const filters = [
+      { Name: 'tag:ferrum:owner', Values: ['install-1'] },
+      { Name: 'tag:ferrum:cluster', Values: [CLUSTER] },
+    ];
+    expect(requests).toEqual([
+      { filters, token: undefined },
+      { filters, token: 'page-2' },
+    ]);
     expect(instances.map((instance) => [instance.providerId, instance.instanceId, instance.state])).toEqual([
       ['i-1', 'runner-of-i-1', 'pending'],
       ['i-2', 'runner-of-i-2', 'running'],
@@ -293,22 +387,42 @@ describe('terminate', () => {
 
   it('refuses an instance without the owner tag and never calls TerminateInstances', async () => {
     const provider = providerWith({});
-    ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-foreign', 'running', {}, { Name: 'prod-db', 'ferrum:cluster': CLUSTER })));
-    await expect(provider.terminate(CLUSTER, 'i-foreign')).rejects.toThrow(/refusing to terminate i-foreign: it does not carry the owner tag ferrum:owner=install-1/);
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves(reservations(tagged('i-foreign', 'running', {}, { Name: 'prod-db', 'ferrum:cluster': CLUSTER })));
+    await expect(provider.terminate(CLUSTER, 'i-foreign')).rejects.toThrow(
+      /refusing to terminate i-foreign: it does not carry the owner tag ferrum:owner=install-1/,
+    );
 
     ec2.reset();
-    ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-other-install', 'running', {}, { 'ferrum:owner': 'install-2', 'ferrum:cluster': CLUSTER })));
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves(
+        reservations(
+          tagged('i-other-install', 'running', {}, { 'ferrum:owner': 'install-2', 'ferrum:cluster': CLUSTER }),
+        ),
+      );
     await expect(provider.terminate(CLUSTER, 'i-other-install')).rejects.toBeInstanceOf(AwsProviderError);
 
     ec2.reset();
-    ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-other-cluster', 'running', {}, { 'ferrum:owner': 'install-1', 'ferrum:cluster': 'another' })));
-    await expect(provider.terminate(CLUSTER, 'i-other-cluster')).rejects.toThrow(/belongs to cluster another, not c0ffee/);
+    ec2
+      .on(DescribeInstancesCommand)
+      .resolves(
+        reservations(
+          tagged('i-other-cluster', 'running', {}, { 'ferrum:owner': 'install-1', 'ferrum:cluster': 'another' }),
+        ),
+      );
+    await expect(provider.terminate(CLUSTER, 'i-other-cluster')).rejects.toThrow(
+      /belongs to cluster another, not c0ffee/,
+    );
     expect(ec2.commandCalls(TerminateInstancesCommand)).toHaveLength(0);
   });
 
   it('does nothing for an instance that is gone already', async () => {
     const provider = providerWith({});
-    ec2.on(DescribeInstancesCommand).rejects(awsError('InvalidInstanceID.NotFound', "The instance ID 'i-gone' does not exist"));
+    ec2
+      .on(DescribeInstancesCommand)
+      .rejects(awsError('InvalidInstanceID.NotFound', "The instance ID 'i-gone' does not exist"));
     await provider.terminate(CLUSTER, 'i-gone');
 
     ec2.reset();
@@ -321,7 +435,9 @@ describe('terminate', () => {
 describe('AWS errors', () => {
   it('become AwsProviderErrors naming the call, the region, the code and what to do', async () => {
     const provider = providerWith({ region: 'ap-southeast-2' });
-    ec2.on(RunInstancesCommand).rejects(awsError('AuthFailure', 'AWS was not able to validate the provided access credentials'));
+    ec2
+      .on(RunInstancesCommand)
+      .rejects(awsError('AuthFailure', 'AWS was not able to validate the provided access credentials'));
     const failure = await provider.launch(LAUNCH).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AwsProviderError);
     expect((failure as AwsProviderError).awsCode).toBe('AuthFailure');
@@ -330,24 +446,41 @@ describe('AWS errors', () => {
     );
 
     ec2.reset();
-    ec2.on(RunInstancesCommand).rejects(awsError('InstanceLimitExceeded', 'You have requested more instances (21) than your current instance limit of 20 allows'));
-    await expect(provider.launch(LAUNCH)).rejects.toThrow(/InstanceLimitExceeded: .*lower runners_max or raise the limit/);
+    ec2
+      .on(RunInstancesCommand)
+      .rejects(
+        awsError(
+          'InstanceLimitExceeded',
+          'You have requested more instances (21) than your current instance limit of 20 allows',
+        ),
+      );
+    await expect(provider.launch(LAUNCH)).rejects.toThrow(
+      /InstanceLimitExceeded: .*lower runners_max or raise the limit/,
+    );
   });
 
   it('covers list, terminate and errors that are not AWS answers', async () => {
     const provider = providerWith({});
-    ec2.on(DescribeInstancesCommand).rejects(awsError('UnauthorizedOperation', 'You are not authorized to perform this operation.'));
-    await expect(provider.list(CLUSTER)).rejects.toThrow(/AWS DescribeInstances in us-east-1 failed \(UnauthorizedOperation: .*\); the credentials must allow/);
+    ec2
+      .on(DescribeInstancesCommand)
+      .rejects(awsError('UnauthorizedOperation', 'You are not authorized to perform this operation.'));
+    await expect(provider.list(CLUSTER)).rejects.toThrow(
+      /AWS DescribeInstances in us-east-1 failed \(UnauthorizedOperation: .*\); the credentials must allow/,
+    );
     await expect(provider.terminate(CLUSTER, 'i-1')).rejects.toThrow(/AWS DescribeInstances .*UnauthorizedOperation/);
 
     ec2.reset();
     ec2.on(DescribeInstancesCommand).resolves(reservations(tagged('i-1', 'running')));
     ec2.on(TerminateInstancesCommand).rejects(awsError('RequestLimitExceeded', 'Request limit exceeded.'));
-    await expect(provider.terminate(CLUSTER, 'i-1')).rejects.toThrow(/AWS TerminateInstances in us-east-1 failed \(RequestLimitExceeded: .*\); EC2 is throttling/);
+    await expect(provider.terminate(CLUSTER, 'i-1')).rejects.toThrow(
+      /AWS TerminateInstances in us-east-1 failed \(RequestLimitExceeded: .*\); EC2 is throttling/,
+    );
 
     ec2.reset();
     ec2.on(RunInstancesCommand).rejects(new Error('connect ETIMEDOUT 52.94.0.1:443'));
-    await expect(provider.launch(LAUNCH)).rejects.toThrow('AWS RunInstances in us-east-1 failed (connect ETIMEDOUT 52.94.0.1:443)');
+    await expect(provider.launch(LAUNCH)).rejects.toThrow(
+      'AWS RunInstances in us-east-1 failed (connect ETIMEDOUT 52.94.0.1:443)',
+    );
   });
 });
 
@@ -383,7 +516,9 @@ describe('owner tag', () => {
     const config = loadConfig({ FERRUM_AWS_OWNER_TAG: 'team:owner=ci=1' }).aws;
     expect(await awsOwnerTag(config, redis, new KeySpace('ferrum:'))).toEqual({ key: 'team:owner', value: 'ci=1' });
     expect(await redis.exists('ferrum:installation:id')).toBe(0);
-    expect(() => loadConfig({ FERRUM_AWS_OWNER_TAG: 'no-value-separator' })).toThrow(/FERRUM_AWS_OWNER_TAG must be key=value/);
+    expect(() => loadConfig({ FERRUM_AWS_OWNER_TAG: 'no-value-separator' })).toThrow(
+      /FERRUM_AWS_OWNER_TAG must be key=value/,
+    );
     expect(() => loadConfig({ FERRUM_AWS_OWNER_TAG: '=value' })).toThrow(/FERRUM_AWS_OWNER_TAG must be key=value/);
   });
 });
@@ -398,22 +533,26 @@ describe('autoscale.aws schema', () => {
   }
 
   it('accepts every spec field', () => {
-    expect(problem({
-      ...CREDENTIALS,
-      region: 'us-gov-west-1',
-      instance_type: 'm7i-flex.large',
-      image_id: 'ami-1',
-      tags: { team: 'a' },
-      key_name: 'k',
-      subnet_ids: ['subnet-1'],
-      availability_zones: ['us-gov-west-1a'],
-      security_groups: ['default'],
-      security_group_ids: ['sg-1'],
-      eips: ['eipalloc-1'],
-      iam_instance_profile: { name: 'p', arn: 'arn:aws:iam::1:instance-profile/p' },
-      block_device_mappings: [{ device_name: '/dev/xvda', no_device: false, ebs: { volume_size: 20, volume_type: 'gp3', encrypted: true } }],
-      user_data: '#!/bin/sh',
-    })).toBeUndefined();
+    expect(
+      problem({
+        ...CREDENTIALS,
+        region: 'us-gov-west-1',
+        instance_type: 'm7i-flex.large',
+        image_id: 'ami-1',
+        tags: { team: 'a' },
+        key_name: 'k',
+        subnet_ids: ['subnet-1'],
+        availability_zones: ['us-gov-west-1a'],
+        security_groups: ['default'],
+        security_group_ids: ['sg-1'],
+        eips: ['eipalloc-1'],
+        iam_instance_profile: { name: 'p', arn: 'arn:aws:iam::1:instance-profile/p' },
+        block_device_mappings: [
+          { device_name: '/dev/xvda', no_device: false, ebs: { volume_size: 20, volume_type: 'gp3', encrypted: true } },
+        ],
+        user_data: '#!/bin/sh',
+      }),
+    ).toBeUndefined();
   });
 
   it('names the field of each kind of bad input', () => {
@@ -422,13 +561,23 @@ describe('autoscale.aws schema', () => {
     expect(problem({ ...CREDENTIALS, instance_type: 7 })).toBe('400 instance_type must be string');
     expect(problem({ ...CREDENTIALS, subnet_ids: 'subnet-1' })).toBe('400 subnet_ids must be array');
     expect(problem({ ...CREDENTIALS, tags: { team: 1 } })).toBe('400 tags.team must be string');
-    expect(problem({ ...CREDENTIALS, tags: { 'aws:x': 'y' } })).toBe('400 tags must match pattern "^(?!aws:|ferrum:).{1,128}$"');
+    expect(problem({ ...CREDENTIALS, tags: { 'aws:x': 'y' } })).toBe(
+      '400 tags must match pattern "^(?!aws:|ferrum:).{1,128}$"',
+    );
     expect(problem({ ...CREDENTIALS, tags: { 'ferrum:owner': 'me' } })).toMatch(/^400 tags must match pattern/);
     expect(problem({ ...CREDENTIALS, tags: { ['k'.repeat(129)]: 'v' } })).toMatch(/^400 tags must match pattern/);
-    expect(problem({ ...CREDENTIALS, iam_instance_profile: { arn: 'not-an-arn' } })).toMatch(/^400 iam_instance_profile.arn must match/);
-    expect(problem({ ...CREDENTIALS, block_device_mappings: [{}] })).toBe('406 block_device_mappings[0].device_name is required');
-    expect(problem({ ...CREDENTIALS, block_device_mappings: [{ device_name: '/dev/sdb', ebs: { volume_type: 'floppy' } }] })).toMatch(/^400 block_device_mappings\[0\].ebs.volume_type must be one of: standard, io1/);
-    expect(problem({ ...CREDENTIALS, user_data: 'x'.repeat(16385) })).toMatch(/^400 user_data must NOT have more than 16384 characters/);
+    expect(problem({ ...CREDENTIALS, iam_instance_profile: { arn: 'not-an-arn' } })).toMatch(
+      /^400 iam_instance_profile.arn must match/,
+    );
+    expect(problem({ ...CREDENTIALS, block_device_mappings: [{}] })).toBe(
+      '406 block_device_mappings[0].device_name is required',
+    );
+    expect(
+      problem({ ...CREDENTIALS, block_device_mappings: [{ device_name: '/dev/sdb', ebs: { volume_type: 'floppy' } }] }),
+    ).toMatch(/^400 block_device_mappings\[0\].ebs.volume_type must be one of: standard, io1/);
+    expect(problem({ ...CREDENTIALS, user_data: 'x'.repeat(16385) })).toMatch(
+      /^400 user_data must NOT have more than 16384 characters/,
+    );
     expect(problem({ ...CREDENTIALS, colour: 'red' })).toMatch(/^400 body must NOT have additional properties/);
   });
 });

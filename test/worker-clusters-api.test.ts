@@ -14,7 +14,12 @@ const awsCluster = {
     runners_max: 20,
     docker_auth: SECRETS[2],
     docker_email: 'ops@example.com',
-    aws: { access_key_id: SECRETS[0], secret_access_key: SECRETS[1], tags: { team: 'a', env: 'prod' }, subnet_ids: ['subnet-1'] },
+    aws: {
+      access_key_id: SECRETS[0],
+      secret_access_key: SECRETS[1],
+      tags: { team: 'a', env: 'prod' },
+      subnet_ids: ['subnet-1'],
+    },
   },
 };
 
@@ -26,7 +31,11 @@ const responses: string[] = [];
 
 /** Every response of the file is kept to check that no secret ever appears in one. */
 class RecordingClient extends HttpClient {
-  override async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+  override async request<T = any>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<HttpResponse<T>> {
     const response = await super.request<T>(method, path, options);
     responses.push(response.text);
     return response;
@@ -75,7 +84,12 @@ describe('creating a cluster', () => {
       provider: 'aws',
       runners_per_instance: 14,
       docker_email: 'ops@example.com',
-      aws: { region: 'us-east-1', instance_type: 'c3.xlarge', tags: { team: 'a', env: 'prod' }, subnet_ids: ['subnet-1'] },
+      aws: {
+        region: 'us-east-1',
+        instance_type: 'c3.xlarge',
+        tags: { team: 'a', env: 'prod' },
+        subnet_ids: ['subnet-1'],
+      },
     });
     expect(cluster.autoscale.aws.access_key_id).toBeUndefined();
     expect(cluster.autoscale.docker_auth).toBeUndefined();
@@ -88,19 +102,84 @@ describe('creating a cluster', () => {
     ['memory of the wrong type', { name: 'x', memory: '1GB' }, 400, 'memory must be integer'],
     ['a disk of zero', { name: 'x', disk: 0 }, 400, 'disk must be >= 1'],
     ['a negative cpu_share', { name: 'x', cpu_share: -1 }, 400, 'cpu_share must be > 0'],
-    ['an unknown provider', { name: 'x', autoscale: { provider: 'gcp' } }, 400, 'autoscale.provider must be one of: docker, aws, static'],
-    ['runners_min above runners_max', { name: 'x', autoscale: { runners_min: 5, runners_max: 2 } }, 400, 'autoscale.runners_min (5) must not exceed autoscale.runners_max (2)'],
-    ['zero runners per instance', { name: 'x', autoscale: { runners_per_instance: 0 } }, 400, 'autoscale.runners_per_instance must be >= 1'],
-    ['disable of the wrong type', { name: 'x', autoscale: { disable: 'yes' } }, 400, 'autoscale.disable must be boolean'],
-    ['aws without credentials', { name: 'x', autoscale: { docker_auth: 'a', docker_email: 'e', aws: {} } }, 406, 'autoscale.aws.access_key_id is required'],
-    ['aws without a secret key', { name: 'x', autoscale: { docker_auth: 'a', docker_email: 'e', aws: { access_key_id: 'k' } } }, 406, 'autoscale.aws.secret_access_key is required'],
-    ['aws without docker_auth', { name: 'x', autoscale: { docker_email: 'e', aws: { access_key_id: 'k', secret_access_key: 's' } } }, 406, 'autoscale.docker_auth is required'],
-    ['aws without docker_email', { name: 'x', autoscale: { docker_auth: 'a', aws: { access_key_id: 'k', secret_access_key: 's' } } }, 406, 'autoscale.docker_email is required'],
-    ['provider aws without aws settings', { name: 'x', autoscale: { provider: 'aws' } }, 406, 'autoscale.aws is required for autoscale.provider aws'],
-    ['aws settings for the docker provider', { name: 'x', autoscale: { provider: 'docker', aws: { region: 'eu-west-1' } } }, 400, 'autoscale.aws applies only to autoscale.provider aws, not docker'],
-    ['tags that are not strings', { name: 'x', autoscale: { provider: 'aws', aws: { tags: { a: 1 } } } }, 400, 'autoscale.aws.tags.a must be string'],
-    ['subnet_ids not a list', { name: 'x', autoscale: { aws: { subnet_ids: 'subnet-1' } } }, 400, 'autoscale.aws.subnet_ids must be array'],
-    ['an unknown user in shared_to', { name: 'x', shared_to: ['nobody@example.com'] }, 400, 'shared_to: no user "nobody@example.com"'],
+    [
+      'an unknown provider',
+      { name: 'x', autoscale: { provider: 'gcp' } },
+      400,
+      'autoscale.provider must be one of: docker, aws, static',
+    ],
+    [
+      'runners_min above runners_max',
+      { name: 'x', autoscale: { runners_min: 5, runners_max: 2 } },
+      400,
+      'autoscale.runners_min (5) must not exceed autoscale.runners_max (2)',
+    ],
+    [
+      'zero runners per instance',
+      { name: 'x', autoscale: { runners_per_instance: 0 } },
+      400,
+      'autoscale.runners_per_instance must be >= 1',
+    ],
+    [
+      'disable of the wrong type',
+      { name: 'x', autoscale: { disable: 'yes' } },
+      400,
+      'autoscale.disable must be boolean',
+    ],
+    [
+      'aws without credentials',
+      { name: 'x', autoscale: { docker_auth: 'a', docker_email: 'e', aws: {} } },
+      406,
+      'autoscale.aws.access_key_id is required',
+    ],
+    [
+      'aws without a secret key',
+      { name: 'x', autoscale: { docker_auth: 'a', docker_email: 'e', aws: { access_key_id: 'k' } } },
+      406,
+      'autoscale.aws.secret_access_key is required',
+    ],
+    [
+      'aws without docker_auth',
+      { name: 'x', autoscale: { docker_email: 'e', aws: { access_key_id: 'k', secret_access_key: 's' } } },
+      406,
+      'autoscale.docker_auth is required',
+    ],
+    [
+      'aws without docker_email',
+      { name: 'x', autoscale: { docker_auth: 'a', aws: { access_key_id: 'k', secret_access_key: 's' } } },
+      406,
+      'autoscale.docker_email is required',
+    ],
+    [
+      'provider aws without aws settings',
+      { name: 'x', autoscale: { provider: 'aws' } },
+      406,
+      'autoscale.aws is required for autoscale.provider aws',
+    ],
+    [
+      'aws settings for the docker provider',
+      { name: 'x', autoscale: { provider: 'docker', aws: { region: 'eu-west-1' } } },
+      400,
+      'autoscale.aws applies only to autoscale.provider aws, not docker',
+    ],
+    [
+      'tags that are not strings',
+      { name: 'x', autoscale: { provider: 'aws', aws: { tags: { a: 1 } } } },
+      400,
+      'autoscale.aws.tags.a must be string',
+    ],
+    [
+      'subnet_ids not a list',
+      { name: 'x', autoscale: { aws: { subnet_ids: 'subnet-1' } } },
+      400,
+      'autoscale.aws.subnet_ids must be array',
+    ],
+    [
+      'an unknown user in shared_to',
+      { name: 'x', shared_to: ['nobody@example.com'] },
+      400,
+      'shared_to: no user "nobody@example.com"',
+    ],
     ['a body that is not an object', [], 400, 'body must be object'],
   ])('refuses %s', async (_case, body, status, msg) => {
     const response = await alice.http.post('/2/clusters', body);
@@ -125,14 +204,31 @@ describe('reading, updating and deleting', () => {
     expect(Object.keys(list.body.clusters[0]).sort()).toEqual(['cpu_share', 'disk', 'id', 'memory', 'name', 'user_id']);
     const got = await carol.http.get(`/2/clusters/${shared.id}`);
     expect(got.status).toBe(200);
-    expect(got.body.cluster).toMatchObject({ id: shared.id, user_id: bob.id, shared_to: [carol.id], machines: [], runners_total: 0, runners_available: 0 });
+    expect(got.body.cluster).toMatchObject({
+      id: shared.id,
+      user_id: bob.id,
+      shared_to: [carol.id],
+      machines: [],
+      runners_total: 0,
+      runners_available: 0,
+    });
   });
 
   it('merges tags on update, overwriting equal keys, and keeps the secrets', async () => {
     const cluster = await create(alice.http, awsCluster);
-    const updated = await alice.http.put(`/2/clusters/${cluster.id}`, { name: 'renamed', autoscale: { runners_max: 30, aws: { tags: { env: 'staging', owner: 'ops' } } } });
+    const updated = await alice.http.put(`/2/clusters/${cluster.id}`, {
+      name: 'renamed',
+      autoscale: { runners_max: 30, aws: { tags: { env: 'staging', owner: 'ops' } } },
+    });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body.cluster).toMatchObject({ name: 'renamed', autoscale: { runners_min: 1, runners_max: 30, aws: { tags: { team: 'a', env: 'staging', owner: 'ops' }, subnet_ids: ['subnet-1'] } } });
+    expect(updated.body.cluster).toMatchObject({
+      name: 'renamed',
+      autoscale: {
+        runners_min: 1,
+        runners_max: 30,
+        aws: { tags: { team: 'a', env: 'staging', owner: 'ops' }, subnet_ids: ['subnet-1'] },
+      },
+    });
     const again = await alice.http.get(`/2/clusters/${cluster.id}`);
     expect(again.body.cluster.autoscale.aws.tags).toEqual({ team: 'a', env: 'staging', owner: 'ops' });
     expect(again.body.cluster.created_at).toBe(cluster.created_at);
@@ -143,7 +239,9 @@ describe('reading, updating and deleting', () => {
     const response = await alice.http.put(`/2/clusters/${cluster.id}`, { autoscale: { runners_min: 4 } });
     expect(response.status).toBe(400);
     expect(response.body.msg).toBe('autoscale.runners_min (4) must not exceed autoscale.runners_max (3)');
-    expect((await alice.http.put(`/2/clusters/${cluster.id}`, { name: '' })).body).toEqual({ msg: 'name must not be empty' });
+    expect((await alice.http.put(`/2/clusters/${cluster.id}`, { name: '' })).body).toEqual({
+      msg: 'name must not be empty',
+    });
     expect((await alice.http.put(`/2/clusters/${cluster.id}`, { memory: 'big' })).status).toBe(400);
   });
 
@@ -169,12 +267,24 @@ describe('reading, updating and deleting', () => {
     const worker = openWorkerServices(server.running.ctx);
     try {
       const now = Date.now();
-      await worker.instances.add({ instance_id: 'i-1', cluster: cluster.id, provider_id: 'c-1', type: 'LIVE', runners: 1, created_at: now, updated_at: now });
+      await worker.instances.add({
+        instance_id: 'i-1',
+        cluster: cluster.id,
+        provider_id: 'c-1',
+        type: 'LIVE',
+        runners: 1,
+        created_at: now,
+        updated_at: now,
+      });
       const refused = await alice.http.delete(`/2/clusters/${cluster.id}`);
       expect(refused.status).toBe(409);
       expect(refused.body).toEqual({ msg: `Cluster ${cluster.id} still has 1 instances: terminate them first` });
-      expect((await alice.http.post(`/2/clusters/${cluster.id}/terminate`)).body).toEqual({ msg: 'Terminating 1 instances' });
-      expect((await alice.http.get(`/2/clusters/${cluster.id}`)).body.cluster.machines).toMatchObject([{ instance_id: 'i-1', type: 'KILL' }]);
+      expect((await alice.http.post(`/2/clusters/${cluster.id}/terminate`)).body).toEqual({
+        msg: 'Terminating 1 instances',
+      });
+      expect((await alice.http.get(`/2/clusters/${cluster.id}`)).body.cluster.machines).toMatchObject([
+        { instance_id: 'i-1', type: 'KILL' },
+      ]);
       await worker.instances.move(cluster.id, 'i-1', ['KILL'], 'TERMINATE');
       expect((await alice.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
     } finally {
@@ -183,7 +293,10 @@ describe('reading, updating and deleting', () => {
   });
 
   it('shows the built-in default cluster but refuses to change it', async () => {
-    expect((await alice.http.get('/2/clusters/default')).body.cluster).toMatchObject({ id: 'default', name: 'default' });
+    expect((await alice.http.get('/2/clusters/default')).body.cluster).toMatchObject({
+      id: 'default',
+      name: 'default',
+    });
     expect((await alice.http.put('/2/clusters/default', { name: 'x' })).status).toBe(403);
     expect((await alice.http.delete('/2/clusters/default')).status).toBe(403);
   });
@@ -192,7 +305,9 @@ describe('reading, updating and deleting', () => {
     const cluster = await create(alice.http, { name: 'stats' });
     const stats = await alice.http.get(`/2/clusters/${cluster.id}/stats`);
     expect(stats.status).toBe(200);
-    expect(stats.body).toEqual({ cluster: { ewma: 0, instances: [], queued: 0, runners_available: 0, runners_total: 0 } });
+    expect(stats.body).toEqual({
+      cluster: { ewma: 0, instances: [], queued: 0, runners_available: 0, runners_total: 0 },
+    });
   });
 });
 
@@ -228,13 +343,19 @@ describe('tasks and schedules with a cluster', () => {
   ])('refuses tasks, webhooks and schedules to %s', async (_case, which) => {
     const cluster = which === 'bobs' ? bobsUnshared : which;
     const msg = `cluster "${cluster}" is neither "default" nor a cluster this project's owner may use`;
-    const task = await alice.http.post(aliceProject.path('/tasks'), { tasks: [{ code_name: 'hello', payload: 'x', cluster }] });
+    const task = await alice.http.post(aliceProject.path('/tasks'), {
+      tasks: [{ code_name: 'hello', payload: 'x', cluster }],
+    });
     expect(task.status).toBe(400);
     expect(task.body).toEqual({ msg });
-    const webhook = await alice.http.post(aliceProject.path(`/tasks/webhook?code_name=hello&cluster=${cluster}`), { any: 1 });
+    const webhook = await alice.http.post(aliceProject.path(`/tasks/webhook?code_name=hello&cluster=${cluster}`), {
+      any: 1,
+    });
     expect(webhook.status).toBe(400);
     expect(webhook.body).toEqual({ msg });
-    const schedule = await alice.http.post(aliceProject.path('/schedules'), { schedules: [{ code_name: 'hello', payload: 'x', cluster, run_every: 3600 }] });
+    const schedule = await alice.http.post(aliceProject.path('/schedules'), {
+      schedules: [{ code_name: 'hello', payload: 'x', cluster, run_every: 3600 }],
+    });
     expect(schedule.status).toBe(400);
     expect(schedule.body).toEqual({ msg });
   });
@@ -243,19 +364,24 @@ describe('tasks and schedules with a cluster', () => {
 describe('secrets', () => {
   it('are never in a response nor readable in Redis', async () => {
     const cluster = await create(alice.http, awsCluster);
-    await alice.http.put(`/2/clusters/${cluster.id}`, { autoscale: { aws: { secret_access_key: 'rotated-very-secret' } } });
+    await alice.http.put(`/2/clusters/${cluster.id}`, {
+      autoscale: { aws: { secret_access_key: 'rotated-very-secret' } },
+    });
     await alice.http.get(`/2/clusters/${cluster.id}`);
     await alice.http.get(`/2/clusters/${cluster.id}/stats`);
     await alice.http.get('/2/clusters');
     expect(responses.length).toBeGreaterThan(20);
-    for (const text of responses) for (const secret of [...SECRETS, 'rotated-very-secret']) expect(text).not.toContain(secret);
+    for (const text of responses)
+      for (const secret of [...SECRETS, 'rotated-very-secret']) expect(text).not.toContain(secret);
 
     const redis = new Redis(server.redisUrl);
     try {
       const keys = await redis.keys('*clusters*');
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
-        const raw = JSON.stringify((await redis.type(key)) === 'hash' ? await redis.hgetall(key) : await redis.smembers(key));
+        const raw = JSON.stringify(
+          (await redis.type(key)) === 'hash' ? await redis.hgetall(key) : await redis.smembers(key),
+        );
         for (const secret of [...SECRETS, 'rotated-very-secret']) {
           expect(raw).not.toContain(secret);
           expect(raw).not.toContain(Buffer.from(secret).toString('base64'));
@@ -269,12 +395,19 @@ describe('secrets', () => {
   it('are kept and can be read back by the service', async () => {
     const cluster = await create(alice.http, awsCluster);
     await alice.http.put(`/2/clusters/${cluster.id}`, { autoscale: { aws: { secret_access_key: 'rotated' } } });
-    const stored = await server.running.ctx.redis.hget(`${server.config.keyPrefix}{clusters}:cluster:${cluster.id}`, 'secrets');
+    const stored = await server.running.ctx.redis.hget(
+      `${server.config.keyPrefix}{clusters}:cluster:${cluster.id}`,
+      'secrets',
+    );
     expect(stored).toBeTruthy();
     const { openWorkerServices } = await import('../src/worker/services.js');
     const worker = openWorkerServices(server.running.ctx);
     try {
-      expect((await worker.clusters.get(cluster.id)).secrets).toEqual({ access_key_id: SECRETS[0], secret_access_key: 'rotated', docker_auth: SECRETS[2] });
+      expect((await worker.clusters.get(cluster.id)).secrets).toEqual({
+        access_key_id: SECRETS[0],
+        secret_access_key: 'rotated',
+        docker_auth: SECRETS[2],
+      });
     } finally {
       await worker.close();
     }

@@ -82,7 +82,12 @@ describe('code packages', () => {
 
     const revisions = (await server.http.get(worker.path(`/codes/${id}/revisions`))).body.revisions;
     expect(revisions.map((revision: any) => revision.rev)).toEqual([2, 1]);
-    expect(revisions[1]).toMatchObject({ code_id: id, name: 'zip code', command: 'sh one.sh', code_size: first.length });
+    expect(revisions[1]).toMatchObject({
+      code_id: id,
+      name: 'zip code',
+      command: 'sh one.sh',
+      code_size: first.length,
+    });
     expect(revisions[0].id).toBe(code.latest_history_id);
     const paged = (await server.http.get(worker.path(`/codes/${id}/revisions?per_page=1&page=1`))).body.revisions;
     expect(paged.map((revision: any) => revision.rev)).toEqual([1]);
@@ -101,7 +106,10 @@ describe('code packages', () => {
   });
 
   it('derives the command of an old-style zip package from file_name and runtime', async () => {
-    const id = await worker.upload({ name: 'legacy', stack: 'sh', file_name: 'run.rb', runtime: 'ruby' }, await zipOf({ 'run.rb': 'puts 1' }));
+    const id = await worker.upload(
+      { name: 'legacy', stack: 'sh', file_name: 'run.rb', runtime: 'ruby' },
+      await zipOf({ 'run.rb': 'puts 1' }),
+    );
     const code = (await server.http.get(worker.path(`/codes/${id}`))).body;
     expect(code.command).toBe('ruby run.rb');
     expect(code.runtime).toBe('ruby');
@@ -142,16 +150,52 @@ describe('code packages', () => {
       ['no name', { image: 'x' }, undefined, 406, 'name is required'],
       ['no image', { name: 'x' }, undefined, 406, 'image is required'],
       ['a name that is not a string', { name: 5, image: 'x' }, undefined, 400, 'name must be a string'],
-      ['config over 64 KB', { name: 'x', image: 'x', config: 'c'.repeat(65537) }, undefined, 400, 'config must be at most 65536 bytes'],
+      [
+        'config over 64 KB',
+        { name: 'x', image: 'x', config: 'c'.repeat(65537) },
+        undefined,
+        400,
+        'config must be at most 65536 bytes',
+      ],
       ['retries over 10', { name: 'x', image: 'x', retries: 11 }, undefined, 400, 'retries must be between 0 and 10'],
       ['a fractional retries', { name: 'x', image: 'x', retries: 1.5 }, undefined, 400, 'retries must be an integer'],
-      ['priority 3', { name: 'x', image: 'x', default_priority: 3 }, undefined, 400, 'default_priority must be between 0 and 2'],
-      ['env_vars with a number', { name: 'x', image: 'x', env_vars: { A: 1 } }, undefined, 400, 'env_vars.A must be a string'],
-      ['env_vars as a list', { name: 'x', image: 'x', env_vars: ['A'] }, undefined, 400, 'env_vars must be an object of strings'],
-      ['image and stack', { name: 'x', image: 'x', stack: 'sh' }, undefined, 400, 'stack is not supported for custom images'],
+      [
+        'priority 3',
+        { name: 'x', image: 'x', default_priority: 3 },
+        undefined,
+        400,
+        'default_priority must be between 0 and 2',
+      ],
+      [
+        'env_vars with a number',
+        { name: 'x', image: 'x', env_vars: { A: 1 } },
+        undefined,
+        400,
+        'env_vars.A must be a string',
+      ],
+      [
+        'env_vars as a list',
+        { name: 'x', image: 'x', env_vars: ['A'] },
+        undefined,
+        400,
+        'env_vars must be an object of strings',
+      ],
+      [
+        'image and stack',
+        { name: 'x', image: 'x', stack: 'sh' },
+        undefined,
+        400,
+        'stack is not supported for custom images',
+      ],
       ['an unknown stack', { name: 'x', stack: 'cobol' }, Buffer.from('PK'), 400, 'stack must be one of: node, sh'],
       ['a stack without a zip', { name: 'x', stack: 'sh' }, undefined, 400, 'stack is for zip packages'],
-      ['a file that is not a zip', { name: 'x', stack: 'sh', command: 'x' }, Buffer.from('not a zip at all'), 400, 'file is not a valid zip archive'],
+      [
+        'a file that is not a zip',
+        { name: 'x', stack: 'sh', command: 'x' },
+        Buffer.from('not a zip at all'),
+        400,
+        'file is not a valid zip archive',
+      ],
     ];
     for (const [what, data, zip, status, msg] of cases) {
       it(what, async () => {

@@ -55,7 +55,10 @@ async function allEnded(ids: string[]): Promise<any[]> {
 
 describe('max_concurrency', () => {
   it('runs 20 tasks each of packages limited to 1 and to 3: never more at once, all complete, none failed or retried', async () => {
-    const [one, three] = await Promise.all([queueMany('one-at-a-time', 20, 'sleep 0.2'), queueMany('three-at-a-time', 20, 'sleep 0.5')]);
+    const [one, three] = await Promise.all([
+      queueMany('one-at-a-time', 20, 'sleep 0.2'),
+      queueMany('three-at-a-time', 20, 'sleep 0.5'),
+    ]);
     const [ranOne, ranThree] = await Promise.all([allEnded(one), allEnded(three)]);
     for (const task of [...ranOne, ...ranThree]) {
       expect(task.status).toBe('complete');
@@ -69,7 +72,16 @@ describe('max_concurrency', () => {
 
   it('gives back the slot of a runner that was killed mid-task', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-      env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: clusters.gate, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: '0' },
+      env: {
+        ...process.env,
+        ...FAST_WORKER_ENV,
+        REDIS_URL: server.redisUrl,
+        FERRUM_DATA_DIR: server.config.dataDir,
+        FERRUM_RUNNER_CLUSTER: clusters.gate,
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        PORT: '0',
+      },
       stdio: 'ignore',
     });
     children.push(child);
@@ -93,5 +105,6 @@ describe('max_concurrency', () => {
 /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
 const clusters = { gate: '' };
 beforeAll(async () => {
-  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
+    clusters[name] = await createCluster(server.http, name);
 });

@@ -18,7 +18,9 @@ let worker: WorkerClient;
 
 /** Calls a callback-style client method as a promise. */
 function call<T = any>(method: string, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) => client[method](...args, (error: Error | null, body: T) => (error ? reject(error) : resolve(body))));
+  return new Promise((resolve, reject) =>
+    client[method](...args, (error: Error | null, body: T) => (error ? reject(error) : resolve(body))),
+  );
 }
 
 beforeAll(async () => {
@@ -26,7 +28,13 @@ beforeAll(async () => {
   runner = await startRunner(server);
   worker = new WorkerClient(server.http, server.projectId);
   const port = Number(new URL(server.url).port);
-  client = new ironWorker.Client({ token: server.token, project_id: server.projectId, host: '127.0.0.1', port, scheme: 'http' });
+  client = new ironWorker.Client({
+    token: server.token,
+    project_id: server.projectId,
+    host: '127.0.0.1',
+    port,
+    scheme: 'http',
+  });
 });
 
 afterAll(async () => {
@@ -39,12 +47,23 @@ describe('the iron_worker npm client', () => {
     // The zip Client#codesUpload makes (its runner script plus the code), sent through the
     // client's own multipart upload; Client#codesUpload's zipping (an old adm-zip) fails on
     // file times after 2044 on this machine, so the zip is made here.
-    const runnerScript = fs.readFileSync(path.join(clientDir, 'upload_files', '__runner__.sh'), 'utf8') + '\nnode hello.js';
-    const zip = await zipOf({ '__runner__.sh': runnerScript, 'hello.js': "console.log('hello ' + require('fs').readFileSync(process.env.PAYLOAD_FILE, 'utf8'));\n" });
-    const data = JSON.stringify({ name: 'hello', file_name: '__runner__.sh', runtime: 'sh', content_type: 'text/plain' });
+    const runnerScript =
+      fs.readFileSync(path.join(clientDir, 'upload_files', '__runner__.sh'), 'utf8') + '\nnode hello.js';
+    const zip = await zipOf({
+      '__runner__.sh': runnerScript,
+      'hello.js': "console.log('hello ' + require('fs').readFileSync(process.env.PAYLOAD_FILE, 'utf8'));\n",
+    });
+    const data = JSON.stringify({
+      name: 'hello',
+      file_name: '__runner__.sh',
+      runtime: 'sh',
+      content_type: 'text/plain',
+    });
     const uploaded = await new Promise<any>((resolve, reject) =>
-      client.api.codesUpload({ data, file: { buffer: zip, content_type: 'application/zip' } }, (error: Error | null, body: any) =>
-        error ? reject(error) : resolve(typeof body === 'string' ? JSON.parse(body) : body),
+      client.api.codesUpload(
+        { data, file: { buffer: zip, content_type: 'application/zip' } },
+        (error: Error | null, body: any) =>
+          error ? reject(error) : resolve(typeof body === 'string' ? JSON.parse(body) : body),
       ),
     );
     expect(typeof uploaded.id).toBe('string');

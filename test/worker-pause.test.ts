@@ -51,7 +51,11 @@ describe('pause and resume a task queue', () => {
   }, 60000);
 
   it('runs a resumed task with the revision it was queued with, not one uploaded during the pause', async () => {
-    const codeId = await worker.upload({ name: 'pinned', image: 'ferrum-test/busybox', command: 'echo first revision' });
+    const codeId = await worker.upload({
+      name: 'pinned',
+      image: 'ferrum-test/busybox',
+      command: 'echo first revision',
+    });
     await action(codeId, 'pause_task_queue');
     const id = await worker.queue('pinned', '');
     await sleep(500);
@@ -71,7 +75,10 @@ describe('cancel_all', () => {
     const codeId = await worker.upload({ name: 'crowd', image: 'ferrum-test/busybox', command: shell });
     const running = await worker.queue('crowd', 'echo working; sleep 30');
     await worker.waitFor(running, ['running']);
-    const queued = [await worker.queue('crowd', 'echo later', { delay: 3600 }), await worker.queue('crowd', 'echo later', { delay: 3600 })];
+    const queued = [
+      await worker.queue('crowd', 'echo later', { delay: 3600 }),
+      await worker.queue('crowd', 'echo later', { delay: 3600 }),
+    ];
     await worker.upload({ name: 'bystander', image: 'ferrum-test/busybox', command: shell });
     const bystander = await worker.queue('bystander', 'echo hi', { delay: 3600 });
 

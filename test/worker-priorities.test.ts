@@ -36,7 +36,9 @@ describe('priorities', () => {
     for (const [name, priority] of queued) ids.set(await worker.queue('ranked', `echo ${name}`, { priority }), name);
     const tasks = [];
     for (const id of ids.keys()) tasks.push(await worker.waitFor(id, ['complete', 'error'], 30000));
-    const started = tasks.sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time)).map((task) => ids.get(task.id));
+    const started = tasks
+      .sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time))
+      .map((task) => ids.get(task.id));
     expect(started).toEqual(['high-1', 'high-2', 'mid-1', 'mid-2', 'low-1', 'low-2']);
   }, 40000);
 });

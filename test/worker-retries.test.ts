@@ -76,7 +76,10 @@ describe('automatic retries', () => {
     const chain = await retryChain(id, 2);
     await sleep(1000);
     expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
-    expect(chain.map((task) => [task.status, task.retry_count])).toEqual([['timeout', undefined], ['timeout', '1']]);
+    expect(chain.map((task) => [task.status, task.retry_count])).toEqual([
+      ['timeout', undefined],
+      ['timeout', '1'],
+    ]);
   }, 40000);
 
   it('never retries a complete or a cancelled task', async () => {

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueNameOf, type TaskJob } from '../src/worker/distribution.js';
+import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-import { TaskSweeper } from '../src/worker/task-sweeper.js';
+import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
 import type { Task } from '../src/worker/types.js';
 import type { TestServer } from './helpers/server.js';
 import { startTestServer } from './helpers/server.js';
@@ -18,7 +18,7 @@ let redis: Redis;
 let jobs: Queue<TaskJob>;
 
 async function takenTask(payload: string): Promise<Task> {
-  const task = await worker.tasks.get(server.projectId, await client.queue('flaky', payload));
+  const task = await worker.taskStore.get(server.projectId, await client.queue('flaky', payload));
   expect((await worker.statuses.take(task, 'runner-1', 10_000)).changed).toBe(true);
   return task;
 }
@@ -29,7 +29,7 @@ beforeAll(async () => {
   server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
   client = new WorkerClient(server.http, server.projectId);
   worker = openWorkerServices(server.running.ctx);
-  sweeper = new TaskSweeper(server.running.ctx.redis, worker.keys, worker.tasks, worker.queueing, {
+  sweeper = new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: 0,
   });
@@ -48,14 +48,23 @@ afterAll(async () => {
 describe('a retry survives a crash between the final status and its dispatch', () => {
   it('writes the retry with the final status, and the sweeper dispatches it', async () => {
     const task = await takenTask('first');
-    const retry = await worker.queueing.retryFor(task, 'error');
+    const retry = await worker.tasks.retryFor(task, 'error');
     expect(retry).toMatchObject({ retry_of: task.id, retry_count: 1, delay: 5, status: 'queued' });
     // Step one of ending the task; the runner "crashes" before adding the BullMQ job.
-    const ended = await worker.statuses.change(server.projectId, task.id, { from: ['preparing'], to: 'error', runner: 'runner-1', retry: retry! });
+    const ended = await worker.statuses.change(server.projectId, task.id, {
+      from: ['preparing'],
+      to: 'error',
+      runner: 'runner-1',
+      retry: retry!,
+    });
     expect(ended.changed).toBe(true);
 
     expect(await client.task(task.id)).toMatchObject({ status: 'error', retry_task_id: retry!.id });
-    expect(await client.task(retry!.id)).toMatchObject({ status: 'queued', original_task_id: task.id, retry_count: '1' });
+    expect(await client.task(retry!.id)).toMatchObject({
+      status: 'queued',
+      original_task_id: task.id,
+      retry_count: '1',
+    });
     const listed = await server.http.get(client.path('/tasks?queued=1&code_name=flaky'));
     expect(listed.body.tasks.map((listedTask: { id: string }) => listedTask.id)).toContain(retry!.id);
     expect(await jobs.getJob(retry!.id)).toBeUndefined();
@@ -70,17 +79,21 @@ describe('a retry survives a crash between the final status and its dispatch', (
 
   it('writes no retry when the status change loses the race', async () => {
     const task = await takenTask('second');
-    await worker.queueing.cancel(server.projectId, task.id);
-    const retry = await worker.queueing.retryFor(task, 'timeout');
-    const ended = await worker.statuses.change(server.projectId, task.id, { from: ['preparing', 'running'], to: 'timeout', retry: retry! });
+    await worker.tasks.cancel(server.projectId, task.id);
+    const retry = await worker.tasks.retryFor(task, 'timeout');
+    const ended = await worker.statuses.change(server.projectId, task.id, {
+      from: ['preparing', 'running'],
+      to: 'timeout',
+      retry: retry!,
+    });
     expect(ended).toEqual({ changed: false, previous: 'cancelled' });
-    expect(await worker.tasks.find(server.projectId, retry!.id)).toBeNull();
+    expect(await worker.taskStore.find(server.projectId, retry!.id)).toBeNull();
     expect(await undispatched()).not.toContain(retry!.id);
   });
 
   it('ends a task with its retry dispatched at once when nothing crashes', async () => {
     const task = await takenTask('third');
-    const { result, retry } = await worker.queueing.end(task, { from: ['preparing'], to: 'error', runner: 'runner-1' });
+    const { result, retry } = await worker.tasks.end(task, { from: ['preparing'], to: 'error', runner: 'runner-1' });
     expect(result.changed).toBe(true);
     expect(await jobs.getJob(retry!.id)).toBeDefined();
     expect(await undispatched()).toEqual([]);
@@ -88,21 +101,37 @@ describe('a retry survives a crash between the final status and its dispatch', (
 
   it('queues no retry for a complete task or one out of retries', async () => {
     const task = await takenTask('fourth');
-    expect(await worker.queueing.retryFor(task, 'complete')).toBeNull();
-    expect(await worker.queueing.retryFor({ ...task, retry_count: 2 }, 'error')).toBeNull();
+    expect(await worker.tasks.retryFor(task, 'complete')).toBeNull();
+    expect(await worker.tasks.retryFor({ ...task, retry_count: 2 }, 'error')).toBeNull();
   });
 });
 
 describe('a task written without its BullMQ job', () => {
   it('is dispatched by the sweeper while queued, and skipped once cancelled', async () => {
     const code = (await worker.codes.findByName(server.projectId, 'flaky'))!;
-    const base = { project_id: server.projectId, code_id: code.id, code_name: 'flaky', code_rev: code.rev, code_history_id: code.latest_history_id };
+    const base = {
+      project_id: server.projectId,
+      code_id: code.id,
+      code_name: 'flaky',
+      code_rev: code.rev,
+      code_history_id: code.latest_history_id,
+    };
     const now = Date.now();
-    const fields = { status: 'queued' as const, created_at: now, updated_at: now, payload: '{}', priority: 0, timeout: 60, delay: 0, cluster: 'default', log_size: 0 };
+    const fields = {
+      status: 'queued' as const,
+      created_at: now,
+      updated_at: now,
+      payload: '{}',
+      priority: 0,
+      timeout: 60,
+      delay: 0,
+      cluster: 'default',
+      log_size: 0,
+    };
     const kept: Task = { ...base, ...fields, id: 'a'.repeat(24) };
     const dropped: Task = { ...base, ...fields, id: 'b'.repeat(24) };
     // The API "crashes" after writing the records, before adding the jobs.
-    await worker.tasks.createQueued(server.projectId, [kept, dropped]);
+    await worker.taskStore.createQueued(server.projectId, [kept, dropped]);
     await worker.statuses.cancel(server.projectId, dropped.id);
 
     expect(await sweeper.dispatchLate(server.projectId)).toBe(1);

@@ -6,7 +6,7 @@ import { freeLoopbackPort } from '../src/core/free-port.js';
 import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { RunnerRegistry } from '../src/worker/runner-registry.js';
+import { RunnerRegistry } from '../src/worker/clusters/runner-registry.js';
 import type { TestServer } from './helpers/server.js';
 import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
@@ -18,10 +18,22 @@ const children: ChildProcess[] = [];
 const runners: Runner[] = [];
 
 /** `ferrum runner` as its own process, as it runs on a worker machine. */
-function spawnRunner(cluster: string, port = 0): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+function spawnRunner(
+  cluster: string,
+  port = 0,
+): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-    env: { ...process.env, ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: cluster, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port) },
+    env: {
+      ...process.env,
+      ...FAST_WORKER_ENV,
+      REDIS_URL: server.redisUrl,
+      FERRUM_DATA_DIR: server.config.dataDir,
+      FERRUM_RUNNER_CLUSTER: cluster,
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -32,7 +44,9 @@ function spawnRunner(cluster: string, port = 0): { child: ChildProcess; exited: 
 }
 
 function containersOf(taskId: string): string {
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${taskId}`]).toString().trim();
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${taskId}`])
+    .toString()
+    .trim();
 }
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
@@ -62,7 +76,11 @@ describe('a runner process', () => {
   it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
     const port = await freeLoopbackPort();
     const { child, exited } = spawnRunner(clusters.counting, port);
-    await until('the runner to register', async () => (await registry.runnersOf(clusters.counting)).runners_total === 4, 20000);
+    await until(
+      'the runner to register',
+      async () => (await registry.runnersOf(clusters.counting)).runners_total === 4,
+      20000,
+    );
     expect((await registry.runnersOf(clusters.counting)).runners_available).toBe(4);
     const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.counting });
     await worker.waitFor(id, ['running']);
@@ -127,5 +145,6 @@ describe('a runner process', () => {
 /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
 const clusters = { counting: '', failover: '', draining: '' };
 beforeAll(async () => {
-  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
+    clusters[name] = await createCluster(server.http, name);
 });

@@ -5,7 +5,14 @@ import { Runner } from '../runner/runner.js';
 import { loadConfig } from '../src/core/config.js';
 import { sleep } from '../src/core/time.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, zipOf, createCluster } from './helpers/worker.js';
+import {
+  FAST_WORKER_ENV,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  zipOf,
+  createCluster,
+} from './helpers/worker.js';
 
 let server: TestServer;
 let runner: Runner;
@@ -15,7 +22,12 @@ beforeAll(async () => {
   server = await startWorkerServer();
   runner = await startRunner(server);
   worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'echo', image: 'ferrum-test/task-echo', config: 'color: blue', env_vars: { GREETING: 'hello there', MODE: 'test' } });
+  await worker.upload({
+    name: 'echo',
+    image: 'ferrum-test/task-echo',
+    config: 'color: blue',
+    env_vars: { GREETING: 'hello there', MODE: 'test' },
+  });
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 });
 
@@ -44,7 +56,12 @@ describe('a task runs in a container', () => {
 
   it("passes the code's env_vars", async () => {
     const id = await worker.queue('shell', 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
-    await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"', env_vars: { GREETING: 'hi', MODE: 'x' } });
+    await worker.upload({
+      name: 'shell',
+      image: 'ferrum-test/busybox',
+      command: 'sh -c "$(cat $PAYLOAD_FILE)"',
+      env_vars: { GREETING: 'hi', MODE: 'x' },
+    });
     const withVars = await worker.queue('shell', 'echo "$GREETING/$MODE"');
     await worker.waitFor(id, ['complete']);
     await worker.waitFor(withVars, ['complete']);
@@ -70,7 +87,10 @@ describe('a task runs in a container', () => {
   });
 
   it('runs a zip package with the -payload -config -id -d arguments in its task directory', async () => {
-    const zip = await zipOf({ 'hello.sh': '#!/bin/sh\necho "args: $*"\necho "pwd: $(pwd)"\ncat lib/data.txt\n', 'lib/data.txt': 'from the zip\n' });
+    const zip = await zipOf({
+      'hello.sh': '#!/bin/sh\necho "args: $*"\necho "pwd: $(pwd)"\ncat lib/data.txt\n',
+      'lib/data.txt': 'from the zip\n',
+    });
     await worker.upload({ name: 'zipped', stack: 'sh', file_name: 'hello.sh', runtime: 'sh' }, zip);
     const id = await worker.queue('zipped', 'p');
     const task = await worker.waitFor(id, ['complete', 'error']);
@@ -98,11 +118,23 @@ describe('a task runs in a container', () => {
 
     // The container runs with the runner's limits, without privileges, on network none.
     const { execFileSync } = await import('node:child_process');
-    const containerId = execFileSync('docker', ['ps', '-q', '--filter', `label=ferrum.task=${id}`]).toString().trim();
+    const containerId = execFileSync('docker', ['ps', '-q', '--filter', `label=ferrum.task=${id}`])
+      .toString()
+      .trim();
     const [inspected] = JSON.parse(execFileSync('docker', ['inspect', containerId]).toString());
-    expect(inspected.HostConfig).toMatchObject({ NetworkMode: 'none', Memory: 512 * 1024 * 1024, PidsLimit: 256, NanoCpus: 1e9, Privileged: false });
+    expect(inspected.HostConfig).toMatchObject({
+      NetworkMode: 'none',
+      Memory: 512 * 1024 * 1024,
+      PidsLimit: 256,
+      NanoCpus: 1e9,
+      Privileged: false,
+    });
     expect(inspected.HostConfig.SecurityOpt).toContain('no-new-privileges');
-    expect(inspected.Config.Labels).toMatchObject({ 'ferrum.managed': 'true', 'ferrum.task': id, 'ferrum.project': server.projectId });
+    expect(inspected.Config.Labels).toMatchObject({
+      'ferrum.managed': 'true',
+      'ferrum.task': id,
+      'ferrum.project': server.projectId,
+    });
     await server.http.post(worker.path(`/tasks/${id}/cancel`));
   });
 
@@ -115,7 +147,10 @@ describe('a task runs in a container', () => {
     const task = await worker.waitFor(id, ['cancelled']);
     expect(task.msg).toBe('Cancelled');
     const { execFileSync } = await import('node:child_process');
-    const left = () => execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${id}`]).toString().trim();
+    const left = () =>
+      execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${id}`])
+        .toString()
+        .trim();
     const deadline = Date.now() + 10000;
     while (left() !== '' && Date.now() < deadline) await sleep(100);
     expect(left()).toBe('');
@@ -153,9 +188,14 @@ describe('a task runs in a container', () => {
   });
 
   it('stops a log at the configured size with a notice', async () => {
-    const small = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.small_logs, FERRUM_WORKER_MAX_LOG_BYTES: '100' });
+    const small = await startRunner(server, {
+      FERRUM_RUNNER_CLUSTER: clusters.small_logs,
+      FERRUM_WORKER_MAX_LOG_BYTES: '100',
+    });
     try {
-      const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', { cluster: clusters.small_logs });
+      const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', {
+        cluster: clusters.small_logs,
+      });
       expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
       const log = await worker.log(id);
       expect(log.startsWith('line 0\nline 1\n')).toBe(true);
@@ -168,7 +208,10 @@ describe('a task runs in a container', () => {
   });
 
   it('stops what still runs when the drain time is up, as an error saying so', async () => {
-    const impatient = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.short_drain, FERRUM_RUNNER_DRAIN_MS: '300' });
+    const impatient = await startRunner(server, {
+      FERRUM_RUNNER_CLUSTER: clusters.short_drain,
+      FERRUM_RUNNER_DRAIN_MS: '300',
+    });
     const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.short_drain });
     await worker.waitFor(id, ['running']);
     const stopping = Date.now();
@@ -180,8 +223,18 @@ describe('a task runs in a container', () => {
   });
 
   it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
-    const env = { ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, FERRUM_RUNNER_CLUSTER: clusters.no_docker };
-    const blind = await Runner.start(loadConfig(env), server.redisUrl, pino({ level: 'silent' }), new Docker({ socketPath: '/nonexistent/docker.sock' }));
+    const env = {
+      ...FAST_WORKER_ENV,
+      REDIS_URL: server.redisUrl,
+      FERRUM_DATA_DIR: server.config.dataDir,
+      FERRUM_RUNNER_CLUSTER: clusters.no_docker,
+    };
+    const blind = await Runner.start(
+      loadConfig(env),
+      server.redisUrl,
+      pino({ level: 'silent' }),
+      new Docker({ socketPath: '/nonexistent/docker.sock' }),
+    );
     try {
       const id = await worker.queue('echo', '', { cluster: clusters.no_docker });
       const task = await worker.waitFor(id, ['error', 'complete']);
@@ -195,5 +248,6 @@ describe('a task runs in a container', () => {
 /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
 const clusters = { small_logs: '', short_drain: '', no_docker: '' };
 beforeAll(async () => {
-  for (const name of Object.keys(clusters) as (keyof typeof clusters)[]) clusters[name] = await createCluster(server.http, name);
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
+    clusters[name] = await createCluster(server.http, name);
 });

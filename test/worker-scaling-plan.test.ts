@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AutoscaleSettings } from '../src/worker/cluster-types.js';
-import { decideScaling, nextEwma, wantedInstances } from '../src/worker/scaling-plan.js';
+import type { AutoscaleSettings } from '../src/worker/clusters/cluster-types.js';
+import { decideScaling, nextEwma, wantedInstances } from '../src/worker/clusters/scaling-plan.js';
 
 const settings = (over: Partial<AutoscaleSettings> = {}): AutoscaleSettings => ({
   provider: 'docker',
@@ -29,12 +29,22 @@ describe('the scaling plan', () => {
   });
 
   it('launches at once but retires one instance only after a lasting surplus', () => {
-    expect(decideScaling({ wanted: 3, current: 1, surplusSince: 0, now: 1000, cooldownMs: 500 })).toEqual({ launch: 2, retire: 0, surplusSince: 0 });
+    expect(decideScaling({ wanted: 3, current: 1, surplusSince: 0, now: 1000, cooldownMs: 500 })).toEqual({
+      launch: 2,
+      retire: 0,
+      surplusSince: 0,
+    });
     const first = decideScaling({ wanted: 0, current: 2, surplusSince: 0, now: 1000, cooldownMs: 500 });
     expect(first).toEqual({ launch: 0, retire: 0, surplusSince: 1000 });
     expect(decideScaling({ wanted: 0, current: 2, surplusSince: 1000, now: 1400, cooldownMs: 500 }).retire).toBe(0);
-    expect(decideScaling({ wanted: 0, current: 2, surplusSince: 1000, now: 1500, cooldownMs: 500 })).toEqual({ launch: 0, retire: 1, surplusSince: 1500 });
+    expect(decideScaling({ wanted: 0, current: 2, surplusSince: 1000, now: 1500, cooldownMs: 500 })).toEqual({
+      launch: 0,
+      retire: 1,
+      surplusSince: 1500,
+    });
     // Demand that comes back ends the surplus: a short lull retires nothing.
-    expect(decideScaling({ wanted: 2, current: 2, surplusSince: 1000, now: 1400, cooldownMs: 500 }).surplusSince).toBe(0);
+    expect(decideScaling({ wanted: 2, current: 2, surplusSince: 1000, now: 1400, cooldownMs: 500 }).surplusSince).toBe(
+      0,
+    );
   });
 });

@@ -17,7 +17,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const post = (body: unknown, headers?: Record<string, string>) => server.http.post(worker.path('/schedules'), body, { headers });
+const post = (body: unknown, headers?: Record<string, string>) =>
+  server.http.post(worker.path('/schedules'), body, { headers });
 
 describe('creating and reading schedules', () => {
   it('creates a batch and reads every field back', async () => {
@@ -25,7 +26,19 @@ describe('creating and reading schedules', () => {
     const end = new Date(Date.now() + 86_400_000).toISOString();
     const response = await post({
       schedules: [
-        { code_name: 'hourly', payload: '{"a":1}', start_at: start, run_every: 3600, end_at: end, priority: 2, timeout: 120, cluster: 'default', task_delay: 30, label: 'lbl', name: 'nightly' },
+        {
+          code_name: 'hourly',
+          payload: '{"a":1}',
+          start_at: start,
+          run_every: 3600,
+          end_at: end,
+          priority: 2,
+          timeout: 120,
+          cluster: 'default',
+          task_delay: 30,
+          label: 'lbl',
+          name: 'nightly',
+        },
         { code_name: 'hourly', payload: 'two', start_at: start, run_every: 60, run_times: 4 },
       ],
     });
@@ -34,8 +47,19 @@ describe('creating and reading schedules', () => {
     expect(response.body.schedules).toHaveLength(2);
     const first = await getSchedule(worker, response.body.schedules[0].id);
     expect(first).toMatchObject({
-      project_id: server.projectId, code_name: 'hourly', payload: '{"a":1}', status: 'scheduled', run_every: 3600, priority: 2, timeout: 120,
-      cluster: 'default', task_delay: 30, label: 'lbl', name: 'nightly', run_count: 0, error_count: 0,
+      project_id: server.projectId,
+      code_name: 'hourly',
+      payload: '{"a":1}',
+      status: 'scheduled',
+      run_every: 3600,
+      priority: 2,
+      timeout: 120,
+      cluster: 'default',
+      task_delay: 30,
+      label: 'lbl',
+      name: 'nightly',
+      run_count: 0,
+      error_count: 0,
     });
     expect(Date.parse(first.start_at)).toBe(Date.parse(start));
     expect(Date.parse(first.next_start)).toBe(Date.parse(start));
@@ -47,7 +71,10 @@ describe('creating and reading schedules', () => {
 
   it('lists newest first with page and per_page', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(await createSchedule(worker, { code_name: 'hourly', payload: `p${i}`, start_at: '2099-01-01T00:00:00Z' }));
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        await createSchedule(worker, { code_name: 'hourly', payload: `p${i}`, start_at: '2099-01-01T00:00:00Z' }),
+      );
     const firstPage = await server.http.get(worker.path('/schedules?per_page=2'));
     expect(firstPage.status).toBe(200);
     expect(firstPage.body.schedules.map((s: any) => s.id)).toEqual([ids[2], ids[1]]);
@@ -56,18 +83,38 @@ describe('creating and reading schedules', () => {
   });
 
   it('runs a one-off schedule once at start_at and completes it', async () => {
-    const id = await createSchedule(worker, { code_name: 'hourly', payload: 'once', priority: 1, timeout: 99, task_delay: 5, label: 'from-schedule' });
+    const id = await createSchedule(worker, {
+      code_name: 'hourly',
+      payload: 'once',
+      priority: 1,
+      timeout: 99,
+      task_delay: 5,
+      label: 'from-schedule',
+    });
     const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
     expect(done).toMatchObject({ run_count: 1, error_count: 0, run_times: 1 });
     expect(done.next_start).toBeUndefined();
     expect(typeof done.last_run_time).toBe('string');
     const tasks = await waitForTasks(worker, 'hourly', id, 1);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({ status: 'queued', payload: 'once', priority: 1, timeout: 99, delay: 5, label: 'from-schedule', schedule_id: id });
+    expect(tasks[0]).toMatchObject({
+      status: 'queued',
+      payload: 'once',
+      priority: 1,
+      timeout: 99,
+      delay: 5,
+      label: 'from-schedule',
+      schedule_id: id,
+    });
   });
 
   it('cancels a schedule: no more runs, and a second cancel is refused', async () => {
-    const id = await createSchedule(worker, { code_name: 'hourly', payload: 'x', start_at: '2099-01-01T00:00:00Z', run_every: 60 });
+    const id = await createSchedule(worker, {
+      code_name: 'hourly',
+      payload: 'x',
+      start_at: '2099-01-01T00:00:00Z',
+      run_every: 60,
+    });
     const cancel = await server.http.post(worker.path(`/schedules/${id}/cancel`));
     expect(cancel.status).toBe(200);
     expect(cancel.body.msg).toBe('Cancelled');
@@ -80,7 +127,13 @@ describe('creating and reading schedules', () => {
   });
 
   it('keeps cron schedules in their time zone', async () => {
-    const id = await createSchedule(worker, { code_name: 'hourly', payload: 'c', cron: '30 9 * * *', timezone: 'America/New_York', start_at: '2099-07-01T00:00:00Z' });
+    const id = await createSchedule(worker, {
+      code_name: 'hourly',
+      payload: 'c',
+      cron: '30 9 * * *',
+      timezone: 'America/New_York',
+      start_at: '2099-07-01T00:00:00Z',
+    });
     const schedule = await getSchedule(worker, id);
     // 09:30 in New York in July is 13:30 UTC (daylight saving time).
     expect(Date.parse(schedule.next_start)).toBe(Date.parse('2099-07-01T13:30:00Z'));
@@ -99,7 +152,11 @@ describe('refusing bad input', () => {
   });
 
   it('answers 406 for missing required fields', async () => {
-    for (const [body, field] of [[{}, 'schedules'], [{ schedules: [{ payload: 'x' }] }, 'code_name'], [{ schedules: [{ code_name: 'hourly' }] }, 'payload']] as const) {
+    for (const [body, field] of [
+      [{}, 'schedules'],
+      [{ schedules: [{ payload: 'x' }] }, 'code_name'],
+      [{ schedules: [{ code_name: 'hourly' }] }, 'payload'],
+    ] as const) {
       const response = await post(body);
       expect(response.status, JSON.stringify(body)).toBe(406);
       expect(response.body.msg).toMatch(field);
@@ -145,14 +202,24 @@ describe('refusing bad input', () => {
   it('refuses an empty batch and names the element that is wrong', async () => {
     const empty = await post({ schedules: [] });
     expect(empty.status).toBe(400);
-    const second = await post({ schedules: [{ code_name: 'hourly', payload: 'ok' }, { code_name: 'hourly', payload: 'x', start_at: 'soon' }] });
+    const second = await post({
+      schedules: [
+        { code_name: 'hourly', payload: 'ok' },
+        { code_name: 'hourly', payload: 'x', start_at: 'soon' },
+      ],
+    });
     expect(second.status).toBe(400);
     expect(second.body.msg).toMatch(/schedules\[1\]\.start_at/);
   });
 
   it('writes nothing from a batch with one bad element', async () => {
     const before = (await server.http.get(worker.path('/schedules?per_page=100'))).body.schedules.length;
-    const response = await post({ schedules: [{ code_name: 'hourly', payload: 'ok' }, { code_name: 'no-such-code', payload: 'x' }] });
+    const response = await post({
+      schedules: [
+        { code_name: 'hourly', payload: 'ok' },
+        { code_name: 'no-such-code', payload: 'x' },
+      ],
+    });
     expect(response.status).toBe(404);
     expect(response.body.msg).toMatch(/no-such-code/);
     expect((await server.http.get(worker.path('/schedules?per_page=100'))).body.schedules).toHaveLength(before);

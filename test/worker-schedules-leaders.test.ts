@@ -6,10 +6,17 @@ import { startController, type RunningController } from '../controller/main.js';
 import { loadConfig } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { sleep } from '../src/core/time.js';
-import { dueMember } from '../src/worker/schedule-keys.js';
-import { openScheduleServices } from '../src/worker/schedule-services.js';
+import { dueMember } from '../src/worker/schedules/schedule-keys.js';
+import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
 import { openWorkerServices } from '../src/worker/services.js';
-import { createSchedule, FAST_SCHEDULE_ENV, getSchedule, tasksOfSchedule, waitForSchedule, waitForTasks } from './helpers/schedules.js';
+import {
+  createSchedule,
+  FAST_SCHEDULE_ENV,
+  getSchedule,
+  tasksOfSchedule,
+  waitForSchedule,
+  waitForTasks,
+} from './helpers/schedules.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
@@ -21,7 +28,15 @@ const extraDirs: string[] = [];
 async function startSecondController(): Promise<RunningController> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-second-'));
   extraDirs.push(dataDir);
-  const config = loadConfig({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    ...FAST_WORKER_ENV,
+    ...FAST_SCHEDULE_ENV,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: server.redisUrl,
+    FERRUM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
   return startController(config);
 }
 
@@ -40,7 +55,12 @@ describe('schedules with two controllers', () => {
   it('queues each of 5 runs exactly once, across a restart of the second controller', async () => {
     let second = await startSecondController();
     try {
-      const id = await createSchedule(worker, { code_name: 'shared', payload: 'two-leaders', run_every: 1, run_times: 5 });
+      const id = await createSchedule(worker, {
+        code_name: 'shared',
+        payload: 'two-leaders',
+        run_every: 1,
+        run_times: 5,
+      });
       await waitForSchedule(worker, id, (s) => s.run_count >= 2);
       await second.stop();
       second = await startSecondController();
@@ -66,7 +86,11 @@ describe('schedules with two controllers', () => {
     try {
       const start = new Date(Date.now() + 300).toISOString();
       const response = await server.http.post(worker.path('/schedules'), {
-        schedules: Array.from({ length: 20 }, (_, i) => ({ code_name: 'shared', payload: `race-${i}`, start_at: start })),
+        schedules: Array.from({ length: 20 }, (_, i) => ({
+          code_name: 'shared',
+          payload: `race-${i}`,
+          start_at: start,
+        })),
       });
       const ids: string[] = response.body.schedules.map((s: any) => s.id);
       await sleep(300);
@@ -86,7 +110,12 @@ describe('schedules with two controllers', () => {
 
   it('queues a run whose scheduler died between claiming it and queueing its task', async () => {
     const { ctx } = server.running;
-    const id = await createSchedule(worker, { code_name: 'shared', payload: 'orphan', start_at: '2099-01-01T00:00:00Z', run_every: 60 });
+    const id = await createSchedule(worker, {
+      code_name: 'shared',
+      payload: 'orphan',
+      start_at: '2099-01-01T00:00:00Z',
+      run_every: 60,
+    });
     const services = openWorkerServices(ctx);
     try {
       const { store } = openScheduleServices(ctx, services);
@@ -94,11 +123,20 @@ describe('schedules with two controllers', () => {
       const taskId = newObjectId();
       const run = { member: dueMember(server.projectId, id), at: schedule.next_start! };
       // A scheduler claims the run and dies before queueing: the claim is all that is left.
-      expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, taskId)).toBe(true);
-      expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId())).toBe(false);
+      expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, taskId)).toBe(
+        true,
+      );
+      expect(
+        await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId()),
+      ).toBe(false);
       const deadline = Date.now() + 10_000;
       while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
-      expect(await worker.task(taskId)).toMatchObject({ id: taskId, schedule_id: id, payload: 'orphan', status: 'queued' });
+      expect(await worker.task(taskId)).toMatchObject({
+        id: taskId,
+        schedule_id: id,
+        payload: 'orphan',
+        status: 'queued',
+      });
       await sleep(2500);
       expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(1);
       expect((await getSchedule(worker, id)).run_count).toBe(1);

@@ -58,11 +58,23 @@ describe('code package stats', () => {
 
   it('counts over start_date..end_date (epoch seconds, on the last change)', async () => {
     const now = nowSeconds();
-    expect((await stats(`?start_date=0&end_date=${now + 10}`)).body).toEqual({ ...zero, queued: 1, complete: 2, error: 1, cancelled: 2 });
+    expect((await stats(`?start_date=0&end_date=${now + 10}`)).body).toEqual({
+      ...zero,
+      queued: 1,
+      complete: 2,
+      error: 1,
+      cancelled: 2,
+    });
     expect((await stats(`?start_date=${now - 3 * DAY}&end_date=${now - DAY}`)).body).toEqual({ ...zero, cancelled: 1 });
     expect((await stats(`?start_date=${now + 60}`)).body).toEqual(zero);
     expect((await stats(`?end_date=${now - DAY}`)).body).toEqual({ ...zero, cancelled: 1 });
-    expect((await stats(`?start_date=${now - DAY}`)).body).toEqual({ ...zero, queued: 1, complete: 2, error: 1, cancelled: 1 });
+    expect((await stats(`?start_date=${now - DAY}`)).body).toEqual({
+      ...zero,
+      queued: 1,
+      complete: 2,
+      error: 1,
+      cancelled: 1,
+    });
   });
 
   it('refuses bad dates and an unknown package', async () => {

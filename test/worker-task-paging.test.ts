@@ -104,15 +104,37 @@ describe('paging with 10,000 tasks', () => {
   it('combines status flags, code, cluster and a time range', async () => {
     const from = Math.floor((startMs + 2 * HOUR) / 1000);
     const to = Math.floor((startMs + 6 * HOUR) / 1000) + 1;
-    const inRange = (task: Listed) => Date.parse(task.created_at) >= from * 1000 && Date.parse(task.created_at) <= to * 1000;
+    const inRange = (task: Listed) =>
+      Date.parse(task.created_at) >= from * 1000 && Date.parse(task.created_at) <= to * 1000;
     const cases: [string, (task: Listed) => boolean][] = [
       ['&complete=1', (task) => task.status === 'complete'],
-      [`&cluster=${east}&queued=1&error=1&to_time=${to}`, (task) => task.cluster === east && ['queued', 'error'].includes(task.status) && Date.parse(task.created_at) <= to * 1000],
-      ['&code_name=beta&complete=1&error=true', (task) => task.code_name === 'beta' && ['complete', 'error'].includes(task.status)],
-      [`&cluster=${east}&code_name=beta&queued=1`, (task) => task.cluster === east && task.code_name === 'beta' && task.status === 'queued'],
-      [`&code_name=alpha&complete=1&error=1&from_time=${from}&to_time=${to}`, (task) => task.code_name === 'alpha' && ['complete', 'error'].includes(task.status) && inRange(task)],
-      [`&cluster=${west}&code_name=beta&from_time=${from}`, (task) => task.cluster === west && task.code_name === 'beta' && Date.parse(task.created_at) >= from * 1000],
-      [`&code_name=beta&from_time=${from}&to_time=${to}&queued=1&preparing=1&running=1&complete=1&error=1&cancelled=1&timeout=1`, (task) => task.code_name === 'beta' && inRange(task)],
+      [
+        `&cluster=${east}&queued=1&error=1&to_time=${to}`,
+        (task) =>
+          task.cluster === east &&
+          ['queued', 'error'].includes(task.status) &&
+          Date.parse(task.created_at) <= to * 1000,
+      ],
+      [
+        '&code_name=beta&complete=1&error=true',
+        (task) => task.code_name === 'beta' && ['complete', 'error'].includes(task.status),
+      ],
+      [
+        `&cluster=${east}&code_name=beta&queued=1`,
+        (task) => task.cluster === east && task.code_name === 'beta' && task.status === 'queued',
+      ],
+      [
+        `&code_name=alpha&complete=1&error=1&from_time=${from}&to_time=${to}`,
+        (task) => task.code_name === 'alpha' && ['complete', 'error'].includes(task.status) && inRange(task),
+      ],
+      [
+        `&cluster=${west}&code_name=beta&from_time=${from}`,
+        (task) => task.cluster === west && task.code_name === 'beta' && Date.parse(task.created_at) >= from * 1000,
+      ],
+      [
+        `&code_name=beta&from_time=${from}&to_time=${to}&queued=1&preparing=1&running=1&complete=1&error=1&cancelled=1&timeout=1`,
+        (task) => task.code_name === 'beta' && inRange(task),
+      ],
     ];
     for (const [query, wanted] of cases) {
       const expected = everything.filter(wanted);
@@ -123,7 +145,9 @@ describe('paging with 10,000 tasks', () => {
 
   it('pages of other sizes tile the same order', async () => {
     const query = '&code_name=alpha&queued=1&complete=1';
-    const expected = everything.filter((task) => task.code_name === 'alpha' && ['queued', 'complete'].includes(task.status));
+    const expected = everything.filter(
+      (task) => task.code_name === 'alpha' && ['queued', 'complete'].includes(task.status),
+    );
     const response = await server.http.get(client.path(`/tasks?per_page=37&page=41${query}`));
     expect(response.body.tasks).toEqual(expected.slice(41 * 37, 42 * 37));
   });

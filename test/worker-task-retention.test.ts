@@ -37,7 +37,12 @@ async function indexesHolding(taskId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TEST_MODE: '1', FERRUM_TEST_TASK_RETENTION_MS: String(RETENTION_MS), FERRUM_TASK_SWEEP_MS: '100' });
+  server = await startTestServer({
+    ...FAST_WORKER_ENV,
+    FERRUM_TEST_MODE: '1',
+    FERRUM_TEST_TASK_RETENTION_MS: String(RETENTION_MS),
+    FERRUM_TASK_SWEEP_MS: '100',
+  });
   client = new WorkerClient(server.http, server.projectId);
   worker = openWorkerServices(server.running.ctx);
   redis = new Redis(server.redisUrl);
@@ -55,7 +60,8 @@ describe('task retention', () => {
   it('drops finished tasks with their logs and index entries, and keeps unfinished ones', async () => {
     const finished = [await client.queue('kept', 'a', { cluster: east }), await client.queue('kept', 'b')];
     const waiting = [await client.queue('kept', 'c', { cluster: east }), await client.queue('kept', 'd')];
-    for (const id of [...finished, ...waiting]) await worker.statuses.appendLog(server.projectId, id, Buffer.from(`output of ${id}\n`), 1024);
+    for (const id of [...finished, ...waiting])
+      await worker.statuses.appendLog(server.projectId, id, Buffer.from(`output of ${id}\n`), 1024);
     for (const id of finished) expect((await server.http.post(client.path(`/tasks/${id}/cancel`))).status).toBe(200);
 
     const { keys } = worker;
@@ -92,11 +98,15 @@ describe('retention settings', () => {
   it('reads FERRUM_TASK_RETENTION_DAYS, 30 days by default', () => {
     expect(loadConfig({}).worker.taskRetentionMs).toBe(30 * 24 * 3600 * 1000);
     expect(loadConfig({ FERRUM_TASK_RETENTION_DAYS: '7' }).worker.taskRetentionMs).toBe(7 * 24 * 3600 * 1000);
-    expect(() => loadConfig({ FERRUM_TASK_RETENTION_DAYS: 'week' })).toThrow(/FERRUM_TASK_RETENTION_DAYS must be a non-negative integer/);
+    expect(() => loadConfig({ FERRUM_TASK_RETENTION_DAYS: 'week' })).toThrow(
+      /FERRUM_TASK_RETENTION_DAYS must be a non-negative integer/,
+    );
   });
 
   it('honours the millisecond override only in test mode', () => {
-    expect(() => loadConfig({ FERRUM_TEST_TASK_RETENTION_MS: '5' })).toThrow(/only with NODE_ENV=test or FERRUM_TEST_MODE=1/);
+    expect(() => loadConfig({ FERRUM_TEST_TASK_RETENTION_MS: '5' })).toThrow(
+      /only with NODE_ENV=test or FERRUM_TEST_MODE=1/,
+    );
     expect(loadConfig({ FERRUM_TEST_MODE: '1', FERRUM_TEST_TASK_RETENTION_MS: '5' }).worker.taskRetentionMs).toBe(5);
   });
 });

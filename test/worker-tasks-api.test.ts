@@ -2,9 +2,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { RegistryCredentials } from '../src/worker/registry-credentials.js';
-import { resolveSecretKey } from '../src/worker/secret-key.js';
-import { SecretBox } from '../src/worker/secret-box.js';
+import { RegistryCredentials } from '../src/worker/codes/registry-credentials.js';
+import { resolveSecretKey } from '../src/core/secret-key.js';
+import { SecretBox } from '../src/core/secret-box.js';
 import type { TestServer } from './helpers/server.js';
 import { startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
@@ -35,8 +35,25 @@ describe('queueing tasks', () => {
     expect(response.body.msg).toBe('Queued up');
     expect(response.body.tasks).toHaveLength(2);
     const [first, second] = await Promise.all(response.body.tasks.map((task: any) => worker.task(task.id)));
-    expect(first).toMatchObject({ code_name: 'alpha', payload: '{"n":1}', status: 'queued', priority: 1, timeout: 3600, delay: 0, cluster: 'default', code_rev: '1', log_size: 0 });
-    expect(second).toMatchObject({ code_name: 'beta', payload: 'two', priority: 2, timeout: 60, label: 'lbl', project_id: server.projectId });
+    expect(first).toMatchObject({
+      code_name: 'alpha',
+      payload: '{"n":1}',
+      status: 'queued',
+      priority: 1,
+      timeout: 3600,
+      delay: 0,
+      cluster: 'default',
+      code_rev: '1',
+      log_size: 0,
+    });
+    expect(second).toMatchObject({
+      code_name: 'beta',
+      payload: 'two',
+      priority: 2,
+      timeout: 60,
+      label: 'lbl',
+      project_id: server.projectId,
+    });
     expect(typeof second.code_id).toBe('string');
     expect(second.start_time).toBeUndefined();
     expect(await worker.log(second.id)).toBe('');
@@ -44,16 +61,23 @@ describe('queueing tasks', () => {
 
   it('queues from a webhook with the raw body as payload', async () => {
     const body = '{ "kept":   "as sent" }';
-    const response = await server.http.post(worker.path('/tasks/webhook?code_name=beta&priority=2&timeout=30'), undefined, {
-      raw: body,
-      headers: { 'Content-Type': 'application/json' },
-    });
+    const response = await server.http.post(
+      worker.path('/tasks/webhook?code_name=beta&priority=2&timeout=30'),
+      undefined,
+      {
+        raw: body,
+        headers: { 'Content-Type': 'application/json' },
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.body.msg).toBe('Queued up');
     const task = await worker.task(response.body.id);
     expect(task).toMatchObject({ payload: body, priority: 2, timeout: 30, code_name: 'beta' });
 
-    const plain = await server.http.post(worker.path('/tasks/webhook?code_name=beta'), undefined, { raw: 'plain text', headers: { 'Content-Type': 'text/plain' } });
+    const plain = await server.http.post(worker.path('/tasks/webhook?code_name=beta'), undefined, {
+      raw: 'plain text',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect((await worker.task(plain.body.id)).payload).toBe('plain text');
   });
 
@@ -65,8 +89,17 @@ describe('queueing tasks', () => {
     const response = await server.http.post(worker.path(`/tasks/${id}/retry`), { delay: 5 });
     expect(response.status).toBe(200);
     const retried = await worker.task(response.body.tasks[0].id);
-    expect(retried).toMatchObject({ payload: 'again', delay: 5, status: 'queued', original_task_id: id, retry_count: '1' });
-    const noType = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, { raw: '{}', headers: { 'Content-Type': 'text/plain' } });
+    expect(retried).toMatchObject({
+      payload: 'again',
+      delay: 5,
+      status: 'queued',
+      original_task_id: id,
+      retry_count: '1',
+    });
+    const noType = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, {
+      raw: '{}',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(noType.status).toBe(406);
   });
 
@@ -76,14 +109,59 @@ describe('queueing tasks', () => {
       ['an empty list', { tasks: [] }, 400, 'tasks'],
       ['a missing code_name', { tasks: [{ payload: 'x' }] }, 406, 'tasks[0].code_name is required'],
       ['a missing payload', { tasks: [{ code_name: 'alpha' }] }, 406, 'tasks[0].payload is required'],
-      ['a payload that is not a string', { tasks: [{ code_name: 'alpha', payload: { a: 1 } }] }, 400, 'tasks[0].payload must be string'],
-      ['an unknown code', { tasks: [{ code_name: 'alpha', payload: '' }, { code_name: 'ghost', payload: '' }] }, 404, 'Code package not found: ghost'],
-      ['a payload over 64 KB', { tasks: [{ code_name: 'alpha', payload: 'x'.repeat(65537) }] }, 400, 'payload must be at most 65536 bytes'],
-      ['a timeout over 3600', { tasks: [{ code_name: 'alpha', payload: '', timeout: 3601 }] }, 400, 'tasks[0].timeout must be <= 3600'],
-      ['a timeout of 0', { tasks: [{ code_name: 'alpha', payload: '', timeout: 0 }] }, 400, 'tasks[0].timeout must be >= 1'],
-      ['a delay over a week', { tasks: [{ code_name: 'alpha', payload: '', delay: 604801 }] }, 400, 'tasks[0].delay must be <= 604800'],
-      ['priority 3', { tasks: [{ code_name: 'alpha', payload: '', priority: 3 }] }, 400, 'tasks[0].priority must be <= 2'],
-      ['a bad cluster name', { tasks: [{ code_name: 'alpha', payload: '', cluster: 'a b' }] }, 400, 'tasks[0].cluster must match'],
+      [
+        'a payload that is not a string',
+        { tasks: [{ code_name: 'alpha', payload: { a: 1 } }] },
+        400,
+        'tasks[0].payload must be string',
+      ],
+      [
+        'an unknown code',
+        {
+          tasks: [
+            { code_name: 'alpha', payload: '' },
+            { code_name: 'ghost', payload: '' },
+          ],
+        },
+        404,
+        'Code package not found: ghost',
+      ],
+      [
+        'a payload over 64 KB',
+        { tasks: [{ code_name: 'alpha', payload: 'x'.repeat(65537) }] },
+        400,
+        'payload must be at most 65536 bytes',
+      ],
+      [
+        'a timeout over 3600',
+        { tasks: [{ code_name: 'alpha', payload: '', timeout: 3601 }] },
+        400,
+        'tasks[0].timeout must be <= 3600',
+      ],
+      [
+        'a timeout of 0',
+        { tasks: [{ code_name: 'alpha', payload: '', timeout: 0 }] },
+        400,
+        'tasks[0].timeout must be >= 1',
+      ],
+      [
+        'a delay over a week',
+        { tasks: [{ code_name: 'alpha', payload: '', delay: 604801 }] },
+        400,
+        'tasks[0].delay must be <= 604800',
+      ],
+      [
+        'priority 3',
+        { tasks: [{ code_name: 'alpha', payload: '', priority: 3 }] },
+        400,
+        'tasks[0].priority must be <= 2',
+      ],
+      [
+        'a bad cluster name',
+        { tasks: [{ code_name: 'alpha', payload: '', cluster: 'a b' }] },
+        400,
+        'tasks[0].cluster must match',
+      ],
     ];
     for (const [what, body, status, msg] of cases) {
       it(what, async () => {
@@ -95,7 +173,12 @@ describe('queueing tasks', () => {
 
     it('nothing of a batch is queued when one task is bad', async () => {
       const before = (await server.http.get(worker.path('/tasks?per_page=100'))).body.tasks.length;
-      await server.http.post(worker.path('/tasks'), { tasks: [{ code_name: 'alpha', payload: '' }, { code_name: 'ghost', payload: '' }] });
+      await server.http.post(worker.path('/tasks'), {
+        tasks: [
+          { code_name: 'alpha', payload: '' },
+          { code_name: 'ghost', payload: '' },
+        ],
+      });
       expect((await server.http.get(worker.path('/tasks?per_page=100'))).body.tasks.length).toBe(before);
     });
 
@@ -107,7 +190,10 @@ describe('queueing tasks', () => {
     });
 
     it('unparsable JSON', async () => {
-      const response = await server.http.post(worker.path('/tasks'), undefined, { raw: '{"tasks": [', headers: { 'Content-Type': 'application/json' } });
+      const response = await server.http.post(worker.path('/tasks'), undefined, {
+        raw: '{"tasks": [',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(response.status).toBe(400);
     });
 
@@ -115,7 +201,9 @@ describe('queueing tasks', () => {
       expect((await server.http.post(worker.path('/tasks/webhook'), undefined, { raw: 'x' })).status).toBe(406);
       const unknown = await server.http.post(worker.path('/tasks/webhook?code_name=ghost'), undefined, { raw: 'x' });
       expect(unknown.status).toBe(404);
-      const big = await server.http.post(worker.path('/tasks/webhook?code_name=beta'), undefined, { raw: 'x'.repeat(65537) });
+      const big = await server.http.post(worker.path('/tasks/webhook?code_name=beta'), undefined, {
+        raw: 'x'.repeat(65537),
+      });
       expect(big.status).toBe(400);
       expect(big.body.msg).toContain('payload must be at most 65536 bytes');
     });
@@ -148,7 +236,8 @@ describe('listing tasks', () => {
     const twoB = await other.queue('two', 'b', { delay: 600 });
     await server.http.post(other.path(`/tasks/${ones[1]}/cancel`));
     await server.http.post(other.path(`/tasks/${twoB}/cancel`));
-    const ids = async (query: string) => (await server.http.get(other.path(`/tasks${query}`))).body.tasks.map((task: any) => task.id);
+    const ids = async (query: string) =>
+      (await server.http.get(other.path(`/tasks${query}`))).body.tasks.map((task: any) => task.id);
 
     expect(await ids('')).toEqual([twoB, twoA, ...[...ones].reverse()]);
     expect(await ids('?code_name=one')).toEqual([...ones].reverse());
@@ -171,7 +260,12 @@ describe('registry credentials', () => {
 
   it('stores them encrypted and never returns them', async () => {
     const response = await server.http.post(worker.path('/credentials'), {
-      auth: auth({ username: 'bob', password: 'very-secret-pw', email: 'b@x.io', serveraddress: 'https://registry.example.com/v2/' }),
+      auth: auth({
+        username: 'bob',
+        password: 'very-secret-pw',
+        email: 'b@x.io',
+        serveraddress: 'https://registry.example.com/v2/',
+      }),
     });
     expect(response.status).toBe(200);
     expect(JSON.stringify(response.body)).not.toContain('very-secret-pw');
@@ -187,9 +281,16 @@ describe('registry credentials', () => {
 
   it('gives a runner the credentials of the registry an image comes from', async () => {
     const redis = new Redis(server.redisUrl);
-    const credentials = new RegistryCredentials(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), new SecretBox(() => resolveSecretKey(server.config)));
+    const credentials = new RegistryCredentials(
+      redis,
+      new WorkerKeys(new KeySpace(server.config.keyPrefix)),
+      new SecretBox(() => resolveSecretKey(server.config)),
+    );
     try {
-      expect(await credentials.forImage(server.projectId, 'registry.example.com/team/app:1')).toMatchObject({ username: 'bob', password: 'very-secret-pw' });
+      expect(await credentials.forImage(server.projectId, 'registry.example.com/team/app:1')).toMatchObject({
+        username: 'bob',
+        password: 'very-secret-pw',
+      });
       expect(await credentials.forImage(server.projectId, 'team/app')).toBeUndefined();
     } finally {
       await redis.quit();
@@ -210,7 +311,9 @@ describe('registry credentials', () => {
 describe('project usage counters', () => {
   it('counts queued tasks in the project record the identity service shows', async () => {
     const before = (await server.http.get(`/1/projects/${server.projectId}`)).body.task_count;
-    await server.http.post(worker.path('/tasks'), { tasks: [1, 2, 3].map((n) => ({ code_name: 'beta', payload: String(n), delay: 600 })) });
+    await server.http.post(worker.path('/tasks'), {
+      tasks: [1, 2, 3].map((n) => ({ code_name: 'beta', payload: String(n), delay: 600 })),
+    });
     const after = (await server.http.get(`/1/projects/${server.projectId}`)).body.task_count;
     expect(after - before).toBe(3);
   });

@@ -26,7 +26,18 @@ const ROUTES = {
   clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
   functions: { page: appsPage, detail: appPage, title: 'Functions', needsProject: true },
 };
-const NAV = ['overview', 'queues', 'caches', 'codes', 'tasks', 'schedules', 'clusters', 'functions', 'projects', 'tokens'];
+const NAV = [
+  'overview',
+  'queues',
+  'caches',
+  'codes',
+  'tasks',
+  'schedules',
+  'clusters',
+  'functions',
+  'projects',
+  'tokens',
+];
 
 export function navigate(hash) {
   if (location.hash === hash) render();
@@ -36,7 +47,11 @@ export function navigate(hash) {
 function parseHash() {
   const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
   const [name, ...rest] = path.split('/');
-  return { name: name || (session.token ? 'overview' : 'signin'), id: rest.length ? decodeURIComponent(rest.join('/')) : undefined, params: new URLSearchParams(query) };
+  return {
+    name: name || (session.token ? 'overview' : 'signin'),
+    id: rest.length ? decodeURIComponent(rest.join('/')) : undefined,
+    params: new URLSearchParams(query),
+  };
 }
 
 function renderNav(active) {
@@ -48,10 +63,27 @@ function renderNav(active) {
     return;
   }
   nav.replaceChildren(
-    ...NAV.map((name) => h('a', { href: `#/${name}`, 'aria-current': name === active ? 'page' : undefined }, ROUTES[name].title)),
+    ...NAV.map((name) =>
+      h('a', { href: `#/${name}`, 'aria-current': name === active ? 'page' : undefined }, ROUTES[name].title),
+    ),
   );
-  const project = session.projectId ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId)) : '';
-  sessionBox.replaceChildren(project, h('button', { class: 'link', onclick: () => { session.clear(); navigate('#/signin'); } }, 'Sign out'));
+  const project = session.projectId
+    ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId))
+    : '';
+  sessionBox.replaceChildren(
+    project,
+    h(
+      'button',
+      {
+        class: 'link',
+        onclick: () => {
+          session.clear();
+          navigate('#/signin');
+        },
+      },
+      'Sign out',
+    ),
+  );
 }
 
 async function render() {

@@ -19,9 +19,17 @@ function frame(title, max, labels) {
   for (const fraction of [0, 0.5, 1]) {
     const y = PAD.top + plotHeight * (1 - fraction);
     root.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y, y2: y, class: 'grid' }));
-    root.append(svg('text', { x: PAD.left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, String(Math.round(max * fraction))));
+    root.append(
+      svg(
+        'text',
+        { x: PAD.left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' },
+        String(Math.round(max * fraction)),
+      ),
+    );
   }
-  labels.forEach(({ x, text }) => root.append(svg('text', { x, y: HEIGHT - 6, 'text-anchor': 'middle', class: 'axis' }, text)));
+  labels.forEach(({ x, text }) =>
+    root.append(svg('text', { x, y: HEIGHT - 6, 'text-anchor': 'middle', class: 'axis' }, text)),
+  );
   return root;
 }
 
@@ -34,7 +42,9 @@ export function stackedBars(title, buckets, series) {
   const plotWidth = WIDTH - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, buckets.length);
-  const labels = buckets.map((b, i) => ({ x: PAD.left + step * (i + 0.5), text: clock(b.time) })).filter((_, i) => i % 15 === 0);
+  const labels = buckets
+    .map((b, i) => ({ x: PAD.left + step * (i + 0.5), text: clock(b.time) }))
+    .filter((_, i) => i % 15 === 0);
   const root = frame(title, max, labels);
   buckets.forEach((bucket, i) => {
     let top = PAD.top + plotHeight;
@@ -43,7 +53,13 @@ export function stackedBars(title, buckets, series) {
       if (!value) continue;
       const height = (value / max) * plotHeight;
       top -= height;
-      const rect = svg('rect', { x: PAD.left + step * i + 1, y: top, width: Math.max(1, step - 2), height, class: s.className });
+      const rect = svg('rect', {
+        x: PAD.left + step * i + 1,
+        y: top,
+        width: Math.max(1, step - 2),
+        height,
+        class: s.className,
+      });
       rect.append(svg('title', {}, `${clock(bucket.time)}: ${value} ${s.label}`));
       root.append(rect);
     }
@@ -61,7 +77,9 @@ export function line(title, points) {
   const span = Math.max(1, last - first);
   const x = (p) => PAD.left + ((new Date(p.time).getTime() - first) / span) * plotWidth;
   const y = (p) => PAD.top + plotHeight * (1 - p.value / max);
-  const labels = points.filter((_, i) => i % Math.max(1, Math.ceil(points.length / 4)) === 0).map((p) => ({ x: x(p), text: clock(p.time) }));
+  const labels = points
+    .filter((_, i) => i % Math.max(1, Math.ceil(points.length / 4)) === 0)
+    .map((p) => ({ x: x(p), text: clock(p.time) }));
   const root = frame(title, max, labels);
   if (points.length > 0) {
     root.append(svg('polyline', { points: points.map((p) => `${x(p)},${y(p)}`).join(' '), class: 'series' }));

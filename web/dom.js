@@ -5,7 +5,8 @@ export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs || {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), reportingFailures(value));
+    if (name.startsWith('on') && typeof value === 'function')
+      el.addEventListener(name.slice(2), reportingFailures(value));
     else if (name === 'class') el.className = value;
     else if (name === 'dataset') Object.assign(el.dataset, value);
     else if (value === true) el.setAttribute(name, '');
@@ -19,7 +20,8 @@ export function h(tag, attrs = {}, ...children) {
 function reportingFailures(handler) {
   return (event) => {
     const result = handler(event);
-    if (result && typeof result.catch === 'function') result.catch((error) => toast(`Failed: ${error.message || error}`, { error: true }));
+    if (result && typeof result.catch === 'function')
+      result.catch((error) => toast(`Failed: ${error.message || error}`, { error: true }));
     return result;
   };
 }
@@ -38,15 +40,36 @@ export function table(headers, rows, { empty = 'Nothing here yet.', caption } = 
     'table',
     {},
     caption ? h('caption', {}, caption) : null,
-    h('thead', {}, h('tr', {}, headers.map((title) => h('th', { scope: 'col' }, title)))),
-    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell) => h('td', {}, cell ?? ''))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((title) => h('th', { scope: 'col' }, title)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) =>
+        h(
+          'tr',
+          {},
+          cells.map((cell) => h('td', {}, cell ?? '')),
+        ),
+      ),
+    ),
   );
 }
 
 /** A labelled input; returns [labelNode, inputNode]. */
 export function field(label, attrs = {}) {
-  const id = attrs.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Math.random().toString(36).slice(2, 7)}`;
-  const input = attrs.multiline ? h('textarea', { ...attrs, id, multiline: undefined }) : h('input', { type: 'text', ...attrs, id });
+  const id =
+    attrs.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Math.random().toString(36).slice(2, 7)}`;
+  const input = attrs.multiline
+    ? h('textarea', { ...attrs, id, multiline: undefined })
+    : h('input', { type: 'text', ...attrs, id });
   return [h('label', { for: id }, label), input];
 }
 

@@ -19,7 +19,13 @@ interface PageQuery {
 export function appRoutes(app: FastifyInstance, { stores, access }: ManagementDeps): void {
   app.post<{ Body: AppBody; Querystring: PageQuery }>(
     '/apps',
-    { schema: { body: wrappedBody('app', appFields, ['name']), querystring: pageQuery, response: wrapped('app', appSchema) } },
+    {
+      schema: {
+        body: wrappedBody('app', appFields, ['name']),
+        querystring: pageQuery,
+        response: wrapped('app', appSchema),
+      },
+    },
     async (request) => {
       const { name = '', config = {}, project_id: projectId } = request.body.app;
       checkAppName(name);

@@ -15,7 +15,13 @@ const logSchema = { type: 'object', properties: { call_id: { type: 'string' }, l
 export function callRoutes(app: FastifyInstance, { stores, access }: ManagementDeps): void {
   app.get<{ Params: { app: string }; Querystring: { cursor?: string; page: number; per_page: number } }>(
     '/apps/:app/calls',
-    { schema: { params: appParams, querystring: pageQuery, response: wrapped('calls', { type: 'array', items: callSchema }) } },
+    {
+      schema: {
+        params: appParams,
+        querystring: pageQuery,
+        response: wrapped('calls', { type: 'array', items: callSchema }),
+      },
+    },
     async (request) => {
       const found = await access.mustSeeApp(principalOf(request), request.params.app);
       const { cursor, page, per_page: perPage } = request.query;
@@ -31,12 +37,23 @@ export function callRoutes(app: FastifyInstance, { stores, access }: ManagementD
     return call;
   }
 
-  app.get<{ Params: CallParams }>('/apps/:app/calls/:call_id', { schema: { params: callParams, response: wrapped('call', callSchema) } }, async (request) => {
-    return { message: 'Successfully loaded call', call: callView(await mustFindCall(request)) };
-  });
+  app.get<{ Params: CallParams }>(
+    '/apps/:app/calls/:call_id',
+    { schema: { params: callParams, response: wrapped('call', callSchema) } },
+    async (request) => {
+      return { message: 'Successfully loaded call', call: callView(await mustFindCall(request)) };
+    },
+  );
 
-  app.get<{ Params: CallParams }>('/apps/:app/calls/:call_id/log', { schema: { params: callParams, response: wrapped('log', logSchema) } }, async (request) => {
-    const call = await mustFindCall(request);
-    return { message: 'Successfully loaded log', log: { call_id: call.id, log: await stores.calls.log(call.appName, call.id) } };
-  });
+  app.get<{ Params: CallParams }>(
+    '/apps/:app/calls/:call_id/log',
+    { schema: { params: callParams, response: wrapped('log', logSchema) } },
+    async (request) => {
+      const call = await mustFindCall(request);
+      return {
+        message: 'Successfully loaded log',
+        log: { call_id: call.id, log: await stores.calls.log(call.appName, call.id) },
+      };
+    },
+  );
 }

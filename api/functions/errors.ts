@@ -24,7 +24,11 @@ function schemaError(errors: ErrorObject[], context: string): HttpError {
   if (!first) return new HttpError(400, `invalid ${context}`);
   const field = fieldOf(first, context);
   if (first.keyword === 'required') return new HttpError(400, `${field} is required`);
-  if (first.keyword === 'enum') return new HttpError(400, `${field} must be one of: ${(first.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`);
+  if (first.keyword === 'enum')
+    return new HttpError(
+      400,
+      `${field} must be one of: ${(first.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`,
+    );
   return new HttpError(400, `${field} ${first.message ?? 'is invalid'}`);
 }
 
@@ -37,7 +41,8 @@ export function installFunctionErrors(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isHttpError(error)) return reply.code(error.statusCode).send(errorBody(error.message));
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send(errorBody(FRAMEWORK_MESSAGES[error.code] ?? error.message));
+    if (status >= 400 && status < 500)
+      return reply.code(status).send(errorBody(FRAMEWORK_MESSAGES[error.code] ?? error.message));
     request.log.error({ err: error }, 'functions request failed');
     return reply.code(500).send(errorBody('Internal server error'));
   });

@@ -45,7 +45,9 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
   installFunctionErrors(app);
   const settings = ctx.config.functions;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) =>
+    done(null, body),
+  );
 
   const stores = openFunctionStores(ctx.config, ctx.redis, ctx.keys);
   const replies = new CallReplies(ctx.bus, stores.keys);
@@ -84,7 +86,11 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
     return sendResult(reply, route, result);
   }
 
-  const params = { type: 'object', required: ['app'], properties: { app: { type: 'string' }, '*': { type: 'string' } } };
+  const params = {
+    type: 'object',
+    required: ['app'],
+    properties: { app: { type: 'string' }, '*': { type: 'string' } },
+  };
   app.all('/:app', { schema: { params } }, call);
   app.all('/:app/*', { schema: { params } }, call);
 };

@@ -38,7 +38,8 @@ export function routeChangesOf(input: RouteInput, limits: FunctionsConfig): Rout
   if (input.type !== undefined) changes.type = input.type;
   if (input.format !== undefined) changes.format = input.format;
   if (input.timeout !== undefined) checkSeconds('timeout', (changes.timeout = input.timeout), ROUTE_LIMITS.maxTimeout);
-  if (input.idle_timeout !== undefined) checkSeconds('idle_timeout', (changes.idleTimeout = input.idle_timeout), ROUTE_LIMITS.maxIdleTimeout);
+  if (input.idle_timeout !== undefined)
+    checkSeconds('idle_timeout', (changes.idleTimeout = input.idle_timeout), ROUTE_LIMITS.maxIdleTimeout);
   if (input.max_concurrency !== undefined) checkMaxConcurrency((changes.maxConcurrency = input.max_concurrency));
   if (input.headers !== undefined) checkHeaders((changes.headers = input.headers));
   if (input.config !== undefined) checkConfig('route config', (changes.config = input.config));
@@ -52,7 +53,8 @@ export function newRouteOf(appName: string, path: string, input: RouteInput, lim
   if (!input.image) throw badRequest('route.image is required');
   const changes = routeChangesOf(input, limits);
   const now = Date.now();
-  const nonEmpty = (map: ConfigMap | undefined) => Object.fromEntries(Object.entries(map ?? {}).filter(([, value]) => value !== ''));
+  const nonEmpty = (map: ConfigMap | undefined) =>
+    Object.fromEntries(Object.entries(map ?? {}).filter(([, value]) => value !== ''));
   return {
     appName,
     path,
@@ -73,5 +75,6 @@ export function newRouteOf(appName: string, path: string, input: RouteInput, lim
 
 /** The path of an existing route may be repeated in an update, not changed. */
 export function checkSamePath(input: RouteInput, path: string): void {
-  if (input.path !== undefined && input.path !== path) throw badRequest('route.path is immutable: delete the route and create another');
+  if (input.path !== undefined && input.path !== path)
+    throw badRequest('route.path is immutable: delete the route and create another');
 }

@@ -26,7 +26,12 @@ const routeOfPath = (params: RouteParams) => `/${params['*']}`;
 
 export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: ManagementDeps): void {
   /** Creates the route, and its app when missing (in the project asked for, or the user's only one). */
-  async function create(principal: Principal, appName: string, input: RouteInput, projectId: string | undefined): Promise<Route> {
+  async function create(
+    principal: Principal,
+    appName: string,
+    input: RouteInput,
+    projectId: string | undefined,
+  ): Promise<Route> {
     checkAppName(appName);
     const existing = await stores.apps.get(appName);
     if (existing && !(await access.visibleApp(principal, appName))) throw notFound('App not found');
@@ -40,16 +45,34 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
 
   app.post<{ Params: { app: string }; Body: RouteBody; Querystring: ProjectQuery }>(
     '/apps/:app/routes',
-    { schema: { params: appParams, querystring: pageQuery, body: wrappedBody('route', routeFields, ['path', 'image']), response: wrapped('route', routeSchema) } },
+    {
+      schema: {
+        params: appParams,
+        querystring: pageQuery,
+        body: wrappedBody('route', routeFields, ['path', 'image']),
+        response: wrapped('route', routeSchema),
+      },
+    },
     async (request) => {
-      const route = await create(principalOf(request), request.params.app, request.body.route, request.query.project_id);
+      const route = await create(
+        principalOf(request),
+        request.params.app,
+        request.body.route,
+        request.query.project_id,
+      );
       return { message: 'Route successfully created', route: routeView(route) };
     },
   );
 
   app.get<{ Params: { app: string }; Querystring: ProjectQuery }>(
     '/apps/:app/routes',
-    { schema: { params: appParams, querystring: pageQuery, response: wrapped('routes', { type: 'array', items: routeSchema }) } },
+    {
+      schema: {
+        params: appParams,
+        querystring: pageQuery,
+        response: wrapped('routes', { type: 'array', items: routeSchema }),
+      },
+    },
     async (request) => {
       const found = await access.mustSeeApp(principalOf(request), request.params.app);
       const { cursor, per_page: perPage } = request.query;
@@ -66,10 +89,14 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     return route;
   }
 
-  app.get<{ Params: RouteParams }>('/apps/:app/routes/*', { schema: { params: routeParams, response: wrapped('route', routeSchema) } }, async (request) => {
-    const route = await mustFindRoute(principalOf(request), request.params);
-    return { message: 'Successfully loaded route', route: routeView(route) };
-  });
+  app.get<{ Params: RouteParams }>(
+    '/apps/:app/routes/*',
+    { schema: { params: routeParams, response: wrapped('route', routeSchema) } },
+    async (request) => {
+      const route = await mustFindRoute(principalOf(request), request.params);
+      return { message: 'Successfully loaded route', route: routeView(route) };
+    },
+  );
 
   async function update(principal: Principal, params: RouteParams, input: RouteInput): Promise<Route> {
     const route = await mustFindRoute(principal, params);
@@ -81,7 +108,9 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
 
   app.patch<{ Params: RouteParams; Body: RouteBody }>(
     '/apps/:app/routes/*',
-    { schema: { params: routeParams, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) } },
+    {
+      schema: { params: routeParams, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) },
+    },
     async (request) => {
       const updated = await update(principalOf(request), request.params, request.body.route);
       return { message: 'Route successfully updated', route: routeView(updated) };
@@ -90,22 +119,38 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
 
   app.put<{ Params: RouteParams; Body: RouteBody; Querystring: ProjectQuery }>(
     '/apps/:app/routes/*',
-    { schema: { params: routeParams, querystring: pageQuery, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) } },
+    {
+      schema: {
+        params: routeParams,
+        querystring: pageQuery,
+        body: wrappedBody('route', routeFields),
+        response: wrapped('route', routeSchema),
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
       const path = routeOfPath(request.params);
       const input = request.body.route;
       checkSamePath(input, path);
-      const exists = (await access.visibleApp(principal, request.params.app)) && (await stores.routes.get(request.params.app, path));
-      if (exists) return { message: 'Route successfully updated', route: routeView(await update(principal, request.params, input)) };
+      const exists =
+        (await access.visibleApp(principal, request.params.app)) && (await stores.routes.get(request.params.app, path));
+      if (exists)
+        return {
+          message: 'Route successfully updated',
+          route: routeView(await update(principal, request.params, input)),
+        };
       const route = await create(principal, request.params.app, { ...input, path }, request.query.project_id);
       return { message: 'Route successfully created', route: routeView(route) };
     },
   );
 
-  app.delete<{ Params: RouteParams }>('/apps/:app/routes/*', { schema: { params: routeParams, response: wrapped('route', routeSchema) } }, async (request) => {
-    const route = await mustFindRoute(principalOf(request), request.params);
-    if (!(await stores.routes.delete(route.appName, route.path))) throw notFound('Route not found');
-    return { message: 'Route successfully deleted' };
-  });
+  app.delete<{ Params: RouteParams }>(
+    '/apps/:app/routes/*',
+    { schema: { params: routeParams, response: wrapped('route', routeSchema) } },
+    async (request) => {
+      const route = await mustFindRoute(principalOf(request), request.params);
+      if (!(await stores.routes.delete(route.appName, route.path))) throw notFound('Route not found');
+      return { message: 'Route successfully deleted' };
+    },
+  );
 }

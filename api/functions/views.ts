@@ -9,7 +9,13 @@ const time = { type: 'string' } as const;
 
 export const appSchema = {
   type: 'object',
-  properties: { name: { type: 'string' }, project_id: { type: 'string' }, config: stringMap, created_at: time, updated_at: time },
+  properties: {
+    name: { type: 'string' },
+    project_id: { type: 'string' },
+    config: stringMap,
+    created_at: time,
+    updated_at: time,
+  },
 } as const;
 
 export const routeSchema = {
@@ -51,7 +57,12 @@ export const callSchema = {
 
 /** A response schema: `message` plus one wrapped object or list. */
 export function wrapped(name: string, schema: object) {
-  return { 200: { type: 'object', properties: { message: { type: 'string' }, [name]: schema, next_cursor: { type: 'string' } } } };
+  return {
+    200: {
+      type: 'object',
+      properties: { message: { type: 'string' }, [name]: schema, next_cursor: { type: 'string' } },
+    },
+  };
 }
 
 export function appView(app: App) {

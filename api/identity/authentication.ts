@@ -8,7 +8,9 @@ import { userSchema, userView } from './views.js';
 export const authenticationRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   // Token check used by other services: 200 {} when accepted, 403 {msg} otherwise.
   app.get('/1/authentication', {
-    schema: { querystring: { type: 'object', properties: { project_id: { type: 'string' }, oauth: { type: 'string' } } } },
+    schema: {
+      querystring: { type: 'object', properties: { project_id: { type: 'string' }, oauth: { type: 'string' } } },
+    },
     handler: async (request, reply) => {
       const { project_id: projectId } = request.query as { project_id?: string };
       try {
@@ -39,10 +41,18 @@ export const authenticationRoutes: FastifyPluginAsync<PluginOptions> = async (ap
       if (!user || !valid) throw unauthorized('Invalid e-mail or password');
       let tokens = await ctx.identity.listTokens(user.id);
       if (tokens.length === 0) {
-        const token = await ctx.identity.createToken({ userId: user.id, name: 'dashboard', type: 'standard', admin: user.admin });
+        const token = await ctx.identity.createToken({
+          userId: user.id,
+          name: 'dashboard',
+          type: 'standard',
+          admin: user.admin,
+        });
         tokens = [token];
       }
-      return userView(user, tokens.map((token) => token.secret));
+      return userView(
+        user,
+        tokens.map((token) => token.secret),
+      );
     },
   });
 };

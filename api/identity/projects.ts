@@ -29,13 +29,18 @@ export function shareIdentifiers(body: unknown): string[] {
     : typeof body === 'object' && body !== null
       ? ((body as Record<string, unknown>).user_ids ??
         (body as Record<string, unknown>).users ??
-        ((body as Record<string, unknown>).user_id !== undefined ? [(body as Record<string, unknown>).user_id] : undefined))
+        ((body as Record<string, unknown>).user_id !== undefined
+          ? [(body as Record<string, unknown>).user_id]
+          : undefined))
       : undefined;
   if (list === undefined) throw notAcceptable('user_id list is required');
   if (!Array.isArray(list)) throw badRequest('user_ids must be a list');
-  const ids = list.map((item) => (typeof item === 'object' && item !== null ? (item as Record<string, unknown>).user_id : item));
+  const ids = list.map((item) =>
+    typeof item === 'object' && item !== null ? (item as Record<string, unknown>).user_id : item,
+  );
   if (ids.length === 0) throw notAcceptable('user_id list is required');
-  for (const id of ids) if (typeof id !== 'string' || id === '') throw badRequest('each user_id must be a non-empty string');
+  for (const id of ids)
+    if (typeof id !== 'string' || id === '') throw badRequest('each user_id must be a non-empty string');
   return ids as string[];
 }
 
@@ -65,7 +70,11 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
       body: {
         type: 'object',
         required: ['name'],
-        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, user_id: { type: 'string' }, id: { type: 'string' } },
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          user_id: { type: 'string' },
+          id: { type: 'string' },
+        },
       },
       response: { 201: projectSchema },
     },
@@ -78,13 +87,19 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
       if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
       const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
-      const project = await ctx.identity.createProject({ name: body.name, userId: owner?.id ?? principal.userId, id: body.id });
+      const project = await ctx.identity.createProject({
+        name: body.name,
+        userId: owner?.id ?? principal.userId,
+        id: body.id,
+      });
       return reply.code(201).send(await viewOf(ctx, project));
     },
   });
 
   app.get('/1/projects', {
-    schema: { response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectSchema } } } } },
+    schema: {
+      response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectSchema } } } },
+    },
     handler: async (request) => {
       const projects = await ctx.identity.listProjectsOf(principalOf(request).userId);
       return { projects: await Promise.all(projects.map((project) => viewOf(ctx, project))) };

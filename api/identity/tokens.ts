@@ -49,7 +49,7 @@ export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
       const { user_id: userId = principal.userId } = request.query as { user_id?: string };
       const owner = await ctx.identity.findUser(userId);
       if (!owner) throw notFound('User not found');
-      if (!access.seeUser(principal, owner)) throw forbidden('Only admin tokens may list other users\' tokens');
+      if (!access.seeUser(principal, owner)) throw forbidden("Only admin tokens may list other users' tokens");
       return { tokens: (await ctx.identity.listTokens(owner.id)).map(tokenView) };
     },
   });

@@ -16,7 +16,10 @@ const userParams = {
 
 async function viewOf(ctx: AppContext, user: User) {
   const tokens = await ctx.identity.listTokens(user.id);
-  return userView(user, tokens.map((token) => token.secret));
+  return userView(
+    user,
+    tokens.map((token) => token.secret),
+  );
 }
 
 export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {

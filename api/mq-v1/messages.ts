@@ -3,9 +3,16 @@ import { badRequest } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { anyReservation } from '../../src/mq/message-store.js';
 import { acknowledgePushBySubscriberId, readPushStatuses, subscriberIdOf } from '../../src/mq/push-status.js';
-import { countSchema, delaySchema, messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
+import {
+  countSchema,
+  delaySchema,
+  messageIdOf,
+  messageParams,
+  queueParams,
+  queueRefOf,
+  type MqRouteOptions,
+} from '../mq-v3/params.js';
 import { messageSchema, messagesSchema, messageView, msgSchema } from './views.js';
-
 
 const postBody = {
   type: 'object',
@@ -37,7 +44,12 @@ const batchDeleteBody = {
 const subscriberParams = {
   type: 'object',
   required: ['project_id', 'queue_name', 'message_id', 'subscriber_id'],
-  properties: { project_id: { type: 'string' }, queue_name: { type: 'string' }, message_id: { type: 'string' }, subscriber_id: { type: 'string' } },
+  properties: {
+    project_id: { type: 'string' },
+    queue_name: { type: 'string' },
+    message_id: { type: 'string' },
+    subscriber_id: { type: 'string' },
+  },
 } as const;
 
 const pushStatusesSchema = {
@@ -64,7 +76,8 @@ const pushStatusesSchema = {
 function requireBody(request: FastifyRequest): void {
   const length = request.headers['content-length'];
   const chunked = request.headers['transfer-encoding'] !== undefined;
-  if (!chunked && (length === undefined || length === '0')) throw badRequest('a JSON body is required (send {} when there is nothing to set)');
+  if (!chunked && (length === undefined || length === '0'))
+    throw badRequest('a JSON body is required (send {} when there is nothing to set)');
 }
 
 /**
@@ -78,7 +91,8 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   /** A timeout in seconds: undefined or 0 → the message's (or queue's) own. */
   function timeoutOrOwn(value: number | undefined, field: string): number | undefined {
     if (value === undefined || value === 0) return undefined;
-    if (value < minTimeout || value > LIMITS.maxTimeoutSeconds) throw badRequest(`${field} must be between ${minTimeout} and ${LIMITS.maxTimeoutSeconds}`);
+    if (value < minTimeout || value > LIMITS.maxTimeoutSeconds)
+      throw badRequest(`${field} must be between ${minTimeout} and ${LIMITS.maxTimeoutSeconds}`);
     return value;
   }
 
@@ -86,10 +100,17 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: {
       params: queueParams,
       body: postBody,
-      response: { 201: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } } } },
+      response: {
+        201: {
+          type: 'object',
+          properties: { ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } },
+        },
+      },
     },
     handler: async (request, reply) => {
-      const { messages } = request.body as { messages: Array<{ body: string; timeout?: number; delay?: number; expires_in?: number }> };
+      const { messages } = request.body as {
+        messages: Array<{ body: string; timeout?: number; delay?: number; expires_in?: number }>;
+      };
       const posted = messages.map((message, i) => ({
         body: message.body,
         delay: message.delay,
@@ -109,13 +130,20 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     },
     handler: async (request) => {
       const query = request.query as { n?: number; timeout?: number };
-      const result = await mq.reserveOnce(queueRefOf(request), { n: query.n ?? 1, timeout: timeoutOrOwn(query.timeout, 'timeout') });
+      const result = await mq.reserveOnce(queueRefOf(request), {
+        n: query.n ?? 1,
+        timeout: timeoutOrOwn(query.timeout, 'timeout'),
+      });
       return { messages: result.messages.map(messageView), timeout: result.timeout };
     },
   });
 
   app.get(`${base}/peek`, {
-    schema: { params: queueParams, querystring: { type: 'object', properties: { n: countSchema } }, response: { 200: messagesSchema } },
+    schema: {
+      params: queueParams,
+      querystring: { type: 'object', properties: { n: countSchema } },
+      response: { 200: messagesSchema },
+    },
     handler: async (request) => {
       const { n } = request.query as { n?: number };
       return { messages: (await mq.messages.peek(queueRefOf(request), n ?? 1)).map(messageView) };
@@ -139,7 +167,10 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { ids } = request.body as { ids: string[] };
-      await mq.delete(queueRefOf(request), ids.map((id) => ({ id, reservationId: anyReservation })));
+      await mq.delete(
+        queueRefOf(request),
+        ids.map((id) => ({ id, reservationId: anyReservation })),
+      );
       return { msg: 'Deleted' };
     },
   });
@@ -153,7 +184,11 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   });
 
   app.post(`${base}/:message_id/release`, {
-    schema: { params: messageParams, body: { type: 'object', properties: { delay: delaySchema } }, response: { 200: msgSchema } },
+    schema: {
+      params: messageParams,
+      body: { type: 'object', properties: { delay: delaySchema } },
+      response: { 200: msgSchema },
+    },
     handler: async (request) => {
       requireBody(request);
       const { delay } = request.body as { delay?: number };

@@ -10,7 +10,12 @@ import { msgSchema, queueIdOf, queueListSchema, queueSchema, queueView } from '.
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
 const updateBody = {
   type: 'object',
-  properties: { subscribers: {}, push_type: { type: 'string' }, retries: { type: 'integer' }, retries_delay: { type: 'integer' } },
+  properties: {
+    subscribers: {},
+    push_type: { type: 'string' },
+    retries: { type: 'integer' },
+    retries_delay: { type: 'integer' },
+  },
 } as const;
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
 
@@ -23,11 +28,17 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
   app.get('/1/projects/:project_id/queues', {
     schema: {
       params: projectParams,
-      querystring: { type: 'object', properties: { page: pageSchema, per_page: { type: 'integer', minimum: 1, maximum: LIMITS.maxPerPage } } },
+      querystring: {
+        type: 'object',
+        properties: { page: pageSchema, per_page: { type: 'integer', minimum: 1, maximum: LIMITS.maxPerPage } },
+      },
       response: { 200: queueListSchema },
     },
     handler: async (request) => {
-      const { page = 0, per_page: perPage = LIMITS.defaultPerPage } = request.query as { page?: number; per_page?: number };
+      const { page = 0, per_page: perPage = LIMITS.defaultPerPage } = request.query as {
+        page?: number;
+        per_page?: number;
+      };
       const projectId = projectOf(request).id;
       const names = await mq.queues.listPage(projectId, page * perPage, perPage);
       return names.map((name) => ({ id: queueIdOf({ projectId, name }), project_id: projectId, name }));

@@ -16,7 +16,10 @@ export function queueIdOf(ref: QueueRef): string {
 
 export const queueListSchema = {
   type: 'array',
-  items: { type: 'object', properties: { id: { type: 'string' }, project_id: { type: 'string' }, name: { type: 'string' } } },
+  items: {
+    type: 'object',
+    properties: { id: { type: 'string' }, project_id: { type: 'string' }, name: { type: 'string' } },
+  },
 } as const;
 
 export const queueSchema = {

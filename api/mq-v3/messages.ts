@@ -4,15 +4,29 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
 import type { QueueRef } from '../../src/mq/keys.js';
 import type { NewMessage } from '../../src/mq/types.js';
-import { countSchema, delaySchema, messageIdOf, messageParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
-import { messageSchema, messagesResponseSchema, messageView, msgSchema, pushStatusesResponseSchema, pushStatusView } from './views.js';
+import {
+  countSchema,
+  delaySchema,
+  messageIdOf,
+  messageParams,
+  queueParams,
+  queueRefOf,
+  type MqRouteOptions,
+} from './params.js';
+import {
+  messageSchema,
+  messagesResponseSchema,
+  messageView,
+  msgSchema,
+  pushStatusesResponseSchema,
+  pushStatusView,
+} from './views.js';
 
 interface DeleteEntry {
   id: string;
   reservation_id?: string;
   subscriber_name?: string;
 }
-
 
 const postBody = {
   type: 'object',
@@ -40,7 +54,10 @@ const reserveBody = {
   },
 } as const;
 
-const reservationBody = { type: 'object', properties: { reservation_id: { type: 'string' }, subscriber_name: { type: 'string' } } } as const;
+const reservationBody = {
+  type: 'object',
+  properties: { reservation_id: { type: 'string' }, subscriber_name: { type: 'string' } },
+} as const;
 
 const batchDeleteBody = {
   type: 'object',
@@ -88,10 +105,15 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
         deletes.push(entry);
         continue;
       }
-      if (!entry.reservation_id) throw notAcceptable('reservation_id is required to acknowledge a push delivery (subscriber_name is given)');
+      if (!entry.reservation_id)
+        throw notAcceptable('reservation_id is required to acknowledge a push delivery (subscriber_name is given)');
       await mq.push.acknowledge(ref, entry.id, entry.reservation_id, entry.subscriber_name);
     }
-    if (deletes.length > 0) await mq.delete(ref, deletes.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })));
+    if (deletes.length > 0)
+      await mq.delete(
+        ref,
+        deletes.map((entry) => ({ id: entry.id, reservationId: entry.reservation_id || undefined })),
+      );
   }
 
   /** Aborts when the client goes away before the answer is sent (ends long-polls early). */
@@ -107,14 +129,24 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: {
       params: queueParams,
       body: postBody,
-      response: { 201: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } } } },
+      response: {
+        201: {
+          type: 'object',
+          properties: { ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } },
+        },
+      },
     },
     handler: async (request, reply) => {
-      const { messages } = request.body as { messages: Array<{ body: string; delay?: number; push_headers?: unknown }> };
+      const { messages } = request.body as {
+        messages: Array<{ body: string; delay?: number; push_headers?: unknown }>;
+      };
       const posted: NewMessage[] = messages.map((message, i) => ({
         body: message.body,
         delay: message.delay,
-        pushHeaders: message.push_headers === undefined ? undefined : checkPushHeaders(message.push_headers, `messages[${i}].push_headers`),
+        pushHeaders:
+          message.push_headers === undefined
+            ? undefined
+            : checkPushHeaders(message.push_headers, `messages[${i}].push_headers`),
       }));
       const ids = await mq.post(queueRefOf(request), posted);
       return reply.code(201).send({ ids, msg: 'Messages put on queue.' });
@@ -139,7 +171,9 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
 
   app.get('/3/projects/:project_id/queues/:queue_name/messages/:message_id', {
     schema: { params: messageParams, response: { 200: { type: 'object', properties: { message: messageSchema } } } },
-    handler: async (request) => ({ message: messageView(await mq.messages.get(queueRefOf(request), messageIdOf(request))) }),
+    handler: async (request) => ({
+      message: messageView(await mq.messages.get(queueRefOf(request), messageIdOf(request))),
+    }),
   });
 
   app.get('/3/projects/:project_id/queues/:queue_name/messages', {
@@ -190,12 +224,19 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     schema: {
       params: messageParams,
       body: { type: 'object', properties: { reservation_id: { type: 'string' }, timeout: { type: 'integer' } } },
-      response: { 200: { type: 'object', properties: { reservation_id: { type: 'string' }, msg: { type: 'string' } } } },
+      response: {
+        200: { type: 'object', properties: { reservation_id: { type: 'string' }, msg: { type: 'string' } } },
+      },
     },
     handler: async (request) => {
       const body = request.body as { reservation_id?: string; timeout?: number };
       const reservationId = requiredReservation(body);
-      const touched = await mq.messages.touch(queueRefOf(request), messageIdOf(request), reservationId, reservationTimeout(body.timeout, 'timeout'));
+      const touched = await mq.messages.touch(
+        queueRefOf(request),
+        messageIdOf(request),
+        reservationId,
+        reservationTimeout(body.timeout, 'timeout'),
+      );
       return { reservation_id: touched.reservationId, msg: 'Touched' };
     },
   });

@@ -57,10 +57,19 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx
       params: projectParams,
       querystring: {
         type: 'object',
-        properties: { per_page: { type: 'integer', minimum: 1 }, previous: { type: 'string' }, prefix: { type: 'string' } },
+        properties: {
+          per_page: { type: 'integer', minimum: 1 },
+          previous: { type: 'string' },
+          prefix: { type: 'string' },
+        },
       },
       response: {
-        200: { type: 'object', properties: { queues: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } },
+        200: {
+          type: 'object',
+          properties: {
+            queues: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+          },
+        },
       },
     },
     handler: async (request) => {

@@ -17,11 +17,17 @@ const queueProperties = {
   message_expiration: { type: 'integer' },
   type: { type: 'string' },
   push: freeObject,
-  dead_letter: { type: 'object', properties: { queue_name: { type: 'string' }, max_reservations: { type: 'integer' } } },
+  dead_letter: {
+    type: 'object',
+    properties: { queue_name: { type: 'string' }, max_reservations: { type: 'integer' } },
+  },
   alerts: { type: 'array', items: freeObject },
 } as const;
 
-export const queueResponseSchema = { type: 'object', properties: { queue: { type: 'object', properties: queueProperties } } } as const;
+export const queueResponseSchema = {
+  type: 'object',
+  properties: { queue: { type: 'object', properties: queueProperties } },
+} as const;
 
 const messageProperties = {
   id: { type: 'string' },
@@ -32,10 +38,18 @@ const messageProperties = {
 } as const;
 
 export const messageSchema = { type: 'object', properties: messageProperties } as const;
-export const messagesResponseSchema = { type: 'object', properties: { messages: { type: 'array', items: messageSchema } } } as const;
+export const messagesResponseSchema = {
+  type: 'object',
+  properties: { messages: { type: 'array', items: messageSchema } },
+} as const;
 
 /** A queue as Get, Update and Create answer it (Create leaves out the counters). */
-export function queueView(projectId: string, name: string, settings: QueueSettings, counters?: Pick<QueueInfo, 'size' | 'totalMessages'>) {
+export function queueView(
+  projectId: string,
+  name: string,
+  settings: QueueSettings,
+  counters?: Pick<QueueInfo, 'size' | 'totalMessages'>,
+) {
   return {
     queue: {
       project_id: projectId,

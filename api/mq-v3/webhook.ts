@@ -20,12 +20,23 @@ export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { m
   app.post(path, {
     schema: {
       params: queueParams,
-      response: { 201: { type: 'object', properties: { id: { type: 'string' }, ids: { type: 'array', items: { type: 'string' } }, msg: { type: 'string' } } } },
+      response: {
+        201: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            ids: { type: 'array', items: { type: 'string' } },
+            msg: { type: 'string' },
+          },
+        },
+      },
     },
     handler: async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
       if (body === '') throw badRequest('body must not be empty: the webhook request body becomes the message body');
-      const [id] = await mq.post(queueRefOf(request), [{ body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) }]);
+      const [id] = await mq.post(queueRefOf(request), [
+        { body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) },
+      ]);
       return reply.code(201).send({ id, ids: [id], msg: 'Messages put on queue.' });
     },
   });

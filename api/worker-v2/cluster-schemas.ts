@@ -1,6 +1,6 @@
-import { awsAutoscaleSchema } from '../../src/worker/aws-settings.js';
-import { PROVIDER_KINDS } from '../../src/worker/cluster-types.js';
-import { INSTANCE_TYPES } from '../../src/worker/instance-store.js';
+import { awsAutoscaleSchema } from '../../src/worker/clusters/aws-settings.js';
+import { PROVIDER_KINDS } from '../../src/worker/clusters/cluster-types.js';
+import { INSTANCE_TYPES } from '../../src/worker/clusters/instance-store.js';
 
 /** JSON schemas of the clusters API: requests (secrets accepted) and responses (secrets absent). */
 
@@ -108,7 +108,10 @@ export const clusterSchema = {
     runners_total: { type: 'integer' },
     runners_available: { type: 'integer' },
     shared_to: strings,
-    autoscale: { type: 'object', properties: { ...autoscaleProperties, aws: { type: 'object', properties: awsSettingsProperties } } },
+    autoscale: {
+      type: 'object',
+      properties: { ...autoscaleProperties, aws: { type: 'object', properties: awsSettingsProperties } },
+    },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
   },

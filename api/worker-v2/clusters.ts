@@ -2,10 +2,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../src/core/errors.js';
 import { newObjectId } from '../../src/core/ids.js';
-import { defaultClusterView, mayUseCluster, resolveCluster } from '../../src/worker/cluster-rules.js';
-import type { StoredCluster } from '../../src/worker/cluster-store.js';
-import type { Cluster, ClusterInput } from '../../src/worker/cluster-types.js';
-import { DEFAULT_CLUSTER } from '../../src/worker/tasks.js';
+import { defaultClusterView, mayUseCluster, resolveCluster } from '../../src/worker/clusters/cluster-rules.js';
+import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
+import type { Cluster, ClusterInput } from '../../src/worker/clusters/cluster-types.js';
+import { DEFAULT_CLUSTER } from '../../src/worker/tasks/tasks.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { AppContext } from '../context.js';
 import {
@@ -52,7 +52,8 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
   async function owned(request: FastifyRequest): Promise<Cluster> {
     const cluster = await visible(request);
     if (cluster.id === DEFAULT_CLUSTER) throw forbidden('The default cluster cannot be changed');
-    if (!mayManage(principalOf(request), cluster)) throw forbidden(`Only the owner of cluster ${cluster.id} may change it`);
+    if (!mayManage(principalOf(request), cluster))
+      throw forbidden(`Only the owner of cluster ${cluster.id} may change it`);
     return cluster;
   }
 
@@ -62,7 +63,9 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     schema: { response: { 200: clusterListSchema } },
     handler: async (request) => {
       const principal = principalOf(request);
-      return { clusters: (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster)).map(clusterListEntry) };
+      return {
+        clusters: (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster)).map(clusterListEntry),
+      };
     },
   });
 
@@ -71,7 +74,10 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     handler: async (request) => {
       const input = request.body as ClusterInput;
       const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
-      const { cluster, secrets } = resolveCluster(base, { ...input, shared_to: await sharedUserIds(ctx, input.shared_to) });
+      const { cluster, secrets } = resolveCluster(base, {
+        ...input,
+        shared_to: await sharedUserIds(ctx, input.shared_to),
+      });
       await worker.clusters.create(cluster, secrets);
       return { msg: 'Cluster created', cluster: await fullView(cluster) };
     },

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
-import type { Upload } from '../../src/worker/code-store.js';
+import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
-import { checkZip } from '../../src/worker/zip.js';
+import { checkZip } from '../../src/worker/codes/zip.js';
 
 interface Form {
   data?: string;
@@ -16,7 +16,8 @@ async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw badRequest(`unexpected file field "${part.fieldname}": the zip goes in "file"`);
+        if (part.fieldname !== 'file')
+          throw badRequest(`unexpected file field "${part.fieldname}": the zip goes in "file"`);
         form.file = await part.toBuffer();
       } else if (part.fieldname === 'data') {
         form.data = String(part.value);
@@ -52,12 +53,20 @@ function envVarsOf(data: Record<string, unknown>): Record<string, string> | unde
   if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('env_vars must be an object of strings');
   for (const [name, item] of Object.entries(value)) {
     if (typeof item !== 'string') throw badRequest(`env_vars.${name} must be a string`);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw badRequest(`env_vars name "${name}" must be letters, digits and _`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw badRequest(`env_vars name "${name}" must be letters, digits and _`);
   }
   return value as Record<string, string>;
 }
 
-const RUNTIME_COMMANDS: Record<string, string> = { ruby: 'ruby', python: 'python', node: 'node', php: 'php', sh: 'sh', bash: 'bash' };
+const RUNTIME_COMMANDS: Record<string, string> = {
+  ruby: 'ruby',
+  python: 'python',
+  node: 'node',
+  php: 'php',
+  sh: 'sh',
+  bash: 'bash',
+};
 
 /** The command of an old-style zip package given only its file and runtime. */
 function zipCommand(fileName: string | undefined, runtime: string | undefined): string | undefined {
@@ -84,7 +93,11 @@ export interface StackSettings {
   defaultStack: string;
 }
 
-export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined, { stacks, defaultStack }: StackSettings): Upload {
+export function uploadFrom(
+  dataText: string | undefined,
+  zip: Buffer | undefined,
+  { stacks, defaultStack }: StackSettings,
+): Upload {
   const data = parseData(dataText);
   const name = optionalString(data, 'name');
   if (!name) throw notAcceptable('name is required');
@@ -97,7 +110,8 @@ export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined
   if (stack && !zip) throw badRequest('stack is for zip packages: add the code zip as "file"');
   if (!image && !stack) throw notAcceptable(zip ? 'image or stack is required' : 'image is required');
   const config = optionalString(data, 'config');
-  if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes) throw badRequest(`config must be at most ${LIMITS.configBytes} bytes`);
+  if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes)
+    throw badRequest(`config must be at most ${LIMITS.configBytes} bytes`);
   const runtime = optionalString(data, 'runtime');
   const fileName = optionalString(data, 'file_name');
   const command = optionalString(data, 'command') ?? (zip ? zipCommand(fileName, runtime) : undefined);
@@ -115,15 +129,19 @@ export function uploadFrom(dataText: string | undefined, zip: Buffer | undefined
     priority: optionalInteger(data, 'default_priority', 0, 2),
     env_vars: envVarsOf(data),
   };
-  for (const key of Object.keys(settings) as (keyof CodeSettings)[]) if (settings[key] === undefined) delete settings[key];
+  for (const key of Object.keys(settings) as (keyof CodeSettings)[])
+    if (settings[key] === undefined) delete settings[key];
   return { name, settings, zip };
 }
 
-export async function readUpload(request: FastifyRequest, maxCodeBytes: number, stacks: StackSettings): Promise<Upload> {
+export async function readUpload(
+  request: FastifyRequest,
+  maxCodeBytes: number,
+  stacks: StackSettings,
+): Promise<Upload> {
   const form = await readForm(request, maxCodeBytes);
   if (form.file && form.file.length === 0) form.file = undefined;
   const upload = uploadFrom(form.data, form.file, stacks);
   if (upload.zip) await checkZip(upload.zip);
   return upload;
 }
-

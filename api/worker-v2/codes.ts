@@ -17,7 +17,11 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   const { codes } = worker;
 
   app.get('/2/projects/:project_id/codes', {
-    schema: { params: projectParams, querystring: pagingQuery, response: { 200: { type: 'object', properties: { codes: { type: 'array', items: codeSchema } } } } },
+    schema: {
+      params: projectParams,
+      querystring: pagingQuery,
+      response: { 200: { type: 'object', properties: { codes: { type: 'array', items: codeSchema } } } },
+    },
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
       const { page, per_page: perPage } = request.query as PagingQuery;
@@ -26,7 +30,10 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.post('/2/projects/:project_id/codes', {
-    schema: { params: projectParams, response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } } },
+    schema: {
+      params: projectParams,
+      response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
+    },
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
       const upload = await readUpload(request, ctx.config.worker.maxCodeBytes, ctx.config.worker);
@@ -70,7 +77,10 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     await worker.pause.resume(projectId, codeId);
     return 'Resumed';
   });
-  codeAction('cancel_all', async (projectId, codeId) => `Cancelled ${await worker.queueing.cancelAll(projectId, codeId)} tasks`);
+  codeAction(
+    'cancel_all',
+    async (projectId, codeId) => `Cancelled ${await worker.tasks.cancelAll(projectId, codeId)} tasks`,
+  );
 
   app.delete('/2/projects/:project_id/codes/:code_id', {
     schema: { params: codeParams, response: { 200: msgSchema } },
@@ -95,13 +105,17 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.get('/2/projects/:project_id/codes/:code_id/download', {
-    schema: { params: codeParams, querystring: { type: 'object', properties: { revision: { type: 'integer', minimum: 1 } } } },
+    schema: {
+      params: codeParams,
+      querystring: { type: 'object', properties: { revision: { type: 'integer', minimum: 1 } } },
+    },
     handler: async (request, reply) => {
       const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
       const { revision: rev } = request.query as { revision?: number };
       const revision = await codes.revision(projectId, codeId, rev);
       const zip = await codes.zip(revision);
-      if (!zip) throw notFound(`Revision ${revision.rev} of code package ${revision.name} is an image package: it has no zip`);
+      if (!zip)
+        throw notFound(`Revision ${revision.rev} of code package ${revision.name} is an image package: it has no zip`);
       return reply
         .header('Content-Type', 'application/zip')
         .header('Content-Disposition', `attachment; filename="${downloadName(revision.name, revision.rev)}"`)

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { parseAuthField } from '../../src/worker/registry-credentials.js';
+import { parseAuthField } from '../../src/worker/codes/registry-credentials.js';
 import { requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
 import type { WorkerRouteOptions } from './route-options.js';

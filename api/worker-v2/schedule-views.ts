@@ -1,5 +1,5 @@
 import { toRfc3339 } from '../../src/core/time.js';
-import type { Schedule } from '../../src/worker/schedule-types.js';
+import type { Schedule } from '../../src/worker/schedules/schedule-types.js';
 
 /** Wire shape of a schedule: times in RFC 3339. */
 export function scheduleView(schedule: Schedule) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest } from '../../src/core/errors.js';
-import { openScheduleServices } from '../../src/worker/schedule-services.js';
-import type { ScheduleRequest } from '../../src/worker/schedules.js';
+import { openScheduleServices } from '../../src/worker/schedules/schedule-services.js';
+import type { ScheduleRequest } from '../../src/worker/schedules/schedules.js';
 import { projectOf, requireProject } from '../auth-hooks.js';
 import { pagingQuery, projectParams, type PagingQuery } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';
@@ -44,7 +44,11 @@ const createBody = {
 } as const;
 
 /** A schedule as a client sends it: dates as RFC 3339 strings, `delay` standing for task_delay. */
-type WireScheduleRequest = Omit<ScheduleRequest, 'start_at' | 'end_at'> & { start_at?: string; end_at?: string; delay?: number };
+type WireScheduleRequest = Omit<ScheduleRequest, 'start_at' | 'end_at'> & {
+  start_at?: string;
+  end_at?: string;
+  delay?: number;
+};
 
 function timeOf(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
@@ -74,19 +78,34 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
     schema: {
       params: projectParams,
       body: createBody,
-      response: { 200: { type: 'object', properties: { msg: { type: 'string' }, schedules: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            msg: { type: 'string' },
+            schedules: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
+          },
+        },
+      },
     },
     handler: async (request) => {
       const wire = (request.body as { schedules: WireScheduleRequest[] }).schedules;
       const requests = wire.map((one, i) => requestOf(one, wire.length > 1 ? `schedules[${i}].` : ''));
-      await worker.clusterAccess.checkUsable(projectOf(request).userId, requests.map((one) => one.cluster));
+      await worker.clusterAccess.checkUsable(
+        projectOf(request).userId,
+        requests.map((one) => one.cluster),
+      );
       const created = await schedules.create(projectIdOf(request), requests);
       return { msg: 'Scheduled', schedules: created.map((schedule) => ({ id: schedule.id })) };
     },
   });
 
   app.get('/2/projects/:project_id/schedules', {
-    schema: { params: projectParams, querystring: pagingQuery, response: { 200: { type: 'object', properties: { schedules: { type: 'array', items: scheduleSchema } } } } },
+    schema: {
+      params: projectParams,
+      querystring: pagingQuery,
+      response: { 200: { type: 'object', properties: { schedules: { type: 'array', items: scheduleSchema } } } },
+    },
     handler: async (request) => {
       const { page, per_page } = request.query as PagingQuery;
       return { schedules: (await store.list(projectIdOf(request), page, per_page)).map(scheduleView) };
@@ -106,4 +125,3 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
     },
   });
 };
-

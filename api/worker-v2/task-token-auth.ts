@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { forbidden } from '../../src/core/errors.js';
-import type { TaskTokens } from '../../src/worker/task-tokens.js';
+import type { TaskTokens } from '../../src/worker/tasks/task-tokens.js';
 import { presentedToken, requireProject } from '../auth-hooks.js';
 import type { AppContext } from '../context.js';
 
@@ -22,7 +22,8 @@ export function requireProjectOrOwnTask(ctx: AppContext, tokens: TaskTokens): pr
     const grant = token ? await tokens.find(token) : null;
     if (!grant) return asUser.call(this as never, request, reply);
     const { project_id: projectId, task_id: taskId } = request.params as { project_id?: string; task_id?: string };
-    const ownTask = request.routeOptions.config.ownTask === true && projectId === grant.project_id && taskId === grant.task_id;
+    const ownTask =
+      request.routeOptions.config.ownTask === true && projectId === grant.project_id && taskId === grant.task_id;
     if (!ownTask) throw forbidden('A task token is valid only for its own task');
   };
 }

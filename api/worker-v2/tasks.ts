@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
-import type { TaskRequest } from '../../src/worker/tasks.js';
+import type { TaskRequest } from '../../src/worker/tasks/tasks.js';
 import { LIMITS } from '../../src/worker/types.js';
 import { projectOf } from '../auth-hooks.js';
 import { requireProjectOrOwnTask } from './task-token-auth.js';
@@ -56,31 +56,39 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
       const { tasks } = request.body as { tasks: TaskRequest[] };
-      await worker.clusterAccess.checkUsable(projectOf(request).userId, tasks.map((task) => task.cluster));
-      const queued = await worker.queueing.queue(projectIdOf(request), tasks);
+      await worker.clusterAccess.checkUsable(
+        projectOf(request).userId,
+        tasks.map((task) => task.cluster),
+      );
+      const queued = await worker.tasks.queue(projectIdOf(request), tasks);
       return { msg: 'Queued up', tasks: queued.map((task) => ({ id: task.id })) };
     },
   });
 
   app.get('/2/projects/:project_id/tasks', {
-    schema: { params: projectParams, querystring: taskListQuery, response: { 200: { type: 'object', properties: { tasks: { type: 'array', items: taskSchema } } } } },
+    schema: {
+      params: projectParams,
+      querystring: taskListQuery,
+      response: { 200: { type: 'object', properties: { tasks: { type: 'array', items: taskSchema } } } },
+    },
     handler: async (request) => {
       const filter = taskFilterOf(request.query as Parameters<typeof taskFilterOf>[0]);
-      if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to) throw badRequest('from_time must not be after to_time');
-      return { tasks: (await worker.tasks.list(projectIdOf(request), filter)).map(taskView) };
+      if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to)
+        throw badRequest('from_time must not be after to_time');
+      return { tasks: (await worker.taskStore.list(projectIdOf(request), filter)).map(taskView) };
     },
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id', {
     config: { ownTask: true },
     schema: { params: taskParams, response: { 200: taskSchema } },
-    handler: async (request) => taskView(await worker.tasks.get(projectIdOf(request), taskIdOf(request))),
+    handler: async (request) => taskView(await worker.taskStore.get(projectIdOf(request), taskIdOf(request))),
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id/log', {
     schema: { params: taskParams },
     handler: async (request, reply) => {
-      const log = await worker.tasks.log(projectIdOf(request), taskIdOf(request));
+      const log = await worker.taskStore.log(projectIdOf(request), taskIdOf(request));
       return reply.type('text/plain; charset=utf-8').send(log);
     },
   });
@@ -99,7 +107,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   app.post('/2/projects/:project_id/tasks/:task_id/cancel', {
     schema: { params: taskParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      await worker.queueing.cancel(projectIdOf(request), taskIdOf(request));
+      await worker.tasks.cancel(projectIdOf(request), taskIdOf(request));
       return { msg: 'Cancelled' };
     },
   });
@@ -112,9 +120,9 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: queuedSchema },
     },
     handler: async (request) => {
-      const old = await worker.tasks.get(projectIdOf(request), taskIdOf(request));
+      const old = await worker.taskStore.get(projectIdOf(request), taskIdOf(request));
       const { delay } = request.body as { delay?: number };
-      const task = await worker.queueing.retry(old, delay);
+      const task = await worker.tasks.retry(old, delay);
       return { msg: 'Queued up', tasks: [{ id: task.id }] };
     },
   });

@@ -31,10 +31,16 @@ export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     },
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
-      const query = request.query as { code_name: string; priority?: number; cluster?: string; timeout?: number; delay?: number };
+      const query = request.query as {
+        code_name: string;
+        priority?: number;
+        cluster?: string;
+        timeout?: number;
+        delay?: number;
+      };
       await worker.clusterAccess.checkUsable(projectOf(request).userId, [query.cluster]);
       const payload = typeof request.body === 'string' ? request.body : '';
-      const [task] = await worker.queueing.queue(projectId, [{ ...query, payload }]);
+      const [task] = await worker.tasks.queue(projectId, [{ ...query, payload }]);
       return { id: task!.id, msg: 'Queued up' };
     },
   });

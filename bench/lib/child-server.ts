@@ -9,13 +9,28 @@ import { startController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
 import { startTestRedis } from '../../test/helpers/redis.js';
 
-export async function serveInChild(env: Record<string, string | undefined> = {}, options: { withRunner?: boolean } = {}): Promise<void> {
+export async function serveInChild(
+  env: Record<string, string | undefined> = {},
+  options: { withRunner?: boolean } = {},
+): Promise<void> {
   const redis = await startTestRedis();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
-  const config = loadConfig({ ...env, PORT: '0', REDIS_URL: redis.url, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'error', FERRUM_BOOTSTRAP_PASSWORD: 'bench-password' });
+  const config = loadConfig({
+    ...env,
+    PORT: '0',
+    REDIS_URL: redis.url,
+    FERRUM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
+  });
   const allInOne = options.withRunner ? await startAllInOne(config) : null;
   const running = allInOne?.controller ?? (await startController(config));
-  process.send!({ url: running.url, token: running.bootstrap!.token, projectId: running.bootstrap!.projectId, redisUrl: redis.url });
+  process.send!({
+    url: running.url,
+    token: running.bootstrap!.token,
+    projectId: running.bootstrap!.projectId,
+    redisUrl: redis.url,
+  });
   process.on('message', async (message) => {
     if (message === 'cpu') {
       process.send!({ cpu: process.cpuUsage() });

@@ -22,25 +22,31 @@ function appsCommand(): Command {
   apps
     .command('list')
     .description('list apps')
-    .action(action(async ({ api, out }) => {
-      const result = await api.get<{ apps: Json[] }>('/v1/apps');
-      out.table(result.apps, columns('name', 'config'), result);
-    }));
+    .action(
+      action(async ({ api, out }) => {
+        const result = await api.get<{ apps: Json[] }>('/v1/apps');
+        out.table(result.apps, columns('name', 'config'), result);
+      }),
+    );
   apps
     .command('create <name>')
     .description('create an app')
     .option('--config <KEY=VALUE>', 'configuration handed to every function of the app (repeat for more)', keyValue)
-    .action(action(async ({ api, out }, name: string, options: { config?: Record<string, string> }) => {
-      const result = await api.post<{ app: Json }>('/v1/apps', { app: { name, config: options.config } });
-      out.record(result.app, result);
-    }));
+    .action(
+      action(async ({ api, out }, name: string, options: { config?: Record<string, string> }) => {
+        const result = await api.post<{ app: Json }>('/v1/apps', { app: { name, config: options.config } });
+        out.record(result.app, result);
+      }),
+    );
   apps
     .command('delete <name>')
     .description('delete an app')
-    .action(action(async ({ api, out }, name: string) => {
-      const result = await api.delete<{ message?: string }>(appPath(name));
-      out.message(result.message ?? 'Deleted', result);
-    }));
+    .action(
+      action(async ({ api, out }, name: string) => {
+        const result = await api.delete<{ message?: string }>(appPath(name));
+        out.message(result.message ?? 'Deleted', result);
+      }),
+    );
   return apps;
 }
 
@@ -58,10 +64,12 @@ function routesCommand(): Command {
   routes
     .command('list <app>')
     .description("list an app's routes")
-    .action(action(async ({ api, out }, app: string) => {
-      const result = await api.get<{ routes: Json[] }>(appPath(app, '/routes'));
-      out.table(result.routes, ROUTE_COLUMNS, result);
-    }));
+    .action(
+      action(async ({ api, out }, app: string) => {
+        const result = await api.get<{ routes: Json[] }>(appPath(app, '/routes'));
+        out.table(result.routes, ROUTE_COLUMNS, result);
+      }),
+    );
   routes
     .command('create <app> <path>')
     .description('add a route')
@@ -71,18 +79,22 @@ function routesCommand(): Command {
     .option('--format <format>', 'default, http or json')
     .option('--timeout <seconds>', 'run time limit', integer(1))
     .option('--config <KEY=VALUE>', 'configuration of the function (repeat for more)', keyValue)
-    .action(action(async ({ api, out }, app: string, path: string, options: RouteOptions) => {
-      const route = { path: path.startsWith('/') ? path : `/${path}`, ...options };
-      const result = await api.post<{ route: Json }>(appPath(app, '/routes'), { route });
-      out.record(result.route, result);
-    }));
+    .action(
+      action(async ({ api, out }, app: string, path: string, options: RouteOptions) => {
+        const route = { path: path.startsWith('/') ? path : `/${path}`, ...options };
+        const result = await api.post<{ route: Json }>(appPath(app, '/routes'), { route });
+        out.record(result.route, result);
+      }),
+    );
   routes
     .command('delete <app> <path>')
     .description('delete a route')
-    .action(action(async ({ api, out }, app: string, path: string) => {
-      const result = await api.delete<{ message?: string }>(appPath(app, `/routes${routePath(path)}`));
-      out.message(result.message ?? 'Deleted', result);
-    }));
+    .action(
+      action(async ({ api, out }, app: string, path: string) => {
+        const result = await api.delete<{ message?: string }>(appPath(app, `/routes${routePath(path)}`));
+        out.message(result.message ?? 'Deleted', result);
+      }),
+    );
   return routes;
 }
 
@@ -100,7 +112,8 @@ async function callRoute(api: ApiClient, app: string, path: string, options: Cal
     headers: body === undefined ? {} : { 'content-type': options.contentType },
   });
   const response = await withProgress(`calling ${app}${path}…`, request);
-  if (response.status < 200 || response.status >= 300) throw new ApiError(response.status, reasonOf(response.status, response.text));
+  if (response.status < 200 || response.status >= 300)
+    throw new ApiError(response.status, reasonOf(response.status, response.text));
   return response;
 }
 
@@ -125,13 +138,15 @@ export function functionsCommand(): Command {
     .option('--file <file>', 'request body from a file, - for stdin')
     .option('-X, --method <method>', 'HTTP method', 'POST')
     .option('--content-type <type>', 'Content-Type of the body', 'application/json')
-    .action(action(async ({ api, out }, app: string, path: string, options: CallOptions) => {
-      const body = await requestBody(options);
-      const response = await callRoute(api, app, path, options, body);
-      const callId = response.headers['fn-call-id'];
-      if (out.json) return out.printJson({ status: response.status, call_id: callId ?? null, body: response.text });
-      if (callId) process.stderr.write(`Fn-Call-Id: ${String(callId)}\n`);
-      process.stdout.write(response.text);
-    }));
+    .action(
+      action(async ({ api, out }, app: string, path: string, options: CallOptions) => {
+        const body = await requestBody(options);
+        const response = await callRoute(api, app, path, options, body);
+        const callId = response.headers['fn-call-id'];
+        if (out.json) return out.printJson({ status: response.status, call_id: callId ?? null, body: response.text });
+        if (callId) process.stderr.write(`Fn-Call-Id: ${String(callId)}\n`);
+        process.stdout.write(response.text);
+      }),
+    );
   return functions;
 }

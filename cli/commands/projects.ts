@@ -12,10 +12,12 @@ export function projectsCommand(): Command {
   projects
     .command('list')
     .description('list the projects you own or that are shared with you')
-    .action(action(async ({ api, out }) => {
-      const result = await api.get<{ projects: Json[] }>('/1/projects');
-      out.table(result.projects, PROJECT_COLUMNS, result);
-    }));
+    .action(
+      action(async ({ api, out }) => {
+        const result = await api.get<{ projects: Json[] }>('/1/projects');
+        out.table(result.projects, PROJECT_COLUMNS, result);
+      }),
+    );
   projects
     .command('create <name>')
     .description('create a project')
@@ -23,23 +25,32 @@ export function projectsCommand(): Command {
   projects
     .command('get [project_id]')
     .description('show a project (the configured one by default)')
-    .action(action(async ({ api, out }, projectId?: string) => {
-      out.record(await api.get<Json>(projectPath(projectId ?? decodeURIComponent(api.projectId))));
-    }));
+    .action(
+      action(async ({ api, out }, projectId?: string) => {
+        out.record(await api.get<Json>(projectPath(projectId ?? decodeURIComponent(api.projectId))));
+      }),
+    );
   projects
     .command('delete <project_id>')
     .description('delete a project')
-    .action(action(async ({ api, out }, projectId: string) => {
-      out.confirm(await api.delete<{ msg: string }>(projectPath(projectId)));
-    }));
+    .action(
+      action(async ({ api, out }, projectId: string) => {
+        out.confirm(await api.delete<{ msg: string }>(projectPath(projectId)));
+      }),
+    );
   for (const verb of ['share', 'unshare'] as const) {
     projects
       .command(`${verb} <project_id> <users...>`)
       .description(verb === 'share' ? 'share a project with users (ids or e-mails)' : 'withdraw the share from users')
-      .action(action(async ({ api, out }, projectId: string, userIds: string[]) => {
-        const project = await api.patch<Json>(`${projectPath(projectId)}/${verb}`, userIds.map((userId) => ({ user_id: userId })));
-        out.record(project);
-      }));
+      .action(
+        action(async ({ api, out }, projectId: string, userIds: string[]) => {
+          const project = await api.patch<Json>(
+            `${projectPath(projectId)}/${verb}`,
+            userIds.map((userId) => ({ user_id: userId })),
+          );
+          out.record(project);
+        }),
+      );
   }
   return projects;
 }

@@ -11,24 +11,32 @@ export function tokensCommand(): Command {
     .command('list')
     .description('list the tokens of a user (yours by default)')
     .option('--user-id <user>', 'another user (admin tokens only)')
-    .action(action(async ({ api, out }, options: { userId?: string }) => {
-      const result = await api.get<{ tokens: Json[] }>('/1/tokens', { user_id: options.userId });
-      out.table(result.tokens, TOKEN_COLUMNS, result);
-    }));
+    .action(
+      action(async ({ api, out }, options: { userId?: string }) => {
+        const result = await api.get<{ tokens: Json[] }>('/1/tokens', { user_id: options.userId });
+        out.table(result.tokens, TOKEN_COLUMNS, result);
+      }),
+    );
   tokens
     .command('create')
     .description('create a token')
     .option('--name <name>', 'a name to recognise it by')
     .option('--admin', 'an admin token (admin tokens only)')
     .option('--user-id <user>', 'for another user (admin tokens only)')
-    .action(action(async ({ api, out }, options: { name?: string; admin?: boolean; userId?: string }) => {
-      out.record(await api.post<Json>('/1/tokens', { name: options.name, admin: options.admin, user_id: options.userId }));
-    }));
+    .action(
+      action(async ({ api, out }, options: { name?: string; admin?: boolean; userId?: string }) => {
+        out.record(
+          await api.post<Json>('/1/tokens', { name: options.name, admin: options.admin, user_id: options.userId }),
+        );
+      }),
+    );
   tokens
     .command('delete <token_id>')
     .description('revoke a token by its id')
-    .action(action(async ({ api, out }, tokenId: string) => {
-      out.confirm(await api.delete<{ msg: string }>(`/1/tokens/${encodeURIComponent(tokenId)}`));
-    }));
+    .action(
+      action(async ({ api, out }, tokenId: string) => {
+        out.confirm(await api.delete<{ msg: string }>(`/1/tokens/${encodeURIComponent(tokenId)}`));
+      }),
+    );
   return tokens;
 }

@@ -15,19 +15,26 @@ export function usersCommand(): Command {
     .description('create a user')
     .requiredOption('--email <email>', 'e-mail address')
     .requiredOption('--password <password>', 'password')
-    .action(action(async ({ api, out }, options: { email: string; password: string }) => {
-      const user = await api.post<Json>('/1/users', { email: options.email, password: options.password });
-      out.record(user);
-    }));
+    .action(
+      action(async ({ api, out }, options: { email: string; password: string }) => {
+        const user = await api.post<Json>('/1/users', { email: options.email, password: options.password });
+        out.record(user);
+      }),
+    );
   users
     .command('list')
     .description('list users, a page at a time')
     .option('--per-page <n>', 'page size (1-100)', integer(1, 100))
     .option('--previous <user_id>', 'the last user id of the previous page')
-    .action(action(async ({ api, out }, options: { perPage?: number; previous?: string }) => {
-      const page = await api.get<{ users: Json[] }>('/1/users', { per_page: options.perPage, previous: options.previous });
-      out.table(page.users, USER_COLUMNS, page);
-    }));
+    .action(
+      action(async ({ api, out }, options: { perPage?: number; previous?: string }) => {
+        const page = await api.get<{ users: Json[] }>('/1/users', {
+          per_page: options.perPage,
+          previous: options.previous,
+        });
+        out.table(page.users, USER_COLUMNS, page);
+      }),
+    );
   users
     .command('get <user>')
     .description('show a user by id or e-mail')
@@ -37,14 +44,18 @@ export function usersCommand(): Command {
     .description("change a user's e-mail or password")
     .option('--email <email>', 'new e-mail address')
     .option('--password <password>', 'new password')
-    .action(action(async ({ api, out }, user: string, options: { email?: string; password?: string }) => {
-      out.record(await api.patch<Json>(userPath(user), { email: options.email, password: options.password }));
-    }));
+    .action(
+      action(async ({ api, out }, user: string, options: { email?: string; password?: string }) => {
+        out.record(await api.patch<Json>(userPath(user), { email: options.email, password: options.password }));
+      }),
+    );
   users
     .command('delete <user>')
     .description('delete a user by id or e-mail')
-    .action(action(async ({ api, out }, user: string) => {
-      out.confirm(await api.delete<{ msg: string }>(userPath(user)));
-    }));
+    .action(
+      action(async ({ api, out }, user: string) => {
+        out.confirm(await api.delete<{ msg: string }>(userPath(user)));
+      }),
+    );
   return users;
 }

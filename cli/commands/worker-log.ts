@@ -11,7 +11,8 @@ interface Task {
   msg?: string;
 }
 
-export const taskPath = (api: ApiClient, taskId: string, rest = '') => `/2/projects/${api.projectId}/tasks/${encodeURIComponent(taskId)}${rest}`;
+export const taskPath = (api: ApiClient, taskId: string, rest = '') =>
+  `/2/projects/${api.projectId}/tasks/${encodeURIComponent(taskId)}${rest}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,7 +20,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Prints a task's log as it grows until the task ends, then fails unless it completed.
  * The status is read before the log, so once a final status is seen the log read after it is whole.
  */
-export async function followLog(api: ApiClient, taskId: string, intervalMs: number, write: (text: string) => void): Promise<void> {
+export async function followLog(
+  api: ApiClient,
+  taskId: string,
+  intervalMs: number,
+  write: (text: string) => void,
+): Promise<void> {
   const progress = new Progress();
   let printed = 0;
   for (;;) {
@@ -32,7 +38,8 @@ export async function followLog(api: ApiClient, taskId: string, intervalMs: numb
     }
     if (FINAL_TASK_STATES.has(task.status)) {
       progress.clear();
-      if (task.status !== 'complete') throw new CliError(`task ${taskId} ended ${task.status}${task.msg ? `: ${task.msg}` : ''}`);
+      if (task.status !== 'complete')
+        throw new CliError(`task ${taskId} ended ${task.status}${task.msg ? `: ${task.msg}` : ''}`);
       return;
     }
     progress.update(`task ${taskId} is ${task.status}…`);

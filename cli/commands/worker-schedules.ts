@@ -38,34 +38,60 @@ export function scheduleCommand(): Command {
     .option('--cluster <name>', 'cluster to run on')
     .option('--delay <seconds>', 'seconds added before each task becomes available', integer(0, 604800))
     .option('--label <label>', 'a label for the schedule')
-    .action(action(async ({ api, out }, codeName: string, options: CreateOptions) => {
-      const payload = await inlineOrFile({ inline: '--payload', file: '--payload-file' }, options.payload, options.payloadFile, '{}');
-      const request = {
-        code_name: codeName, payload, start_at: options.startAt, end_at: options.endAt, run_every: options.runEvery,
-        run_times: options.runTimes, priority: options.priority, timeout: options.timeout, cluster: options.cluster,
-        delay: options.delay, label: options.label,
-      };
-      const result = await api.post<{ schedules: Json[] }>(schedulesPath(api), { schedules: [request] });
-      out.table(result.schedules, columns('id'), result);
-    }));
+    .action(
+      action(async ({ api, out }, codeName: string, options: CreateOptions) => {
+        const payload = await inlineOrFile(
+          { inline: '--payload', file: '--payload-file' },
+          options.payload,
+          options.payloadFile,
+          '{}',
+        );
+        const request = {
+          code_name: codeName,
+          payload,
+          start_at: options.startAt,
+          end_at: options.endAt,
+          run_every: options.runEvery,
+          run_times: options.runTimes,
+          priority: options.priority,
+          timeout: options.timeout,
+          cluster: options.cluster,
+          delay: options.delay,
+          label: options.label,
+        };
+        const result = await api.post<{ schedules: Json[] }>(schedulesPath(api), { schedules: [request] });
+        out.table(result.schedules, columns('id'), result);
+      }),
+    );
   schedule
     .command('list')
     .description('list schedules')
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
-    .action(action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
-      const result = await api.get<{ schedules: Json[] }>(schedulesPath(api), { page: options.page, per_page: options.perPage });
-      out.table(result.schedules, SCHEDULE_COLUMNS, result);
-    }));
+    .action(
+      action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
+        const result = await api.get<{ schedules: Json[] }>(schedulesPath(api), {
+          page: options.page,
+          per_page: options.perPage,
+        });
+        out.table(result.schedules, SCHEDULE_COLUMNS, result);
+      }),
+    );
   schedule
     .command('get <schedule_id>')
     .description('show a schedule')
-    .action(action(async ({ api, out }, id: string) => out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`)))));
+    .action(
+      action(async ({ api, out }, id: string) =>
+        out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`))),
+      ),
+    );
   schedule
     .command('cancel <schedule_id>')
     .description('cancel a schedule')
-    .action(action(async ({ api, out }, id: string) => {
-      out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
-    }));
+    .action(
+      action(async ({ api, out }, id: string) => {
+        out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
+      }),
+    );
   return schedule;
 }

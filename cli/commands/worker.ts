@@ -43,9 +43,10 @@ function uploadData(name: string, options: UploadOptions, config: string | undef
 }
 
 async function upload(api: ApiClient, name: string, source: string | undefined, options: UploadOptions): Promise<Json> {
-  const config = options.config === undefined && options.configFile === undefined
-    ? undefined
-    : await inlineOrFile({ inline: '--config', file: '--config-file' }, options.config, options.configFile);
+  const config =
+    options.config === undefined && options.configFile === undefined
+      ? undefined
+      : await inlineOrFile({ inline: '--config', file: '--config-file' }, options.config, options.configFile);
   const form = new FormData();
   form.append('data', JSON.stringify(uploadData(name, options, config)));
   if (source !== undefined) {
@@ -73,20 +74,31 @@ function codesCommand(): Command {
     .description('list code packages')
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
-    .action(action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
-      const result = await api.get<{ codes: Json[] }>(projectPath(api, '/codes'), { page: options.page, per_page: options.perPage });
-      out.table(result.codes, CODE_COLUMNS, result);
-    }));
+    .action(
+      action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
+        const result = await api.get<{ codes: Json[] }>(projectPath(api, '/codes'), {
+          page: options.page,
+          per_page: options.perPage,
+        });
+        out.table(result.codes, CODE_COLUMNS, result);
+      }),
+    );
   codes
     .command('get <code_id>')
     .description('show a code package')
-    .action(action(async ({ api, out }, codeId: string) => out.record(await api.get<Json>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`)))));
+    .action(
+      action(async ({ api, out }, codeId: string) =>
+        out.record(await api.get<Json>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`))),
+      ),
+    );
   codes
     .command('delete <code_id>')
     .description('delete a code package')
-    .action(action(async ({ api, out }, codeId: string) => {
-      out.confirm(await api.delete<{ msg: string }>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`)));
-    }));
+    .action(
+      action(async ({ api, out }, codeId: string) => {
+        out.confirm(await api.delete<{ msg: string }>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`)));
+      }),
+    );
   return codes;
 }
 
@@ -105,10 +117,12 @@ export function workerCommand(): Command {
     .option('--retries <n>', 'retries of a failed task', integer(0, 10))
     .option('--retries-delay <seconds>', 'seconds before a retry', integer(0))
     .option('--priority <p>', 'default priority', integer(0, 2))
-    .action(action(async ({ api, out }, name: string, source: string | undefined, options: UploadOptions) => {
-      const result = await upload(api, name, source, options);
-      out.message(`${String(result.msg)} (code id ${String(result.id)})`, result);
-    }));
+    .action(
+      action(async ({ api, out }, name: string, source: string | undefined, options: UploadOptions) => {
+        const result = await upload(api, name, source, options);
+        out.message(`${String(result.msg)} (code id ${String(result.id)})`, result);
+      }),
+    );
   worker.addCommand(codesCommand());
   worker
     .command('queue <code_name>')
@@ -120,12 +134,27 @@ export function workerCommand(): Command {
     .option('--timeout <seconds>', 'run time limit', integer(1, 3600))
     .option('--delay <seconds>', 'seconds before the task is queued', integer(0, 604800))
     .option('--label <label>', 'a label for the task')
-    .action(action(async ({ api, out }, codeName: string, options: QueueOptions) => {
-      const payload = await inlineOrFile({ inline: '--payload', file: '--payload-file' }, options.payload, options.payloadFile, '{}');
-      const task = { code_name: codeName, payload, priority: options.priority, cluster: options.cluster, timeout: options.timeout, delay: options.delay, label: options.label };
-      const result = await api.post<{ tasks: Json[] }>(projectPath(api, '/tasks'), { tasks: [task] });
-      out.table(result.tasks, columns('id'), result);
-    }));
+    .action(
+      action(async ({ api, out }, codeName: string, options: QueueOptions) => {
+        const payload = await inlineOrFile(
+          { inline: '--payload', file: '--payload-file' },
+          options.payload,
+          options.payloadFile,
+          '{}',
+        );
+        const task = {
+          code_name: codeName,
+          payload,
+          priority: options.priority,
+          cluster: options.cluster,
+          timeout: options.timeout,
+          delay: options.delay,
+          label: options.label,
+        };
+        const result = await api.post<{ tasks: Json[] }>(projectPath(api, '/tasks'), { tasks: [task] });
+        out.table(result.tasks, columns('id'), result);
+      }),
+    );
   worker
     .command('tasks')
     .description('list tasks, newest first')
@@ -133,12 +162,20 @@ export function workerCommand(): Command {
     .option('--status <status...>', `only these states (${TASK_STATES.join(', ')})`)
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
-    .action(action(async ({ api, out }, options: { codeName?: string; status?: string[]; page?: number; perPage?: number }) => {
-      const query: Record<string, string | number | undefined> = { code_name: options.codeName, page: options.page, per_page: options.perPage };
-      for (const status of options.status ?? []) query[status] = 1;
-      const result = await api.get<{ tasks: Json[] }>(projectPath(api, '/tasks'), query);
-      out.table(result.tasks, TASK_COLUMNS, result);
-    }));
+    .action(
+      action(
+        async ({ api, out }, options: { codeName?: string; status?: string[]; page?: number; perPage?: number }) => {
+          const query: Record<string, string | number | undefined> = {
+            code_name: options.codeName,
+            page: options.page,
+            per_page: options.perPage,
+          };
+          for (const status of options.status ?? []) query[status] = 1;
+          const result = await api.get<{ tasks: Json[] }>(projectPath(api, '/tasks'), query);
+          out.table(result.tasks, TASK_COLUMNS, result);
+        },
+      ),
+    );
   worker
     .command('status <task_id>')
     .description('show a task')
@@ -148,24 +185,30 @@ export function workerCommand(): Command {
     .description("print a task's log; --follow prints it as it grows until the task ends")
     .option('-f, --follow', 'keep printing until the task ends; exits non-zero unless it completes')
     .option('--interval <ms>', 'polling interval of --follow', integer(10, 60000), 1000)
-    .action(action(async ({ api, out }, taskId: string, options: { follow?: boolean; interval: number }) => {
-      if (options.follow) return followLog(api, taskId, options.interval, (text) => process.stdout.write(text));
-      out.write(await api.text('GET', taskPath(api, taskId, '/log')));
-    }));
+    .action(
+      action(async ({ api, out }, taskId: string, options: { follow?: boolean; interval: number }) => {
+        if (options.follow) return followLog(api, taskId, options.interval, (text) => process.stdout.write(text));
+        out.write(await api.text('GET', taskPath(api, taskId, '/log')));
+      }),
+    );
   worker
     .command('cancel <task_id>')
     .description('cancel a task')
-    .action(action(async ({ api, out }, taskId: string) => {
-      out.confirm(await api.post<{ msg: string }>(taskPath(api, taskId, '/cancel')));
-    }));
+    .action(
+      action(async ({ api, out }, taskId: string) => {
+        out.confirm(await api.post<{ msg: string }>(taskPath(api, taskId, '/cancel')));
+      }),
+    );
   worker
     .command('retry <task_id>')
     .description('queue a task again')
     .option('--delay <seconds>', 'seconds before it is queued', integer(0, 604800))
-    .action(action(async ({ api, out }, taskId: string, options: { delay?: number }) => {
-      const result = await api.post<{ tasks: Json[] }>(taskPath(api, taskId, '/retry'), { delay: options.delay });
-      out.table(result.tasks, columns('id'), result);
-    }));
+    .action(
+      action(async ({ api, out }, taskId: string, options: { delay?: number }) => {
+        const result = await api.post<{ tasks: Json[] }>(taskPath(api, taskId, '/retry'), { delay: options.delay });
+        out.table(result.tasks, columns('id'), result);
+      }),
+    );
   worker.addCommand(scheduleCommand());
   return worker;
 }

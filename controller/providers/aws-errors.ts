@@ -11,19 +11,20 @@ export class AwsProviderError extends Error {
 }
 
 const HINTS: Record<string, string> = {
-  AuthFailure: 'check the cluster\'s access_key_id and secret_access_key',
-  InvalidClientTokenId: 'check the cluster\'s access_key_id',
-  SignatureDoesNotMatch: 'check the cluster\'s secret_access_key',
+  AuthFailure: "check the cluster's access_key_id and secret_access_key",
+  InvalidClientTokenId: "check the cluster's access_key_id",
+  SignatureDoesNotMatch: "check the cluster's secret_access_key",
   UnauthorizedOperation: 'the credentials must allow creating, tagging, describing and terminating instances',
-  InstanceLimitExceeded: 'the account\'s instance limit is reached; lower runners_max or raise the limit',
-  VcpuLimitExceeded: 'the account\'s vCPU limit is reached; lower runners_max or raise the limit',
+  InstanceLimitExceeded: "the account's instance limit is reached; lower runners_max or raise the limit",
+  VcpuLimitExceeded: "the account's vCPU limit is reached; lower runners_max or raise the limit",
   RequestLimitExceeded: 'EC2 is throttling requests; the autoscaler will try again',
-  InsufficientInstanceCapacity: 'AWS has no capacity for this instance type here; try other availability zones or subnets',
-  InvalidAMIID: 'check the cluster\'s image_id',
-  'InvalidAMIID.NotFound': 'check the cluster\'s image_id',
-  'InvalidSubnetID.NotFound': 'check the cluster\'s subnet_ids',
-  'InvalidGroup.NotFound': 'check the cluster\'s security groups',
-  'InvalidKeyPair.NotFound': 'check the cluster\'s key_name',
+  InsufficientInstanceCapacity:
+    'AWS has no capacity for this instance type here; try other availability zones or subnets',
+  InvalidAMIID: "check the cluster's image_id",
+  'InvalidAMIID.NotFound': "check the cluster's image_id",
+  'InvalidSubnetID.NotFound': "check the cluster's subnet_ids",
+  'InvalidGroup.NotFound': "check the cluster's security groups",
+  'InvalidKeyPair.NotFound': "check the cluster's key_name",
 };
 
 function errorCode(error: unknown): string | undefined {

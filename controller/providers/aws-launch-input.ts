@@ -1,7 +1,7 @@
 import type { BlockDeviceMapping, RunInstancesCommandInput, Tag, TagSpecification } from '@aws-sdk/client-ec2';
 import type { LaunchRequest } from './instance-provider.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
-import type { AwsAutoscaleSettings, AwsBlockDeviceMapping } from '../../src/worker/aws-settings.js';
+import type { AwsAutoscaleSettings, AwsBlockDeviceMapping } from '../../src/worker/clusters/aws-settings.js';
 import { defaultRunnerUserData, encodeUserData } from './aws-user-data.js';
 
 export const CLUSTER_TAG = 'ferrum:cluster';
@@ -28,7 +28,12 @@ export interface LaunchInputParts {
 export function instanceTags(parts: LaunchInputParts): Tag[] {
   const { settings, ownerTag, request } = parts;
   const tags: Record<string, string> = settings.tags ?? { Name: `ferrum-runner ${request.clusterId}` };
-  const all = { ...tags, [ownerTag.key]: ownerTag.value, [CLUSTER_TAG]: request.clusterId, [INSTANCE_TAG]: request.instanceId };
+  const all = {
+    ...tags,
+    [ownerTag.key]: ownerTag.value,
+    [CLUSTER_TAG]: request.clusterId,
+    [INSTANCE_TAG]: request.instanceId,
+  };
   return Object.entries(all).map(([Key, Value]) => ({ Key, Value }));
 }
 
@@ -41,7 +46,8 @@ function tagSpecifications(tags: Tag[]): TagSpecification[] {
 
 function blockDeviceMapping(mapping: AwsBlockDeviceMapping): BlockDeviceMapping {
   const { ebs } = mapping;
-  const noDevice = mapping.no_device === true ? '' : typeof mapping.no_device === 'string' ? mapping.no_device : undefined;
+  const noDevice =
+    mapping.no_device === true ? '' : typeof mapping.no_device === 'string' ? mapping.no_device : undefined;
   return {
     DeviceName: mapping.device_name,
     NoDevice: noDevice,
@@ -69,7 +75,8 @@ function nonEmpty<T>(list: T[]): T[] | undefined {
 }
 
 function userData(parts: LaunchInputParts): string {
-  const script = parts.settings.user_data ?? defaultRunnerUserData({ image: parts.runnerImage, runnerEnv: parts.request.runnerEnv });
+  const script =
+    parts.settings.user_data ?? defaultRunnerUserData({ image: parts.runnerImage, runnerEnv: parts.request.runnerEnv });
   return encodeUserData(script);
 }
 

@@ -16,7 +16,7 @@ import type { InstanceProvider, LaunchRequest, ProviderInstance } from './instan
 import { AwsProviderError, awsCallError } from './aws-errors.js';
 import { CLUSTER_TAG, INSTANCE_TAG, runInstancesInput, type AwsPlacement } from './aws-launch-input.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
-import type { AwsAutoscaleSettings } from '../../src/worker/aws-settings.js';
+import type { AwsAutoscaleSettings } from '../../src/worker/clusters/aws-settings.js';
 
 export interface AwsProviderOptions {
   /** The cluster's `autoscale.aws`, decrypted, defaults applied (`withAwsDefaults`). */
@@ -61,7 +61,9 @@ function leastUsed(candidates: string[], usedBy: (instance: Instance) => string 
     const used = usedBy(instance);
     if (used !== undefined && counts.has(used)) counts.set(used, (counts.get(used) ?? 0) + 1);
   }
-  return candidates.reduce((best, candidate) => ((counts.get(candidate) ?? 0) < (counts.get(best) ?? 0) ? candidate : best));
+  return candidates.reduce((best, candidate) =>
+    (counts.get(candidate) ?? 0) < (counts.get(best) ?? 0) ? candidate : best,
+  );
 }
 
 /**
@@ -86,7 +88,13 @@ export class AwsInstanceProvider implements InstanceProvider {
   async launch(request: LaunchRequest): Promise<ProviderInstance> {
     const eip = await this.freeEip();
     const placement = await this.placementFor(request.clusterId);
-    const input = runInstancesInput({ settings: this.settings, ownerTag: this.options.ownerTag, runnerImage: this.options.runnerImage, request, placement });
+    const input = runInstancesInput({
+      settings: this.settings,
+      ownerTag: this.options.ownerTag,
+      runnerImage: this.options.runnerImage,
+      request,
+      placement,
+    });
     const output = await this.call('RunInstances', () => this.ec2.send(new RunInstancesCommand(input)));
     const instance = output.Instances?.[0];
     if (instance?.InstanceId === undefined) {
@@ -98,14 +106,18 @@ export class AwsInstanceProvider implements InstanceProvider {
 
   async list(clusterId: string): Promise<ProviderInstance[]> {
     const instances = await this.clusterInstances(clusterId);
-    return instances.map((instance) => toProviderInstance(instance, tagMap(instance.Tags)[INSTANCE_TAG] ?? instance.InstanceId));
+    return instances.map((instance) =>
+      toProviderInstance(instance, tagMap(instance.Tags)[INSTANCE_TAG] ?? instance.InstanceId),
+    );
   }
 
   async terminate(clusterId: string, providerId: string): Promise<void> {
     const instance = await this.describeOne(providerId);
     if (instance === undefined || instance.State?.Name === 'terminated') return;
     this.assertOwned(instance, clusterId, providerId);
-    await this.call('TerminateInstances', () => this.ec2.send(new TerminateInstancesCommand({ InstanceIds: [providerId] })));
+    await this.call('TerminateInstances', () =>
+      this.ec2.send(new TerminateInstancesCommand({ InstanceIds: [providerId] })),
+    );
   }
 
   /** Closes the SDK client's connections. */
@@ -117,10 +129,14 @@ export class AwsInstanceProvider implements InstanceProvider {
     const tags = tagMap(instance.Tags);
     const { key, value } = this.options.ownerTag;
     if (tags[key] !== value) {
-      throw new AwsProviderError(`refusing to terminate ${providerId}: it does not carry the owner tag ${key}=${value}, so this installation did not launch it`);
+      throw new AwsProviderError(
+        `refusing to terminate ${providerId}: it does not carry the owner tag ${key}=${value}, so this installation did not launch it`,
+      );
     }
     if (tags[CLUSTER_TAG] !== clusterId) {
-      throw new AwsProviderError(`refusing to terminate ${providerId}: it belongs to cluster ${tags[CLUSTER_TAG] ?? '(none)'}, not ${clusterId}`);
+      throw new AwsProviderError(
+        `refusing to terminate ${providerId}: it belongs to cluster ${tags[CLUSTER_TAG] ?? '(none)'}, not ${clusterId}`,
+      );
     }
   }
 
@@ -151,7 +167,9 @@ export class AwsInstanceProvider implements InstanceProvider {
   private async describeOne(providerId: string): Promise<Instance | undefined> {
     try {
       const output = await this.ec2.send(new DescribeInstancesCommand({ InstanceIds: [providerId] }));
-      return output.Reservations?.flatMap((reservation) => reservation.Instances ?? []).find((instance) => instance.InstanceId === providerId);
+      return output.Reservations?.flatMap((reservation) => reservation.Instances ?? []).find(
+        (instance) => instance.InstanceId === providerId,
+      );
     } catch (error) {
       if ((error as { name?: string }).name === 'InvalidInstanceID.NotFound') return undefined;
       throw awsCallError('DescribeInstances', this.settings.region, error);
@@ -179,7 +197,9 @@ export class AwsInstanceProvider implements InstanceProvider {
       const address = addresses.find((candidate) => candidate.AllocationId === eip || candidate.PublicIp === eip);
       if (address !== undefined && address.AssociationId === undefined) return address;
     }
-    throw new AwsProviderError(`no free Elastic IP for a new instance in ${region}: each of ${eips.join(', ')} is associated already or unknown`);
+    throw new AwsProviderError(
+      `no free Elastic IP for a new instance in ${region}: each of ${eips.join(', ')} is associated already or unknown`,
+    );
   }
 
   /** EC2 associates an address only with a running instance; a launch that cannot get its EIP is undone. */
@@ -187,13 +207,18 @@ export class AwsInstanceProvider implements InstanceProvider {
     const maxWaitTime = this.options.eipWaitSeconds ?? 300;
     try {
       const pollSeconds = Math.min(5, maxWaitTime / 2);
-      await waitUntilInstanceRunning({ client: this.ec2, maxWaitTime, minDelay: pollSeconds, maxDelay: Math.max(pollSeconds, 15) }, { InstanceIds: [instanceId] });
-      await this.ec2.send(new AssociateAddressCommand({
-        InstanceId: instanceId,
-        AllocationId: address.AllocationId,
-        PublicIp: address.AllocationId === undefined ? address.PublicIp : undefined,
-        AllowReassociation: false,
-      }));
+      await waitUntilInstanceRunning(
+        { client: this.ec2, maxWaitTime, minDelay: pollSeconds, maxDelay: Math.max(pollSeconds, 15) },
+        { InstanceIds: [instanceId] },
+      );
+      await this.ec2.send(
+        new AssociateAddressCommand({
+          InstanceId: instanceId,
+          AllocationId: address.AllocationId,
+          PublicIp: address.AllocationId === undefined ? address.PublicIp : undefined,
+          AllowReassociation: false,
+        }),
+      );
     } catch (error) {
       const cause = awsCallError('AssociateAddress', this.settings.region, error);
       const undone = await this.undoLaunch(instanceId);
@@ -204,7 +229,9 @@ export class AwsInstanceProvider implements InstanceProvider {
   /** Terminates an instance this launch just made; says how that went (the launch error matters more). */
   private async undoLaunch(instanceId: string): Promise<string> {
     try {
-      await this.call('TerminateInstances', () => this.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] })));
+      await this.call('TerminateInstances', () =>
+        this.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] })),
+      );
       return `instance ${instanceId} was terminated again`;
     } catch (error) {
       return `terminating instance ${instanceId} again failed too: ${(error as Error).message}`;

@@ -22,8 +22,10 @@ function shellQuote(word: string): string {
 function envFileLines(env: Record<string, string>): string {
   return Object.entries(env)
     .map(([name, value]) => {
-      if (!ENV_NAME.test(name)) throw new AwsProviderError(`runner environment variable name "${name}" is not a valid name`);
-      if (/[\r\n\0]/.test(value)) throw new AwsProviderError(`runner environment variable ${name} must not contain a line break`);
+      if (!ENV_NAME.test(name))
+        throw new AwsProviderError(`runner environment variable name "${name}" is not a valid name`);
+      if (/[\r\n\0]/.test(value))
+        throw new AwsProviderError(`runner environment variable ${name} must not contain a line break`);
       return `${name}=${value}`;
     })
     .join('\n');

@@ -42,7 +42,11 @@ export class DockerInstanceProvider implements InstanceProvider {
       Image: image,
       Cmd: ['runner'],
       Env: Object.entries(request.runnerEnv).map(([name, value]) => `${name}=${value}`),
-      Labels: { [INSTANCE_LABELS.owner]: ownerId, [INSTANCE_LABELS.cluster]: request.clusterId, [INSTANCE_LABELS.id]: request.instanceId },
+      Labels: {
+        [INSTANCE_LABELS.owner]: ownerId,
+        [INSTANCE_LABELS.cluster]: request.clusterId,
+        [INSTANCE_LABELS.id]: request.instanceId,
+      },
       HostConfig: {
         NetworkMode: 'host',
         Binds: [`${socketPath}:/var/run/docker.sock`],
@@ -64,7 +68,9 @@ export class DockerInstanceProvider implements InstanceProvider {
       throw error;
     }
     if (labels[INSTANCE_LABELS.owner] !== this.options.ownerId || labels[INSTANCE_LABELS.cluster] !== clusterId) {
-      throw new Error(`container ${providerId} is not an instance of cluster ${clusterId} launched by this installation; left alone`);
+      throw new Error(
+        `container ${providerId} is not an instance of cluster ${clusterId} launched by this installation; left alone`,
+      );
     }
     try {
       await container.remove({ force: true });
@@ -76,7 +82,9 @@ export class DockerInstanceProvider implements InstanceProvider {
   async list(clusterId: string): Promise<ProviderInstance[]> {
     const containers = await this.docker.listContainers({
       all: true,
-      filters: { label: [`${INSTANCE_LABELS.owner}=${this.options.ownerId}`, `${INSTANCE_LABELS.cluster}=${clusterId}`] },
+      filters: {
+        label: [`${INSTANCE_LABELS.owner}=${this.options.ownerId}`, `${INSTANCE_LABELS.cluster}=${clusterId}`],
+      },
     });
     return containers.map((info) => ({
       providerId: info.Id,

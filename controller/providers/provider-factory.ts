@@ -1,8 +1,8 @@
 import type Docker from 'dockerode';
-import { awsProviderSettingsOf, type StoredCluster } from '../../src/worker/cluster-store.js';
-import type { RunnerRegistry } from '../../src/worker/runner-registry.js';
+import { awsProviderSettingsOf, type StoredCluster } from '../../src/worker/clusters/cluster-store.js';
+import type { RunnerRegistry } from '../../src/worker/clusters/runner-registry.js';
 import { DockerInstanceProvider, type DockerProviderOptions } from './docker-provider.js';
-import { withAwsDefaults, type AwsAutoscaleSettings } from '../../src/worker/aws-settings.js';
+import { withAwsDefaults, type AwsAutoscaleSettings } from '../../src/worker/clusters/aws-settings.js';
 import { AwsInstanceProvider } from './aws-provider.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
 import type { InstanceProvider } from './instance-provider.js';

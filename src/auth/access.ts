@@ -6,6 +6,5 @@ export const access = {
   seeUser: (principal: Principal, user: User) => principal.admin || principal.userId === user.id,
   useProject: (principal: Principal, project: Project) =>
     principal.admin || project.userId === principal.userId || project.sharedWith.includes(principal.userId),
-  manageProject: (principal: Principal, project: Project) =>
-    principal.admin || project.userId === principal.userId,
+  manageProject: (principal: Principal, project: Project) => principal.admin || project.userId === principal.userId,
 };

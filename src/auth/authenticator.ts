@@ -63,7 +63,11 @@ export class Authenticator {
   }
 
   /** The project a principal may use; 404 unknown, 403 not allowed or suspended. */
-  async authorizeProject(principal: Principal, projectId: string, options: ProjectAccessOptions = {}): Promise<Project> {
+  async authorizeProject(
+    principal: Principal,
+    projectId: string,
+    options: ProjectAccessOptions = {},
+  ): Promise<Project> {
     if (options.refuseLegacyTokens && principal.type === LEGACY_TOKEN_TYPE) {
       throw unauthorized('Credentials of the earlier API generation are not accepted by version 3; create a new token');
     }

@@ -101,10 +101,7 @@ export class IdentityStore {
     return users.filter((user): user is User => user !== null);
   }
 
-  async updateUser(
-    user: User,
-    changes: { email?: string; password?: string; status?: UserStatus },
-  ): Promise<User> {
+  async updateUser(user: User, changes: { email?: string; password?: string; status?: UserStatus }): Promise<User> {
     const now = Date.now();
     if (changes.email !== undefined) {
       const email = changes.email.trim();

@@ -3,7 +3,8 @@ import { badRequest } from '../core/errors.js';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function checkEmail(email: string): void {
-  if (email.length > 254 || !EMAIL.test(email.trim())) throw badRequest(`email "${email}" is not a valid e-mail address`);
+  if (email.length > 254 || !EMAIL.test(email.trim()))
+    throw badRequest(`email "${email}" is not a valid e-mail address`);
 }
 
 export function checkPassword(password: string): void {

@@ -23,7 +23,11 @@ export class CacheKeys {
   /** values, cas and expiry of one cache: all that the scripts that only read need. */
   cacheItems(projectId: string, cacheName: string): [string, string, string] {
     const tag = this.tag(projectId);
-    return [this.keys.of(tag, 'values', cacheName), this.keys.of(tag, 'cas', cacheName), this.keys.of(tag, 'expiry', cacheName)];
+    return [
+      this.keys.of(tag, 'values', cacheName),
+      this.keys.of(tag, 'cas', cacheName),
+      this.keys.of(tag, 'expiry', cacheName),
+    ];
   }
 
   /** names, live and due: the project-wide indexes of caches. */

@@ -172,15 +172,20 @@ type Env = Record<string, string | undefined>;
 /** "name=image,name=image" → { name: image }. */
 function stacksFrom(raw: string): Record<string, string> {
   const stacks: Record<string, string> = {};
-  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf('=');
-    if (at <= 0 || at === entry.length - 1) throw new Error(`FERRUM_WORKER_STACKS entries must be name=image, got "${entry}"`);
+    if (at <= 0 || at === entry.length - 1)
+      throw new Error(`FERRUM_WORKER_STACKS entries must be name=image, got "${entry}"`);
     stacks[entry.slice(0, at)] = entry.slice(at + 1);
   }
   return stacks;
 }
 
-const DEFAULT_STACKS = 'node-20=node:20-alpine,python-3.12=python:3.12-alpine,ruby-3.3=ruby:3.3-alpine,php-8.3=php:8.3-cli-alpine,busybox=busybox:latest';
+const DEFAULT_STACKS =
+  'node-20=node:20-alpine,python-3.12=python:3.12-alpine,ruby-3.3=ruby:3.3-alpine,php-8.3=php:8.3-cli-alpine,busybox=busybox:latest';
 
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -196,7 +201,8 @@ const SCHEDULE_INTERVAL_FLOOR = 60;
 
 /** FERRUM_TEST_SCHEDULE_MIN_INTERVAL lowers the spec's 60 s floor for tests; production refuses it. */
 function scheduleIntervalFloor(env: Env): number {
-  if (env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === undefined || env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === '') return SCHEDULE_INTERVAL_FLOOR;
+  if (env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === undefined || env.FERRUM_TEST_SCHEDULE_MIN_INTERVAL === '')
+    return SCHEDULE_INTERVAL_FLOOR;
   if (env.NODE_ENV !== 'test' && env.FERRUM_TEST_MODE !== '1') {
     throw new Error('FERRUM_TEST_SCHEDULE_MIN_INTERVAL is honoured only with NODE_ENV=test or FERRUM_TEST_MODE=1');
   }
@@ -298,7 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
       endpoint: nonEmpty(env.FERRUM_AWS_ENDPOINT),
       runnerImage: env.FERRUM_AWS_RUNNER_IMAGE || 'ferrum:0.1.0',
       eipWaitSeconds: Math.max(1, intFrom(env, 'FERRUM_AWS_EIP_WAIT_SECONDS', 300)),
-},
+    },
     autoscaler: {
       intervalMs: intFrom(env, 'FERRUM_AUTOSCALER_INTERVAL_MS', 10_000),
       ewmaAlpha: fractionFrom(env, 'FERRUM_AUTOSCALER_EWMA_ALPHA', 0.3),

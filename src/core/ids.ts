@@ -7,7 +7,9 @@ let objectIdCounter = randomBytes(3).readUIntBE(0, 3);
 /** A 24-hex, time-ordered id for users, projects, tokens, codes, tasks, schedules, clusters. */
 export function newObjectId(nowMs: number = Date.now()): string {
   objectIdCounter = (objectIdCounter + 1) & 0xffffff;
-  const seconds = Math.floor(nowMs / 1000).toString(16).padStart(8, '0');
+  const seconds = Math.floor(nowMs / 1000)
+    .toString(16)
+    .padStart(8, '0');
   return seconds + processRandom + objectIdCounter.toString(16).padStart(6, '0');
 }
 

@@ -29,7 +29,11 @@ export class LeaderLoop {
   private readonly lease: Lease;
 
   constructor(private readonly options: LeaderLoopOptions) {
-    this.lease = new Lease(options.redis, options.keys.of('lease', options.name), Math.max(3 * options.intervalMs, 5000));
+    this.lease = new Lease(
+      options.redis,
+      options.keys.of('lease', options.name),
+      Math.max(3 * options.intervalMs, 5000),
+    );
   }
 
   /** Starts the loop; an interval of 0 leaves it off. */
@@ -58,7 +62,9 @@ export class LeaderLoop {
     this.timer = setTimeout(() => {
       this.pass = this.runOnce()
         .then(() => undefined)
-        .catch((error: unknown) => this.options.log.warn({ err: error }, `${this.options.name} pass failed; retrying next interval`))
+        .catch((error: unknown) =>
+          this.options.log.warn({ err: error }, `${this.options.name} pass failed; retrying next interval`),
+        )
         .finally(() => {
           this.pass = null;
           this.schedule();

@@ -26,19 +26,36 @@ export class AppStore {
   }
 
   async get(name: string): Promise<App | null> {
-    const [hash, config] = await Promise.all([this.redis.hgetall(this.keys.app(name)), this.redis.hgetall(this.keys.appConfig(name))]);
+    const [hash, config] = await Promise.all([
+      this.redis.hgetall(this.keys.app(name)),
+      this.redis.hgetall(this.keys.appConfig(name)),
+    ]);
     return appOf(hash, config);
   }
 
   /** Merges `changes` into the config (an empty value removes the key); null when the app is gone. */
   async updateConfig(name: string, changes: ConfigMap): Promise<App | null> {
-    const patch: RecordPatch = { fields: { updated_at: String(Date.now()) }, unset: [], maps: [splitMapChanges(changes)] };
-    const updated = await scripts.patchRecord.run<number>(this.redis, [this.keys.app(name), this.keys.appConfig(name)], [JSON.stringify(patch)]);
+    const patch: RecordPatch = {
+      fields: { updated_at: String(Date.now()) },
+      unset: [],
+      maps: [splitMapChanges(changes)],
+    };
+    const updated = await scripts.patchRecord.run<number>(
+      this.redis,
+      [this.keys.app(name), this.keys.appConfig(name)],
+      [JSON.stringify(patch)],
+    );
     return updated === 1 ? this.get(name) : null;
   }
 
   async delete(app: App): Promise<AppDeletion> {
-    const keys = [this.keys.apps(), this.keys.projectApps(app.projectId), this.keys.app(app.name), this.keys.appConfig(app.name), this.keys.routes(app.name)];
+    const keys = [
+      this.keys.apps(),
+      this.keys.projectApps(app.projectId),
+      this.keys.app(app.name),
+      this.keys.appConfig(app.name),
+      this.keys.routes(app.name),
+    ];
     const result = await scripts.deleteApp.run<number>(this.redis, keys, [app.name]);
     if (result === -1) return 'missing';
     if (result === 0) return 'has-routes';
@@ -49,7 +66,9 @@ export class AppStore {
   async list(scope: AppScope, cursor: string | undefined, perPage: number): Promise<App[]> {
     const from = cursor ? `(${cursor}` : '-';
     const indexes = scope === 'all' ? [this.keys.apps()] : scope.projectIds.map((id) => this.keys.projectApps(id));
-    const pages = await Promise.all(indexes.map((index) => this.redis.zrangebylex(index, from, '+', 'LIMIT', 0, perPage)));
+    const pages = await Promise.all(
+      indexes.map((index) => this.redis.zrangebylex(index, from, '+', 'LIMIT', 0, perPage)),
+    );
     const names = [...new Set(pages.flat())].sort().slice(0, perPage);
     const apps = await Promise.all(names.map((name) => this.get(name)));
     return apps.filter((app): app is App => app !== null);

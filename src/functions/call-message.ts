@@ -1,4 +1,4 @@
-import type { FunctionInvocation, FunctionResult } from '../../runner/function-executor.js';
+import type { FunctionInvocation, FunctionResult } from './function-executor.js';
 import type { CallOutcome } from './types.js';
 
 /** What travels on the dispatch queue: one call to run. */
@@ -25,7 +25,10 @@ interface WireMessage extends Omit<CallMessage, 'invocation'> {
 }
 
 export function encodeCallMessage(message: CallMessage): string {
-  const wire: WireMessage = { ...message, invocation: { ...message.invocation, body: message.invocation.body.toString('base64') } };
+  const wire: WireMessage = {
+    ...message,
+    invocation: { ...message.invocation, body: message.invocation.body.toString('base64') },
+  };
   return JSON.stringify(wire);
 }
 

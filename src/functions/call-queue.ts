@@ -29,7 +29,13 @@ export class CallQueue {
 
   /** Waits up to `timeoutSeconds` for a message on `connection` (a connection of its own: it blocks). */
   async take(connection: Redis, cluster: string, runnerId: string, timeoutSeconds: number): Promise<string | null> {
-    return connection.blmove(this.keys.pending(cluster), this.keys.inFlight(cluster, runnerId), 'RIGHT', 'LEFT', timeoutSeconds);
+    return connection.blmove(
+      this.keys.pending(cluster),
+      this.keys.inFlight(cluster, runnerId),
+      'RIGHT',
+      'LEFT',
+      timeoutSeconds,
+    );
   }
 
   async done(cluster: string, runnerId: string, message: string): Promise<void> {

@@ -11,7 +11,9 @@ export interface CallPage {
 
 /** The smallest id made at `ms` or later: ids begin with their creation second in hex. */
 function firstIdAt(ms: number): string {
-  return Math.max(0, Math.floor(ms / 1000)).toString(16).padStart(8, '0');
+  return Math.max(0, Math.floor(ms / 1000))
+    .toString(16)
+    .padStart(8, '0');
 }
 
 function recordOf(hash: Record<string, string>): CallRecord | null {
@@ -72,9 +74,16 @@ export class CallStore {
   }
 
   /** Records how the call ended, once; false when it had already ended. */
-  async finish(appName: string, callId: string, outcome: CallOutcome, error: string | undefined, log: string): Promise<boolean> {
+  async finish(
+    appName: string,
+    callId: string,
+    outcome: CallOutcome,
+    error: string | undefined,
+    log: string,
+  ): Promise<boolean> {
     const keys = [this.keys.call(appName, callId), this.keys.callLog(appName, callId)];
-    const trimmed = Buffer.byteLength(log) > this.maxLogBytes ? Buffer.from(log).subarray(0, this.maxLogBytes).toString() : log;
+    const trimmed =
+      Buffer.byteLength(log) > this.maxLogBytes ? Buffer.from(log).subarray(0, this.maxLogBytes).toString() : log;
     const args = [outcome, Date.now(), error ?? '', trimmed, this.retentionMs];
     return (await scripts.finishCall.run<number>(this.redis, keys, args)) === 1;
   }

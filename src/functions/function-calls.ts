@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from '../../runner/function-executor.js';
+import type { FunctionInvocation } from './function-executor.js';
 import type { CallQueue } from './call-queue.js';
 import { encodeCallMessage, type CallReply } from './call-message.js';
 import type { CallReplies } from './call-replies.js';
@@ -41,7 +41,12 @@ export class FunctionCalls {
   }
 
   /** The record and the message go out together: one connection keeps them in order, record first. */
-  private async recordAndQueue(invocation: FunctionInvocation, projectId: string, type: RouteType, message: string): Promise<void> {
+  private async recordAndQueue(
+    invocation: FunctionInvocation,
+    projectId: string,
+    type: RouteType,
+    message: string,
+  ): Promise<void> {
     await Promise.all([this.record(invocation, projectId, type), this.queue.push(this.options.cluster, message)]);
   }
 
@@ -64,6 +69,13 @@ export class FunctionCalls {
     const notTaken = await this.queue.withdraw(cluster, message);
     const errorMessage = notTaken ? 'No runner took the call in time' : 'The call did not finish in time';
     await this.calls.finish(invocation.appName, invocation.callId, 'timeout', errorMessage, '');
-    return { callId: invocation.callId, outcome: 'timeout', status: 504, headers: {}, body: Buffer.alloc(0), errorMessage };
+    return {
+      callId: invocation.callId,
+      outcome: 'timeout',
+      status: 504,
+      headers: {},
+      body: Buffer.alloc(0),
+      errorMessage,
+    };
   }
 }

@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from '../../runner/function-executor.js';
+import type { FunctionInvocation } from './function-executor.js';
 import type { LoadedRoute } from './types.js';
 
 /** The request a call answers, as the /r/ endpoint received it. */
@@ -36,7 +36,11 @@ export function routeEnvOf({ app, route }: LoadedRoute): Record<string, string> 
 }
 
 export function callEnvOf(request: CallRequest): Record<string, string> {
-  const env: Record<string, string> = { METHOD: request.method, REQUEST_URL: request.requestUrl, CALL_ID: request.callId };
+  const env: Record<string, string> = {
+    METHOD: request.method,
+    REQUEST_URL: request.requestUrl,
+    CALL_ID: request.callId,
+  };
   for (const [name, value] of Object.entries(request.headers)) env[headerVariable(name)] = value;
   return withFnNames(env);
 }

@@ -59,6 +59,7 @@ export function routeFieldsOf(route: Partial<Route>): Record<string, string> {
     updated_at: route.updatedAt,
   };
   const stored: Record<string, string> = {};
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) stored[name] = String(value);
+  for (const [name, value] of Object.entries(fields))
+    if (value !== undefined && value !== null) stored[name] = String(value);
   return stored;
 }

@@ -6,7 +6,8 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 
 function reasonOf(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'the token has expired';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the signature does not match the route secret';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+    return 'the signature does not match the route secret';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the token must be signed with HS256';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `claim "${error.claim}" is not valid`;
   return 'the token is not a valid JWT';
@@ -19,7 +20,8 @@ function reasonOf(error: unknown): string {
 export async function checkRouteSecret(route: Route, authorization: string | undefined): Promise<void> {
   if (!route.secret) return;
   const token = BEARER.exec(authorization ?? '')?.[1];
-  if (!token) throw unauthorized('This route requires "Authorization: Bearer <token>", a JWT signed with the route secret');
+  if (!token)
+    throw unauthorized('This route requires "Authorization: Bearer <token>", a JWT signed with the route secret');
   try {
     await jwtVerify(token, new TextEncoder().encode(route.secret), { algorithms: ['HS256'] });
   } catch (error) {

@@ -8,7 +8,10 @@ import type { ConfigMap, LoadedRoute, Route, RouteSettings } from './types.js';
 export type RouteCreation = 'created' | 'exists' | 'app-of-another-project';
 
 /** What an update changes: settings given replace the stored ones; config and headers merge. */
-export type RouteChanges = Partial<Omit<RouteSettings, 'config' | 'headers'>> & { config?: ConfigMap; headers?: ConfigMap };
+export type RouteChanges = Partial<Omit<RouteSettings, 'config' | 'headers'>> & {
+  config?: ConfigMap;
+  headers?: ConfigMap;
+};
 
 /** Routes of apps: a path mapped to an image and how to run it. */
 export class RouteStore {
@@ -31,7 +34,13 @@ export class RouteStore {
       ...this.routeKeys(route.appName, route.path),
     ];
     const body = JSON.stringify({ fields: routeFieldsOf(route), config: route.config, headers: route.headers });
-    const result = await scripts.createRoute.run<number>(this.redis, keys, [route.appName, projectId, route.createdAt, route.path, body]);
+    const result = await scripts.createRoute.run<number>(this.redis, keys, [
+      route.appName,
+      projectId,
+      route.createdAt,
+      route.path,
+      body,
+    ]);
     if (result === -2) return 'app-of-another-project';
     if (result === -1) return 'exists';
     return 'created';
@@ -59,18 +68,31 @@ export class RouteStore {
       unset: secret === null || secret === '' ? ['secret'] : [],
       maps: [splitMapChanges(config ?? {}), splitMapChanges(headers ?? {})],
     };
-    const updated = await scripts.patchRecord.run<number>(this.redis, this.routeKeys(appName, path), [JSON.stringify(patch)]);
+    const updated = await scripts.patchRecord.run<number>(this.redis, this.routeKeys(appName, path), [
+      JSON.stringify(patch),
+    ]);
     return updated === 1 ? this.get(appName, path) : null;
   }
 
   async delete(appName: string, path: string): Promise<boolean> {
-    const deleted = await scripts.deleteRoute.run<number>(this.redis, [this.keys.routes(appName), ...this.routeKeys(appName, path)], [path]);
+    const deleted = await scripts.deleteRoute.run<number>(
+      this.redis,
+      [this.keys.routes(appName), ...this.routeKeys(appName, path)],
+      [path],
+    );
     return deleted === 1;
   }
 
   /** Routes of the app in path order after `cursor` (a path), at most `perPage`. */
   async list(appName: string, cursor: string | undefined, perPage: number): Promise<Route[]> {
-    const paths = await this.redis.zrangebylex(this.keys.routes(appName), cursor ? `(${cursor}` : '-', '+', 'LIMIT', 0, perPage);
+    const paths = await this.redis.zrangebylex(
+      this.keys.routes(appName),
+      cursor ? `(${cursor}` : '-',
+      '+',
+      'LIMIT',
+      0,
+      perPage,
+    );
     const routes = await Promise.all(paths.map((path) => this.get(appName, path)));
     return routes.filter((route): route is Route => route !== null);
   }

@@ -29,21 +29,26 @@ export const ROUTE_LIMITS = {
 } as const;
 
 export function checkAppName(name: string): void {
-  if (!APP_NAME_PATTERN.test(name)) throw badRequest('app name must be 1 to 30 characters of letters, digits, "_" and "-"');
+  if (!APP_NAME_PATTERN.test(name))
+    throw badRequest('app name must be 1 to 30 characters of letters, digits, "_" and "-"');
 }
 
 export function checkRoutePath(path: string): void {
   if (path.length > MAX_PATH_LENGTH || !ROUTE_PATH_PATTERN.test(path)) {
-    throw badRequest('route path must be absolute ("/name"), of segments made of letters, digits and "._~-", without a trailing "/"');
+    throw badRequest(
+      'route path must be absolute ("/name"), of segments made of letters, digits and "._~-", without a trailing "/"',
+    );
   }
 }
 
 export function checkImage(image: string): void {
-  if (!IMAGE_PATTERN.test(image)) throw badRequest('route image must be a container image reference such as "name:tag"');
+  if (!IMAGE_PATTERN.test(image))
+    throw badRequest('route image must be a container image reference such as "name:tag"');
 }
 
 export function checkMemory(memoryMb: number, maxMb: number): void {
-  if (memoryMb < ROUTE_LIMITS.minMemory || memoryMb > maxMb) throw badRequest(`route memory must be from ${ROUTE_LIMITS.minMemory} to ${maxMb} MiB`);
+  if (memoryMb < ROUTE_LIMITS.minMemory || memoryMb > maxMb)
+    throw badRequest(`route memory must be from ${ROUTE_LIMITS.minMemory} to ${maxMb} MiB`);
 }
 
 export function checkSeconds(field: string, value: number, max: number): void {
@@ -51,18 +56,24 @@ export function checkSeconds(field: string, value: number, max: number): void {
 }
 
 export function checkMaxConcurrency(value: number): void {
-  if (value < 1 || value > ROUTE_LIMITS.maxConcurrency) throw badRequest(`route max_concurrency must be from 1 to ${ROUTE_LIMITS.maxConcurrency}`);
+  if (value < 1 || value > ROUTE_LIMITS.maxConcurrency)
+    throw badRequest(`route max_concurrency must be from 1 to ${ROUTE_LIMITS.maxConcurrency}`);
 }
 
 export function checkSecret(secret: string): void {
-  if (secret.length > ROUTE_LIMITS.maxSecretLength) throw badRequest(`route secret must be at most ${ROUTE_LIMITS.maxSecretLength} characters`);
+  if (secret.length > ROUTE_LIMITS.maxSecretLength)
+    throw badRequest(`route secret must be at most ${ROUTE_LIMITS.maxSecretLength} characters`);
 }
 
 /** Config keys become environment variable names; an empty value (in an update) deletes the key. */
 export function checkConfig(field: string, config: ConfigMap): void {
   for (const [key, value] of Object.entries(config)) {
-    if (!CONFIG_KEY_PATTERN.test(key)) throw badRequest(`${field} key "${key}" must be a variable name: letters, digits and "_", not starting with a digit`);
-    if (value.length > MAX_VALUE_LENGTH) throw badRequest(`${field} value of "${key}" is longer than ${MAX_VALUE_LENGTH} characters`);
+    if (!CONFIG_KEY_PATTERN.test(key))
+      throw badRequest(
+        `${field} key "${key}" must be a variable name: letters, digits and "_", not starting with a digit`,
+      );
+    if (value.length > MAX_VALUE_LENGTH)
+      throw badRequest(`${field} value of "${key}" is longer than ${MAX_VALUE_LENGTH} characters`);
   }
 }
 

@@ -26,4 +26,3 @@ export function openFunctionStores(config: Config, redis: Redis, keySpace: KeySp
     queue: new CallQueue(redis, keys),
   };
 }
-

@@ -42,7 +42,11 @@ export class ActivityHistory {
   async recordTaskOutcome(projectId: string, outcome: Outcome, atMs = Date.now()): Promise<void> {
     const minute = Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
     const key = this.outcomeKey(projectId, minute);
-    await this.redis.multi().hincrby(key, outcome, 1).pexpire(key, HOUR_MS + 2 * MINUTE_MS).exec();
+    await this.redis
+      .multi()
+      .hincrby(key, outcome, 1)
+      .pexpire(key, HOUR_MS + 2 * MINUTE_MS)
+      .exec();
   }
 
   async recordQueueDepth(projectId: string, sample: QueueDepthSample): Promise<void> {
@@ -62,7 +66,10 @@ export class ActivityHistory {
     const hashes = await Promise.all(minutes.map((minute) => this.redis.hgetall(this.outcomeKey(projectId, minute))));
     return minutes.map((time, i) => ({
       time,
-      counts: Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Number(hashes[i]?.[outcome] ?? 0)])) as Record<Outcome, number>,
+      counts: Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Number(hashes[i]?.[outcome] ?? 0)])) as Record<
+        Outcome,
+        number
+      >,
     }));
   }
 

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { QueueRef } from '../mq/keys.js';
-import type { TaskCounts } from '../worker/task-counts.js';
+import type { TaskCounts } from '../worker/tasks/task-counts.js';
 
 /** One pass of the leader's metrics sampler. */
 export interface ControllerSample {
@@ -57,7 +57,8 @@ export class SampledGauges {
 
   publish(sample: ControllerSample): void {
     this.queueDepth.reset();
-    for (const { item, value } of sample.deepestQueues) this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    for (const { item, value } of sample.deepestQueues)
+      this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
     for (const [cluster, counts] of sample.clusters) {

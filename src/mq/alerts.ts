@@ -42,7 +42,8 @@ export function withAlertIds(queueName: string, current: Alert[] | undefined, sp
 /** Alerts after adding `specs` to `current` (an alert like one already there is a duplicate). */
 export function addAlerts(queueName: string, current: Alert[] | undefined, specs: AlertSpec[]): Alert[] {
   for (const [index, spec] of specs.entries()) {
-    if (current?.some((alert) => sameAlert(alert, spec))) throw badRequest(`alerts[${index}] duplicates an alert the queue has`);
+    if (current?.some((alert) => sameAlert(alert, spec)))
+      throw badRequest(`alerts[${index}] duplicates an alert the queue has`);
   }
   return withAlertIds(queueName, current, [...(current ?? []), ...specs]);
 }
@@ -59,7 +60,15 @@ export function removeAlerts(current: Alert[] | undefined, ids: string[]): Alert
 export function parseFiredAlerts(reply: unknown): FiredAlert[] {
   if (typeof reply !== 'string' || reply === '[]' || reply === '{}') return [];
   const rows = JSON.parse(reply) as Array<[string, Alert['type'], Alert['direction'], number, string, number, number]>;
-  return rows.map(([id, type, direction, trigger, queue, size, atMs]) => ({ id, type, direction, trigger, queue, size, atMs }));
+  return rows.map(([id, type, direction, trigger, queue, size, atMs]) => ({
+    id,
+    type,
+    direction,
+    trigger,
+    queue,
+    size,
+    atMs,
+  }));
 }
 
 /** The body of the message an alert posts to its target queue. */

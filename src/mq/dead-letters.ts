@@ -22,7 +22,10 @@ export async function handOverDeadLetters(messages: MessageStore, source: QueueR
       try {
         await messages.transfer({ projectId: source.projectId, name }, batch);
       } catch (error) {
-        log.warn({ err: error, queue: name, dropped: batch.map((message) => message.id) }, 'dead letter hand-over failed');
+        log.warn(
+          { err: error, queue: name, dropped: batch.map((message) => message.id) },
+          'dead letter hand-over failed',
+        );
       }
     }
     if (taken.length < HAND_OVER_BATCH) return;

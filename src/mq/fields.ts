@@ -12,10 +12,19 @@ export function objectField(value: unknown, field: string): Record<string, unkno
   return value;
 }
 
-export function integerField(value: unknown, field: string, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
+export function integerField(
+  value: unknown,
+  field: string,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be an integer`);
   if (value < min || value > max) {
-    throw badRequest(max === Number.MAX_SAFE_INTEGER ? `${field} must be at least ${min}` : `${field} must be between ${min} and ${max}`);
+    throw badRequest(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${field} must be at least ${min}`
+        : `${field} must be between ${min} and ${max}`,
+    );
   }
   return value;
 }
@@ -33,7 +42,8 @@ export function requiredField(value: unknown, field: string): unknown {
 /** Queue names: 1 to 255 bytes, no '/', no control characters. */
 export function checkQueueName(name: string, field = 'queue name'): string {
   if (name === '') throw badRequest(`${field} must not be empty`);
-  if (Buffer.byteLength(name) > LIMITS.maxQueueNameBytes) throw badRequest(`${field} must be at most ${LIMITS.maxQueueNameBytes} bytes`);
+  if (Buffer.byteLength(name) > LIMITS.maxQueueNameBytes)
+    throw badRequest(`${field} must be at most ${LIMITS.maxQueueNameBytes} bytes`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f/]/.test(name)) throw badRequest(`${field} must not contain '/' or control characters`);
   return name;

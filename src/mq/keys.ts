@@ -7,7 +7,20 @@ export interface QueueRef {
 }
 
 // The order common.lua expects them in.
-const QUEUE_KEY_PARTS = ['queue', 'ready', 'delayed', 'reserved', 'expiry', 'body', 'count', 'rid', 'headers', 'released', 'dead', 'timeout'] as const;
+const QUEUE_KEY_PARTS = [
+  'queue',
+  'ready',
+  'delayed',
+  'reserved',
+  'expiry',
+  'body',
+  'count',
+  'rid',
+  'headers',
+  'released',
+  'dead',
+  'timeout',
+] as const;
 
 const SIZE_KEY_PARTS = ['ready', 'delayed', 'reserved'] as const;
 

@@ -66,7 +66,10 @@ export class WakeHub {
     let channel = this.channels.get(channelName);
     if (!channel) {
       const waiters = new Set<Waiter>();
-      channel = { waiters, subscribed: this.bus.subscribe(channelName, (message) => this.wake(waiters, Number(message))) };
+      channel = {
+        waiters,
+        subscribed: this.bus.subscribe(channelName, (message) => this.wake(waiters, Number(message))),
+      };
       this.channels.set(channelName, channel);
     }
     const joined = channel;

@@ -123,12 +123,15 @@ export class MessageStore {
    * Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the
    * queue's), timeout (0 = the queue's)].
    */
-  private async insert(ref: QueueRef, messages: Array<[string, string, number, string, number, number, number?]>): Promise<void> {
-    const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(this.redis, this.keys.queue(ref), [
-      LIMITS.defaultExpirationSeconds,
-      this.keys.wakeChannel(ref),
-      JSON.stringify(messages),
-    ]);
+  private async insert(
+    ref: QueueRef,
+    messages: Array<[string, string, number, string, number, number, number?]>,
+  ): Promise<void> {
+    const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(
+      this.redis,
+      this.keys.queue(ref),
+      [LIMITS.defaultExpirationSeconds, this.keys.wakeChannel(ref), JSON.stringify(messages)],
+    );
     if (created === 1) await this.queues.indexCreated(ref);
     await this.raiseAlerts(ref, alerts);
   }
@@ -145,7 +148,9 @@ export class MessageStore {
   private async raiseAlerts(source: QueueRef, reply: unknown): Promise<void> {
     for (const fired of parseFiredAlerts(reply)) {
       try {
-        await this.post({ projectId: source.projectId, name: fired.queue }, [{ body: alertMessageBody(source, fired) }]);
+        await this.post({ projectId: source.projectId, name: fired.queue }, [
+          { body: alertMessageBody(source, fired) },
+        ]);
       } catch (error) {
         this.log.warn({ err: error, queue: source.name, alert: fired.id }, 'alert message could not be posted');
       }
@@ -180,22 +185,43 @@ export class MessageStore {
       timeout,
     }));
     await this.raiseAlerts(ref, result.alerts);
-    return { messages, movedToDeadLetter: result.moved, expired: result.expired, nextDueMs: result.due, timeout: result.timeout };
+    return {
+      messages,
+      movedToDeadLetter: result.moved,
+      expired: result.expired,
+      nextDueMs: result.due,
+      timeout: result.timeout,
+    };
   }
 
   /** The first n available messages, not reserved. */
   async peek(ref: QueueRef, n: number): Promise<Message[]> {
-    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [n, LIMITS.defaultTimeoutSeconds]);
+    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [
+      n,
+      LIMITS.defaultTimeoutSeconds,
+    ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const result = JSON.parse(String(reply)) as { expired: number; messages: Array<[string, string, number, string, number]> | object };
+    const result = JSON.parse(String(reply)) as {
+      expired: number;
+      messages: Array<[string, string, number, string, number]> | object;
+    };
     this.metrics?.expired.inc(result.expired);
     // Lua's JSON encoder writes an empty list as {}.
     const rows = Array.isArray(result.messages) ? result.messages : [];
-    return rows.map(([id, body, reservedCount, headers, timeout]) => ({ id, body, reservedCount, pushHeaders: parseHeaders(headers), timeout }));
+    return rows.map(([id, body, reservedCount, headers, timeout]) => ({
+      id,
+      body,
+      reservedCount,
+      pushHeaders: parseHeaders(headers),
+      timeout,
+    }));
   }
 
   async get(ref: QueueRef, id: string): Promise<Message> {
-    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [id, LIMITS.defaultTimeoutSeconds]);
+    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [
+      id,
+      LIMITS.defaultTimeoutSeconds,
+    ]);
     if (reply[0] !== Outcome.ok) throw refusal(Number(reply[0]));
     return {
       id,
@@ -209,13 +235,22 @@ export class MessageStore {
   /** Deletes all the targets or, when one may not be deleted, none (the error names it). */
   async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
     const list = JSON.stringify(targets.map((target) => [target.id, reservationArg(target.reservationId)]));
-    const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(this.redis, this.keys.queue(ref), [list]);
+    const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(
+      this.redis,
+      this.keys.queue(ref),
+      [list],
+    );
     if (outcome === Outcome.ok) return this.raiseAlerts(ref, alerts);
     throw refusal(outcome!, targets.length > 1 && position !== undefined ? targets[position - 1]!.id : undefined);
   }
 
   /** Renews a live reservation (for `timeout`, else the message's own timeout); returns the new reservation id. */
-  async touch(ref: QueueRef, id: string, reservationId: ReservationRef, timeout?: number): Promise<{ reservationId: string; reservedCount: number }> {
+  async touch(
+    ref: QueueRef,
+    id: string,
+    reservationId: ReservationRef,
+    timeout?: number,
+  ): Promise<{ reservationId: string; reservedCount: number }> {
     const next = `${reservationPrefix()}00`;
     const [outcome, reservedCount] = await scripts.touch.run<number[]>(this.redis, this.keys.queue(ref), [
       id,
@@ -244,8 +279,20 @@ export class MessageStore {
     const outbox = this.keys.queue(ref)[DEAD_LETTER_OUTBOX_KEY]!;
     const items = (await this.redis.lpop(outbox, count)) ?? [];
     return items.map((item) => {
-      const record = JSON.parse(item) as { id: string; body: string; reserved_count: number; push_headers: string; queue: string };
-      return { id: record.id, body: record.body, reservedCount: record.reserved_count, pushHeaders: record.push_headers, queue: record.queue };
+      const record = JSON.parse(item) as {
+        id: string;
+        body: string;
+        reserved_count: number;
+        push_headers: string;
+        queue: string;
+      };
+      return {
+        id: record.id,
+        body: record.body,
+        reservedCount: record.reserved_count,
+        pushHeaders: record.push_headers,
+        queue: record.queue,
+      };
     });
   }
 }

@@ -23,11 +23,18 @@ export class MqMetrics {
   readonly pushDeliveries: Counter<'outcome'>;
 
   constructor(registry: Registry, hub: WakeHub) {
-    const counter = (name: string, help: string) => new Counter({ name: `ferrum_mq_${name}_total`, help, registers: [registry] });
-    this.posted = counter('messages_posted', 'Messages put on queues by posts, webhooks, alerts and push error reports');
+    const counter = (name: string, help: string) =>
+      new Counter({ name: `ferrum_mq_${name}_total`, help, registers: [registry] });
+    this.posted = counter(
+      'messages_posted',
+      'Messages put on queues by posts, webhooks, alerts and push error reports',
+    );
     this.reserved = counter('messages_reserved', 'Messages handed out by reserve (clients and push delivery)');
     this.deleted = counter('messages_deleted', 'Messages deleted one by one or in batches (not counting clears)');
-    this.expired = counter('messages_expired', 'Messages dropped because their expiration passed (by reserve, peek, queue info and the expiry sweeper)');
+    this.expired = counter(
+      'messages_expired',
+      'Messages dropped because their expiration passed (by reserve, peek, queue info and the expiry sweeper)',
+    );
     this.deadLettered = counter('messages_dead_lettered', 'Messages moved to a dead letter queue by reserve');
     this.pushDeliveries = new Counter({
       name: 'ferrum_mq_push_deliveries_total',

@@ -5,11 +5,13 @@ import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from './limits.js';
 /** Why a header breaks the push header restrictions, or null when it is fine. */
 export function pushHeaderProblem(name: string, value: unknown): string | null {
   if (name === '') return 'name must not be empty';
-  if (Buffer.byteLength(name) > LIMITS.maxPushHeaderNameBytes) return `name must be at most ${LIMITS.maxPushHeaderNameBytes} bytes`;
+  if (Buffer.byteLength(name) > LIMITS.maxPushHeaderNameBytes)
+    return `name must be at most ${LIMITS.maxPushHeaderNameBytes} bytes`;
   if (RESERVED_PUSH_HEADER_NAMES.includes(name.toLowerCase())) return 'name is reserved';
   if (typeof value !== 'string') return 'value must be a string';
   if (value === '') return 'value must not be empty';
-  if (Buffer.byteLength(value) > LIMITS.maxPushHeaderValueBytes) return `value must be at most ${LIMITS.maxPushHeaderValueBytes} bytes`;
+  if (Buffer.byteLength(value) > LIMITS.maxPushHeaderValueBytes)
+    return `value must be at most ${LIMITS.maxPushHeaderValueBytes} bytes`;
   return null;
 }
 
@@ -17,7 +19,8 @@ export function pushHeaderProblem(name: string, value: unknown): string | null {
 export function checkPushHeaders(value: unknown, field: string): Record<string, string> {
   if (!isPlainObject(value)) throw badRequest(`${field} must be an object of strings`);
   const entries = Object.entries(value);
-  if (entries.length > LIMITS.maxPushHeaders) throw badRequest(`${field} must have at most ${LIMITS.maxPushHeaders} headers`);
+  if (entries.length > LIMITS.maxPushHeaders)
+    throw badRequest(`${field} must have at most ${LIMITS.maxPushHeaders} headers`);
   for (const [name, headerValue] of entries) {
     const problem = pushHeaderProblem(name, headerValue);
     if (problem) throw badRequest(`${field} "${name}": ${problem}`);

@@ -18,7 +18,12 @@ export function readPushStatuses(mq: MessageQueue, ref: QueueRef, id: string): P
  * Version 1 acknowledgement of a push delivery answered 202 (the delete-subscriber endpoint):
  * v1 has no reservation ids, so the subscriber's current reservation is the one acknowledged.
  */
-export async function acknowledgePushBySubscriberId(mq: MessageQueue, ref: QueueRef, id: string, subscriberId: string): Promise<void> {
+export async function acknowledgePushBySubscriberId(
+  mq: MessageQueue,
+  ref: QueueRef,
+  id: string,
+  subscriberId: string,
+): Promise<void> {
   const queue = await mq.queues.require(ref);
   const subscriber = queue.push?.subscribers.find((candidate) => subscriberIdOf(candidate.name) === subscriberId);
   if (queue.push && !subscriber) throw notFound(`Subscriber not found: ${subscriberId}`);

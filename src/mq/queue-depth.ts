@@ -14,7 +14,12 @@ export interface QueueDepth {
  * Offers every queue of `projectId` with its size to `top`: one pipelined ZCARD round trip per
  * page of queue names, no scripts (expired messages not yet swept still count).
  */
-export async function offerQueueDepths(redis: Redis, keys: MqKeys, projectId: string, top: TopN<QueueRef>): Promise<void> {
+export async function offerQueueDepths(
+  redis: Redis,
+  keys: MqKeys,
+  projectId: string,
+  top: TopN<QueueRef>,
+): Promise<void> {
   let from = '-';
   for (;;) {
     const names = await redis.zrangebylex(keys.queueIndex(projectId), from, '+', 'LIMIT', 0, PAGE);

@@ -3,7 +3,16 @@ import { withAlertIds } from './alerts.js';
 import { checkQueueName, integerField, objectField, requiredField, stringField } from './fields.js';
 import { LIMITS } from './limits.js';
 import { pushHeaderProblem } from './push-headers.js';
-import { QUEUE_TYPES, type Alert, type AlertSpec, type DeadLetter, type PushSettings, type QueueSettings, type QueueType, type Subscriber } from './types.js';
+import {
+  QUEUE_TYPES,
+  type Alert,
+  type AlertSpec,
+  type DeadLetter,
+  type PushSettings,
+  type QueueSettings,
+  type QueueType,
+  type Subscriber,
+} from './types.js';
 
 /** A client's `queue` object, checked field by field; read-only fields are ignored. */
 export interface QueueChanges {
@@ -37,7 +46,8 @@ export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueC
   const queue = objectField(input, 'queue');
   const changes: QueueChanges = {};
   if (queue.type !== undefined) {
-    if (!QUEUE_TYPES.includes(queue.type as QueueType)) throw badRequest(`queue.type must be one of: ${QUEUE_TYPES.join(', ')}`);
+    if (!QUEUE_TYPES.includes(queue.type as QueueType))
+      throw badRequest(`queue.type must be one of: ${QUEUE_TYPES.join(', ')}`);
     changes.type = queue.type as QueueType;
   }
   if (queue.message_timeout !== undefined) {
@@ -59,7 +69,8 @@ export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueC
     );
   }
   if (queue.push !== undefined && queue.push !== null) changes.push = parsePush(queue.push);
-  if (queue.dead_letter !== undefined && queue.dead_letter !== null) changes.deadLetter = parseDeadLetter(queue.dead_letter);
+  if (queue.dead_letter !== undefined && queue.dead_letter !== null)
+    changes.deadLetter = parseDeadLetter(queue.dead_letter);
   if (queue.alerts !== undefined && queue.alerts !== null) changes.alerts = parseAlerts(queue.alerts, 'queue.alerts');
   return changes;
 }
@@ -68,14 +79,17 @@ function parsePush(value: unknown): Partial<PushSettings> {
   const push = objectField(value, 'queue.push');
   const parsed: Partial<PushSettings> = {};
   if (push.subscribers !== undefined) parsed.subscribers = parseSubscribers(push.subscribers, 'queue.push.subscribers');
-  if (push.retries !== undefined) parsed.retries = integerField(push.retries, 'queue.push.retries', 0, LIMITS.maxRetries);
-  if (push.retries_delay !== undefined) parsed.retries_delay = integerField(push.retries_delay, 'queue.push.retries_delay', 0);
+  if (push.retries !== undefined)
+    parsed.retries = integerField(push.retries, 'queue.push.retries', 0, LIMITS.maxRetries);
+  if (push.retries_delay !== undefined)
+    parsed.retries_delay = integerField(push.retries_delay, 'queue.push.retries_delay', 0);
   if (push.error_queue !== undefined && push.error_queue !== null) {
     const errorQueue = stringField(push.error_queue, 'queue.push.error_queue');
     if (errorQueue !== '') parsed.error_queue = checkQueueName(errorQueue, 'queue.push.error_queue');
   }
   if (push.rate !== undefined && push.rate !== null) {
-    if (typeof push.rate !== 'number' || !(push.rate > 0)) throw badRequest('queue.push.rate must be a positive number');
+    if (typeof push.rate !== 'number' || !(push.rate > 0))
+      throw badRequest('queue.push.rate must be a positive number');
     parsed.rate = push.rate;
   }
   return parsed;
@@ -93,8 +107,10 @@ export function parseSubscribers(value: unknown, field: string, { urlRequired = 
     if (names.has(name)) throw badRequest(`${at}.name "${name}" is given twice`);
     names.add(name);
     const subscriber: Subscriber = { name, url: '' };
-    if (urlRequired || entry.url !== undefined) subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`), `${at}.url`);
-    if (entry.headers !== undefined && entry.headers !== null) subscriber.headers = parseSubscriberHeaders(entry.headers, `${at}.headers`);
+    if (urlRequired || entry.url !== undefined)
+      subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`), `${at}.url`);
+    if (entry.headers !== undefined && entry.headers !== null)
+      subscriber.headers = parseSubscriberHeaders(entry.headers, `${at}.headers`);
     return subscriber;
   });
 }
@@ -122,12 +138,20 @@ function parseSubscriberHeaders(value: unknown, field: string): Record<string, s
 
 function parseDeadLetter(value: unknown): { queue_name: string; max_reservations?: number } {
   const deadLetter = objectField(value, 'queue.dead_letter');
-  const queueName = stringField(requiredField(deadLetter.queue_name, 'queue.dead_letter.queue_name'), 'queue.dead_letter.queue_name');
+  const queueName = stringField(
+    requiredField(deadLetter.queue_name, 'queue.dead_letter.queue_name'),
+    'queue.dead_letter.queue_name',
+  );
   if (queueName !== '') checkQueueName(queueName, 'queue.dead_letter.queue_name');
   if (deadLetter.max_reservations === undefined) return { queue_name: queueName };
   return {
     queue_name: queueName,
-    max_reservations: integerField(deadLetter.max_reservations, 'queue.dead_letter.max_reservations', LIMITS.minReservations, LIMITS.maxReservations),
+    max_reservations: integerField(
+      deadLetter.max_reservations,
+      'queue.dead_letter.max_reservations',
+      LIMITS.minReservations,
+      LIMITS.maxReservations,
+    ),
   };
 }
 
@@ -142,7 +166,12 @@ export function parseAlerts(value: unknown, field: string): AlertSpec[] {
     const direction = alert.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') throw badRequest(`${at}.direction must be one of: asc, desc`);
     const queue = checkQueueName(stringField(requiredField(alert.queue, `${at}.queue`), `${at}.queue`), `${at}.queue`);
-    const parsed: AlertSpec = { type, trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1), direction, queue };
+    const parsed: AlertSpec = {
+      type,
+      trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1),
+      direction,
+      queue,
+    };
     if (alert.snooze !== undefined) parsed.snooze = integerField(alert.snooze, `${at}.snooze`, 0);
     return parsed;
   });
@@ -160,13 +189,18 @@ export function applyQueueChanges(name: string, current: QueueSettings | null, c
   if (changes.messageExpiration !== undefined) next.messageExpiration = changes.messageExpiration;
   if (type === 'pull') {
     if (changes.push !== undefined) {
-      throw badRequest(current ? 'queue.push cannot be set on a pull queue' : 'queue.push is not allowed on a pull queue');
+      throw badRequest(
+        current ? 'queue.push cannot be set on a pull queue' : 'queue.push is not allowed on a pull queue',
+      );
     }
-    if (changes.alerts !== undefined) next.alerts = changes.alerts.length > 0 ? withAlertIds(name, current?.alerts, changes.alerts) : undefined;
-    if (changes.deadLetter !== undefined) next.deadLetter = nextDeadLetter(name, current?.deadLetter, changes.deadLetter);
+    if (changes.alerts !== undefined)
+      next.alerts = changes.alerts.length > 0 ? withAlertIds(name, current?.alerts, changes.alerts) : undefined;
+    if (changes.deadLetter !== undefined)
+      next.deadLetter = nextDeadLetter(name, current?.deadLetter, changes.deadLetter);
     return next;
   }
-  if (changes.deadLetter !== undefined) throw badRequest('queue.dead_letter is not allowed on a push queue; use queue.push.error_queue');
+  if (changes.deadLetter !== undefined)
+    throw badRequest('queue.dead_letter is not allowed on a push queue; use queue.push.error_queue');
   if (changes.alerts !== undefined) throw badRequest('queue.alerts cannot be set on a push queue');
   next.push = nextPush(current?.push, changes.push);
   return next;
@@ -214,12 +248,18 @@ function nextDeadLetter(
 /** Settings as stored in the queue hash (an empty string removes a field). */
 export function settingsToFields(settings: QueueSettings): string[] {
   return [
-    'type', settings.type,
-    'timeout', String(settings.messageTimeout),
-    'expiration', String(settings.messageExpiration),
-    'push', settings.push ? JSON.stringify(settings.push) : '',
-    'dead_letter', settings.deadLetter ? JSON.stringify(settings.deadLetter) : '',
-    'alerts', settings.alerts ? JSON.stringify(settings.alerts) : '',
+    'type',
+    settings.type,
+    'timeout',
+    String(settings.messageTimeout),
+    'expiration',
+    String(settings.messageExpiration),
+    'push',
+    settings.push ? JSON.stringify(settings.push) : '',
+    'dead_letter',
+    settings.deadLetter ? JSON.stringify(settings.deadLetter) : '',
+    'alerts',
+    settings.alerts ? JSON.stringify(settings.alerts) : '',
   ];
 }
 

@@ -59,7 +59,10 @@ export class QueueStore {
       const fields = await this.redis.hgetall(queueKeys[QUEUE_KEY]!);
       const version = fields.version ?? '';
       const settings = change(version === '' ? null : settingsFromFields(fields));
-      const written = await scripts.saveQueue.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
+      const written = await scripts.saveQueue.run<number>(this.redis, queueKeys, [
+        version,
+        ...settingsToFields(settings),
+      ]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
       await this.indexPushQueue(ref, settings.type !== 'pull');
@@ -96,7 +99,11 @@ export class QueueStore {
   async delete(ref: QueueRef): Promise<boolean> {
     const queueKeys = this.keys.queue(ref);
     const index = this.keys.queueIndex(ref.projectId);
-    const [[, existed]] = (await this.redis.multi().exists(queueKeys[QUEUE_KEY]!).unlink(...queueKeys).exec()) as [[null, number], unknown];
+    const [[, existed]] = (await this.redis
+      .multi()
+      .exists(queueKeys[QUEUE_KEY]!)
+      .unlink(...queueKeys)
+      .exec()) as [[null, number], unknown];
     await this.redis.zrem(index, ref.name);
     await this.indexPushQueue(ref, false);
     // A post may have re-created the queue between the two steps: keep it listed then.
@@ -107,7 +114,11 @@ export class QueueStore {
   /** Removes every message of a queue, keeping the queue; false when it does not exist. */
   async clear(ref: QueueRef): Promise<boolean> {
     const [queueKey, ...messageKeys] = this.keys.queue(ref);
-    const [[, existed]] = (await this.redis.multi().exists(queueKey!).unlink(...messageKeys).exec()) as [[null, number], unknown];
+    const [[, existed]] = (await this.redis
+      .multi()
+      .exists(queueKey!)
+      .unlink(...messageKeys)
+      .exec()) as [[null, number], unknown];
     return existed === 1;
   }
 
@@ -116,7 +127,10 @@ export class QueueStore {
     const index = this.keys.queueIndex(projectId);
     const prefix = Buffer.from(options.prefix ?? '');
     const previous = options.previous === undefined ? null : Buffer.from(options.previous);
-    let min = previous !== null && Buffer.compare(previous, prefix) >= 0 ? Buffer.concat([Buffer.from('('), previous]) : Buffer.concat([Buffer.from('['), prefix]);
+    let min =
+      previous !== null && Buffer.compare(previous, prefix) >= 0
+        ? Buffer.concat([Buffer.from('('), previous])
+        : Buffer.concat([Buffer.from('['), prefix]);
     const max = prefix.length > 0 ? Buffer.concat([Buffer.from('['), prefix, Buffer.from([0xff])]) : Buffer.from('+');
     const names: string[] = [];
     while (names.length < options.perPage) {
@@ -139,7 +153,9 @@ export class QueueStore {
    * one behind; removing it here could race a re-creation, so it is only skipped).
    */
   private async withoutGhosts(projectId: string, names: string[]): Promise<string[]> {
-    const exists = await Promise.all(names.map((name) => this.redis.exists(this.keys.queue({ projectId, name })[QUEUE_KEY]!)));
+    const exists = await Promise.all(
+      names.map((name) => this.redis.exists(this.keys.queue({ projectId, name })[QUEUE_KEY]!)),
+    );
     return names.filter((_, i) => exists[i] === 1);
   }
 }

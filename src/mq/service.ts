@@ -51,7 +51,13 @@ export class MessageQueue {
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
     this.queues = new QueueStore(deps.redis, this.keys, (expired) => this.metrics?.expired.inc(expired));
     this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log, this.metrics);
-    this.push = new PushStore(deps.redis, this.keys, this.queues, this.messages, deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS);
+    this.push = new PushStore(
+      deps.redis,
+      this.keys,
+      this.queues,
+      this.messages,
+      deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS,
+    );
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log, (expired) =>
       this.metrics?.expired.inc(expired),
     );
@@ -77,7 +83,8 @@ export class MessageQueue {
       if (!current && mode === 'update') throw notFound('Queue not found');
       return applyQueueChanges(ref.name, current, changes);
     });
-    if (settings.deadLetter) await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
+    if (settings.deadLetter)
+      await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
     return settings;
   }
 
@@ -126,7 +133,11 @@ export class MessageQueue {
    * arrives (woken through pub/sub, or at the moment a delayed or reserved message falls due),
    * the wait ends, or `signal` aborts (client gone, shutdown).
    */
-  async reserve(ref: QueueRef, options: ReserveOptions & { waitSeconds: number }, signal?: AbortSignal): Promise<ReservedMessage[]> {
+  async reserve(
+    ref: QueueRef,
+    options: ReserveOptions & { waitSeconds: number },
+    signal?: AbortSignal,
+  ): Promise<ReservedMessage[]> {
     const first = await this.reserveOnce(ref, options);
     if (first.messages.length > 0 || options.waitSeconds <= 0) return first.messages;
     const deadline = Date.now() + options.waitSeconds * 1000;

@@ -39,9 +39,12 @@ export function parseV1QueueUpdate(body: Record<string, unknown>): V1QueueUpdate
     if (!PUSH_TYPES.includes(pushType)) throw badRequest(`push_type must be one of: ${PUSH_TYPES.join(', ')}`);
     update.pushType = pushType;
   }
-  if (body.subscribers !== undefined && body.subscribers !== null) update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
-  if (body.retries !== undefined && body.retries !== null) update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
-  if (body.retries_delay !== undefined && body.retries_delay !== null) update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
+  if (body.subscribers !== undefined && body.subscribers !== null)
+    update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
+  if (body.retries !== undefined && body.retries !== null)
+    update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
+  if (body.retries_delay !== undefined && body.retries_delay !== null)
+    update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
   return update;
 }
 
@@ -66,11 +69,15 @@ export function applyV1QueueUpdate(current: QueueSettings | null, update: V1Queu
     const { push: _push, ...pull } = base;
     return { ...pull, type };
   }
-  if (base.alerts) throw badRequest('alerts are not allowed on push queues: remove the queue\'s alerts first');
-  if (base.deadLetter) throw badRequest('dead_letter is not allowed on push queues: remove the queue\'s dead_letter first');
+  if (base.alerts) throw badRequest("alerts are not allowed on push queues: remove the queue's alerts first");
+  if (base.deadLetter)
+    throw badRequest("dead_letter is not allowed on push queues: remove the queue's dead_letter first");
   const currentSubscribers = base.push?.subscribers ?? [];
-  const subscribers = update.subscriberUrls ? subscribersForUrls(currentSubscribers, update.subscriberUrls) : currentSubscribers;
-  if (update.subscriberUrls === undefined && subscribers.length === 0) throw notAcceptable('subscribers is required to make a push queue');
+  const subscribers = update.subscriberUrls
+    ? subscribersForUrls(currentSubscribers, update.subscriberUrls)
+    : currentSubscribers;
+  if (update.subscriberUrls === undefined && subscribers.length === 0)
+    throw notAcceptable('subscribers is required to make a push queue');
   if (subscribers.length === 0) throw badRequest('subscribers must hold at least one subscriber on a push queue');
   return {
     ...base,

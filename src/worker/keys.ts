@@ -89,7 +89,9 @@ export class WorkerKeys {
   /** The indexes a task is in while it has `status` (task-lib.lua's status GROUP). */
   statusGroup(projectId: string, task: IndexedTask, status: TaskStatus): string[] {
     const { code_name: codeName, cluster } = task;
-    const lists = [{ status }, { codeName, status }, { cluster, status }, { codeName, cluster, status }].map((scope) => this.taskListIndex(projectId, scope));
+    const lists = [{ status }, { codeName, status }, { cluster, status }, { codeName, cluster, status }].map((scope) =>
+      this.taskListIndex(projectId, scope),
+    );
     return [...lists, this.codeTasksWithStatus(projectId, task.code_id, status)];
   }
   /** Every status group of a task, in TASK_STATUSES order. */

@@ -3,39 +3,39 @@ import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, type KeySpace } from '../core/redis.js';
-import { ClusterAccess } from './cluster-access.js';
-import { ClusterStatus } from './cluster-status.js';
-import { ClusterStore } from './cluster-store.js';
-import { ClusterTermination } from './cluster-termination.js';
-import { CodeStore } from './code-store.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
-import { TaskDistribution } from './distribution.js';
+import { ClusterAccess } from './clusters/cluster-access.js';
+import { ClusterStatus } from './clusters/cluster-status.js';
+import { ClusterStore } from './clusters/cluster-store.js';
+import { ClusterTermination } from './clusters/cluster-termination.js';
+import { CodeStore } from './codes/code-store.js';
+import { ConcurrencyGate } from './tasks/concurrency-gate.js';
+import { TaskDistribution } from './tasks/distribution.js';
 import { WorkerKeys } from './keys.js';
-import { InstanceStore } from './instance-store.js';
-import { RedisBlobStore } from './redis-blobs.js';
-import { RegistryCredentials } from './registry-credentials.js';
-import { RunnerRegistry } from './runner-registry.js';
-import { SecretBox } from './secret-box.js';
-import { resolveSecretKey } from './secret-key.js';
-import { ScalingStates } from './scaling-state.js';
-import { TaskQueuePause } from './task-queue-pause.js';
-import { TaskStats } from './task-stats.js';
-import { TaskTokens } from './task-tokens.js';
-import { TaskStatusChanges } from './task-status.js';
-import { TaskStore } from './task-store.js';
-import { TaskService } from './tasks.js';
+import { InstanceStore } from './clusters/instance-store.js';
+import { RedisBlobStore } from './codes/redis-blobs.js';
+import { RegistryCredentials } from './codes/registry-credentials.js';
+import { RunnerRegistry } from './clusters/runner-registry.js';
+import { SecretBox } from '../core/secret-box.js';
+import { resolveSecretKey } from '../core/secret-key.js';
+import { ScalingStates } from './clusters/scaling-state.js';
+import { TaskQueuePause } from './tasks/task-queue-pause.js';
+import { TaskStats } from './tasks/task-stats.js';
+import { TaskTokens } from './tasks/task-tokens.js';
+import { TaskStatusChanges } from './tasks/task-status.js';
+import { TaskStore } from './tasks/task-store.js';
+import { TaskService } from './tasks/tasks.js';
 
 /** The worker service's stores and services, shared by its API and its runners. */
 export interface WorkerServices {
   keys: WorkerKeys;
   codes: CodeStore;
-  tasks: TaskStore;
+  taskStore: TaskStore;
   statuses: TaskStatusChanges;
   gate: ConcurrencyGate;
   stats: TaskStats;
   pause: TaskQueuePause;
   taskTokens: TaskTokens;
-  queueing: TaskService;
+  tasks: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
   runners: RunnerRegistry;
@@ -59,10 +59,18 @@ export interface WorkerDeps {
 export function openWorkerServices({ config, redis, redisUrl, keys, bus }: WorkerDeps): WorkerServices {
   const workerKeys = new WorkerKeys(keys);
   // BullMQ wants a connection that retries forever rather than failing commands.
-  const bullConnection = createRedisClient(redisUrl, 'worker-queues', { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
+    maxRetriesPerRequest: null,
+    enableAutoPipelining: false,
+  });
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
   const tasks = new TaskStore(redis, workerKeys);
-  const statuses = new TaskStatusChanges(redis, workerKeys, config.worker.taskRetentionMs, new ActivityHistory(redis, keys));
+  const statuses = new TaskStatusChanges(
+    redis,
+    workerKeys,
+    config.worker.taskRetentionMs,
+    new ActivityHistory(redis, keys),
+  );
   const distribution = new TaskDistribution(bullConnection, workerKeys);
   const secrets = new SecretBox(() => resolveSecretKey(config));
   const runners = new RunnerRegistry(redis, workerKeys);
@@ -72,13 +80,13 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
   return {
     keys: workerKeys,
     codes,
-    tasks,
+    taskStore: tasks,
     statuses,
     gate: new ConcurrencyGate(redis, workerKeys),
     stats: new TaskStats(redis, workerKeys),
     pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
     taskTokens: new TaskTokens(redis, workerKeys),
-    queueing: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
+    tasks: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, secrets),
     runners,

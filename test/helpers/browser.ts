@@ -57,8 +57,13 @@ export function recordOutsideRequests(context: BrowserContext): string[] {
 export async function unlabelledControls(page: Page): Promise<string[]> {
   return page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
     controls
-      .filter((control) => !(control as unknown as { labels?: { length: number } }).labels?.length && !control.getAttribute('aria-label'))
-      .map((control) => control.outerHTML));
+      .filter(
+        (control) =>
+          !(control as unknown as { labels?: { length: number } }).labels?.length &&
+          !control.getAttribute('aria-label'),
+      )
+      .map((control) => control.outerHTML),
+  );
 }
 
 /** A fresh tab that refuses outside requests, signed in to the dashboard as the bootstrap admin. */

@@ -56,7 +56,8 @@ export function mergeValues(base: Values, override: Values): Values {
   const merged: Values = { ...base };
   for (const [key, value] of Object.entries(override)) {
     if (value === null) delete merged[key];
-    else if (isPlainObject(value) && isPlainObject(merged[key])) merged[key] = mergeValues(merged[key] as Values, value);
+    else if (isPlainObject(value) && isPlainObject(merged[key]))
+      merged[key] = mergeValues(merged[key] as Values, value);
     else merged[key] = value;
   }
   return merged;
@@ -85,10 +86,19 @@ export async function renderChart(
 ): Promise<RenderedChart> {
   const templatesDir = path.join(chartDir, 'templates');
   const files = fs.readdirSync(templatesDir).sort();
-  const helpers = files.filter((file) => file.startsWith('_')).map((file) => fs.readFileSync(path.join(templatesDir, file), 'utf8'));
+  const helpers = files
+    .filter((file) => file.startsWith('_'))
+    .map((file) => fs.readFileSync(path.join(templatesDir, file), 'utf8'));
   const context = {
     Values: chartValues(chartDir, overrides),
-    Release: { Name: release.name, Namespace: release.namespace, Service: 'Helm', IsInstall: true, IsUpgrade: false, Revision: 1 },
+    Release: {
+      Name: release.name,
+      Namespace: release.namespace,
+      Service: 'Helm',
+      IsInstall: true,
+      IsUpgrade: false,
+      Revision: 1,
+    },
     Chart: chartObject(chartDir),
   };
   const render = (file: string) =>

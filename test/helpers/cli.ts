@@ -49,7 +49,9 @@ export class Cli {
 
   /** Runs `ferrum <args>` with a private HOME and no IRON_* variables but those given. */
   run(args: string[], options: CliRun = {}): Promise<CliResult> {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('IRON_') && name !== 'FERRUM_DATA_DIR'));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('IRON_') && name !== 'FERRUM_DATA_DIR'),
+    );
     const child = spawn(process.execPath, [this.entry, ...args], {
       cwd: options.cwd ?? this.home,
       env: { ...inherited, HOME: this.home, ...options.env },
@@ -85,5 +87,11 @@ export function dirWithIronJson(contents: Record<string, unknown>): string {
 /** The iron.json of a test server as `ferrum start` would write it. */
 export function ironJsonOf(server: { url: string; token: string; projectId: string }): Record<string, unknown> {
   const url = new URL(server.url);
-  return { token: server.token, project_id: server.projectId, host: url.hostname, port: Number(url.port), scheme: 'http' };
+  return {
+    token: server.token,
+    project_id: server.projectId,
+    host: url.hostname,
+    port: Number(url.port),
+    scheme: 'http',
+  };
 }

@@ -12,7 +12,12 @@ export class FunctionsClient {
   }
 
   /** Calls /r/{app}{path} without the management token. */
-  call(method: string, appAndPath: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  call(
+    method: string,
+    appAndPath: string,
+    body?: string | Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<HttpResponse> {
     return this.http.request(method, `/r/${appAndPath}`, { token: null, raw: body, headers });
   }
 

@@ -36,6 +36,8 @@ export interface ContainerState {
 }
 
 export async function containerState(name: string): Promise<ContainerState> {
-  const [running, exitCode] = (await docker('inspect', '-f', '{{.State.Running}} {{.State.ExitCode}}', name)).split(' ');
+  const [running, exitCode] = (await docker('inspect', '-f', '{{.State.Running}} {{.State.ExitCode}}', name)).split(
+    ' ',
+  );
   return { running: running === 'true', exitCode: Number(exitCode) };
 }

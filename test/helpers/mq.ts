@@ -12,14 +12,20 @@ export class MqClient {
     return `/3/projects/${this.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
   }
 
-  async post(queue: string, messages: Array<{ body: string; delay?: number; push_headers?: Record<string, string> }>): Promise<string[]> {
+  async post(
+    queue: string,
+    messages: Array<{ body: string; delay?: number; push_headers?: Record<string, string> }>,
+  ): Promise<string[]> {
     const response = await this.http.post(this.path(queue, '/messages'), { messages });
     if (response.status !== 201) throw new Error(`post failed: ${response.status} ${response.text}`);
     return response.body.ids;
   }
 
   async postBodies(queue: string, ...bodies: string[]): Promise<string[]> {
-    return this.post(queue, bodies.map((body) => ({ body })));
+    return this.post(
+      queue,
+      bodies.map((body) => ({ body })),
+    );
   }
 
   async reserve(queue: string, options: Record<string, unknown> = {}): Promise<any[]> {
@@ -41,7 +47,10 @@ export class MqClient {
   }
 
   delete(queue: string, id: string, reservationId?: string) {
-    return this.http.delete(this.path(queue, `/messages/${id}`), reservationId === undefined ? {} : { reservation_id: reservationId });
+    return this.http.delete(
+      this.path(queue, `/messages/${id}`),
+      reservationId === undefined ? {} : { reservation_id: reservationId },
+    );
   }
 
   createQueue(queue: string, settings?: Record<string, unknown>) {
@@ -61,17 +70,32 @@ export function uniqueQueue(label: string): string {
 }
 
 /** A request over node:http, which (unlike fetch) can carry a body on GET as real clients do. */
-export function rawRequest(baseUrl: string, method: string, path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(
       baseUrl + path,
-      { method, headers: { Authorization: `OAuth ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+      {
+        method,
+        headers: {
+          Authorization: `OAuth ${token}`,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(payload),
+        },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) }),
+        );
       },
     );
     request.on('error', reject);

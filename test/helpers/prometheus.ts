@@ -14,7 +14,9 @@ export class Scrape {
 
   /** The samples of `name` whose labels include `labels`. */
   matching(name: string, labels: Record<string, string> = {}): Sample[] {
-    return this.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+    return this.samples.filter(
+      (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
   }
 
   /** The sum of the samples of `name` whose labels include `labels` (0 when there is none). */

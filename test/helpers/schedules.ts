@@ -24,7 +24,12 @@ export async function tasksOfSchedule(worker: WorkerClient, codeName: string, sc
   return (response.body.tasks as any[]).filter((task) => task.schedule_id === scheduleId).reverse();
 }
 
-export async function waitForSchedule(worker: WorkerClient, id: string, done: (schedule: any) => boolean, timeoutMs = 15000): Promise<any> {
+export async function waitForSchedule(
+  worker: WorkerClient,
+  id: string,
+  done: (schedule: any) => boolean,
+  timeoutMs = 15000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const schedule = await getSchedule(worker, id);
@@ -38,7 +43,13 @@ export async function waitForSchedule(worker: WorkerClient, id: string, done: (s
  * The schedule's tasks once there are `count` of them: a run is claimed (and counted) just before
  * its task is written, so the task may trail the schedule's fields by a moment.
  */
-export async function waitForTasks(worker: WorkerClient, codeName: string, scheduleId: string, count: number, timeoutMs = 5000): Promise<any[]> {
+export async function waitForTasks(
+  worker: WorkerClient,
+  codeName: string,
+  scheduleId: string,
+  count: number,
+  timeoutMs = 5000,
+): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const tasks = await tasksOfSchedule(worker, codeName, scheduleId);

@@ -23,7 +23,13 @@ export const FAST_WORKER_ENV: Record<string, string> = {
 
 /** A runner in this process against the test server's Redis. */
 export async function startRunner(server: TestServer, env: Record<string, string> = {}): Promise<Runner> {
-  const config = loadConfig({ ...FAST_WORKER_ENV, REDIS_URL: server.redisUrl, FERRUM_DATA_DIR: server.config.dataDir, LOG_LEVEL: 'warn', ...env });
+  const config = loadConfig({
+    ...FAST_WORKER_ENV,
+    REDIS_URL: server.redisUrl,
+    FERRUM_DATA_DIR: server.config.dataDir,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
   return Runner.start(config, server.redisUrl, pino({ level: 'warn' }));
 }
 
@@ -51,7 +57,11 @@ export function uploadForm(data: unknown, zip?: Buffer): FormData {
 }
 
 /** Creates a cluster (its owner: the token's user) and returns its id, for tasks routed to runners of their own. */
-export async function createCluster(http: HttpClient, name: string, body: Record<string, unknown> = {}): Promise<string> {
+export async function createCluster(
+  http: HttpClient,
+  name: string,
+  body: Record<string, unknown> = {},
+): Promise<string> {
   const response = await http.post('/2/clusters', { name, ...body });
   if (response.status !== 200) throw new Error(`cluster create failed: ${response.status} ${response.text}`);
   return response.body.cluster.id;

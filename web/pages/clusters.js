@@ -19,21 +19,36 @@ export async function clustersPage(navigate) {
     'section',
     {},
     h('h1', {}, 'Clusters'),
-    table(['Name', 'Id', 'Memory per runner', 'Disk per runner'], clusters.map((c) => [
-      h('a', { href: `#/clusters/${encodeURIComponent(c.id)}` }, c.name),
-      h('code', {}, c.id),
-      bytes(c.memory, MIB, 'MiB'),
-      bytes(c.disk ?? c.disk_space, GIB, 'GiB'),
-    ]), { empty: 'No clusters of yours yet.' }),
-    h('p', {}, 'Tasks that name no cluster run on the ', h('a', { href: '#/clusters/default' }, 'default cluster'), '.'),
+    table(
+      ['Name', 'Id', 'Memory per runner', 'Disk per runner'],
+      clusters.map((c) => [
+        h('a', { href: `#/clusters/${encodeURIComponent(c.id)}` }, c.name),
+        h('code', {}, c.id),
+        bytes(c.memory, MIB, 'MiB'),
+        bytes(c.disk ?? c.disk_space, GIB, 'GiB'),
+      ]),
+      { empty: 'No clusters of yours yet.' },
+    ),
+    h(
+      'p',
+      {},
+      'Tasks that name no cluster run on the ',
+      h('a', { href: '#/clusters/default' }, 'default cluster'),
+      '.',
+    ),
     h('h2', {}, 'New cluster'),
-    form(createFields(), 'Create cluster', async (values, el) => {
-      const created = await api('POST', '/2/clusters', createRequest(values));
-      el.reset();
-      const id = created && (created.id || (created.cluster && created.cluster.id));
-      toast(`Created ${values.name}`);
-      navigate(id ? `#/clusters/${encodeURIComponent(id)}` : '#/clusters');
-    }, { 'aria-label': 'New cluster' }),
+    form(
+      createFields(),
+      'Create cluster',
+      async (values, el) => {
+        const created = await api('POST', '/2/clusters', createRequest(values));
+        el.reset();
+        const id = created && (created.id || (created.cluster && created.cluster.id));
+        toast(`Created ${values.name}`);
+        navigate(id ? `#/clusters/${encodeURIComponent(id)}` : '#/clusters');
+      },
+      { 'aria-label': 'New cluster' },
+    ),
   );
 }
 
@@ -50,21 +65,31 @@ function createFields() {
     field('Memory per runner (MiB)', { name: 'memory', type: 'number', min: 1, placeholder: '512' }),
     field('Disk per runner (GiB)', { name: 'disk', type: 'number', min: 1, placeholder: '10' }),
     field('Share with (e-mails, comma-separated)', { name: 'shared_to', placeholder: 'ada@example.com' }),
-    h('fieldset', {},
+    h(
+      'fieldset',
+      {},
       h('legend', {}, 'Autoscaling'),
       h('label', { for: providerId }, 'Instances from'),
-      h('select', { id: providerId, name: 'provider' }, PROVIDERS.map(([value, label]) => h('option', { value }, label))),
+      h(
+        'select',
+        { id: providerId, name: 'provider' },
+        PROVIDERS.map(([value, label]) => h('option', { value }, label)),
+      ),
       field('Minimum runners', { name: 'runners_min', type: 'number', min: 0 }),
       field('Maximum runners', { name: 'runners_max', type: 'number', min: 0 }),
-      field('Runners per instance', { name: 'runners_per_instance', type: 'number', min: 1 })),
-    h('fieldset', {},
+      field('Runners per instance', { name: 'runners_per_instance', type: 'number', min: 1 }),
+    ),
+    h(
+      'fieldset',
+      {},
       h('legend', {}, 'AWS (only for instances from AWS)'),
       field('AWS region', { name: 'region', placeholder: 'us-east-1' }),
       field('Instance type', { name: 'instance_type', placeholder: 'c3.xlarge' }),
       field('Access key id', { name: 'access_key_id', autocomplete: 'off' }),
       field('Secret access key', { name: 'secret_access_key', type: 'password', autocomplete: 'off' }),
       field('Docker registry auth', { name: 'docker_auth', type: 'password', autocomplete: 'off' }),
-      field('Docker registry e-mail', { name: 'docker_email', type: 'email' })),
+      field('Docker registry e-mail', { name: 'docker_email', type: 'email' }),
+    ),
   ];
 }
 
@@ -73,7 +98,10 @@ function createRequest(values) {
   const request = { name: values.name };
   if (values.memory) request.memory = Number(values.memory) * MIB;
   if (values.disk) request.disk = Number(values.disk) * GIB;
-  const sharedTo = values.shared_to.split(',').map((email) => email.trim()).filter(Boolean);
+  const sharedTo = values.shared_to
+    .split(',')
+    .map((email) => email.trim())
+    .filter(Boolean);
   if (sharedTo.length) request.shared_to = sharedTo;
   const autoscale = { provider: values.provider };
   for (const key of ['runners_min', 'runners_max', 'runners_per_instance']) {
@@ -94,7 +122,14 @@ export async function clusterPage(navigate, id) {
     api('GET', clusterPath(id)),
     api('GET', clusterPath(id, '/stats')),
   ]);
-  const sharedTo = await Promise.all((config.shared_to || []).map((userId) => api('GET', `/1/users/${encodeURIComponent(userId)}`).then((user) => user.email, () => userId)));
+  const sharedTo = await Promise.all(
+    (config.shared_to || []).map((userId) =>
+      api('GET', `/1/users/${encodeURIComponent(userId)}`).then(
+        (user) => user.email,
+        () => userId,
+      ),
+    ),
+  );
   const instances = stats.instances || [];
   return h(
     'section',
@@ -104,19 +139,33 @@ export async function clusterPage(navigate, id) {
     h('h2', {}, 'Configuration'),
     h('dl', { class: 'facts', id: 'cluster-config' }, configFacts(config, sharedTo)),
     h('h2', {}, 'Current state'),
-    h('dl', { class: 'facts', id: 'cluster-stats' },
-      h('dt', {}, 'Queued tasks'), h('dd', {}, String(stats.queued ?? 0)),
-      h('dt', {}, 'Runners'), h('dd', {}, `${stats.runners_available ?? 0} available of ${stats.runners_total ?? 0}`),
-      h('dt', {}, 'Load (ewma)'), h('dd', {}, formatLoad(stats.ewma))),
+    h(
+      'dl',
+      { class: 'facts', id: 'cluster-stats' },
+      h('dt', {}, 'Queued tasks'),
+      h('dd', {}, String(stats.queued ?? 0)),
+      h('dt', {}, 'Runners'),
+      h('dd', {}, `${stats.runners_available ?? 0} available of ${stats.runners_total ?? 0}`),
+      h('dt', {}, 'Load (ewma)'),
+      h('dd', {}, formatLoad(stats.ewma)),
+    ),
     h('h2', {}, 'Instances'),
-    table(['Instance', 'State', 'Runners available / total', 'Version', 'Created', 'Updated'], instances.map((i) => [
-      h('code', {}, i.instance_id),
-      h('span', { class: `instance-${String(i.type).toLowerCase()}`, title: INSTANCE_STATES[i.type] || '' }, `${i.type} (${INSTANCE_STATES[i.type] || 'unknown'})`),
-      `${i.runners_available} / ${i.runners_total}`,
-      i.version || '',
-      time(i.created_at),
-      time(i.updated_at),
-    ]), { empty: 'No instances.' }),
+    table(
+      ['Instance', 'State', 'Runners available / total', 'Version', 'Created', 'Updated'],
+      instances.map((i) => [
+        h('code', {}, i.instance_id),
+        h(
+          'span',
+          { class: `instance-${String(i.type).toLowerCase()}`, title: INSTANCE_STATES[i.type] || '' },
+          `${i.type} (${INSTANCE_STATES[i.type] || 'unknown'})`,
+        ),
+        `${i.runners_available} / ${i.runners_total}`,
+        i.version || '',
+        time(i.created_at),
+        time(i.updated_at),
+      ]),
+      { empty: 'No instances.' },
+    ),
     config.id === 'default' ? null : clusterActions(navigate, id, config),
   );
 }
@@ -124,25 +173,36 @@ export async function clusterPage(navigate, id) {
 function clusterActions(navigate, id, config) {
   return [
     h('h2', {}, 'Actions'),
-    h('div', { class: 'actions' },
-      h('button', {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Terminate the instances of ${config.name}? Running jobs finish first.`)) return;
-          const { msg } = await api('POST', clusterPath(id, '/terminate'), {});
-          toast(msg || 'Instances terminating');
-          navigate(`#/clusters/${encodeURIComponent(id)}`);
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          class: 'danger',
+          onclick: async () => {
+            if (!confirm(`Terminate the instances of ${config.name}? Running jobs finish first.`)) return;
+            const { msg } = await api('POST', clusterPath(id, '/terminate'), {});
+            toast(msg || 'Instances terminating');
+            navigate(`#/clusters/${encodeURIComponent(id)}`);
+          },
         },
-      }, 'Terminate instances'),
-      h('button', {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Delete cluster ${config.name}? This cannot be undone.`)) return;
-          await api('DELETE', clusterPath(id));
-          toast(`Deleted ${config.name}`);
-          navigate('#/clusters');
+        'Terminate instances',
+      ),
+      h(
+        'button',
+        {
+          class: 'danger',
+          onclick: async () => {
+            if (!confirm(`Delete cluster ${config.name}? This cannot be undone.`)) return;
+            await api('DELETE', clusterPath(id));
+            toast(`Deleted ${config.name}`);
+            navigate('#/clusters');
+          },
         },
-      }, 'Delete cluster')),
+        'Delete cluster',
+      ),
+    ),
   ];
 }
 
@@ -166,10 +226,12 @@ function autoscaleText(autoscale) {
   if (!autoscale || typeof autoscale !== 'object') return 'off';
   const settings = { ...autoscale, ...(autoscale.aws || {}) };
   delete settings.aws;
-  return Object.entries(settings)
-    .filter(([key, value]) => !SECRET.test(key) && value !== null && typeof value !== 'object')
-    .map(([key, value]) => `${key}: ${value}`)
-    .join(', ') || 'on';
+  return (
+    Object.entries(settings)
+      .filter(([key, value]) => !SECRET.test(key) && value !== null && typeof value !== 'object')
+      .map(([key, value]) => `${key}: ${value}`)
+      .join(', ') || 'on'
+  );
 }
 
 const formatLoad = (ewma) => (typeof ewma === 'number' ? ewma.toFixed(2) : '0');

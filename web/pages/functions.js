@@ -6,10 +6,12 @@ const TYPES = ['sync', 'async'];
 const FORMATS = ['default', 'http', 'json'];
 const MAX_CALLS = 30;
 
-const functionsPath = (rest, query = {}) => `/v1/apps${rest}?${new URLSearchParams({ project_id: session.projectId, ...query })}`;
+const functionsPath = (rest, query = {}) =>
+  `/v1/apps${rest}?${new URLSearchParams({ project_id: session.projectId, ...query })}`;
 const appPath = (app, rest = '', query = {}) => functionsPath(`/${encodeURIComponent(app)}${rest}`, query);
 /** A route path keeps its slashes: `/hello/world` → `/routes/hello/world`. */
-const routePath = (app, path) => appPath(app, `/routes/${path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/')}`);
+const routePath = (app, path) =>
+  appPath(app, `/routes/${path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/')}`);
 
 export async function appsPage(navigate, _id, params) {
   const cursor = params.get('cursor') || '';
@@ -19,28 +21,45 @@ export async function appsPage(navigate, _id, params) {
     {},
     h('h1', {}, 'Function apps'),
     h('p', {}, 'The apps your token can use; new apps go into the current project.'),
-    table(['Name', 'Project', 'Configuration', ''], apps.map((app) => [
-      h('a', { href: `#/functions/${encodeURIComponent(app.name)}` }, app.name),
-      h('code', {}, app.project_id || ''),
-      configText(app.config),
-      h('button', {
-        class: 'danger',
-        'aria-label': `Delete app ${app.name}`,
-        onclick: async () => {
-          if (!confirm(`Delete app ${app.name} and its routes?`)) return;
-          await api('DELETE', appPath(app.name));
-          toast(`Deleted ${app.name}`);
-          navigate('#/functions');
-        },
-      }, 'Delete'),
-    ]), { empty: 'No apps yet.' }),
-    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+    table(
+      ['Name', 'Project', 'Configuration', ''],
+      apps.map((app) => [
+        h('a', { href: `#/functions/${encodeURIComponent(app.name)}` }, app.name),
+        h('code', {}, app.project_id || ''),
+        configText(app.config),
+        h(
+          'button',
+          {
+            class: 'danger',
+            'aria-label': `Delete app ${app.name}`,
+            onclick: async () => {
+              if (!confirm(`Delete app ${app.name} and its routes?`)) return;
+              await api('DELETE', appPath(app.name));
+              toast(`Deleted ${app.name}`);
+              navigate('#/functions');
+            },
+          },
+          'Delete',
+        ),
+      ]),
+      { empty: 'No apps yet.' },
+    ),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Pages' },
       cursor ? h('a', { href: '#/functions' }, '« First page') : null,
-      nextCursor ? h('a', { href: `#/functions?cursor=${encodeURIComponent(nextCursor)}` }, 'Next page »') : null),
+      nextCursor ? h('a', { href: `#/functions?cursor=${encodeURIComponent(nextCursor)}` }, 'Next page »') : null,
+    ),
     h('h2', {}, 'New app'),
     form(
-      [field('App name', { name: 'name', required: true }),
-        field('App configuration (JSON object of strings)', { name: 'config', multiline: true, placeholder: '{"DB_URL": "…"}' })],
+      [
+        field('App name', { name: 'name', required: true }),
+        field('App configuration (JSON object of strings)', {
+          name: 'config',
+          multiline: true,
+          placeholder: '{"DB_URL": "…"}',
+        }),
+      ],
       'Create app',
       async ({ name, config }) => {
         await api('POST', functionsPath(''), { app: { name, config: parseConfig(config) } });
@@ -54,7 +73,10 @@ export async function appsPage(navigate, _id, params) {
 export async function appPage(navigate, name) {
   const [{ routes }, calls] = await Promise.all([
     api('GET', appPath(name, '/routes')),
-    api('GET', appPath(name, '/calls', { per_page: String(MAX_CALLS) })).then((r) => r.calls, (error) => error),
+    api('GET', appPath(name, '/calls', { per_page: String(MAX_CALLS) })).then(
+      (r) => r.calls,
+      (error) => error,
+    ),
   ]);
   const editor = h('div', { id: 'route-editor' });
   const callLog = h('div', { id: 'call-log' });
@@ -66,18 +88,32 @@ export async function appPage(navigate, name) {
     route.format || '',
     route.memory ? `${route.memory} MB` : '',
     route.timeout ? `${route.timeout} s` : '',
-    h('div', { class: 'actions' },
-      h('button', { 'aria-label': `Edit route ${route.path}`, onclick: () => editor.replaceChildren(routeEditor(name, route, reload)) }, 'Edit'),
-      h('button', {
-        class: 'danger',
-        'aria-label': `Delete route ${route.path}`,
-        onclick: async () => {
-          if (!confirm(`Delete route ${route.path}?`)) return;
-          await api('DELETE', routePath(name, route.path));
-          toast(`Deleted ${route.path}`);
-          reload();
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          'aria-label': `Edit route ${route.path}`,
+          onclick: () => editor.replaceChildren(routeEditor(name, route, reload)),
         },
-      }, 'Delete')),
+        'Edit',
+      ),
+      h(
+        'button',
+        {
+          class: 'danger',
+          'aria-label': `Delete route ${route.path}`,
+          onclick: async () => {
+            if (!confirm(`Delete route ${route.path}?`)) return;
+            await api('DELETE', routePath(name, route.path));
+            toast(`Deleted ${route.path}`);
+            reload();
+          },
+        },
+        'Delete',
+      ),
+    ),
   ]);
   return h(
     'section',
@@ -91,47 +127,74 @@ export async function appPage(navigate, name) {
     calls instanceof Error ? errorBox(calls) : callTable(name, calls, callLog),
     callLog,
     h('h2', {}, 'New route'),
-    form(routeFields({}), 'Create route', async (values) => {
-      await api('POST', appPath(name, '/routes'), { route: { path: values.path, ...routeSettings(values) } });
-      toast(`Created ${values.path}`);
-      reload();
-    }, { 'aria-label': 'New route' }),
+    form(
+      routeFields({}),
+      'Create route',
+      async (values) => {
+        await api('POST', appPath(name, '/routes'), { route: { path: values.path, ...routeSettings(values) } });
+        toast(`Created ${values.path}`);
+        reload();
+      },
+      { 'aria-label': 'New route' },
+    ),
   );
 }
 
 function callTable(app, calls, callLog) {
-  const newestFirst = [...calls].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at))).slice(0, MAX_CALLS);
-  return table(['Call', 'Route', 'Status', 'Created', 'Started', 'Completed', ''], newestFirst.map((call) => [
-    h('code', {}, call.id),
-    h('code', {}, call.path || ''),
-    [h('span', { class: `status-${call.status}` }, call.status), call.error ? h('div', { class: 'error' }, call.error) : null],
-    time(call.created_at),
-    time(call.started_at),
-    time(call.completed_at),
-    h('button', { 'aria-label': `Log of call ${call.id}`, onclick: () => showLog(app, call.id, callLog) }, 'Log'),
-  ]), { empty: 'No calls yet.', caption: 'Newest first' });
+  const newestFirst = [...calls]
+    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))
+    .slice(0, MAX_CALLS);
+  return table(
+    ['Call', 'Route', 'Status', 'Created', 'Started', 'Completed', ''],
+    newestFirst.map((call) => [
+      h('code', {}, call.id),
+      h('code', {}, call.path || ''),
+      [
+        h('span', { class: `status-${call.status}` }, call.status),
+        call.error ? h('div', { class: 'error' }, call.error) : null,
+      ],
+      time(call.created_at),
+      time(call.started_at),
+      time(call.completed_at),
+      h('button', { 'aria-label': `Log of call ${call.id}`, onclick: () => showLog(app, call.id, callLog) }, 'Log'),
+    ]),
+    { empty: 'No calls yet.', caption: 'Newest first' },
+  );
 }
 
 async function showLog(app, callId, target) {
   try {
     const { log } = await api('GET', appPath(app, `/calls/${encodeURIComponent(callId)}/log`));
-    target.replaceChildren(h('h3', {}, 'Log of call ', h('code', {}, callId)), log.log ? h('pre', { class: 'log' }, log.log) : h('p', { class: 'empty' }, 'Nothing logged (yet).'));
+    target.replaceChildren(
+      h('h3', {}, 'Log of call ', h('code', {}, callId)),
+      log.log ? h('pre', { class: 'log' }, log.log) : h('p', { class: 'empty' }, 'Nothing logged (yet).'),
+    );
   } catch (error) {
-    target.replaceChildren(h('h3', {}, 'Log of call ', h('code', {}, callId)),
-      error.status === 404 ? h('p', { class: 'empty' }, 'This call has no log.') : errorBox(error));
+    target.replaceChildren(
+      h('h3', {}, 'Log of call ', h('code', {}, callId)),
+      error.status === 404 ? h('p', { class: 'empty' }, 'This call has no log.') : errorBox(error),
+    );
   }
   target.querySelector('h3').tabIndex = -1;
   target.querySelector('h3').focus();
 }
 
 function routeEditor(app, route, reload) {
-  const el = h('div', {},
+  const el = h(
+    'div',
+    {},
     h('h2', { tabindex: -1 }, 'Edit route ', h('code', {}, route.path)),
-    form(routeFields(route), 'Save route', async (values) => {
-      await api('PATCH', routePath(app, route.path), { route: routeSettings(values) });
-      toast(`Saved ${route.path}`);
-      reload();
-    }, { 'aria-label': `Edit route ${route.path}` }));
+    form(
+      routeFields(route),
+      'Save route',
+      async (values) => {
+        await api('PATCH', routePath(app, route.path), { route: routeSettings(values) });
+        toast(`Saved ${route.path}`);
+        reload();
+      },
+      { 'aria-label': `Edit route ${route.path}` },
+    ),
+  );
   setTimeout(() => el.querySelector('h2').focus());
   return el;
 }
@@ -147,13 +210,24 @@ function routeFields(route) {
     field('Timeout (s)', { name: 'timeout', type: 'number', min: 1, value: route.timeout ?? '' }),
     field('Idle timeout (s)', { name: 'idle_timeout', type: 'number', min: 1, value: route.idle_timeout ?? '' }),
     field('Max concurrency', { name: 'max_concurrency', type: 'number', min: 1, value: route.max_concurrency ?? '' }),
-    field('Route configuration (JSON object of strings)', { name: 'config', multiline: true, value: route.config ? JSON.stringify(route.config) : '' }),
+    field('Route configuration (JSON object of strings)', {
+      name: 'config',
+      multiline: true,
+      value: route.config ? JSON.stringify(route.config) : '',
+    }),
   ];
 }
 
 function select(label, name, options, current) {
   const id = `f-${name}-${Math.random().toString(36).slice(2, 7)}`;
-  return [h('label', { for: id }, label), h('select', { id, name }, options.map((o) => h('option', { value: o, selected: o === current }, o)))];
+  return [
+    h('label', { for: id }, label),
+    h(
+      'select',
+      { id, name },
+      options.map((o) => h('option', { value: o, selected: o === current }, o)),
+    ),
+  ];
 }
 
 /** Form values → route settings; empty numbers are left out so the API applies its defaults. */
@@ -175,7 +249,8 @@ function parseConfig(text) {
   } catch {
     throw new Error('Configuration must be a JSON object, e.g. {"KEY": "value"}');
   }
-  if (!config || typeof config !== 'object' || Array.isArray(config)) throw new Error('Configuration must be a JSON object, e.g. {"KEY": "value"}');
+  if (!config || typeof config !== 'object' || Array.isArray(config))
+    throw new Error('Configuration must be a JSON object, e.g. {"KEY": "value"}');
   return config;
 }
 

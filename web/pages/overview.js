@@ -20,15 +20,28 @@ export async function overviewPage() {
     {},
     h('h1', {}, 'Overview'),
     h('h2', {}, 'Task outcomes, last hour'),
-    h('div', { class: 'legend' }, SERIES.map((s) => h('span', { class: `key ${s.className}` }, `${s.label}: ${totals[s.key]}`))),
+    h(
+      'div',
+      { class: 'legend' },
+      SERIES.map((s) => h('span', { class: `key ${s.className}` }, `${s.label}: ${totals[s.key]}`)),
+    ),
     stackedBars('Tasks finished per minute over the last hour, by outcome', outcomes, SERIES),
     h('h2', {}, 'Queue depth, last hour'),
     depth.length
       ? line('Messages waiting in all queues over the last hour', depth)
-      : h('p', { class: 'empty' }, `No samples yet: queue depth is sampled every ${history.sample_interval_seconds} s.`),
+      : h(
+          'p',
+          { class: 'empty' },
+          `No samples yet: queue depth is sampled every ${history.sample_interval_seconds} s.`,
+        ),
     latest && Object.keys(latest.queues).length
-      ? table(['Deepest queues now', 'Messages'], Object.entries(latest.queues).map(([name, size]) => [
-        h('a', { href: `#/queues/${encodeURIComponent(name)}` }, name), String(size)]))
+      ? table(
+          ['Deepest queues now', 'Messages'],
+          Object.entries(latest.queues).map(([name, size]) => [
+            h('a', { href: `#/queues/${encodeURIComponent(name)}` }, name),
+            String(size),
+          ]),
+        )
       : null,
   );
 }

@@ -11,7 +11,17 @@ export async function projectsPage(navigate) {
     time(project.created_at),
     project.id === session.projectId
       ? h('strong', {}, 'current')
-      : h('button', { onclick: () => { session.projectId = project.id; toast(`Using ${project.name}`); navigate('#/projects'); } }, 'Use'),
+      : h(
+          'button',
+          {
+            onclick: () => {
+              session.projectId = project.id;
+              toast(`Using ${project.name}`);
+              navigate('#/projects');
+            },
+          },
+          'Use',
+        ),
   ]);
   return h(
     'section',
@@ -32,7 +42,12 @@ export async function projectsPage(navigate) {
 export async function projectPage(navigate, projectId) {
   const project = await api('GET', `/1/projects/${encodeURIComponent(projectId)}`);
   const members = await Promise.all(
-    project.shared_with.map((id) => api('GET', `/1/users/${id}`).then((user) => user.email, () => id)),
+    project.shared_with.map((id) =>
+      api('GET', `/1/users/${id}`).then(
+        (user) => user.email,
+        () => id,
+      ),
+    ),
   );
   const share = (action, email) => api('PATCH', `/1/projects/${encodeURIComponent(projectId)}/${action}`, [email]);
   return h(
@@ -40,18 +55,43 @@ export async function projectPage(navigate, projectId) {
     {},
     h('p', {}, h('a', { href: '#/projects' }, '← Projects')),
     h('h1', {}, project.name),
-    h('dl', { class: 'facts' },
-      h('dt', {}, 'Id'), h('dd', {}, h('code', {}, project.id)),
-      h('dt', {}, 'Status'), h('dd', {}, project.status),
-      h('dt', {}, 'Created'), h('dd', {}, time(project.created_at))),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Id'),
+      h('dd', {}, h('code', {}, project.id)),
+      h('dt', {}, 'Status'),
+      h('dd', {}, project.status),
+      h('dt', {}, 'Created'),
+      h('dd', {}, time(project.created_at)),
+    ),
     h('h2', {}, 'Shared with'),
-    table(['User', ''], members.map((email) => [email, h('button', {
-      onclick: async () => { await share('unshare', email); toast(`Unshared from ${email}`); navigate(`#/projects/${projectId}`); },
-    }, 'Unshare')]), { empty: 'Not shared with anyone.' }),
-    form([field('E-mail of the user to share with', { name: 'email', type: 'email', required: true })], 'Share', async ({ email }) => {
-      await share('share', email);
-      toast(`Shared with ${email}`);
-      navigate(`#/projects/${projectId}`);
-    }),
+    table(
+      ['User', ''],
+      members.map((email) => [
+        email,
+        h(
+          'button',
+          {
+            onclick: async () => {
+              await share('unshare', email);
+              toast(`Unshared from ${email}`);
+              navigate(`#/projects/${projectId}`);
+            },
+          },
+          'Unshare',
+        ),
+      ]),
+      { empty: 'Not shared with anyone.' },
+    ),
+    form(
+      [field('E-mail of the user to share with', { name: 'email', type: 'email', required: true })],
+      'Share',
+      async ({ email }) => {
+        await share('share', email);
+        toast(`Shared with ${email}`);
+        navigate(`#/projects/${projectId}`);
+      },
+    ),
   );
 }

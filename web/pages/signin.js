@@ -7,8 +7,10 @@ export async function signInPage(navigate) {
     { class: 'narrow' },
     h('h1', {}, 'Sign in'),
     form(
-      [field('E-mail', { name: 'email', type: 'email', required: true, autocomplete: 'username', autofocus: true }),
-        field('Password', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })],
+      [
+        field('E-mail', { name: 'email', type: 'email', required: true, autocomplete: 'username', autofocus: true }),
+        field('Password', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' }),
+      ],
       'Sign in',
       async ({ email, password }) => {
         const user = await api('POST', '/1/authentication', { email, password }, { auth: false });

@@ -20,35 +20,56 @@ export async function tasksPage(navigate, _id, params) {
     return `#/tasks?${next}`;
   };
   // The status applies with the Filter button (or Enter in the code field), so arrow keys in the list do not reload the page.
-  const statusSelect = h('select', { id: 'status-filter' },
+  const statusSelect = h(
+    'select',
+    { id: 'status-filter' },
     h('option', { value: '' }, 'All statuses'),
-    STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)));
+    STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)),
+  );
   const codeInput = h('input', { id: 'code-filter', value: codeName, placeholder: 'code name' });
   return h(
     'section',
     {},
     h('h1', {}, 'Tasks'),
-    h('form', { class: 'filters', 'aria-label': 'Filter tasks', onsubmit: (e) => {
-      e.preventDefault();
-      navigate(filtered({ code_name: codeInput.value.trim(), status: statusSelect.value, page: '' }));
-    } },
-      h('label', { for: 'status-filter' }, 'Status'), statusSelect,
-      h('label', { for: 'code-filter' }, 'Code package'), codeInput,
-      h('button', { type: 'submit' }, 'Filter')),
-    table(['Id', 'Code', 'Status', 'Created', 'Duration'], tasks.map((task) => [
-      h('a', { href: `#/tasks/${task.id}` }, h('code', {}, task.id)),
-      task.code_name,
-      statusCell(task.status),
-      time(task.created_at),
-      task.duration !== undefined ? `${task.duration} ms` : '',
-    ]), { empty: 'No tasks match.' }),
-    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+    h(
+      'form',
+      {
+        class: 'filters',
+        'aria-label': 'Filter tasks',
+        onsubmit: (e) => {
+          e.preventDefault();
+          navigate(filtered({ code_name: codeInput.value.trim(), status: statusSelect.value, page: '' }));
+        },
+      },
+      h('label', { for: 'status-filter' }, 'Status'),
+      statusSelect,
+      h('label', { for: 'code-filter' }, 'Code package'),
+      codeInput,
+      h('button', { type: 'submit' }, 'Filter'),
+    ),
+    table(
+      ['Id', 'Code', 'Status', 'Created', 'Duration'],
+      tasks.map((task) => [
+        h('a', { href: `#/tasks/${task.id}` }, h('code', {}, task.id)),
+        task.code_name,
+        statusCell(task.status),
+        time(task.created_at),
+        task.duration !== undefined ? `${task.duration} ms` : '',
+      ]),
+      { empty: 'No tasks match.' },
+    ),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Pages' },
       page > 0 ? h('a', { href: filtered({ page: String(page - 1) }) }, '« Previous page') : null,
-      tasks.length === 30 ? h('a', { href: filtered({ page: String(page + 1) }) }, 'Next page »') : null),
+      tasks.length === 30 ? h('a', { href: filtered({ page: String(page + 1) }) }, 'Next page »') : null,
+    ),
     h('h2', {}, 'Queue a task'),
     form(
-      [field('Code package name', { name: 'code_name', required: true, value: codeName }),
-        field('Payload', { name: 'payload', multiline: true })],
+      [
+        field('Code package name', { name: 'code_name', required: true, value: codeName }),
+        field('Payload', { name: 'payload', multiline: true }),
+      ],
       'Queue task',
       async ({ code_name: name, payload }) => {
         const queued = await api('POST', worker('/tasks'), { tasks: [{ code_name: name, payload: payload || '' }] });
@@ -68,23 +89,56 @@ export async function taskPage(navigate, id) {
   const refresh = async () => {
     if (!document.body.contains(log) && timer) return clearInterval(timer);
     const task = await api('GET', worker(base));
-    facts.replaceChildren(...[
-      h('dt', {}, 'Status'), h('dd', {}, statusCell(task.status)),
-      h('dt', {}, 'Code'), h('dd', {}, `${task.code_name} (revision ${task.code_rev})`),
-      h('dt', {}, 'Created'), h('dd', {}, time(task.created_at)),
-      h('dt', {}, 'Started'), h('dd', {}, time(task.start_time)),
-      h('dt', {}, 'Ended'), h('dd', {}, time(task.end_time)),
-      h('dt', {}, 'Duration'), h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
-      h('dt', {}, 'Message'), h('dd', {}, task.msg || ''),
-      task.percent != null ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
-      optionalFacts(task),
-      h('dt', {}, 'Payload'), h('dd', {}, h('pre', {}, task.payload || '')),
-    ].flat().filter(Boolean));
+    facts.replaceChildren(
+      ...[
+        h('dt', {}, 'Status'),
+        h('dd', {}, statusCell(task.status)),
+        h('dt', {}, 'Code'),
+        h('dd', {}, `${task.code_name} (revision ${task.code_rev})`),
+        h('dt', {}, 'Created'),
+        h('dd', {}, time(task.created_at)),
+        h('dt', {}, 'Started'),
+        h('dd', {}, time(task.start_time)),
+        h('dt', {}, 'Ended'),
+        h('dd', {}, time(task.end_time)),
+        h('dt', {}, 'Duration'),
+        h('dd', {}, task.duration !== undefined ? `${task.duration} ms` : ''),
+        h('dt', {}, 'Message'),
+        h('dd', {}, task.msg || ''),
+        task.percent != null ? [h('dt', {}, 'Progress'), h('dd', {}, `${task.percent}%`)] : null,
+        optionalFacts(task),
+        h('dt', {}, 'Payload'),
+        h('dd', {}, h('pre', {}, task.payload || '')),
+      ]
+        .flat()
+        .filter(Boolean),
+    );
     log.textContent = await api('GET', worker(`${base}/log`), undefined, { accept: 'text/plain' }).catch(() => '');
     actions.replaceChildren(
       FINISHED.has(task.status)
-        ? h('button', { onclick: async () => { const r = await api('POST', worker(`${base}/retry`), {}); toast('Retried'); navigate(`#/tasks/${r.tasks[0].id}`); } }, 'Retry')
-        : h('button', { class: 'danger', onclick: async () => { await api('POST', worker(`${base}/cancel`), {}); toast('Cancelled'); await refresh(); } }, 'Cancel'),
+        ? h(
+            'button',
+            {
+              onclick: async () => {
+                const r = await api('POST', worker(`${base}/retry`), {});
+                toast('Retried');
+                navigate(`#/tasks/${r.tasks[0].id}`);
+              },
+            },
+            'Retry',
+          )
+        : h(
+            'button',
+            {
+              class: 'danger',
+              onclick: async () => {
+                await api('POST', worker(`${base}/cancel`), {});
+                toast('Cancelled');
+                await refresh();
+              },
+            },
+            'Cancel',
+          ),
     );
     if (FINISHED.has(task.status) && timer) {
       clearInterval(timer);
@@ -94,20 +148,32 @@ export async function taskPage(navigate, id) {
   };
   const task = await refresh();
   if (!FINISHED.has(task.status)) timer = setInterval(() => refresh().catch(() => undefined), 1000);
-  return h('section', {},
+  return h(
+    'section',
+    {},
     h('p', {}, h('a', { href: '#/tasks' }, '← Tasks')),
     h('h1', {}, 'Task ', h('code', {}, id)),
-    facts, actions,
-    h('h2', {}, 'Log'), log);
+    facts,
+    actions,
+    h('h2', {}, 'Log'),
+    log,
+  );
 }
 
 const OPTIONAL_FACTS = [
-  ['priority', 'Priority'], ['timeout', 'Timeout (s)'], ['delay', 'Delay (s)'], ['retry_count', 'Retries so far'],
-  ['cluster', 'Cluster'], ['label', 'Label'], ['schedule_id', 'Schedule'], ['log_size', 'Log size (bytes)'],
+  ['priority', 'Priority'],
+  ['timeout', 'Timeout (s)'],
+  ['delay', 'Delay (s)'],
+  ['retry_count', 'Retries so far'],
+  ['cluster', 'Cluster'],
+  ['label', 'Label'],
+  ['schedule_id', 'Schedule'],
+  ['log_size', 'Log size (bytes)'],
 ];
 
 /** The task's optional fields that it has. */
 function optionalFacts(task) {
-  return OPTIONAL_FACTS.filter(([key]) => task[key] !== undefined && task[key] !== null && task[key] !== '')
-    .flatMap(([key, label]) => [h('dt', {}, label), h('dd', {}, String(task[key]))]);
+  return OPTIONAL_FACTS.filter(([key]) => task[key] !== undefined && task[key] !== null && task[key] !== '').flatMap(
+    ([key, label]) => [h('dt', {}, label), h('dd', {}, String(task[key]))],
+  );
 }

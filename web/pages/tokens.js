@@ -16,11 +16,26 @@ export async function tokensPage(navigate) {
       const token = await api('POST', '/1/tokens', { name });
       el.reset();
       await refresh();
-      const value = h('input', { readonly: true, value: token.token, 'aria-label': 'New token value', class: 'secret' });
+      const value = h('input', {
+        readonly: true,
+        value: token.token,
+        'aria-label': 'New token value',
+        class: 'secret',
+      });
       created.replaceChildren(
         h('p', {}, 'Copy the token now: it is shown in full only here.'),
         value,
-        h('button', { type: 'button', onclick: async () => { await navigator.clipboard?.writeText(token.token); toast('Copied'); } }, 'Copy'),
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              await navigator.clipboard?.writeText(token.token);
+              toast('Copied');
+            },
+          },
+          'Copy',
+        ),
       );
       value.focus();
       value.select();
@@ -36,15 +51,19 @@ async function tokenTable(navigate) {
     h('code', {}, `${token.token.slice(0, 6)}…`),
     token.admin ? 'admin' : token.type,
     time(token.created_at),
-    h('button', {
-      class: 'danger',
-      onclick: async () => {
-        if (!confirm(`Delete token "${token.name}"? Clients using it stop working at once.`)) return;
-        await api('DELETE', `/1/tokens/${token._id}`);
-        toast('Token deleted');
-        navigate('#/tokens');
+    h(
+      'button',
+      {
+        class: 'danger',
+        onclick: async () => {
+          if (!confirm(`Delete token "${token.name}"? Clients using it stop working at once.`)) return;
+          await api('DELETE', `/1/tokens/${token._id}`);
+          toast('Token deleted');
+          navigate('#/tokens');
+        },
       },
-    }, 'Delete'),
+      'Delete',
+    ),
   ]);
   return table(['Name', 'Token', 'Type', 'Created', ''], rows, { empty: 'No tokens.' });
 }

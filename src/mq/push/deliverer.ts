@@ -67,7 +67,10 @@ export class PushDeliverer {
 
   start(): void {
     void this.checkLease();
-    this.leaseTimer = setInterval(() => void this.checkLease(), Math.max(Math.floor(this.deps.config.leaseMs / 3), 100));
+    this.leaseTimer = setInterval(
+      () => void this.checkLease(),
+      Math.max(Math.floor(this.deps.config.leaseMs / 3), 100),
+    );
   }
 
   async stop(): Promise<void> {
@@ -111,7 +114,9 @@ export class PushDeliverer {
     await this.refreshing;
     const unsubscribe = this.stopAnnouncements;
     this.stopAnnouncements = null;
-    await (await unsubscribe)?.();
+    await (
+      await unsubscribe
+    )?.();
     const served = [...this.served.values()];
     this.served.clear();
     await Promise.all(served.map((entry) => this.stopServing(entry)));
@@ -159,7 +164,9 @@ export class PushDeliverer {
   }
 
   private async stopServing(entry: Served): Promise<void> {
-    await (await entry.unsubscribe)();
+    await (
+      await entry.unsubscribe
+    )();
     await entry.worker.stop();
   }
 

@@ -16,7 +16,11 @@ export interface DeliveryIdentity {
  * Headers of one delivery: defaults, then the subscriber's headers, then the message's push
  * headers (later ones win, names compared case-insensitively), then the service headers.
  */
-export function deliveryHeaders(subscriber: Subscriber, message: Message, identity: DeliveryIdentity): Record<string, string> {
+export function deliveryHeaders(
+  subscriber: Subscriber,
+  message: Message,
+  identity: DeliveryIdentity,
+): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', 'user-agent': USER_AGENT };
   for (const source of [subscriber.headers, message.pushHeaders]) {
     for (const [name, value] of Object.entries(source ?? {})) headers[name.toLowerCase()] = value;

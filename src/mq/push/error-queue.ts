@@ -5,7 +5,11 @@ import type { SubscriberStatus } from './status.js';
  * The JSON message reporting a push message whose delivery failed for good to at least one
  * subscriber, or null when none failed. Lists every subscriber tried with its last answer.
  */
-export function errorQueueMessage(queue: QueueInfo, message: Message, statuses: Map<string, SubscriberStatus>): string | null {
+export function errorQueueMessage(
+  queue: QueueInfo,
+  message: Message,
+  statuses: Map<string, SubscriberStatus>,
+): string | null {
   const failed = [...statuses.values()].some((status) => status.status === 'error');
   if (!failed) return null;
   return JSON.stringify({

@@ -19,7 +19,12 @@ export class PushHttpClient {
   ) {
     // Connect, answer headers and answer body are each bounded by the timeout (cheaper than a
     // timer per request).
-    this.agent = new Agent({ connections: connectionsPerOrigin, connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    this.agent = new Agent({
+      connections: connectionsPerOrigin,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<DeliveryOutcome> {

@@ -39,7 +39,11 @@ export async function runRound(round: MessageRound): Promise<StatusMap> {
   return updates;
 }
 
-async function multicast(round: MessageRound, current: Array<[Subscriber, SubscriberStatus]>, updates: StatusMap): Promise<void> {
+async function multicast(
+  round: MessageRound,
+  current: Array<[Subscriber, SubscriberStatus]>,
+  updates: StatusMap,
+): Promise<void> {
   const due = current.filter(([, status]) => isDue(status, round.context.now));
   await Promise.all(
     due.map(async ([subscriber, status]) => {
@@ -49,7 +53,11 @@ async function multicast(round: MessageRound, current: Array<[Subscriber, Subscr
   );
 }
 
-async function unicast(round: MessageRound, current: Array<[Subscriber, SubscriberStatus]>, updates: StatusMap): Promise<void> {
+async function unicast(
+  round: MessageRound,
+  current: Array<[Subscriber, SubscriberStatus]>,
+  updates: StatusMap,
+): Promise<void> {
   // One subscriber at a time: nothing to do while one holds the message or has taken it.
   if (current.some(([, status]) => isAccepted(status))) return;
   const start = round.firstSubscriber % Math.max(current.length, 1);

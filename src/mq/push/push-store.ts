@@ -78,7 +78,11 @@ export class PushStore {
     const push = pushSettingsOf(queue);
     const names = push.subscribers.map((subscriber) => subscriber.name);
     const keys = [...this.keys.queue(queue), ...rounds.map((round) => this.keys.pushStatus(queue, round.message.id))];
-    const list = rounds.map((round) => [round.message.id, round.reservationId, [...round.updates].flatMap(([name, status]) => [name, JSON.stringify(status)])]);
+    const list = rounds.map((round) => [
+      round.message.id,
+      round.reservationId,
+      [...round.updates].flatMap(([name, status]) => [name, JSON.stringify(status)]),
+    ]);
     const reply = await pushScripts.finishRound.run<string>(this.redis, keys, [
       queue.type,
       JSON.stringify(names),
@@ -113,7 +117,12 @@ export class PushStore {
     if (outcome === Outcome.notFound) throw notFound(`Message not found for subscriber "${subscriberName}"`);
     if (outcome === Outcome.timedOut) throw forbidden('Reservation timed out');
     if (done === 1) {
-      const message: Message = { id, body: String(body), reservedCount: 0, pushHeaders: headers ? JSON.parse(String(headers)) : undefined };
+      const message: Message = {
+        id,
+        body: String(body),
+        reservedCount: 0,
+        pushHeaders: headers ? JSON.parse(String(headers)) : undefined,
+      };
       await this.reportErrors(queue, message, names, JSON.parse(String(statuses)) as Array<string | false>);
     }
   }
@@ -122,7 +131,12 @@ export class PushStore {
     return [...this.keys.queue(ref), this.keys.pushStatus(ref, id)];
   }
 
-  private async reportErrors(queue: QueueInfo, message: Message, names: string[], list: Array<string | false>): Promise<void> {
+  private async reportErrors(
+    queue: QueueInfo,
+    message: Message,
+    names: string[],
+    list: Array<string | false>,
+  ): Promise<void> {
     const errorQueue = queue.push?.error_queue;
     if (!errorQueue) return;
     const statuses = new Map<string, SubscriberStatus>();

@@ -113,7 +113,10 @@ export class QueueWorker {
         for (const message of reserved.messages) this.track(this.deliver(queue, message));
       }
     } catch (error) {
-      this.deps.log.warn({ err: error, queue: this.ref.name, project: this.ref.projectId }, 'push delivery: reserving failed');
+      this.deps.log.warn(
+        { err: error, queue: this.ref.name, project: this.ref.projectId },
+        'push delivery: reserving failed',
+      );
       this.wakeAt(Date.now() + ERROR_PAUSE_MS);
     }
   }
@@ -135,7 +138,10 @@ export class QueueWorker {
       for (let first = 0; first < entries.length; first += FINISH_BATCH) {
         const chunk = entries.slice(first, first + FINISH_BATCH);
         try {
-          await this.deps.push.finishRounds(queue, chunk.map((entry) => entry.round));
+          await this.deps.push.finishRounds(
+            queue,
+            chunk.map((entry) => entry.round),
+          );
           for (const entry of chunk) entry.resolve();
         } catch (error) {
           for (const entry of chunk) entry.reject(error);
@@ -166,12 +172,18 @@ export class QueueWorker {
   private async deliver(queue: QueueInfo, message: ReservedMessage): Promise<void> {
     try {
       // A message reserved for the first time has no status yet: skip the read.
-      const stored: StatusMap = message.reservedCount > 1 ? await this.deps.push.storedStatuses(this.ref, message.id) : new Map();
+      const stored: StatusMap =
+        message.reservedCount > 1 ? await this.deps.push.storedStatuses(this.ref, message.id) : new Map();
       const updates = await runRound({
         type: queue.type,
         message,
         stored,
-        context: { push: queue.push!, now: Date.now(), reservationId: message.reservationId, acknowledgeWithinMs: queue.messageTimeout * 1000 },
+        context: {
+          push: queue.push!,
+          now: Date.now(),
+          reservationId: message.reservationId,
+          acknowledgeWithinMs: queue.messageTimeout * 1000,
+        },
         firstSubscriber: this.rounds++,
         send: this.deps.send(queue, message.reservationId),
       });

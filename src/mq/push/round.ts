@@ -38,14 +38,25 @@ export function failed(status: SubscriberStatus, context: RoundContext): Subscri
 
 /** The status after one try answered with `outcome`. */
 export function afterTry(status: SubscriberStatus, outcome: DeliveryOutcome, context: RoundContext): SubscriberStatus {
-  const tried: SubscriberStatus = { ...status, tries: status.tries + 1, status_code: outcome.statusCode, last_try_at: context.now, error: outcome.error };
+  const tried: SubscriberStatus = {
+    ...status,
+    tries: status.tries + 1,
+    status_code: outcome.statusCode,
+    last_try_at: context.now,
+    error: outcome.error,
+  };
   if (outcome.statusCode === 200) {
     delete tried.due_at;
     delete tried.reservation_id;
     return { ...tried, status: 'deleted' };
   }
   if (outcome.statusCode === 202) {
-    return { ...tried, status: 'reserved', reservation_id: context.reservationId, due_at: context.now + context.acknowledgeWithinMs };
+    return {
+      ...tried,
+      status: 'reserved',
+      reservation_id: context.reservationId,
+      due_at: context.now + context.acknowledgeWithinMs,
+    };
   }
   return failed(tried, context);
 }

@@ -35,7 +35,15 @@ export interface PushStatus {
 }
 
 export function freshStatus(url: string, push: PushSettings): SubscriberStatus {
-  return { url, status: 'queued', tries: 0, retries_remaining: push.retries, status_code: 0, last_try_at: 0, error: '' };
+  return {
+    url,
+    status: 'queued',
+    tries: 0,
+    retries_remaining: push.retries,
+    status_code: 0,
+    last_try_at: 0,
+    error: '',
+  };
 }
 
 export function isFinal(status: SubscriberStatus): boolean {

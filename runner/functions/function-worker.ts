@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { EventBus } from '../../src/core/bus.js';
+import { sleep } from '../../src/core/time.js';
+import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
+import type { FunctionStores } from '../../src/functions/services.js';
+import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+
+export interface FunctionWorkerOptions {
+  cluster: string;
+  runnerId: string;
+  /** Most calls run at once. */
+  slots: number;
+  /** How often the in-flight calls of dead runners are looked for. */
+  reclaimEveryMs: number;
+  /** Whether a runner of the cluster still heartbeats. */
+  isAlive(runnerId: string): Promise<boolean>;
+}
+
+/** `default` calls run cold; `http` and `json` through the hot pool. */
+export interface FunctionExecutors {
+  cold: FunctionExecutor;
+  hot: FunctionExecutor;
+}
+
+/** How long one blocking take waits before the loop looks at its stop flag again. */
+const TAKE_WAIT_SECONDS = 1;
+const RETRY_AFTER_ERROR_MS = 500;
+
+const unavailable = (errorMessage: string): FunctionResult => ({
+  outcome: 'error',
+  status: 502,
+  headers: {},
+  body: Buffer.alloc(0),
+  stderr: '',
+  errorMessage,
+});
+
+/**
+ * The runner's side of function calls: takes call messages of its cluster (up to `slots` at
+ * once) into its in-flight list, runs each, records the outcome, answers the waiting controller,
+ * and only then drops the message, so calls of a runner that dies are re-run by another.
+ */
+export class FunctionWorker {
+  private readonly running = new Set<Promise<void>>();
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private reclaimTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly stores: FunctionStores,
+    private readonly bus: EventBus,
+    /** A connection of its own: BLMOVE blocks it. */
+    private readonly blocking: Redis,
+    private readonly executors: FunctionExecutors,
+    private readonly options: FunctionWorkerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.stores.queue.hold(this.options.cluster, this.options.runnerId);
+    this.loop = this.takeCalls();
+    this.reclaimTimer = setInterval(() => void this.reclaim(), this.options.reclaimEveryMs);
+  }
+
+  get busy(): number {
+    return this.running.size;
+  }
+
+  private async takeCalls(): Promise<void> {
+    const { cluster, runnerId, slots } = this.options;
+    while (!this.stopping) {
+      if (this.running.size >= slots) {
+        await Promise.race(this.running);
+        continue;
+      }
+      try {
+        const raw = await this.stores.queue.take(this.blocking, cluster, runnerId, TAKE_WAIT_SECONDS);
+        if (raw !== null) this.track(this.handle(raw));
+      } catch (error) {
+        if (this.stopping) break;
+        this.log.warn({ err: error }, 'could not take function calls');
+        await sleep(RETRY_AFTER_ERROR_MS);
+      }
+    }
+  }
+
+  private track(run: Promise<void>): void {
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  private async handle(raw: string): Promise<void> {
+    try {
+      await this.run(decodeCallMessage(raw));
+      await this.stores.queue.done(this.options.cluster, this.options.runnerId, raw);
+    } catch (error) {
+      // Redis failed: the message stays in flight and is re-run once this runner is gone.
+      this.log.error({ err: error }, 'function call failed');
+    }
+  }
+
+  private async run({ invocation, replyTo, startBy }: CallMessage): Promise<void> {
+    const { calls } = this.stores;
+    if (startBy !== undefined && Date.now() > startBy) {
+      await calls.finish(invocation.appName, invocation.callId, 'timeout', 'No runner took the call in time', '');
+      return;
+    }
+    if (!(await calls.start(invocation.appName, invocation.callId))) return;
+    const result = await this.invoke(invocation);
+    // In sequence: the record is final before the caller hears back.
+    await calls.finish(invocation.appName, invocation.callId, result.outcome, result.errorMessage, result.stderr);
+    if (replyTo) await this.bus.publish(replyTo, encodeCallReply(invocation.callId, result));
+  }
+
+  private async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
+    const executor = invocation.format === 'default' ? this.executors.cold : this.executors.hot;
+    try {
+      return await executor.invoke(invocation);
+    } catch (error) {
+      this.log.error({ err: error, call: invocation.callId }, 'function executor failed');
+      return unavailable(`The function could not be run: ${(error as Error).message}`);
+    }
+  }
+
+  private async reclaim(): Promise<void> {
+    try {
+      const { cluster, runnerId, isAlive } = this.options;
+      const moved = await this.stores.queue.reclaim(cluster, async (id) => id === runnerId || (await isAlive(id)));
+      if (moved > 0) this.log.info({ calls: moved }, 'gave the function calls of stopped runners back to the queue');
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not look for function calls of stopped runners');
+    }
+  }
+
+  /** Takes no new call, lets running ones finish for up to `drainMs`, gives back what is left. */
+  async stop(drainMs: number): Promise<void> {
+    this.stopping = true;
+    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    this.blocking.disconnect();
+    await this.loop;
+    await Promise.race([Promise.all(this.running), sleep(drainMs)]);
+    await Promise.all([this.executors.cold.close(), this.executors.hot.close()]);
+    await this.stores.queue.giveBack(this.options.cluster, this.options.runnerId).catch(() => 0);
+  }
+}

@@ -1,0 +1,241 @@
+import type { Duplex } from 'node:stream';
+import { Writable } from 'node:stream';
+import type Docker from 'dockerode';
+import { engineError, hardenedHostConfig, type ContainerLimits } from '../docker-executor.js';
+import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
+
+export interface HotContainerSpec extends ContainerLimits {
+  image: string;
+  env: string[];
+  labels: Record<string, string>;
+}
+
+/** How a call on a hot container failed: it overran its time, or the container broke. */
+export class HotCallError extends Error {
+  override name = 'HotCallError';
+  constructor(
+    readonly kind: 'timeout' | 'broken',
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HotAnswer {
+  response: HotResponse;
+  /** What the function wrote to stderr between the request and its answer. */
+  stderr: string;
+}
+
+interface PendingCall {
+  resolve(answer: HotAnswer): void;
+  reject(error: HotCallError): void;
+  timer: NodeJS.Timeout;
+  stderr: Buffer[];
+  stderrBytes: number;
+}
+
+/** Stderr kept per call; the rest of a chattier call is dropped. */
+const MAX_CALL_STDERR_BYTES = 1024 * 1024;
+/** How long a container that closed its output gets to report its exit state. */
+const EXIT_REPORT_MS = 2000;
+
+function createOptions(spec: HotContainerSpec): Docker.ContainerCreateOptions {
+  return {
+    Image: spec.image,
+    Env: spec.env,
+    Labels: spec.labels,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: false,
+    // No TTY: stdout and stderr arrive multiplexed, so the answer stays apart from the log.
+    Tty: false,
+    HostConfig: hardenedHostConfig(spec),
+  };
+}
+
+function sink(write: (chunk: Buffer) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      write(chunk);
+      done();
+    },
+  });
+}
+
+/**
+ * One running container of a hot function: takes one call at a time on stdin and reads the
+ * answer from stdout. A container that exits, breaks its framing or overruns a call's time is
+ * dead: `onDeath` tells its owner, and it is removed from the engine.
+ */
+export class HotContainer {
+  /** Set by the owner; called once when the container dies on its own (not when stopped). */
+  onDeath: (container: HotContainer) => void = () => {};
+  private call: PendingCall | null = null;
+  private dead = false;
+  private removal: Promise<void> | null = null;
+  private markRemoved: () => void = () => {};
+  /** Resolves once the container is removed from the engine, however it ended. */
+  readonly removed = new Promise<void>((resolve) => (this.markRemoved = resolve));
+  private readonly decoder: ResponseDecoder;
+  /** Calls answered; until the first, the function may still be booting. */
+  private answered = 0;
+
+  private constructor(
+    private readonly container: Docker.Container,
+    private readonly stdin: Duplex,
+    codec: HotCodec,
+    private readonly memoryBytes: number,
+  ) {
+    this.decoder = codec.createDecoder();
+  }
+
+  /** Creates, attaches and starts a container; on failure nothing is left behind. */
+  static async start(docker: Docker, spec: HotContainerSpec, codec: HotCodec): Promise<HotContainer> {
+    let container: Docker.Container;
+    try {
+      container = await docker.createContainer(createOptions(spec));
+    } catch (error) {
+      throw engineError(`create a container of ${spec.image}`, error);
+    }
+    try {
+      const stream = (await container.attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      })) as Duplex;
+      const hot = new HotContainer(container, stream, codec, spec.memoryBytes);
+      docker.modem.demuxStream(
+        stream,
+        sink((chunk) => hot.onStdout(chunk)),
+        sink((chunk) => hot.onStderr(chunk)),
+      );
+      stream.on('end', () => hot.onExit());
+      stream.on('close', () => hot.onExit());
+      stream.on('error', () => hot.onExit());
+      await container.start();
+      return hot;
+    } catch (error) {
+      void container.remove({ force: true }).catch(() => {});
+      throw engineError(`start a container of ${spec.image}`, error);
+    }
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /**
+   * Sends one request and waits for its answer, at most `timeoutMs`, plus `bootMs` on the
+   * container's first call (the function's runtime starting up). Rejects with HotCallError.
+   */
+  send(request: Buffer, timeoutMs: number, bootMs: number): Promise<HotAnswer> {
+    if (this.dead || this.call)
+      return Promise.reject(new HotCallError('broken', 'the function container is not available', ''));
+    const limit = this.answered === 0 ? timeoutMs + bootMs : timeoutMs;
+    return new Promise<HotAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => this.die('timeout', `the function did not answer within ${timeoutMs} ms`), limit);
+      this.call = { resolve, reject, timer, stderr: [], stderrBytes: 0 };
+      this.stdin.write(request);
+    });
+  }
+
+  /** Kills and removes the container; a call under way fails. Resolves once it is gone. */
+  stop(): Promise<void> {
+    if (!this.dead) {
+      this.dead = true;
+      this.failCall('broken', 'the function container was stopped');
+    }
+    return this.remove();
+  }
+
+  private onStdout(chunk: Buffer): void {
+    if (this.dead) return;
+    let responses: HotResponse[];
+    try {
+      responses = this.decoder.push(chunk);
+    } catch (error) {
+      this.die('broken', (error as Error).message);
+      return;
+    }
+    for (const response of responses) {
+      const call = this.call;
+      if (!call) {
+        this.die('broken', 'the function wrote an answer outside of a call');
+        return;
+      }
+      this.call = null;
+      this.answered++;
+      clearTimeout(call.timer);
+      call.resolve({ response, stderr: Buffer.concat(call.stderr).toString('utf8') });
+    }
+  }
+
+  private onStderr(chunk: Buffer): void {
+    const call = this.call;
+    if (!call || call.stderrBytes >= MAX_CALL_STDERR_BYTES) return;
+    const part = chunk.subarray(0, MAX_CALL_STDERR_BYTES - call.stderrBytes);
+    call.stderr.push(part);
+    call.stderrBytes += part.length;
+  }
+
+  /** The output closed: the process ended. The call learns how, once the engine reports it. */
+  private onExit(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onDeath(this);
+    void this.exitMessage().then((message) => {
+      this.failCall('broken', message);
+      void this.remove();
+    });
+  }
+
+  private die(kind: 'timeout' | 'broken', message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onDeath(this);
+    this.failCall(kind, message);
+    void this.remove();
+  }
+
+  private failCall(kind: 'timeout' | 'broken', message: string): void {
+    const call = this.call;
+    if (!call) return;
+    this.call = null;
+    clearTimeout(call.timer);
+    call.reject(new HotCallError(kind, message, Buffer.concat(call.stderr).toString('utf8')));
+  }
+
+  private async exitMessage(): Promise<string> {
+    let bound: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS)));
+    try {
+      const exited = await Promise.race([this.container.wait().then(() => this.container.inspect()), late]);
+      if (!exited) return 'the function container exited';
+      if (exited.State.OOMKilled) return `the function ran out of memory (limit ${this.memoryBytes / 1024 / 1024} MiB)`;
+      return `the function container exited with code ${exited.State.ExitCode}`;
+    } catch {
+      return 'the function container exited';
+    } finally {
+      clearTimeout(bound);
+    }
+  }
+
+  private remove(): Promise<void> {
+    this.removal ??= this.container
+      .remove({ force: true })
+      .catch(() => {})
+      .then(() => this.markRemoved());
+    this.stdin.destroy();
+    return this.removal;
+  }
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import type { RunnerConfig } from '../../src/core/config.js';
+import type { CodeRevision, Task } from '../../src/worker/types.js';
+import type { ContainerSpec } from '../docker-executor.js';
+import { CONFIG_FILE, PAYLOAD_FILE } from './task-files.js';
+
+export interface SpecInputs {
+  task: Task;
+  revision: CodeRevision;
+  image: string;
+  filesDir: string;
+  labels: Record<string, string>;
+  config: RunnerConfig;
+  /** The task's own API token (valid only for this task while it runs). */
+  taskToken: string;
+}
+
+/** How the task reaches the API: Ferrum's names and the ones iron helper libraries read. */
+function apiAccessEnv(apiUrl: string, token: string, projectId: string): Record<string, string> {
+  const url = new URL(apiUrl);
+  const protocol = url.protocol.replace(':', '');
+  return {
+    FERRUM_API_URL: url.origin,
+    FERRUM_TASK_TOKEN: token,
+    IRON_TOKEN: token,
+    IRON_PROJECT_ID: projectId,
+    IRON_HOST: url.hostname,
+    IRON_PORT: url.port || (protocol === 'https' ? '443' : '80'),
+    IRON_PROTOCOL: protocol,
+  };
+}
+
+/**
+ * The container of one task: the environment every task gets, the code's own env_vars,
+ * and for zip packages the code's command with the -payload -config -id -d arguments.
+ */
+export function containerSpecOf({
+  task,
+  revision,
+  image,
+  filesDir,
+  labels,
+  config,
+  taskToken,
+}: SpecInputs): ContainerSpec {
+  const payloadFile = path.posix.join(config.taskDir, PAYLOAD_FILE);
+  const configFile = path.posix.join(config.taskDir, CONFIG_FILE);
+  const env = {
+    ...revision.env_vars,
+    PAYLOAD_FILE: payloadFile,
+    CONFIG_FILE: configFile,
+    TASK_ID: task.id,
+    TASK_DIR: config.taskDir,
+    PROJECT_ID: task.project_id,
+    CODE_NAME: task.code_name,
+    ...apiAccessEnv(config.apiUrl, taskToken, task.project_id),
+  };
+  const isZip = revision.blob !== undefined;
+  const zipArgs = ['-payload', payloadFile, '-config', configFile, '-id', task.id, '-d', config.taskDir];
+  let cmd: string[] | undefined;
+  // The command is a shell line; for zip packages "$@" passes the arguments on to it.
+  if (revision.command)
+    cmd = isZip ? ['/bin/sh', '-c', `${revision.command} "$@"`, 'sh', ...zipArgs] : ['/bin/sh', '-c', revision.command];
+  return {
+    image,
+    cmd,
+    env: Object.entries(env).map(([name, value]) => `${name}=${value}`),
+    workingDir: isZip ? config.taskDir : undefined,
+    labels,
+    filesDir,
+    taskDir: config.taskDir,
+    network: config.network,
+    memoryBytes: config.memoryMb * 1024 * 1024,
+    pidsLimit: config.pidsLimit,
+    nanoCpus: config.milliCpus * 1_000_000,
+  };
+}

@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { extractZip } from '../../src/worker/codes/zip.js';
+
+export const PAYLOAD_FILE = 'payload.json';
+export const CONFIG_FILE = 'config.json';
+
+export interface TaskFiles {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/** A local folder holding what goes into the task directory: payload, config and the code. */
+export async function prepareTaskFiles(
+  payload: string,
+  config: string | undefined,
+  zip: Buffer | null,
+): Promise<TaskFiles> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ferrum-task-'));
+  try {
+    await fs.promises.chmod(dir, 0o755);
+    if (zip) await extractZip(zip, dir);
+    await fs.promises.writeFile(path.join(dir, PAYLOAD_FILE), payload, { mode: 0o644 });
+    await fs.promises.writeFile(path.join(dir, CONFIG_FILE), config ?? '', { mode: 0o644 });
+  } catch (error) {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, remove: () => fs.promises.rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,188 @@
+import { badRequest, notAcceptable } from '../../core/errors.js';
+import type {
+  AutoscaleSettings,
+  AwsClusterSettings,
+  Cluster,
+  ClusterInput,
+  ClusterSecrets,
+  ProviderKind,
+} from './cluster-types.js';
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+
+export const CLUSTER_DEFAULTS = {
+  memory: 512 * MB,
+  disk: 10 * GB,
+  cpu_share: 1,
+  runners_min: 0,
+  runners_max: 10,
+  region: 'us-east-1',
+  instance_type: 'c3.xlarge',
+} as const;
+
+/** Memory (MiB) of the instance types the default runners_per_instance is derived for. */
+const INSTANCE_MEMORY_MB: Record<string, number> = {
+  'm3.medium': 3840,
+  'm3.large': 7680,
+  'm3.xlarge': 15360,
+  'm3.2xlarge': 30720,
+  'c3.large': 3840,
+  'c3.xlarge': 7680,
+  'c3.2xlarge': 15360,
+  'c3.4xlarge': 30720,
+  'c3.8xlarge': 61440,
+  'r3.large': 15616,
+  'r3.xlarge': 31232,
+  'r3.2xlarge': 62464,
+  'r3.4xlarge': 124928,
+  'r3.8xlarge': 249856,
+};
+/** Memory an instance keeps for its system and the runner daemon. */
+const INSTANCE_RESERVED_MB = 512;
+
+/** Runners that fit an instance: c3.xlarge with 512 MB runners gives 14, as the spec says. */
+function defaultRunnersPerInstance(
+  provider: ProviderKind,
+  aws: AwsClusterSettings | undefined,
+  memory: number,
+): number {
+  const instanceMb = provider === 'aws' && aws ? INSTANCE_MEMORY_MB[aws.instance_type] : undefined;
+  if (instanceMb === undefined) return 1;
+  return Math.max(1, Math.floor(((instanceMb - INSTANCE_RESERVED_MB) * MB) / memory));
+}
+
+type InputAutoscale = NonNullable<ClusterInput['autoscale']>;
+type InputAws = NonNullable<InputAutoscale['aws']>;
+
+function awsSettingsOf(
+  old: AwsClusterSettings | undefined,
+  input: InputAws | undefined,
+): AwsClusterSettings | undefined {
+  if (!old && !input) return undefined;
+  const { access_key_id: _key, secret_access_key: _secret, ...given } = input ?? {};
+  const merged: AwsClusterSettings = {
+    region: CLUSTER_DEFAULTS.region,
+    instance_type: CLUSTER_DEFAULTS.instance_type,
+    ...old,
+    ...given,
+  };
+  // Tags merge into the old ones, overwriting equal keys.
+  if (old?.tags || given.tags) merged.tags = { ...old?.tags, ...given.tags };
+  return merged;
+}
+
+function providerOf(
+  old: AutoscaleSettings | undefined,
+  input: InputAutoscale | undefined,
+  aws: AwsClusterSettings | undefined,
+): ProviderKind {
+  return input?.provider ?? old?.provider ?? (aws ? 'aws' : 'static');
+}
+
+function withoutAws(settings: AutoscaleSettings | undefined): Partial<AutoscaleSettings> {
+  if (!settings) return {};
+  const { aws: _aws, ...rest } = settings;
+  return rest;
+}
+
+function autoscaleOf(old: Cluster | undefined, input: InputAutoscale | undefined, memory: number): AutoscaleSettings {
+  const aws = awsSettingsOf(old?.autoscale.aws, input?.aws);
+  const provider = providerOf(old?.autoscale, input, aws);
+  const { docker_auth: _auth, aws: _aws, ...plain } = input ?? {};
+  const settings: AutoscaleSettings = {
+    disable: false,
+    runners_min: CLUSTER_DEFAULTS.runners_min,
+    runners_max: CLUSTER_DEFAULTS.runners_max,
+    runners_per_instance: defaultRunnersPerInstance(provider, aws, memory),
+    ...withoutAws(old?.autoscale),
+    ...plain,
+    provider,
+  };
+  // Settings of aws stay while the provider is aws or when given again.
+  if (aws && (provider === 'aws' || input?.aws)) settings.aws = aws;
+  return settings;
+}
+
+function secretsOf(old: ClusterSecrets, input: InputAutoscale | undefined): ClusterSecrets {
+  const secrets = { ...old };
+  if (input?.aws?.access_key_id !== undefined) secrets.access_key_id = input.aws.access_key_id;
+  if (input?.aws?.secret_access_key !== undefined) secrets.secret_access_key = input.aws.secret_access_key;
+  if (input?.docker_auth !== undefined) secrets.docker_auth = input.docker_auth;
+  return secrets;
+}
+
+function checkAutoscale(autoscale: AutoscaleSettings, secrets: ClusterSecrets): void {
+  if (autoscale.runners_min > autoscale.runners_max) {
+    throw badRequest(
+      `autoscale.runners_min (${autoscale.runners_min}) must not exceed autoscale.runners_max (${autoscale.runners_max})`,
+    );
+  }
+  if (autoscale.provider !== 'aws') {
+    if (autoscale.aws)
+      throw badRequest(`autoscale.aws applies only to autoscale.provider aws, not ${autoscale.provider}`);
+    return;
+  }
+  if (!autoscale.aws) throw notAcceptable('autoscale.aws is required for autoscale.provider aws');
+  for (const field of ['access_key_id', 'secret_access_key'] as const) {
+    if (!secrets[field]) throw notAcceptable(`autoscale.aws.${field} is required`);
+  }
+  if (!secrets.docker_auth) throw notAcceptable('autoscale.docker_auth is required');
+  if (!autoscale.docker_email) throw notAcceptable('autoscale.docker_email is required');
+}
+
+export interface ResolvedCluster {
+  cluster: Cluster;
+  secrets: ClusterSecrets;
+}
+
+/**
+ * A cluster as a create (`old` undefined) or update request makes it: defaults filled in,
+ * given fields replacing old ones, aws tags merged, secrets kept apart; checked as a whole.
+ */
+export function resolveCluster(
+  base: { id: string; user_id: string; now: number },
+  input: ClusterInput & { shared_to?: string[] },
+  old?: { cluster: Cluster; secrets: ClusterSecrets },
+): ResolvedCluster {
+  const name = input.name ?? old?.cluster.name;
+  if (name === undefined) throw notAcceptable('name is required');
+  if (name.trim() === '') throw badRequest('name must not be empty');
+  const memory = input.memory ?? old?.cluster.memory ?? CLUSTER_DEFAULTS.memory;
+  const cluster: Cluster = {
+    id: base.id,
+    user_id: base.user_id,
+    name,
+    memory,
+    disk: input.disk ?? old?.cluster.disk ?? CLUSTER_DEFAULTS.disk,
+    cpu_share: input.cpu_share ?? old?.cluster.cpu_share ?? CLUSTER_DEFAULTS.cpu_share,
+    shared_to: input.shared_to ?? old?.cluster.shared_to ?? [],
+    autoscale: autoscaleOf(old?.cluster, input.autoscale, memory),
+    created_at: old?.cluster.created_at ?? base.now,
+    updated_at: base.now,
+  };
+  const secrets = secretsOf(old?.secrets ?? {}, input.autoscale);
+  checkAutoscale(cluster.autoscale, secrets);
+  return { cluster, secrets };
+}
+
+/** Whether a user may direct tasks to the cluster (owner or shared to). */
+export function mayUseCluster(cluster: Cluster, userId: string): boolean {
+  return cluster.user_id === userId || cluster.shared_to.includes(userId);
+}
+
+/** The built-in public cluster, shown though it has no record: runners register to it by themselves. */
+export function defaultClusterView(): Cluster {
+  return {
+    id: 'default',
+    user_id: '',
+    name: 'default',
+    memory: CLUSTER_DEFAULTS.memory,
+    disk: CLUSTER_DEFAULTS.disk,
+    cpu_share: CLUSTER_DEFAULTS.cpu_share,
+    shared_to: [],
+    autoscale: { provider: 'static', disable: true, runners_min: 0, runners_max: 0, runners_per_instance: 1 },
+    created_at: 0,
+    updated_at: 0,
+  };
+}

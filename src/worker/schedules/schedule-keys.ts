@@ -1,0 +1,33 @@
+import type { KeySpace } from '../../core/redis.js';
+
+/**
+ * Keys of the scheduler. All share the hash tag {ws} because the claim script moves a schedule
+ * between the due set and its record in one step, whatever the project.
+ */
+export class ScheduleKeys {
+  constructor(private readonly keys: KeySpace) {}
+
+  schedule(projectId: string, scheduleId: string) {
+    return this.keys.of('{ws}', 'schedule', projectId, scheduleId);
+  }
+  /** A project's schedules, scored by created_at. */
+  projectIndex(projectId: string) {
+    return this.keys.of('{ws}', 'schedules', projectId);
+  }
+  /** "<project>/<schedule>" scored by next_start: what the scheduler has to queue. */
+  due() {
+    return this.keys.of('{ws}', 'due');
+  }
+  /** "<project>/<schedule>/<task id>" scored by claim time: runs claimed but not yet queued. */
+  claimed() {
+    return this.keys.of('{ws}', 'claimed');
+  }
+}
+
+export function dueMember(projectId: string, scheduleId: string): string {
+  return `${projectId}/${scheduleId}`;
+}
+
+export function parseMember(member: string): string[] {
+  return member.split('/');
+}

@@ -1,0 +1,33 @@
+import type { Config } from '../../core/config.js';
+import type { KeySpace } from '../../core/redis.js';
+import type { Redis } from 'ioredis';
+import { ScheduleKeys } from './schedule-keys.js';
+import { ScheduleStore } from './schedule-store.js';
+import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
+import { ScheduleService } from './schedules.js';
+import type { WorkerServices } from '../services.js';
+
+export interface ScheduleServices {
+  store: ScheduleStore;
+  schedules: ScheduleService;
+  scheduler: Scheduler;
+}
+
+/** A claimed run left unqueued this long is taken over by the next pass. */
+function staleClaimMs(config: Config): number {
+  return Math.max(10 * config.schedules.tickMs, 2000);
+}
+
+/** `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
+export function openScheduleServices(
+  deps: { config: Config; redis: Redis; keys: KeySpace },
+  worker: WorkerServices,
+  observeRun?: (outcome: ScheduleRunOutcome) => void,
+): ScheduleServices {
+  const store = new ScheduleStore(deps.redis, new ScheduleKeys(deps.keys));
+  return {
+    store,
+    schedules: new ScheduleService(worker.codes, store, deps.config.schedules.minIntervalSeconds),
+    scheduler: new Scheduler(store, worker.taskStore, worker.tasks, staleClaimMs(deps.config), observeRun),
+  };
+}

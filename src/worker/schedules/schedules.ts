@@ -1,0 +1,78 @@
+import { newObjectId } from '../../core/ids.js';
+import { notFound } from '../../core/errors.js';
+import type { CodeStore } from '../codes/code-store.js';
+import { checkRecurrence, firstRun } from './schedule-times.js';
+import type { ScheduleStore } from './schedule-store.js';
+import type { Recurrence, Schedule } from './schedule-types.js';
+import { checkPayload } from '../tasks/tasks.js';
+
+/** One element of a schedule request, already checked against the API's schema; times in epoch ms. */
+export interface ScheduleRequest extends Partial<Recurrence> {
+  code_name: string;
+  payload: string;
+  name?: string;
+  label?: string;
+  priority?: number;
+  timeout?: number;
+  cluster?: string;
+  task_delay?: number;
+}
+
+/** Creating schedules: every request is checked before the first is written. */
+export class ScheduleService {
+  constructor(
+    private readonly codes: CodeStore,
+    private readonly store: ScheduleStore,
+    private readonly minIntervalSeconds: number,
+  ) {}
+
+  async create(projectId: string, requests: ScheduleRequest[], now = Date.now()): Promise<Schedule[]> {
+    const schedules = requests.map((request, i) =>
+      this.scheduleOf(projectId, request, now, requests.length > 1 ? `schedules[${i}].` : ''),
+    );
+    await this.checkCodesExist(
+      projectId,
+      requests.map((request) => request.code_name),
+    );
+    await this.store.create(projectId, schedules);
+    return schedules;
+  }
+
+  private scheduleOf(projectId: string, request: ScheduleRequest, now: number, field: string): Schedule {
+    checkPayload(request.payload, `${field}payload`);
+    const recurrence: Recurrence = {
+      start_at: request.start_at ?? now,
+      run_every: request.run_every,
+      cron: request.cron,
+      timezone: request.timezone,
+      run_times: request.run_times ?? (request.run_every === undefined && request.cron === undefined ? 1 : undefined),
+      end_at: request.end_at,
+    };
+    checkRecurrence(recurrence, this.minIntervalSeconds);
+    return {
+      ...recurrence,
+      code_name: request.code_name,
+      payload: request.payload,
+      name: request.name,
+      label: request.label,
+      priority: request.priority,
+      timeout: request.timeout,
+      cluster: request.cluster,
+      task_delay: request.task_delay,
+      id: newObjectId(now),
+      project_id: projectId,
+      status: 'scheduled',
+      created_at: now,
+      updated_at: now,
+      run_count: 0,
+      error_count: 0,
+      next_start: firstRun(recurrence),
+    };
+  }
+
+  private async checkCodesExist(projectId: string, names: string[]): Promise<void> {
+    for (const name of new Set(names)) {
+      if (!(await this.codes.findByName(projectId, name))) throw notFound(`Code package not found: ${name}`);
+    }
+  }
+}

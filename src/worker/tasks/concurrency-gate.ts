@@ -1,0 +1,31 @@
+import type { Redis } from 'ioredis';
+import type { WorkerKeys } from '../keys.js';
+
+/** A task holding one max_concurrency slot of its code package (taken by TaskStatusChanges.take). */
+export interface HeldSlot {
+  projectId: string;
+  codeId: string;
+  taskId: string;
+}
+
+/** The slots runners hold: renewed while their runner heartbeats, given back when a run ends. */
+export class ConcurrencyGate {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: WorkerKeys,
+  ) {}
+
+  /** Pushes the leases of held slots `leaseMs` ahead; a slot already given back stays free (XX). */
+  async renew(slots: HeldSlot[], leaseMs: number): Promise<void> {
+    if (slots.length === 0) return;
+    const expiry = Date.now() + leaseMs;
+    const pipeline = this.redis.pipeline();
+    for (const slot of slots)
+      pipeline.zadd(this.keys.concurrencyGate(slot.projectId, slot.codeId), 'XX', expiry, slot.taskId);
+    await pipeline.exec();
+  }
+
+  async release(slot: HeldSlot): Promise<void> {
+    await this.redis.zrem(this.keys.concurrencyGate(slot.projectId, slot.codeId), slot.taskId);
+  }
+}

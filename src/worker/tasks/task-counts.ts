@@ -1,0 +1,40 @@
+import type { Redis } from 'ioredis';
+import type { TaskDistribution } from './distribution.js';
+import type { WorkerKeys } from '../keys.js';
+import { TASK_STATUSES, type TaskStatus } from '../types.js';
+
+export type TaskCounts = Record<TaskStatus, number>;
+
+export function emptyTaskCounts(): TaskCounts {
+  return Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as TaskCounts;
+}
+
+/** Adds the task counts by status of `projectIds` to `counts`: one pipelined ZCARD per status index. */
+export async function addTaskCounts(
+  redis: Redis,
+  keys: WorkerKeys,
+  projectIds: string[],
+  counts: TaskCounts,
+): Promise<void> {
+  if (projectIds.length === 0) return;
+  const pipeline = redis.pipeline();
+  for (const projectId of projectIds) for (const index of keys.statusIndexes(projectId)) pipeline.zcard(index);
+  const replies = (await pipeline.exec()) ?? [];
+  replies.forEach(([, count], i) => {
+    counts[TASK_STATUSES[i % TASK_STATUSES.length]!] += Number(count ?? 0);
+  });
+}
+
+/** Every cluster tasks were ever queued to, plus `always` (the default cluster), sorted. */
+export async function knownClusters(redis: Redis, keys: WorkerKeys, always: string): Promise<string[]> {
+  return [...new Set([always, ...(await redis.smembers(keys.clusters()))])].sort();
+}
+
+/** Tasks waiting for a runner and held by runners, per cluster (from the clusters' BullMQ queues). */
+export async function clusterTaskCounts(
+  distribution: TaskDistribution,
+  clusters: string[],
+): Promise<Map<string, { queued: number; active: number }>> {
+  const counts = await Promise.all(clusters.map((cluster) => distribution.jobCounts(cluster)));
+  return new Map(clusters.map((cluster, i) => [cluster, counts[i]!]));
+}

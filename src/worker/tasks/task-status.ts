@@ -1,0 +1,155 @@
+import type { Redis } from 'ioredis';
+import { badRequest, notFound } from '../../core/errors.js';
+import { loadLua } from '../../core/lua.js';
+import { ActivityHistory, OUTCOMES, type Outcome } from '../../metrics/history.js';
+import type { IndexedTask, WorkerKeys } from '../keys.js';
+import { creationArgs } from './task-store.js';
+import type { Task, TaskStatus } from '../types.js';
+import { loadTaskLua } from './task-lua.js';
+
+const setStatus = loadTaskLua('set-task-status');
+const appendLog = loadLua(import.meta.url, 'append-log');
+const takeTask = loadTaskLua('take-task');
+const setProgress = loadLua(import.meta.url, 'set-task-progress');
+
+export interface StatusChange {
+  from: TaskStatus[];
+  to: TaskStatus;
+  /** Only when the task is held by this runner. */
+  runner?: string;
+  fields?: Record<string, string | number>;
+  /** A new queued task retrying this one, written in the same step when the change succeeds. */
+  retry?: Task;
+}
+
+export interface ChangeResult {
+  changed: boolean;
+  /** The status before the change, or the current one when nothing changed ('' if no task). */
+  previous: TaskStatus | '';
+}
+
+export interface TakeResult extends ChangeResult {
+  /** No max_concurrency slot was free. */
+  gated: boolean;
+  /** The package's queue is paused: the task was set aside until resume. */
+  parked: boolean;
+}
+
+/** Every status change of a task, each one compare-and-set script run. */
+export class TaskStatusChanges {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: WorkerKeys,
+    /** How long a finished task is kept (record, log, index entries). */
+    private readonly retentionMs: number,
+    /** Where finished tasks are counted for the dashboard's charts. */
+    private readonly history: ActivityHistory | null = null,
+  ) {}
+
+  async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
+    const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
+    const indexed = await this.indexedTask(projectId, taskId);
+    if (!indexed) return { changed: false, previous: '' };
+    const keys = [
+      this.keys.task(projectId, taskId),
+      this.keys.taskLog(projectId, taskId),
+      this.keys.expiringTasks(projectId),
+      this.keys.undispatchedTasks(projectId),
+      ...this.keys.anyStatusIndexes(projectId, indexed),
+      ...this.keys.statusGroups(projectId, indexed),
+    ];
+    const args = [
+      change.from.join(','),
+      change.to,
+      String(Date.now()),
+      change.runner ?? '',
+      String(this.retentionMs),
+      String(fields.length),
+      ...fields,
+    ];
+    if (change.retry) {
+      keys.push(this.keys.task(projectId, change.retry.id));
+      args.push(...creationArgs(change.retry));
+    }
+    const [changed, previous] = await setStatus.run<[number, string]>(this.redis, keys, args);
+    if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
+      await this.history.recordTaskOutcome(projectId, change.to as Outcome);
+    }
+    return { changed: changed === 1, previous: previous as TaskStatus | '' };
+  }
+
+  /** A task's code and cluster, which never change, so reading them before a script is safe. */
+  private async indexedTask(projectId: string, taskId: string): Promise<IndexedTask | null> {
+    const [codeId, codeName, cluster] = await this.redis.hmget(
+      this.keys.task(projectId, taskId),
+      'code_id',
+      'code_name',
+      'cluster',
+    );
+    if (!codeId || !codeName || !cluster) return null;
+    return { code_id: codeId, code_name: codeName, cluster };
+  }
+
+  /**
+   * A runner takes a queued task, holding one of its code package's max_concurrency slots
+   * for `leaseMs` (renewed by ConcurrencyGate.renew), unless the package's queue is paused.
+   */
+  async take(
+    task: Pick<Task, 'project_id' | 'id'> & IndexedTask,
+    runnerId: string,
+    leaseMs: number,
+  ): Promise<TakeResult> {
+    const { project_id: projectId, id, code_id: codeId } = task;
+    const now = Date.now();
+    const [outcome, previous] = await takeTask.run<[number, string]>(
+      this.redis,
+      [
+        this.keys.task(projectId, id),
+        this.keys.code(projectId, codeId),
+        this.keys.concurrencyGate(projectId, codeId),
+        this.keys.codePaused(projectId, codeId),
+        this.keys.parkedTasks(projectId, codeId),
+        ...this.keys.statusGroup(projectId, task, 'queued'),
+        ...this.keys.statusGroup(projectId, task, 'preparing'),
+      ],
+      [runnerId, String(now), String(now + leaseMs)],
+    );
+    return {
+      changed: outcome === 1,
+      gated: outcome === -1,
+      parked: outcome === -2,
+      previous: previous as TaskStatus | '',
+    };
+  }
+
+  /** Progress of a running task; refused (400) once it no longer runs. */
+  async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
+    const fields = Object.entries(progress).flatMap(([field, value]) =>
+      value === undefined ? [] : [field, String(value)],
+    );
+    const [changed, current] = await setProgress.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId)],
+      [String(Date.now()), ...fields],
+    );
+    if (current === '') throw notFound('Task not found');
+    if (changed !== 1) throw badRequest(`Progress is for running tasks: this one is ${current}`);
+  }
+
+  cancel(projectId: string, taskId: string): Promise<ChangeResult> {
+    return this.change(projectId, taskId, {
+      from: ['queued', 'preparing', 'running'],
+      to: 'cancelled',
+      fields: { msg: 'Cancelled' },
+    });
+  }
+
+  /** Appends output to the log; returns the log's size. */
+  async appendLog(projectId: string, taskId: string, chunk: Buffer, maxBytes: number): Promise<number> {
+    return appendLog.run<number>(
+      this.redis,
+      [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
+      [chunk, String(maxBytes)],
+    );
+  }
+}

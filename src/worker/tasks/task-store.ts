@@ -1,0 +1,164 @@
+import type { Redis } from 'ioredis';
+import { notFound } from '../../core/errors.js';
+import type { WorkerKeys } from '../keys.js';
+import { TASK_STATUSES, type Task, type TaskStatus } from '../types.js';
+import { loadTaskLua } from './task-lua.js';
+
+const createTasks = loadTaskLua('create-tasks');
+const listTasks = loadTaskLua('list-tasks');
+/** Tasks per script run: keeps one run short so other clients are not held up. */
+const CREATE_CHUNK = 200;
+
+const NUMBER_FIELDS = new Set([
+  'code_rev',
+  'created_at',
+  'updated_at',
+  'priority',
+  'timeout',
+  'delay',
+  'start_time',
+  'end_time',
+  'duration',
+  'log_size',
+  'retry_count',
+  'percent',
+]);
+
+/** A task hash (all strings) back into a record. */
+export function taskFromHash(hash: Record<string, string>): Task | null {
+  if (!hash.id) return null;
+  const task: Record<string, string | number> = {};
+  for (const [field, value] of Object.entries(hash)) task[field] = NUMBER_FIELDS.has(field) ? Number(value) : value;
+  return task as unknown as Task;
+}
+
+export function hashOf(task: Task): string[] {
+  const pairs: string[] = [];
+  for (const [field, value] of Object.entries(task)) if (value !== undefined) pairs.push(field, String(value));
+  return pairs;
+}
+
+export interface TaskFilter {
+  codeName?: string;
+  statuses: TaskStatus[];
+  cluster?: string;
+  /** Epoch ms bounds on created_at. */
+  from?: number;
+  to?: number;
+  page: number;
+  perPage: number;
+}
+
+/** The script arguments that write a new task: id, created_at, n, then n field/value arguments. */
+export function creationArgs(task: Task): string[] {
+  const fields = hashOf(task);
+  return [task.id, String(task.created_at), String(fields.length), ...fields];
+}
+
+/**
+ * Task records and their list indexes: one per combination of code name, cluster and status
+ * (each optional), scored by created_at, so every list filter reads its indexes directly.
+ */
+export class TaskStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: WorkerKeys,
+  ) {}
+
+  /**
+   * Writes queued tasks of one project, a chunk per script run. `retriedTaskId`: the task
+   * the (single) new task retries; it gets a link to the new one in the same script run.
+   */
+  async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
+    const runs: Promise<unknown>[] = [];
+    for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
+      const keys = [this.keys.undispatchedTasks(projectId)];
+      const args = [String(Date.now())];
+      for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
+        keys.push(
+          this.keys.task(projectId, task.id),
+          ...this.keys.anyStatusIndexes(projectId, task),
+          ...this.keys.statusGroup(projectId, task, 'queued'),
+        );
+        args.push(...creationArgs(task));
+      }
+      if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
+      runs.push(createTasks.run(this.redis, keys, args));
+    }
+    await Promise.all(runs);
+    await this.countCreated(projectId, tasks.length);
+  }
+
+  /** Counts new tasks in the project's task_count (kept outside the project's hash tag). */
+  async countCreated(projectId: string, count: number): Promise<void> {
+    await this.redis.hincrby(this.keys.projectCounters(projectId), 'task_count', count);
+  }
+
+  /** The tasks' BullMQ jobs exist: they no longer wait in the undispatched set. */
+  async markDispatched(projectId: string, taskIds: string[]): Promise<void> {
+    if (taskIds.length > 0) await this.redis.zrem(this.keys.undispatchedTasks(projectId), ...taskIds);
+  }
+
+  /** Ids of tasks written more than `olderThanMs` ago whose dispatch was not confirmed, oldest first. */
+  async undispatched(projectId: string, olderThanMs: number, count: number): Promise<string[]> {
+    return this.redis.zrangebyscore(
+      this.keys.undispatchedTasks(projectId),
+      '-inf',
+      Date.now() - olderThanMs,
+      'LIMIT',
+      0,
+      count,
+    );
+  }
+
+  async find(projectId: string, taskId: string): Promise<Task | null> {
+    return taskFromHash(await this.redis.hgetall(this.keys.task(projectId, taskId)));
+  }
+
+  async get(projectId: string, taskId: string): Promise<Task> {
+    const task = await this.find(projectId, taskId);
+    if (!task) throw notFound('Task not found');
+    return task;
+  }
+
+  /** Ids of a code package's tasks now in one of `statuses`, from its per-status indexes. */
+  async idsOfCode(projectId: string, codeId: string, statuses: TaskStatus[]): Promise<string[]> {
+    const lists = await Promise.all(
+      statuses.map((status) => this.redis.zrange(this.keys.codeTasksWithStatus(projectId, codeId, status), 0, -1)),
+    );
+    return lists.flat();
+  }
+
+  async log(projectId: string, taskId: string): Promise<string> {
+    await this.get(projectId, taskId);
+    return (await this.redis.get(this.keys.taskLog(projectId, taskId))) ?? '';
+  }
+
+  /** Newest first: one page of the indexes the filter names, one per status asked for. */
+  async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
+    const everyStatus = filter.statuses.length === 0 || filter.statuses.length === TASK_STATUSES.length;
+    const statuses = everyStatus ? [undefined] : filter.statuses;
+    const keys = statuses.map((status) =>
+      this.keys.taskListIndex(projectId, { codeName: filter.codeName, cluster: filter.cluster, status }),
+    );
+    const min = filter.from === undefined ? '-inf' : String(filter.from);
+    const max = filter.to === undefined ? '+inf' : String(filter.to);
+    const ids = await listTasks.run<string[]>(this.redis, keys, [
+      min,
+      max,
+      String(filter.page * filter.perPage),
+      String(filter.perPage),
+    ]);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.task(projectId, id));
+    const hashes = (await pipeline.exec()) ?? [];
+    const tasks: Task[] = [];
+    for (const [error, hash] of hashes) {
+      if (error) throw error;
+      // A record that expired since the index was read is simply left out.
+      const task = taskFromHash(hash as Record<string, string>);
+      if (task) tasks.push(task);
+    }
+    return tasks;
+  }
+}
