@@ -24,7 +24,7 @@ async function scaleAll(
     if (isStopping()) return;
     try {
       const stored = await worker.clusters.find(cluster.id);
-      if (stored) await scaler.pass(stored, providers.providerFor(stored));
+      if (stored) await scaler.pass(stored, await providers.providerFor(stored));
     } catch (error) {
       // One cluster's trouble (a provider refusing) must not hold up the others.
       log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
