@@ -23,8 +23,8 @@ import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
 import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
 import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
+import { VERSION } from '../src/core/version.js';
 
-const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
 
