@@ -709,7 +709,8 @@ describe('templates: operations', () => {
     ]);
     expect(rules[1].expr).toContain('> 900');
     expect(rules[0].annotations.summary).toContain('{{ $labels.cluster }}');
-    const dashboard = JSON.parse(findObject(rendered, 'ConfigMap', 'ferrum-dashboard').data['ferrum.json']);
+    const { data } = findObject(rendered, 'ConfigMap', 'ferrum-dashboard') as { data?: Record<string, string> };
+    const dashboard = JSON.parse(data!['ferrum.json']!);
     const queries = dashboard.panels.flatMap((panel: any) => panel.targets);
     expect(queries.length).toBeGreaterThan(10);
     for (const query of queries) expect(query.expr).toMatch(/ferrum_[a-z_]+/);
