@@ -1,8 +1,9 @@
 /**
  * Ferrum's message queue beside RabbitMQ, on this machine in one run, with the same message
  * count, size and batch. RabbitMQ (Debian's package, installed when absent and started as a
- * private node on 127.0.0.1:5673 when not running): a durable queue, persistent messages,
- * publisher confirms per 100, manual acks (one per 100, `multiple`), prefetch 100. Ferrum: v3
+ * private node on 127.0.0.1:5673 when not running): a durable queue, transient messages (as
+ * Ferrum's bench Redis persists nothing; BENCH_RABBITMQ_PERSISTENT=1 for persistent ones),
+ * publisher confirms per 100, manual acks (one per message), prefetch 100. Ferrum: v3
  * over HTTP keep-alive, batches of 100 (post; reserve n=100 then delete the batch, and reserve
  * with delete: true), its server (controller + redis-server) in a process of its own.
  * 4 clients on each side. Prints msg/s, the ratios (target: Ferrum >= RabbitMQ on both sides)
@@ -29,6 +30,8 @@ const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
 const RABBITMQ_NODE = `ferrum-bench-${RABBITMQ_PORT}@localhost`;
 const RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:${RABBITMQ_PORT}`;
 const QUEUE = 'ferrum-bench';
+/** Persistent messages are written to disk before they are confirmed; Ferrum's bench Redis persists nothing. */
+const PERSISTENT = process.env.BENCH_RABBITMQ_PERSISTENT === '1';
 const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
 const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
 
@@ -235,7 +238,7 @@ async function rabbitProduce(total = MESSAGES): Promise<number> {
       const connection = await amqp.connect(RABBITMQ_URL);
       const channel = await connection.createConfirmChannel();
       for (let batch = take(); batch; batch = take()) {
-        for (const i of batch) channel.sendToQueue(QUEUE, Buffer.from(bodyOf(i)), { persistent: true });
+        for (const i of batch) channel.sendToQueue(QUEUE, Buffer.from(bodyOf(i)), { persistent: PERSISTENT });
         await channel.waitForConfirms();
       }
       await connection.close();
@@ -249,33 +252,23 @@ async function rabbitConsume(total = MESSAGES): Promise<number> {
   let consumed = 0;
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
-  const channels = await Promise.all(
+  await Promise.all(
     connections.map(async (connection) => {
       const channel = await connection.createChannel();
       await channel.prefetch(BATCH);
-      let unacked = 0;
-      let last: amqp.ConsumeMessage | null = null;
       await channel.consume(
         QUEUE,
         (message) => {
           if (!message) return;
+          channel.ack(message);
           consumed += 1;
-          unacked += 1;
-          last = message;
-          if (unacked === BATCH) {
-            channel.ack(message, true);
-            unacked = 0;
-            last = null;
-          }
           if (consumed === total) done();
         },
         { noAck: false },
       );
-      return { channel, ackRest: () => last && channel.ack(last, true) };
     }),
   );
   await finished;
-  for (const { ackRest } of channels) ackRest();
   await Promise.all(connections.map((connection) => connection.close()));
   return consumed;
 }
@@ -311,7 +304,7 @@ async function main(): Promise<void> {
   const rabbit = await benchRabbit();
   const ferrum = await benchFerrum();
   console.log(
-    `RabbitMQ ${rabbit.version} (durable queue, persistent messages, confirms per 100, prefetch 100, acks per 100):`,
+    `RabbitMQ ${rabbit.version} (durable queue, ${PERSISTENT ? 'persistent' : 'transient'} messages, confirms per 100, prefetch 100, manual acks):`,
   );
   show('produce', rabbit.produce);
   show('consume', rabbit.consume);
