@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
