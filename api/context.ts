@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Authenticator } from '../src/auth/authenticator.js';
 import type { IdentityStore } from '../src/auth/identity-store.js';
+import type { LoginGuard } from '../src/auth/login-guard.js';
 import type { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import type { KeySpace } from '../src/core/redis.js';
@@ -15,6 +16,7 @@ export interface AppContext {
   bus: EventBus;
   identity: IdentityStore;
   authenticator: Authenticator;
+  loginGuard: LoginGuard;
   metrics: Metrics;
 }
 

@@ -1,5 +1,6 @@
 import { Authenticator } from '../src/auth/authenticator.js';
 import { IdentityStore } from '../src/auth/identity-store.js';
+import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
@@ -28,6 +29,7 @@ export async function openAppContext(config: Config, redisUrl: string): Promise<
     bus,
     identity,
     authenticator,
+    loginGuard: new LoginGuard(redis, keys, config.login),
     metrics: createMetrics(),
   };
   return {

@@ -43,6 +43,7 @@ export async function startController(
   try {
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    await ctx.identity.hashStoredSecrets();
     const app = await build(ctx, { logger: options.logger });
     await app.listen({ port: config.port, host: config.host });
     const mq = messageQueueFor(ctx, app.log);

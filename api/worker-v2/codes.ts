@@ -13,7 +13,7 @@ function downloadName(name: string, rev: number): string {
 }
 
 export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   const { codes } = worker;
 
   app.get('/2/projects/:project_id/codes', {
