@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
+import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
@@ -12,7 +13,17 @@ export function startPushDeliverer(
 ): PushDeliverer | null {
   const config = ctx.config.mq.push;
   if (config.concurrency === 0) return null;
-  const deliverer = new PushDeliverer({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, mq, log, config, publicUrl });
+  const guard = new OutboundGuard(ctx.config.outboundAllow);
+  const deliverer = new PushDeliverer({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    bus: ctx.bus,
+    mq,
+    log,
+    config,
+    publicUrl,
+    guard,
+  });
   deliverer.start();
   return deliverer;
 }

@@ -22,7 +22,15 @@ export class SampledGauges {
   private readonly tasks: Gauge<'state'>;
   private readonly clusterTasks: Gauge<'cluster' | 'state'>;
 
-  constructor(registry: Registry, maxAgeMs: number) {
+  /**
+   * `tenantLabels` off (the default): no queue depth series and tenant clusters summed as
+   * cluster="tenants", so that /metrics names no project, queue or tenant cluster.
+   */
+  constructor(
+    registry: Registry,
+    maxAgeMs: number,
+    private readonly privacy: { tenantLabels: boolean; operatorCluster: string },
+  ) {
     const dropWhenStale = (gauge: Gauge<string>) => {
       if (Date.now() - this.sampledAt > maxAgeMs) gauge.reset();
     };
@@ -57,13 +65,16 @@ export class SampledGauges {
 
   publish(sample: ControllerSample): void {
     this.queueDepth.reset();
-    for (const { item, value } of sample.deepestQueues)
-      this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    if (this.privacy.tenantLabels) {
+      for (const { item, value } of sample.deepestQueues)
+        this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    }
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
-    for (const [cluster, counts] of sample.clusters) {
-      this.clusterTasks.set({ cluster, state: 'queued' }, counts.queued);
-      this.clusterTasks.set({ cluster, state: 'active' }, counts.active);
+    for (const [id, counts] of sample.clusters) {
+      const cluster = this.privacy.tenantLabels || id === this.privacy.operatorCluster ? id : 'tenants';
+      this.clusterTasks.inc({ cluster, state: 'queued' }, counts.queued);
+      this.clusterTasks.inc({ cluster, state: 'active' }, counts.active);
     }
     this.sampledAt = Date.now();
   }
