@@ -80,6 +80,8 @@ export interface WorkerConfig {
   /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
   defaultStack: string;
   maxCodeBytes: number;
+  /** How long a pull with a project's registry credentials proves its access to the image, in ms. */
+  imageProofMs: number;
   /** Limits of a zip package, checked from its central directory and enforced while it is unpacked. */
   zip: ZipLimits;
   maxLogBytes: number;
@@ -295,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
       stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
       defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
+      imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
       zip: {
         maxUnpackedBytes: intFrom(env, 'FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES', 512 * 1024 * 1024),
         maxEntries: Math.max(1, intFrom(env, 'FERRUM_WORKER_ZIP_MAX_ENTRIES', 10_000)),
