@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
@@ -23,6 +23,7 @@ export function startPushDeliverer(
     config,
     publicUrl,
     guard,
+    leadership: ctx.metrics.leadership,
   });
   deliverer.start();
   return deliverer;

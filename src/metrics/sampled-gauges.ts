@@ -1,13 +1,13 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { QueueRef } from '../mq/keys.js';
-import type { TaskCounts } from '../worker/tasks/task-counts.js';
+import type { ClusterTaskCounts, TaskCounts } from '../worker/tasks/task-counts.js';
 
 /** One pass of the leader's metrics sampler. */
 export interface ControllerSample {
   /** The deepest queues over all projects, deepest first (at most FERRUM_METRICS_TOP_QUEUES). */
   deepestQueues: Array<{ item: QueueRef; value: number }>;
   tasks: TaskCounts;
-  clusters: Map<string, { queued: number; active: number }>;
+  clusters: Map<string, ClusterTaskCounts>;
 }
 
 /**
@@ -21,6 +21,7 @@ export class SampledGauges {
   private readonly queueDepth: Gauge<'project_id' | 'queue'>;
   private readonly tasks: Gauge<'state'>;
   private readonly clusterTasks: Gauge<'cluster' | 'state'>;
+  private readonly oldestTaskAge: Gauge<'cluster'>;
 
   /**
    * `tenantLabels` off (the default): no queue depth series and tenant clusters summed as
@@ -61,6 +62,15 @@ export class SampledGauges {
         dropWhenStale(this);
       },
     });
+    this.oldestTaskAge = new Gauge({
+      name: 'ferrum_worker_oldest_queued_task_age_seconds',
+      help: 'Per cluster, how long the longest-waiting due task has waited for a runner (0 when none waits)',
+      labelNames: ['cluster'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
   }
 
   publish(sample: ControllerSample): void {
@@ -71,11 +81,17 @@ export class SampledGauges {
     }
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
+    this.oldestTaskAge.reset();
+    const now = Date.now();
+    const oldest = new Map<string, number>();
     for (const [id, counts] of sample.clusters) {
       const cluster = this.privacy.tenantLabels || id === this.privacy.operatorCluster ? id : 'tenants';
       this.clusterTasks.inc({ cluster, state: 'queued' }, counts.queued);
       this.clusterTasks.inc({ cluster, state: 'active' }, counts.active);
+      const waitedMs = counts.oldestDueAt === null ? 0 : Math.max(0, now - counts.oldestDueAt);
+      oldest.set(cluster, Math.max(oldest.get(cluster) ?? 0, waitedMs));
     }
+    for (const [cluster, waitedMs] of oldest) this.oldestTaskAge.set({ cluster }, waitedMs / 1000);
     this.sampledAt = Date.now();
   }
 }
