@@ -21,6 +21,7 @@ export interface Config {
   functions: FunctionsConfig;
   aws: AwsConfig;
   autoscaler: AutoscalerConfig;
+  clusters: ClusterPolicyConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
@@ -40,6 +41,8 @@ export interface Config {
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
+    /** Most messages one post request may carry (v1, v3); more is a 400. */
+    maxPostMessages: number;
     /** How often the leader controller drops expired messages of idle queues, in ms (0 = never). */
     sweepIntervalMs: number;
     push: {
@@ -107,6 +110,18 @@ export interface AutoscalerConfig {
   dockerSocket: string;
   /** The Redis URL launched runners use; the controller's own when unset. */
   runnerRedisUrl: string | undefined;
+  /** Most instances one pass launches for one cluster. */
+  maxLaunchPerCluster: number;
+  /** Most instances one pass launches over all clusters. */
+  maxLaunchPerPass: number;
+}
+
+/** What tenants (non-admin tokens) may ask of clusters; admins are not bound by it. */
+export interface ClusterPolicyConfig {
+  /** Providers tenants may choose: `static` always; `docker` and `aws` start machines or containers, so only when listed. */
+  tenantProviders: string[];
+  /** Largest runners_min and runners_max a tenant's cluster may have. */
+  tenantMaxRunners: number;
 }
 
 /** Settings of one runner daemon. */
@@ -241,6 +256,21 @@ function fractionFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+const CLUSTER_PROVIDERS = ['static', 'docker', 'aws'];
+
+/** FERRUM_CLUSTER_TENANT_PROVIDERS: a comma-separated list of providers; `static` is always in. */
+function tenantProvidersFrom(raw: string | undefined): string[] {
+  const listed = (raw ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  for (const name of listed) {
+    if (!CLUSTER_PROVIDERS.includes(name))
+      throw new Error(`FERRUM_CLUSTER_TENANT_PROVIDERS entries must be one of ${CLUSTER_PROVIDERS.join(', ')}, got "${name}"`);
+  }
+  return [...new Set(['static', ...listed])];
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -314,6 +344,12 @@ export function loadConfig(env: Env = process.env): Config {
       dockerImage: env.FERRUM_AUTOSCALER_DOCKER_IMAGE || 'ferrum',
       dockerSocket: env.FERRUM_AUTOSCALER_DOCKER_SOCKET || '/var/run/docker.sock',
       runnerRedisUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_REDIS_URL),
+      maxLaunchPerCluster: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER', 5)),
+      maxLaunchPerPass: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS', 20)),
+    },
+    clusters: {
+      tenantProviders: tenantProvidersFrom(env.FERRUM_CLUSTER_TENANT_PROVIDERS),
+      tenantMaxRunners: intFrom(env, 'FERRUM_CLUSTER_TENANT_MAX_RUNNERS', 20),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
@@ -327,6 +363,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
+      maxPostMessages: Math.max(1, intFrom(env, 'FERRUM_MQ_MAX_POST_MESSAGES', 1000)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),
       push: {
         concurrency: intFrom(env, 'FERRUM_MQ_PUSH_CONCURRENCY', 256),
