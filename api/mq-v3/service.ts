@@ -12,5 +12,6 @@ export function messageQueueFor(ctx: AppContext, log: MqLogger): MessageQueue {
     sweepIntervalMs: ctx.config.mq.sweepIntervalMs,
     registry: ctx.metrics.registry,
     pushStatusRetentionMs: ctx.config.mq.push.statusRetentionMs,
+    maxPostMessages: ctx.config.mq.maxPostMessages,
   });
 }

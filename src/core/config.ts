@@ -266,7 +266,9 @@ function tenantProvidersFrom(raw: string | undefined): string[] {
     .filter(Boolean);
   for (const name of listed) {
     if (!CLUSTER_PROVIDERS.includes(name))
-      throw new Error(`FERRUM_CLUSTER_TENANT_PROVIDERS entries must be one of ${CLUSTER_PROVIDERS.join(', ')}, got "${name}"`);
+      throw new Error(
+        `FERRUM_CLUSTER_TENANT_PROVIDERS entries must be one of ${CLUSTER_PROVIDERS.join(', ')}, got "${name}"`,
+      );
   }
   return [...new Set(['static', ...listed])];
 }

@@ -110,6 +110,6 @@ export class CallStore {
 
   /** Forgets the app's call index (the records expire on their own). */
   async dropIndex(appName: string): Promise<void> {
-    await this.redis.del(this.keys.callIndex(appName));
+    await this.redis.unlink(this.keys.callIndex(appName));
   }
 }
