@@ -28,6 +28,8 @@ export interface Config {
     /** How often the cache sweeper reclaims expired items. */
     sweepIntervalMs: number;
   };
+  /** How often the leader queues again the tasks of projects whose suspension ended and purges deleted projects (0 = never). */
+  projectJanitorMs: number;
   /** How often the leader samples every project's queue depth for the dashboard's charts; 0 = never. */
   historySampleMs: number;
   metrics: {
@@ -358,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
     },
     historySampleMs: intFrom(env, 'FERRUM_HISTORY_SAMPLE_MS', 60_000),
+    projectJanitorMs: intFrom(env, 'FERRUM_PROJECT_JANITOR_MS', 5000),
     metrics: {
       sampleMs: intFrom(env, 'FERRUM_METRICS_SAMPLE_MS', 15_000),
       topQueues: Math.max(0, intFrom(env, 'FERRUM_METRICS_TOP_QUEUES', 10)),

@@ -184,8 +184,11 @@ export function resolveCluster(
     updated_at: base.now,
   };
   const secrets = secretsOf(old?.secrets ?? {}, input.autoscale);
-  checkAutoscale(cluster.autoscale, secrets);
+  // A tenant that names no runners_max gets the default within its cap.
+  if (!policy.admin && input.autoscale?.runners_max === undefined && !old)
+    cluster.autoscale.runners_max = Math.min(cluster.autoscale.runners_max, policy.tenantMaxRunners);
   checkPolicy(cluster.autoscale, policy);
+  checkAutoscale(cluster.autoscale, secrets);
   return { cluster, secrets };
 }
 
