@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { projectCountersKey } from '../src/auth/project-counters.js';
 import { ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/service.js';
 import { dueMember } from '../src/worker/schedules/schedule-keys.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 
 /** Projects handled per pass (each in bounded steps); the rest wait for the next pass. */
 const PROJECTS_PER_PASS = 10;
@@ -104,15 +104,15 @@ export interface RunningProjectJanitor {
 }
 
 /** On the leader controller, every FERRUM_PROJECT_JANITOR_MS. */
-export function startProjectJanitor(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger): RunningProjectJanitor {
-  const worker = openWorkerServices(ctx);
-  const janitor = new ProjectJanitor(ctx, worker, mq);
+export function startProjectJanitor(ctx: AppContext, log: FastifyBaseLogger): RunningProjectJanitor {
+  const janitor = new ProjectJanitor(ctx, ctx.worker, ctx.mq);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'project-janitor',
     intervalMs: ctx.config.projectJanitorMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => janitor.pass(isStopping),
   });
   loop.start();
@@ -120,7 +120,6 @@ export function startProjectJanitor(ctx: AppContext, mq: MessageQueue, log: Fast
     janitor,
     async stop() {
       await loop.stop();
-      await worker.close();
     },
   };
 }

@@ -5,7 +5,8 @@ import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../../src/au
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext, PluginOptions } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
+import type { PluginOptions } from '../context.js';
 import { msgSchema, projectSchema, projectView } from './views.js';
 
 const projectParams = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterScaler } from '../../controller/cluster-scaler.js';
 import type { InstanceProvider } from '../../controller/providers/instance-provider.js';
-import { openWorkerServices, type WorkerServices } from '../../src/worker/services.js';
+import type { WorkerServices } from '../../src/worker/services.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
 
@@ -21,11 +21,10 @@ beforeAll(async () => {
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');
   await storeVictimData(victim);
-  worker = openWorkerServices(server.running.ctx);
+  worker = server.running.ctx.worker;
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.close();
   await server?.stop();
 });
 

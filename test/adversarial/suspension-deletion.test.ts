@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFunctionStores } from '../../src/functions/services.js';
-import { openWorkerServices, type WorkerServices } from '../../src/worker/services.js';
+import type { WorkerServices } from '../../src/worker/services.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient, zipOf } from '../helpers/worker.js';
 import { eventually, expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
@@ -37,7 +37,7 @@ async function keysOf(projectId: string): Promise<string[]> {
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_PROJECT_JANITOR_MS: '100' });
   redis = new Redis(server.redisUrl);
-  worker = openWorkerServices(server.running.ctx);
+  worker = server.running.ctx.worker;
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');
   await storeVictimData(victim);
@@ -46,7 +46,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.close();
   redis?.disconnect();
   await server?.stop();
 });
