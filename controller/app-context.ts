@@ -58,6 +58,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     sweepIntervalMs: config.mq.sweepIntervalMs,
     registry: metrics.registry,
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
+    maxPostMessages: config.mq.maxPostMessages,
   });
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -19,12 +19,14 @@ async function scaleAll(
   scaler: ClusterScaler,
   log: FastifyBaseLogger,
   isStopping: () => boolean,
+  maxLaunchPerPass: number,
 ): Promise<void> {
+  const budget = { launches: maxLaunchPerPass };
   for (const cluster of await worker.clusters.all()) {
     if (isStopping()) return;
     try {
       const stored = await worker.clusters.find(cluster.id);
-      if (stored) await scaler.pass(stored, await providers.providerFor(stored));
+      if (stored) await scaler.pass(stored, await providers.providerFor(stored), budget);
     } catch (error) {
       // One cluster's trouble (a provider refusing) must not hold up the others.
       log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
@@ -58,7 +60,7 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
     intervalMs: settings.intervalMs,
     log: autoscalerLog,
     leadership: ctx.metrics.leadership,
-    work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
+    work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping, settings.maxLaunchPerPass),
   });
   loop.start();
   return {

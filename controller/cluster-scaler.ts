@@ -9,6 +9,11 @@ import type { InstanceProvider } from './providers/instance-provider.js';
 import type { ProviderLogger } from './providers/provider-factory.js';
 import { runnerEnvOf } from './runner-env.js';
 
+/** What one autoscaler pass may still launch over all clusters. */
+export interface LaunchBudget {
+  launches: number;
+}
+
 /** Instances that count as capacity: launched and not retired. */
 const SERVING = new Set(['ADD', 'LIVE']);
 
@@ -24,7 +29,16 @@ export class ClusterScaler {
     private readonly log: ProviderLogger & { info(details: object, message: string): void },
   ) {}
 
-  async pass(stored: StoredCluster, provider: InstanceProvider | null): Promise<void> {
+  /**
+   * `budget.launches` is what is left of the pass's launch allowance over all clusters
+   * (FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS); this cluster takes at most
+   * FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER of it, the rest waits for later passes.
+   */
+  async pass(
+    stored: StoredCluster,
+    provider: InstanceProvider | null,
+    budget: LaunchBudget = { launches: this.config.autoscaler.maxLaunchPerPass },
+  ): Promise<void> {
     const clusterId = stored.cluster.id;
     const runners = await this.worker.runners.runnersOf(clusterId);
     const alive = new Map(runners.instances.map((runner) => [runner.instance_id, runner]));
@@ -48,7 +62,9 @@ export class ClusterScaler {
       cooldownMs: this.config.autoscaler.cooldownMs,
     });
     await this.worker.scaling.save(clusterId, { ewma, surplus_since: decision.surplusSince });
-    for (let i = 0; i < decision.launch; i++) await this.launch(stored, provider);
+    const launches = Math.min(decision.launch, this.config.autoscaler.maxLaunchPerCluster, budget.launches);
+    budget.launches -= launches;
+    for (let i = 0; i < launches; i++) await this.launch(stored, provider);
     if (decision.retire > 0) await this.retire(clusterId, serving, alive);
   }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { badRequest } from '../src/core/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/json-depth.js';
 
 /**
  * JSON bodies: an empty body counts as {} (existing clients send Content-Type: application/json
@@ -12,6 +13,8 @@ export function installContentTypes(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, {});
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+      return done(badRequest(`Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (error) {

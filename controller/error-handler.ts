@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Router, { type HTTPMethod } from 'find-my-way';
 import { HttpError } from '../src/core/errors.js';
+import { withoutHostPaths } from '../src/core/host-paths.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -22,10 +23,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof HttpError) return reply.code(error.statusCode).send({ msg: error.message });
+    if (error instanceof HttpError) return reply.code(error.statusCode).send({ msg: withoutHostPaths(error.message) });
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send({ msg: FASTIFY_MESSAGES[error.code] ?? error.message });
+      return reply.code(status).send({ msg: FASTIFY_MESSAGES[error.code] ?? withoutHostPaths(error.message) });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(status >= 500 ? status : 500).send({ msg: 'Internal server error' });
@@ -51,5 +52,5 @@ const ROUTER_MESSAGES: Record<string, string> = {
 
 /** Errors the router raises before any route runs (bad %-escapes, over-long parameters), as {"msg"}. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  reply.code(error.statusCode ?? 400).send({ msg: ROUTER_MESSAGES[error.code] ?? error.message });
+  reply.code(error.statusCode ?? 400).send({ msg: ROUTER_MESSAGES[error.code] ?? withoutHostPaths(error.message) });
 }

@@ -14,6 +14,7 @@ import { startMetricsSampler } from './metrics-sampler.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
+import { startProjectJanitor } from './project-janitor.js';
 import { writeIronJson } from './iron-json.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -71,6 +72,7 @@ export async function startController(
     );
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
+    const projectJanitor = startProjectJanitor(ctx, app.log);
     const autoscaler = await startAutoscaler(ctx, app.log);
     const metricsSampler = startMetricsSampler(ctx, mq, app.log);
     const stopRedisRoundTrip = startRedisRoundTrip(ctx.redis, ctx.metrics.registry, config.metrics.redisPingMs);
@@ -86,6 +88,7 @@ export async function startController(
         await metricsSampler.stop();
         await pushDeliverer?.stop();
         await mq.stopBackgroundWork();
+        await projectJanitor.stop();
         await taskSweeper.stop();
         await scheduler.stop();
         await autoscaler.stop();

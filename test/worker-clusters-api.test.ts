@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpResponse, type RequestOptions } from './helpers/http.js';
 import { createUserWithToken } from './helpers/identity.js';
-import type { TestServer } from './helpers/server.js';
-import { startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
 const SECRETS = ['AKIA-very-secret-key-id', 'wJalr-very-secret-access-key', 'docker-auth-very-secret'];
 
@@ -49,7 +49,12 @@ async function create(http: HttpClient, body: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  server = await startWorkerServer();
+  // These users build aws and docker clusters: the operator allows those providers to tenants here.
+  server = await startTestServer({
+    ...FAST_WORKER_ENV,
+    FERRUM_CLUSTER_TENANT_PROVIDERS: 'docker,aws',
+    FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '100',
+  });
   alice = await createUserWithToken(server.http, 'alice');
   bob = await createUserWithToken(server.http, 'bob');
   carol = await createUserWithToken(server.http, 'carol');

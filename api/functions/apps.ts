@@ -1,3 +1,4 @@
+import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, conflict, notFound } from '../../src/core/errors.js';
 import { checkAppName, checkConfig } from '../../src/functions/rules.js';
@@ -16,7 +17,7 @@ interface PageQuery {
   project_id?: string;
 }
 
-export function appRoutes(app: FastifyInstance, { stores, access }: ManagementDeps): void {
+export function appRoutes(app: FastifyInstance, { ctx, stores, access }: ManagementDeps): void {
   app.post<{ Body: AppBody; Querystring: PageQuery }>(
     '/apps',
     {
@@ -34,6 +35,7 @@ export function appRoutes(app: FastifyInstance, { stores, access }: ManagementDe
       const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
       const created = await stores.apps.create(name, project, values);
       if (!created) throw conflict(`App "${name}" already exists`);
+      await new ProjectLifecycle(ctx.redis, ctx.keys).appCreated(project, name);
       return { message: 'App successfully created', app: appView(created) };
     },
   );

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, isHttpError } from '../../src/core/errors.js';
+import { withoutHostPaths } from '../../src/core/host-paths.js';
 
 const FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
@@ -8,7 +9,7 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
 };
 
 export function errorBody(message: string) {
-  return { error: { message } };
+  return { error: { message: withoutHostPaths(message) } };
 }
 
 /** `route.memory` from an ajv error; the missing property for `required`. */

@@ -1,3 +1,4 @@
+import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../src/auth/types.js';
 import { conflict, notFound } from '../../src/core/errors.js';
@@ -40,6 +41,7 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     const outcome = await stores.routes.create(project, route);
     if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
     if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);
+    if (!existing) await new ProjectLifecycle(ctx.redis, ctx.keys).appCreated(project, appName);
     return route;
   }
 

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { access } from '../../src/auth/access.js';
 import { readProjectCounters } from '../../src/auth/project-counters.js';
 import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../../src/auth/types.js';
-import { badRequest, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
+import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
+import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 import type { PluginOptions } from '../context.js';
@@ -47,6 +48,7 @@ export function shareIdentifiers(body: unknown): string[] {
 
 export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
+  const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
 
   async function projectFromPath(request: FastifyRequest, manage: boolean): Promise<Project> {
     const { project_id: projectId } = request.params as { project_id: string };
@@ -88,6 +90,8 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
       if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
       const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
+      if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
+        throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
       const project = await ctx.identity.createProject({
         name: body.name,
         userId: owner?.id ?? principal.userId,
@@ -131,6 +135,10 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
         throw forbidden('Only admin tokens may change a project status');
       }
       const updated = await ctx.identity.updateProject(project, changes);
+      if (changes.status !== undefined && changes.status !== project.status) {
+        const owner = await ctx.identity.getUser(project.userId);
+        await lifecycle.setSuspended(project.id, changes.status === 'suspended' || owner?.status === 'suspended');
+      }
       await ctx.authenticator.projectChanged(project.id);
       return viewOf(ctx, updated);
     },
@@ -140,7 +148,10 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
     schema: { params: projectParams, response: { 200: msgSchema } },
     handler: async (request) => {
       const project = await projectFromPath(request, true);
+      // Nothing new starts while the janitor purges the project's data in the background.
+      await lifecycle.setSuspended(project.id, true);
       await ctx.identity.deleteProject(project);
+      await lifecycle.deleted(project.id);
       await ctx.authenticator.projectChanged(project.id);
       return { msg: 'Deleted' };
     },

@@ -1,3 +1,4 @@
+import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { access } from '../../src/auth/access.js';
 import type { User, UserStatus } from '../../src/auth/types.js';
@@ -92,6 +93,13 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
         throw forbidden('Only admin tokens may change a user status');
       }
       const updated = await ctx.identity.updateUser(user, changes);
+      if (changes.status !== undefined && changes.status !== user.status) {
+        const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
+        for (const project of await ctx.identity.listProjectsOf(user.id)) {
+          if (project.userId !== user.id) continue;
+          await lifecycle.setSuspended(project.id, changes.status === 'suspended' || project.status === 'suspended');
+        }
+      }
       if (changes.status === 'suspended') {
         const tokens = await ctx.identity.listTokens(user.id);
         await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secretHash));

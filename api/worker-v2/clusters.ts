@@ -2,7 +2,12 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../src/core/errors.js';
 import { newObjectId } from '../../src/core/ids.js';
-import { defaultClusterView, mayUseCluster, resolveCluster } from '../../src/worker/clusters/cluster-rules.js';
+import {
+  defaultClusterView,
+  mayUseCluster,
+  resolveCluster,
+  type ClusterPolicy,
+} from '../../src/worker/clusters/cluster-rules.js';
 import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
 import type { Cluster, ClusterInput } from '../../src/worker/clusters/cluster-types.js';
 import { DEFAULT_CLUSTER } from '../../src/worker/tasks/tasks.js';
@@ -58,6 +63,11 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     return cluster;
   }
 
+  const policyOf = (request: FastifyRequest): ClusterPolicy => ({
+    admin: principalOf(request).admin,
+    ...ctx.config.clusters,
+  });
+
   const fullView = async (cluster: Cluster) => clusterView(cluster, await worker.clusterStatus.instancesOf(cluster.id));
 
   app.get('/2/clusters', {
@@ -75,10 +85,11 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     handler: async (request) => {
       const input = request.body as ClusterInput;
       const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
-      const { cluster, secrets } = resolveCluster(base, {
-        ...input,
-        shared_to: await sharedUserIds(ctx, input.shared_to),
-      });
+      const { cluster, secrets } = resolveCluster(
+        base,
+        { ...input, shared_to: await sharedUserIds(ctx, input.shared_to) },
+        policyOf(request),
+      );
       await worker.clusters.create(cluster, secrets);
       return { msg: 'Cluster created', cluster: await fullView(cluster) };
     },
@@ -96,7 +107,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
       const input = request.body as ClusterInput;
       const shared = await sharedUserIds(ctx, input.shared_to);
       const updated = await worker.clusters.update(id, (old: StoredCluster) =>
-        resolveCluster({ id, user_id, now: Date.now() }, { ...input, shared_to: shared }, old),
+        resolveCluster({ id, user_id, now: Date.now() }, { ...input, shared_to: shared }, policyOf(request), old),
       );
       return { msg: 'Cluster updated', cluster: await fullView(updated) };
     },

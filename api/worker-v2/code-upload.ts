@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-depth.js';
 import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
 import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
@@ -78,6 +79,8 @@ function zipCommand(fileName: string | undefined, runtime: string | undefined): 
 
 function parseData(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') throw notAcceptable('data is required');
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw badRequest(`data must not nest deeper than ${MAX_JSON_DEPTH} levels`);
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { sleep } from '../../src/core/time.js';
 import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
+import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
 
@@ -106,7 +107,10 @@ export class FunctionWorker {
       await calls.finish(invocation.appName, invocation.callId, 'timeout', 'No runner took the call in time', '');
       return;
     }
-    if (!(await calls.start(invocation.appName, invocation.callId))) return;
+    const started = await calls.start(invocation.appName, invocation.callId);
+    if (started === 'suspended' && replyTo)
+      await this.bus.publish(replyTo, encodeCallReply(invocation.callId, unavailable(SUSPENDED_MESSAGE)));
+    if (started !== 'started') return;
     const result = await this.invoke(invocation);
     // In sequence: the record is final before the caller hears back.
     await calls.finish(invocation.appName, invocation.callId, result.outcome, result.errorMessage, result.stderr);

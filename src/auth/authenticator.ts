@@ -62,7 +62,7 @@ export class Authenticator {
     return principal;
   }
 
-  /** The project a principal may use; 404 unknown, 403 not allowed or suspended. */
+  /** The project a principal may use; 404 unknown, 403 not allowed or suspended (admins excepted). */
   async authorizeProject(
     principal: Principal,
     projectId: string,
@@ -74,7 +74,8 @@ export class Authenticator {
     const project = await this.getProject(projectId);
     if (!project) throw notFound('Project not found');
     if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
-    if (project.status === 'suspended') throw forbidden('Project suspended');
+    // Admins may still look at a suspended project and cancel its work (nothing new starts: see ProjectLifecycle).
+    if (project.status === 'suspended' && !principal.admin) throw forbidden('Project suspended');
     return project;
   }
 

@@ -21,12 +21,15 @@ export interface Config {
   functions: FunctionsConfig;
   aws: AwsConfig;
   autoscaler: AutoscalerConfig;
+  clusters: ClusterPolicyConfig;
   cache: {
     /** Largest item value accepted by the cache service, in bytes. */
     maxValueBytes: number;
     /** How often the cache sweeper reclaims expired items. */
     sweepIntervalMs: number;
   };
+  /** How often the leader queues again the tasks of projects whose suspension ended and purges deleted projects (0 = never). */
+  projectJanitorMs: number;
   /** How often the leader samples every project's queue depth for the dashboard's charts; 0 = never. */
   historySampleMs: number;
   metrics: {
@@ -42,6 +45,8 @@ export interface Config {
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
+    /** Most messages one post request may carry (v1, v3); more is a 400. */
+    maxPostMessages: number;
     /** How often the leader controller drops expired messages of idle queues, in ms (0 = never). */
     sweepIntervalMs: number;
     push: {
@@ -128,6 +133,18 @@ export interface AutoscalerConfig {
   dockerSocket: string;
   /** The Redis URL launched runners use; the controller's own when unset. */
   runnerRedisUrl: string | undefined;
+  /** Most instances one pass launches for one cluster. */
+  maxLaunchPerCluster: number;
+  /** Most instances one pass launches over all clusters. */
+  maxLaunchPerPass: number;
+}
+
+/** What tenants (non-admin tokens) may ask of clusters; admins are not bound by it. */
+export interface ClusterPolicyConfig {
+  /** Providers tenants may choose: `static` always; `docker` and `aws` start machines or containers, so only when listed. */
+  tenantProviders: string[];
+  /** Largest runners_min and runners_max a tenant's cluster may have. */
+  tenantMaxRunners: number;
 }
 
 /** Settings of one runner daemon. */
@@ -276,6 +293,20 @@ function listFrom(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
+const CLUSTER_PROVIDERS = ['static', 'docker', 'aws'];
+
+/** FERRUM_CLUSTER_TENANT_PROVIDERS: a comma-separated list of providers; `static` is always in. */
+function tenantProvidersFrom(raw: string | undefined): string[] {
+  const listed = listFrom(raw);
+  for (const name of listed) {
+    if (!CLUSTER_PROVIDERS.includes(name))
+      throw new Error(
+        `FERRUM_CLUSTER_TENANT_PROVIDERS entries must be one of ${CLUSTER_PROVIDERS.join(', ')}, got "${name}"`,
+      );
+  }
+  return [...new Set(['static', ...listed])];
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -358,12 +389,19 @@ export function loadConfig(env: Env = process.env): Config {
       dockerImage: env.FERRUM_AUTOSCALER_DOCKER_IMAGE || 'ferrum',
       dockerSocket: env.FERRUM_AUTOSCALER_DOCKER_SOCKET || '/var/run/docker.sock',
       runnerRedisUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_REDIS_URL),
+      maxLaunchPerCluster: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER', 5)),
+      maxLaunchPerPass: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS', 20)),
+    },
+    clusters: {
+      tenantProviders: tenantProvidersFrom(env.FERRUM_CLUSTER_TENANT_PROVIDERS),
+      tenantMaxRunners: intFrom(env, 'FERRUM_CLUSTER_TENANT_MAX_RUNNERS', 20),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
       sweepIntervalMs: intFrom(env, 'FERRUM_CACHE_SWEEP_MS', 1000),
     },
     historySampleMs: intFrom(env, 'FERRUM_HISTORY_SAMPLE_MS', 60_000),
+    projectJanitorMs: intFrom(env, 'FERRUM_PROJECT_JANITOR_MS', 5000),
     metrics: {
       sampleMs: intFrom(env, 'FERRUM_METRICS_SAMPLE_MS', 15_000),
       topQueues: Math.max(0, intFrom(env, 'FERRUM_METRICS_TOP_QUEUES', 10)),
@@ -372,6 +410,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
+      maxPostMessages: Math.max(1, intFrom(env, 'FERRUM_MQ_MAX_POST_MESSAGES', 1000)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),
       push: {
         concurrency: intFrom(env, 'FERRUM_MQ_PUSH_CONCURRENCY', 256),

@@ -38,6 +38,9 @@ function recordOf(hash: Record<string, string>): CallRecord | null {
  * Call records and their stderr logs, kept for `retentionMs` after the call was made; the
  * per-app index (newest first) drops ids older than that as new calls arrive.
  */
+/** The error of a call refused because its project (or the project's owner) is suspended. */
+export const SUSPENDED_MESSAGE = 'Project suspended: the call was not run';
+
 export class CallStore {
   constructor(
     private readonly redis: Redis,
@@ -69,8 +72,14 @@ export class CallStore {
   }
 
   /** Marks the call running; false when it is over (or expired) and must not run. */
-  async start(appName: string, callId: string): Promise<boolean> {
-    return (await scripts.startCall.run<number>(this.redis, [this.keys.call(appName, callId)], [Date.now()])) === 1;
+  /** Starts a call: 'started', 'over' (already ended or gone) or 'suspended' (ended as an error now). */
+  async start(appName: string, callId: string): Promise<'started' | 'over' | 'suspended'> {
+    const outcome = await scripts.startCall.run<number>(
+      this.redis,
+      [this.keys.call(appName, callId), this.keys.appSuspended(appName)],
+      [Date.now(), SUSPENDED_MESSAGE],
+    );
+    return outcome === 1 ? 'started' : outcome === -1 ? 'suspended' : 'over';
   }
 
   /** Records how the call ended, once; false when it had already ended. */
@@ -110,6 +119,6 @@ export class CallStore {
 
   /** Forgets the app's call index (the records expire on their own). */
   async dropIndex(appName: string): Promise<void> {
-    await this.redis.del(this.keys.callIndex(appName));
+    await this.redis.unlink(this.keys.callIndex(appName));
   }
 }

@@ -50,6 +50,10 @@ export class FunctionKeys {
   call(app: string, callId: string) {
     return this.calls(app, 'call', callId);
   }
+  /** Exists while the app's project (or its owner) is suspended: its calls are not started (start-call.lua). */
+  appSuspended(app: string) {
+    return this.calls(app, 'suspended');
+  }
   callLog(app: string, callId: string) {
     return this.calls(app, 'log', callId);
   }

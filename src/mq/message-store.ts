@@ -52,6 +52,34 @@ export interface DeleteTarget {
 
 const MESSAGE_NOT_FOUND = 'Message not found';
 
+/**
+ * One post script writes at most this many messages and about this many bytes of them, so
+ * a big request runs as several short scripts and never holds Redis for long.
+ */
+const POST_CHUNK_MESSAGES = 100;
+const POST_CHUNK_BYTES = 256 * 1024;
+
+type Row = [string, string, number, string, number, number, number?];
+
+/** Splits rows into runs of at most POST_CHUNK_MESSAGES and (but for a single big message) POST_CHUNK_BYTES. */
+export function postChunks<T extends Row>(rows: T[]): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = row[1].length + row[3].length + 64;
+    if (chunk.length > 0 && (chunk.length >= POST_CHUNK_MESSAGES || bytes + size > POST_CHUNK_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
 function refusal(outcome: number, id?: string): Error {
   const about = id === undefined ? '' : `: ${id}`;
   if (outcome === MISSING_QUEUE) return notFound('Queue not found');
@@ -121,19 +149,18 @@ export class MessageStore {
 
   /**
    * Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the
-   * queue's), timeout (0 = the queue's)].
+   * queue's), timeout (0 = the queue's)], written in order, one bounded chunk per script.
    */
-  private async insert(
-    ref: QueueRef,
-    messages: Array<[string, string, number, string, number, number, number?]>,
-  ): Promise<void> {
-    const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(
-      this.redis,
-      this.keys.queue(ref),
-      [LIMITS.defaultExpirationSeconds, this.keys.wakeChannel(ref), JSON.stringify(messages)],
-    );
-    if (created === 1) await this.queues.indexCreated(ref);
-    await this.raiseAlerts(ref, alerts);
+  private async insert(ref: QueueRef, messages: Row[]): Promise<void> {
+    for (const chunk of postChunks(messages)) {
+      const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(
+        this.redis,
+        this.keys.queue(ref),
+        [LIMITS.defaultExpirationSeconds, this.keys.wakeChannel(ref), JSON.stringify(chunk)],
+      );
+      if (created === 1) await this.queues.indexCreated(ref);
+      await this.raiseAlerts(ref, alerts);
+    }
   }
 
   /** Fires the alerts a size change crossed (atomically decided by the script that made it). */

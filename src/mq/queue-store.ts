@@ -84,7 +84,15 @@ export class QueueStore {
 
   /** Every push queue, as JSON [project id, queue name]. */
   async pushQueues(): Promise<string[]> {
-    return this.redis.smembers(this.keys.pushQueueIndex());
+    // SSCAN, not SMEMBERS: tenants make push queues, so the set may be big; each step is bounded.
+    const members = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.sscan(this.keys.pushQueueIndex(), cursor, 'COUNT', 500);
+      cursor = next;
+      for (const member of batch) members.add(member);
+    } while (cursor !== '0');
+    return [...members];
   }
 
   /** Keeps the set of push queues (which the push deliverer serves) in step; announces new settings of push queues. */

@@ -26,7 +26,11 @@ export interface MessageQueueDeps {
   registry?: Registry;
   /** How long a push message's delivery status stays readable once its delivery is over, in ms. */
   pushStatusRetentionMs?: number;
+  /** Most messages one post request may carry (FERRUM_MQ_MAX_POST_MESSAGES). */
+  maxPostMessages?: number;
 }
+
+const DEFAULT_MAX_POST_MESSAGES = 1000;
 
 const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
@@ -65,6 +69,9 @@ export class MessageQueue {
 
   /** Posts messages (creating the queue when missing); returns their ids in order. */
   async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+    const most = this.deps.maxPostMessages ?? DEFAULT_MAX_POST_MESSAGES;
+    if (messages.length > most)
+      throw badRequest(`messages: at most ${most} messages per request, got ${messages.length}`);
     return this.messages.post(ref, messages);
   }
 

@@ -114,6 +114,10 @@ export class WorkerKeys {
   codeStatusIndexes(projectId: string, codeId: string): string[] {
     return TASK_STATUSES.map((status) => this.codeTasksWithStatus(projectId, codeId, status));
   }
+  /** Exists while the project (or its owner) is suspended: runners set its tasks aside (take-task.lua). */
+  projectSuspended(projectId: string) {
+    return this.project(projectId, 'suspended');
+  }
   registryAuth(projectId: string) {
     return this.project(projectId, 'registry-auth');
   }

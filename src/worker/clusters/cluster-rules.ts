@@ -1,4 +1,4 @@
-import { badRequest, notAcceptable } from '../../core/errors.js';
+import { badRequest, forbidden, notAcceptable } from '../../core/errors.js';
 import type {
   AutoscaleSettings,
   AwsClusterSettings,
@@ -131,6 +131,27 @@ function checkAutoscale(autoscale: AutoscaleSettings, secrets: ClusterSecrets): 
   if (!autoscale.docker_email) throw notAcceptable('autoscale.docker_email is required');
 }
 
+/** Who asks and what the operator lets tenants do (FERRUM_CLUSTER_TENANT_*); admins are not bound. */
+export interface ClusterPolicy {
+  admin: boolean;
+  tenantProviders: readonly string[];
+  tenantMaxRunners: number;
+}
+
+/** Providers that start machines or containers are the operator's unless allowed; tenants' sizes are capped. */
+function checkPolicy(autoscale: AutoscaleSettings, policy: ClusterPolicy): void {
+  if (policy.admin) return;
+  if (!policy.tenantProviders.includes(autoscale.provider)) {
+    throw forbidden(
+      `autoscale.provider ${autoscale.provider} is for operators only (admin tokens); allowed for tenants: ${policy.tenantProviders.join(', ')}`,
+    );
+  }
+  for (const field of ['runners_min', 'runners_max'] as const) {
+    if (autoscale[field] > policy.tenantMaxRunners)
+      throw badRequest(`autoscale.${field} must be at most ${policy.tenantMaxRunners} for tenant clusters`);
+  }
+}
+
 export interface ResolvedCluster {
   cluster: Cluster;
   secrets: ClusterSecrets;
@@ -143,6 +164,7 @@ export interface ResolvedCluster {
 export function resolveCluster(
   base: { id: string; user_id: string; now: number },
   input: ClusterInput & { shared_to?: string[] },
+  policy: ClusterPolicy,
   old?: { cluster: Cluster; secrets: ClusterSecrets },
 ): ResolvedCluster {
   const name = input.name ?? old?.cluster.name;
@@ -162,6 +184,10 @@ export function resolveCluster(
     updated_at: base.now,
   };
   const secrets = secretsOf(old?.secrets ?? {}, input.autoscale);
+  // A tenant that names no runners_max gets the default within its cap.
+  if (!policy.admin && input.autoscale?.runners_max === undefined && !old)
+    cluster.autoscale.runners_max = Math.min(cluster.autoscale.runners_max, policy.tenantMaxRunners);
+  checkPolicy(cluster.autoscale, policy);
   checkAutoscale(cluster.autoscale, secrets);
   return { cluster, secrets };
 }

@@ -9,6 +9,8 @@ import { md5 } from './zip.js';
 
 const saveRevision = loadLua(import.meta.url, 'save-code-revision');
 const deleteCodeScript = loadLua(import.meta.url, 'delete-code');
+/** Revisions read per step: the list grows by one per upload, so it is never read whole. */
+const REVISION_BATCH = 100;
 
 export interface Upload {
   name: string;
@@ -131,12 +133,30 @@ export class CodeStore {
 
   /** The revision a task runs, by its history id; null when the package was deleted since. */
   async revisionById(projectId: string, codeId: string, revisionId: string): Promise<CodeRevision | null> {
-    const jsons = await this.redis.lrange(this.keys.revisions(projectId, codeId), 0, -1);
-    for (let i = jsons.length - 1; i >= 0; i--) {
-      const revision = JSON.parse(jsons[i]!) as CodeRevision;
-      if (revision.id === revisionId) return revision;
+    const key = this.keys.revisions(projectId, codeId);
+    // Newest first, a bounded read at a time: a task usually runs one of the latest revisions.
+    for (let end = -1; ; end -= REVISION_BATCH) {
+      const jsons = await this.redis.lrange(key, end - REVISION_BATCH + 1, end);
+      for (let i = jsons.length - 1; i >= 0; i--) {
+        const revision = JSON.parse(jsons[i]!) as CodeRevision;
+        if (revision.id === revisionId) return revision;
+      }
+      if (jsons.length < REVISION_BATCH) return null;
     }
-    return null;
+  }
+
+  /** Every revision's blob key, read a bounded batch at a time. */
+  private async blobKeys(projectId: string, codeId: string): Promise<string[]> {
+    const key = this.keys.revisions(projectId, codeId);
+    const blobs: string[] = [];
+    for (let start = 0; ; start += REVISION_BATCH) {
+      const jsons = await this.redis.lrange(key, start, start + REVISION_BATCH - 1);
+      for (const json of jsons) {
+        const blob = (JSON.parse(json) as CodeRevision).blob;
+        if (blob !== undefined) blobs.push(blob);
+      }
+      if (jsons.length < REVISION_BATCH) return blobs;
+    }
   }
 
   async zip(revision: CodeRevision): Promise<Buffer | null> {
@@ -145,7 +165,7 @@ export class CodeStore {
 
   async delete(projectId: string, codeId: string): Promise<void> {
     const code = await this.get(projectId, codeId);
-    const all = await this.redis.lrange(this.keys.revisions(projectId, codeId), 0, -1);
+    const blobs = await this.blobKeys(projectId, codeId);
     const deleted = await deleteCodeScript.run<number>(
       this.redis,
       [
@@ -157,9 +177,6 @@ export class CodeStore {
       [codeId, code.name],
     );
     if (deleted === 0) throw notFound('Code package not found');
-    const blobs = all
-      .map((json) => (JSON.parse(json) as CodeRevision).blob)
-      .filter((key): key is string => key !== undefined);
-    await this.blobs.delete(blobs);
+    for (let i = 0; i < blobs.length; i += REVISION_BATCH) await this.blobs.delete(blobs.slice(i, i + REVISION_BATCH));
   }
 }

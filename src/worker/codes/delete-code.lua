@@ -4,5 +4,5 @@
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[2]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('DEL', KEYS[3], KEYS[4])
+redis.call('UNLINK', KEYS[3], KEYS[4])
 return 1

@@ -14,6 +14,10 @@ export class ScheduleKeys {
   projectIndex(projectId: string) {
     return this.keys.of('{ws}', 'schedules', projectId);
   }
+  /** Exists while the project (or its owner) is suspended: its runs are skipped (claim-schedule-run.lua). */
+  projectSuspended(projectId: string) {
+    return this.keys.of('{ws}', 'suspended', projectId);
+  }
   /** "<project>/<schedule>" scored by next_start: what the scheduler has to queue. */
   due() {
     return this.keys.of('{ws}', 'due');

@@ -111,7 +111,12 @@ export class ScheduleStore {
     nextStart: number | undefined,
     taskId: string,
   ): Promise<boolean> {
-    const keys = [this.keys.due(), this.keys.claimed(), this.keys.schedule(projectId, scheduleId)];
+    const keys = [
+      this.keys.due(),
+      this.keys.claimed(),
+      this.keys.schedule(projectId, scheduleId),
+      this.keys.projectSuspended(projectId),
+    ];
     const args = [run.member, run.at, now, nextStart === undefined ? '' : nextStart, `${run.member}/${taskId}`];
     return (await claimScheduleRun.run<number>(this.redis, keys, args)) === 1;
   }

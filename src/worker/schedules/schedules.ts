@@ -1,5 +1,5 @@
 import { newObjectId } from '../../core/ids.js';
-import { notFound } from '../../core/errors.js';
+import { badRequest, notFound } from '../../core/errors.js';
 import type { CodeStore } from '../codes/code-store.js';
 import { checkRecurrence, firstRun } from './schedule-times.js';
 import type { ScheduleStore } from './schedule-store.js';
@@ -48,7 +48,9 @@ export class ScheduleService {
       run_times: request.run_times ?? (request.run_every === undefined && request.cron === undefined ? 1 : undefined),
       end_at: request.end_at,
     };
-    checkRecurrence(recurrence, this.minIntervalSeconds);
+    checkRecurrence(recurrence, this.minIntervalSeconds, field);
+    const next = firstRun(recurrence);
+    if (next === undefined) throw badRequest(`${field}cron: the schedule would never run (no run before end_at)`);
     return {
       ...recurrence,
       code_name: request.code_name,
@@ -66,7 +68,7 @@ export class ScheduleService {
       updated_at: now,
       run_count: 0,
       error_count: 0,
-      next_start: firstRun(recurrence),
+      next_start: next,
     };
   }
 

@@ -14,7 +14,7 @@ for e = 2, #ARGV do
   if score and tonumber(score) <= now then
     local k = 2 + (e - 2) * per_entry
     local id = string.match(member, '^[^/]+')
-    redis.call('DEL', KEYS[k], KEYS[k + 1])
+    redis.call('UNLINK', KEYS[k], KEYS[k + 1])
     for i = k + 2, k + per_entry - 1 do redis.call('ZREM', KEYS[i], id) end
     redis.call('ZREM', KEYS[1], member)
     dropped = dropped + 1

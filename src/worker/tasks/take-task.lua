@@ -2,9 +2,10 @@
 -- its code package is held. A slot is a member of the package's gate (task id scored by
 -- its lease's expiry ms) that the holding runner renews with its heartbeat, so the slots
 -- of a runner that died lapse on their own.
--- A task of a paused package is set aside (parked) instead, for resume to queue again.
+-- A task of a paused package, or of a suspended project, is set aside (parked) instead, for
+-- resume (or the end of the suspension) to queue again.
 -- KEYS: task hash, code (JSON), gate zset, its paused flag, its parked zset, then the task's
---       queued and preparing status groups
+--       queued and preparing status groups, then the project's suspension flag
 -- ARGV: runner id, now ms, lease expiry ms
 -- Returns {1, 'queued'} when taken, {-1, 'queued'} when no slot is free, {-2, 'queued'}
 -- when parked, and
@@ -14,7 +15,7 @@ if not current then return {0, ''} end
 if current ~= 'queued' then return {0, current} end
 local id = redis.call('HGET', KEYS[1], 'id')
 local created = redis.call('HGET', KEYS[1], 'created_at')
-if redis.call('EXISTS', KEYS[4]) == 1 then
+if redis.call('EXISTS', KEYS[4]) == 1 or redis.call('EXISTS', KEYS[6 + 2 * GROUP]) == 1 then
   redis.call('ZADD', KEYS[5], created, id)
   return {-2, current}
 end

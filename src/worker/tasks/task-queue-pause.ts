@@ -7,6 +7,9 @@ import type { Task } from '../types.js';
 
 const resumeTaskQueue = loadLua(import.meta.url, 'resume-task-queue');
 
+/** Parked tasks queued again per step: a huge parked set is worked through in bounded steps. */
+const RESUME_CHUNK = 500;
+
 /**
  * Pausing a code package's task queue: runners set its tasks aside when they take them
  * (take-task.lua); resume queues those again in their order, each with the revision
@@ -24,15 +27,45 @@ export class TaskQueuePause {
     await this.redis.set(this.keys.codePaused(projectId, codeId), String(Date.now()));
   }
 
+  /**
+   * Queues again the tasks set aside while the project was suspended (the package's own pause
+   * keeps them parked); a bounded batch per step. Returns how many were queued.
+   */
+  async requeueParked(projectId: string, codeId: string): Promise<number> {
+    if ((await this.redis.exists(this.keys.codePaused(projectId, codeId))) === 1) return 0;
+    const parkedKey = this.keys.parkedTasks(projectId, codeId);
+    let left = await this.redis.zcard(parkedKey);
+    let queued = 0;
+    while (left > 0) {
+      const ids = await this.redis.zrange(parkedKey, 0, Math.min(RESUME_CHUNK, left) - 1);
+      if (ids.length === 0) break;
+      const found = await Promise.all(ids.map((id) => this.store.find(projectId, id)));
+      const waiting = found.filter((task): task is Task => task?.status === 'queued');
+      await this.distribution.add(waiting, `-resumed-${Date.now()}`);
+      await this.redis.zrem(parkedKey, ...ids);
+      queued += waiting.length;
+      left -= ids.length;
+    }
+    return queued;
+  }
+
   /** Returns how many tasks were queued again. */
   async resume(projectId: string, codeId: string): Promise<number> {
     const parkedKey = this.keys.parkedTasks(projectId, codeId);
-    const ids = await resumeTaskQueue.run<string[]>(this.redis, [this.keys.codePaused(projectId, codeId), parkedKey]);
-    if (ids.length === 0) return 0;
-    const found = await Promise.all(ids.map((id) => this.store.find(projectId, id)));
-    const waiting = found.filter((task): task is Task => task?.status === 'queued');
-    await this.distribution.add(waiting, `-resumed-${Date.now()}`);
-    await this.redis.zrem(parkedKey, ...ids);
-    return waiting.length;
+    const flag = this.keys.codePaused(projectId, codeId);
+    // Those parked at the start; tasks parked again meanwhile (paused anew) wait for the next resume.
+    let left = await this.redis.zcard(parkedKey);
+    let queued = 0;
+    do {
+      const ids = await resumeTaskQueue.run<string[]>(this.redis, [flag, parkedKey], [Math.min(RESUME_CHUNK, left)]);
+      if (ids.length === 0) break;
+      const found = await Promise.all(ids.map((id) => this.store.find(projectId, id)));
+      const waiting = found.filter((task): task is Task => task?.status === 'queued');
+      await this.distribution.add(waiting, `-resumed-${Date.now()}`);
+      await this.redis.zrem(parkedKey, ...ids);
+      queued += waiting.length;
+      left -= ids.length;
+    } while (left > 0);
+    return queued;
   }
 }

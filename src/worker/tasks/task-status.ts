@@ -31,7 +31,7 @@ export interface ChangeResult {
 export interface TakeResult extends ChangeResult {
   /** No max_concurrency slot was free. */
   gated: boolean;
-  /** The package's queue is paused: the task was set aside until resume. */
+  /** The package's queue is paused or the project suspended: the task was set aside until resume. */
   parked: boolean;
 }
 
@@ -111,6 +111,7 @@ export class TaskStatusChanges {
         this.keys.parkedTasks(projectId, codeId),
         ...this.keys.statusGroup(projectId, task, 'queued'),
         ...this.keys.statusGroup(projectId, task, 'preparing'),
+        this.keys.projectSuspended(projectId),
       ],
       [runnerId, String(now), String(now + leaseMs)],
     );

@@ -8,6 +8,7 @@ const createTasks = loadTaskLua('create-tasks');
 const listTasks = loadTaskLua('list-tasks');
 /** Tasks per script run: keeps one run short so other clients are not held up. */
 const CREATE_CHUNK = 200;
+const SCAN_BATCH = 500;
 
 const NUMBER_FIELDS = new Set([
   'code_rev',
@@ -121,12 +122,22 @@ export class TaskStore {
     return task;
   }
 
-  /** Ids of a code package's tasks now in one of `statuses`, from its per-status indexes. */
-  async idsOfCode(projectId: string, codeId: string, statuses: TaskStatus[]): Promise<string[]> {
-    const lists = await Promise.all(
-      statuses.map((status) => this.redis.zrange(this.keys.codeTasksWithStatus(projectId, codeId, status), 0, -1)),
-    );
-    return lists.flat();
+  /**
+   * Ids of a code package's tasks in one of `statuses`, from its per-status indexes, a bounded
+   * batch at a time (ZSCAN: a task there through the whole walk is seen at least once).
+   */
+  async *idsOfCode(projectId: string, codeId: string, statuses: TaskStatus[]): AsyncGenerator<string[]> {
+    for (const status of statuses) {
+      const key = this.keys.codeTasksWithStatus(projectId, codeId, status);
+      let cursor = '0';
+      do {
+        const [next, flat] = await this.redis.zscan(key, cursor, 'COUNT', SCAN_BATCH);
+        cursor = next;
+        const ids: string[] = [];
+        for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
+        if (ids.length > 0) yield ids;
+      } while (cursor !== '0');
+    }
   }
 
   async log(projectId: string, taskId: string): Promise<string> {

@@ -121,15 +121,16 @@ export class TaskService {
 
   /** Cancels every queued and running task of a code package; returns how many. */
   async cancelAll(projectId: string, codeId: string): Promise<number> {
-    const ids = await this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running']);
     let cancelled = 0;
-    for (const id of ids) {
-      try {
-        await this.cancel(projectId, id);
-        cancelled++;
-      } catch (error) {
-        // Ended (or gone) since the index was read: nothing left to cancel.
-        if (!(error instanceof HttpError)) throw error;
+    for await (const ids of this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running'])) {
+      for (const id of ids) {
+        try {
+          await this.cancel(projectId, id);
+          cancelled++;
+        } catch (error) {
+          // Ended (or gone) since the index was read: nothing left to cancel.
+          if (!(error instanceof HttpError)) throw error;
+        }
       }
     }
     return cancelled;

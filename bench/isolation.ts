@@ -1,0 +1,235 @@
+// Tenant isolation under a hostile neighbour: while one tenant posts maximal message batches
+// and clears (and deletes) huge queues and caches, another tenant's cache GET latency is
+// measured, and Redis's SLOWLOG shows the longest single command or script of the run.
+// Targets: the victim's p99 under 50 ms, no SLOWLOG entry over 20 ms.
+// Run with `npm run bench:isolation`; BENCH_SMOKE=1 runs a small version in seconds,
+// BENCH_SECONDS sets the attack's length (default 15).
+// Three processes: the server (controller + its redis-server), the attacker, and this one
+// (the victim's client), so neither client's work shows in the other's figures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { CacheStore } from '../src/cache/cache-store.js';
+import { KeySpace } from '../src/core/redis.js';
+
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 3 : 15));
+/** Messages already on the queue the attacker clears, and items in each cache it clears or deletes. */
+const SEEDED_MESSAGES = SMOKE ? 5_000 : 300_000;
+const SEEDED_ITEMS = SMOKE ? 5_000 : 300_000;
+/** The most a post may carry (FERRUM_MQ_MAX_POST_MESSAGES's default) and a 1 KB body each. */
+const BATCH = 1000;
+const BODY = 'x'.repeat(1000);
+const VICTIM_CLIENTS = 4;
+const SLOWLOG_FLOOR_US = 1000;
+
+interface ServerInfo {
+  url: string;
+  token: string;
+  projectId: string;
+  redisUrl: string;
+  keyPrefix: string;
+}
+
+interface Tenant {
+  token: string;
+  projectId: string;
+}
+
+async function api(info: { url: string }, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(info.url + path, {
+    method,
+    headers: { authorization: `OAuth ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
+}
+
+async function newTenant(info: ServerInfo, name: string): Promise<Tenant> {
+  const user = await api(info, info.token, 'POST', '/1/users', {
+    email: `${name}-${process.pid}@example.com`,
+    password: `${name}-password`,
+  });
+  const token = await api(info, info.token, 'POST', '/1/tokens', { user_id: user!.user_id, name });
+  const project = await api(info, token!.token as string, 'POST', '/1/projects', { name });
+  return { token: token!.token as string, projectId: (project!.id ?? project!._id) as string };
+}
+
+function batch(): { messages: Array<{ body: string }> } {
+  return { messages: Array.from({ length: BATCH }, () => ({ body: BODY })) };
+}
+
+// The attacker (a child process): seeds, says "ready", waits for "go", attacks for SECONDS.
+async function attacker(info: ServerInfo, tenant: Tenant): Promise<void> {
+  const project = `/3/projects/${tenant.projectId}`;
+  const cacheBase = `/1/projects/${tenant.projectId}/caches`;
+  const redis = new Redis(info.redisUrl);
+  const caches = new CacheStore(redis, new KeySpace(info.keyPrefix));
+  const body = JSON.stringify(batch());
+  const post = (queue: string) =>
+    fetch(`${info.url}${project}/queues/${queue}/messages`, {
+      method: 'POST',
+      headers: { authorization: `OAuth ${tenant.token}`, 'content-type': 'application/json' },
+      body,
+    }).then((response) => response.arrayBuffer());
+  const seed = async (round: number) => {
+    for (let posted = 0; posted < SEEDED_MESSAGES; posted += BATCH) await post(`seeded-${round}`);
+    for (const cache of [`big-${round}`, `huge-${round}`]) {
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < SEEDED_ITEMS; i++) {
+        writes.push(
+          caches.put(tenant.projectId, cache, `item-${i}`, {
+            json: JSON.stringify(BODY.slice(0, 100)),
+            expiresIn: i % 2 === 0 ? 0 : 3600,
+            condition: { kind: 'always' },
+          }),
+        );
+        if (writes.length === 1000) await Promise.all(writes.splice(0));
+      }
+      await Promise.all(writes);
+    }
+  };
+  await seed(0);
+  process.send!('ready');
+  await new Promise((resolve) => process.once('message', resolve));
+  const endAt = Date.now() + SECONDS * 1000;
+  let posts = 0;
+  let wipes = 0;
+  const poster = async () => {
+    while (Date.now() < endAt) {
+      await post('flood');
+      posts += 1;
+    }
+  };
+  const wiper = async () => {
+    for (let round = 0; Date.now() < endAt; round++) {
+      await api(info, tenant.token, 'DELETE', `${project}/queues/seeded-${round}/messages`, {});
+      await api(info, tenant.token, 'DELETE', `${project}/queues/seeded-${round}`);
+      await api(info, tenant.token, 'POST', `${cacheBase}/big-${round}/clear`);
+      await api(info, tenant.token, 'DELETE', `${cacheBase}/huge-${round}`);
+      await api(info, tenant.token, 'DELETE', `${project}/queues/flood/messages`, {});
+      wipes += 1;
+      // Huge structures again for the next round (the seeding itself is part of the attack).
+      if (Date.now() < endAt) await seed(round + 1);
+    }
+  };
+  await Promise.all([poster(), poster(), wiper()]);
+  process.send!({ posts, wipes });
+  redis.disconnect();
+}
+
+async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cache-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    lines.close();
+    return { child, info: JSON.parse(line) as ServerInfo };
+  }
+  throw new Error('bench server exited before it was ready');
+}
+
+async function victimGets(info: ServerInfo, victim: Tenant, seconds: number) {
+  const result = await autocannon({
+    url: `${info.url}/1/projects/${victim.projectId}/caches/mine/items/hot`,
+    headers: { authorization: `OAuth ${victim.token}` },
+    connections: VICTIM_CLIENTS,
+    duration: seconds,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`victim GET: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { p99: result.latency.p99, p50: result.latency.p50, max: result.latency.max, rps: result.requests.average };
+}
+
+interface SlowEntry {
+  micros: number;
+  command: string;
+}
+
+async function slowlog(redis: Redis): Promise<SlowEntry[]> {
+  const entries = (await redis.call('SLOWLOG', 'GET', '1000')) as Array<[number, number, number, string[]]>;
+  return entries
+    .map(([, , micros, args]) => ({
+      micros,
+      command: args
+        .slice(0, 4)
+        .map((arg) => String(arg).slice(0, 40))
+        .join(' '),
+    }))
+    .sort((a, b) => b.micros - a.micros);
+}
+
+async function main(): Promise<void> {
+  const { child: server, info } = await startServer();
+  const redis = new Redis(info.redisUrl);
+  let attack: ChildProcess | null = null;
+  try {
+    const victim = await newTenant(info, 'victim');
+    const hostile = await newTenant(info, 'hostile');
+    await api(info, victim.token, 'PUT', `/1/projects/${victim.projectId}/caches/mine/items/hot`, { value: 'v' });
+    const baseline = await victimGets(info, victim, SMOKE ? 1 : 3);
+
+    attack = spawn(process.execPath, ['--import', 'tsx', 'bench/isolation.ts', 'attacker'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, BENCH_ATTACK: JSON.stringify({ info, tenant: hostile }) },
+    });
+    const child = attack;
+    await new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`attacker exited (${code}) before it was ready`)));
+    });
+    await redis.config('SET', 'slowlog-log-slower-than', String(SLOWLOG_FLOOR_US));
+    await redis.config('SET', 'slowlog-max-len', '100000');
+    await redis.call('SLOWLOG', 'RESET');
+    const outcome = new Promise<{ posts: number; wipes: number }>((resolve) =>
+      child.on('message', (message) => resolve(message as { posts: number; wipes: number })),
+    );
+    child.send('go');
+    const during = await victimGets(info, victim, SECONDS);
+    const { posts, wipes } = await outcome;
+    const slow = await slowlog(redis);
+    const healthy = await api(info, victim.token, 'GET', `/1/projects/${victim.projectId}/caches/mine/items/hot`);
+
+    const load = os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ');
+    console.log(
+      `isolation benchmark${SMOKE ? ' (smoke size)' : ''}: ${SECONDS}s of attack, ${os.cpus().length} cores, load ${load}`,
+    );
+    console.log(
+      `attacker: ${posts} posts of ${BATCH} messages, ${wipes} rounds of clearing/deleting a ${SEEDED_MESSAGES}-message queue and two ${SEEDED_ITEMS}-item caches (re-seeded each round)`,
+    );
+    console.log(
+      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${baseline.p99.toFixed(1)} ms; under attack p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms, ${Math.round(during.rps)} req/s   (target p99 < 50 ms)`,
+    );
+    const top = slow[0];
+    console.log(
+      `slowest Redis SLOWLOG entry: ${top ? `${(top.micros / 1000).toFixed(2)} ms (${top.command})` : `none over ${SLOWLOG_FLOOR_US / 1000} ms`}   (target <= 20 ms); ${slow.length} entries over ${SLOWLOG_FLOOR_US / 1000} ms`,
+    );
+    const over = slow.filter((entry) => entry.micros > 20_000).length;
+    console.log(
+      `  SLOWLOG entries over 20 ms: ${over} (on a loaded machine, descheduling of redis-server shows here too)`,
+    );
+    for (const entry of slow.slice(1, 5))
+      console.log(`  next: ${(entry.micros / 1000).toFixed(2)} ms (${entry.command})`);
+    console.log(`victim's item intact after the attack: ${JSON.stringify(healthy?.value) === '"v"'}`);
+  } finally {
+    attack?.kill('SIGTERM');
+    redis.disconnect();
+    server.kill('SIGTERM');
+  }
+}
+
+if (process.argv[2] === 'attacker') {
+  const { info, tenant } = JSON.parse(process.env.BENCH_ATTACK!) as { info: ServerInfo; tenant: Tenant };
+  await attacker(info, tenant);
+  process.exit(0);
+} else {
+  await main();
+}

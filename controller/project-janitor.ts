@@ -1,0 +1,125 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { AppContext } from './app-context.js';
+import { projectCountersKey } from '../src/auth/project-counters.js';
+import { ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
+import { CacheKeys } from '../src/cache/keys.js';
+import { LeaderLoop } from '../src/core/leader-loop.js';
+import type { MessageQueue } from '../src/mq/service.js';
+import { dueMember } from '../src/worker/schedules/schedule-keys.js';
+import type { WorkerServices } from '../src/worker/services.js';
+
+/** Projects handled per pass (each in bounded steps); the rest wait for the next pass. */
+const PROJECTS_PER_PASS = 10;
+
+/** Unlinks every key matching `pattern`, SCAN step by SCAN step (UNLINK frees big values off the main thread). */
+async function unlinkMatching(redis: Redis, pattern: string, isStopping: () => boolean): Promise<void> {
+  let cursor = '0';
+  do {
+    if (isStopping()) return;
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (let i = 0; i < keys.length; i += WALK_BATCH) await redis.unlink(...keys.slice(i, i + WALK_BATCH));
+  } while (cursor !== '0');
+}
+
+/**
+ * The background half of suspension and deletion (see ProjectLifecycle), on the leader:
+ * queues again the tasks set aside while a project was suspended, and purges deleted projects —
+ * their tasks (cancelled first), logs, codes, schedules, queues and messages, caches, apps,
+ * routes and calls — one bounded Redis command at a time.
+ */
+export class ProjectJanitor {
+  private readonly lifecycle: ProjectLifecycle;
+  private readonly cacheKeys: CacheKeys;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly worker: WorkerServices,
+    private readonly mq: MessageQueue,
+  ) {
+    this.lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
+    this.cacheKeys = new CacheKeys(ctx.keys);
+  }
+
+  async pass(isStopping: () => boolean = () => false): Promise<void> {
+    const { redis } = this.ctx;
+    for (const projectId of await redis.zrange(this.lifecycle.resumedKey(), 0, PROJECTS_PER_PASS - 1)) {
+      if (isStopping()) return;
+      if (!(await this.lifecycle.isSuspended(projectId))) await this.requeue(projectId);
+      await redis.zrem(this.lifecycle.resumedKey(), projectId);
+    }
+    for (const projectId of await redis.zrange(this.lifecycle.purgeKey(), 0, PROJECTS_PER_PASS - 1)) {
+      if (isStopping()) return;
+      await this.purge(projectId, isStopping);
+      if (!isStopping()) await redis.zrem(this.lifecycle.purgeKey(), projectId);
+    }
+  }
+
+  private async requeue(projectId: string): Promise<void> {
+    for await (const codeIds of zsetMembers(this.ctx.redis, this.worker.keys.codeIndex(projectId)))
+      for (const codeId of codeIds) await this.worker.pause.requeueParked(projectId, codeId);
+  }
+
+  /** Removes everything of a deleted project; safe to run again after an interruption. */
+  async purge(projectId: string, isStopping: () => boolean = () => false): Promise<void> {
+    const { redis, keys } = this.ctx;
+    const prefix = keys.prefix;
+    const { worker } = this;
+    // Work first: running tasks are told to stop, queued ones leave BullMQ.
+    for await (const codeIds of zsetMembers(redis, worker.keys.codeIndex(projectId)))
+      for (const codeId of codeIds) await worker.tasks.cancelAll(projectId, codeId);
+    const schedules = this.lifecycle.schedules;
+    for await (const ids of zsetMembers(redis, schedules.projectIndex(projectId))) {
+      await redis.zrem(schedules.due(), ...ids.map((id) => dueMember(projectId, id)));
+      await redis.unlink(...ids.map((id) => schedules.schedule(projectId, id)));
+    }
+    await redis.unlink(schedules.projectIndex(projectId), schedules.projectSuspended(projectId));
+    for await (const names of zsetMembers(redis, this.mq.keys.queueIndex(projectId)))
+      for (const name of names) await this.mq.queues.delete({ projectId, name });
+    const fn = this.lifecycle.functions;
+    for await (const apps of zsetMembers(redis, fn.projectApps(projectId))) {
+      for (const app of apps) {
+        for await (const paths of zsetMembers(redis, fn.routes(app)))
+          await redis.unlink(
+            ...paths.flatMap((path) => [fn.route(app, path), fn.routeConfig(app, path), fn.routeHeaders(app, path)]),
+          );
+        await redis.unlink(fn.routes(app), fn.app(app), fn.appConfig(app));
+        await redis.zrem(fn.apps(), app);
+        await unlinkMatching(redis, `${prefix}{fn-calls:${app}}:*`, isStopping);
+      }
+    }
+    await redis.unlink(fn.projectApps(projectId));
+    await redis.srem(this.cacheKeys.sweptProjects(), projectId);
+    for (const pattern of [`{w:${projectId}}:*`, `{mq:${projectId}:*`, `{mq:${projectId}}:*`, `{cache:${projectId}}:*`])
+      await unlinkMatching(redis, prefix + pattern, isStopping);
+    await unlinkMatching(redis, `${prefix}history:${projectId}:*`, isStopping);
+    await redis.unlink(projectCountersKey(keys, projectId));
+  }
+}
+
+export interface RunningProjectJanitor {
+  janitor: ProjectJanitor;
+  stop(): Promise<void>;
+}
+
+/** On the leader controller, every FERRUM_PROJECT_JANITOR_MS. */
+export function startProjectJanitor(ctx: AppContext, log: FastifyBaseLogger): RunningProjectJanitor {
+  const janitor = new ProjectJanitor(ctx, ctx.worker, ctx.mq);
+  const loop = new LeaderLoop({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    name: 'project-janitor',
+    intervalMs: ctx.config.projectJanitorMs,
+    log,
+    leadership: ctx.metrics.leadership,
+    work: (isStopping) => janitor.pass(isStopping),
+  });
+  loop.start();
+  return {
+    janitor,
+    async stop() {
+      await loop.stop();
+    },
+  };
+}

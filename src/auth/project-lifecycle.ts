@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import type { KeySpace } from '../core/redis.js';
+import { FunctionKeys } from '../functions/keys.js';
+import { WorkerKeys } from '../worker/keys.js';
+import { ScheduleKeys } from '../worker/schedules/schedule-keys.js';
+
+/** Members read per step when walking a project's sets: every step stays short. */
+export const WALK_BATCH = 500;
+
+/** Walks a sorted set with ZSCAN, a bounded batch of members at a time. */
+export async function* zsetMembers(redis: Redis, key: string): AsyncGenerator<string[]> {
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.zscan(key, cursor, 'COUNT', WALK_BATCH);
+    cursor = next;
+    const members: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) members.push(flat[i]!);
+    if (members.length > 0) yield members;
+  } while (cursor !== '0');
+}
+
+/**
+ * Suspension and deletion of projects as the other services see them. A suspended project (or
+ * one whose owner is suspended) carries flags, one per hash tag family, that the scripts
+ * starting work read atomically: take-task (tasks are set aside), claim-schedule-run (runs are
+ * skipped) and start-call (calls end as errors). The end of a suspension and a deletion leave
+ * work for the project janitor (a leader loop): queue the set-aside tasks again, purge the
+ * project's data in bounded steps. A deleted project's id is kept as a tombstone, never reused.
+ */
+export class ProjectLifecycle {
+  readonly worker: WorkerKeys;
+  readonly schedules: ScheduleKeys;
+  readonly functions: FunctionKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+  ) {
+    this.worker = new WorkerKeys(keys);
+    this.schedules = new ScheduleKeys(keys);
+    this.functions = new FunctionKeys(keys);
+  }
+
+  /** Zset of projects whose suspension ended, scored by when: their set-aside tasks wait to be queued again. */
+  resumedKey(): string {
+    return this.keys.of('{auth}', 'projects-resumed');
+  }
+  /** Zset of deleted projects whose data is still to be purged, scored by deletion time. */
+  purgeKey(): string {
+    return this.keys.of('{auth}', 'projects-purge');
+  }
+  /** Zset of every deleted project id, scored by deletion time: ids that are never used again. */
+  tombstonesKey(): string {
+    return this.keys.of('{auth}', 'projects-deleted');
+  }
+
+  async isTombstoned(projectId: string): Promise<boolean> {
+    return (await this.redis.zscore(this.tombstonesKey(), projectId)) !== null;
+  }
+
+  /** Sets (or clears) every suspension flag of the project. */
+  async setSuspended(projectId: string, suspended: boolean): Promise<void> {
+    const flags = [this.worker.projectSuspended(projectId), this.schedules.projectSuspended(projectId)];
+    for await (const apps of zsetMembers(this.redis, this.functions.projectApps(projectId)))
+      flags.push(...apps.map((app) => this.functions.appSuspended(app)));
+    for (let i = 0; i < flags.length; i += WALK_BATCH) {
+      const batch = flags.slice(i, i + WALK_BATCH);
+      if (suspended) await Promise.all(batch.map((flag) => this.redis.set(flag, '1')));
+      else await this.redis.unlink(...batch);
+    }
+    if (!suspended) await this.redis.zadd(this.resumedKey(), Date.now(), projectId);
+  }
+
+  /** A new app of a suspended project starts suspended too. */
+  async appCreated(projectId: string, app: string): Promise<void> {
+    if ((await this.redis.exists(this.worker.projectSuspended(projectId))) === 1)
+      await this.redis.set(this.functions.appSuspended(app), '1');
+  }
+
+  async isSuspended(projectId: string): Promise<boolean> {
+    return (await this.redis.exists(this.worker.projectSuspended(projectId))) === 1;
+  }
+
+  /** Records a deletion: the id becomes a tombstone and the project's data is queued for purging. */
+  async deleted(projectId: string): Promise<void> {
+    const now = Date.now();
+    await this.redis.multi().zadd(this.tombstonesKey(), now, projectId).zadd(this.purgeKey(), now, projectId).exec();
+  }
+}

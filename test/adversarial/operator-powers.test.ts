@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterScaler } from '../../controller/cluster-scaler.js';
+import type { InstanceProvider } from '../../controller/providers/instance-provider.js';
+import type { WorkerServices } from '../../src/worker/services.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
+
+// A second tenant tries to make the installation start containers or machines for it.
+let server: TestServer;
+let victim: Tenant;
+let hostile: Tenant;
+let worker: WorkerServices;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '4',
+    FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER: '2',
+    FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS: '3',
+    FERRUM_AUTOSCALER_INTERVAL_MS: '0',
+  });
+  victim = await newTenant(server, 'victim');
+  hostile = await newTenant(server, 'hostile');
+  await storeVictimData(victim);
+  worker = server.running.ctx.worker;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('a tenant asking for operator powers', () => {
+  it.each(['docker', 'aws'])('cannot choose the %s provider (403 naming the rule)', async (provider) => {
+    const response = await hostile.http.post('/2/clusters', { name: 'mine', autoscale: { provider } });
+    expect(response.status).toBe(403);
+    expect(response.body.msg).toContain(`autoscale.provider ${provider} is for operators only`);
+  });
+
+  it('cannot switch an existing cluster to docker', async () => {
+    const created = await hostile.http.post('/2/clusters', { name: 'plain' });
+    expect(created.status).toBe(200);
+    const response = await hostile.http.put(`/2/clusters/${created.body.cluster.id}`, {
+      autoscale: { provider: 'docker' },
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it.each(['runners_min', 'runners_max'])('cannot ask for more %s than the cap (400)', async (field) => {
+    const autoscale = { runners_max: 100, [field]: 5 };
+    if (field === 'runners_max') autoscale.runners_max = 5;
+    const response = await hostile.http.post('/2/clusters', { name: 'big', autoscale });
+    expect(response.status).toBe(400);
+    expect(response.body.msg).toMatch(/autoscale\.runners_m(in|ax) must be at most 4 for tenant clusters/);
+  });
+
+  it('gets a capped static cluster', async () => {
+    const response = await hostile.http.post('/2/clusters', { name: 'small', autoscale: { runners_max: 4 } });
+    expect(response.status).toBe(200);
+    expect(response.body.cluster.autoscale).toMatchObject({ provider: 'static', runners_max: 4 });
+  });
+
+  it('leaves the admin free to choose docker and big sizes', async () => {
+    const response = await server.http.post('/2/clusters', {
+      name: 'operator',
+      autoscale: { provider: 'docker', runners_max: 50 },
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('leaves the server healthy and the victim intact', async () => {
+    await expectHealthyAndIntact(server, victim);
+  });
+});
+
+describe('the autoscaler', () => {
+  it('launches at most the per-cluster and per-pass numbers of instances, whatever the demand', async () => {
+    // A provider that records launches: the budget is the scaler's, not the engine's, concern.
+    const launched: string[] = [];
+    const provider: InstanceProvider = {
+      kind: 'docker',
+      launch: async ({ instanceId }) => {
+        launched.push(instanceId);
+        return { providerId: `recorded-${instanceId}`, instanceId, state: 'running' as const, launchedAt: Date.now() };
+      },
+      terminate: async () => undefined,
+      list: async () => [],
+    };
+    const ids: string[] = [];
+    for (const name of ['a', 'b']) {
+      const created = await server.http.post('/2/clusters', {
+        name,
+        autoscale: { provider: 'docker', runners_min: 40, runners_max: 50 },
+      });
+      ids.push(created.body.cluster.id);
+    }
+    const scaler = new ClusterScaler(server.config, server.redisUrl, worker, {
+      info: () => undefined,
+      warn: () => undefined,
+    } as never);
+    const budget = { launches: server.config.autoscaler.maxLaunchPerPass };
+    for (const id of ids) await scaler.pass((await worker.clusters.find(id))!, provider, budget);
+    // runners_min 40 wants 40 instances each: 2 for the first (per cluster), 1 for the second (per pass).
+    expect(launched).toHaveLength(3);
+    const counts = await Promise.all(ids.map(async (id) => (await worker.instances.list(id)).length));
+    expect(counts).toEqual([2, 1]);
+  });
+});
