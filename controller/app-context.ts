@@ -4,6 +4,8 @@ import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { createMetrics } from '../src/metrics/registry.js';
+import { WorkerKeys } from '../src/worker/keys.js';
+import { TaskTokens } from '../src/worker/tasks/task-tokens.js';
 import type { AppContext } from '../api/context.js';
 
 export interface OpenedContext {
@@ -18,7 +20,9 @@ export async function openAppContext(config: Config, redisUrl: string): Promise<
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
   const identity = new IdentityStore(redis, keys);
-  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs);
+  // Task tokens (given to each running task) are accepted by every project-scoped API.
+  const taskTokens = new TaskTokens(redis, new WorkerKeys(keys));
+  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, taskTokens);
   await authenticator.start();
   const ctx: AppContext = {
     config,

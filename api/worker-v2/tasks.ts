@@ -47,11 +47,12 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
 }
 
 export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProjectOrOwnTask(ctx, worker.taskTokens));
+  app.addHook('preHandler', requireProjectOrOwnTask(ctx));
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
 
   app.post('/2/projects/:project_id/tasks', {
+    bodyLimit: LIMITS.payloadRequestBytes,
     preValidation: requireJsonContentType,
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
@@ -80,7 +81,6 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id', {
-    config: { ownTask: true },
     schema: { params: taskParams, response: { 200: taskSchema } },
     handler: async (request) => taskView(await worker.taskStore.get(projectIdOf(request), taskIdOf(request))),
   });
@@ -94,7 +94,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.post('/2/projects/:project_id/tasks/:task_id/progress', {
-    config: { ownTask: true },
+    config: { ownTaskOnly: true },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { percent, msg } = request.body as { percent?: number; msg?: string };

@@ -85,7 +85,10 @@ export class TaskRun {
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
       const image = this.imageOf(revision);
-      await this.deps.executor.ensureImage(image, await worker.credentials.forImage(task.project_id, image));
+      const imageInfo = await this.deps.executor.ensureImage(
+        image,
+        await worker.credentials.forImage(task.project_id, image),
+      );
       files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
       const started = await worker.statuses.change(this.projectId, this.taskId, {
         from: ['preparing'],
@@ -99,7 +102,7 @@ export class TaskRun {
         task.timeout * 1000 + TOKEN_GRACE_MS,
       );
       try {
-        const outcome = await this.runContainer(task, revision, image, files.dir, token);
+        const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.dir, token);
         if (outcome) await this.finish(task, ['running'], outcome);
       } finally {
         await worker.taskTokens.revoke(token);
@@ -143,7 +146,7 @@ export class TaskRun {
   private async runContainer(
     task: Task,
     revision: CodeRevision,
-    image: string,
+    image: { name: string; cmd: string[] },
     filesDir: string,
     taskToken: string,
   ): Promise<Outcome | null> {
@@ -154,7 +157,16 @@ export class TaskRun {
     );
     try {
       const labels = { ...runner.labels, 'ferrum.task': task.id, 'ferrum.project': task.project_id };
-      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner, taskToken });
+      const spec = containerSpecOf({
+        task,
+        revision,
+        image: image.name,
+        imageCmd: image.cmd,
+        filesDir,
+        labels,
+        config: config.runner,
+        taskToken,
+      });
       const result = await executor.run(spec, (chunk) => shipper.push(chunk), this.abort.signal, task.timeout * 1000);
       await shipper.close();
       const reason = this.abort.signal.reason as StopReason | undefined;

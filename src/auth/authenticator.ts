@@ -4,7 +4,7 @@ import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
 import type { IdentityStore } from './identity-store.js';
 import { TtlCache } from './ttl-cache.js';
-import { LEGACY_TOKEN_TYPE, type Principal, type Project } from './types.js';
+import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
 interface Invalidation {
   token?: string;
@@ -31,6 +31,7 @@ export class Authenticator {
     private readonly bus: EventBus,
     keys: KeySpace,
     cacheMs: number,
+    private readonly taskTokens?: TaskTokenLookup,
   ) {
     this.principals = new TtlCache(cacheMs);
     this.projects = new TtlCache(cacheMs);
@@ -44,6 +45,8 @@ export class Authenticator {
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw unauthorized('Token not provided');
+    const task = await this.taskPrincipal(secret);
+    if (task) return task;
     const cached = this.principals.get(secret);
     if (cached) return cached;
     const token = await this.store.findTokenBySecret(secret);
@@ -60,6 +63,23 @@ export class Authenticator {
     };
     this.principals.set(secret, principal);
     return principal;
+  }
+
+  /**
+   * A running task's own token: its project only, for as long as the task runs. Never cached,
+   * so that it stops working the moment the runner revokes it.
+   */
+  private async taskPrincipal(secret: string): Promise<Principal | null> {
+    const grant = await this.taskTokens?.find(secret);
+    if (!grant) return null;
+    return {
+      tokenId: `task:${grant.task_id}`,
+      secret,
+      userId: '',
+      admin: false,
+      type: 'standard',
+      task: { projectId: grant.project_id, taskId: grant.task_id },
+    };
   }
 
   /** The project a principal may use; 404 unknown, 403 not allowed or suspended. */

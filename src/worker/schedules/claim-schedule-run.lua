@@ -2,7 +2,7 @@
 -- time claims it, so a run is queued once however many schedulers look at it.
 -- The claim advances next_start (or completes the schedule) and records the run as claimed
 -- until the task is queued, so a scheduler dying in between loses nothing.
--- KEYS: due set, claimed set, schedule hash
+-- KEYS: due set, claimed set, schedule hash, the project's active schedules count
 -- ARGV: due member, expected due time, now, next_start ('' when no run is left), claimed member
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
@@ -16,6 +16,7 @@ if ARGV[4] == '' then
   redis.call('ZREM', KEYS[1], ARGV[1])
   redis.call('HDEL', KEYS[3], 'next_start')
   redis.call('HSET', KEYS[3], 'status', 'complete')
+  if tonumber(redis.call('DECR', KEYS[4])) < 0 then redis.call('SET', KEYS[4], 0) end
 else
   redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
   redis.call('HSET', KEYS[3], 'next_start', ARGV[4])

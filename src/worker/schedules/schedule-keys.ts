@@ -1,3 +1,4 @@
+import { projectSchedulesCountKey } from '../../auth/project-counters.js';
 import type { KeySpace } from '../../core/redis.js';
 
 /**
@@ -13,6 +14,10 @@ export class ScheduleKeys {
   /** A project's schedules, scored by created_at. */
   projectIndex(projectId: string) {
     return this.keys.of('{ws}', 'schedules', projectId);
+  }
+  /** How many of a project's schedules are active (shown as the project's schedules_count). */
+  activeCount(projectId: string) {
+    return projectSchedulesCountKey(this.keys, projectId);
   }
   /** "<project>/<schedule>" scored by next_start: what the scheduler has to queue. */
   due() {
