@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { forbidden } from '../../src/core/errors.js';
 import { requireProject } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
