@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
-import { unauthorized } from '../src/core/errors.js';
+import { forbidden, unauthorized } from '../src/core/errors.js';
 import type { AppContext } from '../controller/app-context.js';
 
 declare module 'fastify' {
@@ -28,10 +28,19 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
 }
 
-/** Hook (onRequest, so that strangers learn nothing from validation): the request must carry a valid token. */
+/** Task tokens reach their own project's APIs only: never identity, clusters or anything not under a project. */
+export function refuseTaskToken(principal: Principal): Principal {
+  if (principal.task) throw forbidden("A task token is valid only for its own project's queues, caches and tasks");
+  return principal;
+}
+
+/**
+ * Hook (onRequest, so that strangers learn nothing from validation): the request must carry a
+ * valid token (a user's, not a task's).
+ */
 export function requireToken(ctx: AppContext): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
-    request.principal = await ctx.authenticator.authenticate(presentedToken(request));
+    request.principal = refuseTaskToken(await ctx.authenticator.authenticate(presentedToken(request)));
   };
 }
 

@@ -48,8 +48,9 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   const bus = new EventBus(subscriber, redis);
   const metrics = createMetrics();
   const identity = new IdentityStore(redis, keys);
-  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs);
   const worker = openWorkerServices({ config, redis, redisUrl, keys, bus });
+  // Task tokens (given to each running task) are accepted by every project-scoped API.
+  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
   const mq = new MessageQueue({
     redis,
     keys,

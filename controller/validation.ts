@@ -13,7 +13,10 @@ export function installValidation(app: FastifyInstance): void {
   // A body-less request to a route that expects a body is checked as {} so a missing
   // field answers 406 naming the field rather than "body must be object".
   app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    if (request.body === undefined && request.routeOptions.schema?.body) {
+      request.body = {};
+      request.emptyJsonBody = true;
+    }
   });
 }
 

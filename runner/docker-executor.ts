@@ -99,9 +99,19 @@ export function engineError(action: string, error: unknown): ExecutorError {
 /** How long an image seen on the engine is trusted to still be there without asking again. */
 const IMAGE_SEEN_MS = 30_000;
 
+/** What a task needs to know of an image it runs. */
+export interface ImageInfo {
+  /** The image's own command (CMD), to which a task's arguments are appended. */
+  cmd: string[];
+}
+
+function imageInfoOf(inspected: Docker.ImageInspectInfo): ImageInfo {
+  return { cmd: inspected.Config?.Cmd ?? [] };
+}
+
 /** Runs task containers through the Docker engine. */
 export class DockerExecutor {
-  private readonly imagesSeen = new Map<string, number>();
+  private readonly imagesSeen = new Map<string, { until: number; info: ImageInfo }>();
   private diskMode: Promise<DiskLimitMode> | null = null;
   /** Removals of exited containers still under way; the task's end does not wait for them. */
   private readonly removals = new Set<Promise<void>>();
@@ -109,16 +119,15 @@ export class DockerExecutor {
   constructor(private readonly docker: Docker) {}
 
   /**
-   * Pulls the image unless the engine has it (or always, with `pull`); fails with a message
-   * naming the image.
+   * Pulls the image unless the engine has it (or always, with `pull`); answers what the image
+   * says of itself; fails with a message naming the image.
    */
-  async ensureImage(image: string, auth?: RegistryAuth, options: { pull?: boolean } = {}): Promise<void> {
+  async ensureImage(image: string, auth?: RegistryAuth, options: { pull?: boolean } = {}): Promise<ImageInfo> {
     if (!options.pull) {
-      if ((this.imagesSeen.get(image) ?? 0) > Date.now()) return;
+      const seen = this.imagesSeen.get(image);
+      if (seen && seen.until > Date.now()) return seen.info;
       try {
-        await this.docker.getImage(image).inspect();
-        this.imagesSeen.set(image, Date.now() + IMAGE_SEEN_MS);
-        return;
+        return this.remember(image, await this.docker.getImage(image).inspect());
       } catch (error) {
         if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
       }
@@ -132,11 +141,17 @@ export class DockerExecutor {
       });
       const failure = events.find((event) => event.error);
       if (failure) throw new Error(failure.error);
-      await this.docker.getImage(image).inspect();
+      return this.remember(image, await this.docker.getImage(image).inspect());
     } catch (error) {
       const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
       throw new ExecutorError(`Image ${image} is not available: ${message}`);
     }
+  }
+
+  private remember(image: string, inspected: Docker.ImageInspectInfo): ImageInfo {
+    const info = imageInfoOf(inspected);
+    this.imagesSeen.set(image, { until: Date.now() + IMAGE_SEEN_MS, info });
+    return info;
   }
 
   /**

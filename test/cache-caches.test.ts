@@ -70,11 +70,13 @@ describe('cache info', () => {
     expect(res.body).toEqual({ project_id: server.projectId, name, size: 3 });
   });
 
-  it('answers size 0 for a cache that holds nothing; clear and delete of it succeed', async () => {
+  it('answers 404 for info and delete of a cache that holds nothing; clear of it succeeds', async () => {
     const paths = cachePaths(server.projectId, uniqueCacheName('never-used'));
-    expect((await server.http.get(paths.cache)).body.size).toBe(0);
-    expect((await server.http.post(paths.clear)).status).toBe(201);
-    expect((await server.http.delete(paths.cache)).status).toBe(200);
+    const info = await server.http.get(paths.cache);
+    expect(info.status).toBe(404);
+    expect(info.body.msg).toBe('Cache not found');
+    expect((await server.http.post(paths.clear)).status).toBe(200);
+    expect((await server.http.delete(paths.cache)).status).toBe(404);
   });
 });
 
@@ -125,6 +127,7 @@ describe('project isolation and authentication', () => {
 
   it('401 without a token or with a bad one; the oauth query parameter works; 404 for an unknown project', async () => {
     const paths = cachePaths(server.projectId, uniqueCacheName('auth'));
+    await server.http.put(paths.item('k'), { value: 1 });
     expect((await server.http.get(paths.cache, { token: null })).status).toBe(401);
     expect((await server.http.get(paths.cache, { token: 'not-a-token' })).status).toBe(401);
     const bearer = await server.http.get(paths.cache, {

@@ -167,7 +167,7 @@ describe('dashboard', () => {
     await worker.upload({
       name: 'greeter',
       image: 'ferrum-test/busybox',
-      command: 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done',
+      command: `sh -c 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done'`,
     });
     await navTo('Tasks');
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
@@ -190,7 +190,7 @@ describe('dashboard', () => {
 
   it('cancels a running task', async () => {
     const worker = new WorkerClient(server.http, server.projectId);
-    await worker.upload({ name: 'sleeper', image: 'ferrum-test/busybox', command: 'echo started; sleep 60' });
+    await worker.upload({ name: 'sleeper', image: 'ferrum-test/busybox', command: "sh -c 'echo started; sleep 60'" });
     await navTo('Tasks');
     await page.getByLabel('Code package name').fill('sleeper');
     await page.getByRole('button', { name: 'Queue task' }).click();

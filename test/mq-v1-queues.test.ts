@@ -178,7 +178,7 @@ describe('list', () => {
     expect(second.body.map((queue: any) => queue.name)).toEqual(['c', 'd']);
     const beyond = await server.http.get('/1/projects/v1-list-project/queues?page=9&per_page=2');
     expect(beyond.body).toEqual([]);
-    for (const query of ['?page=101', '?page=-1', '?per_page=0', '?per_page=101', '?page=x']) {
+    for (const query of ['?page=101', '?page=-1', '?per_page=0', '?page=x']) {
       const response = await server.http.get(`/1/projects/v1-list-project/queues${query}`);
       expect(response.status, query).toBe(400);
       expect(typeof response.body.msg).toBe('string');

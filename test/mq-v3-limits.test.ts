@@ -21,16 +21,15 @@ async function expectRefused(response: Promise<{ status: number; body: any }>, s
 }
 
 describe('reserve', () => {
-  it('n: 1 to 100', async () => {
+  it('n: 1 to 100 (more is served as 100)', async () => {
     const path = mq.path(queue, '/reservations');
     await expectRefused(mq.http.post(path, { n: 0 }), 400, /^n must be >= 1/);
-    await expectRefused(mq.http.post(path, { n: 101 }), 400, /^n must be <= 100/);
     await expectRefused(mq.http.post(path, { n: '5' }), 400, /^n must be integer/);
     await mq.post(
       queue,
       Array.from({ length: 120 }, (_, i) => ({ body: `m${i}` })),
     );
-    expect(await mq.reserve(queue, { n: 100, delete: true })).toHaveLength(100);
+    expect(await mq.reserve(queue, { n: 101, delete: true })).toHaveLength(100);
     expect(await mq.reserve(queue, { n: 100, delete: true })).toHaveLength(20);
   });
 
@@ -43,9 +42,8 @@ describe('reserve', () => {
     expect((await mq.http.post(path, { timeout: 86400 })).status).toBe(200);
   });
 
-  it('wait: 0 to 30; delete must be a boolean', async () => {
+  it('wait: 0 or more (served up to 30); delete must be a boolean', async () => {
     const path = mq.path(queue, '/reservations');
-    await expectRefused(mq.http.post(path, { wait: 31 }), 400, /^wait must be <= 30/);
     await expectRefused(mq.http.post(path, { wait: -1 }), 400, /^wait must be >= 0/);
     await expectRefused(mq.http.post(path, { delete: 'yes' }), 400, /^delete must be boolean/);
   });
@@ -128,9 +126,8 @@ describe('post', () => {
 });
 
 describe('other operations', () => {
-  it('peek n: 1 to 100', async () => {
+  it('peek n: at least 1', async () => {
     await expectRefused(mq.http.get(mq.path(queue, '/messages?n=0')), 400, /^n must be >= 1/);
-    await expectRefused(mq.http.get(mq.path(queue, '/messages?n=101')), 400, /^n must be <= 100/);
     await expectRefused(mq.http.get(mq.path(queue, '/messages?n=all')), 400, /^n must be integer/);
   });
 

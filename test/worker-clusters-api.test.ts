@@ -205,8 +205,16 @@ describe('reading, updating and deleting', () => {
     await create(bob.http, { name: 'private' });
     const list = await carol.http.get('/2/clusters');
     expect(list.status).toBe(200);
-    expect(list.body.clusters.map((cluster: any) => cluster.id).sort()).toEqual([own.id, shared.id].sort());
-    expect(Object.keys(list.body.clusters[0]).sort()).toEqual(['cpu_share', 'disk', 'id', 'memory', 'name', 'user_id']);
+    expect(list.body.clusters.map((cluster: any) => cluster.id).sort()).toEqual(['default', own.id, shared.id].sort());
+    expect(Object.keys(list.body.clusters[0]).sort()).toEqual([
+      'cpu_share',
+      'disk',
+      'disk_space',
+      'id',
+      'memory',
+      'name',
+      'user_id',
+    ]);
     const got = await carol.http.get(`/2/clusters/${shared.id}`);
     expect(got.status).toBe(200);
     expect(got.body.cluster).toMatchObject({

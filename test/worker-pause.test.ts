@@ -54,12 +54,12 @@ describe('pause and resume a task queue', () => {
     const codeId = await worker.upload({
       name: 'pinned',
       image: 'ferrum-test/busybox',
-      command: 'echo first revision',
+      command: "sh -c 'echo first revision'",
     });
     await action(codeId, 'pause_task_queue');
     const id = await worker.queue('pinned', '');
     await sleep(500);
-    await worker.upload({ name: 'pinned', image: 'ferrum-test/busybox', command: 'echo second revision' });
+    await worker.upload({ name: 'pinned', image: 'ferrum-test/busybox', command: "sh -c 'echo second revision'" });
     await action(codeId, 'resume_task_queue');
     const task = await worker.waitFor(id, ended);
     expect(task).toMatchObject({ status: 'complete', code_rev: '1' });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { MAX_PAGE } from '../../src/cache/item-rules.js';
+import { notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './index.js';
 import { cacheNameOf } from './paths.js';
@@ -31,23 +32,27 @@ export const cacheRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { st
     handler: async (request) => {
       const name = cacheNameOf(request);
       const projectId = projectOf(request).id;
-      return { project_id: projectId, name, size: await store.size(projectId, name) };
+      // A cache exists while it holds items (put and increment create it; clear and delete end it).
+      const size = await store.size(projectId, name);
+      if (size === 0) throw notFound('Cache not found');
+      return { project_id: projectId, name, size };
     },
   });
 
   app.delete(`${PREFIX}/:cache_name`, {
     schema: { params: cacheParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      await store.dropItems(projectOf(request).id, cacheNameOf(request));
+      const held = await store.dropItems(projectOf(request).id, cacheNameOf(request));
+      if (held === 0) throw notFound('Cache not found');
       return { msg: 'Deleted.' };
     },
   });
 
   app.post(`${PREFIX}/:cache_name/clear`, {
-    schema: { params: cacheParams, response: { 201: msgSchema } },
-    handler: async (request, reply) => {
+    schema: { params: cacheParams, response: { 200: msgSchema } },
+    handler: async (request) => {
       await store.dropItems(projectOf(request).id, cacheNameOf(request));
-      return reply.code(201).send({ msg: 'Cleared.' });
+      return { msg: 'Cleared.' };
     },
   });
 };

@@ -38,6 +38,8 @@ const incrementBody = {
 /** Items of a cache: put, get, increment, delete. */
 export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
   app.put(ITEM, {
+    // A value may be up to maxValueBytes: the body around it gets room beyond that.
+    bodyLimit: maxValueBytes + 64 * 1024,
     schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
@@ -68,7 +70,7 @@ export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { sto
       const { amount } = request.body as { amount: number };
       checkAmount(amount);
       const value = await store.increment(projectOf(request).id, cacheName, key, amount);
-      return reply.code(201).type(JSON_TYPE).send(incrementJson(value));
+      return reply.type(JSON_TYPE).send(incrementJson(value));
     },
   });
 

@@ -4,6 +4,7 @@ import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/
 import type { AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App } from '../../src/functions/types.js';
+import { refuseTaskToken } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 
 const SCHEMES = /^(OAuth|Bearer) (.+)$/;
@@ -27,8 +28,8 @@ export class FunctionAccess {
     private readonly stores: FunctionStores,
   ) {}
 
-  authenticate(request: FastifyRequest): Promise<Principal> {
-    return this.ctx.authenticator.authenticate(presentedToken(request));
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    return refuseTaskToken(await this.ctx.authenticator.authenticate(presentedToken(request)));
   }
 
   private async canUse(principal: Principal, projectId: string): Promise<boolean> {

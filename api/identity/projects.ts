@@ -124,20 +124,25 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 200 },
           status: { type: 'string', enum: [...PROJECT_STATUSES] },
+          max_schedules: { type: 'integer', minimum: 0, maximum: 1_000_000 },
         },
       },
       response: { 200: projectSchema },
     },
     handler: async (request) => {
       const project = await projectFromPath(request, true);
-      const changes = request.body as { name?: string; status?: ProjectStatus };
-      if (changes.status !== undefined && !principalOf(request).admin) {
-        throw forbidden('Only admin tokens may change a project status');
+      const body = request.body as { name?: string; status?: ProjectStatus; max_schedules?: number };
+      if ((body.status !== undefined || body.max_schedules !== undefined) && !principalOf(request).admin) {
+        throw forbidden('Only admin tokens may change a project status or max_schedules');
       }
-      const updated = await ctx.identity.updateProject(project, changes);
-      if (changes.status !== undefined && changes.status !== project.status) {
+      const updated = await ctx.identity.updateProject(project, {
+        name: body.name,
+        status: body.status,
+        maxSchedules: body.max_schedules,
+      });
+      if (body.status !== undefined && body.status !== project.status) {
         const owner = await ctx.identity.getUser(project.userId);
-        await lifecycle.setSuspended(project.id, changes.status === 'suspended' || owner?.status === 'suspended');
+        await lifecycle.setSuspended(project.id, body.status === 'suspended' || owner?.status === 'suspended');
       }
       await ctx.authenticator.projectChanged(project.id);
       return viewOf(ctx, updated);

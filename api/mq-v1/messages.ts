@@ -4,6 +4,7 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { anyReservation } from '../../src/mq/message-store.js';
 import { acknowledgePushBySubscriberId, readPushStatuses, subscriberIdOf } from '../../src/mq/push-status.js';
 import {
+  countOf,
   countSchema,
   delaySchema,
   messageIdOf,
@@ -97,6 +98,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   }
 
   app.post(base, {
+    bodyLimit: ctx.config.mq.postBodyLimitBytes,
     schema: {
       params: queueParams,
       body: postBody,
@@ -130,11 +132,11 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     },
     handler: async (request) => {
       const query = request.query as { n?: number; timeout?: number };
-      const result = await mq.reserveOnce(queueRefOf(request), {
-        n: query.n ?? 1,
-        timeout: timeoutOrOwn(query.timeout, 'timeout'),
-      });
-      return { messages: result.messages.map(messageView), timeout: result.timeout };
+      const timeout = timeoutOrOwn(query.timeout, 'timeout');
+      const result = await mq.reserveOnce(queueRefOf(request), { n: countOf(query.n), timeout });
+      // The timeout applied: the one asked for, else the messages' own (set when they were posted).
+      const applied = timeout ?? result.messages[0]?.timeout ?? result.timeout;
+      return { messages: result.messages.map(messageView), timeout: applied };
     },
   });
 
@@ -146,7 +148,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     },
     handler: async (request) => {
       const { n } = request.query as { n?: number };
-      return { messages: (await mq.messages.peek(queueRefOf(request), n ?? 1)).map(messageView) };
+      return { messages: (await mq.messages.peek(queueRefOf(request), countOf(n))).map(messageView) };
     },
   });
 

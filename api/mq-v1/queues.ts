@@ -30,7 +30,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
       params: projectParams,
       querystring: {
         type: 'object',
-        properties: { page: pageSchema, per_page: { type: 'integer', minimum: 1, maximum: LIMITS.maxPerPage } },
+        properties: { page: pageSchema, per_page: { type: 'integer', minimum: 1 } },
       },
       response: { 200: queueListSchema },
     },
@@ -40,7 +40,8 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
         per_page?: number;
       };
       const projectId = projectOf(request).id;
-      const names = await mq.queues.listPage(projectId, page * perPage, perPage);
+      const size = Math.min(perPage, LIMITS.maxPerPage);
+      const names = await mq.queues.listPage(projectId, page * size, size);
       return names.map((name) => ({ id: queueIdOf({ projectId, name }), project_id: projectId, name }));
     },
   });
@@ -51,6 +52,8 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
   });
 
   app.post('/1/projects/:project_id/queues/:queue_name', {
+    // Room for a subscribers list of the documented 64 KB, so that one over it gets a clear 400.
+    bodyLimit: 128 * 1024,
     schema: { params: queueParams, body: updateBody, response: { 200: queueSchema } },
     handler: async (request) => {
       await mq.updateV1(queueRefOf(request), parseV1QueueUpdate(request.body as Record<string, unknown>));

@@ -5,6 +5,7 @@ import { checkPushHeaders } from '../../src/mq/push-headers.js';
 import type { QueueRef } from '../../src/mq/keys.js';
 import type { NewMessage } from '../../src/mq/types.js';
 import {
+  countOf,
   countSchema,
   delaySchema,
   messageIdOf,
@@ -50,7 +51,7 @@ const reserveBody = {
   properties: {
     n: countSchema,
     timeout: { type: 'integer' },
-    wait: { type: 'integer', minimum: 0, maximum: LIMITS.maxWaitSeconds },
+    wait: { type: 'integer', minimum: 0 },
     delete: { type: 'boolean' },
   },
 } as const;
@@ -127,6 +128,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   }
 
   app.post('/3/projects/:project_id/queues/:queue_name/messages', {
+    bodyLimit: ctx.config.mq.postBodyLimitBytes,
     schema: {
       params: queueParams,
       body: postBody,
@@ -159,10 +161,11 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     handler: async (request, reply) => {
       const body = request.body as { n?: number; timeout?: number; wait?: number; delete?: boolean };
       const options = {
-        n: body.n ?? 1,
+        n: countOf(body.n),
         timeout: reservationTimeout(body.timeout, 'timeout'),
         delete: body.delete ?? false,
-        waitSeconds: body.wait ?? 0,
+        // Clients in the wild ask for up to 60 s: more than the documented 30 is served as 30.
+        waitSeconds: Math.min(body.wait ?? 0, LIMITS.maxWaitSeconds),
       };
       const signal = options.waitSeconds > 0 ? abortOnDisconnect(reply) : undefined;
       const messages = await mq.reserve(queueRefOf(request), options, signal);
@@ -185,7 +188,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     },
     handler: async (request) => {
       const { n } = request.query as { n?: number };
-      const messages = await mq.messages.peek(queueRefOf(request), n ?? 1);
+      const messages = await mq.messages.peek(queueRefOf(request), countOf(n));
       return { messages: messages.map(messageView) };
     },
   });
@@ -210,9 +213,12 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete('/3/projects/:project_id/queues/:queue_name/messages', {
     schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { ids } = request.body as { ids?: DeleteEntry[] };
+      const { ids } = (request.body ?? {}) as { ids?: DeleteEntry[] };
       const ref = queueRefOf(request);
       if (ids === undefined) {
+        // Clearing cannot be undone: it takes the explicit body {} the official clients send.
+        if (request.body == null || request.emptyJsonBody)
+          throw badRequest('Clearing a queue needs the JSON body {}; to delete messages give "ids"');
         await mq.clear(ref);
         return { msg: 'Cleared' };
       }

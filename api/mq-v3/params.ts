@@ -13,7 +13,12 @@ export interface MqRouteOptions {
 }
 
 /** `n` of reserve and peek, and `delay` of post and release: the same limits in both API versions. */
-export const countSchema = { type: 'integer', minimum: 1, maximum: LIMITS.maxMessagesPerCall } as const;
+export const countSchema = { type: 'integer', minimum: 1 } as const;
+
+/** `n` above the documented 100 is served as 100 (fewer messages may always come back). */
+export function countOf(n: number | undefined): number {
+  return Math.min(n ?? 1, LIMITS.maxMessagesPerCall);
+}
 export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 
 export const projectParams = {

@@ -13,11 +13,12 @@ export interface WebhookOptions extends MqRouteOptions {
  * its content type; `X-Subscribers-<Name>` headers become the message's push headers.
  * The queue is created when it does not exist. Both API versions register it at their path.
  */
-export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { mq, path }) => {
+export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { ctx, mq, path }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.post(path, {
+    bodyLimit: ctx.config.mq.postBodyLimitBytes,
     schema: {
       params: queueParams,
       response: {

@@ -84,6 +84,7 @@ const listEntryProperties = {
   user_id: { type: 'string' },
   memory: { type: 'integer' },
   disk: { type: 'integer' },
+  disk_space: { type: 'integer' },
   cpu_share: { type: 'number' },
 } as const;
 

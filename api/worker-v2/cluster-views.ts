@@ -12,6 +12,8 @@ export function clusterListEntry(cluster: Cluster) {
     user_id: cluster.user_id,
     memory: cluster.memory,
     disk: cluster.disk,
+    // The documented name; `disk` is what create takes, kept for clients that read it back.
+    disk_space: cluster.disk,
     cpu_share: cluster.cpu_share,
   };
 }

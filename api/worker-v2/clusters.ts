@@ -74,9 +74,9 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     schema: { response: { 200: clusterListSchema } },
     handler: async (request) => {
       const principal = principalOf(request);
-      return {
-        clusters: (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster)).map(clusterListEntry),
-      };
+      const clusters = (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster));
+      // The default (public) cluster has no record but is usable by everyone: it is listed first.
+      return { clusters: [defaultClusterView(), ...clusters].map(clusterListEntry) };
     },
   });
 

@@ -30,6 +30,8 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.post('/2/projects/:project_id/codes', {
+    // Exempt from the 64 KB limit of ordinary requests: the zip has a limit of its own.
+    bodyLimit: ctx.config.worker.maxCodeBytes + 1024 * 1024,
     schema: {
       params: projectParams,
       response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },

@@ -27,6 +27,8 @@ export function scheduleView(schedule: Schedule) {
     priority: schedule.priority,
     timeout: schedule.timeout,
     cluster: schedule.cluster,
+    // `delay` as clients send it (and read it back); `task_delay` as the spec's field list names it.
+    delay: schedule.task_delay,
     task_delay: schedule.task_delay,
   };
 }
@@ -60,6 +62,7 @@ export const scheduleSchema = {
     priority: number,
     timeout: number,
     cluster: string,
+    delay: number,
     task_delay: number,
   },
 } as const;

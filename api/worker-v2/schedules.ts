@@ -7,6 +7,7 @@ import { pagingQuery, projectParams, type PagingQuery } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';
 import { requireJsonContentType, taskRequestProperties } from './tasks.js';
 import { msgSchema } from './views.js';
+import { LIMITS } from '../../src/worker/types.js';
 import type { WorkerRouteOptions } from './route-options.js';
 
 const MAX_SCHEDULES_PER_REQUEST = 100;
@@ -74,6 +75,7 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
   const scheduleIdOf = (request: FastifyRequest) => (request.params as { schedule_id: string }).schedule_id;
 
   app.post('/2/projects/:project_id/schedules', {
+    bodyLimit: LIMITS.payloadRequestBytes,
     preValidation: requireJsonContentType,
     schema: {
       params: projectParams,
@@ -95,7 +97,7 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
         projectOf(request).userId,
         requests.map((one) => one.cluster),
       );
-      const created = await schedules.create(projectIdOf(request), requests);
+      const created = await schedules.create(projectIdOf(request), requests, projectOf(request).maxSchedules);
       return { msg: 'Scheduled', schedules: created.map((schedule) => ({ id: schedule.id })) };
     },
   });

@@ -53,11 +53,12 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
 }
 
 export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('onRequest', requireProjectOrOwnTask(ctx, worker.taskTokens));
+  app.addHook('onRequest', requireProjectOrOwnTask(ctx));
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
 
   app.post('/2/projects/:project_id/tasks', {
+    bodyLimit: LIMITS.payloadRequestBytes,
     preValidation: requireJsonContentType,
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
@@ -86,7 +87,6 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id', {
-    config: { ownTask: true },
     schema: { params: taskParams, response: { 200: taskSchema } },
     handler: async (request) => taskView(await worker.taskStore.get(projectIdOf(request), taskIdOf(request))),
   });
@@ -104,7 +104,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.post('/2/projects/:project_id/tasks/:task_id/progress', {
-    config: { ownTask: true },
+    config: { ownTaskOnly: true },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { percent, msg } = request.body as { percent?: number; msg?: string };

@@ -3,6 +3,7 @@ import { projectOf, requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
 import { taskRequestProperties } from './tasks.js';
 import type { WorkerRouteOptions } from './route-options.js';
+import { LIMITS } from '../../src/worker/types.js';
 
 /**
  * POST /tasks/webhook: whatever the body is, byte for byte, becomes the payload. This plugin
@@ -14,6 +15,7 @@ export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
   app.addHook('onRequest', requireProject(ctx));
 
   app.post('/2/projects/:project_id/tasks/webhook', {
+    bodyLimit: LIMITS.payloadRequestBytes,
     schema: {
       params: projectParams,
       querystring: {

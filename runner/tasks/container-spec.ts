@@ -8,6 +8,8 @@ export interface SpecInputs {
   task: Task;
   revision: CodeRevision;
   image: string;
+  /** The image's own command, run with the task's arguments when the code names no command. */
+  imageCmd: string[];
   filesDir: string;
   labels: Record<string, string>;
   config: RunnerConfig;
@@ -15,7 +17,10 @@ export interface SpecInputs {
   taskToken: string;
 }
 
-/** How the task reaches the API: Ferrum's names and the ones iron helper libraries read. */
+/**
+ * How the task reaches the API: Ferrum's names and the ones iron client libraries read
+ * (iron_core reads IRON_SCHEME, other clients IRON_PROTOCOL).
+ */
 function apiAccessEnv(apiUrl: string, token: string, projectId: string): Record<string, string> {
   const url = new URL(apiUrl);
   const protocol = url.protocol.replace(':', '');
@@ -27,17 +32,20 @@ function apiAccessEnv(apiUrl: string, token: string, projectId: string): Record<
     IRON_HOST: url.hostname,
     IRON_PORT: url.port || (protocol === 'https' ? '443' : '80'),
     IRON_PROTOCOL: protocol,
+    IRON_SCHEME: protocol,
   };
 }
 
 /**
- * The container of one task: the environment every task gets, the code's own env_vars,
- * and for zip packages the code's command with the -payload -config -id -d arguments.
+ * The container of one task: the environment every task gets, the code's own env_vars (which
+ * win over the API access variables: a package that sets IRON_TOKEN keeps its own), and the
+ * code's command, or else the image's, with the -payload -config -id -d arguments appended.
  */
 export function containerSpecOf({
   task,
   revision,
   image,
+  imageCmd,
   filesDir,
   labels,
   config,
@@ -46,6 +54,7 @@ export function containerSpecOf({
   const payloadFile = path.posix.join(config.taskDir, PAYLOAD_FILE);
   const configFile = path.posix.join(config.taskDir, CONFIG_FILE);
   const env = {
+    ...apiAccessEnv(config.apiUrl, taskToken, task.project_id),
     ...revision.env_vars,
     PAYLOAD_FILE: payloadFile,
     CONFIG_FILE: configFile,
@@ -53,14 +62,13 @@ export function containerSpecOf({
     TASK_DIR: config.taskDir,
     PROJECT_ID: task.project_id,
     CODE_NAME: task.code_name,
-    ...apiAccessEnv(config.apiUrl, taskToken, task.project_id),
   };
   const isZip = revision.blob !== undefined;
-  const zipArgs = ['-payload', payloadFile, '-config', configFile, '-id', task.id, '-d', config.taskDir];
-  let cmd: string[] | undefined;
-  // The command is a shell line; for zip packages "$@" passes the arguments on to it.
-  if (revision.command)
-    cmd = isZip ? ['/bin/sh', '-c', `${revision.command} "$@"`, 'sh', ...zipArgs] : ['/bin/sh', '-c', revision.command];
+  const taskArgs = ['-payload', payloadFile, '-config', configFile, '-id', task.id, '-d', config.taskDir];
+  // The command is a shell line; "$@" passes the arguments on to it.
+  const cmd = revision.command
+    ? ['/bin/sh', '-c', `${revision.command} "$@"`, 'sh', ...taskArgs]
+    : [...imageCmd, ...taskArgs];
   return {
     image,
     cmd,

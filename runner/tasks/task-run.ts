@@ -91,7 +91,7 @@ export class TaskRun {
       if (access.action === 'refuse')
         return await this.finish(task, ['preparing'], { status: 'error', msg: access.reason });
       // With credentials the image is pulled with them (the registry checks this project's access).
-      await this.deps.executor.ensureImage(image, auth, { pull: access.action === 'pull' });
+      const imageInfo = await this.deps.executor.ensureImage(image, auth, { pull: access.action === 'pull' });
       if (access.action === 'pull') await worker.privateImages.recordPull(image, task.project_id);
       files = await prepareTaskFiles(
         task.payload,
@@ -116,7 +116,7 @@ export class TaskRun {
         task.timeout * 1000 + TOKEN_GRACE_MS,
       );
       try {
-        const outcome = await this.runContainer(task, revision, image, files.dir, token);
+        const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.dir, token);
         if (outcome) await this.finish(task, ['running'], outcome);
       } finally {
         await worker.taskTokens.revoke(token);
@@ -160,7 +160,7 @@ export class TaskRun {
   private async runContainer(
     task: Task,
     revision: CodeRevision,
-    image: string,
+    image: { name: string; cmd: string[] },
     filesDir: string,
     taskToken: string,
   ): Promise<Outcome | null> {
@@ -171,7 +171,16 @@ export class TaskRun {
     );
     try {
       const labels = { ...runner.labels, 'ferrum.task': task.id, 'ferrum.project': task.project_id };
-      const spec = containerSpecOf({ task, revision, image, filesDir, labels, config: config.runner, taskToken });
+      const spec = containerSpecOf({
+        task,
+        revision,
+        image: image.name,
+        imageCmd: image.cmd,
+        filesDir,
+        labels,
+        config: config.runner,
+        taskToken,
+      });
       const result = await executor.run(spec, (chunk) => shipper.push(chunk), this.abort.signal, task.timeout * 1000);
       await shipper.close();
       const reason = this.abort.signal.reason as StopReason | undefined;

@@ -4,7 +4,7 @@ import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
 import { tokenDigest, type IdentityStore } from './identity-store.js';
 import { TtlCache } from './ttl-cache.js';
-import { LEGACY_TOKEN_TYPE, type Principal, type Project } from './types.js';
+import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
 interface Invalidation {
   token?: string;
@@ -31,6 +31,7 @@ export class Authenticator {
     private readonly bus: EventBus,
     keys: KeySpace,
     cacheMs: number,
+    private readonly taskTokens?: TaskTokenLookup,
   ) {
     this.principals = new TtlCache(cacheMs);
     this.projects = new TtlCache(cacheMs);
@@ -48,7 +49,12 @@ export class Authenticator {
     const cached = this.principals.get(digest);
     if (cached) return cached;
     const token = await this.store.findTokenBySecret(secret);
-    if (!token) throw unauthorized('Invalid token');
+    if (!token) {
+      // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
+      const task = await this.taskPrincipal(secret);
+      if (task) return task;
+      throw unauthorized('Invalid token');
+    }
     const owner = await this.store.getUser(token.userId);
     if (!owner) throw unauthorized('Invalid token');
     if (owner.status === 'suspended') throw forbidden('User suspended');
@@ -60,6 +66,22 @@ export class Authenticator {
     };
     this.principals.set(digest, principal);
     return principal;
+  }
+
+  /**
+   * A running task's own token: its project only, for as long as the task runs. Never cached,
+   * so that it stops working the moment the runner revokes it.
+   */
+  private async taskPrincipal(secret: string): Promise<Principal | null> {
+    const grant = await this.taskTokens?.find(secret);
+    if (!grant) return null;
+    return {
+      tokenId: `task:${grant.task_id}`,
+      userId: '',
+      admin: false,
+      type: 'standard',
+      task: { projectId: grant.project_id, taskId: grant.task_id },
+    };
   }
 
   /** The project a principal may use; 404 unknown, 403 not allowed or suspended (admins excepted). */

@@ -318,10 +318,14 @@ export class IdentityStore {
     return projects.filter((project): project is Project => project !== null);
   }
 
-  async updateProject(project: Project, changes: { name?: string; status?: ProjectStatus }): Promise<Project> {
+  async updateProject(
+    project: Project,
+    changes: { name?: string; status?: ProjectStatus; maxSchedules?: number },
+  ): Promise<Project> {
     const fields: Record<string, string> = { updated_at: String(Date.now()) };
     if (changes.name !== undefined) fields.name = changes.name;
     if (changes.status !== undefined) fields.status = changes.status;
+    if (changes.maxSchedules !== undefined) fields.max_schedules = String(changes.maxSchedules);
     await this.redis.hset(this.key('project', project.id), fields);
     return this.mustGetProject(project.id);
   }

@@ -54,4 +54,16 @@ export interface Principal {
   userId: string;
   admin: boolean;
   type: TokenType;
+  /** Set for a running task's own token: it may use only this project, and no identity administration. */
+  task?: TaskScope;
+}
+
+export interface TaskScope {
+  projectId: string;
+  taskId: string;
+}
+
+/** Finds the grant of a task token (the worker service issues them); null for any other token. */
+export interface TaskTokenLookup {
+  find(token: string): Promise<{ project_id: string; task_id: string } | null>;
 }

@@ -57,9 +57,12 @@ export class CacheStore {
     return scripts.size.run<number>(this.redis, this.cacheKeys.cacheItems(projectId, cacheName));
   }
 
-  /** Removes every item; the cache is gone until something is stored in it again. */
-  async dropItems(projectId: string, cacheName: string): Promise<void> {
-    await scripts.dropItems.run(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [cacheName]);
+  /**
+   * Removes every item; the cache is gone until something is stored in it again. Returns how
+   * many live items it held: 0 means there was no such cache.
+   */
+  async dropItems(projectId: string, cacheName: string): Promise<number> {
+    return scripts.dropItems.run<number>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [cacheName]);
   }
 
   /** Stores an item under its condition and returns the new cas; 404/409 when the condition fails. */

@@ -43,6 +43,8 @@ export interface Config {
     tenantLabels: boolean;
   };
   mq: {
+    /** Largest body of a message post (v1, v3 and webhooks), which carries up to 100 messages; in bytes. */
+    postBodyLimitBytes: number;
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
     minTimeoutSeconds: number;
     /** Most messages one post request may carry (v1, v3); more is a 400. */
@@ -318,7 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: nonEmpty(env.REDIS_URL),
     keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
     dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
-    bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 6 * 1024 * 1024),
+    bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: env.FERRUM_LOG_REQUESTS === '1',
@@ -409,6 +411,7 @@ export function loadConfig(env: Env = process.env): Config {
       tenantLabels: env.FERRUM_METRICS_TENANT_LABELS === '1',
     },
     mq: {
+      postBodyLimitBytes: intFrom(env, 'FERRUM_MQ_POST_BODY_LIMIT', 6 * 1024 * 1024),
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
       maxPostMessages: Math.max(1, intFrom(env, 'FERRUM_MQ_MAX_POST_MESSAGES', 1000)),
       sweepIntervalMs: intFrom(env, 'FERRUM_MQ_SWEEP_MS', 60_000),

@@ -260,6 +260,8 @@ export function settingsToFields(settings: QueueSettings): string[] {
     settings.deadLetter ? JSON.stringify(settings.deadLetter) : '',
     'alerts',
     settings.alerts ? JSON.stringify(settings.alerts) : '',
+    'api',
+    settings.api ? String(settings.api) : '',
   ];
 }
 
@@ -272,6 +274,7 @@ export function settingsFromFields(fields: Record<string, string>): QueueSetting
   if (fields.push) settings.push = JSON.parse(fields.push) as PushSettings;
   if (fields.dead_letter) settings.deadLetter = JSON.parse(fields.dead_letter) as DeadLetter;
   if (fields.alerts) settings.alerts = JSON.parse(fields.alerts) as Alert[];
+  if (fields.api === '1' || fields.api === '3') settings.api = Number(fields.api) as 1 | 3;
   return settings;
 }
 

@@ -88,7 +88,7 @@ export class MessageQueue {
   async configure(ref: QueueRef, changes: QueueChanges, mode: 'upsert' | 'update'): Promise<QueueSettings> {
     const { settings } = await this.queues.save(ref, (current) => {
       if (!current && mode === 'update') throw notFound('Queue not found');
-      return applyQueueChanges(ref.name, current, changes);
+      return { ...applyQueueChanges(ref.name, current, changes), api: 3 };
     });
     if (settings.deadLetter)
       await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
@@ -103,7 +103,7 @@ export class MessageQueue {
 
   /** Version 1 update queue (creates the queue when missing; may change its push type). */
   async updateV1(ref: QueueRef, update: V1QueueUpdate): Promise<void> {
-    await this.queues.save(ref, (current) => applyV1QueueUpdate(current, update));
+    await this.queues.save(ref, (current) => ({ ...applyV1QueueUpdate(current, update), api: 1 }));
   }
 
   /**

@@ -44,6 +44,8 @@ export interface QueueSettings {
   push?: PushSettings;
   deadLetter?: DeadLetter;
   alerts?: Alert[];
+  /** The API version (1 or 3) that last configured the queue: push deliveries link to its message URL. */
+  api?: 1 | 3;
 }
 
 export interface QueueInfo extends QueueSettings {

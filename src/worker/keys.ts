@@ -23,7 +23,7 @@ export class WorkerKeys {
     return this.keys.of(`{w:${projectId}}`, ...parts);
   }
 
-  /** The project's usage counters shown by the identity service (outside the project's hash tag). */
+  /** The project's usage counters shown by the identity service (kept by the task scripts). */
   projectCounters(projectId: string) {
     return projectCountersKey(this.keys, projectId);
   }

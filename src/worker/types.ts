@@ -14,6 +14,8 @@ export const LIMITS = {
   maxPerPage: 100,
   defaultPerPage: 30,
   maxTasksPerRequest: 1000,
+  /** Body limit of requests carrying a payload: one payload of the full 64 KB, and room around it. */
+  payloadRequestBytes: 80 * 1024,
 } as const;
 
 /** The settings one upload gives; a revision keeps them as they were. */

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -40,4 +42,65 @@ export async function containerState(name: string): Promise<ContainerState> {
     ' ',
   );
   return { running: running === 'true', exitCode: Number(exitCode) };
+}
+
+export const IRON_CLIENTS_IMAGE = 'ferrum-test/iron-clients';
+
+/** The packages `name` needs at run time, as folders of this repository's node_modules (nested ones come with their parent). */
+function dependencyDirs(name: string, from: string, found = new Map<string, string>()): Map<string, string> {
+  const nodeModules = path.join(repoRoot, 'node_modules');
+  let dir = from;
+  let packageDir: string | undefined;
+  // Node's lookup: the nearest node_modules/<name> walking up from the requiring package.
+  while (dir.startsWith(repoRoot)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (fs.existsSync(path.join(candidate, 'package.json'))) {
+      packageDir = candidate;
+      break;
+    }
+    dir = path.dirname(dir);
+  }
+  if (!packageDir) throw new Error(`cannot find ${name} from ${from}`);
+  if ([...found.values()].includes(packageDir)) return found;
+  if (path.dirname(packageDir) === nodeModules) found.set(name, packageDir);
+  else found.set(`${name}@${packageDir}`, packageDir);
+  const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) dependencyDirs(dependency, packageDir, found);
+  return found;
+}
+
+/**
+ * ferrum-test/iron-clients: the Node base with the official iron_mq client (from this
+ * repository's node_modules) on NODE_PATH, for task code that uses the platform from inside
+ * its container. Rebuilt when the client's version changes.
+ */
+export async function buildIronClientsImage(): Promise<string> {
+  const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules/iron_mq/package.json'), 'utf8')).version;
+  const label = `iron_mq-${version}`;
+  const current = await docker(
+    'image',
+    'inspect',
+    '-f',
+    '{{ index .Config.Labels "clients" }}',
+    IRON_CLIENTS_IMAGE,
+  ).catch(() => '');
+  if (current === label) return IRON_CLIENTS_IMAGE;
+  await run('bash', [path.join(repoRoot, 'scripts/build-node-base-image.sh'), NODE_BASE_IMAGE]);
+  const context = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-iron-clients-'));
+  try {
+    const modules = path.join(context, 'node_modules');
+    fs.mkdirSync(modules);
+    for (const [name, dir] of dependencyDirs('iron_mq', repoRoot)) {
+      if (name.includes('@/')) continue; // nested: copied with its parent
+      fs.cpSync(dir, path.join(modules, name), { recursive: true, dereference: true });
+    }
+    fs.writeFileSync(
+      path.join(context, 'Dockerfile'),
+      `FROM ${NODE_BASE_IMAGE}\nCOPY node_modules /opt/iron/node_modules\nENV NODE_PATH=/opt/iron/node_modules\nLABEL clients=${label}\n`,
+    );
+    await docker('build', '--network', 'none', '-q', '-t', IRON_CLIENTS_IMAGE, context);
+  } finally {
+    fs.rmSync(context, { recursive: true, force: true });
+  }
+  return IRON_CLIENTS_IMAGE;
 }

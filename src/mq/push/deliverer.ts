@@ -177,7 +177,9 @@ export class PushDeliverer {
   }
 
   private sender(queue: QueueInfo, reservationId: string): Send {
-    const messagesUrl = `${this.deps.publicUrl}/3/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
+    // The message's URL in the API that configured the queue: v1 clients acknowledge through /1.
+    const version = queue.api === 1 ? 1 : 3;
+    const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
       return this.slots.run(() => this.http.post(subscriber.url, message.body, headers));

@@ -77,7 +77,8 @@ function providerOf(
   input: InputAutoscale | undefined,
   aws: AwsClusterSettings | undefined,
 ): ProviderKind {
-  return input?.provider ?? old?.provider ?? (aws ? 'aws' : 'static');
+  // Giving autoscale.aws (the only documented cloud) chooses the aws provider without naming it.
+  return input?.provider ?? (input?.aws ? 'aws' : undefined) ?? old?.provider ?? (aws ? 'aws' : 'static');
 }
 
 function withoutAws(settings: AutoscaleSettings | undefined): Partial<AutoscaleSettings> {

@@ -1,3 +1,4 @@
+import { projectSchedulesCountKey } from '../../auth/project-counters.js';
 import type { KeySpace } from '../../core/redis.js';
 
 /**
@@ -17,6 +18,11 @@ export class ScheduleKeys {
   /** Exists while the project (or its owner) is suspended: its runs are skipped (claim-schedule-run.lua). */
   projectSuspended(projectId: string) {
     return this.keys.of('{ws}', 'suspended', projectId);
+  }
+
+  /** How many of a project's schedules are active (shown as the project's schedules_count). */
+  activeCount(projectId: string) {
+    return projectSchedulesCountKey(this.keys, projectId);
   }
   /** "<project>/<schedule>" scored by next_start: what the scheduler has to queue. */
   due() {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { badRequest, notFound } from '../../core/errors.js';
+import { badRequest, forbidden, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import { dueMember, type ScheduleKeys } from './schedule-keys.js';
 import type { Schedule } from './schedule-types.js';
@@ -51,10 +51,13 @@ export class ScheduleStore {
     private readonly keys: ScheduleKeys,
   ) {}
 
-  /** Writes new schedules of one project (each with its first next_start) in one script run. */
-  async create(projectId: string, schedules: Schedule[]): Promise<void> {
-    const keys = [this.keys.due()];
-    const args: string[] = [];
+  /**
+   * Writes new schedules of one project (each with its first next_start) in one script run;
+   * 403 when the project would have more than `maxSchedules` active schedules.
+   */
+  async create(projectId: string, schedules: Schedule[], maxSchedules: number): Promise<void> {
+    const keys = [this.keys.due(), this.keys.activeCount(projectId)];
+    const args: string[] = [String(maxSchedules)];
     for (const schedule of schedules) {
       const fields = hashOf(schedule);
       keys.push(this.keys.schedule(projectId, schedule.id), this.keys.projectIndex(projectId));
@@ -67,7 +70,8 @@ export class ScheduleStore {
         ...fields,
       );
     }
-    await createSchedules.run(this.redis, keys, args);
+    if ((await createSchedules.run<number>(this.redis, keys, args)) < 0)
+      throw forbidden(`Resource limits reached: the project may have at most ${maxSchedules} active schedules`);
   }
 
   async find(projectId: string, scheduleId: string): Promise<Schedule | null> {
@@ -88,7 +92,7 @@ export class ScheduleStore {
   }
 
   async cancel(projectId: string, scheduleId: string, now = Date.now()): Promise<void> {
-    const keys = [this.keys.schedule(projectId, scheduleId), this.keys.due()];
+    const keys = [this.keys.schedule(projectId, scheduleId), this.keys.due(), this.keys.activeCount(projectId)];
     const previous = await cancelSchedule.run<string>(this.redis, keys, [dueMember(projectId, scheduleId), now]);
     if (previous === '') throw notFound('Schedule not found');
     if (previous !== 'scheduled') throw badRequest(`Schedule cannot be cancelled: it is ${previous}`);
@@ -116,6 +120,7 @@ export class ScheduleStore {
       this.keys.claimed(),
       this.keys.schedule(projectId, scheduleId),
       this.keys.projectSuspended(projectId),
+      this.keys.activeCount(projectId),
     ];
     const args = [run.member, run.at, now, nextStart === undefined ? '' : nextStart, `${run.member}/${taskId}`];
     return (await claimScheduleRun.run<number>(this.redis, keys, args)) === 1;

@@ -26,7 +26,12 @@ export class ScheduleService {
     private readonly minIntervalSeconds: number,
   ) {}
 
-  async create(projectId: string, requests: ScheduleRequest[], now = Date.now()): Promise<Schedule[]> {
+  async create(
+    projectId: string,
+    requests: ScheduleRequest[],
+    maxSchedules: number,
+    now = Date.now(),
+  ): Promise<Schedule[]> {
     const schedules = requests.map((request, i) =>
       this.scheduleOf(projectId, request, now, requests.length > 1 ? `schedules[${i}].` : ''),
     );
@@ -34,7 +39,7 @@ export class ScheduleService {
       projectId,
       requests.map((request) => request.code_name),
     );
-    await this.store.create(projectId, schedules);
+    await this.store.create(projectId, schedules, maxSchedules);
     return schedules;
   }
 

@@ -5,8 +5,11 @@
 -- expiry and it joins the expiring set, whose sweeper drops its index entries then.
 -- With a retry attached, the retry task is written in the same step (so a crash cannot
 -- lose it) and marked undispatched until its BullMQ job exists.
--- KEYS: task hash, its log, the expiring set, the undispatched set, the task's ANY list
---       indexes, then its status groups in STATUSES order; then, with a retry, its hash
+-- The project's usage figures follow: total_duration grows by the run time of a task that
+-- ends, and a retry counts as a new task.
+-- KEYS: task hash, its log, the expiring set, the undispatched set, the project's counters,
+--       the task's ANY list indexes, then its status groups in STATUSES order; then, with a
+--       retry, its hash
 -- ARGV: allowed source statuses (comma separated), new status, now ms, required runner
 --       ('' for any), retention ms, n, n field/value arguments to set with the change; then
 --       optionally the retry: id, created_at ms, m, m field/value arguments
@@ -23,7 +26,7 @@ local now = tonumber(ARGV[3])
 local target = ARGV[2]
 local task = redis.call('HMGET', KEYS[1], 'id', 'created_at', 'start_time', 'code_id', 'cluster', 'code_name')
 local id, created = task[1], task[2]
-local any_first = 5
+local any_first = 6
 local function group_of(status)
   for i, name in ipairs(STATUSES) do
     if name == status then return any_first + ANY + (i - 1) * GROUP end
@@ -37,7 +40,11 @@ local n = tonumber(ARGV[6])
 if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 7, 6 + n)) end
 if FINAL[target] then
   redis.call('HSET', KEYS[1], 'end_time', ARGV[3])
-  if task[3] then redis.call('HSET', KEYS[1], 'duration', now - tonumber(task[3])) end
+  if task[3] then
+    local duration = now - tonumber(task[3])
+    redis.call('HSET', KEYS[1], 'duration', duration)
+    redis.call('HINCRBY', KEYS[5], 'total_duration', duration)
+  end
   local expiry = now + tonumber(ARGV[5])
   redis.call('PEXPIREAT', KEYS[1], expiry)
   redis.call('PEXPIREAT', KEYS[2], expiry)
@@ -47,5 +54,6 @@ end
 if #ARGV > 6 + n then
   local retry_id = create_queued(KEYS[#KEYS], any_first, group_of('queued'), KEYS[4], ARGV[3], 7 + n)
   redis.call('HSET', KEYS[1], 'retry_task_id', retry_id)
+  count_created(KEYS[5], 1, now)
 end
 return {1, current}

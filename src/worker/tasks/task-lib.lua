@@ -23,6 +23,18 @@ local function move_task(from_first, to_first, id, created, changed_at)
   redis.call('ZADD', KEYS[to_first + GROUP - 1], changed_at, id)
 end
 
+-- Counts `n` new tasks in the project's usage figures: task_count, and hourly_task_count of
+-- the hour starting at hourly_time (restarted at 0 when a new hour begins).
+local HOUR_MS = 3600000
+local function count_created(counters, n, now)
+  local hour = now - (now % HOUR_MS)
+  if tonumber(redis.call('HGET', counters, 'hourly_time') or '-1') ~= hour then
+    redis.call('HSET', counters, 'hourly_time', hour, 'hourly_task_count', 0)
+  end
+  redis.call('HINCRBY', counters, 'task_count', n)
+  redis.call('HINCRBY', counters, 'hourly_task_count', n)
+end
+
 -- Writes a new queued task from ARGV[a .. a + 2 + n] (id, created_at, n, n field/value
 -- arguments), indexes it and marks it undispatched until its BullMQ job exists.
 -- Returns the id and the ARGV position after it.

@@ -55,6 +55,7 @@ export class TaskStatusChanges {
       this.keys.taskLog(projectId, taskId),
       this.keys.expiringTasks(projectId),
       this.keys.undispatchedTasks(projectId),
+      this.keys.projectCounters(projectId),
       ...this.keys.anyStatusIndexes(projectId, indexed),
       ...this.keys.statusGroups(projectId, indexed),
     ];

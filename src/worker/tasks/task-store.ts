@@ -73,7 +73,7 @@ export class TaskStore {
   async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
-      const keys = [this.keys.undispatchedTasks(projectId)];
+      const keys = [this.keys.undispatchedTasks(projectId), this.keys.projectCounters(projectId)];
       const args = [String(Date.now())];
       for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
         keys.push(
@@ -87,12 +87,6 @@ export class TaskStore {
       runs.push(createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);
-    await this.countCreated(projectId, tasks.length);
-  }
-
-  /** Counts new tasks in the project's task_count (kept outside the project's hash tag). */
-  async countCreated(projectId: string, count: number): Promise<void> {
-    await this.redis.hincrby(this.keys.projectCounters(projectId), 'task_count', count);
   }
 
   /** The tasks' BullMQ jobs exist: they no longer wait in the undispatched set. */

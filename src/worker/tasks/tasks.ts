@@ -95,7 +95,6 @@ export class TaskService {
     const retry = await this.retryFor(task, change.to);
     const result = await this.statuses.change(task.project_id, task.id, { ...change, retry: retry ?? undefined });
     if (!result.changed || !retry) return { result, retry: null };
-    await this.store.countCreated(task.project_id, 1);
     await this.dispatch(task.project_id, [retry]);
     return { result, retry };
   }
