@@ -29,6 +29,7 @@ export async function openAppContext(config: Config, redisUrl: string): Promise<
     identity,
     authenticator,
     metrics: createMetrics(),
+    localFunctions: { runner: null },
   };
   return {
     ctx,

@@ -105,6 +105,7 @@ export class Runner {
       runnerId: this.id,
       slots: functions.runnerSlots,
       reclaimEveryMs: settings.stalledCheckMs,
+      recordFlushMs: functions.recordFlushMs,
       isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
     };
     const log = this.log.child({ component: 'functions' });
@@ -115,6 +116,9 @@ export class Runner {
         network: settings.network,
         pidsLimit: settings.pidsLimit,
         milliCpus: settings.milliCpus,
+        socketRoot: functions.socketDir,
+        busyWaitMs: functions.busyWaitMs,
+        maxWaiting: functions.maxWaitingCalls,
         log,
       });
     return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, log);
@@ -157,6 +161,11 @@ export class Runner {
     );
     await runner.begin();
     return runner;
+  }
+
+  /** Function calls this process may hand over without the queue (the all-in-one server). */
+  get localFunctions(): FunctionWorker {
+    return this.functions;
   }
 
   get cluster(): string {

@@ -28,7 +28,11 @@ function headerMap(request: FastifyRequest): Record<string, string> {
 /** The route's headers as defaults, the function's own over them. */
 function sendResult(reply: FastifyReply, route: Route, result: CallReply): FastifyReply {
   if (result.outcome !== 'success') {
-    return reply.code(result.status).send(errorBody(result.errorMessage ?? 'The function failed'));
+    // A refused call (503) says when to try again.
+    return reply
+      .code(result.status)
+      .headers(result.headers)
+      .send(errorBody(result.errorMessage ?? 'The function failed'));
   }
   const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
   for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
@@ -53,7 +57,7 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
   const replies = new CallReplies(ctx.bus, stores.keys);
   await replies.start();
   app.addHook('onClose', () => replies.close());
-  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings);
+  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings, ctx.localFunctions);
   const metrics = new FunctionMetrics(ctx.metrics.registry);
 
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
