@@ -29,6 +29,8 @@ export class CallLogFramer {
   /** Whether the function writes frame lines. */
   private framed = false;
   private ended = false;
+  /** The log of the call finished last, for a failure reported after its end. */
+  private last: { callId: string; text: string } | null = null;
 
   constructor(
     private readonly frameName: string | null,
@@ -37,12 +39,13 @@ export class CallLogFramer {
 
   /** A call is about to be sent to the container. */
   open(callId: string): void {
-    if (!this.framed && this.current) this.finish(this.current);
     let resolve: (text: string) => void = () => {};
     const done = new Promise<string>((settle) => (resolve = settle));
     const entry: Entry = { parts: [], bytes: 0, settle: null, resolve, done };
     if (this.ended) resolve('');
     else this.entries.set(callId, entry);
+    // Unframed, output goes to the newest call; the one before still ends at its settle time,
+    // so its own frame line, should it come late, still finds it.
     if (!this.framed) this.current = entry;
   }
 
@@ -57,7 +60,7 @@ export class CallLogFramer {
   /** The call failed: its log as far as it came. */
   closeNow(callId: string): string {
     const entry = this.entries.get(callId);
-    if (!entry) return '';
+    if (!entry) return this.last?.callId === callId ? this.last.text : '';
     this.finish(entry);
     return entry.parts.join('');
   }
@@ -108,7 +111,12 @@ export class CallLogFramer {
       this.current = null;
     }
     clearTimeout(entry.settle ?? undefined);
-    for (const [id, candidate] of this.entries) if (candidate === entry) this.entries.delete(id);
-    entry.resolve(entry.parts.join(''));
+    const text = entry.parts.join('');
+    for (const [callId, candidate] of this.entries) {
+      if (candidate !== entry) continue;
+      this.entries.delete(callId);
+      this.last = { callId, text };
+    }
+    entry.resolve(text);
   }
 }

@@ -37,7 +37,7 @@ interface PendingCall {
 }
 
 /** How long stderr that trails a call's answer is still that call's, unless the next call starts first. */
-export const LOG_SETTLE_MS = 50;
+export const LOG_SETTLE_MS = 100;
 /** How long a container that closed its output gets to report its exit state. */
 const EXIT_REPORT_MS = 2000;
 

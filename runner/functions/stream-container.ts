@@ -16,9 +16,9 @@ const LISTENER = 'lsnr.sock';
 /** The frame line functions write to their output as each call starts: `<name>=<Fn-Call-Id>`. */
 export const LOG_FRAME_NAME = 'FERRUM_CALL';
 /** How long stderr trailing an answer still belongs to its call, unless the next call starts. */
-const LOG_SETTLE_MS = 50;
-/** How long a container that closed its output gets to report its exit state. */
-const EXIT_REPORT_MS = 2000;
+const LOG_SETTLE_MS = 250;
+/** How long a container that closed its output gets to report its exit state (a busy engine is slow). */
+const EXIT_REPORT_MS = 5000;
 
 export interface StreamContainerSpec extends HotContainerSpec {
   /** A host folder (shared with the engine) under which each container gets its socket folder. */
@@ -95,6 +95,7 @@ export class StreamContainer {
   /** Fails the call under way. */
   private failCall: ((error: HotCallError) => void) | null = null;
   private callId: string | null = null;
+  private exitSeen = false;
 
   private constructor(
     private readonly container: Docker.Container,
@@ -195,8 +196,14 @@ export class StreamContainer {
       return { response, log: this.logs.answered(request.callId) };
     } catch (error) {
       if (error instanceof HotCallError) throw error;
-      // The connection broke: the function went away, or answers with garbage.
-      const message = `the function's socket failed: ${(error as Error).message}`;
+      // The connection broke: the function went away (say how, once the engine tells), or answers with garbage.
+      let bound: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([
+        this.exited,
+        new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS + 1000))),
+      ]);
+      clearTimeout(bound);
+      const message = exit ?? `the function's socket failed: ${(error as Error).message}`;
       this.die('broken', message);
       throw new HotCallError('broken', message, this.logs.closeNow(request.callId));
     } finally {
@@ -238,6 +245,8 @@ export class StreamContainer {
   }
 
   private async onExit(): Promise<void> {
+    if (this.exitSeen) return;
+    this.exitSeen = true;
     if (this.dead) {
       this.markExited('the function container exited');
       return;
