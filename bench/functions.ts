@@ -18,13 +18,14 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http.js';
 import { serveInChild } from './lib/child-server.js';
+import { cpuSeconds } from './lib/proc-cpu.js';
+import { figure, sized, SMOKE } from './lib/report.js';
 
-const SMOKE = process.env.BENCH_SMOKE === '1';
 const HOT_SECONDS = SMOKE ? 2 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 const WARM_SECONDS = SMOKE ? 1 : 3;
 const HOT_CALLERS = 10;
-const COLD_CALLS = Number(process.env.BENCH_COLD_CALLS ?? 40);
-const COLD_CALLERS = Number(process.env.BENCH_COLD_CALLERS ?? 4);
+const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
+const COLD_CALLERS = sized('BENCH_COLD_CALLERS', 4, 2);
 const HOT_IMAGES = {
   'http-stream': 'ferrum-test/fn-hot-stream',
   http: 'ferrum-test/fn-hot-http',
@@ -67,6 +68,8 @@ function report(label: string, figures: Figures): void {
   console.log(
     `    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`,
   );
+  figure(`${label} p50`, percentile(latencies, 50), 'ms', { better: 'lower' });
+  figure(`${label} rate`, rate, 'calls/s', { better: 'higher' });
 }
 
 interface LoadFigures {
@@ -79,12 +82,8 @@ interface LoadFigures {
 
 /** CPU time of a process so far (user + system), in µs, from /proc. */
 function cpuUsOf(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / CLOCK_TICKS;
+  return cpuSeconds(pid) * 1_000_000;
 }
-
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 function msOf(text: string): number {
   const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
@@ -186,7 +185,7 @@ async function beside(
 async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string): Promise<void> {
   console.log(`    floor: bare docker run --rm -i of ${HOT_IMAGES.http}, one call each, ${COLD_CALLERS} at a time`);
   report(
-    'docker run --rm -i',
+    `docker run --rm -i of ${HOT_IMAGES.http}`,
     await drive(Math.min(COLD_CALLS, 20), COLD_CALLERS, () => bareDockerRun(HOT_IMAGES.http, bareRequestOf('http'))),
   );
   await coldCall(); // the first container of an image pays for caches the rest share
@@ -197,8 +196,13 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
     bareDockerRun(COLD_IMAGE, bareRequestOf('default')),
   );
   report(coldLabel, cold);
-  report('docker run --rm -i', bare);
+  report(`docker run --rm -i of ${COLD_IMAGE}`, bare);
   console.log(`    ratio cold/bare wall time: ${(cold.wallMs / bare.wallMs).toFixed(2)}x (target <= 1.2x)`);
+  figure('cold calls/bare docker run wall time', cold.wallMs / bare.wallMs, 'x', {
+    better: 'lower',
+    target: 1.2,
+    reference: 'bare docker run --rm -i of the same image, same concurrency',
+  });
 }
 
 /** Creates the routes through the functions API and measures calls at /r/bench/…. */
@@ -251,6 +255,21 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     console.log(line(`POST /r/bench/hot-${format}`, hot[format], cache));
   }
   const stream = hot['http-stream']!;
+  const reference = `authenticated cache GET, ${HOT_CALLERS} callers, same run`;
+  figure('hot http-stream p50', stream.p50Ms, 'ms', { better: 'lower', target: 3 });
+  figure('hot http-stream p99', stream.p99Ms, 'ms', { better: 'lower', target: 10 });
+  figure('hot http-stream req/s / cache GET req/s', stream.rps / cache.rps, 'x', {
+    better: 'higher',
+    target: 0.1,
+    reference,
+  });
+  figure('hot http-stream server CPU / cache GET', stream.cpuUs / cache.cpuUs, 'x', {
+    better: 'lower',
+    target: 5,
+    reference,
+  });
+  figure('hot json rate', hot.json!.rps, 'calls/s', { better: 'higher', target: 996 });
+  figure('hot http rate', hot.http!.rps, 'calls/s', { better: 'higher', target: 724 });
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   console.log(
     `    targets: http-stream p50 <= 3 ms: ${verdict(stream.p50Ms <= 3)}; p99 <= 10 ms: ${verdict(stream.p99Ms <= 10)}; ` +

@@ -1,10 +1,10 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { storeIdOf } from '../src/core/store-id.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-import { registerClusterInstanceGauge } from './cluster-metrics.js';
+import type { WorkerServices } from '../src/worker/services.js';
+import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
@@ -24,7 +24,7 @@ async function scaleAll(
     if (isStopping()) return;
     try {
       const stored = await worker.clusters.find(cluster.id);
-      if (stored) await scaler.pass(stored, providers.providerFor(stored));
+      if (stored) await scaler.pass(stored, await providers.providerFor(stored));
     } catch (error) {
       // One cluster's trouble (a provider refusing) must not hold up the others.
       log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
@@ -34,7 +34,7 @@ async function scaleAll(
 
 /** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
 export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Promise<RunningAutoscaler> {
-  const worker = openWorkerServices(ctx);
+  const { worker } = ctx;
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
   const providers = new InstanceProviders(
@@ -50,12 +50,14 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
   );
   const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
+  registerRunnersOnlineGauge(ctx.metrics.registry, worker);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'autoscaler',
     intervalMs: settings.intervalMs,
     log: autoscalerLog,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
   });
   loop.start();
@@ -63,7 +65,6 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
     async stop() {
       await loop.stop();
       providers.close();
-      await worker.close();
     },
   };
 }
