@@ -1,25 +1,37 @@
 /**
  * Functions benchmark, over HTTP against an all-in-one server (controller + runner) forked as a
- * child process, so the load generator does not share its event loop.
- * (a) Hot: a hot echo function (`http` and `json` formats, max_concurrency 10) under 10
- *     concurrent callers: latency p50/p99 and calls/s (targets: p50 ≤ 5 ms, ≥ 1,000 calls/s).
+ * child process; the load generator is wrk (a separate, non-Node process: `apt-get install -y wrk`).
+ * (a) Hot: a hot echo function in each format (`http-stream`, `json`, `http`; max_concurrency 10)
+ *     under 10 concurrent callers, beside an authenticated cache GET at the same concurrency:
+ *     latency p50/p99, calls/s, server CPU per call (the server process, from /proc).
+ *     Targets: http-stream p50 <= 3 ms, p99 <= 10 ms, >= 0.1x the cache GET's req/s, CPU per call
+ *     <= 5x the cache GET's; json and http >= 2x their throughput before (418-498, 225-362 calls/s).
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
- *     `docker run --rm -i` of the same image at the same concurrency (target ≤ 1.2× its wall time).
- * Each beside bare `docker run --rm -i` runs of the same image, the floor a call without Ferrum pays.
- * BENCH_HOT_CALLS (default 5000), BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
+ *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
+ * BENCH_SMOKE=1 runs (a) for 2 s per case and skips (b); BENCH_HOT_SECONDS (default 10),
+ * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  */
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http.js';
 import { serveInChild } from './lib/child-server.js';
+import { cpuSeconds } from './lib/proc-cpu.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 
-const HOT_CALLS = sized('BENCH_HOT_CALLS', 5000, 50);
+const HOT_SECONDS = SMOKE ? 2 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
+const WARM_SECONDS = SMOKE ? 1 : 3;
 const HOT_CALLERS = 10;
 const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
 const COLD_CALLERS = sized('BENCH_COLD_CALLERS', 4, 2);
-const HOT_IMAGES = { http: 'ferrum-test/fn-hot-http', json: 'ferrum-test/fn-hot-json' } as const;
+const HOT_IMAGES = {
+  'http-stream': 'ferrum-test/fn-hot-stream',
+  http: 'ferrum-test/fn-hot-http',
+  json: 'ferrum-test/fn-hot-json',
+} as const;
+type HotFormat = keyof typeof HOT_IMAGES;
 const COLD_IMAGE = 'ferrum-test/fn-cold-echo';
 const MEMORY_MB = 128;
 const BODY = Buffer.from('{"hello":"ferrum"}');
@@ -60,21 +72,63 @@ function report(label: string, figures: Figures): void {
   figure(`${label} rate`, rate, 'calls/s', { better: 'higher' });
 }
 
-/**
- * The hot figures: 10 callers, then one caller alone (the latency of the call path itself,
- * without calls queueing behind each other for the CPU), and this process's CPU time per call.
- */
-async function reportHot(label: string, call: () => Promise<void>, server: ChildProcess): Promise<void> {
-  const serverBefore = await cpuOf(server);
-  const cpuBefore = process.cpuUsage();
-  report(`${label}, ${HOT_CALLERS} callers`, await drive(HOT_CALLS, HOT_CALLERS, call));
-  const cpu = process.cpuUsage(cpuBefore);
-  const serverAfter = await cpuOf(server);
-  const serverCpu = serverAfter.user + serverAfter.system - serverBefore.user - serverBefore.system;
-  console.log(
-    `    CPU per call: server (controller + runner) ${(serverCpu / HOT_CALLS).toFixed(0)} µs, load generator ${((cpu.user + cpu.system) / HOT_CALLS).toFixed(0)} µs`,
-  );
-  report(`${label}, 1 caller`, await drive(Math.ceil(HOT_CALLS / 5), 1, call));
+interface LoadFigures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Server CPU (user + system) per request, in µs. */
+  cpuUs: number;
+}
+
+/** CPU time of a process so far (user + system), in µs, from /proc. */
+function cpuUsOf(pid: number): number {
+  return cpuSeconds(pid) * 1_000_000;
+}
+
+function msOf(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
+  if (!match) throw new Error(`unreadable wrk latency "${text}"`);
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+/** Runs wrk (10 connections) against `url` for `seconds`; the server's CPU is read around it. */
+function wrk(
+  url: string,
+  seconds: number,
+  request: { method: string; body?: Buffer; headers: Record<string, string> },
+  serverPid: number,
+): Promise<LoadFigures> {
+  const script = path.join(os.tmpdir(), `ferrum-bench-wrk-${process.pid}.lua`);
+  const lines = [`wrk.method = ${JSON.stringify(request.method)}`];
+  if (request.body) lines.push(`wrk.body = ${JSON.stringify(request.body.toString())}`);
+  for (const [name, value] of Object.entries(request.headers))
+    lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+  fs.writeFileSync(script, `${lines.join('\n')}\n`);
+  const args = ['-t2', `-c${HOT_CALLERS}`, `-d${seconds}s`, '--latency', '-s', script, url];
+  const cpuBefore = cpuUsOf(serverPid);
+  return new Promise((resolve, reject) => {
+    execFile('wrk', args, (error, stdout) => {
+      const cpu = cpuUsOf(serverPid) - cpuBefore;
+      fs.rmSync(script, { force: true });
+      if (error) return reject(new Error(`wrk failed (apt-get install -y wrk): ${error.message}`));
+      const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
+      const failed = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
+      if (failed) return reject(new Error(`${url}: ${failed[1]} of ${requests} answers were not 2xx`));
+      const p50 = /\s50%\s+(\S+)/.exec(stdout)?.[1];
+      const p99 = /\s99%\s+(\S+)/.exec(stdout)?.[1];
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+      if (!p50 || !p99 || !requests) return reject(new Error(`unreadable wrk output:\n${stdout}`));
+      resolve({ rps, p50Ms: msOf(p50), p99Ms: msOf(p99), cpuUs: cpu / requests });
+    });
+  });
+}
+
+function line(label: string, figures: LoadFigures, cache?: LoadFigures): string {
+  const ratios = cache
+    ? `, ${(figures.rps / cache.rps).toFixed(2)}x the cache GET's req/s, ${(figures.cpuUs / cache.cpuUs).toFixed(1)}x its CPU`
+    : '';
+  return `    ${label.padEnd(34)} p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms, ${figures.rps.toFixed(0)} req/s, server CPU ${figures.cpuUs.toFixed(0)} µs/req${ratios}`;
 }
 
 /** One request of the image's format, for a bare run that serves exactly one call. */
@@ -151,68 +205,108 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
   });
 }
 
-/** The server child's CPU usage so far. */
-function cpuOf(server: ChildProcess): Promise<NodeJS.CpuUsage> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { cpu?: NodeJS.CpuUsage }) => {
-      if (!message.cpu) return;
-      server.off('message', onMessage);
-      resolve(message.cpu);
-    };
-    server.on('message', onMessage);
-    server.send('cpu');
-  });
-}
-
 /** Creates the routes through the functions API and measures calls at /r/bench/…. */
-async function benchHttp(http: HttpClient, url: string, server: ChildProcess): Promise<void> {
+async function benchHttp(http: HttpClient, url: string, server: ChildProcess, projectId: string, token: string) {
   console.log('Measuring through HTTP: /r/bench/… on an all-in-one server (controller + runner) in a child process.');
   const routes = [
-    { path: '/hot-http', image: HOT_IMAGES.http, format: 'http' },
-    { path: '/hot-json', image: HOT_IMAGES.json, format: 'json' },
+    ...Object.entries(HOT_IMAGES).map(([format, image]) => ({ path: `/hot-${format}`, image, format })),
     { path: '/cold', image: COLD_IMAGE, format: 'default' },
   ];
   for (const route of routes) {
     const created = await http.post('/v1/apps/bench/routes', {
-      route: { ...route, type: 'sync', memory: MEMORY_MB, max_concurrency: HOT_CALLERS, timeout: 30, idle_timeout: 60 },
+      route: {
+        ...route,
+        type: 'sync',
+        memory: MEMORY_MB,
+        max_concurrency: HOT_CALLERS,
+        timeout: 30,
+        idle_timeout: 120,
+      },
     });
     if (created.status >= 300)
       throw new Error(`creating route ${route.path} failed: ${created.status} ${created.text}`);
   }
-  const client = new Pool(url, { connections: HOT_CALLERS * 2, pipelining: 1 });
-  const call = (routePath: string) => async () => {
+  const cachePath = `/1/projects/${projectId}/caches/bench/items/hot`;
+  const put = await http.request('PUT', cachePath, {
+    raw: JSON.stringify({ value: 'a cached value' }),
+    headers: { 'content-type': 'application/json' },
+  });
+  if (put.status !== 200) throw new Error(`cache put failed: ${put.status} ${put.text}`);
+  const pid = server.pid!;
+  const cacheGet = { method: 'GET', headers: { authorization: `OAuth ${token}` } };
+  const callOf = { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } };
+  console.log(
+    `(a) hot echo functions, ${HOT_CALLERS} callers (wrk), max_concurrency ${HOT_CALLERS}, ${HOT_SECONDS} s each`,
+  );
+  await wrk(url + cachePath, WARM_SECONDS, cacheGet, pid);
+  const cache = await wrk(url + cachePath, HOT_SECONDS, cacheGet, pid);
+  console.log(line('GET cache item (authenticated)', cache));
+  const hot: Partial<Record<HotFormat, LoadFigures>> = {};
+  for (const format of Object.keys(HOT_IMAGES) as HotFormat[]) {
+    // Warm-up: the containers start (10 calls at once), then the server's JIT compiles the call path.
+    const started = await Promise.all(
+      Array.from({ length: HOT_CALLERS }, () =>
+        fetch(`${url}/r/bench/hot-${format}`, { method: 'POST', body: BODY, headers: callOf.headers }),
+      ),
+    );
+    if (started.some((response) => response.status !== 200)) throw new Error(`warming hot-${format} failed`);
+    await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
+    hot[format] = await wrk(`${url}/r/bench/hot-${format}`, HOT_SECONDS, callOf, pid);
+    console.log(line(`POST /r/bench/hot-${format}`, hot[format], cache));
+  }
+  const stream = hot['http-stream']!;
+  const reference = `authenticated cache GET, ${HOT_CALLERS} callers, same run`;
+  figure('hot http-stream p50', stream.p50Ms, 'ms', { better: 'lower', target: 3 });
+  figure('hot http-stream p99', stream.p99Ms, 'ms', { better: 'lower', target: 10 });
+  figure('hot http-stream req/s / cache GET req/s', stream.rps / cache.rps, 'x', {
+    better: 'higher',
+    target: 0.1,
+    reference,
+  });
+  figure('hot http-stream server CPU / cache GET', stream.cpuUs / cache.cpuUs, 'x', {
+    better: 'lower',
+    target: 5,
+    reference,
+  });
+  figure('hot json rate', hot.json!.rps, 'calls/s', { better: 'higher', target: 996 });
+  figure('hot http rate', hot.http!.rps, 'calls/s', { better: 'higher', target: 724 });
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log(
+    `    targets: http-stream p50 <= 3 ms: ${verdict(stream.p50Ms <= 3)}; p99 <= 10 ms: ${verdict(stream.p99Ms <= 10)}; ` +
+      `>= 0.1x cache req/s: ${verdict(stream.rps >= 0.1 * cache.rps)}; CPU <= 5x cache: ${verdict(stream.cpuUs <= 5 * cache.cpuUs)}`,
+  );
+  console.log(
+    `    json ${hot.json!.rps.toFixed(0)} calls/s (before 418-498: target >= 996: ${verdict(hot.json!.rps >= 996)}), ` +
+      `http ${hot.http!.rps.toFixed(0)} calls/s (before 225-362: target >= 724: ${verdict(hot.http!.rps >= 724)})`,
+  );
+  if (SMOKE) return;
+  const client = new Pool(url, { connections: COLD_CALLERS * 2, pipelining: 1 });
+  const cold = async () => {
     const response = await client.request({
-      path: `/r/bench${routePath}`,
+      path: '/r/bench/cold',
       method: 'POST',
       body: BODY,
       headers: { 'content-type': 'application/json' },
     });
     await response.body.arrayBuffer();
-    if (response.statusCode !== 200) throw new Error(`call of ${routePath} answered ${response.statusCode}`);
+    if (response.statusCode !== 200) throw new Error(`cold call answered ${response.statusCode}`);
   };
   try {
-    for (const format of ['http', 'json'] as const) {
-      await drive(SMOKE ? 20 : 500, HOT_CALLERS, call(`/hot-${format}`));
-      console.log(
-        `(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`,
-      );
-      await reportHot(`POST /r/bench/hot-${format}`, call(`/hot-${format}`), server);
-    }
-    await benchBareFloors(call('/cold'), 'POST /r/bench/cold');
+    await benchBareFloors(cold, 'POST /r/bench/cold');
   } finally {
     await client.close();
   }
 }
 
 /** Forks this script as the server: an all-in-one controller + runner with its own Redis. */
-function startServerChild(): Promise<{ child: ChildProcess; url: string; token: string }> {
+function startServerChild(): Promise<{ child: ChildProcess; url: string; token: string; projectId: string }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'server' },
     execArgv: process.execArgv,
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (message: { url: string; token: string }) =>
-      resolve({ child, url: message.url, token: message.token }),
+    child.once('message', (message: { url: string; token: string; projectId: string }) =>
+      resolve({ child, url: message.url, token: message.token, projectId: message.projectId }),
     );
     child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
   });
@@ -223,7 +317,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} cores, shared with whatever else runs (figures vary with that load)`);
   const server = await startServerChild();
   try {
-    await benchHttp(new HttpClient(server.url, server.token), server.url, server.child);
+    await benchHttp(new HttpClient(server.url, server.token), server.url, server.child, server.projectId, server.token);
   } finally {
     server.child.removeAllListeners('exit');
     server.child.send('stop');

@@ -30,10 +30,13 @@ export async function startAllInOne(
     await controller.stop();
     throw error;
   }
+  // Hot calls whose route has an idle container here skip the queue.
+  controller.ctx.localFunctions.runner = runner.localFunctions;
   return {
     controller,
     runner,
     async stop() {
+      controller.ctx.localFunctions.runner = null;
       await runner.stop();
       await controller.stop();
     },

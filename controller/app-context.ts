@@ -7,6 +7,7 @@ import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
+import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/service.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   worker: WorkerServices;
   /** The functions platform's stores. */
   functions: FunctionStores;
+  /** The runner of the all-in-one server, which may take hot function calls without the queue. */
+  localFunctions: LocalFunctionHost;
 }
 
 export interface OpenedContext {
@@ -89,6 +92,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     mq,
     worker,
     functions: openFunctionStores(config, redis, keys),
+    localFunctions: { runner: null },
   };
   return { ctx, close };
 }

@@ -91,6 +91,7 @@ export class Runner {
       runnerId: this.id,
       slots: functions.runnerSlots,
       reclaimEveryMs: settings.stalledCheckMs,
+      recordFlushMs: functions.recordFlushMs,
       isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
     };
     const log = this.log.child({ component: 'functions' });
@@ -101,6 +102,9 @@ export class Runner {
         network: settings.network,
         pidsLimit: settings.pidsLimit,
         milliCpus: settings.milliCpus,
+        socketRoot: functions.socketDir,
+        busyWaitMs: functions.busyWaitMs,
+        maxWaiting: functions.maxWaitingCalls,
         log,
       });
     const { functions: stores, bus, functionCallConnection } = this.ctx;
@@ -128,6 +132,11 @@ export class Runner {
       throw error;
     }
     return runner;
+  }
+
+  /** Function calls this process may hand over without the queue (the all-in-one server). */
+  get localFunctions(): FunctionWorker {
+    return this.functions;
   }
 
   get cluster(): string {

@@ -187,6 +187,90 @@ for format in http json; do
   echo "built $image" >&2
 done
 
+# ferrum-test/fn-hot-stream — the reference `http-stream` function (Node, no FDK needed): it
+# follows the socket contract as Fn's FDKs do — listens on a socket of its own in the folder of
+# FN_LISTENER, makes it writable for the runner and links lsnr.sock to it once ready; answers
+# POST /call with the same JSON echo as the hot images above (caller headers arrive as
+# Fn-Http-H-<Name>; the answer's status and headers go back as Fn-Http-Status and
+# Fn-Http-H-<Name>); writes the FN_LOGFRAME_NAME=<call id> frame line to stdout and stderr as
+# each call starts. X-Raw answers with the request body as is. It runs as an unprivileged user.
+stream_program="$(cat <<'PROGRAM'
+const http = require('node:http');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const listener = process.env.FN_LISTENER || '';
+if (process.env.FN_FORMAT !== 'http-stream' || !listener.startsWith('unix:')) {
+  console.error('FN_FORMAT=http-stream and FN_LISTENER=unix:<path> are required');
+  process.exit(2);
+}
+const socketPath = listener.slice('unix:'.length);
+const phony = path.join(path.dirname(socketPath), `phony-${process.pid}.sock`);
+const frameName = process.env.FN_LOGFRAME_NAME;
+const frameHeader = (process.env.FN_LOGFRAME_HDR || '').toLowerCase();
+let calls = 0;
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', async () => {
+    if (req.method !== 'POST' || req.url !== '/call') {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return res.end('POST /call only');
+    }
+    if (frameName && frameHeader && req.headers[frameHeader]) {
+      const frame = `\n${frameName}=${req.headers[frameHeader]}\n`;
+      process.stdout.write(frame);
+      process.stderr.write(frame);
+    }
+    calls++;
+    const header = (name) => req.headers[`fn-http-h-${name}`];
+    if (header('x-stderr')) process.stderr.write(header('x-stderr') + '\n');
+    if (header('x-sleep-ms')) await new Promise((resolve) => setTimeout(resolve, Number(header('x-sleep-ms'))));
+    if (header('x-exit')) process.exit(Number(header('x-exit')));
+    if (header('x-allocate-mb')) globalThis.kept = Buffer.alloc(Number(header('x-allocate-mb')) * 1024 * 1024, 1);
+    const body = Buffer.concat(chunks);
+    const out = { 'Fn-Http-Status': String(header('x-status') ?? 200), 'Fn-Fdk-Version': 'ferrum-reference/1' };
+    if (header('x-header')) {
+      const [name, ...value] = header('x-header').split(':');
+      out[`Fn-Http-H-${name.trim()}`] = value.join(':').trim();
+    }
+    if (header('x-raw')) {
+      out['Content-Type'] = 'application/octet-stream';
+      res.writeHead(200, out);
+      return res.end(body);
+    }
+    out['Content-Type'] = 'application/json';
+    res.writeHead(200, out);
+    res.end(JSON.stringify({
+      calls, hostname: os.hostname(), method: req.headers['fn-http-method'], url: req.headers['fn-http-request-url'],
+      body: body.toString(), echo: header('x-echo') ?? null, greeting: process.env.GREETING ?? null,
+      callId: req.headers['fn-call-id'], deadline: req.headers['fn-deadline'],
+      env: { app: process.env.FN_APP_ID, fn: process.env.FN_FN_ID, memory: process.env.FN_MEMORY, type: process.env.FN_TYPE },
+    }));
+  });
+});
+server.keepAliveTimeout = 0;
+server.requestTimeout = 0;
+server.headersTimeout = 0;
+try { fs.unlinkSync(phony); } catch {}
+server.listen(phony, () => {
+  fs.chmodSync(phony, 0o666);
+  fs.symlinkSync(path.basename(phony), socketPath);
+});
+PROGRAM
+)"
+stream_hash="$(printf '%s' "$stream_program" | sha256sum | cut -c1-16)"
+current="$(docker image inspect -f '{{ index .Config.Labels "fn.hash" }}' ferrum-test/fn-hot-stream 2>/dev/null || true)"
+if [ "$current" != "$stream_hash" ]; then
+  context="$(mktemp -d)"
+  printf '%s\n' "$stream_program" > "$context/fn.js"
+  printf 'FROM ferrum-test/node-base\nCOPY fn.js /fn.js\nLABEL fn.hash=%s\nUSER 65534:65534\nCMD ["node", "/fn.js"]\n' "$stream_hash" > "$context/Dockerfile"
+  docker build --network none -q -t ferrum-test/fn-hot-stream "$context" >/dev/null
+  rm -rf "$context"
+  echo "built ferrum-test/fn-hot-stream" >&2
+fi
+
 # ferrum-test/fn-cold-echo — a `default`-format function: its answer is its request body (cat).
 if ! image_exists ferrum-test/fn-cold-echo; then
   context="$(mktemp -d)"

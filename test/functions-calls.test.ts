@@ -55,7 +55,8 @@ describe('sync calls of default-format routes', () => {
       '',
     ]);
 
-    const record = await fn.record('calls', callId);
+    // Records are written in batches after the answer.
+    const record = await fn.waitFor('calls', callId, ['success', 'error', 'timeout']);
     expect(record).toMatchObject({
       id: callId,
       app_name: 'calls',
@@ -82,7 +83,7 @@ describe('sync calls of default-format routes', () => {
     const response = await fn.call('POST', 'calls/echo', 'exit=3');
     expectError(response, 502, 'The function exited with status 3');
     const callId = response.headers.get('fn-call-id')!;
-    const record = await fn.record('calls', callId);
+    const record = await fn.waitFor('calls', callId, ['error']);
     expect(record).toMatchObject({ status: 'error', error: 'The function exited with status 3' });
     expect(await fn.log('calls', callId)).toContain('failing on purpose');
   });
@@ -93,7 +94,9 @@ describe('sync calls of default-format routes', () => {
     const response = await fn.call('POST', 'calls/slow', 'sleep=10');
     expectError(response, 504, 'The function timed out after 1 s');
     expect(Date.now() - started).toBeLessThan(8000);
-    expect(await fn.record('calls', response.headers.get('fn-call-id')!)).toMatchObject({ status: 'timeout' });
+    expect(await fn.waitFor('calls', response.headers.get('fn-call-id')!, ['timeout'])).toMatchObject({
+      status: 'timeout',
+    });
   });
 
   it('enforces the route memory as a container limit', async () => {
@@ -127,7 +130,7 @@ describe('sync calls of default-format routes', () => {
       const second = await fn.call('POST', `calls/hot-${format}`, 'two');
       expect(second.status).toBe(200);
       expect(JSON.parse(second.text)).toMatchObject({ calls: 2, body: 'two', hostname: answer.hostname });
-      expect(await fn.record('calls', callId)).toMatchObject({ status: 'success', format });
+      expect(await fn.waitFor('calls', callId, ['success'])).toMatchObject({ status: 'success', format });
     },
   );
 

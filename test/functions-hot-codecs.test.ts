@@ -12,6 +12,7 @@ const call: FunctionInvocation = {
   path: '/orders',
   image: 'ferrum-test/fn-hot-http',
   format: 'http',
+  type: 'sync',
   memoryMb: 128,
   timeoutMs: 30_000,
   idleTimeoutMs: 30_000,

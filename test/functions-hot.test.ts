@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,6 +13,7 @@ const RUN_LABEL = `ferrum.test.functions-hot=${randomBytes(6).toString('hex')}`;
 const [labelName, labelValue] = RUN_LABEL.split('=') as [string, string];
 
 const docker = new Docker();
+const SOCKET_ROOT = path.join(os.tmpdir(), 'ferrum-test-fn-sockets');
 let pool: HotFunctionPool;
 
 type Format = 'http' | 'json';
@@ -22,6 +25,7 @@ function invocation(app: string, format: Format, overrides: Partial<FunctionInvo
     path: '/echo',
     image: `ferrum-test/fn-hot-${format}`,
     format,
+    type: 'sync',
     memoryMb: 64,
     timeoutMs: 10_000,
     idleTimeoutMs: 30_000,
@@ -76,6 +80,9 @@ beforeAll(() => {
     network: 'none',
     pidsLimit: 64,
     milliCpus: 1000,
+    socketRoot: SOCKET_ROOT,
+    busyWaitMs: 10_000,
+    maxWaiting: 100,
   });
 });
 
@@ -121,14 +128,12 @@ describe.each(['http', 'json'] as const)('a hot function in the %s format', (for
   it("keeps each call's stderr with that call", async () => {
     const app = newApp();
     // Docker copies stdout and stderr separately, so stderr written at the very moment of the
-    // answer can arrive after it: the function here answers a little after its warning.
-    const noisy = await pool.invoke(
-      asking(app, format, { 'x-stderr': 'warning from the function', 'x-sleep-ms': '50' }),
-    );
-    expect(noisy.stderr).toBe('warning from the function\n');
+    // answer can arrive after it: the log is complete once `laterLog` resolves.
+    const noisy = await pool.invoke(asking(app, format, { 'x-stderr': 'warning from the function' }));
     const quiet = await pool.invoke(asking(app, format, {}));
     expect(echoOf(quiet).calls).toBe(2);
-    expect(quiet.stderr).toBe('');
+    expect(noisy.stderr + (await noisy.laterLog)).toBe('warning from the function\n');
+    expect(quiet.stderr + (await quiet.laterLog)).toBe('');
   });
 
   it('answers 502 when the function breaks its framing, and the next call gets a new container', async () => {
@@ -188,13 +193,13 @@ describe('hot containers', () => {
     expect((await containersOf(app)).length).toBeLessThanOrEqual(3);
   });
 
-  it('answer 504 to a call that waited for a free container beyond its timeout', async () => {
+  it('answer 503 with Retry-After to a call that waited for a free container beyond its timeout', async () => {
     const app = newApp();
     const busy = pool.invoke(asking(app, 'http', { 'x-sleep-ms': '1500' }, { maxConcurrency: 1 }));
     await vi.waitFor(() => expect(pool.containerCount(app, '/echo')).toBe(1));
     await sleep(100);
     const waiting = await pool.invoke(asking(app, 'http', {}, { maxConcurrency: 1, timeoutMs: 200 }));
-    expect(waiting).toMatchObject({ outcome: 'timeout', status: 504 });
+    expect(waiting).toMatchObject({ outcome: 'error', status: 503, headers: { 'retry-after': '1' } });
     expect(waiting.errorMessage).toMatch(/no container of the route came free within 200 ms/);
     echoOf(await busy);
   });
@@ -251,9 +256,9 @@ describe('hot containers', () => {
     expect(result.errorMessage).toMatch(/could not start the function: .*ferrum-test\/no-such-function/);
   });
 
-  it('are for the http and json formats only', async () => {
+  it('are for the hot formats only', async () => {
     await expect(pool.invoke(invocation(newApp(), 'http', { format: 'default' }))).rejects.toThrow(
-      /http and json formats/,
+      /http, json and http-stream formats/,
     );
   });
 });
@@ -265,6 +270,9 @@ describe('closing the pool', () => {
       network: 'none',
       pidsLimit: 64,
       milliCpus: 1000,
+      socketRoot: SOCKET_ROOT,
+      busyWaitMs: 10_000,
+      maxWaiting: 100,
     });
     const app = newApp();
     echoOf(await own.invoke(invocation(app, 'json')));

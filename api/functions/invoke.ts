@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../src/core/errors.js';
+import { forbidden, notFound } from '../../src/core/errors.js';
 import { newObjectId } from '../../src/core/ids.js';
 import type { CallReply } from '../../src/functions/call-message.js';
 import { CallReplies } from '../../src/functions/call-replies.js';
+import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
 import { FunctionCalls } from '../../src/functions/function-calls.js';
 import { invocationOf } from '../../src/functions/invocation.js';
 import { FunctionMetrics } from '../../src/functions/metrics.js';
@@ -27,7 +28,11 @@ function headerMap(request: FastifyRequest): Record<string, string> {
 /** The route's headers as defaults, the function's own over them. */
 function sendResult(reply: FastifyReply, route: Route, result: CallReply): FastifyReply {
   if (result.outcome !== 'success') {
-    return reply.code(result.status).send(errorBody(result.errorMessage ?? 'The function failed'));
+    // A refused call (503) says when to try again.
+    return reply
+      .code(result.status)
+      .headers(result.headers)
+      .send(errorBody(result.errorMessage ?? 'The function failed'));
   }
   const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
   for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
@@ -52,16 +57,17 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
   const replies = new CallReplies(ctx.bus, stores.keys);
   await replies.start();
   app.addHook('onClose', () => replies.close());
-  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings);
+  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings, ctx.localFunctions);
   const metrics = new FunctionMetrics(ctx.metrics.registry);
 
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
     const started = performance.now();
     // `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere.
     const path = `/${request.params['*'] ?? ''}`.replace(/(.)\/+$/, '$1');
-    const { app: found, route } = await stores.routes.load(request.params.app, path);
+    const { app: found, route, suspended } = await stores.routes.load(request.params.app, path);
     if (!found) throw notFound('App not found');
     if (!route) throw notFound('Route not found');
+    if (suspended) throw forbidden(SUSPENDED_MESSAGE);
     await checkRouteSecret(route, request.headers.authorization);
     const callId = newObjectId();
     const invocation = invocationOf(

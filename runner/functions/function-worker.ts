@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { sleep } from '../../src/core/time.js';
 import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
-import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
+import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
 
@@ -14,14 +14,19 @@ export interface FunctionWorkerOptions {
   slots: number;
   /** How often the in-flight calls of dead runners are looked for. */
   reclaimEveryMs: number;
+  /** How often ended calls' records are written. */
+  recordFlushMs: number;
   /** Whether a runner of the cluster still heartbeats. */
   isAlive(runnerId: string): Promise<boolean>;
 }
 
-/** `default` calls run cold; `http` and `json` through the hot pool. */
+/** `default` calls run cold; `http`, `json` and `http-stream` through the hot pool. */
 export interface FunctionExecutors {
   cold: FunctionExecutor;
-  hot: FunctionExecutor;
+  hot: FunctionExecutor & {
+    /** Whether a call of this route would find an idle hot container now. */
+    hasIdle?(invocation: FunctionInvocation): boolean;
+  };
 }
 
 /** How long one blocking take waits before the loop looks at its stop flag again. */
@@ -39,14 +44,16 @@ const unavailable = (errorMessage: string): FunctionResult => ({
 
 /**
  * The runner's side of function calls: takes call messages of its cluster (up to `slots` at
- * once) into its in-flight list, runs each, records the outcome, answers the waiting controller,
- * and only then drops the message, so calls of a runner that dies are re-run by another.
+ * once) into its in-flight list, runs each, answers the waiting controller (one PUBLISH), and
+ * hands the outcome to a record batch, which drops the message once the record is written, so
+ * calls of a runner that dies are re-run by another.
  */
 export class FunctionWorker {
   private readonly running = new Set<Promise<void>>();
   private stopping = false;
   private loop: Promise<void> | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
+  private readonly records: CallRecordBatch;
 
   constructor(
     private readonly stores: FunctionStores,
@@ -56,7 +63,11 @@ export class FunctionWorker {
     private readonly executors: FunctionExecutors,
     private readonly options: FunctionWorkerOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.records = new CallRecordBatch(stores.calls, stores.queue, options.recordFlushMs, (error) =>
+      log.error({ err: error }, 'could not record function calls'),
+    );
+  }
 
   async start(): Promise<void> {
     await this.stores.queue.hold(this.options.cluster, this.options.runnerId);
@@ -93,28 +104,79 @@ export class FunctionWorker {
 
   private async handle(raw: string): Promise<void> {
     try {
-      await this.run(decodeCallMessage(raw));
-      await this.stores.queue.done(this.options.cluster, this.options.runnerId, raw);
+      await this.run(decodeCallMessage(raw), raw);
     } catch (error) {
       // Redis failed: the message stays in flight and is re-run once this runner is gone.
       this.log.error({ err: error }, 'function call failed');
     }
   }
 
-  private async run({ invocation, replyTo, startBy }: CallMessage): Promise<void> {
-    const { calls } = this.stores;
-    if (startBy !== undefined && Date.now() > startBy) {
-      await calls.finish(invocation.appName, invocation.callId, 'timeout', 'No runner took the call in time', '');
+  private async run({ invocation, replyTo, startBy }: CallMessage, raw: string): Promise<void> {
+    const { appName, callId } = invocation;
+    const { cluster, runnerId } = this.options;
+    const inFlight = { cluster, runnerId, message: raw };
+    const startedAt = Date.now();
+    if (startBy !== undefined && startedAt > startBy) {
+      const error = 'No runner took the call in time';
+      this.records.add({
+        appName,
+        callId,
+        outcome: 'timeout',
+        error,
+        log: '',
+        startedAt,
+        completedAt: startedAt,
+        inFlight,
+      });
       return;
     }
-    const started = await calls.start(invocation.appName, invocation.callId);
-    if (started === 'suspended' && replyTo)
-      await this.bus.publish(replyTo, encodeCallReply(invocation.callId, unavailable(SUSPENDED_MESSAGE)));
-    if (started !== 'started') return;
+    // A sync call is guarded by its start-by time (and its project's suspension was checked when it
+    // was queued); an async one may be a re-run of a call that ended, or of a suspended project
+    // (start-call.lua ends it then).
+    if (!replyTo && (await this.stores.calls.start(appName, callId)) !== 'started') {
+      await this.stores.queue.done(cluster, runnerId, raw);
+      return;
+    }
     const result = await this.invoke(invocation);
-    // In sequence: the record is final before the caller hears back.
-    await calls.finish(invocation.appName, invocation.callId, result.outcome, result.errorMessage, result.stderr);
-    if (replyTo) await this.bus.publish(replyTo, encodeCallReply(invocation.callId, result));
+    if (replyTo) await this.bus.publish(replyTo, encodeCallReply(callId, result));
+    this.record(invocation, result, startedAt, inFlight);
+  }
+
+  private record(
+    invocation: FunctionInvocation,
+    result: FunctionResult,
+    startedAt: number,
+    inFlight?: { cluster: string; runnerId: string; message: string },
+    create?: Parameters<CallRecordBatch['add']>[0]['create'],
+  ): void {
+    const log = result.laterLog ? result.laterLog.then((later) => result.stderr + later) : result.stderr;
+    this.records.add({
+      appName: invocation.appName,
+      callId: invocation.callId,
+      outcome: result.outcome,
+      error: result.errorMessage,
+      log,
+      startedAt,
+      completedAt: Date.now(),
+      inFlight,
+      create,
+    });
+  }
+
+  /**
+   * Runs a sync call in this process, without the queue, when a hot container of its route is
+   * idle here now (the all-in-one server); null when it is not. `create` is the call's record.
+   */
+  runHere(
+    invocation: FunctionInvocation,
+    create: NonNullable<Parameters<CallRecordBatch['add']>[0]['create']>,
+  ): Promise<FunctionResult> | null {
+    if (this.stopping || invocation.format === 'default' || !this.executors.hot.hasIdle?.(invocation)) return null;
+    const startedAt = Date.now();
+    return this.invoke(invocation).then((result) => {
+      this.record(invocation, result, startedAt, undefined, create);
+      return result;
+    });
   }
 
   private async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
@@ -145,6 +207,7 @@ export class FunctionWorker {
     await this.loop;
     await Promise.race([Promise.all(this.running), sleep(drainMs)]);
     await Promise.all([this.executors.cold.close(), this.executors.hot.close()]);
+    await this.records.flush().catch(() => {});
     await this.stores.queue.giveBack(this.options.cluster, this.options.runnerId).catch(() => 0);
   }
 }

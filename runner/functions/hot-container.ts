@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { engineError, hardenedHostConfig, type ContainerLimits } from '../docker-executor.js';
+import { CallLogFramer } from './call-log-framer.js';
 import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
 
 export interface HotContainerSpec extends ContainerLimits {
@@ -24,20 +25,19 @@ export class HotCallError extends Error {
 
 export interface HotAnswer {
   response: HotResponse;
-  /** What the function wrote to stderr between the request and its answer. */
-  stderr: string;
+  /** What the function wrote to stderr for this call, complete once resolved. */
+  log: Promise<string>;
 }
 
 interface PendingCall {
+  callId: string;
   resolve(answer: HotAnswer): void;
   reject(error: HotCallError): void;
   timer: NodeJS.Timeout;
-  stderr: Buffer[];
-  stderrBytes: number;
 }
 
-/** Stderr kept per call; the rest of a chattier call is dropped. */
-const MAX_CALL_STDERR_BYTES = 1024 * 1024;
+/** How long stderr that trails a call's answer is still that call's, unless the next call starts first. */
+export const LOG_SETTLE_MS = 100;
 /** How long a container that closed its output gets to report its exit state. */
 const EXIT_REPORT_MS = 2000;
 
@@ -73,7 +73,7 @@ function sink(write: (chunk: Buffer) => void): Writable {
  */
 export class HotContainer {
   /** Set by the owner; called once when the container dies on its own (not when stopped). */
-  onDeath: (container: HotContainer) => void = () => {};
+  onDeath: () => void = () => {};
   private call: PendingCall | null = null;
   private dead = false;
   private removal: Promise<void> | null = null;
@@ -81,6 +81,7 @@ export class HotContainer {
   /** Resolves once the container is removed from the engine, however it ended. */
   readonly removed = new Promise<void>((resolve) => (this.markRemoved = resolve));
   private readonly decoder: ResponseDecoder;
+  private readonly logs = new CallLogFramer(null, LOG_SETTLE_MS);
   /** Calls answered; until the first, the function may still be booting. */
   private answered = 0;
 
@@ -138,13 +139,14 @@ export class HotContainer {
    * Sends one request and waits for its answer, at most `timeoutMs`, plus `bootMs` on the
    * container's first call (the function's runtime starting up). Rejects with HotCallError.
    */
-  send(request: Buffer, timeoutMs: number, bootMs: number): Promise<HotAnswer> {
+  send(callId: string, request: Buffer, timeoutMs: number, bootMs: number): Promise<HotAnswer> {
     if (this.dead || this.call)
       return Promise.reject(new HotCallError('broken', 'the function container is not available', ''));
     const limit = this.answered === 0 ? timeoutMs + bootMs : timeoutMs;
     return new Promise<HotAnswer>((resolve, reject) => {
       const timer = setTimeout(() => this.die('timeout', `the function did not answer within ${timeoutMs} ms`), limit);
-      this.call = { resolve, reject, timer, stderr: [], stderrBytes: 0 };
+      this.call = { callId, resolve, reject, timer };
+      this.logs.open(callId);
       this.stdin.write(request);
     });
   }
@@ -176,23 +178,19 @@ export class HotContainer {
       this.call = null;
       this.answered++;
       clearTimeout(call.timer);
-      call.resolve({ response, stderr: Buffer.concat(call.stderr).toString('utf8') });
+      call.resolve({ response, log: this.logs.answered(call.callId) });
     }
   }
 
   private onStderr(chunk: Buffer): void {
-    const call = this.call;
-    if (!call || call.stderrBytes >= MAX_CALL_STDERR_BYTES) return;
-    const part = chunk.subarray(0, MAX_CALL_STDERR_BYTES - call.stderrBytes);
-    call.stderr.push(part);
-    call.stderrBytes += part.length;
+    this.logs.push(chunk);
   }
 
   /** The output closed: the process ended. The call learns how, once the engine reports it. */
   private onExit(): void {
     if (this.dead) return;
     this.dead = true;
-    this.onDeath(this);
+    this.onDeath();
     void this.exitMessage().then((message) => {
       this.failCall('broken', message);
       void this.remove();
@@ -202,7 +200,7 @@ export class HotContainer {
   private die(kind: 'timeout' | 'broken', message: string): void {
     if (this.dead) return;
     this.dead = true;
-    this.onDeath(this);
+    this.onDeath();
     this.failCall(kind, message);
     void this.remove();
   }
@@ -212,7 +210,7 @@ export class HotContainer {
     if (!call) return;
     this.call = null;
     clearTimeout(call.timer);
-    call.reject(new HotCallError(kind, message, Buffer.concat(call.stderr).toString('utf8')));
+    call.reject(new HotCallError(kind, message, this.logs.closeNow(call.callId)));
   }
 
   private async exitMessage(): Promise<string> {
@@ -236,6 +234,7 @@ export class HotContainer {
       .catch(() => {})
       .then(() => this.markRemoved());
     this.stdin.destroy();
+    this.logs.end();
     return this.removal;
   }
 }

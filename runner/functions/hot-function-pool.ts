@@ -8,7 +8,9 @@ import type { HotCodec } from './hot-codec.js';
 import { HotCallError, HotContainer, type HotContainerSpec } from './hot-container.js';
 import { httpCodec } from './hot-http-codec.js';
 import { jsonCodec } from './hot-json-codec.js';
-import { HotRoutePool, WaitTimeoutError } from './hot-route-pool.js';
+import { HotRoutePool, RouteBusyError } from './hot-route-pool.js';
+import { streamRequestOf } from './stream-codec.js';
+import { StreamContainer } from './stream-container.js';
 
 /** Labels of hot containers, beside the runner's own (which the orphan sweep goes by). */
 export const HOT_LABELS = {
@@ -26,10 +28,20 @@ export interface HotFunctionPoolOptions {
   milliCpus: number;
   /** Allowed on top of the timeout for a new container's first call, while its runtime boots. */
   bootAllowanceMs?: number;
+  /** Host folder (shared with the engine) for the sockets of `http-stream` containers. */
+  socketRoot: string;
+  /** Longest a call waits for a busy route's container before it is refused (503). */
+  busyWaitMs: number;
+  /** Most calls of one route waiting for a container at once; more are refused at once (503). */
+  maxWaiting: number;
   log?: Logger;
 }
 
 const DEFAULT_BOOT_ALLOWANCE_MS = 10_000;
+/** What a refused caller is told to wait before trying again, in seconds. */
+const RETRY_AFTER_SECONDS = 1;
+
+type AnyHotContainer = HotContainer | StreamContainer;
 
 const CODECS: Record<string, HotCodec> = { http: httpCodec, json: jsonCodec };
 
@@ -40,11 +52,11 @@ export function routeVersionOf(invocation: FunctionInvocation): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 24);
 }
 
-function failure(outcome: 'error' | 'timeout', message: string, stderr = ''): FunctionResult {
+function failure(outcome: 'error' | 'timeout', message: string, stderr = '', status?: number): FunctionResult {
   return {
     outcome,
-    status: outcome === 'timeout' ? 504 : 502,
-    headers: {},
+    status: status ?? (outcome === 'timeout' ? 504 : 502),
+    headers: status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
     body: Buffer.alloc(0),
     stderr,
     errorMessage: message,
@@ -52,14 +64,15 @@ function failure(outcome: 'error' | 'timeout', message: string, stderr = ''): Fu
 }
 
 /**
- * Runs calls of `http` and `json` routes on hot containers that stay up between calls, one
- * HotRoutePool per route; a route whose version changed gets a new pool, the old one retires.
+ * Runs calls of `http`, `json` and `http-stream` routes on hot containers that stay up between
+ * calls, one HotRoutePool per route; a route whose version changed gets a new pool, the old one
+ * retires. A route whose containers are all busy makes calls wait a bounded time, then 503.
  */
 export class HotFunctionPool implements FunctionExecutor {
   /** The current pool of each route (`app` + NUL + `path`). */
-  private readonly routes = new Map<string, { version: string; pool: HotRoutePool }>();
+  private readonly routes = new Map<string, { version: string; pool: HotRoutePool<AnyHotContainer> }>();
   /** Every pool still holding containers or calls, retired ones included. */
-  private readonly pools = new Set<HotRoutePool>();
+  private readonly pools = new Set<HotRoutePool<AnyHotContainer>>();
   private readonly images: DockerExecutor;
   private closed = false;
 
@@ -72,25 +85,46 @@ export class HotFunctionPool implements FunctionExecutor {
 
   async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
     const codec = CODECS[invocation.format];
-    if (!codec) throw new TypeError(`HotFunctionPool runs the http and json formats, not "${invocation.format}"`);
+    if (!codec && invocation.format !== 'http-stream')
+      throw new TypeError(`HotFunctionPool runs the http, json and http-stream formats, not "${invocation.format}"`);
     if (this.closed) return failure('error', 'the function runner is shutting down');
     const pool = this.poolFor(invocation, codec);
-    let container: HotContainer;
+    let container: AnyHotContainer;
     try {
-      container = await pool.acquire(invocation.timeoutMs);
+      container = await pool.acquire(Math.min(invocation.timeoutMs, this.options.busyWaitMs));
     } catch (error) {
-      if (error instanceof WaitTimeoutError) return failure('timeout', error.message);
+      if (error instanceof RouteBusyError) return failure('error', error.message, '', 503);
       return failure('error', (error as Error).message);
     }
+    return this.call(pool, container, invocation, codec);
+  }
+
+  /** Whether a call of this route would find an idle container now (it may still lose it to another). */
+  hasIdle(invocation: FunctionInvocation): boolean {
+    const current = this.routes.get(`${invocation.appName}\0${invocation.path}`);
+    return current !== undefined && current.pool.idleCount > 0 && current.version === routeVersionOf(invocation);
+  }
+
+  private async call(
+    pool: HotRoutePool<AnyHotContainer>,
+    container: AnyHotContainer,
+    invocation: FunctionInvocation,
+    codec: HotCodec | undefined,
+  ): Promise<FunctionResult> {
     const deadline = toRfc3339(Date.now() + invocation.timeoutMs)!;
     try {
-      const { response, stderr } = await container.send(
-        codec.encodeRequest(invocation, deadline),
-        invocation.timeoutMs,
-        this.options.bootAllowanceMs ?? DEFAULT_BOOT_ALLOWANCE_MS,
-      );
+      const { response, log } =
+        container instanceof StreamContainer
+          ? await container.send(streamRequestOf(invocation, deadline), invocation.timeoutMs)
+          : await container.send(
+              invocation.callId,
+              codec!.encodeRequest(invocation, deadline),
+              invocation.timeoutMs,
+              this.options.bootAllowanceMs ?? DEFAULT_BOOT_ALLOWANCE_MS,
+            );
       pool.release(container);
-      return { outcome: 'success', status: response.status, headers: response.headers, body: response.body, stderr };
+      const { status, headers, body } = response;
+      return { outcome: 'success', status, headers, body, stderr: '', laterLog: log };
     } catch (error) {
       if (!(error instanceof HotCallError)) throw error;
       this.options.log?.info(
@@ -111,12 +145,13 @@ export class HotFunctionPool implements FunctionExecutor {
     await Promise.all([...this.pools].map((pool) => pool.close('the function runner is shutting down')));
   }
 
-  private poolFor(invocation: FunctionInvocation, codec: HotCodec): HotRoutePool {
+  private poolFor(invocation: FunctionInvocation, codec: HotCodec | undefined): HotRoutePool<AnyHotContainer> {
     const routeKey = `${invocation.appName}\0${invocation.path}`;
     const version = routeVersionOf(invocation);
     const settings = {
       maxConcurrency: Math.max(1, invocation.maxConcurrency),
       idleTimeoutMs: invocation.idleTimeoutMs,
+      maxWaiting: this.options.maxWaiting,
     };
     const current = this.routes.get(routeKey);
     if (current?.version === version) {
@@ -125,7 +160,7 @@ export class HotFunctionPool implements FunctionExecutor {
     }
     current?.pool.retire();
     const spec = this.specOf(invocation, version);
-    const pool = new HotRoutePool(
+    const pool = new HotRoutePool<AnyHotContainer>(
       settings,
       () => this.startContainer(spec, codec),
       (empty) => this.forget(routeKey, empty),
@@ -135,9 +170,13 @@ export class HotFunctionPool implements FunctionExecutor {
     return pool;
   }
 
-  private async startContainer(spec: HotContainerSpec, codec: HotCodec): Promise<HotContainer> {
+  private async startContainer(spec: HotContainerSpec, codec: HotCodec | undefined): Promise<AnyHotContainer> {
     try {
       await this.images.ensureImage(spec.image);
+      if (!codec) {
+        const { socketRoot, bootAllowanceMs = DEFAULT_BOOT_ALLOWANCE_MS } = this.options;
+        return await StreamContainer.start(this.docker, { ...spec, socketRoot, bootMs: bootAllowanceMs });
+      }
       return await HotContainer.start(this.docker, spec, codec);
     } catch (error) {
       const reason = error instanceof ExecutorError ? error.message : String(error);
@@ -145,7 +184,7 @@ export class HotFunctionPool implements FunctionExecutor {
     }
   }
 
-  private forget(routeKey: string, pool: HotRoutePool): void {
+  private forget(routeKey: string, pool: HotRoutePool<AnyHotContainer>): void {
     this.pools.delete(pool);
     if (this.routes.get(routeKey)?.pool === pool) this.routes.delete(routeKey);
   }

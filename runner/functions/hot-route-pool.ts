@@ -1,17 +1,29 @@
-import type { HotContainer } from './hot-container.js';
+/** What the pool needs of a hot container, whatever way calls reach it. */
+export interface PooledContainer {
+  readonly id: string;
+  readonly alive: boolean;
+  /** Set by the pool; called once when the container dies on its own (not when stopped). */
+  onDeath: () => void;
+  /** Resolves once the container is removed from the engine, however it ended. */
+  readonly removed: Promise<void>;
+  /** Kills and removes the container; resolves once it is gone. */
+  stop(): Promise<void>;
+}
 
 /** Settings of a route that may change without changing its containers. */
 export interface RouteSettings {
   maxConcurrency: number;
   idleTimeoutMs: number;
+  /** Most calls waiting for a container at once; more are refused at once. */
+  maxWaiting: number;
 }
 
-/** No container of the route became free in time for the call. */
-export class WaitTimeoutError extends Error {
-  override name = 'WaitTimeoutError';
+/** Every container of the route is busy: no container came free in time, or too many calls wait already. */
+export class RouteBusyError extends Error {
+  override name = 'RouteBusyError';
 }
 
-interface Waiter {
+interface Waiter<HotContainer> {
   resolve(container: HotContainer): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -19,15 +31,16 @@ interface Waiter {
 
 /**
  * The hot containers of one route version: up to maxConcurrency of them; a call takes an idle
- * one (the most recently used), starts one while under the limit, or waits its turn (FIFO).
+ * one (the most recently used), starts one while under the limit, or waits its turn (FIFO) —
+ * at most maxWaiting calls, each for a bounded time (back-pressure: the rest are refused).
  * Idle containers stop after idleTimeoutMs. A retired pool (its route changed) serves the calls
  * already waiting, then stops its containers as they come free.
  */
-export class HotRoutePool {
+export class HotRoutePool<HotContainer extends PooledContainer> {
   private readonly live = new Set<HotContainer>();
   private readonly idle: HotContainer[] = [];
   private readonly idleTimers = new Map<HotContainer, NodeJS.Timeout>();
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: Waiter<HotContainer>[] = [];
   private starting = 0;
   private retired = false;
   /** Starts and stops under way, awaited by close(). */
@@ -37,11 +50,15 @@ export class HotRoutePool {
     private settings: RouteSettings,
     private readonly startContainer: () => Promise<HotContainer>,
     /** Called when the pool holds no container and no call. */
-    private readonly onEmpty: (pool: HotRoutePool) => void,
+    private readonly onEmpty: (pool: HotRoutePool<HotContainer>) => void,
   ) {}
 
   update(settings: RouteSettings): void {
     this.settings = settings;
+  }
+
+  get idleCount(): number {
+    return this.idle.length;
   }
 
   /** Containers running or starting. */
@@ -55,8 +72,19 @@ export class HotRoutePool {
    */
   acquire(waitMs: number): Promise<HotContainer> {
     if (this.waiters.length === 0 && this.idle.length > 0) return Promise.resolve(this.takeIdle());
+    if (this.waiters.length >= this.settings.maxWaiting + Math.max(0, this.settings.maxConcurrency - this.size)) {
+      return Promise.reject(
+        new RouteBusyError(
+          `every container of the route is busy (max_concurrency ${this.settings.maxConcurrency}) and ${this.waiters.length} calls wait already`,
+        ),
+      );
+    }
     return new Promise<HotContainer>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, timer: setTimeout(() => this.expire(waiter, waitMs), waitMs) };
+      const waiter: Waiter<HotContainer> = {
+        resolve,
+        reject,
+        timer: setTimeout(() => this.expire(waiter, waitMs), waitMs),
+      };
       this.waiters.push(waiter);
       this.pump();
     });
@@ -144,7 +172,7 @@ export class HotRoutePool {
     return container;
   }
 
-  private expire(waiter: Waiter, waitMs: number): void {
+  private expire(waiter: Waiter<HotContainer>, waitMs: number): void {
     const at = this.waiters.indexOf(waiter);
     if (at < 0) return;
     if (at < this.starting) {
@@ -154,7 +182,7 @@ export class HotRoutePool {
     }
     this.waiters.splice(at, 1);
     waiter.reject(
-      new WaitTimeoutError(
+      new RouteBusyError(
         `no container of the route came free within ${waitMs} ms (max_concurrency ${this.settings.maxConcurrency})`,
       ),
     );

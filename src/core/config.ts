@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Every setting Ferrum reads from the environment; README's configuration table mirrors this. */
@@ -197,6 +198,14 @@ export interface FunctionsConfig {
   maxLogBytes: number;
   /** Most calls one runner runs at once. */
   runnerSlots: number;
+  /** Host folder (shared with the Docker engine) holding the sockets of `http-stream` containers. */
+  socketDir: string;
+  /** Longest a call waits for a container of a route whose containers are all busy, in ms; then 503. */
+  busyWaitMs: number;
+  /** Most calls of one route waiting for a busy container on one runner; more get 503 at once. */
+  maxWaitingCalls: number;
+  /** How often finished calls' records and logs are written (in one batch), in ms. */
+  recordFlushMs: number;
 }
 
 /** Settings of the AWS instance provider of the cluster autoscaler. */
@@ -375,6 +384,10 @@ export function loadConfig(env: Env = process.env): Config {
       callRetentionMs: Math.max(1000, intFrom(env, 'FERRUM_FUNCTIONS_CALL_RETENTION_MS', 7 * 24 * 3_600_000)),
       maxLogBytes: intFrom(env, 'FERRUM_FUNCTIONS_MAX_LOG_BYTES', 1024 * 1024),
       runnerSlots: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RUNNER_SLOTS', 8)),
+      socketDir: env.FERRUM_FUNCTIONS_SOCKET_DIR || path.join(os.tmpdir(), 'ferrum-fn-sockets'),
+      busyWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_BUSY_WAIT_MS', 10_000)),
+      maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
+      recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
     },
     aws: {
       ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),

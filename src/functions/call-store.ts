@@ -89,11 +89,19 @@ export class CallStore {
     outcome: CallOutcome,
     error: string | undefined,
     log: string,
+    times: { startedAt?: number; completedAt?: number } = {},
   ): Promise<boolean> {
     const keys = [this.keys.call(appName, callId), this.keys.callLog(appName, callId)];
     const trimmed =
       Buffer.byteLength(log) > this.maxLogBytes ? Buffer.from(log).subarray(0, this.maxLogBytes).toString() : log;
-    const args = [outcome, Date.now(), error ?? '', trimmed, this.retentionMs];
+    const args = [
+      outcome,
+      times.completedAt ?? Date.now(),
+      error ?? '',
+      trimmed,
+      this.retentionMs,
+      times.startedAt ?? '',
+    ];
     return (await scripts.finishCall.run<number>(this.redis, keys, args)) === 1;
   }
 

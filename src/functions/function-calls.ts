@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from './function-executor.js';
+import type { FunctionInvocation, FunctionResult } from './function-executor.js';
 import type { CallQueue } from './call-queue.js';
 import { encodeCallMessage, type CallReply } from './call-message.js';
 import type { CallReplies } from './call-replies.js';
@@ -14,30 +14,33 @@ export interface FunctionCallsOptions {
   graceMs: number;
 }
 
-/** Queues calls for the runners: async ones are answered at once, sync ones wait for the result. */
+/** A runner in this very process (the all-in-one server), which may take a sync call without the queue. */
+export interface LocalFunctionRunner {
+  /** The call's result when a hot container of its route is idle here now, else null. It records the call. */
+  runHere(invocation: FunctionInvocation, record: CallRecord): Promise<FunctionResult> | null;
+}
+
+/** Where the all-in-one server puts its runner once started; null elsewhere. */
+export interface LocalFunctionHost {
+  runner: LocalFunctionRunner | null;
+}
+
+/**
+ * Queues calls for the runners: async ones are answered at once, sync ones wait for the result
+ * (one round trip to queue, the answer by pub/sub) — or run in this process when its own runner
+ * has an idle hot container of the route.
+ */
 export class FunctionCalls {
   constructor(
     private readonly calls: CallStore,
     private readonly queue: CallQueue,
     private readonly replies: CallReplies,
     private readonly options: FunctionCallsOptions,
+    private readonly local: LocalFunctionHost = { runner: null },
   ) {}
 
   private async record(invocation: FunctionInvocation, projectId: string, type: RouteType): Promise<void> {
-    const call: CallRecord = {
-      id: invocation.callId,
-      appName: invocation.appName,
-      path: invocation.path,
-      projectId,
-      format: invocation.format,
-      type,
-      status: 'queued',
-      createdAt: Date.now(),
-      startedAt: null,
-      completedAt: null,
-      error: null,
-    };
-    await this.calls.create(call);
+    await this.calls.create(recordOf(invocation, projectId, type));
   }
 
   /** The record and the message go out together: one connection keeps them in order, record first. */
@@ -55,6 +58,11 @@ export class FunctionCalls {
   }
 
   async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {
+    const here = this.local.runner?.runHere(invocation, recordOf(invocation, projectId, 'sync'));
+    if (here) {
+      const { outcome, status, headers, body, errorMessage } = await here;
+      return { callId: invocation.callId, outcome, status, headers, body, errorMessage };
+    }
     const { cluster, queueWaitMs, graceMs } = this.options;
     const wait = this.replies.expect(invocation.callId, queueWaitMs + invocation.timeoutMs + graceMs);
     const message = encodeCallMessage({ invocation, replyTo: this.replies.channel, startBy: Date.now() + queueWaitMs });
@@ -78,4 +86,20 @@ export class FunctionCalls {
       errorMessage,
     };
   }
+}
+
+function recordOf(invocation: FunctionInvocation, projectId: string, type: RouteType): CallRecord {
+  return {
+    id: invocation.callId,
+    appName: invocation.appName,
+    path: invocation.path,
+    projectId,
+    format: invocation.format,
+    type,
+    status: 'queued',
+    createdAt: Date.now(),
+    startedAt: null,
+    completedAt: null,
+    error: null,
+  };
 }

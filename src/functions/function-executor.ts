@@ -1,3 +1,5 @@
+import type { RouteFormat, RouteType } from './types.js';
+
 /** What a runner needs to run one call of a function route. */
 export interface FunctionInvocation {
   callId: string;
@@ -5,7 +7,9 @@ export interface FunctionInvocation {
   /** The route's path, e.g. `/hello`. */
   path: string;
   image: string;
-  format: 'default' | 'http' | 'json';
+  format: RouteFormat;
+  /** `sync` or `async`: FN_TYPE of the `http-stream` contract. */
+  type: RouteType;
   memoryMb: number;
   timeoutMs: number;
   /** Hot formats: how long an idle container is kept. */
@@ -37,11 +41,16 @@ export interface FunctionResult {
   body: Buffer;
   /** What the function wrote to stderr during this call. */
   stderr: string;
+  /**
+   * The rest of the call's log when it cannot be complete at answer time (hot containers: the
+   * engine relays stderr apart from the answer); resolves once nothing more of this call can come.
+   */
+  laterLog?: Promise<string>;
   /** Why it failed, for the caller and the call record. */
   errorMessage?: string;
 }
 
-/** Runs function calls: one container per call (`default`) or a pool of hot containers (`http`, `json`). */
+/** Runs function calls: one container per call (`default`) or a pool of hot containers (`http`, `json`, `http-stream`). */
 export interface FunctionExecutor {
   invoke(invocation: FunctionInvocation): Promise<FunctionResult>;
   /** Stops every container this executor started. */

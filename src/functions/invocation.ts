@@ -32,6 +32,10 @@ export function routeEnvOf({ app, route }: LoadedRoute): Record<string, string> 
     ROUTE: route.path,
     FN_FORMAT: route.format,
     FN_MEMORY: String(route.memory),
+    // The `http-stream` contract's identity variables: this platform's ids are the names.
+    FN_APP_ID: app.name,
+    FN_FN_ID: `${app.name}${route.path}`,
+    FN_TYPE: route.type,
   });
 }
 
@@ -53,6 +57,7 @@ export function invocationOf(loaded: LoadedRoute, request: CallRequest): Functio
     path: route.path,
     image: route.image,
     format: route.format,
+    type: route.type,
     memoryMb: route.memory,
     timeoutMs: route.timeout * 1000,
     idleTimeoutMs: route.idleTimeout * 1000,

@@ -46,13 +46,23 @@ export class RouteStore {
     return 'created';
   }
 
-  /** The app and the route in one round trip; null parts when missing. */
-  async load(appName: string, path: string): Promise<{ app: LoadedRoute['app'] | null; route: Route | null }> {
+  /**
+   * The app and the route, and whether the app's project is suspended, in one round trip (the
+   * suspension flag lives under the app's calls tag, so it is read beside the script, pipelined).
+   */
+  async load(
+    appName: string,
+    path: string,
+  ): Promise<{ app: LoadedRoute['app'] | null; route: Route | null; suspended: boolean }> {
     const keys = [this.keys.app(appName), this.keys.appConfig(appName), ...this.routeKeys(appName, path)];
-    const [app, appConfig, route, routeConfig, headers] = await scripts.loadRoute.run<string[][]>(this.redis, keys);
+    const [[app, appConfig, route, routeConfig, headers], suspended] = await Promise.all([
+      scripts.loadRoute.run<string[][]>(this.redis, keys),
+      this.redis.exists(this.keys.appSuspended(appName)),
+    ]);
     return {
       app: appOf(mapOf(app!), mapOf(appConfig!)),
       route: routeOf(mapOf(route!), mapOf(routeConfig!), mapOf(headers!)),
+      suspended: suspended === 1,
     };
   }
 

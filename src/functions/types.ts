@@ -1,7 +1,7 @@
 export const ROUTE_TYPES = ['sync', 'async'] as const;
 export type RouteType = (typeof ROUTE_TYPES)[number];
 
-export const ROUTE_FORMATS = ['default', 'http', 'json'] as const;
+export const ROUTE_FORMATS = ['default', 'http', 'json', 'http-stream'] as const;
 export type RouteFormat = (typeof ROUTE_FORMATS)[number];
 
 /** Calls move queued → running → success | error | timeout. */

@@ -3,7 +3,7 @@ import { errorBox, field, form, h, table, time, toast } from '../dom.js';
 
 // The functions API keeps apps under /v1 and picks the project with ?project_id=.
 const TYPES = ['sync', 'async'];
-const FORMATS = ['default', 'http', 'json'];
+const FORMATS = ['default', 'http', 'json', 'http-stream'];
 const MAX_CALLS = 30;
 
 const functionsPath = (rest, query = {}) =>

@@ -1,0 +1,122 @@
+import { StringDecoder } from 'node:string_decoder';
+
+interface Entry {
+  parts: string[];
+  bytes: number;
+  settle: NodeJS.Timeout | null;
+  resolve(text: string): void;
+  done: Promise<string>;
+}
+
+/** Stderr kept per call; the rest of a chattier call is dropped. */
+const MAX_CALL_LOG_BYTES = 1024 * 1024;
+
+/**
+ * Splits the stderr of a hot container into the logs of its calls. The engine relays stderr
+ * apart from the answer, so a call's last lines may arrive after its answer: a log is complete
+ * once the next call's frame line arrives, the container ends, or `settleMs` passed after the
+ * answer. Functions built with an FDK write a frame line `<frameName>=<call id>` to stderr as
+ * each call starts (FN_LOGFRAME_NAME / FN_LOGFRAME_HDR); until one is seen, the container's
+ * stderr goes to the call it is serving.
+ */
+export class CallLogFramer {
+  private readonly entries = new Map<string, Entry>();
+  private readonly decoder = new StringDecoder('utf8');
+  private current: Entry | null = null;
+  private partial = '';
+  /** A blank line held back: the one before a frame line is part of the frame. */
+  private blank = false;
+  /** Whether the function writes frame lines. */
+  private framed = false;
+  private ended = false;
+  /** The log of the call finished last, for a failure reported after its end. */
+  private last: { callId: string; text: string } | null = null;
+
+  constructor(
+    private readonly frameName: string | null,
+    private readonly settleMs: number,
+  ) {}
+
+  /** A call is about to be sent to the container. */
+  open(callId: string): void {
+    let resolve: (text: string) => void = () => {};
+    const done = new Promise<string>((settle) => (resolve = settle));
+    const entry: Entry = { parts: [], bytes: 0, settle: null, resolve, done };
+    if (this.ended) resolve('');
+    else this.entries.set(callId, entry);
+    // Unframed, output goes to the newest call; the one before still ends at its settle time,
+    // so its own frame line, should it come late, still finds it.
+    if (!this.framed) this.current = entry;
+  }
+
+  /** The call was answered: its log, once nothing more of it can come. */
+  answered(callId: string): Promise<string> {
+    const entry = this.entries.get(callId);
+    if (!entry) return Promise.resolve('');
+    entry.settle ??= setTimeout(() => this.finish(entry), this.settleMs);
+    return entry.done;
+  }
+
+  /** The call failed: its log as far as it came. */
+  closeNow(callId: string): string {
+    const entry = this.entries.get(callId);
+    if (!entry) return this.last?.callId === callId ? this.last.text : '';
+    this.finish(entry);
+    return entry.parts.join('');
+  }
+
+  push(chunk: Buffer): void {
+    const lines = (this.partial + this.decoder.write(chunk)).split('\n');
+    this.partial = lines.pop()!;
+    for (const line of lines) this.line(line);
+  }
+
+  /** The container's output ended: every log is complete. */
+  end(): void {
+    this.ended = true;
+    for (const entry of [...this.entries.values()]) this.finish(entry);
+  }
+
+  private line(line: string): void {
+    if (this.frameName && line.startsWith(`${this.frameName}=`)) {
+      this.blank = false;
+      this.framed = true;
+      const next = this.entries.get(line.slice(this.frameName.length + 1).trim()) ?? null;
+      if (this.current && this.current !== next) this.finish(this.current);
+      this.current = next;
+      return;
+    }
+    if (line === '' && !this.blank) {
+      this.blank = true;
+      return;
+    }
+    if (this.blank) this.append('\n');
+    this.blank = false;
+    this.append(`${line}\n`);
+  }
+
+  private append(text: string): void {
+    const entry = this.current;
+    if (!entry || entry.bytes >= MAX_CALL_LOG_BYTES) return;
+    const part =
+      text.length + entry.bytes > MAX_CALL_LOG_BYTES ? text.slice(0, MAX_CALL_LOG_BYTES - entry.bytes) : text;
+    entry.parts.push(part);
+    entry.bytes += part.length;
+  }
+
+  private finish(entry: Entry): void {
+    if (this.current === entry) {
+      if (this.partial !== '') this.append(this.partial);
+      this.partial = '';
+      this.current = null;
+    }
+    clearTimeout(entry.settle ?? undefined);
+    const text = entry.parts.join('');
+    for (const [callId, candidate] of this.entries) {
+      if (candidate !== entry) continue;
+      this.entries.delete(callId);
+      this.last = { callId, text };
+    }
+    entry.resolve(text);
+  }
+}

@@ -1,0 +1,65 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import {
+  FramingError,
+  addResponseHeader,
+  canonicalHeaderName,
+  forwardableHeaders,
+  type HotResponse,
+} from './hot-codec.js';
+import type { StreamRequest } from './stream-container.js';
+
+/** The prefix of the caller's headers, both ways, in the `http-stream` contract. */
+const HTTP_HEADER_PREFIX = 'fn-http-h-';
+/** Headers of the function's own HTTP exchange with the runner, never the caller's. */
+const EXCHANGE_HEADERS = new Set(['date', 'fn-fdk-version', 'fn-fdk-runtime', 'fn-http-status', 'server']);
+
+/**
+ * The `http-stream` contract's request: POST /call with the body as is, Fn-Call-Id, Fn-Deadline,
+ * Fn-Http-Method, Fn-Http-Request-Url, the caller's headers each as Fn-Http-H-<Name> (and
+ * Content-Type as it is).
+ */
+export function streamRequestOf(invocation: FunctionInvocation, deadline: string): StreamRequest {
+  const headers: Record<string, string> = {
+    'Fn-Call-Id': invocation.callId,
+    'Fn-Deadline': deadline,
+    'Fn-Intent': 'httprequest',
+    'Fn-Invoke-Type': 'sync',
+    'Fn-Http-Method': invocation.method,
+    'Fn-Http-Request-Url': invocation.requestUrl,
+  };
+  for (const [name, value] of forwardableHeaders(invocation.headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'host') continue;
+    if (lower === 'content-type') headers['Content-Type'] = value;
+    headers[`Fn-Http-H-${canonicalHeaderName(name)}`] = value;
+  }
+  return { callId: invocation.callId, headers, body: invocation.body };
+}
+
+function statusOf(header: string | string[] | undefined): number | null {
+  if (header === undefined) return null;
+  const status = Number(Array.isArray(header) ? header[0] : header);
+  if (!Number.isInteger(status) || status < 100 || status > 599)
+    throw new FramingError(`the function's Fn-Http-Status "${String(header)}" is not an HTTP status`);
+  return status;
+}
+
+/**
+ * The caller's answer from the function's: the status in Fn-Http-Status (else the response's
+ * own), headers from Fn-Http-H-<Name> and the plain ones beside them (Content-Type), the body as is.
+ */
+export function decodeStreamResponse(status: number, raw: IncomingHttpHeaders, body: Buffer): HotResponse {
+  const headers: Record<string, string> = {};
+  const prefixed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || EXCHANGE_HEADERS.has(name)) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (name.startsWith(HTTP_HEADER_PREFIX)) {
+      for (const item of values) addResponseHeader(prefixed, name.slice(HTTP_HEADER_PREFIX.length), item);
+    } else if (!name.startsWith('fn-')) {
+      for (const item of values) addResponseHeader(headers, name, item);
+    }
+  }
+  return { status: statusOf(raw['fn-http-status']) ?? status, headers: { ...headers, ...prefixed }, body };
+}

@@ -1,0 +1,305 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { Writable } from 'node:stream';
+import type Docker from 'dockerode';
+import { Client } from 'undici';
+import { engineError, hardenedHostConfig } from '../docker-executor.js';
+import { CallLogFramer } from './call-log-framer.js';
+import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
+import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
+import { decodeStreamResponse } from './stream-codec.js';
+
+/** Where the socket folder is mounted in the container, as the `http-stream` contract has it. */
+export const CONTAINER_SOCKET_DIR = '/tmp/iofs';
+const LISTENER = 'lsnr.sock';
+/** The frame line functions write to their output as each call starts: `<name>=<Fn-Call-Id>`. */
+export const LOG_FRAME_NAME = 'FERRUM_CALL';
+/** How long stderr trailing an answer still belongs to its call, unless the next call starts. */
+const LOG_SETTLE_MS = 250;
+/** How long a container that closed its output gets to report its exit state (a busy engine is slow). */
+const EXIT_REPORT_MS = 5000;
+
+export interface StreamContainerSpec extends HotContainerSpec {
+  /** A host folder (shared with the engine) under which each container gets its socket folder. */
+  socketRoot: string;
+  /** How long the function may take to listen on its socket. */
+  bootMs: number;
+}
+
+/** A request of the `http-stream` contract: the call as POST /call on the function's socket. */
+export interface StreamRequest {
+  callId: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function sink(write: (chunk: Buffer) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      write(chunk);
+      done();
+    },
+  });
+}
+
+/** Resolves once `file` exists in `dir` (a symlink the function makes once it listens), or rejects at `until`. */
+function waitForFile(dir: string, file: string, bootMs: number, gone: Promise<string>): Promise<void> {
+  const target = path.join(dir, file);
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const finish = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      watcher.close();
+      clearInterval(poll);
+      clearTimeout(limit);
+      if (error) reject(error);
+      else resolve();
+    };
+    const check = () => {
+      if (fs.existsSync(target)) finish();
+    };
+    const watcher = fs.watch(dir, check);
+    watcher.on('error', () => {});
+    // A watch can miss an event on some filesystems: look now and then too.
+    const poll = setInterval(check, 25);
+    const limit = setTimeout(
+      () => finish(new Error(`the function did not listen on ${CONTAINER_SOCKET_DIR}/${file} within ${bootMs} ms`)),
+      bootMs,
+    );
+    void gone.then((message) => finish(new Error(`${message} before listening on its socket`)));
+    check();
+  });
+}
+
+/**
+ * One running container of an `http-stream` function: the function listens on a unix socket in
+ * a host folder mounted at /tmp/iofs, and the runner sends each call to it as an HTTP/1.1
+ * request over a keep-alive connection of its own — no relay through the engine. One call at a
+ * time; a container that exits or overruns a call's time is dead: `onDeath` tells its owner.
+ */
+export class StreamContainer {
+  onDeath: () => void = () => {};
+  private dead = false;
+  private busy = false;
+  private removal: Promise<void> | null = null;
+  private markRemoved: () => void = () => {};
+  readonly removed = new Promise<void>((resolve) => (this.markRemoved = resolve));
+  private markExited: (message: string) => void = () => {};
+  /** Resolves with how the process ended once its output closes. */
+  private readonly exited = new Promise<string>((resolve) => (this.markExited = resolve));
+  private readonly logs = new CallLogFramer(LOG_FRAME_NAME, LOG_SETTLE_MS);
+  private client: Client | null = null;
+  private output: Duplex | null = null;
+  /** Fails the call under way. */
+  private failCall: ((error: HotCallError) => void) | null = null;
+  private callId: string | null = null;
+  private exitSeen = false;
+
+  private constructor(
+    private readonly container: Docker.Container,
+    private readonly socketDir: string,
+    private readonly memoryBytes: number,
+  ) {}
+
+  /** Creates the socket folder and the container, starts it and waits until it listens; on failure nothing is left. */
+  static async start(docker: Docker, spec: StreamContainerSpec): Promise<StreamContainer> {
+    await fs.promises.mkdir(spec.socketRoot, { recursive: true, mode: 0o755 });
+    const socketDir = await fs.promises.mkdtemp(path.join(spec.socketRoot, 'fn-'));
+    // The function may run as any user: it must be able to create its socket here.
+    await fs.promises.chmod(socketDir, 0o777);
+    let container: Docker.Container;
+    try {
+      container = await docker.createContainer({
+        Image: spec.image,
+        Env: [
+          ...spec.env,
+          'FN_FORMAT=http-stream',
+          `FN_LISTENER=unix:${CONTAINER_SOCKET_DIR}/${LISTENER}`,
+          `FN_LOGFRAME_NAME=${LOG_FRAME_NAME}`,
+          'FN_LOGFRAME_HDR=Fn-Call-Id',
+        ],
+        Labels: spec.labels,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        HostConfig: { ...hardenedHostConfig(spec), Binds: [`${socketDir}:${CONTAINER_SOCKET_DIR}`] },
+      });
+    } catch (error) {
+      await fs.promises.rm(socketDir, { recursive: true, force: true });
+      throw engineError(`create a container of ${spec.image}`, error);
+    }
+    const hot = new StreamContainer(container, socketDir, spec.memoryBytes);
+    try {
+      await hot.attachAndStart(docker);
+    } catch (error) {
+      await hot.stop();
+      throw engineError(`start a container of ${spec.image}`, error);
+    }
+    try {
+      await waitForFile(socketDir, LISTENER, spec.bootMs, hot.exited);
+    } catch (error) {
+      await hot.stop();
+      throw error;
+    }
+    hot.client = new Client('http://localhost', {
+      socketPath: path.join(socketDir, LISTENER),
+      pipelining: 1,
+      keepAliveTimeout: 600_000,
+      keepAliveMaxTimeout: 600_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    hot.client.on('connectionError', () => {});
+    return hot;
+  }
+
+  private async attachAndStart(docker: Docker): Promise<void> {
+    const stream = (await this.container.attach({ stream: true, stdout: true, stderr: true })) as Duplex;
+    this.output = stream;
+    // Stdout is not the answer in this contract: it is dropped like the frame lines in it.
+    docker.modem.demuxStream(
+      stream,
+      sink(() => {}),
+      sink((chunk) => this.logs.push(chunk)),
+    );
+    const onEnd = () => void this.onExit();
+    stream.on('end', onEnd);
+    stream.on('close', onEnd);
+    stream.on('error', onEnd);
+    await this.container.start();
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** Sends one call and waits at most `timeoutMs` for its answer; rejects with HotCallError. */
+  async send(request: StreamRequest, timeoutMs: number): Promise<HotAnswer> {
+    if (this.dead || this.busy || !this.client)
+      throw new HotCallError('broken', 'the function container is not available', '');
+    this.busy = true;
+    this.callId = request.callId;
+    this.logs.open(request.callId);
+    const failed = new Promise<never>((_resolve, reject) => (this.failCall = reject));
+    const timer = setTimeout(
+      () => this.die('timeout', `the function did not answer within ${timeoutMs} ms`),
+      timeoutMs,
+    );
+    try {
+      const response = await Promise.race([this.exchange(request), failed]);
+      return { response, log: this.logs.answered(request.callId) };
+    } catch (error) {
+      if (error instanceof HotCallError) throw error;
+      // The connection broke: the function went away (say how, once the engine tells), or answers with garbage.
+      let bound: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([
+        this.exited,
+        new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS + 1000))),
+      ]);
+      clearTimeout(bound);
+      const message = exit ?? `the function's socket failed: ${(error as Error).message}`;
+      this.die('broken', message);
+      throw new HotCallError('broken', message, this.logs.closeNow(request.callId));
+    } finally {
+      clearTimeout(timer);
+      this.failCall = null;
+      this.callId = null;
+      this.busy = false;
+    }
+  }
+
+  private async exchange(request: StreamRequest): Promise<HotResponse> {
+    const answer = await this.client!.request({
+      path: '/call',
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+    });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > MAX_RESPONSE_BYTES) {
+        answer.body.destroy();
+        throw new Error(`the response is larger than ${MAX_RESPONSE_BYTES} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return decodeStreamResponse(answer.statusCode, answer.headers, body);
+  }
+
+  /** Kills and removes the container; a call under way fails. Resolves once it is gone. */
+  stop(): Promise<void> {
+    if (!this.dead) {
+      this.dead = true;
+      this.fail('broken', 'the function container was stopped');
+    }
+    return this.remove();
+  }
+
+  private async onExit(): Promise<void> {
+    if (this.exitSeen) return;
+    this.exitSeen = true;
+    if (this.dead) {
+      this.markExited('the function container exited');
+      return;
+    }
+    this.dead = true;
+    this.onDeath();
+    const message = await this.exitMessage();
+    this.markExited(message);
+    this.fail('broken', message);
+    void this.remove();
+  }
+
+  private die(kind: 'timeout' | 'broken', message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onDeath();
+    this.fail(kind, message);
+    void this.remove();
+  }
+
+  private fail(kind: 'timeout' | 'broken', message: string): void {
+    const fail = this.failCall;
+    this.failCall = null;
+    if (!fail) return;
+    const callId = this.callId;
+    fail(new HotCallError(kind, message, callId ? this.logs.closeNow(callId) : ''));
+  }
+
+  private async exitMessage(): Promise<string> {
+    let bound: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS)));
+    try {
+      const exited = await Promise.race([this.container.wait().then(() => this.container.inspect()), late]);
+      if (!exited) return 'the function container exited';
+      if (exited.State.OOMKilled) return `the function ran out of memory (limit ${this.memoryBytes / 1024 / 1024} MiB)`;
+      return `the function container exited with code ${exited.State.ExitCode}`;
+    } catch {
+      return 'the function container exited';
+    } finally {
+      clearTimeout(bound);
+    }
+  }
+
+  private remove(): Promise<void> {
+    this.removal ??= (async () => {
+      await this.client?.destroy().catch(() => {});
+      await this.container.remove({ force: true }).catch(() => {});
+      this.output?.destroy();
+      this.logs.end();
+      this.markExited('the function container was stopped');
+      await fs.promises.rm(this.socketDir, { recursive: true, force: true }).catch(() => {});
+      this.markRemoved();
+    })();
+    return this.removal;
+  }
+}
