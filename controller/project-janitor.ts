@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from './app-context.js';
-import { projectCountersKey } from '../src/auth/project-counters.js';
+import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
 import { ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
@@ -94,7 +94,7 @@ export class ProjectJanitor {
     for (const pattern of [`{w:${projectId}}:*`, `{mq:${projectId}:*`, `{mq:${projectId}}:*`, `{cache:${projectId}}:*`])
       await unlinkMatching(redis, prefix + pattern, isStopping);
     await unlinkMatching(redis, `${prefix}history:${projectId}:*`, isStopping);
-    await redis.unlink(projectCountersKey(keys, projectId));
+    await redis.unlink(projectCountersKey(keys, projectId), projectSchedulesCountKey(keys, projectId));
   }
 }
 
