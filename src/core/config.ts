@@ -112,6 +112,10 @@ export interface AutoscalerConfig {
 /** Settings of one runner daemon. */
 export interface RunnerConfig {
   cluster: string;
+  /** Whether FERRUM_RUNNER_CLUSTER was given (a gateway runner otherwise serves its token's cluster). */
+  clusterSet: boolean;
+  /** Gateway mode: the runner API's base URL (FERRUM_API_URL) and cluster runner token (FERRUM_RUNNER_TOKEN). */
+  gateway: { url: string; token: string } | undefined;
   /** The autoscaler's instance record this runner is (FERRUM_RUNNER_INSTANCE_ID); a fresh id when unset. */
   instanceId: string | undefined;
   slots: number;
@@ -245,6 +249,16 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A runner with FERRUM_RUNNER_TOKEN reaches the installation only through the runner API at FERRUM_API_URL. */
+function gatewayOf(env: Env): RunnerConfig['gateway'] {
+  const token = nonEmpty(env.FERRUM_RUNNER_TOKEN);
+  if (!token) return undefined;
+  const url = nonEmpty(env.FERRUM_API_URL);
+  if (!url) throw new Error('FERRUM_RUNNER_TOKEN is set: FERRUM_API_URL must name the API the runner reaches');
+  if (!/^https?:\/\//.test(url)) throw new Error(`FERRUM_API_URL must be an http(s) URL, not "${url}"`);
+  return { url, token };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 8080),
@@ -274,6 +288,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     runner: {
       cluster: env.FERRUM_RUNNER_CLUSTER || 'default',
+      clusterSet: Boolean(env.FERRUM_RUNNER_CLUSTER),
+      gateway: gatewayOf(env),
       instanceId: nonEmpty(env.FERRUM_RUNNER_INSTANCE_ID),
       slots: Math.max(1, intFrom(env, 'FERRUM_RUNNER_SLOTS', 2)),
       network: env.FERRUM_RUNNER_NETWORK || 'none',
@@ -286,7 +302,8 @@ export function loadConfig(env: Env = process.env): Config {
       stalledCheckMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_STALLED_CHECK_MS', 30000)),
       drainMs: intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000),
       logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
-      apiUrl: env.FERRUM_RUNNER_API_URL || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
+      apiUrl:
+        env.FERRUM_RUNNER_API_URL || nonEmpty(env.FERRUM_API_URL) || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
     },
     functions: {
