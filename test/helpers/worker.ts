@@ -34,7 +34,10 @@ export interface RunnerOptions {
 }
 
 /** A new runner token of `cluster` (the default one unless named), made with the admin token. */
-export async function createRunnerToken(server: TestServer, cluster = 'default'): Promise<{ id: string; token: string }> {
+export async function createRunnerToken(
+  server: TestServer,
+  cluster = 'default',
+): Promise<{ id: string; token: string }> {
   const response = await server.http.post(`/2/clusters/${cluster}/tokens`);
   if (response.status !== 200) throw new Error(`runner token failed: ${response.status} ${response.text}`);
   return response.body.token;
