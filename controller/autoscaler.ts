@@ -33,7 +33,12 @@ async function scaleAll(
 }
 
 /** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
-export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Promise<RunningAutoscaler> {
+/** `apiUrl`: where launched runners reach the runner API, unless FERRUM_AUTOSCALER_RUNNER_API_URL says otherwise. */
+export async function startAutoscaler(
+  ctx: AppContext,
+  log: FastifyBaseLogger,
+  apiUrl: string,
+): Promise<RunningAutoscaler> {
   const worker = openWorkerServices(ctx);
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
@@ -48,7 +53,7 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
-  const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
+  const scaler = new ClusterScaler(ctx.config, ctx.config.autoscaler.runnerApiUrl ?? apiUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
   const loop = new LeaderLoop({
     redis: ctx.redis,

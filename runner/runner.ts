@@ -153,9 +153,7 @@ export class Runner {
     await this.backend.startTaking({
       run: (task) => this.process(task),
       cancel: (taskId) => this.runs.get(taskId)?.stop('cancel'),
-      refused: () => {
-        this.stop().catch((error: unknown) => this.log.error({ err: error }, 'refused runner failed to stop cleanly'));
-      },
+      refused: () => this.refused(),
     });
     await this.functions?.start();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
@@ -215,7 +213,15 @@ export class Runner {
     } catch (error) {
       if (first) throw error;
       this.log.warn({ err: error }, 'heartbeat failed');
+      if ((error as { refused?: boolean }).refused) this.refused();
     }
+  }
+
+  /** The installation refused this runner for good (its token was revoked): it stops. */
+  private refused(): void {
+    if (this.stopping) return;
+    this.log.error({ id: this.id }, 'the runner API refused this runner: stopping');
+    this.stop().catch((error: unknown) => this.log.error({ err: error }, 'refused runner failed to stop cleanly'));
   }
 
   /** An instance set to KILL takes no more tasks, finishes the running ones (however long), then stops. */

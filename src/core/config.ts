@@ -105,8 +105,8 @@ export interface AutoscalerConfig {
   dockerImage: string;
   /** The Docker socket mounted into runner containers (the engine their tasks run on). */
   dockerSocket: string;
-  /** The Redis URL launched runners use; the controller's own when unset. */
-  runnerRedisUrl: string | undefined;
+  /** The API URL launched runners (gateway mode) reach; the controller's own listening URL when unset. */
+  runnerApiUrl: string | undefined;
 }
 
 /** Settings of one runner daemon. */
@@ -330,7 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
       terminatedRetentionMs: intFrom(env, 'FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS', 3_600_000),
       dockerImage: env.FERRUM_AUTOSCALER_DOCKER_IMAGE || 'ferrum',
       dockerSocket: env.FERRUM_AUTOSCALER_DOCKER_SOCKET || '/var/run/docker.sock',
-      runnerRedisUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_REDIS_URL),
+      runnerApiUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_API_URL),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),
