@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { cacheCommand } from './commands/cache.js';
+import { clustersCommand, runnersCommand } from './commands/clusters.js';
 import { functionsCommand } from './commands/functions.js';
 import { mqCommand } from './commands/mq.js';
 import { projectsCommand } from './commands/projects.js';
@@ -8,6 +9,7 @@ import { usersCommand } from './commands/users.js';
 import { workerCommand } from './commands/worker.js';
 import { CliError } from './errors.js';
 import { integer } from './options.js';
+import { VERSION } from '../src/core/version.js';
 
 /** Exit statuses: 0 success, 1 the server or the task refused, 2 a usage error. */
 export const EXIT_USAGE = 2;
@@ -43,6 +45,7 @@ function globalOptions(program: Command): void {
 export function buildProgram(extend: (program: Command) => void = () => {}): Command {
   const program = new Command('ferrum')
     .description('Ferrum: the server and its command-line client')
+    .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', CONFIG_HELP);
   globalOptions(program);
   extend(program);
@@ -53,6 +56,8 @@ export function buildProgram(extend: (program: Command) => void = () => {}): Com
     mqCommand(),
     cacheCommand(),
     workerCommand(),
+    clustersCommand(),
+    runnersCommand(),
     functionsCommand(),
   ]) {
     program.addCommand(group);

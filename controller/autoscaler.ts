@@ -1,10 +1,10 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { storeIdOf } from '../src/core/store-id.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-import { registerClusterInstanceGauge } from './cluster-metrics.js';
+import type { WorkerServices } from '../src/worker/services.js';
+import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
@@ -24,7 +24,7 @@ async function scaleAll(
     if (isStopping()) return;
     try {
       const stored = await worker.clusters.find(cluster.id);
-      if (stored) await scaler.pass(stored, providers.providerFor(stored));
+      if (stored) await scaler.pass(stored, await providers.providerFor(stored));
     } catch (error) {
       // One cluster's trouble (a provider refusing) must not hold up the others.
       log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
@@ -39,7 +39,7 @@ export async function startAutoscaler(
   log: FastifyBaseLogger,
   apiUrl: string,
 ): Promise<RunningAutoscaler> {
-  const worker = openWorkerServices(ctx);
+  const { worker } = ctx;
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
   const providers = new InstanceProviders(
@@ -55,12 +55,14 @@ export async function startAutoscaler(
   );
   const scaler = new ClusterScaler(ctx.config, ctx.config.autoscaler.runnerApiUrl ?? apiUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
+  registerRunnersOnlineGauge(ctx.metrics.registry, worker);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'autoscaler',
     intervalMs: settings.intervalMs,
     log: autoscalerLog,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
   });
   loop.start();
@@ -68,7 +70,6 @@ export async function startAutoscaler(
     async stop() {
       await loop.stop();
       providers.close();
-      await worker.close();
     },
   };
 }

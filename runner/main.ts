@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../src/core/config.js';
+import { createProcessRegistry } from '../src/metrics/registry.js';
 import { serveRunnerMetrics } from './metrics-server.js';
 import { Runner } from './runner.js';
 
@@ -16,8 +16,7 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
       'a runner needs REDIS_URL (the Redis of the controllers) or --api URL --token TOKEN (FERRUM_API_URL, FERRUM_RUNNER_TOKEN)',
     );
   const log: Logger = pino({ level: config.logLevel });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
+  const registry = createProcessRegistry();
   const runner = gateway
     ? await Runner.startGateway(config, gateway, log, undefined, registry)
     : await Runner.start(config, config.redisUrl!, log, undefined, registry);

@@ -2,15 +2,13 @@ import os from 'node:os';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import type { Redis } from 'ioredis';
+import type { EventBus } from '../src/core/bus.js';
 import { sleep } from '../src/core/time.js';
-import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
+import type { FunctionStores } from '../src/functions/services.js';
 import type { RunnerInstance } from '../src/worker/clusters/runner-registry.js';
-import { openWorkerServices } from '../src/worker/services.js';
 import type { Task } from '../src/worker/types.js';
 import type { RunnerBackend } from './backend/backend.js';
 import { DirectBackend } from './backend/direct-backend.js';
@@ -21,10 +19,11 @@ import { HotFunctionPool } from './functions/hot-function-pool.js';
 import type { FunctionExecutor } from '../src/functions/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
+import { openRunnerContext } from './runner-context.js';
 import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
 import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
+import { VERSION } from '../src/core/version.js';
 
-const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
 
@@ -52,7 +51,7 @@ export class Runner {
   private constructor(
     private readonly config: Config,
     private readonly backend: RunnerBackend,
-    private readonly closeConnections: () => void,
+    private readonly closeConnections: () => Promise<void> | void,
     readonly log: Logger,
     docker: Docker,
     registry: Registry,
@@ -60,7 +59,7 @@ export class Runner {
   ) {
     this.id = config.runner.instanceId ?? newObjectId();
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
-    this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
+    this.metrics = new RunnerMetrics(registry, config.runner.cluster, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
     this.identity = {
       id: this.id,
@@ -87,33 +86,29 @@ export class Runner {
     registry = new Registry(),
     hotFunctions?: FunctionExecutor,
   ): Promise<Runner> {
-    const redis = createRedisClient(redisUrl, 'runner');
-    const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
-    const bus = new EventBus(subscriber, redis);
-    const keys = new KeySpace(config.keyPrefix);
-    const services = openWorkerServices({ config, redis, redisUrl, keys, bus });
-    const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
-    const runnerLog = log.child({ component: 'runner' });
     const runnerId = config.runner.instanceId ?? newObjectId();
     const runnerConfig = { ...config, runner: { ...config.runner, instanceId: runnerId } };
-    const backend = new DirectBackend(runnerConfig, redisUrl, services, bus, runnerId, runnerLog);
-    const close = () => {
-      stopRoundTrip();
-      subscriber.disconnect();
-      redis.disconnect();
-    };
+    const opened = openRunnerContext(runnerConfig, redisUrl, registry);
+    const { ctx } = opened;
+    const runnerLog = log.child({ component: 'runner' });
+    const backend = new DirectBackend(runnerConfig, redisUrl, ctx, runnerId, runnerLog);
     const functions = (identity: RunnerIdentity, executor: DockerExecutor) =>
       functionWorkerOf(runnerConfig, identity, executor, {
         docker,
-        stores: openFunctionStores(config, redis, keys),
-        bus,
-        redisUrl,
-        isAlive: (runner) => services.runners.isAlive(config.runner.cluster, runner),
+        stores: ctx.functions,
+        bus: ctx.bus,
+        connection: ctx.functionCallConnection,
+        isAlive: (runner) => ctx.worker.runners.isAlive(config.runner.cluster, runner),
         hotFunctions,
         log: runnerLog.child({ component: 'functions' }),
       });
-    const runner = new Runner(runnerConfig, backend, close, runnerLog, docker, registry, functions);
-    await runner.begin();
+    const runner = new Runner(runnerConfig, backend, () => opened.close(), runnerLog, docker, registry, functions);
+    try {
+      await runner.begin();
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
     return runner;
   }
 
@@ -193,6 +188,7 @@ export class Runner {
       hostname: os.hostname(),
       slots: this.config.runner.slots,
       busy: this.runs.size,
+      tasks: [...this.runs.keys()],
       version: VERSION,
       created_at: this.createdAt,
       updated_at: Date.now(),
@@ -284,7 +280,7 @@ export class Runner {
     this.heartbeatTimer = null;
     await this.backend.deregister(this.instance()).catch(() => {});
     await this.backend.close();
-    this.closeConnections();
+    await this.closeConnections();
     this.log.info({ id: this.id }, 'runner stopped');
   }
 }
@@ -293,7 +289,7 @@ interface FunctionWorkerDeps {
   docker: Docker;
   stores: FunctionStores;
   bus: EventBus;
-  redisUrl: string;
+  connection: Redis;
   isAlive: (runnerId: string) => Promise<boolean>;
   hotFunctions: FunctionExecutor | undefined;
   log: Logger;
@@ -314,10 +310,6 @@ function functionWorkerOf(
     labels: identity.labels,
     maxLogBytes: functions.maxLogBytes,
   });
-  const blocking = createRedisClient(deps.redisUrl, 'runner-functions', {
-    enableAutoPipelining: false,
-    maxRetriesPerRequest: null,
-  });
   const options = {
     cluster: settings.cluster,
     runnerId: identity.id,
@@ -334,5 +326,5 @@ function functionWorkerOf(
       milliCpus: settings.milliCpus,
       log: deps.log,
     });
-  return new FunctionWorker(deps.stores, deps.bus, blocking, { cold, hot }, options, deps.log);
+  return new FunctionWorker(deps.stores, deps.bus, deps.connection, { cold, hot }, options, deps.log);
 }

@@ -280,11 +280,19 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   });
 
   app.post(`${taskPath}/start`, {
-    schema: { params: taskParams },
+    schema: {
+      params: taskParams,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { hostname: { type: 'string', maxLength: 255 } },
+      },
+    },
     handler: async (request) => {
       const { cluster_id: cluster, instance_id: instanceId } = request.params as TaskParams;
       const { lease, task } = await held(request);
-      const token = await worker.runnerTasks.start(task, instanceId);
+      const { hostname } = (request.body ?? {}) as { hostname?: string };
+      const token = await worker.runnerTasks.start(task, instanceId, hostname ?? '');
       if (token === null) throw conflict(`Task ${task.id} cannot start: it is ${task.status}`);
       await worker.gatewayLeases.put(cluster, instanceId, { ...lease, task_token: token }, leaseTtl(lockMs));
       return { task_token: token };

@@ -1,15 +1,15 @@
+import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { EventBus } from '../../src/core/bus.js';
 import type { Config } from '../../src/core/config.js';
-import { createRedisClient } from '../../src/core/redis.js';
 import { storeIdOf } from '../../src/core/store-id.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
 import { queueNameOf, type TaskJob } from '../../src/worker/tasks/distribution.js';
 import type { WorkerServices } from '../../src/worker/services.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
+import type { RunnerContext } from '../runner-context.js';
 import type { HeartbeatAnswer, RunnerBackend, TaskBackend, TaskHandlers } from './backend.js';
 
 /** A runner inside the installation: takes BullMQ jobs and changes task records in Redis itself. */
@@ -18,22 +18,20 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   readonly tasks: TaskBackend = this;
   readonly storeId: string;
   private readonly connection: Redis;
+  private readonly services: WorkerServices;
   private worker: Worker<TaskJob> | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly config: Config,
     redisUrl: string,
-    readonly services: WorkerServices,
-    readonly bus: EventBus,
+    private readonly ctx: RunnerContext,
     private readonly runnerId: string,
     private readonly log: Logger,
   ) {
     this.storeId = storeIdOf(redisUrl, config.keyPrefix);
-    this.connection = createRedisClient(redisUrl, 'runner-bullmq', {
-      maxRetriesPerRequest: null,
-      enableAutoPipelining: false,
-    });
+    this.connection = ctx.taskQueueConnection;
+    this.services = ctx.worker;
   }
 
   private get leaseMs(): number {
@@ -42,7 +40,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
 
   async startTaking(handlers: TaskHandlers): Promise<void> {
     const settings = this.config.runner;
-    this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
+    this.unsubscribe = await this.ctx.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
       handlers.cancel(taskId),
     );
     this.worker = new Worker<TaskJob>(
@@ -104,10 +102,8 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   }
 
   async close(): Promise<void> {
+    // The connections are the runner context's: it closes them.
     await this.unsubscribe?.();
-    await this.services.close();
-    await this.bus.close();
-    this.connection.disconnect();
   }
 
   revision(task: Task): Promise<CodeRevision | null> {
@@ -123,7 +119,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   }
 
   start(task: Task): Promise<string | null> {
-    return this.services.runnerTasks.start(task, this.runnerId);
+    return this.services.runnerTasks.start(task, this.runnerId, os.hostname());
   }
 
   async appendLog(task: Task, chunk: Buffer): Promise<void> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
@@ -245,7 +246,10 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
   }
 
   async start(task: Task): Promise<string | null> {
-    const { status, body } = await this.client.call('POST', this.taskPath(task, 'start'), { accept: [409] });
+    const { status, body } = await this.client.call('POST', this.taskPath(task, 'start'), {
+      json: { hostname: os.hostname() },
+      accept: [409],
+    });
     return status === 409 ? null : (body.task_token as string);
   }
 

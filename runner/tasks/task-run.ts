@@ -72,6 +72,10 @@ export class TaskRun {
       token = await backend.start(task);
       if (token === null) return;
       this.runningSince = this.deps.metrics.started(task.created_at + task.delay * 1000);
+      this.deps.log.info(
+        { task: task.id, project: task.project_id, code: task.code_name, cluster: task.cluster, image },
+        'task started',
+      );
       const outcome = await this.runContainer(task, revision, image, files.dir, token);
       if (outcome) await this.finish(['running'], outcome);
     } catch (error) {
@@ -119,7 +123,14 @@ export class TaskRun {
   }
 
   private async finish(from: TaskStatus[], outcome: TaskOutcome): Promise<void> {
-    const ended = await this.deps.backend.finish(this.task, from, outcome);
-    if (ended) this.deps.metrics.finished(outcome.status, this.runningSince);
+    const task = this.task;
+    const ended = await this.deps.backend.finish(task, from, outcome);
+    if (!ended) return;
+    this.deps.metrics.finished(outcome.status, this.runningSince);
+    const runMs = this.runningSince === null ? null : Date.now() - this.runningSince;
+    this.deps.log.info(
+      { task: task.id, project: task.project_id, cluster: task.cluster, status: outcome.status, run_ms: runMs },
+      'task finished',
+    );
   }
 }

@@ -53,11 +53,12 @@ export class RunnerTasks {
   }
 
   /** preparing → running; the task token for its container, or null when the task is no longer this runner's. */
-  async start(task: Task, runnerId: string): Promise<string | null> {
+  async start(task: Task, runnerId: string, runnerHost: string): Promise<string | null> {
     const started = await this.deps.statuses.change(task.project_id, task.id, {
       from: ['preparing'],
       to: 'running',
       runner: runnerId,
+      fields: { runner_host: runnerHost },
     });
     if (!started.changed) return null;
     return this.deps.taskTokens.issue(
