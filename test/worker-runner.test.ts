@@ -60,14 +60,17 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
   });
 
   it("passes the code's env_vars", async () => {
-    const id = await worker.queue('shell', 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
+    // A package of its own per mode: the other mode's run gave 'shell' env_vars.
+    const name = `env-${mode}`;
+    await worker.upload({ name, image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+    const id = await worker.queue(name, 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
     await worker.upload({
-      name: 'shell',
+      name,
       image: 'ferrum-test/busybox',
       command: 'sh -c "$(cat $PAYLOAD_FILE)"',
       env_vars: { GREETING: 'hi', MODE: 'x' },
     });
-    const withVars = await worker.queue('shell', 'echo "$GREETING/$MODE"');
+    const withVars = await worker.queue(name, 'echo "$GREETING/$MODE"');
     await worker.waitFor(id, ['complete']);
     await worker.waitFor(withVars, ['complete']);
     expect(await worker.log(id)).toBe('///mnt/task/payload.json//mnt/task/config.json\n');
