@@ -62,8 +62,14 @@ function serverCommands(program: Command): void {
     .action(() => runServer(false));
   program
     .command('runner')
-    .description('a task runner for the cluster FERRUM_RUNNER_CLUSTER (needs REDIS_URL and Docker)')
-    .action(async () => {
+    .description(
+      'a task runner (needs Docker): against REDIS_URL for the cluster FERRUM_RUNNER_CLUSTER, or through the runner API with --api and --token',
+    )
+    .option('--api <url>', 'gateway mode: the Ferrum API the runner reaches (FERRUM_API_URL)')
+    .option('--token <token>', "gateway mode: a runner token of the runner's cluster (FERRUM_RUNNER_TOKEN)")
+    .action(async (options: { api?: string; token?: string }) => {
+      if (options.api) process.env.FERRUM_API_URL = options.api;
+      if (options.token) process.env.FERRUM_RUNNER_TOKEN = options.token;
       const { loadConfig } = await import('../src/core/config.js');
       const { runRunnerDaemon } = await import('../runner/main.js');
       await runRunnerDaemon(loadConfig());

@@ -35,7 +35,12 @@ async function scaleAll(
 }
 
 /** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
-export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Promise<RunningAutoscaler> {
+/** `apiUrl`: where launched runners reach the runner API, unless FERRUM_AUTOSCALER_RUNNER_API_URL says otherwise. */
+export async function startAutoscaler(
+  ctx: AppContext,
+  log: FastifyBaseLogger,
+  apiUrl: string,
+): Promise<RunningAutoscaler> {
   const { worker } = ctx;
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
@@ -50,7 +55,7 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
-  const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
+  const scaler = new ClusterScaler(ctx.config, ctx.config.autoscaler.runnerApiUrl ?? apiUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
   registerRunnersOnlineGauge(ctx.metrics.registry, worker, ctx.config.metrics.tenantLabels);
   const loop = new LeaderLoop({

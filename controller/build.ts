@@ -9,6 +9,7 @@ import { mqV1Api } from '../api/mq-v1/index.js';
 import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
+import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
@@ -45,6 +46,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   await app.register(mqV1Api, { ctx });
   await app.register(historyApi, { ctx });
   await app.register(workerV2Api, { ctx });
+  await app.register(runnerV1Api, { ctx });
   await app.register(functionsApi, { ctx, prefix: '/v1' });
   await app.register(functionCallsApi, { ctx, prefix: '/r' });
   await app.register(dashboard, { ctx });

@@ -24,7 +24,8 @@ const SERVING = new Set(['ADD', 'LIVE']);
 export class ClusterScaler {
   constructor(
     private readonly config: Config,
-    private readonly redisUrl: string,
+    /** The runner API as launched runners reach it. */
+    private readonly apiUrl: string,
     private readonly worker: WorkerServices,
     private readonly log: ProviderLogger & { info(details: object, message: string): void },
   ) {}
@@ -100,6 +101,7 @@ export class ClusterScaler {
   /** A KILL instance whose runner has finished (or never came up) is terminated with the provider. */
   private async terminate(record: InstanceRecord, provider: InstanceProvider): Promise<void> {
     if (record.provider_id) await provider.terminate(record.cluster, record.provider_id);
+    await this.worker.runnerTokens.revokeInstance(record.cluster, record.instance_id);
     if (await this.worker.instances.move(record.cluster, record.instance_id, ['KILL'], 'TERMINATE')) {
       this.log.info({ cluster: record.cluster, instance: record.instance_id }, 'instance terminated');
     }
@@ -120,7 +122,11 @@ export class ClusterScaler {
     // The record comes first: the runner looks its instance up as soon as it starts.
     await this.worker.instances.add(record);
     try {
-      const runnerEnv = runnerEnvOf(this.config, this.redisUrl, {
+      // A token of its own, bound to this instance and revoked when it terminates: never Redis or the key.
+      const { token } = await this.worker.runnerTokens.create(clusterId, record.instance_id);
+      const runnerEnv = runnerEnvOf(this.config, {
+        apiUrl: this.apiUrl,
+        runnerToken: token,
         clusterId,
         instanceId: record.instance_id,
         slots: record.runners,
@@ -144,6 +150,7 @@ export class ClusterScaler {
       );
     } catch (error) {
       await this.worker.instances.move(clusterId, record.instance_id, ['ADD'], 'TERMINATE');
+      await this.worker.runnerTokens.revokeInstance(clusterId, record.instance_id);
       this.log.warn({ err: error, cluster: clusterId, instance: record.instance_id }, 'instance launch failed');
     }
   }

@@ -73,7 +73,7 @@ export async function startController(
     const scheduler = startScheduler(ctx, app.log);
     const taskSweeper = startTaskSweeper(ctx, app.log);
     const projectJanitor = startProjectJanitor(ctx, app.log);
-    const autoscaler = await startAutoscaler(ctx, app.log);
+    const autoscaler = await startAutoscaler(ctx, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const metricsSampler = startMetricsSampler(ctx, mq, app.log);
     const stopRedisRoundTrip = startRedisRoundTrip(ctx.redis, ctx.metrics.registry, config.metrics.redisPingMs);
     return {

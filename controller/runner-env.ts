@@ -2,16 +2,27 @@ import type { Config } from '../src/core/config.js';
 
 const MB = 1024 * 1024;
 
-/** The environment a launched runner needs to serve one instance of a cluster against this installation's Redis. */
-export function runnerEnvOf(
-  config: Config,
-  redisUrl: string,
-  launch: { clusterId: string; instanceId: string; slots: number; memoryBytes: number },
-): Record<string, string> {
+export interface RunnerLaunch {
+  /** The runner API as the instance reaches it. */
+  apiUrl: string;
+  /** The instance's own runner token. */
+  runnerToken: string;
+  clusterId: string;
+  instanceId: string;
+  slots: number;
+  memoryBytes: number;
+}
+
+/**
+ * The environment a launched runner needs to serve one instance of a cluster in gateway mode:
+ * the API URL and its own runner token. No Redis URL, password or encryption key: the
+ * controller changes tasks and opens registry credentials for it.
+ */
+export function runnerEnvOf(config: Config, launch: RunnerLaunch): Record<string, string> {
   const { runner, worker } = config;
-  const env: Record<string, string> = {
-    REDIS_URL: config.autoscaler.runnerRedisUrl ?? redisUrl,
-    FERRUM_KEY_PREFIX: config.keyPrefix,
+  return {
+    FERRUM_API_URL: launch.apiUrl,
+    FERRUM_RUNNER_TOKEN: launch.runnerToken,
     LOG_LEVEL: config.logLevel,
     // Runners on one host network must not fight over a metrics port.
     HOST: '127.0.0.1',
@@ -30,14 +41,11 @@ export function runnerEnvOf(
     FERRUM_RUNNER_DRAIN_MS: String(runner.drainMs),
     FERRUM_RUNNER_LOG_FLUSH_MS: String(runner.logFlushMs),
     FERRUM_RUNNER_GATE_RETRY_MS: String(runner.gateRetryMs),
-    FERRUM_RUNNER_API_URL: runner.apiUrl,
+    FERRUM_RUNNER_API_URL: launch.apiUrl,
     FERRUM_WORKER_STACKS: Object.entries(worker.stacks)
       .map(([name, image]) => `${name}=${image}`)
       .join(','),
     FERRUM_WORKER_DEFAULT_STACK: worker.defaultStack,
     FERRUM_WORKER_MAX_LOG_BYTES: String(worker.maxLogBytes),
   };
-  // Registry credentials are sealed with this key: runners elsewhere need the same one.
-  if (worker.secretKey) env.FERRUM_ENCRYPTION_KEY = worker.secretKey;
-  return env;
 }

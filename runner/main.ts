@@ -4,12 +4,22 @@ import { createProcessRegistry } from '../src/metrics/registry.js';
 import { serveRunnerMetrics } from './metrics-server.js';
 import { Runner } from './runner.js';
 
-/** `ferrum runner`: a runner daemon against the Redis of REDIS_URL, until SIGTERM or SIGINT; /metrics on HOST:PORT. */
+/**
+ * `ferrum runner`: a runner daemon, until SIGTERM or SIGINT; /metrics on HOST:PORT. With
+ * FERRUM_RUNNER_TOKEN it reaches the installation only through the runner API at FERRUM_API_URL
+ * (gateway mode); otherwise it works against the Redis of REDIS_URL (direct mode).
+ */
 export async function runRunnerDaemon(config: Config): Promise<Runner> {
-  if (!config.redisUrl) throw new Error('REDIS_URL is required for a standalone runner (the Redis of the controllers)');
+  const { gateway } = config.runner;
+  if (!gateway && !config.redisUrl)
+    throw new Error(
+      'a runner needs REDIS_URL (the Redis of the controllers) or --api URL --token TOKEN (FERRUM_API_URL, FERRUM_RUNNER_TOKEN)',
+    );
   const log: Logger = pino({ level: config.logLevel });
   const registry = createProcessRegistry();
-  const runner = await Runner.start(config, config.redisUrl, log, undefined, registry);
+  const runner = gateway
+    ? await Runner.startGateway(config, gateway, log, undefined, registry)
+    : await Runner.start(config, config.redisUrl!, log, undefined, registry);
   const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
   const shutdown = (signal: string) => {
     log.info({ signal }, 'draining');

@@ -1,23 +1,25 @@
 import os from 'node:os';
-import { DelayedError, Worker, type Job } from 'bullmq';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
-import { storeIdOf } from '../src/core/store-id.js';
+import type { Redis } from 'ioredis';
+import type { EventBus } from '../src/core/bus.js';
 import { sleep } from '../src/core/time.js';
-import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
-import type { HeldSlot } from '../src/worker/tasks/concurrency-gate.js';
-import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runner-registry.js';
-import type { WorkerServices } from '../src/worker/services.js';
+import type { FunctionStores } from '../src/functions/services.js';
+import type { RunnerInstance } from '../src/worker/clusters/runner-registry.js';
+import type { Task } from '../src/worker/types.js';
+import type { RunnerBackend } from './backend/backend.js';
+import { DirectBackend } from './backend/direct-backend.js';
+import { GatewayBackend, gatewayGrantOf, type GatewayAccess } from './backend/gateway-backend.js';
 import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
 import { HotFunctionPool } from './functions/hot-function-pool.js';
 import type { FunctionExecutor } from '../src/functions/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
-import { openRunnerContext, type OpenedRunnerContext, type RunnerContext } from './runner-context.js';
+import { openRunnerContext } from './runner-context.js';
 import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
 import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
 import { VERSION } from '../src/core/version.js';
@@ -26,8 +28,9 @@ import { VERSION } from '../src/core/version.js';
 const FORCED_STOP_MS = 15000;
 
 /**
- * The runner daemon: takes tasks of one cluster from BullMQ, runs each in a container,
- * heartbeats as an instance of the cluster, obeys cancels, and drains on stop.
+ * The runner daemon: takes tasks of one cluster (from Redis itself, or through the runner API
+ * of a controller), runs each in a container, heartbeats as an instance of the cluster, obeys
+ * cancels, and drains on stop.
  */
 export class Runner {
   readonly id: string;
@@ -35,31 +38,25 @@ export class Runner {
   private readonly identity: RunnerIdentity;
   private readonly executor: DockerExecutor;
   private readonly createdAt = Date.now();
-  private worker: Worker<TaskJob> | null = null;
+  private taking = false;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => Promise<void>) | null = null;
   private stopping: Promise<void> | null = null;
   private retiring = false;
   private readonly stopped: Promise<boolean>;
   private markStopped: (cleanly: boolean) => void = () => {};
   private readonly metrics: RunnerMetrics;
-  private readonly functions: FunctionWorker;
-  private readonly config: Config;
-  private readonly ctx: RunnerContext;
-  private readonly services: WorkerServices;
+  private readonly functions: FunctionWorker | null;
 
   private constructor(
-    private readonly opened: OpenedRunnerContext,
+    private readonly config: Config,
+    private readonly backend: RunnerBackend,
+    private readonly closeConnections: () => Promise<void> | void,
     readonly log: Logger,
     docker: Docker,
     registry: Registry,
-    hotFunctions: FunctionExecutor | undefined,
+    functions: ((identity: RunnerIdentity, executor: DockerExecutor) => FunctionWorker) | null,
   ) {
-    this.ctx = opened.ctx;
-    this.config = this.ctx.config;
-    this.services = this.ctx.worker;
-    const { config, redisUrl } = this.ctx;
     this.id = config.runner.instanceId ?? newObjectId();
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
     this.metrics = new RunnerMetrics(registry, config.runner.cluster, config.runner.slots, () => this.runs.size);
@@ -68,52 +65,18 @@ export class Runner {
       id: this.id,
       labels: {
         [LABELS.managed]: 'true',
-        [LABELS.store]: storeIdOf(redisUrl, config.keyPrefix),
+        [LABELS.store]: backend.storeId,
         [LABELS.runner]: this.id,
         [LABELS.cluster]: config.runner.cluster,
       },
     };
-    this.functions = this.functionWorker(docker, hotFunctions);
-  }
-
-  /** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
-  private functionWorker(docker: Docker, hotFunctions: FunctionExecutor | undefined): FunctionWorker {
-    const { runner: settings, functions } = this.config;
-    const cold = new ColdExecutor(docker, this.executor, {
-      network: settings.network,
-      pidsLimit: settings.pidsLimit,
-      nanoCpus: settings.milliCpus * 1_000_000,
-      labels: this.identity.labels,
-      maxLogBytes: functions.maxLogBytes,
-    });
-    const options = {
-      cluster: settings.cluster,
-      runnerId: this.id,
-      slots: functions.runnerSlots,
-      reclaimEveryMs: settings.stalledCheckMs,
-      recordFlushMs: functions.recordFlushMs,
-      isAlive: (runnerId: string) => this.services.runners.isAlive(settings.cluster, runnerId),
-    };
-    const log = this.log.child({ component: 'functions' });
-    const hot =
-      hotFunctions ??
-      new HotFunctionPool(docker, {
-        labels: this.identity.labels,
-        network: settings.network,
-        pidsLimit: settings.pidsLimit,
-        milliCpus: settings.milliCpus,
-        socketRoot: functions.socketDir,
-        busyWaitMs: functions.busyWaitMs,
-        maxWaiting: functions.maxWaitingCalls,
-        log,
-      });
-    const { functions: stores, bus, functionCallConnection } = this.ctx;
-    return new FunctionWorker(stores, bus, functionCallConnection, { cold, hot }, options, log);
+    this.functions = functions?.(this.identity, this.executor) ?? null;
   }
 
   /**
-   * `registry`: where the runner's metrics go (the controller's, in the all-in-one process);
-   * `hotFunctions`: the executor of the hot function formats (http, json); a HotFunctionPool on `docker` by default.
+   * A runner against the Redis of `redisUrl` (direct mode). `registry`: where the runner's
+   * metrics go (the controller's, in the all-in-one process); `hotFunctions`: the executor of
+   * the hot function formats (http, json); a HotFunctionPool on `docker` by default.
    */
   static async start(
     config: Config,
@@ -123,8 +86,23 @@ export class Runner {
     registry = new Registry(),
     hotFunctions?: FunctionExecutor,
   ): Promise<Runner> {
-    const opened = openRunnerContext(config, redisUrl, registry);
-    const runner = new Runner(opened, log.child({ component: 'runner' }), docker, registry, hotFunctions);
+    const runnerId = config.runner.instanceId ?? newObjectId();
+    const runnerConfig = { ...config, runner: { ...config.runner, instanceId: runnerId } };
+    const opened = openRunnerContext(runnerConfig, redisUrl, registry);
+    const { ctx } = opened;
+    const runnerLog = log.child({ component: 'runner' });
+    const backend = new DirectBackend(runnerConfig, redisUrl, ctx, runnerId, runnerLog);
+    const functions = (identity: RunnerIdentity, executor: DockerExecutor) =>
+      functionWorkerOf(runnerConfig, identity, executor, {
+        docker,
+        stores: ctx.functions,
+        bus: ctx.bus,
+        connection: ctx.functionCallConnection,
+        isAlive: (runner) => ctx.worker.runners.isAlive(config.runner.cluster, runner),
+        hotFunctions,
+        log: runnerLog.child({ component: 'functions' }),
+      });
+    const runner = new Runner(runnerConfig, backend, () => opened.close(), runnerLog, docker, registry, functions);
     try {
       await runner.begin();
     } catch (error) {
@@ -134,37 +112,56 @@ export class Runner {
     return runner;
   }
 
-  /** Function calls this process may hand over without the queue (the all-in-one server). */
-  get localFunctions(): FunctionWorker {
-    return this.functions;
+  /** A runner that reaches the installation only through its runner API, with a cluster runner token (gateway mode). */
+  static async startGateway(
+    config: Config,
+    access: GatewayAccess,
+    log: Logger,
+    docker = new Docker(),
+    registry = new Registry(),
+  ): Promise<Runner> {
+    const runnerLog = log.child({ component: 'runner', mode: 'gateway' });
+    const grant = await gatewayGrantOf(access);
+    const runnerId = grant.instance_id ?? config.runner.instanceId ?? newObjectId();
+    // The token names the cluster; a runner configured for another one is refused at its first call.
+    const cluster = config.runner.clusterSet ? config.runner.cluster : grant.cluster_id;
+    const runnerConfig = { ...config, runner: { ...config.runner, cluster, instanceId: runnerId } };
+    const backend = new GatewayBackend(runnerConfig, access, runnerId, runnerLog);
+    const runner = new Runner(runnerConfig, backend, () => {}, runnerLog, docker, registry, null);
+    await runner.begin();
+    return runner;
   }
 
   get cluster(): string {
     return this.config.runner.cluster;
   }
 
+  get mode(): RunnerBackend['mode'] {
+    return this.backend.mode;
+  }
+
+  /** Function calls this process may hand over without the queue (the all-in-one server); null in gateway mode. */
+  get localFunctions(): FunctionWorker | null {
+    return this.functions;
+  }
+
   private async begin(): Promise<void> {
     const { runner: settings } = this.config;
-    await this.heartbeat();
+    await this.heartbeat(true);
     await this.sweepOrphans();
-    this.unsubscribe = await this.ctx.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
-      this.runs.get(taskId)?.stop('cancel'),
-    );
-    this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job, token) => this.process(job, token), {
-      connection: this.ctx.taskQueueConnection,
-      prefix: this.services.keys.bullPrefix(),
-      concurrency: settings.slots,
-      lockDuration: settings.lockMs,
-      stalledInterval: settings.stalledCheckMs,
-      maxStalledCount: 100,
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 0 },
+    this.taking = true;
+    await this.backend.startTaking({
+      run: (task) => this.process(task),
+      cancel: (taskId) => this.runs.get(taskId)?.stop('cancel'),
+      refused: () => this.refused(),
     });
-    this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
-    await this.functions.start();
+    await this.functions?.start();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
     this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
-    this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
+    this.log.info(
+      { id: this.id, cluster: settings.cluster, slots: settings.slots, mode: this.backend.mode },
+      'runner started',
+    );
     if (settings.network === 'host') {
       this.log.warn(
         "FERRUM_RUNNER_NETWORK=host: task and function containers share this machine's network, loopback services included",
@@ -172,39 +169,26 @@ export class Runner {
     }
   }
 
-  private async process(job: Job<TaskJob>, token?: string): Promise<void> {
+  private async process(task: Task): Promise<void> {
     const run = new TaskRun(
       {
         config: this.config,
-        worker: this.services,
+        backend: this.backend.tasks,
         executor: this.executor,
         runner: this.identity,
         log: this.log,
         metrics: this.metrics,
       },
-      job.data.project_id,
-      job.data.task_id,
+      task,
     );
-    this.runs.set(job.data.task_id, run);
+    this.runs.set(task.id, run);
     void this.heartbeat();
     try {
-      if ((await run.execute()) === 'gated') {
-        // Every slot of its code package is held: back to the queue, not counted as an attempt.
-        await job.moveToDelayed(Date.now() + this.config.runner.gateRetryMs, token);
-        throw new DelayedError();
-      }
-    } catch (error) {
-      if (error instanceof DelayedError) throw error;
-      // The task record could not be updated (Redis gone): the stalled check gives it back later.
-      this.log.error({ err: error, task: job.data.task_id }, 'task run failed');
+      await run.execute();
     } finally {
-      this.runs.delete(job.data.task_id);
+      this.runs.delete(task.id);
       void this.heartbeat();
     }
-  }
-
-  private heldSlots(): HeldSlot[] {
-    return [...this.runs.values()].flatMap((run) => (run.heldSlot ? [run.heldSlot] : []));
   }
 
   private instance(): RunnerInstance {
@@ -222,23 +206,33 @@ export class Runner {
     };
   }
 
-  private async heartbeat(): Promise<void> {
-    if (!this.heartbeatTimer && this.stopping) return;
+  /** `first`: the registration at start, which must succeed (a bad token stops the runner there). */
+  private async heartbeat(first = false): Promise<void> {
+    if (!first && !this.heartbeatTimer && this.stopping) return;
     try {
-      const livenessMs = livenessMsOf(this.config.runner.heartbeatMs);
-      await this.services.runners.heartbeat(this.instance(), livenessMs);
-      await this.services.gate.renew(this.heldSlots(), livenessMs);
-      await this.obeyRetirement();
+      const answer = await this.backend.heartbeat(
+        this.instance(),
+        [...this.runs.values()].map((run) => run.task),
+      );
+      for (const taskId of answer.cancelled) this.runs.get(taskId)?.stop('cancel');
+      if (answer.retire) this.retire();
     } catch (error) {
+      if (first) throw error;
       this.log.warn({ err: error }, 'heartbeat failed');
+      if ((error as { refused?: boolean }).refused) this.refused();
     }
   }
 
+  /** The installation refused this runner for good (its token was revoked): it stops. */
+  private refused(): void {
+    if (this.stopping) return;
+    this.log.error({ id: this.id }, 'the runner API refused this runner: stopping');
+    this.stop().catch((error: unknown) => this.log.error({ err: error }, 'refused runner failed to stop cleanly'));
+  }
+
   /** An instance set to KILL takes no more tasks, finishes the running ones (however long), then stops. */
-  private async obeyRetirement(): Promise<void> {
-    if (this.stopping || !this.worker) return;
-    const type = await this.services.instances.typeOf(this.cluster, this.id);
-    if (type !== 'KILL' && type !== 'TERMINATE') return;
+  private retire(): void {
+    if (this.stopping || !this.taking) return;
     this.log.info(
       { id: this.id, running: this.runs.size },
       'instance retired: finishing the running tasks, taking no more',
@@ -254,13 +248,7 @@ export class Runner {
 
   private async sweepOrphans(): Promise<void> {
     try {
-      await removeOrphanContainers(
-        this.executor,
-        this.services.runners,
-        this.identity.labels[LABELS.store]!,
-        this.id,
-        this.log,
-      );
+      await removeOrphanContainers(this.executor, this.backend, this.backend.storeId, this.id, this.log);
     } catch (error) {
       this.log.warn({ err: error }, 'could not look for containers of stopped runners');
     }
@@ -281,10 +269,10 @@ export class Runner {
   /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
   private async drain(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    const functionsStopped = this.functions.stop(this.config.runner.drainMs);
-    const worker = this.worker;
-    if (worker) {
-      const closed = worker.close();
+    const functionsStopped = this.functions?.stop(this.config.runner.drainMs);
+    if (this.taking) {
+      this.taking = false;
+      const closed = this.backend.stopTaking();
       // A retired instance is never cut short: its tasks run to their own timeout.
       const bound = this.retiring
         ? new Promise<boolean>(() => {})
@@ -300,9 +288,57 @@ export class Runner {
     await this.executor.settle();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    await this.unsubscribe?.();
-    await this.services.runners.deregister(this.cluster, this.id).catch(() => {});
-    await this.opened.close();
+    await this.backend.deregister(this.instance()).catch(() => {});
+    await this.backend.close();
+    await this.closeConnections();
     this.log.info({ id: this.id }, 'runner stopped');
   }
+}
+
+interface FunctionWorkerDeps {
+  docker: Docker;
+  stores: FunctionStores;
+  bus: EventBus;
+  connection: Redis;
+  isAlive: (runnerId: string) => Promise<boolean>;
+  hotFunctions: FunctionExecutor | undefined;
+  log: Logger;
+}
+
+/** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
+function functionWorkerOf(
+  config: Config,
+  identity: RunnerIdentity,
+  executor: DockerExecutor,
+  deps: FunctionWorkerDeps,
+): FunctionWorker {
+  const { runner: settings, functions } = config;
+  const cold = new ColdExecutor(deps.docker, executor, {
+    network: settings.network,
+    pidsLimit: settings.pidsLimit,
+    nanoCpus: settings.milliCpus * 1_000_000,
+    labels: identity.labels,
+    maxLogBytes: functions.maxLogBytes,
+  });
+  const options = {
+    cluster: settings.cluster,
+    runnerId: identity.id,
+    slots: functions.runnerSlots,
+    reclaimEveryMs: settings.stalledCheckMs,
+    recordFlushMs: functions.recordFlushMs,
+    isAlive: deps.isAlive,
+  };
+  const hot =
+    deps.hotFunctions ??
+    new HotFunctionPool(deps.docker, {
+      labels: identity.labels,
+      network: settings.network,
+      pidsLimit: settings.pidsLimit,
+      milliCpus: settings.milliCpus,
+      socketRoot: functions.socketDir,
+      busyWaitMs: functions.busyWaitMs,
+      maxWaiting: functions.maxWaitingCalls,
+      log: deps.log,
+    });
+  return new FunctionWorker(deps.stores, deps.bus, deps.connection, { cold, hot }, options, deps.log);
 }

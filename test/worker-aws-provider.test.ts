@@ -18,6 +18,7 @@ import { AwsInstanceProvider } from '../controller/providers/aws-provider.js';
 import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../src/worker/clusters/aws-settings.js';
 import { validationError } from '../controller/validation.js';
 import { loadConfig } from '../src/core/config.js';
+import { runnerEnvOf } from '../controller/runner-env.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { startTestRedis } from './helpers/redis.js';
 
@@ -25,12 +26,19 @@ const ec2 = mockClient(EC2Client);
 const OWNER = { key: 'ferrum:owner', value: 'install-1' };
 const CLUSTER = 'c0ffee000000000000000001';
 const CREDENTIALS = { access_key_id: 'AKIATEST', secret_access_key: 'secret-test' };
-const RUNNER_ENV = {
+/** The operator's side: its Redis (with a password) and encryption key never reach an instance. */
+const OPERATOR_CONFIG = loadConfig({
   REDIS_URL: 'redis://:p4ss@10.0.0.5:6379/0',
-  FERRUM_RUNNER_CLUSTER: CLUSTER,
-  FERRUM_RUNNER_INSTANCE_ID: 'inst-1',
-  FERRUM_RUNNER_SLOTS: '14',
-};
+  FERRUM_ENCRYPTION_KEY: 'operator-secret-key',
+});
+const RUNNER_ENV = runnerEnvOf(OPERATOR_CONFIG, {
+  apiUrl: 'https://ferrum.example',
+  runnerToken: 'runner_instance-token',
+  clusterId: CLUSTER,
+  instanceId: 'inst-1',
+  slots: 14,
+  memoryBytes: 2048 * 1024 * 1024,
+});
 const LAUNCH = { clusterId: CLUSTER, instanceId: 'inst-1', runners: 14, runnerEnv: RUNNER_ENV };
 
 function providerWith(input: Partial<AwsAutoscaleInput>, eipWaitSeconds?: number): AwsInstanceProvider {
@@ -231,6 +239,15 @@ describe('launch', () => {
     expect(script).toContain('systemctl enable --now docker');
     expect(script).toMatch(/docker run -d --name ferrum-runner [^\n]*--network host/);
     expect(script).toContain("'registry.example/ferrum:1.2' runner");
+  });
+
+  it('default user_data carries only the API URL and the instance token: no Redis URL, password or key', async () => {
+    ec2.on(RunInstancesCommand).resolves(launched('i-0gw'));
+    await providerWith({}).launch(LAUNCH);
+    const script = decodedUserData(runInput());
+    expect(script).toContain('\nFERRUM_API_URL=https://ferrum.example\n');
+    expect(script).toContain('\nFERRUM_RUNNER_TOKEN=runner_instance-token\n');
+    expect(script).not.toMatch(/REDIS|redis:|p4ss|10\.0\.0\.5|ENCRYPTION|operator-secret-key|KEY_PREFIX/);
   });
 
   it('refuses runner environments and user_data EC2 cannot take, before calling RunInstances', async () => {

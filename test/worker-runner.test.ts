@@ -1,26 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
-import { pino } from 'pino';
-import { Runner } from '../runner/runner.js';
-import { loadConfig } from '../src/core/config.js';
+import type { Runner } from '../runner/runner.js';
 import { sleep } from '../src/core/time.js';
 import type { TestServer } from './helpers/server.js';
-import {
-  FAST_WORKER_ENV,
-  startRunner,
-  startWorkerServer,
-  WorkerClient,
-  zipOf,
-  createCluster,
-} from './helpers/worker.js';
+import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient, zipOf, createCluster } from './helpers/worker.js';
 
 let server: TestServer;
-let runner: Runner;
 let worker: WorkerClient;
 
 beforeAll(async () => {
   server = await startWorkerServer();
-  runner = await startRunner(server);
   worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({
     name: 'echo',
@@ -32,11 +21,27 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await runner?.stop();
   await server?.stop();
 });
 
-describe('a task runs in a container', () => {
+// The same behaviour whether the runner reaches Redis itself or only the runner API.
+describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => {
+  let runner: Runner;
+  /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
+  const clusters = { small_logs: '', short_drain: '', no_docker: '' };
+  beforeAll(async () => {
+    runner = await startRunner(server, {}, { mode });
+    for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
+      clusters[name] = await createCluster(server.http, `${name}-${mode}`);
+  });
+  afterAll(async () => {
+    await runner?.stop();
+  });
+
+  it('runs as a runner of its mode', () => {
+    expect(runner.mode).toBe(mode);
+  });
+
   it('gets its payload, config and task variables, and completes', async () => {
     const id = await worker.queue('echo', '{"name":"ferrum"}');
     const task = await worker.waitFor(id, ['complete', 'error']);
@@ -55,14 +60,17 @@ describe('a task runs in a container', () => {
   });
 
   it("passes the code's env_vars", async () => {
-    const id = await worker.queue('shell', 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
+    // A package of its own per mode: the other mode's run gave 'shell' env_vars.
+    const name = `env-${mode}`;
+    await worker.upload({ name, image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+    const id = await worker.queue(name, 'echo "$GREETING/$MODE/${PAYLOAD_FILE}/${CONFIG_FILE}"');
     await worker.upload({
-      name: 'shell',
+      name,
       image: 'ferrum-test/busybox',
       command: 'sh -c "$(cat $PAYLOAD_FILE)"',
       env_vars: { GREETING: 'hi', MODE: 'x' },
     });
-    const withVars = await worker.queue('shell', 'echo "$GREETING/$MODE"');
+    const withVars = await worker.queue(name, 'echo "$GREETING/$MODE"');
     await worker.waitFor(id, ['complete']);
     await worker.waitFor(withVars, ['complete']);
     expect(await worker.log(id)).toBe('///mnt/task/payload.json//mnt/task/config.json\n');
@@ -188,10 +196,11 @@ describe('a task runs in a container', () => {
   });
 
   it('stops a log at the configured size with a notice', async () => {
-    const small = await startRunner(server, {
-      FERRUM_RUNNER_CLUSTER: clusters.small_logs,
-      FERRUM_WORKER_MAX_LOG_BYTES: '100',
-    });
+    const small = await startRunner(
+      server,
+      { FERRUM_RUNNER_CLUSTER: clusters.small_logs, FERRUM_WORKER_MAX_LOG_BYTES: '100' },
+      { mode },
+    );
     try {
       const id = await worker.queue('shell', 'i=0; while [ $i -lt 50 ]; do echo "line $i"; i=$((i+1)); done', {
         cluster: clusters.small_logs,
@@ -208,10 +217,11 @@ describe('a task runs in a container', () => {
   });
 
   it('stops what still runs when the drain time is up, as an error saying so', async () => {
-    const impatient = await startRunner(server, {
-      FERRUM_RUNNER_CLUSTER: clusters.short_drain,
-      FERRUM_RUNNER_DRAIN_MS: '300',
-    });
+    const impatient = await startRunner(
+      server,
+      { FERRUM_RUNNER_CLUSTER: clusters.short_drain, FERRUM_RUNNER_DRAIN_MS: '300' },
+      { mode },
+    );
     const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.short_drain });
     await worker.waitFor(id, ['running']);
     const stopping = Date.now();
@@ -223,17 +233,10 @@ describe('a task runs in a container', () => {
   });
 
   it('ends as error with a clear msg when the Docker engine is unreachable', async () => {
-    const env = {
-      ...FAST_WORKER_ENV,
-      REDIS_URL: server.redisUrl,
-      FERRUM_DATA_DIR: server.config.dataDir,
-      FERRUM_RUNNER_CLUSTER: clusters.no_docker,
-    };
-    const blind = await Runner.start(
-      loadConfig(env),
-      server.redisUrl,
-      pino({ level: 'silent' }),
-      new Docker({ socketPath: '/nonexistent/docker.sock' }),
+    const blind = await startRunner(
+      server,
+      { FERRUM_RUNNER_CLUSTER: clusters.no_docker },
+      { mode, docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) },
     );
     try {
       const id = await worker.queue('echo', '', { cluster: clusters.no_docker });
@@ -243,11 +246,4 @@ describe('a task runs in a container', () => {
       await blind.stop();
     }
   });
-});
-
-/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
-const clusters = { small_logs: '', short_drain: '', no_docker: '' };
-beforeAll(async () => {
-  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
-    clusters[name] = await createCluster(server.http, name);
 });

@@ -78,6 +78,35 @@ export const clusterParams = {
   properties: { cluster_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
+export const runnerTokenParams = {
+  type: 'object',
+  required: ['cluster_id', 'token_id'],
+  properties: {
+    cluster_id: clusterParams.properties.cluster_id,
+    token_id: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+} as const;
+
+const runnerTokenProperties = {
+  id: { type: 'string' },
+  created_at: { type: 'string' },
+  instance_id: { type: 'string' },
+} as const;
+
+/** A new runner token: the only answer that shows its secret. */
+export const runnerTokenResponse = {
+  type: 'object',
+  properties: {
+    token: { type: 'object', properties: { ...runnerTokenProperties, token: { type: 'string' } } },
+  },
+} as const;
+
+/** Runner tokens as listed: never their secrets. */
+export const runnerTokenListResponse = {
+  type: 'object',
+  properties: { tokens: { type: 'array', items: { type: 'object', properties: runnerTokenProperties } } },
+} as const;
+
 const listEntryProperties = {
   id: { type: 'string' },
   name: { type: 'string' },

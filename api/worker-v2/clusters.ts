@@ -20,6 +20,9 @@ import {
   clusterRunnersResponse,
   clusterStatsResponse,
   createClusterBody,
+  runnerTokenListResponse,
+  runnerTokenParams,
+  runnerTokenResponse,
   updateClusterBody,
 } from './cluster-schemas.js';
 import { clusterListEntry, clusterView, instanceView, runnerView } from './cluster-views.js';
@@ -67,6 +70,15 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     admin: principalOf(request).admin,
     ...ctx.config.clusters,
   });
+
+  /** Runner tokens: the cluster's owner (an admin for the default cluster). */
+  async function tokenManaged(request: FastifyRequest): Promise<Cluster> {
+    const cluster = await visible(request);
+    const principal = principalOf(request);
+    if (cluster.id === DEFAULT_CLUSTER ? !principal.admin : !mayManage(principal, cluster))
+      throw forbidden(`Only the owner of cluster ${cluster.id} may manage its runner tokens`);
+    return cluster;
+  }
 
   const fullView = async (cluster: Cluster) => clusterView(cluster, await worker.clusterStatus.instancesOf(cluster.id));
 
@@ -121,6 +133,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
       if (active.length > 0) throw conflict(`Cluster ${id} still has ${active.length} instances: terminate them first`);
       await worker.clusters.delete(id);
       await worker.instances.forget(id);
+      await worker.runnerTokens.revokeAll(id);
       return { msg: 'Deleted' };
     },
   });
@@ -152,6 +165,33 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
       const { id } = await owned(request);
       const killed = await worker.termination.killAll(id);
       return { msg: `Terminating ${killed} instances` };
+    },
+  });
+
+  app.post('/2/clusters/:cluster_id/tokens', {
+    schema: { params: clusterParams, response: { 200: runnerTokenResponse } },
+    handler: async (request) => {
+      const { id } = await tokenManaged(request);
+      return { token: await worker.runnerTokens.create(id) };
+    },
+  });
+
+  app.get('/2/clusters/:cluster_id/tokens', {
+    schema: { params: clusterParams, response: { 200: runnerTokenListResponse } },
+    handler: async (request) => {
+      const { id } = await tokenManaged(request);
+      return { tokens: await worker.runnerTokens.list(id) };
+    },
+  });
+
+  app.delete('/2/clusters/:cluster_id/tokens/:token_id', {
+    schema: { params: runnerTokenParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const { id } = await tokenManaged(request);
+      const { token_id: tokenId } = request.params as { token_id: string };
+      if (!(await worker.runnerTokens.revoke(id, tokenId)))
+        throw notFound(`Cluster ${id} has no runner token ${tokenId}`);
+      return { msg: 'Revoked' };
     },
   });
 };

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { RunnerRegistry } from '../../src/worker/clusters/runner-registry.js';
 import type { DockerExecutor } from '../docker-executor.js';
 
 export const LABELS = {
@@ -16,7 +15,7 @@ export const LABELS = {
  */
 export async function removeOrphanContainers(
   executor: DockerExecutor,
-  registry: RunnerRegistry,
+  registry: { isAlive(cluster: string, runnerId: string): Promise<boolean> },
   storeId: string,
   ownRunnerId: string,
   log: Logger,

@@ -1,19 +1,14 @@
-import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
 import type { HeldSlot } from '../../src/worker/tasks/concurrency-gate.js';
-import { livenessMsOf } from '../../src/worker/clusters/runner-registry.js';
-import type { WorkerServices } from '../../src/worker/services.js';
-import type { StatusChange } from '../../src/worker/tasks/task-status.js';
+import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
+import type { TaskBackend } from '../backend/backend.js';
 import { containerSpecOf } from './container-spec.js';
 import { ExecutorError, type DockerExecutor } from '../docker-executor.js';
 import { LogShipper } from './log-shipper.js';
 import type { RunnerMetrics } from '../metrics.js';
 import { prepareTaskFiles, type TaskFiles } from './task-files.js';
-
-/** How long a task token outlives the task's timeout, should its revoke be missed. */
-const TOKEN_GRACE_MS = 60_000;
 
 /** Why a running task's container was stopped early. */
 export type StopReason = 'cancel' | 'shutdown';
@@ -26,127 +21,79 @@ export interface RunnerIdentity {
 
 export interface TaskRunDeps {
   config: Config;
-  worker: WorkerServices;
+  backend: TaskBackend;
   executor: DockerExecutor;
   runner: RunnerIdentity;
   log: Logger;
   metrics: RunnerMetrics;
 }
 
-interface Outcome {
-  status: TaskStatus;
-  msg?: string;
-}
-
 /** One task on one runner, from taking it to its final status. */
 export class TaskRun {
   private readonly abort = new AbortController();
-  private slot: HeldSlot | null = null;
   /** When the task started running (for the run duration); null before. */
   private runningSince: number | null = null;
 
+  /** `task`: taken by this runner (preparing on it). */
   constructor(
     private readonly deps: TaskRunDeps,
-    readonly projectId: string,
-    readonly taskId: string,
+    readonly task: Task,
   ) {}
+
+  get taskId(): string {
+    return this.task.id;
+  }
 
   stop(reason: StopReason): void {
     if (!this.abort.signal.aborted) this.abort.abort(reason);
   }
 
   /** The max_concurrency slot this run holds, from taking its task until its end. */
-  get heldSlot(): HeldSlot | null {
-    return this.slot;
+  get heldSlot(): HeldSlot {
+    return { projectId: this.task.project_id, codeId: this.task.code_id, taskId: this.task.id };
   }
 
-  /** Runs the task to its end; 'gated' when it must wait for a max_concurrency slot. */
-  async execute(): Promise<'done' | 'gated'> {
-    const task = await this.take();
-    if (task === 'gated') return 'gated';
-    if (!task) return 'done';
-    this.slot = { projectId: task.project_id, codeId: task.code_id, taskId: task.id };
-    try {
-      await this.runTaken(task);
-    } finally {
-      this.slot = null;
-      await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
-    }
-    return 'done';
-  }
-
-  private async runTaken(task: Task): Promise<void> {
-    const { worker, runner } = this.deps;
+  /** Runs the task to its end, then gives back its slot and task token. */
+  async execute(): Promise<void> {
+    const { backend } = this.deps;
+    const task = this.task;
     let files: TaskFiles | null = null;
+    let token: string | null = null;
     try {
-      const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
+      const revision = await backend.revision(task);
       if (!revision)
-        return await this.finish(task, ['preparing'], {
+        return await this.finish(['preparing'], {
           status: 'error',
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
       const image = this.imageOf(revision);
-      const auth = await worker.credentials.forImage(task.project_id, image);
-      const access = await worker.privateImages.decide(image, task.project_id, auth !== undefined);
-      if (access.action === 'refuse')
-        return await this.finish(task, ['preparing'], { status: 'error', msg: access.reason });
-      // With credentials the image is pulled with them (the registry checks this project's access).
-      const imageInfo = await this.deps.executor.ensureImage(image, auth, { pull: access.action === 'pull' });
-      if (access.action === 'pull') await worker.privateImages.recordPull(image, task.project_id);
+      const access = await backend.imageAccess(task, image);
+      if (access.action === 'refuse') return await this.finish(['preparing'], { status: 'error', msg: access.reason });
+      const imageInfo = await this.deps.executor.ensureImage(image, access.auth, { pull: access.action === 'pull' });
+      if (access.action === 'pull' && access.auth) await backend.imagePulled(task, image);
       files = await prepareTaskFiles(
         task.payload,
         revision.config,
-        await worker.codes.zip(revision),
+        await backend.codeZip(task, revision),
         this.deps.config.worker.zip,
       );
-      const started = await worker.statuses.change(this.projectId, this.taskId, {
-        from: ['preparing'],
-        to: 'running',
-        runner: runner.id,
-        fields: { runner_host: os.hostname() },
-      });
-      if (!started.changed) return;
+      token = await backend.start(task);
+      if (token === null) return;
       this.runningSince = this.deps.metrics.started(task.created_at + task.delay * 1000);
       this.deps.log.info(
         { task: task.id, project: task.project_id, code: task.code_name, cluster: task.cluster, image },
         'task started',
       );
-      const token = await worker.taskTokens.issue(
-        { project_id: task.project_id, task_id: task.id },
-        task.timeout * 1000 + TOKEN_GRACE_MS,
-      );
-      try {
-        const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.dir, token);
-        if (outcome) await this.finish(task, ['running'], outcome);
-      } finally {
-        await worker.taskTokens.revoke(token);
-      }
+      const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.dir, token);
+      if (outcome) await this.finish(['running'], outcome);
     } catch (error) {
       const msg = error instanceof ExecutorError ? error.message : `Runner error: ${(error as Error).message}`;
-      if (!(error instanceof ExecutorError)) this.deps.log.error({ err: error, task: this.taskId }, 'task run failed');
-      await this.finish(task, ['preparing', 'running'], { status: 'error', msg });
+      if (!(error instanceof ExecutorError)) this.deps.log.error({ err: error, task: task.id }, 'task run failed');
+      await this.finish(['preparing', 'running'], { status: 'error', msg });
     } finally {
       await files?.remove();
+      await backend.release(task, token);
     }
-  }
-
-  /**
-   * The task, now `preparing` on this runner; null when it is not this runner's to run
-   * (or was set aside because its package's queue is paused),
-   * 'gated' when it waits for a slot of its code package.
-   */
-  private async take(): Promise<Task | 'gated' | null> {
-    const task = await this.deps.worker.taskStore.find(this.projectId, this.taskId);
-    if (!task) return null;
-    const taken = await this.deps.worker.statuses.take(
-      task,
-      this.deps.runner.id,
-      livenessMsOf(this.deps.config.runner.heartbeatMs),
-    );
-    if (taken.gated) return 'gated';
-    if (taken.changed) return task;
-    if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task);
-    return null;
   }
 
   private imageOf(revision: CodeRevision): string {
@@ -163,12 +110,9 @@ export class TaskRun {
     image: { name: string; cmd: string[] },
     filesDir: string,
     taskToken: string,
-  ): Promise<Outcome | null> {
-    const { worker, config, executor, runner } = this.deps;
-    const shipper = new LogShipper(
-      (chunk) => worker.statuses.appendLog(this.projectId, this.taskId, chunk, config.worker.maxLogBytes),
-      config.runner.logFlushMs,
-    );
+  ): Promise<TaskOutcome | null> {
+    const { backend, config, executor, runner } = this.deps;
+    const shipper = new LogShipper((chunk) => backend.appendLog(task, chunk), config.runner.logFlushMs);
     try {
       const labels = { ...runner.labels, 'ferrum.task': task.id, 'ferrum.project': task.project_id };
       const spec = containerSpecOf({
@@ -195,9 +139,9 @@ export class TaskRun {
     }
   }
 
-  private async finish(task: Task, from: TaskStatus[], outcome: Outcome): Promise<void> {
-    const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
-    const ended = await this.end(task, { from, to: outcome.status, runner: this.deps.runner.id, fields });
+  private async finish(from: TaskStatus[], outcome: TaskOutcome): Promise<void> {
+    const task = this.task;
+    const ended = await this.deps.backend.finish(task, from, outcome);
     if (!ended) return;
     this.deps.metrics.finished(outcome.status, this.runningSince);
     const runMs = this.runningSince === null ? null : Date.now() - this.runningSince;
@@ -205,28 +149,5 @@ export class TaskRun {
       { task: task.id, project: task.project_id, cluster: task.cluster, status: outcome.status, run_ms: runMs },
       'task finished',
     );
-  }
-
-  /** Ends the task (with its automatic retry, if one is due); whether this call ended it. */
-  private async end(task: Task, change: StatusChange): Promise<boolean> {
-    const { result, retry } = await this.deps.worker.tasks.end(task, change);
-    if (retry) this.deps.log.info({ task: task.id, retry: retry.id, retry_count: retry.retry_count }, 'task retried');
-    return result.changed;
-  }
-
-  /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */
-  private async endLostRun(task: Task): Promise<void> {
-    const holder = task.runner;
-    if (!holder || holder === this.deps.runner.id) return;
-    if (await this.deps.worker.runners.isAlive(task.cluster, holder)) return;
-    const ended = await this.end(task, {
-      from: ['preparing', 'running'],
-      to: 'error',
-      runner: holder,
-      fields: { msg: `The runner running this task (${holder}) stopped before the task finished` },
-    });
-    if (!ended) return;
-    await this.deps.worker.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
-    this.deps.log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
   }
 }

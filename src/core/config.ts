@@ -134,8 +134,8 @@ export interface AutoscalerConfig {
   dockerImage: string;
   /** The Docker socket mounted into runner containers (the engine their tasks run on). */
   dockerSocket: string;
-  /** The Redis URL launched runners use; the controller's own when unset. */
-  runnerRedisUrl: string | undefined;
+  /** The API URL launched runners (gateway mode) reach; the controller's own listening URL when unset. */
+  runnerApiUrl: string | undefined;
   /** Most instances one pass launches for one cluster. */
   maxLaunchPerCluster: number;
   /** Most instances one pass launches over all clusters. */
@@ -153,6 +153,10 @@ export interface ClusterPolicyConfig {
 /** Settings of one runner daemon. */
 export interface RunnerConfig {
   cluster: string;
+  /** Whether FERRUM_RUNNER_CLUSTER was given (a gateway runner otherwise serves its token's cluster). */
+  clusterSet: boolean;
+  /** Gateway mode: the runner API's base URL (FERRUM_API_URL) and cluster runner token (FERRUM_RUNNER_TOKEN). */
+  gateway: { url: string; token: string } | undefined;
   /** The autoscaler's instance record this runner is (FERRUM_RUNNER_INSTANCE_ID); a fresh id when unset. */
   instanceId: string | undefined;
   slots: number;
@@ -322,6 +326,16 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A runner with FERRUM_RUNNER_TOKEN reaches the installation only through the runner API at FERRUM_API_URL. */
+function gatewayOf(env: Env): RunnerConfig['gateway'] {
+  const token = nonEmpty(env.FERRUM_RUNNER_TOKEN);
+  if (!token) return undefined;
+  const url = nonEmpty(env.FERRUM_API_URL);
+  if (!url) throw new Error('FERRUM_RUNNER_TOKEN is set: FERRUM_API_URL must name the API the runner reaches');
+  if (!/^https?:\/\//.test(url)) throw new Error(`FERRUM_API_URL must be an http(s) URL, not "${url}"`);
+  return { url, token };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 8080),
@@ -357,6 +371,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     runner: {
       cluster: env.FERRUM_RUNNER_CLUSTER || 'default',
+      clusterSet: Boolean(env.FERRUM_RUNNER_CLUSTER),
+      gateway: gatewayOf(env),
       instanceId: nonEmpty(env.FERRUM_RUNNER_INSTANCE_ID),
       slots: Math.max(1, intFrom(env, 'FERRUM_RUNNER_SLOTS', 2)),
       network: env.FERRUM_RUNNER_NETWORK || 'none',
@@ -372,7 +388,8 @@ export function loadConfig(env: Env = process.env): Config {
       stalledCheckMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_STALLED_CHECK_MS', 30000)),
       drainMs: intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000),
       logFlushMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_LOG_FLUSH_MS', 100)),
-      apiUrl: env.FERRUM_RUNNER_API_URL || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
+      apiUrl:
+        env.FERRUM_RUNNER_API_URL || nonEmpty(env.FERRUM_API_URL) || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
     },
     functions: {
@@ -403,7 +420,7 @@ export function loadConfig(env: Env = process.env): Config {
       terminatedRetentionMs: intFrom(env, 'FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS', 3_600_000),
       dockerImage: env.FERRUM_AUTOSCALER_DOCKER_IMAGE || 'ferrum',
       dockerSocket: env.FERRUM_AUTOSCALER_DOCKER_SOCKET || '/var/run/docker.sock',
-      runnerRedisUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_REDIS_URL),
+      runnerApiUrl: nonEmpty(env.FERRUM_AUTOSCALER_RUNNER_API_URL),
       maxLaunchPerCluster: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER', 5)),
       maxLaunchPerPass: Math.max(1, intFrom(env, 'FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS', 20)),
     },

@@ -154,6 +154,18 @@ export class WorkerKeys {
   taskToken(digest: string) {
     return this.keys.of('w', 'task-token', digest);
   }
+  /** Hash token id → JSON of a cluster's runner token (digest, instance, created_at); no secrets. */
+  runnerTokens(cluster: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'runner-tokens');
+  }
+  /** A runner token's grant (cluster, token id, instance), by the token's SHA-256. */
+  runnerToken(digest: string) {
+    return this.keys.of('w', 'runner-token', digest);
+  }
+  /** Hash task id → JSON lease of the tasks a gateway runner holds (its BullMQ job and lock token). */
+  gatewayLeases(cluster: string, runnerId: string) {
+    return this.keys.of(`{wc:${cluster}}`, 'gateway-leases', runnerId);
+  }
   /** Set of every cluster tasks were ever queued to (bounded by the number of clusters; for metrics). */
   clusters() {
     return this.keys.of('w', 'clusters');

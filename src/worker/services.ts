@@ -16,6 +16,7 @@ import { RedisBlobStore } from './codes/redis-blobs.js';
 import { PrivateImages } from './codes/private-images.js';
 import { RegistryCredentials } from './codes/registry-credentials.js';
 import { RunnerRegistry } from './clusters/runner-registry.js';
+import { RunnerTokens } from './clusters/runner-tokens.js';
 import { SecretBox } from '../core/secret-box.js';
 import { resolveSecretKey } from '../core/secret-key.js';
 import { ScalingStates } from './clusters/scaling-state.js';
@@ -25,6 +26,8 @@ import { TaskTokens } from './tasks/task-tokens.js';
 import { TaskStatusChanges } from './tasks/task-status.js';
 import { TaskStore } from './tasks/task-store.js';
 import { TaskService } from './tasks/tasks.js';
+import { RunnerTasks } from './tasks/runner-tasks.js';
+import { GatewayLeases } from './tasks/gateway-leases.js';
 
 /** The worker service's stores and services, shared by its API and its runners. */
 export interface WorkerServices {
@@ -41,6 +44,10 @@ export interface WorkerServices {
   credentials: RegistryCredentials;
   privateImages: PrivateImages;
   runners: RunnerRegistry;
+  runnerTokens: RunnerTokens;
+  /** What a runner does to the tasks it takes, whether it reaches Redis itself or through the runner API. */
+  runnerTasks: RunnerTasks;
+  gatewayLeases: GatewayLeases;
   clusters: ClusterStore;
   clusterAccess: ClusterAccess;
   instances: InstanceStore;
@@ -79,20 +86,26 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
   const clusters = new ClusterStore(redis, workerKeys, secrets);
   const instances = new InstanceStore(redis, workerKeys);
   const scaling = new ScalingStates(redis, workerKeys);
+  const gate = new ConcurrencyGate(redis, workerKeys);
+  const taskTokens = new TaskTokens(redis, workerKeys);
+  const taskService = new TaskService(codes, tasks, statuses, distribution, bus, workerKeys);
   return {
     keys: workerKeys,
     codes,
     taskStore: tasks,
     statuses,
-    gate: new ConcurrencyGate(redis, workerKeys),
+    gate,
     stats: new TaskStats(redis, workerKeys),
     pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
-    taskTokens: new TaskTokens(redis, workerKeys),
-    tasks: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
+    taskTokens,
+    tasks: taskService,
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, secrets),
     privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
     runners,
+    runnerTokens: new RunnerTokens(redis, workerKeys),
+    gatewayLeases: new GatewayLeases(redis, workerKeys),
+    runnerTasks: new RunnerTasks({ tasks, statuses, gate, taskTokens, service: taskService, runners }),
     clusters,
     clusterAccess: new ClusterAccess(clusters),
     instances,

@@ -1,3 +1,4 @@
+import type Docker from 'dockerode';
 import { pino } from 'pino';
 import yazl from 'yazl';
 import { loadConfig } from '../../src/core/config.js';
@@ -21,16 +22,45 @@ export const FAST_WORKER_ENV: Record<string, string> = {
   FERRUM_ENCRYPTION_KEY: 'test-secret',
 };
 
-/** A runner in this process against the test server's Redis. */
-export async function startRunner(server: TestServer, env: Record<string, string> = {}): Promise<Runner> {
-  const config = loadConfig({
-    ...FAST_WORKER_ENV,
-    REDIS_URL: server.redisUrl,
-    FERRUM_DATA_DIR: server.config.dataDir,
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
-  return Runner.start(config, server.redisUrl, pino({ level: 'warn' }));
+/** How a runner reaches the installation: Redis itself, or the runner API with a cluster runner token. */
+export type RunnerMode = 'direct' | 'gateway';
+export const RUNNER_MODES: RunnerMode[] = ['direct', 'gateway'];
+
+export interface RunnerOptions {
+  mode?: RunnerMode;
+  docker?: Docker;
+  /** Gateway mode: this token rather than a new one. */
+  token?: string;
+}
+
+/** A new runner token of `cluster` (the default one unless named), made with the admin token. */
+export async function createRunnerToken(
+  server: TestServer,
+  cluster = 'default',
+): Promise<{ id: string; token: string }> {
+  const response = await server.http.post(`/2/clusters/${cluster}/tokens`);
+  if (response.status !== 200) throw new Error(`runner token failed: ${response.status} ${response.text}`);
+  return response.body.token;
+}
+
+/**
+ * A runner in this process: against the test server's Redis (direct), or, in gateway mode,
+ * with no Redis URL at all, through the server's runner API with a new runner token of its cluster.
+ */
+export async function startRunner(
+  server: TestServer,
+  env: Record<string, string> = {},
+  options: RunnerOptions = {},
+): Promise<Runner> {
+  const base = { ...FAST_WORKER_ENV, FERRUM_DATA_DIR: server.config.dataDir, LOG_LEVEL: 'warn', ...env };
+  const log = pino({ level: 'warn' });
+  if (options.mode === 'gateway') {
+    const token = options.token ?? (await createRunnerToken(server, env.FERRUM_RUNNER_CLUSTER)).token;
+    const config = loadConfig({ ...base, FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: token });
+    return Runner.startGateway(config, config.runner.gateway!, log, options.docker);
+  }
+  const config = loadConfig({ ...base, REDIS_URL: server.redisUrl });
+  return Runner.start(config, server.redisUrl, log, options.docker);
 }
 
 export async function startWorkerServer(): Promise<TestServer> {

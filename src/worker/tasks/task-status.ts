@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { badRequest, notFound } from '../../core/errors.js';
+import { badRequest, conflict, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../../metrics/history.js';
 import type { IndexedTask, WorkerKeys } from '../keys.js';
@@ -9,6 +9,7 @@ import { loadTaskLua } from './task-lua.js';
 
 const setStatus = loadTaskLua('set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
+const appendLogInOrder = loadLua(import.meta.url, 'append-log-in-order');
 const takeTask = loadTaskLua('take-task');
 const setProgress = loadLua(import.meta.url, 'set-task-progress');
 
@@ -153,5 +154,26 @@ export class TaskStatusChanges {
       [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
       [chunk, String(maxBytes)],
     );
+  }
+
+  /**
+   * Appends chunk number `seq` (from 1) of a runner's output, only in order and only while the
+   * task runs on `runnerId`: a chunk out of order, or after the end, is refused (409).
+   */
+  async appendLogInOrder(
+    projectId: string,
+    taskId: string,
+    append: { seq: number; chunk: Buffer; runnerId: string },
+    maxBytes: number,
+  ): Promise<{ size: number; duplicate: boolean }> {
+    const [value, outcome] = await appendLogInOrder.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
+      [append.chunk, String(maxBytes), String(append.seq), append.runnerId],
+    );
+    if (outcome === 'not-running') throw conflict(`Task ${taskId} is no longer running on this runner: log refused`);
+    if (outcome === 'out-of-order')
+      throw conflict(`Log chunk ${append.seq} is out of order: the next one is ${value + 1}`);
+    return { size: value, duplicate: outcome === 'duplicate' };
   }
 }

@@ -1,0 +1,36 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { forbidden, unauthorized } from '../../src/core/errors.js';
+import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runner-tokens.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    runnerGrant: RunnerGrant | null;
+  }
+}
+
+const SCHEME = 'Bearer ';
+
+/**
+ * Hook: a live runner token (`Authorization: Bearer runner_…`), for the `cluster_id` path
+ * parameter's cluster and, for an instance's own token, that `instance_id`. Checked on every
+ * call, so a revoked token stops working at once.
+ */
+export function requireRunnerToken(tokens: RunnerTokens): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const header = request.headers.authorization ?? '';
+    if (!header.startsWith(SCHEME)) throw unauthorized('The runner API needs "Authorization: Bearer <runner token>"');
+    const grant = await tokens.find(header.slice(SCHEME.length).trim());
+    if (!grant) throw unauthorized('Invalid or revoked runner token');
+    const params = request.params as { cluster_id?: string; instance_id?: string };
+    if (params.cluster_id !== undefined && params.cluster_id !== grant.cluster)
+      throw forbidden(`This runner token is for cluster ${grant.cluster}, not ${params.cluster_id}`);
+    if (grant.instance_id && params.instance_id !== undefined && params.instance_id !== grant.instance_id)
+      throw forbidden(`This runner token is for instance ${grant.instance_id}, not ${params.instance_id}`);
+    request.runnerGrant = grant;
+  };
+}
+
+export function grantOf(request: FastifyRequest): RunnerGrant {
+  if (!request.runnerGrant) throw unauthorized();
+  return request.runnerGrant;
+}
