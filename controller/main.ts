@@ -4,6 +4,8 @@ import type { AppContext } from '../api/context.js';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { fallbackLog } from '../src/core/redis.js';
+import { giveUpAfter } from '../src/core/time.js';
 import { messageQueueFor } from '../api/mq-v3/service.js';
 import { openAppContext } from './app-context.js';
 import { build } from './build.js';
@@ -25,19 +27,36 @@ export interface RunningController {
   /** What the first start created; null when the store already had users. */
   bootstrap: BootstrapResult | null;
   ironJsonPath: string | null;
+  /** The redis-server this controller started and supervises (none with REDIS_URL). */
+  managedRedis: ManagedRedis | null;
   stop(): Promise<void>;
 }
+
+export interface ControllerOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Called when the managed redis-server cannot be kept running (the process should exit non-zero). */
+  onFatal?: (error: Error) => void;
+}
+
+/** How long one shutdown step that needs Redis may take before it is given up. */
+const STOP_STEP_MS = 3000;
 
 /**
  * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
  * Stopping closes them in the reverse order.
  */
-export async function startController(
-  config: Config,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<RunningController> {
+export async function startController(config: Config, options: ControllerOptions = {}): Promise<RunningController> {
   let managed: ManagedRedis | null = null;
-  if (!config.redisUrl) managed = await startManagedRedis({ dataDir: config.dataDir, persistent: true });
+  if (!config.redisUrl) {
+    managed = await startManagedRedis({
+      dataDir: config.dataDir,
+      persistent: true,
+      appendfsync: config.redis.appendfsync,
+      restartAttempts: config.redis.restartAttempts,
+      log: fallbackLog(),
+      onGiveUp: (error) => options.onFatal?.(error),
+    });
+  }
   const redisUrl = config.redisUrl ?? managed!.url;
   const opened = await openAppContext(config, redisUrl);
   try {
@@ -79,17 +98,20 @@ export async function startController(
       port,
       bootstrap,
       ironJsonPath,
+      managedRedis: managed,
       async stop() {
         stopRedisRoundTrip();
-        await metricsSampler.stop();
-        await pushDeliverer?.stop();
-        await mq.stopBackgroundWork();
-        await taskSweeper.stop();
-        await scheduler.stop();
-        await autoscaler.stop();
-        await historySampler.stop();
-        await cacheSweeper.stop();
-        await app.close();
+        const log = app.log;
+        // Each step may need Redis; an unreachable one costs at most STOP_STEP_MS per step.
+        await giveUpAfter(STOP_STEP_MS, 'the metrics sampler', metricsSampler.stop(), log);
+        if (pushDeliverer) await giveUpAfter(STOP_STEP_MS, 'push delivery', pushDeliverer.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the message expiry sweeper', mq.stopBackgroundWork(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the task sweeper', taskSweeper.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the scheduler', scheduler.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the autoscaler', autoscaler.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the history sampler', historySampler.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'the cache sweeper', cacheSweeper.stop(), log);
+        await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log);
         await opened.close();
         await managed?.stop();
       },

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
+import { FailureLog } from '../src/core/failure-log.js';
 import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
@@ -44,11 +45,15 @@ export class Runner {
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopping: Promise<void> | null = null;
   private retiring = false;
+  private queuePaused = false;
   private readonly stopped: Promise<boolean>;
   private markStopped: (cleanly: boolean) => void = () => {};
   private readonly workerConnection;
   private readonly metrics: RunnerMetrics;
   private readonly functions: FunctionWorker;
+  private readonly heartbeatHealth: FailureLog;
+  private readonly sweepHealth: FailureLog;
+  private readonly queueHealth: FailureLog;
 
   private constructor(
     private readonly config: Config,
@@ -80,6 +85,9 @@ export class Runner {
       },
     };
     this.functions = this.functionWorker(docker, functionStores, hotFunctions);
+    this.heartbeatHealth = new FailureLog(this.log, 'runner heartbeat');
+    this.sweepHealth = new FailureLog(this.log, 'orphan container sweep');
+    this.queueHealth = new FailureLog(this.log, 'task queue');
   }
 
   /** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
@@ -180,11 +188,29 @@ export class Runner {
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 0 },
     });
-    this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
+    this.worker.on('error', (error) => this.queueFailed(error));
+    this.worker.on('active', () => this.queueHealth.succeeded());
+    this.worker.on('drained', () => this.queueHealth.succeeded());
     await this.functions.start();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
     this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
     this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
+  }
+
+  /**
+   * BullMQ's own loop retries errors other than lost connections at once (a Redis answering
+   * errors would make it spin): the worker takes a growing pause instead, logged once.
+   */
+  private queueFailed(error: unknown): void {
+    const pauseMs = this.queueHealth.failed(error);
+    const worker = this.worker;
+    if (!worker || this.stopping || this.queuePaused) return;
+    this.queuePaused = true;
+    void worker.pause(true).catch(() => undefined);
+    setTimeout(() => {
+      this.queuePaused = false;
+      if (!this.stopping) worker.resume();
+    }, pauseMs).unref();
   }
 
   private async process(job: Job<TaskJob>, token?: string): Promise<void> {
@@ -243,8 +269,9 @@ export class Runner {
       await this.services.runners.heartbeat(this.instance(), livenessMs);
       await this.services.gate.renew(this.heldSlots(), livenessMs);
       await this.obeyRetirement();
+      this.heartbeatHealth.succeeded();
     } catch (error) {
-      this.log.warn({ err: error }, 'heartbeat failed');
+      this.heartbeatHealth.failed(error);
     }
   }
 
@@ -275,8 +302,9 @@ export class Runner {
         this.id,
         this.log,
       );
+      this.sweepHealth.succeeded();
     } catch (error) {
-      this.log.warn({ err: error }, 'could not look for containers of stopped runners');
+      this.sweepHealth.failed(error);
     }
   }
 

@@ -41,7 +41,12 @@ it('one controller holds the sweeper lease', async () => {
 
 it('a message can carry its own expiration (for API versions that allow it)', async () => {
   const { ctx } = server.running;
-  const service = messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } });
+  const service = messageQueueOf({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    bus: ctx.bus,
+    log: { info: () => undefined, warn: () => undefined },
+  });
   const queue = uniqueQueue('own-expiry');
   const ref = { projectId: server.projectId, name: queue };
   const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);

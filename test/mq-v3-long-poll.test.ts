@@ -26,8 +26,12 @@ async function timedReserve(queue: string, options: Record<string, unknown>) {
 
 const waiterCount = () => {
   const { ctx } = server.running;
-  return messageQueueOf({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, log: { warn: () => undefined } }).hub
-    .waiterCount;
+  return messageQueueOf({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    bus: ctx.bus,
+    log: { info: () => undefined, warn: () => undefined },
+  }).hub.waiterCount;
 };
 
 async function untilWaiting(count: number): Promise<void> {

@@ -8,6 +8,9 @@ export interface Config {
   redisUrl: string | undefined;
   keyPrefix: string;
   dataDir: string;
+  redis: RedisConfig;
+  /** How long SIGTERM/SIGINT may take before the process exits anyway, in ms. */
+  shutdownTimeoutMs: number;
   bodyLimitBytes: number;
   tokenCacheMs: number;
   logLevel: string;
@@ -61,6 +64,18 @@ export interface Config {
     email: string | undefined;
     password: string | undefined;
   };
+}
+
+/** How Ferrum uses its Redis, and how it runs the managed one. */
+export interface RedisConfig {
+  /** How long a request's Redis command may take before it fails (and the request answers 503), in ms. */
+  commandTimeoutMs: number;
+  /** How long a starting process waits for Redis before giving up, in ms. */
+  connectTimeoutMs: number;
+  /** appendfsync of the managed redis-server: always, everysec or no. */
+  appendfsync: 'always' | 'everysec' | 'no';
+  /** How many times in a row the managed redis-server may fail to come back before the process exits. */
+  restartAttempts: number;
 }
 
 /** Settings of the worker service's API side (codes, tasks). */
@@ -241,6 +256,15 @@ function fractionFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -252,6 +276,16 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: nonEmpty(env.REDIS_URL),
     keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
     dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
+    redis: {
+      commandTimeoutMs: Math.max(10, intFrom(env, 'FERRUM_REDIS_COMMAND_TIMEOUT_MS', 1500)),
+      connectTimeoutMs: Math.max(100, intFrom(env, 'FERRUM_REDIS_CONNECT_TIMEOUT_MS', 30_000)),
+      appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
+      restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),
+    },
+    shutdownTimeoutMs: Math.max(
+      1000,
+      intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000) + 20_000),
+    ),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 6 * 1024 * 1024),
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',
