@@ -39,7 +39,7 @@ export interface ControllerOptions {
 }
 
 /** How long one shutdown step that needs Redis may take before it is given up. */
-const STOP_STEP_MS = 3000;
+const STOP_STEP_MS = 2000;
 
 /**
  * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
@@ -102,15 +102,18 @@ export async function startController(config: Config, options: ControllerOptions
       async stop() {
         stopRedisRoundTrip();
         const log = app.log;
-        // Each step may need Redis; an unreachable one costs at most STOP_STEP_MS per step.
-        await giveUpAfter(STOP_STEP_MS, 'the metrics sampler', metricsSampler.stop(), log);
-        if (pushDeliverer) await giveUpAfter(STOP_STEP_MS, 'push delivery', pushDeliverer.stop(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the message expiry sweeper', mq.stopBackgroundWork(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the task sweeper', taskSweeper.stop(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the scheduler', scheduler.stop(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the autoscaler', autoscaler.stop(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the history sampler', historySampler.stop(), log);
-        await giveUpAfter(STOP_STEP_MS, 'the cache sweeper', cacheSweeper.stop(), log);
+        // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
+        const loops = Promise.all([
+          metricsSampler.stop(),
+          pushDeliverer?.stop(),
+          mq.stopBackgroundWork(),
+          taskSweeper.stop(),
+          scheduler.stop(),
+          autoscaler.stop(),
+          historySampler.stop(),
+          cacheSweeper.stop(),
+        ]);
+        await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log);
         await opened.close();
         await managed?.stop();

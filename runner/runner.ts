@@ -9,7 +9,7 @@ import { FailureLog } from '../src/core/failure-log.js';
 import { newObjectId } from '../src/core/ids.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
-import { sleep } from '../src/core/time.js';
+import { giveUpAfter, sleep } from '../src/core/time.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
@@ -28,6 +28,8 @@ import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
 const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
+/** How long one shutdown step that needs Redis may take before it is given up. */
+const STOP_STEP_MS = 2000;
 
 /**
  * The runner daemon: takes tasks of one cluster from BullMQ, runs each in a container,
@@ -323,7 +325,12 @@ export class Runner {
   /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
   private async drain(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    const functionsStopped = this.functions.stop(this.config.runner.drainMs);
+    const functionsStopped = giveUpAfter(
+      this.config.runner.drainMs + STOP_STEP_MS,
+      'function calls',
+      this.functions.stop(this.config.runner.drainMs),
+      this.log,
+    );
     const worker = this.worker;
     if (worker) {
       const closed = worker.close();
@@ -332,19 +339,25 @@ export class Runner {
         ? new Promise<boolean>(() => {})
         : sleep(this.config.runner.drainMs).then(() => false);
       const drained = await Promise.race([closed.then(() => true), bound]);
-      if (!drained) {
+      if (!drained && this.runs.size > 0) {
         this.log.warn({ tasks: [...this.runs.keys()] }, 'drain time is up: stopping the remaining tasks');
         for (const run of this.runs.values()) run.stop('shutdown');
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
+      } else if (!drained) {
+        // No task left, yet the queue does not close: Redis is unreachable.
+        await giveUpAfter(STOP_STEP_MS, 'the task queue to close', closed, this.log);
       }
     }
     await functionsStopped;
     await this.executor.settle();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    await this.unsubscribe?.();
-    await this.services.runners.deregister(this.cluster, this.id).catch(() => {});
-    await this.services.close();
+    const leaving = async () => {
+      await this.unsubscribe?.();
+      await this.services.runners.deregister(this.cluster, this.id);
+      await this.services.close();
+    };
+    await giveUpAfter(STOP_STEP_MS, 'deregistering the runner', leaving(), this.log);
     await this.bus.close();
     this.closeConnections();
     this.workerConnection.disconnect();

@@ -87,6 +87,7 @@ class RedisSupervisor implements ManagedRedis {
   async start(): Promise<void> {
     const child = spawn('redis-server', this.args, { stdio: 'ignore' });
     this.child = child;
+    process.off('exit', this.killOnExit).on('exit', this.killOnExit);
     await waitUntilReady(this.url, child, this.options.dataDir);
     const startedAt = Date.now();
     child.once('exit', (code, signal) => {
@@ -137,7 +138,13 @@ class RedisSupervisor implements ManagedRedis {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.child) await stopChild(this.child);
+    process.off('exit', this.killOnExit);
   }
+
+  /** A process that exits without stop() (a shutdown past its bound) takes its redis-server with it. */
+  private readonly killOnExit = () => {
+    if (this.pid !== null) this.child?.kill('SIGKILL');
+  };
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, dataDir: string): Promise<void> {
@@ -148,7 +155,13 @@ async function waitUntilReady(url: string, child: ChildProcess, dataDir: string)
         `redis-server exited with ${child.signalCode ?? `code ${child.exitCode}`}; see ${path.join(dataDir, 'redis.log')}`,
       );
     }
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 1000,
+      commandTimeout: 1000,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();
@@ -173,6 +186,8 @@ function stopChild(child: ChildProcess): Promise<void> {
       resolve();
     });
     child.kill('SIGTERM');
+    // A frozen (SIGSTOPped) server handles the SIGTERM once continued.
+    child.kill('SIGCONT');
   });
 }
 
