@@ -16,13 +16,13 @@
 #
 # The image has no redis-server: give it REDIS_URL (`ferrum start` without one refuses to run).
 ARG BASE_IMAGE=node:20-bookworm-slim
+# Written by scripts/generate-version.mjs from package.json (test/version.test.ts checks it).
+ARG FERRUM_VERSION=0.1.0
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm install` honours package-lock.json as it is; `npm ci` is stricter and refuses this lock
-# file, which pins only the linux-x64 builds of optional platform packages.
-RUN npm install --no-fund --no-audit --no-update-notifier
+RUN npm ci --no-fund --no-audit --no-update-notifier
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs scripts/
 COPY bin bin
@@ -35,6 +35,11 @@ COPY web web
 RUN npm run build && npm prune --omit=dev --no-fund --no-audit
 
 FROM ${BASE_IMAGE}
+ARG FERRUM_VERSION
+LABEL org.opencontainers.image.title="Ferrum" \
+      org.opencontainers.image.description="Self-hosted cloud platform: identity, cache, message queue, worker and functions" \
+      org.opencontainers.image.version="${FERRUM_VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
@@ -46,5 +51,8 @@ COPY --from=build /app/dist dist
 RUN mkdir -p /var/lib/ferrum && chown 1000:1000 /var/lib/ferrum
 USER 1000:1000
 EXPOSE 8080
+# Both roles answer GET /health on PORT (the controller's API, the runner's metrics server).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/app/dist/bin/ferrum.js"]
 CMD ["controller"]

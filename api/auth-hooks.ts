@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { unauthorized } from '../src/core/errors.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../controller/app-context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

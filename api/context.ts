@@ -1,23 +1,6 @@
-import type { Redis } from 'ioredis';
-import type { Authenticator } from '../src/auth/authenticator.js';
-import type { IdentityStore } from '../src/auth/identity-store.js';
-import type { EventBus } from '../src/core/bus.js';
-import type { Config } from '../src/core/config.js';
-import type { KeySpace } from '../src/core/redis.js';
-import type { Metrics } from '../src/metrics/registry.js';
+import type { AppContext } from '../controller/app-context.js';
 
 /** What every API plugin is given: the process's shared connections and services. */
-export interface AppContext {
-  config: Config;
-  redis: Redis;
-  redisUrl: string;
-  keys: KeySpace;
-  bus: EventBus;
-  identity: IdentityStore;
-  authenticator: Authenticator;
-  metrics: Metrics;
-}
-
 export interface PluginOptions {
   ctx: AppContext;
 }

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { startController, type RunningController } from '../controller/main.js';
 import { loadConfig } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import type { Code, Task, TaskStatus } from '../src/worker/types.js';
 import { HttpClient } from '../test/helpers/http.js';
 import { startTestRedis } from '../test/helpers/redis.js';
@@ -246,14 +246,13 @@ export async function runListBench(): Promise<void> {
   });
   const controller = await startController(config);
   const http = new HttpClient(controller.url, controller.bootstrap!.token);
-  const worker = openWorkerServices(controller.ctx);
+  const { worker } = controller.ctx;
   const client = new Redis(redis.url);
   try {
     await measureMemory(controller, http, worker, client);
     await measureListing(http, worker, client);
   } finally {
     await client.quit();
-    await worker.close();
     await controller.stop();
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -22,7 +22,10 @@ export interface RawResponse {
   text: string;
 }
 
-/** The reason a failed answer gives: `msg` (platform APIs), `error.message` (functions API), or the text. */
+/**
+ * The reason a failed answer gives: `msg` (platform APIs), `error.message` (functions API), or one
+ * line of the text — an HTML page or any long answer is from something that is not a Ferrum server.
+ */
 export function reasonOf(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as { msg?: unknown; error?: { message?: unknown }; message?: unknown };
@@ -31,7 +34,13 @@ export function reasonOf(status: number, text: string): string {
   } catch {
     // not JSON: fall through to the text
   }
-  return text.trim() || `HTTP ${status}`;
+  const trimmed = text.trim();
+  if (trimmed === '') return `HTTP ${status}`;
+  if (/^<(!doctype|html|\?xml)/i.test(trimmed) || trimmed.includes('\n') || trimmed.length > 200) {
+    const title = /<title>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
+    return `HTTP ${status} with a non-JSON answer${title ? ` ("${title}")` : ''}: is this a Ferrum server?`;
+  }
+  return trimmed;
 }
 
 /** A thin HTTP client for the Ferrum APIs carrying the configured token. */
@@ -64,17 +73,33 @@ export class ApiClient {
     return { ...headers, ...options.headers };
   }
 
-  /** Any method; answers the raw response whatever its status. */
-  async raw(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+  private async send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    options: RequestOptions,
+  ): Promise<Dispatcher.ResponseData> {
     const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
     const headers = this.headersFor(options);
-    let response: Dispatcher.ResponseData;
     try {
-      response = await request(this.urlOf(path, options.query), { method, headers, body });
+      return await request(this.urlOf(path, options.query), { method, headers, body });
     } catch (error) {
       throw new CliError(`cannot reach ${this.baseUrl}: ${(error as Error).message}`);
     }
+  }
+
+  /** Any method; answers the raw response whatever its status. */
+  async raw(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+    const response = await this.send(method, path, options);
     return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+  }
+
+  /** A request whose 2xx answer is returned as bytes; any other status becomes an ApiError. */
+  async bytes(method: Dispatcher.HttpMethod, path: string, options: RequestOptions = {}): Promise<Buffer> {
+    const response = await this.send(method, path, options);
+    const body = Buffer.from(await response.body.arrayBuffer());
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw new ApiError(response.statusCode, reasonOf(response.statusCode, body.toString('utf8')));
+    return body;
   }
 
   /** A request whose 2xx answer is returned as text; any other status becomes an ApiError. */

@@ -8,6 +8,7 @@ import { usersCommand } from './commands/users.js';
 import { workerCommand } from './commands/worker.js';
 import { CliError } from './errors.js';
 import { integer } from './options.js';
+import { VERSION } from '../src/core/version.js';
 
 /** Exit statuses: 0 success, 1 the server or the task refused, 2 a usage error. */
 export const EXIT_USAGE = 2;
@@ -43,6 +44,7 @@ function globalOptions(program: Command): void {
 export function buildProgram(extend: (program: Command) => void = () => {}): Command {
   const program = new Command('ferrum')
     .description('Ferrum: the server and its command-line client')
+    .version(VERSION, '-V, --version', 'print the version')
     .addHelpText('after', CONFIG_HELP);
   globalOptions(program);
   extend(program);

@@ -1,11 +1,11 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { isRedisUnavailable } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-import { registerClusterInstanceGauge } from './cluster-metrics.js';
+import type { WorkerServices } from '../src/worker/services.js';
+import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
@@ -25,7 +25,7 @@ async function scaleAll(
     if (isStopping()) return;
     try {
       const stored = await worker.clusters.find(cluster.id);
-      if (stored) await scaler.pass(stored, providers.providerFor(stored));
+      if (stored) await scaler.pass(stored, await providers.providerFor(stored));
     } catch (error) {
       // Redis down: the whole pass fails (and the loop backs off), not each cluster in turn.
       if (isRedisUnavailable(error)) throw error;
@@ -37,7 +37,7 @@ async function scaleAll(
 
 /** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
 export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): Promise<RunningAutoscaler> {
-  const worker = openWorkerServices(ctx);
+  const { worker } = ctx;
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
   const providers = new InstanceProviders(
@@ -53,12 +53,14 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
   );
   const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
+  registerRunnersOnlineGauge(ctx.metrics.registry, worker);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'autoscaler',
     intervalMs: settings.intervalMs,
     log: autoscalerLog,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
   });
   loop.start();
@@ -66,7 +68,6 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
     async stop() {
       await loop.stop();
       providers.close();
-      await worker.close();
     },
   };
 }

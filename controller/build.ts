@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { functionCallsApi } from '../api/functions/invoke.js';
@@ -9,20 +9,19 @@ import { mqV1Api } from '../api/mq-v1/index.js';
 import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
-import type { AppContext } from '../api/context.js';
+import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { installValidation } from './validation.js';
 
-export interface BuildOptions {
-  logger?: FastifyServerOptions['logger'];
-}
-
-/** The HTTP server with every API, not yet listening (tests call inject() or listen()). */
-export async function build(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+/**
+ * The HTTP server with every API, not yet listening, logging to the context's logger. The
+ * context's services are closed when the server closes, after every plugin's own onClose.
+ */
+export async function build({ ctx, close }: OpenedContext): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    loggerInstance: ctx.log,
     logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
@@ -30,6 +29,8 @@ export async function build(ctx: AppContext, options: BuildOptions = {}): Promis
     frameworkErrors,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
+  // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
+  app.addHook('onClose', close);
   installErrorHandling(app);
   installValidation(app);
   installContentTypes(app);

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 
@@ -43,6 +43,7 @@ export function startCacheSweeper(ctx: AppContext, log: FastifyBaseLogger): Lead
     name: 'cache-sweeper',
     intervalMs: ctx.config.cache.sweepIntervalMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       const reclaimed = await sweeper.sweepOnce(Date.now(), isStopping);
       if (reclaimed > 0) log.debug({ reclaimed }, 'cache sweeper reclaimed expired items');

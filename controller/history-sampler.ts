@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/service.js';
 import { ActivityHistory, type QueueDepthSample } from '../src/metrics/history.js';
@@ -35,6 +35,7 @@ export function startHistorySampler(ctx: AppContext, mq: MessageQueue, log: Fast
     name: 'history-sampler',
     intervalMs: ctx.config.historySampleMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       let after: string | undefined;
       do {

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import { pino, type Logger } from 'pino';
+import type { AppContext } from './app-context.js';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
 import { giveUpAfter } from '../src/core/time.js';
-import { messageQueueFor } from '../api/mq-v3/service.js';
-import { openAppContext } from './app-context.js';
+import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
 import { startAutoscaler } from './autoscaler.js';
 import { startCacheSweeper } from './cache-sweeper.js';
@@ -58,13 +58,14 @@ export async function startController(config: Config, options: ControllerOptions
     });
   }
   const redisUrl = config.redisUrl ?? managed!.url;
-  const opened = await openAppContext(config, redisUrl);
+  let opened: OpenedContext | null = null;
   try {
+    opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
-    const app = await build(ctx, { logger: options.logger });
+    const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
-    const mq = messageQueueFor(ctx, app.log);
+    const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
     const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
@@ -114,14 +115,19 @@ export async function startController(config: Config, options: ControllerOptions
           cacheSweeper.stop(),
         ]);
         await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
-        await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log);
-        await opened.close();
+        await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },
     };
   } catch (error) {
-    await opened.close();
+    await opened?.close();
     await managed?.stop();
     throw error;
   }
+}
+
+/** The process's logger from fastify's `logger` option (silent when absent or false). */
+function loggerOf(option: FastifyServerOptions['logger']): Logger {
+  if (!option) return pino({ level: 'silent' });
+  return option === true ? pino() : pino(option as pino.LoggerOptions);
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { perRegistry } from '../src/metrics/per-registry.js';
 import { SampledGauges } from '../src/metrics/sampled-gauges.js';
@@ -7,7 +7,6 @@ import { TopN } from '../src/metrics/top-n.js';
 import type { QueueRef } from '../src/mq/keys.js';
 import { offerQueueDepths } from '../src/mq/queue-depth.js';
 import type { MessageQueue } from '../src/mq/service.js';
-import { openWorkerServices } from '../src/worker/services.js';
 import { addTaskCounts, clusterTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/task-counts.js';
 
 const PROJECT_PAGE = 100;
@@ -29,13 +28,14 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
     'sampled-gauges',
     () => new SampledGauges(registry, 3 * Math.max(sampleMs, 1000)),
   );
-  const worker = openWorkerServices(ctx);
+  const { worker } = ctx;
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'metrics-sampler',
     intervalMs: sampleMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       const deepest = new TopN<QueueRef>(topQueues);
       const tasks = emptyTaskCounts();
@@ -59,7 +59,6 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
     loop,
     async stop() {
       await loop.stop();
-      await worker.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
@@ -12,7 +12,16 @@ export function startPushDeliverer(
 ): PushDeliverer | null {
   const config = ctx.config.mq.push;
   if (config.concurrency === 0) return null;
-  const deliverer = new PushDeliverer({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, mq, log, config, publicUrl });
+  const deliverer = new PushDeliverer({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    bus: ctx.bus,
+    mq,
+    log,
+    config,
+    publicUrl,
+    leadership: ctx.metrics.leadership,
+  });
   deliverer.start();
   return deliverer;
 }

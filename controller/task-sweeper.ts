@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
-import { openWorkerServices } from '../src/worker/services.js';
 import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
 
 export interface RunningTaskSweeper {
@@ -14,7 +13,7 @@ export interface RunningTaskSweeper {
  * dispatches tasks whose BullMQ job was never added.
  */
 export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): RunningTaskSweeper {
-  const worker = openWorkerServices(ctx);
+  const { worker } = ctx;
   const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
@@ -25,6 +24,7 @@ export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): Runni
     name: 'task-sweeper',
     intervalMs: ctx.config.worker.taskSweepMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => sweeper.pass(isStopping),
   });
   loop.start();
@@ -32,7 +32,6 @@ export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): Runni
     sweeper,
     async stop() {
       await loop.stop();
-      await worker.close();
     },
   };
 }

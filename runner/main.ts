@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../src/core/config.js';
+import { createProcessRegistry } from '../src/metrics/registry.js';
 import { serveRunnerMetrics } from './metrics-server.js';
 import { Runner } from './runner.js';
 
@@ -8,8 +8,7 @@ import { Runner } from './runner.js';
 export async function runRunnerDaemon(config: Config): Promise<Runner> {
   if (!config.redisUrl) throw new Error('REDIS_URL is required for a standalone runner (the Redis of the controllers)');
   const log: Logger = pino({ level: config.logLevel });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
+  const registry = createProcessRegistry();
   const runner = await Runner.start(config, config.redisUrl, log, undefined, registry);
   const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
   const shutdown = (signal: string) => {

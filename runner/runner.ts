@@ -3,29 +3,26 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { FailureLog } from '../src/core/failure-log.js';
 import { newObjectId } from '../src/core/ids.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import { giveUpAfter, sleep } from '../src/core/time.js';
-import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
 import type { HeldSlot } from '../src/worker/tasks/concurrency-gate.js';
 import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runner-registry.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
 import { HotFunctionPool } from './functions/hot-function-pool.js';
 import type { FunctionExecutor } from '../src/functions/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
+import { openRunnerContext, type OpenedRunnerContext, type RunnerContext } from './runner-context.js';
 import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
 import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
+import { VERSION } from '../src/core/version.js';
 
-const VERSION = '0.1.0';
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
 /** How long one shutdown step that needs Redis may take before it is given up. */
@@ -50,33 +47,30 @@ export class Runner {
   private queuePaused = false;
   private readonly stopped: Promise<boolean>;
   private markStopped: (cleanly: boolean) => void = () => {};
-  private readonly workerConnection;
   private readonly metrics: RunnerMetrics;
   private readonly functions: FunctionWorker;
   private readonly heartbeatHealth: FailureLog;
   private readonly sweepHealth: FailureLog;
   private readonly queueHealth: FailureLog;
+  private readonly config: Config;
+  private readonly ctx: RunnerContext;
+  private readonly services: WorkerServices;
 
   private constructor(
-    private readonly config: Config,
-    private readonly redisUrl: string,
-    private readonly services: WorkerServices,
-    private readonly bus: EventBus,
-    private readonly closeConnections: () => void,
+    private readonly opened: OpenedRunnerContext,
     readonly log: Logger,
     docker: Docker,
     registry: Registry,
-    functionStores: FunctionStores,
     hotFunctions: FunctionExecutor | undefined,
   ) {
+    this.ctx = opened.ctx;
+    this.config = this.ctx.config;
+    this.services = this.ctx.worker;
+    const { config, redisUrl } = this.ctx;
     this.id = config.runner.instanceId ?? newObjectId();
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
-    this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
+    this.metrics = new RunnerMetrics(registry, config.runner.cluster, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
-    this.workerConnection = createRedisClient(redisUrl, 'runner-bullmq', {
-      maxRetriesPerRequest: null,
-      enableAutoPipelining: false,
-    });
     this.identity = {
       id: this.id,
       labels: {
@@ -86,18 +80,14 @@ export class Runner {
         [LABELS.cluster]: config.runner.cluster,
       },
     };
-    this.functions = this.functionWorker(docker, functionStores, hotFunctions);
+    this.functions = this.functionWorker(docker, hotFunctions);
     this.heartbeatHealth = new FailureLog(this.log, 'runner heartbeat');
     this.sweepHealth = new FailureLog(this.log, 'orphan container sweep');
     this.queueHealth = new FailureLog(this.log, 'task queue');
   }
 
   /** Function calls of the cluster: `default` ones in a container each, hot formats through a pool of hot containers. */
-  private functionWorker(
-    docker: Docker,
-    stores: FunctionStores,
-    hotFunctions: FunctionExecutor | undefined,
-  ): FunctionWorker {
+  private functionWorker(docker: Docker, hotFunctions: FunctionExecutor | undefined): FunctionWorker {
     const { runner: settings, functions } = this.config;
     const cold = new ColdExecutor(docker, this.executor, {
       network: settings.network,
@@ -105,10 +95,6 @@ export class Runner {
       nanoCpus: settings.milliCpus * 1_000_000,
       labels: this.identity.labels,
       maxLogBytes: functions.maxLogBytes,
-    });
-    const blocking = createRedisClient(this.redisUrl, 'runner-functions', {
-      enableAutoPipelining: false,
-      maxRetriesPerRequest: null,
     });
     const options = {
       cluster: settings.cluster,
@@ -127,7 +113,8 @@ export class Runner {
         milliCpus: settings.milliCpus,
         log,
       });
-    return new FunctionWorker(stores, this.bus, blocking, { cold, hot }, options, log);
+    const { functions: stores, bus, functionCallConnection } = this.ctx;
+    return new FunctionWorker(stores, bus, functionCallConnection, { cold, hot }, options, log);
   }
 
   /**
@@ -142,30 +129,14 @@ export class Runner {
     registry = new Registry(),
     hotFunctions?: FunctionExecutor,
   ): Promise<Runner> {
-    const redis = createRedisClient(redisUrl, 'runner');
-    const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
-    const bus = new EventBus(subscriber, redis);
-    const keys = new KeySpace(config.keyPrefix);
-    const services = openWorkerServices({ config, redis, redisUrl, keys, bus });
-    const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
-    const close = () => {
-      stopRoundTrip();
-      subscriber.disconnect();
-      redis.disconnect();
-    };
-    const runner = new Runner(
-      config,
-      redisUrl,
-      services,
-      bus,
-      close,
-      log.child({ component: 'runner' }),
-      docker,
-      registry,
-      openFunctionStores(config, redis, keys),
-      hotFunctions,
-    );
-    await runner.begin();
+    const opened = openRunnerContext(config, redisUrl, registry);
+    const runner = new Runner(opened, log.child({ component: 'runner' }), docker, registry, hotFunctions);
+    try {
+      await runner.begin();
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
     return runner;
   }
 
@@ -177,11 +148,11 @@ export class Runner {
     const { runner: settings } = this.config;
     await this.heartbeat();
     await this.sweepOrphans();
-    this.unsubscribe = await this.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
+    this.unsubscribe = await this.ctx.bus.subscribe(this.services.keys.cancelChannel(), (taskId) =>
       this.runs.get(taskId)?.stop('cancel'),
     );
     this.worker = new Worker<TaskJob>(queueNameOf(settings.cluster), (job, token) => this.process(job, token), {
-      connection: this.workerConnection,
+      connection: this.ctx.taskQueueConnection,
       prefix: this.services.keys.bullPrefix(),
       concurrency: settings.slots,
       lockDuration: settings.lockMs,
@@ -257,6 +228,7 @@ export class Runner {
       hostname: os.hostname(),
       slots: this.config.runner.slots,
       busy: this.runs.size,
+      tasks: [...this.runs.keys()],
       version: VERSION,
       created_at: this.createdAt,
       updated_at: Date.now(),
@@ -355,12 +327,9 @@ export class Runner {
     const leaving = async () => {
       await this.unsubscribe?.();
       await this.services.runners.deregister(this.cluster, this.id);
-      await this.services.close();
     };
     await giveUpAfter(STOP_STEP_MS, 'deregistering the runner', leaving(), this.log);
-    await this.bus.close();
-    this.closeConnections();
-    this.workerConnection.disconnect();
+    await giveUpAfter(STOP_STEP_MS, 'closing the Redis connections', this.opened.close(), this.log);
     this.log.info({ id: this.id }, 'runner stopped');
   }
 }

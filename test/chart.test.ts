@@ -22,7 +22,7 @@ const exampleFiles = fs
 const example = (file: string) => readYamlFile(path.join(examplesDir, file));
 
 const inlineSecrets = {
-  secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64) },
+  secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64), redisPassword: 'c'.repeat(32) },
 };
 
 let validate: ValidateFunction;
@@ -55,7 +55,7 @@ function env(containerSpec: any): Record<string, any> {
 /** Checks every rendered chart must pass, whatever the values. */
 function expectWellFormed(rendered: RenderedChart): void {
   for (const object of rendered.objects) {
-    expect(object.apiVersion, `${object.kind} apiVersion`).toMatch(/^[a-z./]*v1$/);
+    expect(object.apiVersion, `${object.kind} apiVersion`).toMatch(/^([a-z0-9.]+\/)?v[0-9]+$/);
     expect(object.metadata.name.length).toBeLessThanOrEqual(63);
     expect(object.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     expect(object.metadata.labels?.['app.kubernetes.io/instance']).toBe('ferrum');
@@ -92,15 +92,19 @@ describe('values.schema.json', () => {
       { runner: { kind: 'StatefulSet' } },
       '/runner/kind must be equal to one of the allowed values',
     ],
+    ['a negative drain', { runner: { drainSeconds: -1 } }, '/runner/drainSeconds must be >= 0'],
+    ['a short Redis password', { secrets: { redisPassword: 'short' } }, '/secrets/redisPassword must match pattern'],
+    ['a nameOverride that is no DNS label', { nameOverride: 'Ferrum_X' }, '/nameOverride must match pattern'],
+    ['an Ingress without hosts', { ingress: { enabled: true } }, '/ingress/hosts must NOT have fewer than 1 items'],
     [
-      'a drain shorter than the task timeout',
-      { runner: { drainSeconds: 600 } },
-      '/runner/drainSeconds must be >= 3600',
+      'an HPA with a CPU target above 100%',
+      { controller: { autoscaling: { targetCPUUtilizationPercentage: 150 } } },
+      '/controller/autoscaling/targetCPUUtilizationPercentage must be <= 100',
     ],
     [
-      'a grace period not above the task timeout',
-      { runner: { terminationGracePeriodSeconds: 3600 } },
-      '/runner/terminationGracePeriodSeconds must be >= 3601',
+      'a PrometheusRule with a zero wait',
+      { metrics: { prometheusRule: { taskWaitSeconds: 0 } } },
+      '/metrics/prometheusRule/taskWaitSeconds must be >= 1',
     ],
     ['zero controller replicas', { controller: { replicas: 0 } }, '/controller/replicas must be >= 1'],
     [
@@ -177,9 +181,13 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(rendered.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort()).toEqual([
       'Deployment/ferrum-controller',
       'Deployment/ferrum-runner',
+      'NetworkPolicy/ferrum-redis',
+      'Pod/ferrum-test-ready',
+      'PodDisruptionBudget/ferrum-controller',
       'Secret/ferrum-secrets',
       'Service/ferrum-controller',
       'Service/ferrum-redis',
+      'ServiceAccount/ferrum',
       'StatefulSet/ferrum-redis',
     ]);
   });
@@ -205,7 +213,8 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(variables).toMatchObject({
       HOST: '0.0.0.0',
       PORT: '8080',
-      REDIS_URL: 'redis://ferrum-redis:6379',
+      REDIS_PASSWORD: { secretKeyRef: { name: 'ferrum-secrets', key: 'redis-password' } },
+      REDIS_URL: 'redis://:$(REDIS_PASSWORD)@ferrum-redis:6379',
       FERRUM_KEY_PREFIX: 'ferrum:',
       LOG_LEVEL: 'info',
       FERRUM_BOOTSTRAP_EMAIL: 'admin@ferrum.local',
@@ -216,6 +225,7 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(findObject(rendered, 'Secret', 'ferrum-secrets').stringData).toEqual({
       'bootstrap-token': secrets.bootstrapToken,
       'encryption-key': secrets.encryptionKey,
+      'redis-password': secrets.redisPassword,
     });
   });
 
@@ -234,7 +244,8 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(runner.args).toEqual(['runner']);
     expect(env(runner)).toMatchObject({
       DOCKER_HOST: 'unix:///var/run/dind/docker.sock',
-      REDIS_URL: 'redis://ferrum-redis:6379',
+      REDIS_PASSWORD: { secretKeyRef: { name: 'ferrum-secrets', key: 'redis-password' } },
+      REDIS_URL: 'redis://:$(REDIS_PASSWORD)@ferrum-redis:6379',
       FERRUM_RUNNER_SLOTS: '4',
       FERRUM_ENCRYPTION_KEY: { secretKeyRef: { name: 'ferrum-secrets', key: 'encryption-key' } },
     });
@@ -249,10 +260,10 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(runner.resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } });
   });
 
-  it('gives the runner a grace period longer than its drain, which covers the task timeout', () => {
+  it('gives the runner a grace period longer than its drain', () => {
     const deployment = findObject(rendered, 'Deployment', 'ferrum-runner');
     const drainMs = Number(env(container(deployment, 'runner')).FERRUM_RUNNER_DRAIN_MS);
-    expect(drainMs).toBeGreaterThanOrEqual(3600 * 1000);
+    expect(drainMs).toBe(300 * 1000);
     expect(podSpec(deployment).terminationGracePeriodSeconds * 1000).toBeGreaterThan(drainMs);
   });
 
@@ -404,6 +415,8 @@ describe('templates: environment names', () => {
   // Set by the chart for services that read them outside loadConfig (the runner daemon, the
   // services that encrypt stored secrets) or for the Docker client library.
   const readElsewhere = new Set([
+    // Only for Kubernetes to put into REDIS_URL as $(REDIS_PASSWORD).
+    'REDIS_PASSWORD',
     'FERRUM_ENCRYPTION_KEY',
     'FERRUM_RUNNER_CLUSTER',
     'FERRUM_RUNNER_SLOTS',
@@ -482,16 +495,20 @@ describe('templates: other values', () => {
   it('names every object after the release', async () => {
     const rendered = await renderChart(chartDir, inlineSecrets, { name: 'prod', namespace: 'apps' });
     expect(rendered.objects.map((object) => object.metadata.name).sort()).toEqual([
+      'prod',
       'prod-controller',
       'prod-controller',
+      'prod-controller',
+      'prod-redis',
       'prod-redis',
       'prod-redis',
       'prod-runner',
       'prod-secrets',
+      'prod-test-ready',
     ]);
     expect(rendered.objects.every((object) => object.metadata.namespace === 'apps')).toBe(true);
     expect(env(container(findObject(rendered, 'Deployment', 'prod-runner'), 'runner')).REDIS_URL).toBe(
-      'redis://prod-redis:6379',
+      'redis://:$(REDIS_PASSWORD)@prod-redis:6379',
     );
   });
 
@@ -508,5 +525,210 @@ describe('templates: other values', () => {
     await expect(
       renderChart(chartDir, { ...inlineSecrets, runner: { drainSeconds: 5000, terminationGracePeriodSeconds: 4000 } }),
     ).rejects.toThrow(/runner.terminationGracePeriodSeconds must exceed runner.drainSeconds/);
+  });
+});
+
+/** What Pod Security "restricted" refuses in a pod spec (the checks of the Kubernetes policy). */
+function restrictedViolations(spec: any): string[] {
+  const problems: string[] = [];
+  const allowedVolumes = [
+    'configMap',
+    'csi',
+    'downwardAPI',
+    'emptyDir',
+    'ephemeral',
+    'persistentVolumeClaim',
+    'projected',
+    'secret',
+    'name',
+  ];
+  for (const volume of spec.volumes ?? []) {
+    for (const key of Object.keys(volume))
+      if (!allowedVolumes.includes(key)) problems.push(`volume ${volume.name}: ${key}`);
+  }
+  if (spec.hostNetwork || spec.hostPID || spec.hostIPC) problems.push('host namespaces');
+  const podSeccomp = spec.securityContext?.seccompProfile?.type;
+  for (const entry of [...spec.containers, ...(spec.initContainers ?? [])]) {
+    const context = entry.securityContext ?? {};
+    if (context.privileged) problems.push(`${entry.name}: privileged`);
+    if (context.allowPrivilegeEscalation !== false) problems.push(`${entry.name}: allowPrivilegeEscalation`);
+    if (!(context.capabilities?.drop ?? []).includes('ALL')) problems.push(`${entry.name}: capabilities not dropped`);
+    for (const added of context.capabilities?.add ?? [])
+      if (added !== 'NET_BIND_SERVICE') problems.push(`${entry.name}: adds ${added}`);
+    if (!(context.runAsNonRoot ?? spec.securityContext?.runAsNonRoot)) problems.push(`${entry.name}: may run as root`);
+    const seccomp = context.seccompProfile?.type ?? podSeccomp;
+    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') problems.push(`${entry.name}: seccomp ${seccomp}`);
+  }
+  return problems;
+}
+
+function podSpecsOf(rendered: RenderedChart): [string, any][] {
+  return rendered.objects.flatMap((object): [string, any][] => {
+    if (object.kind === 'Pod') return [[`Pod/${object.metadata.name}`, object.spec]];
+    return object.spec?.template ? [[`${object.kind}/${object.metadata.name}`, podSpec(object)]] : [];
+  });
+}
+
+describe('templates: operations', () => {
+  it('passes Pod Security "restricted" in external Docker mode, bundled Redis included; NOTES name the modes that cannot', async () => {
+    const external = await renderChart(chartDir, {
+      ...inlineSecrets,
+      runner: { docker: { mode: 'external', external: { host: 'tcp://docker:2376' } } },
+    });
+    for (const [name, spec] of podSpecsOf(external)) expect(restrictedViolations(spec), name).toEqual([]);
+    expect(external.notes).toContain('passes Pod Security "restricted"');
+
+    const dind = await renderChart(chartDir, example('dind.yaml'));
+    expect(restrictedViolations(podSpec(findObject(dind, 'Deployment', 'ferrum-runner')))).toContain(
+      'dind: privileged',
+    );
+    expect(dind.notes).toContain('pod-security.kubernetes.io/enforce=privileged');
+    for (const [name, spec] of podSpecsOf(dind).filter(([name]) => !name.endsWith('-runner')))
+      expect(restrictedViolations(spec), name).toEqual([]);
+  });
+
+  it('gives every pod RuntimeDefault seccomp and a ServiceAccount without an API token', async () => {
+    const rendered = await renderChart(chartDir, example('dind.yaml'));
+    for (const [name, spec] of podSpecsOf(rendered)) {
+      expect(spec.securityContext.seccompProfile, name).toEqual({ type: 'RuntimeDefault' });
+      expect(spec.serviceAccountName, name).toBe('ferrum');
+      expect(spec.automountServiceAccountToken, name).toBe(false);
+    }
+    expect(findObject(rendered, 'ServiceAccount', 'ferrum').automountServiceAccountToken).toBe(false);
+  });
+
+  it('names objects after nameOverride or fullnameOverride', async () => {
+    const named = await renderChart(chartDir, { ...inlineSecrets, nameOverride: 'queues' });
+    const deployment = findObject(named, 'Deployment', 'ferrum-queues-controller');
+    expect(deployment.metadata.labels?.['app.kubernetes.io/name']).toBe('queues');
+    expect(deployment.spec.selector.matchLabels['app.kubernetes.io/name']).toBe('queues');
+    const full = await renderChart(chartDir, { ...inlineSecrets, fullnameOverride: 'iron' });
+    expect(full.objects.map((object) => object.metadata.name)).toContain('iron-controller');
+    expect(env(container(findObject(full, 'Deployment', 'iron-runner'), 'runner')).REDIS_URL).toBe(
+      'redis://:$(REDIS_PASSWORD)@iron-redis:6379',
+    );
+  });
+
+  it('protects the controllers with a PodDisruptionBudget, spreads them, and scales them with an optional HPA', async () => {
+    const fixed = await renderChart(chartDir, inlineSecrets);
+    const budget = findObject(fixed, 'PodDisruptionBudget', 'ferrum-controller');
+    const deployment = findObject(fixed, 'Deployment', 'ferrum-controller');
+    expect(budget.spec.minAvailable).toBe(1);
+    expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+    expect(podSpec(deployment).topologySpreadConstraints).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: deployment.spec.selector.matchLabels },
+      },
+    ]);
+    expect(fixed.objects.some((object) => object.kind === 'HorizontalPodAutoscaler')).toBe(false);
+
+    const scaled = await renderChart(chartDir, {
+      ...inlineSecrets,
+      controller: { autoscaling: { enabled: true, minReplicas: 3, maxReplicas: 12 } },
+    });
+    const hpa = findObject(scaled, 'HorizontalPodAutoscaler', 'ferrum-controller');
+    expect(hpa.spec).toMatchObject({
+      scaleTargetRef: { kind: 'Deployment', name: 'ferrum-controller' },
+      minReplicas: 3,
+      maxReplicas: 12,
+    });
+    expect(hpa.spec.metrics[0].resource.target).toEqual({ type: 'Utilization', averageUtilization: 70 });
+    expect(findObject(scaled, 'Deployment', 'ferrum-controller').spec.replicas).toBeUndefined();
+  });
+
+  it('renders an Ingress with TLS when enabled', async () => {
+    const rendered = await renderChart(chartDir, {
+      ...inlineSecrets,
+      ingress: {
+        enabled: true,
+        className: 'nginx',
+        hosts: ['ferrum.example.com'],
+        tls: [{ hosts: ['ferrum.example.com'], secretName: 'ferrum-tls' }],
+      },
+    });
+    const ingress = findObject(rendered, 'Ingress', 'ferrum-controller');
+    expect(ingress.spec.ingressClassName).toBe('nginx');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['ferrum.example.com'], secretName: 'ferrum-tls' }]);
+    expect(ingress.spec.rules[0].host).toBe('ferrum.example.com');
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({
+      name: 'ferrum-controller',
+      port: { name: 'http' },
+    });
+  });
+
+  it('locks the bundled Redis: a password from the Secret, a NetworkPolicy, a hardened container', async () => {
+    const rendered = await renderChart(chartDir, inlineSecrets);
+    const redis = container(findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis');
+    expect(redis.args.slice(-2)).toEqual(['--requirepass', '$(REDIS_PASSWORD)']);
+    expect(env(redis).REDIS_PASSWORD).toEqual({ secretKeyRef: { name: 'ferrum-secrets', key: 'redis-password' } });
+    expect(redis.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(redis.livenessProbe.exec.command.join(' ')).toContain('REDISCLI_AUTH');
+    const policy = findObject(rendered, 'NetworkPolicy', 'ferrum-redis');
+    expect(policy.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe('redis');
+    expect(policy.spec.ingress[0].from[0].podSelector.matchExpressions).toContainEqual({
+      key: 'app.kubernetes.io/component',
+      operator: 'In',
+      values: ['controller', 'runner'],
+    });
+    expect(findObject(rendered, 'Secret', 'ferrum-secrets').metadata.annotations).toEqual({
+      'helm.sh/resource-policy': 'keep',
+    });
+    await expect(
+      renderChart(chartDir, { secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64) } }),
+    ).rejects.toThrow(/the bundled Redis needs a password/);
+  });
+
+  it('probes runners on /health and scrapes them with a PodMonitor beside the ServiceMonitor', async () => {
+    const rendered = await renderChart(chartDir, { ...inlineSecrets, metrics: { serviceMonitor: { enabled: true } } });
+    const runner = container(findObject(rendered, 'Deployment', 'ferrum-runner'), 'runner');
+    expect(runner.livenessProbe.httpGet).toEqual({ path: '/health', port: 'metrics' });
+    expect(runner.readinessProbe.httpGet).toEqual({ path: '/health', port: 'metrics' });
+    const monitor = findObject(rendered, 'PodMonitor', 'ferrum-runner');
+    expect(monitor.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  });
+
+  it('ships alerts and a Grafana dashboard whose queries name Ferrum metrics, with Prometheus/Grafana braces intact', async () => {
+    const rendered = await renderChart(chartDir, {
+      ...inlineSecrets,
+      metrics: { prometheusRule: { enabled: true, taskWaitSeconds: 900 }, grafanaDashboard: { enabled: true } },
+    });
+    const rules = findObject(rendered, 'PrometheusRule', 'ferrum').spec.groups[0].rules;
+    expect(rules.map((rule: any) => rule.alert)).toEqual([
+      'FerrumNoRunners',
+      'FerrumTasksWaitingTooLong',
+      'FerrumRedisErrors',
+      'FerrumPushFailures',
+      'FerrumNoLeader',
+    ]);
+    expect(rules[1].expr).toContain('> 900');
+    expect(rules[0].annotations.summary).toContain('{{ $labels.cluster }}');
+    const { data } = findObject(rendered, 'ConfigMap', 'ferrum-dashboard') as { data?: Record<string, string> };
+    const dashboard = JSON.parse(data!['ferrum.json']!);
+    const queries = dashboard.panels.flatMap((panel: any) => panel.targets);
+    expect(queries.length).toBeGreaterThan(10);
+    for (const query of queries) expect(query.expr).toMatch(/ferrum_[a-z_]+/);
+    expect(queries.map((query: any) => query.legendFormat)).toContain('{{cluster}}');
+  });
+
+  it('has a helm test hook that checks /ready', async () => {
+    const rendered = await renderChart(chartDir, inlineSecrets);
+    const pod = findObject(rendered, 'Pod', 'ferrum-test-ready');
+    expect(pod.metadata.annotations?.['helm.sh/hook']).toBe('test');
+    expect(pod.spec.containers[0].args[0]).toContain('http://ferrum-controller:80/ready');
+  });
+
+  it('declares the Kubernetes versions and metadata Helm repositories show', () => {
+    const chart = readYamlFile(path.join(chartDir, 'Chart.yaml')) as any;
+    expect(chart.kubeVersion).toBe('>=1.25.0-0');
+    expect(chart.home).toMatch(/^https:\/\//);
+    expect(chart.sources.length).toBeGreaterThan(0);
+    expect(chart.maintainers[0].name).toBeTruthy();
   });
 });

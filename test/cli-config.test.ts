@@ -124,4 +124,10 @@ describe('error reasons', () => {
     expect(reasonOf(502, 'Bad Gateway\n')).toBe('Bad Gateway');
     expect(reasonOf(500, '')).toBe('HTTP 500');
   });
+
+  it('gives one line for an HTML or long answer from something that is not a Ferrum server', () => {
+    const page = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body>nginx</body></html>\n';
+    expect(reasonOf(502, page)).toBe('HTTP 502 with a non-JSON answer ("502 Bad Gateway"): is this a Ferrum server?');
+    expect(reasonOf(404, 'x'.repeat(500))).toBe('HTTP 404 with a non-JSON answer: is this a Ferrum server?');
+  });
 });

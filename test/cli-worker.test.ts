@@ -65,6 +65,14 @@ describe('ferrum worker', { timeout: 120_000 }, () => {
     expect(status.stdout).toMatch(/^status\s+complete$/m);
     expect(status.stdout).toMatch(/^code_name\s+cli-shell$/m);
     expect((await ferrum('worker', 'log', id)).stdout).toBe('line one\nline two\n');
+
+    // What the follower reads: only the bytes from an offset on.
+    const logPath = `/2/projects/${server.projectId}/tasks/${id}/log`;
+    expect((await server.http.get(`${logPath}?offset=9`)).text).toBe('line two\n');
+    expect((await server.http.get(`${logPath}?offset=1000`)).text).toBe('');
+    const negative = await server.http.get(`${logPath}?offset=-1`);
+    expect(negative.status).toBe(400);
+    expect(negative.body.msg).toMatch(/offset/);
   });
 
   it('log --follow of a failing task prints its log, then the outcome, and exits 1', async () => {

@@ -2,10 +2,8 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
 import { newObjectId } from '../src/core/ids.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
 import { encodeCallMessage } from '../src/functions/call-message.js';
 import { invocationOf } from '../src/functions/invocation.js';
-import { openFunctionStores } from '../src/functions/services.js';
 import { FunctionsClient } from './helpers/functions.js';
 import { FAST_WORKER_ENV, startRunner } from './helpers/worker.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -159,8 +157,7 @@ describe('async calls', () => {
     const callId = response.body.call_id;
     expect(response.headers.get('fn-call-id')).toBe(callId);
     expect((await fn.record('calls', callId)).status).toMatch(/^(queued|running)$/);
-    const redis = createRedisClient(server.redisUrl, 'test');
-    const stores = openFunctionStores(server.config, redis, new KeySpace(server.config.keyPrefix));
+    const { redis, functions: stores } = server.running.ctx;
     await fn.waitFor('calls', callId, ['running']);
     const inFlight = await redis.lrange(stores.keys.inFlight('default', runner.id), 0, -1);
     expect(inFlight.some((message) => message.includes(callId))).toBe(true);
@@ -168,7 +165,6 @@ describe('async calls', () => {
     expect(done.status).toBe('success');
     expect(await fn.log('calls', callId)).toBe(`log of ${callId}\n`);
     expect(await redis.llen(stores.keys.inFlight('default', runner.id))).toBe(0);
-    redis.disconnect();
 
     const list = await server.http.get('/v1/apps/calls/calls?per_page=2');
     expect(list.body.message).toBe('Successfully listed calls');
@@ -181,8 +177,7 @@ describe('async calls', () => {
   });
 
   it('re-runs the calls a runner that stopped heartbeating had taken', async () => {
-    const redis = createRedisClient(server.redisUrl, 'test');
-    const stores = openFunctionStores(server.config, redis, new KeySpace(server.config.keyPrefix));
+    const { redis, functions: stores } = server.running.ctx;
     const loaded = await stores.routes.load('calls', '/echo');
     const callId = newObjectId();
     const request = {
@@ -213,7 +208,6 @@ describe('async calls', () => {
     expect((await fn.waitFor('calls', callId, ['success'])).status).toBe('success');
     expect(await redis.exists(stores.keys.inFlight('default', 'gone-runner'))).toBe(0);
     expect(await redis.sismember(stores.keys.holders('default'), 'gone-runner')).toBe(0);
-    redis.disconnect();
   });
 
   it('404s unknown call records and logs', async () => {

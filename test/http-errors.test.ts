@@ -83,7 +83,7 @@ describe('error model', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(res.text).toContain('# TYPE ferrum_http_request_duration_seconds histogram');
     expect(res.text).toMatch(
-      /ferrum_http_request_duration_seconds_count\{method="GET",route="\/1\/tokens",status_code="200"\} \d+/,
+      /ferrum_http_request_duration_seconds_count\{method="GET",route="\/1\/tokens",status="2xx"\} \d+/,
     );
     expect(res.text).toContain('ferrum_process_resident_memory_bytes');
   });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../src/core/free-port.js';
@@ -53,6 +54,14 @@ describe('the Ferrum image', () => {
     expect(JSON.parse(entrypoint!)).toEqual(['node', '/app/dist/bin/ferrum.js']);
     expect(JSON.parse(command!)).toEqual(['controller']);
     expect(imageCommands).toContain('controller');
+  });
+
+  it('carries a health check and OCI labels with the version of package.json', async () => {
+    const healthcheck = JSON.parse(await docker('image', 'inspect', '-f', '{{json .Config.Healthcheck.Test}}', image));
+    expect(healthcheck.join(' ')).toContain('/health');
+    const labels = JSON.parse(await docker('image', 'inspect', '-f', '{{json .Config.Labels}}', image));
+    const packageJson = fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8');
+    expect(labels).toMatchObject({ 'org.opencontainers.image.version': JSON.parse(packageJson).version });
   });
 
   describe('controller role', () => {

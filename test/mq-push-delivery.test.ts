@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageQueueFor } from '../api/mq-v3/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { eventually, refusedUrl, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -154,7 +153,7 @@ describe('push delivery', () => {
     );
     const [id] = await mq.postBodies(queue, 'v1 job');
     await settled(queue, id!, { v1: 'reserved', other: 'reserved' });
-    const service = messageQueueFor(server.running.ctx, server.running.app.log);
+    const service = server.running.ctx.mq;
     const ref = { projectId: server.projectId, name: queue };
     await service.push.acknowledge(ref, id!, '', 'v1');
     await settled(queue, id!, { v1: 'deleted', other: 'reserved' });

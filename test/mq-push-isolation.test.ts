@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
-import { messageQueueFor } from '../api/mq-v3/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { eventually, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -70,7 +69,7 @@ describe('push delivery concurrency', () => {
 
   it('a second controller process waits for the lease: messages are still delivered once each', async () => {
     const { ctx } = server.running;
-    const service = messageQueueFor(ctx, server.running.app.log);
+    const service = ctx.mq;
     const second = new PushDeliverer({
       redis: ctx.redis,
       keys: ctx.keys,

@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
-import { messageQueueOf } from '../src/mq/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -40,13 +39,7 @@ it('one controller holds the sweeper lease', async () => {
 });
 
 it('a message can carry its own expiration (for API versions that allow it)', async () => {
-  const { ctx } = server.running;
-  const service = messageQueueOf({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    bus: ctx.bus,
-    log: { info: () => undefined, warn: () => undefined },
-  });
+  const service = server.running.ctx.mq;
   const queue = uniqueQueue('own-expiry');
   const ref = { projectId: server.projectId, name: queue };
   const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);

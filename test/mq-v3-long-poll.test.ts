@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
-import { messageQueueOf } from '../src/mq/service.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -24,15 +23,7 @@ async function timedReserve(queue: string, options: Record<string, unknown>) {
   return { messages, at: performance.now(), elapsed: performance.now() - started };
 }
 
-const waiterCount = () => {
-  const { ctx } = server.running;
-  return messageQueueOf({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    bus: ctx.bus,
-    log: { info: () => undefined, warn: () => undefined },
-  }).hub.waiterCount;
-};
+const waiterCount = () => server.running.ctx.mq.hub.waiterCount;
 
 async function untilWaiting(count: number): Promise<void> {
   for (let i = 0; i < 500 && waiterCount() < count; i++) await sleep(10);

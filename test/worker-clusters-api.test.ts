@@ -263,33 +263,59 @@ describe('reading, updating and deleting', () => {
 
   it('refuses to delete a cluster that still has instances', async () => {
     const cluster = await create(alice.http, { name: 'busy', autoscale: { provider: 'docker' } });
-    const { openWorkerServices } = await import('../src/worker/services.js');
-    const worker = openWorkerServices(server.running.ctx);
-    try {
-      const now = Date.now();
-      await worker.instances.add({
-        instance_id: 'i-1',
+    const { worker } = server.running.ctx;
+    const now = Date.now();
+    await worker.instances.add({
+      instance_id: 'i-1',
+      cluster: cluster.id,
+      provider_id: 'c-1',
+      type: 'LIVE',
+      runners: 1,
+      created_at: now,
+      updated_at: now,
+    });
+    const refused = await alice.http.delete(`/2/clusters/${cluster.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ msg: `Cluster ${cluster.id} still has 1 instances: terminate them first` });
+    expect((await alice.http.post(`/2/clusters/${cluster.id}/terminate`)).body).toEqual({
+      msg: 'Terminating 1 instances',
+    });
+    expect((await alice.http.get(`/2/clusters/${cluster.id}`)).body.cluster.machines).toMatchObject([
+      { instance_id: 'i-1', type: 'KILL' },
+    ]);
+    await worker.instances.move(cluster.id, 'i-1', ['KILL'], 'TERMINATE');
+    expect((await alice.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
+  });
+
+  it("lists a cluster's runners and the tasks each runs, to its owner only", async () => {
+    const cluster = await create(bob.http, { name: 'watched', shared_to: [alice.id] });
+    const { worker } = server.running.ctx;
+    const now = Date.now();
+    await worker.runners.heartbeat(
+      {
+        instance_id: 'runner-a',
         cluster: cluster.id,
-        provider_id: 'c-1',
-        type: 'LIVE',
-        runners: 1,
+        hostname: 'build-host-1',
+        slots: 4,
+        busy: 1,
+        tasks: ['0123456789abcdef01234567'],
+        version: '0.1.0',
         created_at: now,
         updated_at: now,
-      });
-      const refused = await alice.http.delete(`/2/clusters/${cluster.id}`);
-      expect(refused.status).toBe(409);
-      expect(refused.body).toEqual({ msg: `Cluster ${cluster.id} still has 1 instances: terminate them first` });
-      expect((await alice.http.post(`/2/clusters/${cluster.id}/terminate`)).body).toEqual({
-        msg: 'Terminating 1 instances',
-      });
-      expect((await alice.http.get(`/2/clusters/${cluster.id}`)).body.cluster.machines).toMatchObject([
-        { instance_id: 'i-1', type: 'KILL' },
-      ]);
-      await worker.instances.move(cluster.id, 'i-1', ['KILL'], 'TERMINATE');
-      expect((await alice.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
-    } finally {
-      await worker.close();
-    }
+        expires_at: 0,
+      },
+      60_000,
+    );
+    const listed = await bob.http.get(`/2/clusters/${cluster.id}/runners`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.runners).toMatchObject([
+      { instance_id: 'runner-a', hostname: 'build-host-1', slots: 4, busy: 1, tasks: ['0123456789abcdef01234567'] },
+    ]);
+    expect(listed.body.runners[0].updated_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect((await alice.http.get(`/2/clusters/${cluster.id}/runners`)).status).toBe(403);
+    expect((await carol.http.get(`/2/clusters/${cluster.id}/runners`)).status).toBe(404);
+    expect((await alice.http.get('/2/clusters/default/runners')).status).toBe(403);
+    expect((await server.http.get('/2/clusters/default/runners')).status).toBe(200);
   });
 
   it('shows the built-in default cluster but refuses to change it', async () => {
@@ -400,16 +426,11 @@ describe('secrets', () => {
       'secrets',
     );
     expect(stored).toBeTruthy();
-    const { openWorkerServices } = await import('../src/worker/services.js');
-    const worker = openWorkerServices(server.running.ctx);
-    try {
-      expect((await worker.clusters.get(cluster.id)).secrets).toEqual({
-        access_key_id: SECRETS[0],
-        secret_access_key: 'rotated',
-        docker_auth: SECRETS[2],
-      });
-    } finally {
-      await worker.close();
-    }
+    const { worker } = server.running.ctx;
+    expect((await worker.clusters.get(cluster.id)).secrets).toEqual({
+      access_key_id: SECRETS[0],
+      secret_access_key: 'rotated',
+      docker_auth: SECRETS[2],
+    });
   });
 });

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
 import type { Task } from '../src/worker/types.js';
 import type { TestServer } from './helpers/server.js';
@@ -28,7 +28,7 @@ const undispatched = () => redis.zrange(worker.keys.undispatchedTasks(server.pro
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
   client = new WorkerClient(server.http, server.projectId);
-  worker = openWorkerServices(server.running.ctx);
+  worker = server.running.ctx.worker;
   sweeper = new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: 0,
@@ -41,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await jobs?.close();
   await redis?.quit();
-  await worker?.close();
   await server?.stop();
 });
 

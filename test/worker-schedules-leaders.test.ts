@@ -8,7 +8,6 @@ import { newObjectId } from '../src/core/ids.js';
 import { sleep } from '../src/core/time.js';
 import { dueMember } from '../src/worker/schedules/schedule-keys.js';
 import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
-import { openWorkerServices } from '../src/worker/services.js';
 import {
   createSchedule,
   FAST_SCHEDULE_ENV,
@@ -79,32 +78,25 @@ describe('schedules with two controllers', () => {
 
   it('claims each run once when schedulers race outside the lease', async () => {
     const { ctx } = server.running;
-    const racers = [0, 1, 2].map(() => {
-      const services = openWorkerServices(ctx);
-      return { services, scheduler: openScheduleServices(ctx, services).scheduler };
+    const racers = [0, 1, 2].map(() => openScheduleServices(ctx, ctx.worker));
+    const start = new Date(Date.now() + 300).toISOString();
+    const response = await server.http.post(worker.path('/schedules'), {
+      schedules: Array.from({ length: 20 }, (_, i) => ({
+        code_name: 'shared',
+        payload: `race-${i}`,
+        start_at: start,
+      })),
     });
-    try {
-      const start = new Date(Date.now() + 300).toISOString();
-      const response = await server.http.post(worker.path('/schedules'), {
-        schedules: Array.from({ length: 20 }, (_, i) => ({
-          code_name: 'shared',
-          payload: `race-${i}`,
-          start_at: start,
-        })),
-      });
-      const ids: string[] = response.body.schedules.map((s: any) => s.id);
-      await sleep(300);
-      await Promise.all(racers.flatMap(({ scheduler }) => [scheduler.pass(), scheduler.pass()]));
-      for (const id of ids) await waitForSchedule(worker, id, (s) => s.status === 'complete');
-      for (const id of ids) await waitForTasks(worker, 'shared', id, 1);
-      await sleep(500);
-      const all = (await worker.http.get(worker.path('/tasks?code_name=shared&per_page=100'))).body.tasks as any[];
-      for (const id of ids) {
-        expect(all.filter((task) => task.schedule_id === id)).toHaveLength(1);
-        expect((await getSchedule(worker, id)).run_count).toBe(1);
-      }
-    } finally {
-      await Promise.all(racers.map(({ services }) => services.close()));
+    const ids: string[] = response.body.schedules.map((s: any) => s.id);
+    await sleep(300);
+    await Promise.all(racers.flatMap(({ scheduler }) => [scheduler.pass(), scheduler.pass()]));
+    for (const id of ids) await waitForSchedule(worker, id, (s) => s.status === 'complete');
+    for (const id of ids) await waitForTasks(worker, 'shared', id, 1);
+    await sleep(500);
+    const all = (await worker.http.get(worker.path('/tasks?code_name=shared&per_page=100'))).body.tasks as any[];
+    for (const id of ids) {
+      expect(all.filter((task) => task.schedule_id === id)).toHaveLength(1);
+      expect((await getSchedule(worker, id)).run_count).toBe(1);
     }
   });
 
@@ -116,32 +108,25 @@ describe('schedules with two controllers', () => {
       start_at: '2099-01-01T00:00:00Z',
       run_every: 60,
     });
-    const services = openWorkerServices(ctx);
-    try {
-      const { store } = openScheduleServices(ctx, services);
-      const schedule = await store.get(server.projectId, id);
-      const taskId = newObjectId();
-      const run = { member: dueMember(server.projectId, id), at: schedule.next_start! };
-      // A scheduler claims the run and dies before queueing: the claim is all that is left.
-      expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, taskId)).toBe(
-        true,
-      );
-      expect(
-        await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId()),
-      ).toBe(false);
-      const deadline = Date.now() + 10_000;
-      while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
-      expect(await worker.task(taskId)).toMatchObject({
-        id: taskId,
-        schedule_id: id,
-        payload: 'orphan',
-        status: 'queued',
-      });
-      await sleep(2500);
-      expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(1);
-      expect((await getSchedule(worker, id)).run_count).toBe(1);
-    } finally {
-      await services.close();
-    }
+    const { store } = openScheduleServices(ctx, ctx.worker);
+    const schedule = await store.get(server.projectId, id);
+    const taskId = newObjectId();
+    const run = { member: dueMember(server.projectId, id), at: schedule.next_start! };
+    // A scheduler claims the run and dies before queueing: the claim is all that is left.
+    expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, taskId)).toBe(true);
+    expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId())).toBe(
+      false,
+    );
+    const deadline = Date.now() + 10_000;
+    while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
+    expect(await worker.task(taskId)).toMatchObject({
+      id: taskId,
+      schedule_id: id,
+      payload: 'orphan',
+      status: 'queued',
+    });
+    await sleep(2500);
+    expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(1);
+    expect((await getSchedule(worker, id)).run_count).toBe(1);
   });
 });

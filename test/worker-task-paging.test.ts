@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import type { TestServer } from './helpers/server.js';
 import { createCluster, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
@@ -43,7 +43,7 @@ async function listAll(query: string): Promise<Listed[]> {
 beforeAll(async () => {
   server = await startWorkerServer();
   client = new WorkerClient(server.http, server.projectId);
-  worker = openWorkerServices(server.running.ctx);
+  worker = server.running.ctx.worker;
   // No runner runs in this file: every task stays as the test sets it.
   await client.upload({ name: 'alpha', image: 'ferrum-test/busybox' });
   await client.upload({ name: 'beta', image: 'ferrum-test/busybox' });
@@ -78,7 +78,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
   await server?.stop();
 });
 

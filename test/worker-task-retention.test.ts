@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.js';
 import { sleep } from '../src/core/time.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import type { TestServer } from './helpers/server.js';
 import { startTestServer } from './helpers/server.js';
 import { createCluster, FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
     FERRUM_TASK_SWEEP_MS: '100',
   });
   client = new WorkerClient(server.http, server.projectId);
-  worker = openWorkerServices(server.running.ctx);
+  worker = server.running.ctx.worker;
   redis = new Redis(server.redisUrl);
   codeId = await client.upload({ name: 'kept', image: 'ferrum-test/busybox' });
   east = await createCluster(server.http, 'east');
@@ -52,7 +52,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await redis?.quit();
-  await worker?.close();
   await server?.stop();
 });
 

@@ -4,7 +4,7 @@ import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/
 import type { AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App } from '../../src/functions/types.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
 
 const SCHEMES = /^(OAuth|Bearer) (.+)$/;
 

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { openFunctionStores } from '../../src/functions/services.js';
 import type { PluginOptions } from '../context.js';
 import { FunctionAccess } from './access.js';
 import { appRoutes } from './apps.js';
@@ -10,7 +9,7 @@ import { routeRoutes } from './routes.js';
 /** The functions platform's management API (under /v1): apps, their routes and call records. */
 export const functionsApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
-  const stores = openFunctionStores(ctx.config, ctx.redis, ctx.keys);
+  const stores = ctx.functions;
   const access = new FunctionAccess(ctx, stores);
   app.addHook('onRequest', async (request) => {
     request.principal = await access.authenticate(request);

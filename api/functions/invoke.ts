@@ -7,7 +7,6 @@ import { FunctionCalls } from '../../src/functions/function-calls.js';
 import { invocationOf } from '../../src/functions/invocation.js';
 import { FunctionMetrics } from '../../src/functions/metrics.js';
 import { checkRouteSecret } from '../../src/functions/route-secret.js';
-import { openFunctionStores } from '../../src/functions/services.js';
 import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
 import { errorBody, installFunctionErrors } from './errors.js';
@@ -49,7 +48,7 @@ export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, {
     done(null, body),
   );
 
-  const stores = openFunctionStores(ctx.config, ctx.redis, ctx.keys);
+  const stores = ctx.functions;
   const replies = new CallReplies(ctx.bus, stores.keys);
   await replies.start();
   app.addHook('onClose', () => replies.close());

@@ -4,7 +4,8 @@ import { readProjectCounters } from '../../src/auth/project-counters.js';
 import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../../src/auth/types.js';
 import { badRequest, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext, PluginOptions } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
+import type { PluginOptions } from '../context.js';
 import { msgSchema, projectSchema, projectView } from './views.js';
 
 const projectParams = {

@@ -5,7 +5,8 @@ import { USER_STATUSES } from '../../src/auth/types.js';
 import { checkEmail, checkPassword } from '../../src/auth/validation.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext, PluginOptions } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
+import type { PluginOptions } from '../context.js';
 import { msgSchema, userSchema, userView } from './views.js';
 
 const userParams = {

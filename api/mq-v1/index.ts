@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
-import { messageQueueFor } from '../mq-v3/service.js';
 import { alertRoutes } from './alerts.js';
 import { messageRoutes } from './messages.js';
 import { queueRoutes } from './queues.js';
@@ -12,7 +11,7 @@ import { webhookRoutes } from '../mq-v3/webhook.js';
  * version 3. Version 1 accepts earlier-generation tokens and `?oauth=`.
  */
 export const mqV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  const mq = messageQueueFor(ctx, app.log);
+  const { mq } = ctx;
   app.addHook('preHandler', requireProject(ctx));
   await app.register(queueRoutes, { ctx, mq });
   await app.register(messageRoutes, { ctx, mq });

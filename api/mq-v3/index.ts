@@ -3,12 +3,11 @@ import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { messageRoutes } from './messages.js';
 import { queueRoutes } from './queues.js';
-import { messageQueueFor } from './service.js';
 import { webhookRoutes } from './webhook.js';
 
 /** The version 3 message queue API under /3/projects/:project_id/queues. */
 export const mqV3Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  const mq = messageQueueFor(ctx, app.log);
+  const { mq } = ctx;
   app.addHook('preHandler', requireProject(ctx, { refuseLegacyTokens: true }));
   // Long-polls would hold the server open for up to 30 s: answer them before it closes.
   app.addHook('preClose', async () => mq.close());

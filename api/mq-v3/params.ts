@@ -4,7 +4,7 @@ import { LIMITS } from '../../src/mq/limits.js';
 import type { QueueRef } from '../../src/mq/keys.js';
 import type { MessageQueue } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
 
 /** What each route group of the version 3 API is given. */
 export interface MqRouteOptions {

@@ -1,6 +1,5 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
-import { openWorkerServices } from '../../src/worker/services.js';
 import type { PluginOptions } from '../context.js';
 import { clusterRoutes } from './clusters.js';
 import { codeRoutes } from './codes.js';
@@ -12,8 +11,7 @@ import { webhookRoutes } from './webhook.js';
 
 /** The worker service, API version 2. */
 export const workerV2Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  const worker = openWorkerServices(ctx);
-  app.addHook('onClose', () => worker.close());
+  const { worker } = ctx;
   await app.register(multipart, {
     limits: { fileSize: ctx.config.worker.maxCodeBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 32 },
   });

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import { forbidden } from '../../src/core/errors.js';
 import type { TaskTokens } from '../../src/worker/tasks/task-tokens.js';
 import { presentedToken, requireProject } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../controller/app-context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

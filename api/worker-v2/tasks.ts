@@ -41,6 +41,12 @@ const progressBody = {
 } as const;
 
 /** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
+/** `offset`: the first byte of the log to answer (a follower passes the bytes it already has). */
+const logQuery = {
+  type: 'object',
+  properties: { offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
+} as const;
+
 export async function requireJsonContentType(request: FastifyRequest): Promise<void> {
   const type = request.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
@@ -86,9 +92,13 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id/log', {
-    schema: { params: taskParams },
+    schema: { params: taskParams, querystring: logQuery },
     handler: async (request, reply) => {
-      const log = await worker.taskStore.log(projectIdOf(request), taskIdOf(request));
+      const { offset } = request.query as { offset?: number };
+      const log =
+        offset === undefined
+          ? await worker.taskStore.log(projectIdOf(request), taskIdOf(request))
+          : await worker.taskStore.logFrom(projectIdOf(request), taskIdOf(request), offset);
       return reply.type('text/plain; charset=utf-8').send(log);
     },
   });

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { ApiClient } from '../api-client.js';
 import { CliError } from '../errors.js';
 import { Progress } from '../progress.js';
@@ -27,17 +28,20 @@ export async function followLog(
   write: (text: string) => void,
 ): Promise<void> {
   const progress = new Progress();
-  let printed = 0;
+  // Only the bytes not yet printed are fetched; a character split between two reads is held back.
+  const decoder = new StringDecoder('utf8');
+  let offset = 0;
   for (;;) {
     const task = await api.get<Task>(taskPath(api, taskId));
-    const log = await api.text('GET', taskPath(api, taskId, '/log'));
-    if (log.length > printed) {
+    const bytes = await api.bytes('GET', taskPath(api, taskId, '/log'), { query: { offset } });
+    if (bytes.length > 0) {
+      offset += bytes.length;
       progress.clear();
-      write(log.slice(printed));
-      printed = log.length;
+      write(decoder.write(bytes));
     }
     if (FINAL_TASK_STATES.has(task.status)) {
       progress.clear();
+      write(decoder.end());
       if (task.status !== 'complete')
         throw new CliError(`task ${taskId} ended ${task.status}${task.msg ? `: ${task.msg}` : ''}`);
       return;

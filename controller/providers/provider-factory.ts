@@ -3,7 +3,7 @@ import { awsProviderSettingsOf, type StoredCluster } from '../../src/worker/clus
 import type { RunnerRegistry } from '../../src/worker/clusters/runner-registry.js';
 import { DockerInstanceProvider, type DockerProviderOptions } from './docker-provider.js';
 import { withAwsDefaults, type AwsAutoscaleSettings } from '../../src/worker/clusters/aws-settings.js';
-import { AwsInstanceProvider } from './aws-provider.js';
+import type { AwsInstanceProvider } from './aws-provider.js';
 import type { AwsOwnerTag } from './aws-owner-tag.js';
 import type { InstanceProvider } from './instance-provider.js';
 import { StaticInstanceProvider } from './static-provider.js';
@@ -37,7 +37,7 @@ export class InstanceProviders {
   }
 
   /** The cluster's provider; null when it cannot be had (logged), so the cluster is left as it is. */
-  providerFor(stored: StoredCluster): InstanceProvider | null {
+  async providerFor(stored: StoredCluster): Promise<InstanceProvider | null> {
     const { cluster } = stored;
     switch (cluster.autoscale.provider) {
       case 'docker':
@@ -55,11 +55,13 @@ export class InstanceProviders {
     }
   }
 
-  private awsProviderOf(clusterId: string, settings: AwsAutoscaleSettings): AwsInstanceProvider {
+  private async awsProviderOf(clusterId: string, settings: AwsAutoscaleSettings): Promise<AwsInstanceProvider> {
     const settingsJson = JSON.stringify(settings);
     const known = this.awsByCluster.get(clusterId);
     if (known?.settingsJson === settingsJson) return known.provider;
     known?.provider.destroy();
+    // The AWS SDK is large: installations without aws clusters never load it.
+    const { AwsInstanceProvider } = await import('./aws-provider.js');
     const provider = new AwsInstanceProvider({ ...this.aws, settings });
     this.awsByCluster.set(clusterId, { settingsJson, provider });
     return provider;

@@ -3,6 +3,11 @@ import { FailureLog, type StateLogger } from './failure-log.js';
 import { Lease } from './lease.js';
 import type { KeySpace } from './redis.js';
 
+/** Told after each try for the lease whether this process holds it (for the ferrum_leader gauge). */
+export interface LeadershipReport {
+  report(loop: string, held: boolean): void;
+}
+
 export type LoopLogger = StateLogger;
 
 export interface LeaderLoopOptions {
@@ -14,6 +19,7 @@ export interface LeaderLoopOptions {
   log: LoopLogger;
   /** One pass of the work; `isStopping()` turns true when stop() is called, to end long passes early. */
   work: (isStopping: () => boolean) => Promise<void>;
+  leadership?: LeadershipReport;
 }
 
 /**
@@ -50,11 +56,14 @@ export class LeaderLoop {
     this.timer = null;
     await this.pass;
     await this.lease.release().catch(() => undefined);
+    this.options.leadership?.report(this.options.name, false);
   }
 
   /** Runs one pass now if this process holds (or can take) the lease; returns whether it ran. */
   async runOnce(): Promise<boolean> {
-    if (!(await this.lease.tryAcquire())) return false;
+    const held = await this.lease.tryAcquire();
+    this.options.leadership?.report(this.options.name, held);
+    if (!held) return false;
     await this.options.work(() => this.stopping);
     return true;
   }

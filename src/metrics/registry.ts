@@ -1,20 +1,35 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { VERSION } from '../core/version.js';
+import { LeadershipGauge } from './leadership.js';
 
 /** The metrics of one Ferrum process: prom-client's default metrics plus Ferrum's own. */
 export interface Metrics {
   registry: Registry;
-  httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
+  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  leadership: LeadershipGauge;
+}
+
+/** A process's registry: Node's default metrics and ferrum_build_info. */
+export function createProcessRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
+  new Gauge({
+    name: 'ferrum_build_info',
+    help: 'Always 1; the labels say which Ferrum build and Node.js this process runs',
+    labelNames: ['version', 'node_version'] as const,
+    registers: [registry],
+  }).set({ version: VERSION, node_version: process.versions.node }, 1);
+  return registry;
 }
 
 export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
+  const registry = createProcessRegistry();
   const httpRequestDuration = new Histogram({
     name: 'ferrum_http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    help: 'HTTP request duration in seconds, by method, route pattern and status class',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
-  return { registry, httpRequestDuration };
+  return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry) };
 }

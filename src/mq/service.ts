@@ -193,15 +193,3 @@ function nextSubscribers(current: Subscriber[], change: SubscriberChange, given:
   if (change === 'remove') return current.filter((subscriber) => !givenNames.has(subscriber.name));
   return [...current.filter((subscriber) => !givenNames.has(subscriber.name)), ...given];
 }
-
-const shared = new WeakMap<EventBus, MessageQueue>();
-
-/** The one MessageQueue of a process (per event bus), shared by the API versions. */
-export function messageQueueOf(deps: MessageQueueDeps): MessageQueue {
-  let service = shared.get(deps.bus);
-  if (!service) {
-    service = new MessageQueue(deps);
-    shared.set(deps.bus, service);
-  }
-  return service;
-}

@@ -85,9 +85,12 @@ export async function renderChart(
   release: Release = { name: 'ferrum', namespace: 'ferrum' },
 ): Promise<RenderedChart> {
   const templatesDir = path.join(chartDir, 'templates');
-  const files = fs.readdirSync(templatesDir).sort();
+  // Every file under templates/, subfolders (tests/) included, as Helm reads them.
+  const files = (fs.readdirSync(templatesDir, { recursive: true }) as string[])
+    .filter((file) => fs.statSync(path.join(templatesDir, file)).isFile())
+    .sort();
   const helpers = files
-    .filter((file) => file.startsWith('_'))
+    .filter((file) => path.basename(file).startsWith('_'))
     .map((file) => fs.readFileSync(path.join(templatesDir, file), 'utf8'));
   const context = {
     Values: chartValues(chartDir, overrides),

@@ -29,13 +29,29 @@ null
 {{- end -}}
 {{- end -}}
 
+{{- /* The chart's name in labels: nameOverride, else "ferrum". */ -}}
+{{- define "ferrum.name" -}}
+{{- if .Values.nameOverride -}}{{ .Values.nameOverride }}{{- else -}}ferrum{{- end -}}
+{{- end -}}
+
+{{- /* Prefix of every object's name: fullnameOverride, else the release name (followed by nameOverride when set). */ -}}
+{{- define "ferrum.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{ .Values.fullnameOverride }}
+{{- else if .Values.nameOverride -}}
+{{ .Release.Name }}-{{ .Values.nameOverride }}
+{{- else -}}
+{{ .Release.Name }}
+{{- end -}}
+{{- end -}}
+
 {{- /* Labels every object carries, as the inside of a flow map: `labels: { {{- template "ferrum.labels" . }}, ... }`. */ -}}
 {{- define "ferrum.labels" -}}
-"app.kubernetes.io/name": "ferrum", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}, "app.kubernetes.io/version": {{ printf "%q" .Chart.AppVersion }}, "app.kubernetes.io/managed-by": {{ printf "%q" .Release.Service }}, "helm.sh/chart": {{ printf "%s-%s" .Chart.Name .Chart.Version | printf "%q" }}
+"app.kubernetes.io/name": "{{ template "ferrum.name" . }}", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}, "app.kubernetes.io/version": {{ printf "%q" .Chart.AppVersion }}, "app.kubernetes.io/managed-by": {{ printf "%q" .Release.Service }}, "helm.sh/chart": {{ printf "%s-%s" .Chart.Name .Chart.Version | printf "%q" }}
 {{- end -}}
 
 {{- define "ferrum.selectorLabels" -}}
-"app.kubernetes.io/name": "ferrum", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}
+"app.kubernetes.io/name": "{{ template "ferrum.name" . }}", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}
 {{- end -}}
 
 {{- define "ferrum.image" -}}
@@ -49,6 +65,9 @@ null
 {{- template "ferrum: set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey" -}}
 {{- end -}}
 {{- end -}}
+{{- if and .Values.redis.bundled.enabled (not .Values.secrets.existingSecret) (not .Values.secrets.redisPassword) -}}
+{{- template "ferrum: the bundled Redis needs a password: set secrets.redisPassword (or key redis-password of secrets.existingSecret)" -}}
+{{- end -}}
 {{- if le .Values.runner.terminationGracePeriodSeconds .Values.runner.drainSeconds -}}
 {{- template "ferrum: runner.terminationGracePeriodSeconds must exceed runner.drainSeconds" -}}
 {{- end -}}
@@ -58,15 +77,44 @@ null
 {{- if .Values.secrets.existingSecret -}}
 {{ .Values.secrets.existingSecret }}
 {{- else -}}
-{{ .Release.Name }}-secrets
+{{ template "ferrum.fullname" . }}-secrets
 {{- end -}}
+{{- end -}}
+
+{{- define "ferrum.serviceAccountName" -}}
+{{- if .Values.serviceAccount.name -}}
+{{ .Values.serviceAccount.name }}
+{{- else if .Values.serviceAccount.create -}}
+{{ template "ferrum.fullname" . }}
+{{- else -}}
+default
+{{- end -}}
+{{- end -}}
+
+{{- /* What every pod spec starts with (6 spaces deep): the ServiceAccount without an API token, and RuntimeDefault seccomp is set by each pod's securityContext. */ -}}
+{{- define "ferrum.podIdentity" }}
+      serviceAccountName: {{ template "ferrum.serviceAccountName" . }}
+      automountServiceAccountToken: false
+{{- end -}}
+
+{{- /* The bundled Redis's password as container env (12 spaces deep). */ -}}
+{{- define "ferrum.redisPasswordEnv" }}
+            - name: REDIS_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ template "ferrum.secretName" . }}
+                  key: redis-password
 {{- end -}}
 
 {{- /* Environment both roles share, as container env list items (12 spaces deep). */ -}}
 {{- define "ferrum.commonEnv" }}
+{{- if .Values.redis.bundled.enabled }}
+{{- template "ferrum.redisPasswordEnv" . }}
+{{- end }}
             - name: REDIS_URL
 {{- if .Values.redis.bundled.enabled }}
-              value: {{ printf "redis://%s-redis:6379" .Release.Name | printf "%q" }}
+              # Kubernetes puts REDIS_PASSWORD, defined just above, into $(REDIS_PASSWORD).
+              value: "redis://:$(REDIS_PASSWORD)@{{ template "ferrum.fullname" . }}-redis:6379"
 {{- else }}
               valueFrom:
                 secretKeyRef:
@@ -74,7 +122,7 @@ null
                   name: {{ printf "%q" .Values.redis.existingSecret }}
                   key: {{ printf "%q" .Values.redis.existingSecretKey }}
 {{- else }}
-                  name: {{ printf "%s-redis-url" .Release.Name | printf "%q" }}
+                  name: "{{ template "ferrum.fullname" . }}-redis-url"
                   key: redis-url
 {{- end }}
 {{- end }}

@@ -134,6 +134,12 @@ export class TaskStore {
     return (await this.redis.get(this.keys.taskLog(projectId, taskId))) ?? '';
   }
 
+  /** The log's bytes from `offset` on (empty past its end), so a follower fetches only what is new. */
+  async logFrom(projectId: string, taskId: string, offset: number): Promise<Buffer> {
+    await this.get(projectId, taskId);
+    return this.redis.getrangeBuffer(this.keys.taskLog(projectId, taskId), offset, -1);
+  }
+
   /** Newest first: one page of the indexes the filter names, one per status asked for. */
   async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
     const everyStatus = filter.statuses.length === 0 || filter.statuses.length === TASK_STATUSES.length;

@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { EventBus } from '../src/core/bus.js';
+import type { Config } from '../src/core/config.js';
+import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
+import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
+import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
+
+/**
+ * A runner process's shared connections and services, opened once (openRunnerContext) and
+ * closed together once the runner has drained.
+ */
+export interface RunnerContext {
+  config: Config;
+  redisUrl: string;
+  redis: Redis;
+  keys: KeySpace;
+  bus: EventBus;
+  worker: WorkerServices;
+  functions: FunctionStores;
+  /** The BullMQ Worker's connection (BullMQ wants one that retries forever). */
+  taskQueueConnection: Redis;
+  /** The function worker's connection: BLMOVE blocks it. */
+  functionCallConnection: Redis;
+}
+
+export interface OpenedRunnerContext {
+  ctx: RunnerContext;
+  close(): Promise<void>;
+}
+
+export function openRunnerContext(config: Config, redisUrl: string, registry: Registry): OpenedRunnerContext {
+  const redis = createRedisClient(redisUrl, 'runner');
+  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
+  const bus = new EventBus(subscriber, redis);
+  const keys = new KeySpace(config.keyPrefix);
+  const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false };
+  const ctx: RunnerContext = {
+    config,
+    redisUrl,
+    redis,
+    keys,
+    bus,
+    worker: openWorkerServices({ config, redis, redisUrl, keys, bus }),
+    functions: openFunctionStores(config, redis, keys),
+    taskQueueConnection: createRedisClient(redisUrl, 'runner-bullmq', blockingOptions),
+    functionCallConnection: createRedisClient(redisUrl, 'runner-functions', blockingOptions),
+  };
+  const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
+  let closing: Promise<void> | null = null;
+  return {
+    ctx,
+    close: () =>
+      (closing ??= (async () => {
+        stopRoundTrip();
+        await ctx.worker.close();
+        await bus.close();
+        ctx.functionCallConnection.disconnect();
+        ctx.taskQueueConnection.disconnect();
+        redis.disconnect();
+      })()),
+  };
+}
