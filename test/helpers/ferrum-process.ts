@@ -26,11 +26,13 @@ export interface FerrumProcessOptions {
   dataDir?: string;
   /** Wait for "Ferrum listening" (servers) or for this line (runners). */
   readyLine?: RegExp;
+  /** A fixed port (to start a killed server again where its clients look); a free one by default. */
+  port?: number;
 }
 
 /** Starts `ferrum <command>` with its own data folder and port; resolves once it says it is ready. */
 export async function startFerrumProcess(command: string, options: FerrumProcessOptions = {}): Promise<FerrumProcess> {
-  const port = await freeLoopbackPort();
+  const port = options.port ?? (await freeLoopbackPort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-proc-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', command], {
     cwd: ROOT,
@@ -112,6 +114,12 @@ export async function signalAndWait(proc: FerrumProcess, signal: NodeJS.Signals,
     throw new Error(`process did not exit within ${timeoutMs} ms of ${signal}`);
   }
   return Date.now() - started;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The pid in a redis.pid file (the managed redis-server of a data folder). */
