@@ -159,7 +159,8 @@ it('loses no acknowledged message and leaves no task running through controller,
   const figures: Record<string, unknown> = {};
   const steady = async () => {
     const before = load.posted.size;
-    expect(await waitFor(() => load.posted.size >= before + 40, 60_000)).toBe(true);
+    const ok = await waitFor(() => load.posted.size >= before + 40, 60_000);
+    expect(ok, `posting stalled; answers so far: ${JSON.stringify(Object.fromEntries(load.statuses))}`).toBe(true);
   };
   await steady();
 

@@ -265,6 +265,21 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
+/**
+ * REDIS_URL as the connection spec createRedisClient takes: the URL itself (standalone), or
+ * `redis-sentinel://host:port,…/<master>` built from FERRUM_REDIS_SENTINELS (or REDIS_URL's
+ * comma-separated addresses) and FERRUM_REDIS_SENTINEL_MASTER.
+ */
+function redisUrlFrom(env: Env): string | undefined {
+  const mode = oneOf(env, 'FERRUM_REDIS_MODE', ['standalone', 'sentinel', 'cluster'] as const, 'standalone');
+  if (mode === 'standalone') return nonEmpty(env.REDIS_URL);
+  if (mode === 'cluster') throw new Error('FERRUM_REDIS_MODE=cluster is not supported yet (standalone or sentinel)');
+  const sentinels = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL)?.replace(/^redis:\/\//, '');
+  if (!sentinels) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
+  const master = env.FERRUM_REDIS_SENTINEL_MASTER || 'mymaster';
+  return `redis-sentinel://${sentinels}/${encodeURIComponent(master)}`;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -273,7 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
-    redisUrl: nonEmpty(env.REDIS_URL),
+    redisUrl: redisUrlFrom(env),
     keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
     dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
     redis: {

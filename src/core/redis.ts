@@ -14,16 +14,32 @@ export const fallbackLog = (): StateLogger => (defaultLog ??= pino({ level: proc
 /** Reconnect attempts come quickly, then once a second, so service resumes within a second of Redis's return. */
 const reconnectDelayMs = (attempt: number) => Math.min(100 * attempt, 1000);
 
+/**
+ * Where to connect: a redis:// URL, or `redis-sentinel://host:port,host:port/<master>` for the
+ * master a set of Sentinels names (followed through failovers).
+ */
+export function connectionOf(url: string): RedisOptions {
+  const sentinel = /^redis-sentinel:\/\/([^/]+)\/(.+)$/.exec(url);
+  if (!sentinel) return {};
+  const sentinels = sentinel[1]!.split(',').map((address) => {
+    const at = address.lastIndexOf(':');
+    return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
+  });
+  return { sentinels, name: decodeURIComponent(sentinel[2]!), sentinelRetryStrategy: reconnectDelayMs };
+}
+
 /** Opens a Redis connection; `name` shows in CLIENT LIST so connections can be told apart. */
 export function createRedisClient(url: string, name: string, extra: RedisClientOptions = {}): Redis {
   const { log = fallbackLog(), ...options } = extra;
-  const client = new Redis(url, {
+  const settings: RedisOptions = {
     connectionName: `ferrum:${name}`,
     maxRetriesPerRequest: 20,
     enableAutoPipelining: true,
     retryStrategy: reconnectDelayMs,
     ...options,
-  });
+  };
+  const sentinel = connectionOf(url);
+  const client = sentinel.sentinels ? new Redis({ ...settings, ...sentinel }) : new Redis(url, settings);
   reportConnectionState(client, name, log);
   return client;
 }
