@@ -10,9 +10,10 @@ import * as hdr from 'hdr-histogram-js';
 import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { KeySpace } from '../src/core/redis.js';
+import { figure, sized, SMOKE } from './lib/report.js';
 
 const CLIENTS = 50;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = sized('BENCH_SECONDS', 5, 1);
 const WARM_UP_SECONDS = 3;
 const CACHE = 'bench';
 const VALUE = 'v'.repeat(100);
@@ -124,7 +125,8 @@ async function main() {
     });
     const projectUrl = `${info.url}/1/projects/${info.projectId}`;
     // Warm-up until the server's JIT has compiled the request path: cold runs read far lower.
-    for (const operation of operations) await overHttp(projectUrl, operation.http, info.token, WARM_UP_SECONDS);
+    if (!SMOKE)
+      for (const operation of operations) await overHttp(projectUrl, operation.http, info.token, WARM_UP_SECONDS);
     console.log(`cache benchmark: ${CLIENTS} clients, ${SECONDS}s per run, HTTP keep-alive vs. straight to Redis`);
     const load = os
       .loadavg()
@@ -147,10 +149,17 @@ async function main() {
           (http.opsPerSecond / direct.opsPerSecond).toFixed(2),
         ]),
       );
+      figure(`${operation.name} over HTTP`, http.opsPerSecond, 'ops/s', { better: 'higher' });
+      figure(`${operation.name} over HTTP p99`, http.p99Ms, 'ms', { better: 'lower' });
+      figure(`${operation.name} HTTP/Redis`, http.opsPerSecond / direct.opsPerSecond, 'x', {
+        better: 'higher',
+        reference: 'the same operation straight to Redis through the cache scripts, 50 clients',
+      });
     }
     // What the HTTP stack alone reaches on this machine now: the ceiling for the rows above.
     const floor = await overHttp(info.url, { method: 'GET', path: '/health' }, info.token);
     console.log(row(['GET /health (no Redis)', Math.round(floor.opsPerSecond), floor.p99Ms.toFixed(2), '', '', '']));
+    figure('GET /health (no Redis)', floor.opsPerSecond, 'ops/s', { better: 'higher' });
   } finally {
     redis.disconnect();
     child.kill('SIGTERM');

@@ -8,8 +8,9 @@ import { spawn } from 'node:child_process';
 import { FunctionsClient } from '../test/helpers/functions.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { FAST_WORKER_ENV, startRunner } from '../test/helpers/worker.js';
+import { figure, sized } from './lib/report.js';
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 40);
+const CALLS = sized('BENCH_CALLS', 40, 2);
 const IMAGE = 'ferrum-test/fn-echo';
 
 function percentile(sorted: number[], p: number): number {
@@ -67,6 +68,12 @@ async function main(): Promise<void> {
       console.log(format(`cold call, ${callers} caller(s)`, cold));
       console.log(format(`bare docker run -i, ${callers} caller(s)`, bare));
       console.log(`  ratio of medians: ${(cold.p50 / bare.p50).toFixed(2)}x (target <= 1.2x)`);
+      figure(`cold call p50, ${callers} caller(s)`, cold.p50, 'ms', { better: 'lower' });
+      figure(`cold call/bare docker run median, ${callers} caller(s)`, cold.p50 / bare.p50, 'x', {
+        better: 'lower',
+        target: 1.2,
+        reference: 'bare docker run --rm -i of the same image with the same stdin',
+      });
     }
   } finally {
     await runner.stop();

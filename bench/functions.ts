@@ -13,11 +13,12 @@ import os from 'node:os';
 import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http.js';
 import { serveInChild } from './lib/child-server.js';
+import { figure, sized, SMOKE } from './lib/report.js';
 
-const HOT_CALLS = Number(process.env.BENCH_HOT_CALLS ?? 5000);
+const HOT_CALLS = sized('BENCH_HOT_CALLS', 5000, 50);
 const HOT_CALLERS = 10;
-const COLD_CALLS = Number(process.env.BENCH_COLD_CALLS ?? 40);
-const COLD_CALLERS = Number(process.env.BENCH_COLD_CALLERS ?? 4);
+const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
+const COLD_CALLERS = sized('BENCH_COLD_CALLERS', 4, 2);
 const HOT_IMAGES = { http: 'ferrum-test/fn-hot-http', json: 'ferrum-test/fn-hot-json' } as const;
 const COLD_IMAGE = 'ferrum-test/fn-cold-echo';
 const MEMORY_MB = 128;
@@ -55,6 +56,8 @@ function report(label: string, figures: Figures): void {
   console.log(
     `    ${label}: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms, ${rate.toFixed(0)} calls/s (${latencies.length} calls, ${(wallMs / 1000).toFixed(1)} s)`,
   );
+  figure(`${label} p50`, percentile(latencies, 50), 'ms', { better: 'lower' });
+  figure(`${label} rate`, rate, 'calls/s', { better: 'higher' });
 }
 
 /**
@@ -128,7 +131,7 @@ async function beside(
 async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string): Promise<void> {
   console.log(`    floor: bare docker run --rm -i of ${HOT_IMAGES.http}, one call each, ${COLD_CALLERS} at a time`);
   report(
-    'docker run --rm -i',
+    `docker run --rm -i of ${HOT_IMAGES.http}`,
     await drive(Math.min(COLD_CALLS, 20), COLD_CALLERS, () => bareDockerRun(HOT_IMAGES.http, bareRequestOf('http'))),
   );
   await coldCall(); // the first container of an image pays for caches the rest share
@@ -139,8 +142,13 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
     bareDockerRun(COLD_IMAGE, bareRequestOf('default')),
   );
   report(coldLabel, cold);
-  report('docker run --rm -i', bare);
+  report(`docker run --rm -i of ${COLD_IMAGE}`, bare);
   console.log(`    ratio cold/bare wall time: ${(cold.wallMs / bare.wallMs).toFixed(2)}x (target <= 1.2x)`);
+  figure('cold calls/bare docker run wall time', cold.wallMs / bare.wallMs, 'x', {
+    better: 'lower',
+    target: 1.2,
+    reference: 'bare docker run --rm -i of the same image, same concurrency',
+  });
 }
 
 /** The server child's CPU usage so far. */
@@ -184,7 +192,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess): P
   };
   try {
     for (const format of ['http', 'json'] as const) {
-      await drive(500, HOT_CALLERS, call(`/hot-${format}`));
+      await drive(SMOKE ? 20 : 500, HOT_CALLERS, call(`/hot-${format}`));
       console.log(
         `(a) hot echo function, ${format} format, ${HOT_CALLERS} callers over HTTP, max_concurrency ${HOT_CALLERS}`,
       );

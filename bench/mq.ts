@@ -6,18 +6,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import http from 'node:http';
 import os from 'node:os';
 import { serveInChild } from './lib/child-server.js';
+import { check, Client, type Target } from './lib/mq-client.js';
+import { figure, sized } from './lib/report.js';
 
-interface Target {
-  url: string;
-  token: string;
-  projectId: string;
-  redisUrl: string;
-}
-
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = sized('BENCH_SECONDS', 5, 0.5);
 /** Which scenarios run: any of batched, single1, single50 (comma-separated). */
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50').split(',');
 
@@ -29,54 +23,6 @@ if (process.env.BENCH_ROLE === 'server') {
 
 async function serve(): Promise<void> {
   await serveInChild();
-}
-
-/** A keep-alive JSON client over node:http. */
-class Client {
-  private readonly agent: http.Agent;
-  private readonly base: URL;
-
-  constructor(
-    private readonly target: Target,
-    sockets: number,
-  ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-    this.base = new URL(target.url);
-  }
-
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const request = http.request(
-        {
-          agent: this.agent,
-          host: this.base.hostname,
-          port: this.base.port,
-          method,
-          path: `/3/projects/${this.target.projectId}/queues/${path}`,
-          headers: {
-            Authorization: `OAuth ${this.target.token}`,
-            'Content-Type': 'application/json',
-            ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: response.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
-          });
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
 }
 
 class Stats {
@@ -162,15 +108,24 @@ async function measured<T extends object>(
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
+  if (process.env.BENCH_PROFILE) await redis.config('RESETSTAT');
   const [server0, redis0, client0] = [await serverCpu(), await redisCpu(), clientCpu()];
   const result = await work();
   const [server1, redis1, client1] = [await serverCpu(), await redisCpu(), clientCpu()];
+  if (process.env.BENCH_PROFILE) await printCommandStats(redis);
   return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: client1 - client0 } };
 }
 
-function check(response: { status: number; body: any }, status: number): any {
-  if (response.status !== status) throw new Error(`unexpected ${response.status}: ${JSON.stringify(response.body)}`);
-  return response.body;
+/** With BENCH_PROFILE: where Redis spent its time (INFO commandstats since the RESETSTAT). */
+async function printCommandStats(redis: Redis): Promise<void> {
+  const rows = [
+    ...(await redis.info('commandstats')).matchAll(/^cmdstat_(\S+):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/gm),
+  ];
+  rows.sort((a, b) => Number(b[3]) - Number(a[3]));
+  for (const [, name, calls, usec, perCall] of rows.slice(0, 12))
+    console.log(
+      `    redis ${name!.padEnd(16)} ${calls!.padStart(8)} calls ${(Number(usec) / 1000).toFixed(0).padStart(7)} ms ${perCall} µs/call`,
+    );
 }
 
 async function main(): Promise<void> {
@@ -193,7 +148,6 @@ async function main(): Promise<void> {
     if (SCENARIOS.includes('batched')) await batched(target, child, redis);
     for (const clients of [1, 50])
       if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
-    console.log(`\ntargets (the machine is shared: compare with the load average):\n${verdicts.join('\n')}`);
   } finally {
     console.log(
       `\nload average at end: ${os
@@ -204,14 +158,6 @@ async function main(): Promise<void> {
     redis.disconnect();
     child.send('stop');
   }
-}
-
-const verdicts: string[] = [];
-
-/** One line comparing a figure with its target (`lowerIsBetter` figures are passed negated). */
-function verdict(target: string, figure: number, threshold: number, unit: string): string {
-  const shown = Math.abs(figure).toLocaleString('en-US', { maximumFractionDigits: 2 });
-  return `${target.padEnd(40)} measured ${shown} ${unit}: ${figure >= threshold ? 'met' : 'NOT met'}`;
 }
 
 async function batched(target: Target, child: ChildProcess, redis: Redis): Promise<void> {
@@ -225,7 +171,7 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
     }),
   );
   report(`batched produce (100/request, ${clients} clients)`, produce);
-  verdicts.push(verdict('batched produce >= 40,000 msg/s', produce.stats.messages / produce.seconds, 40_000, 'msg/s'));
+  figure('batched produce', produce.stats.messages / produce.seconds, 'msg/s', { better: 'higher', target: 40_000 });
 
   const consume = await measured(child, redis, () =>
     run(clients, async (stats) => {
@@ -238,7 +184,7 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
     }),
   );
   report(`batched consume (reserve 100 + delete, ${clients} clients)`, consume);
-  verdicts.push(verdict('batched consume >= 20,000 msg/s', consume.stats.messages / consume.seconds, 20_000, 'msg/s'));
+  figure('batched consume', consume.stats.messages / consume.seconds, 'msg/s', { better: 'higher', target: 20_000 });
   client.close();
 }
 
@@ -279,8 +225,12 @@ async function single(target: Target, clients: number, child: ChildProcess, redi
       { stats, seconds: roundTrips.seconds },
       'req/s',
     );
+    for (const p of [50, 99])
+      figure(`single ${name} p${p}, ${clients} client(s)`, stats.percentile(p), 'ms', {
+        better: 'lower',
+        ...(p === 99 ? { target: 5 } : {}),
+      });
   }
-  if (clients === 50) verdicts.push(verdict('single post p99 <= 5 ms at 50 clients', -post.percentile(99), -5, 'ms'));
   const { stats, seconds, cpu } = roundTrips;
   console.log(
     `single post+reserve+delete (${clients}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,

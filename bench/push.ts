@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import os from 'node:os';
 import { serveInChild } from './lib/child-server.js';
+import { figure, sized } from './lib/report.js';
 
 interface Target {
   url: string;
@@ -25,8 +26,8 @@ interface CpuSnapshot {
   bench: number;
 }
 
-const QUEUES = Number(process.env.BENCH_QUEUES ?? 4);
-const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 40_000);
+const QUEUES = sized('BENCH_QUEUES', 4, 2);
+const DELIVERIES = sized('BENCH_DELIVERIES', 40_000, 400);
 const POST_BATCH = 100;
 
 async function serve(): Promise<void> {
@@ -125,6 +126,13 @@ async function scenario(
   );
   const deliveries = perQueue * QUEUES * subscribersPerQueue;
   const perDelivery = (part: keyof CpuSnapshot) => ((cpuAfter[part] - cpuBefore[part]) * 1000) / deliveries;
+  figure(`push deliveries, ${subscribersPerQueue} subscriber(s) per queue`, rate, 'deliveries/s', {
+    better: 'higher',
+    target: 5000,
+  });
+  figure(`push controller CPU per delivery, ${subscribersPerQueue} subscriber(s)`, perDelivery('controller'), 'µs', {
+    better: 'lower',
+  });
   console.log(
     `  CPU per delivery (posting included): controller ${perDelivery('controller').toFixed(0)} µs, redis ${perDelivery('redis').toFixed(0)} µs, ` +
       `bench process ${perDelivery('bench').toFixed(0)} µs; one controller with a core of its own ≈ ${Math.round(1e6 / perDelivery('controller'))} deliveries/s`,

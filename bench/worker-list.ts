@@ -18,10 +18,11 @@ import type { WorkerServices } from '../src/worker/services.js';
 import type { Code, Task, TaskStatus } from '../src/worker/types.js';
 import { HttpClient } from '../test/helpers/http.js';
 import { startTestRedis } from '../test/helpers/redis.js';
+import { figure, sized } from './lib/report.js';
 
-const LIST_TASKS = Number(process.env.BENCH_LIST_TASKS ?? 1_000_000);
-const MEMORY_TASKS = Number(process.env.BENCH_MEMORY_TASKS ?? 20_000);
-const CALLS = Number(process.env.BENCH_LIST_CALLS ?? 200);
+const LIST_TASKS = sized('BENCH_LIST_TASKS', 1_000_000, 1000);
+const MEMORY_TASKS = sized('BENCH_MEMORY_TASKS', 20_000, 200);
+const CALLS = sized('BENCH_LIST_CALLS', 200, 3);
 const IN_FLIGHT = 32;
 const CHUNK = 1000;
 const DAY_MS = 24 * 3600 * 1000;
@@ -175,6 +176,7 @@ async function measureMemory(
   console.log(
     `    ${((after - before) / MEMORY_TASKS).toFixed(0)} bytes/task (record, log, list and stats indexes, expiry entry)`,
   );
+  figure('Redis memory per finished task', (after - before) / MEMORY_TASKS, 'bytes', { better: 'lower' });
   void controller;
 }
 
@@ -230,6 +232,10 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
     console.log(
       `      ${label.padEnd(38)} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; script ${script} ms/call (${(listed / CALLS).toFixed(0)} tasks/page on average)`,
     );
+    figure(`list p99 with ${LIST_TASKS.toLocaleString('en')} tasks: ${label}`, percentile(times, 99), 'ms', {
+      better: 'lower',
+      target: 50,
+    });
   }
 }
 

@@ -24,14 +24,17 @@ import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { HttpClient } from '../test/helpers/http.js';
-import { runListBench } from './worker-list.js';
 import { startTestRedis } from '../test/helpers/redis.js';
+import { createCluster } from '../test/helpers/worker.js';
+import { figure, sized } from './lib/report.js';
+import { runListBench } from './worker-list.js';
 
-const TASKS = Number(process.env.BENCH_TASKS ?? 1000);
-const QUEUE_TASKS = Number(process.env.BENCH_QUEUE_TASKS ?? 20000);
-const IDLE_TASKS = Number(process.env.BENCH_IDLE_TASKS ?? 50);
+const TASKS = sized('BENCH_TASKS', 1000, 4);
+const QUEUE_TASKS = sized('BENCH_QUEUE_TASKS', 20000, 400);
+const IDLE_TASKS = sized('BENCH_IDLE_TASKS', 50, 2);
+const WARM_UP_TASKS = sized('BENCH_WARM_UP_TASKS', 2000, 100);
 const SLOTS = 4;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = sized('BENCH_ROUNDS', 5, 1);
 const IMAGE = 'ferrum-test/busybox';
 const COMMAND = 'true';
 
@@ -155,6 +158,12 @@ async function main(): Promise<void> {
       `    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`,
     );
     console.log(`    ratio ferrum/docker wall time: ${(ferrumWall / dockerWall).toFixed(2)}x (target <= 1.2x)`);
+    figure('tasks: queue-to-start p50 (4 slots busy)', percentile(latencies, 50), 'ms', { better: 'lower' });
+    figure('tasks: ferrum/docker run wall time', ferrumWall / dockerWall, 'x', {
+      better: 'lower',
+      target: 1.2,
+      reference: 'bare docker run --rm of the same image, 4 at a time',
+    });
 
     console.log(`(a') ${IDLE_TASKS} tasks queued one at a time on the idle runner`);
     const idleLatencies: number[] = [];
@@ -172,13 +181,21 @@ async function main(): Promise<void> {
     console.log(
       `    queue-to-start latency p50 ${percentile(idleLatencies, 50)} ms, p99 ${percentile(idleLatencies, 99)} ms`,
     );
+    figure('tasks: queue-to-start p50 on an idle runner', percentile(idleLatencies, 50), 'ms', { better: 'lower' });
 
     console.log(`(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight`);
-    await queueAll(http, projectId, 2000, 'bench-warmup', 8); // JIT and script caches warm, as in a running server
+    // Clusters without runners, so that the tasks stay queued and only queueing is measured.
+    const warmUp = await createCluster(http, 'bench-warmup');
+    const idle = await createCluster(http, 'bench-idle');
+    await queueAll(http, projectId, WARM_UP_TASKS, warmUp, 8); // JIT and script caches warm, as in a running server
     const queueStarted = performance.now();
-    await queueAll(http, projectId, QUEUE_TASKS, 'bench-idle', 8);
+    await queueAll(http, projectId, QUEUE_TASKS, idle, 8);
     const queueSeconds = (performance.now() - queueStarted) / 1000;
     console.log(`    ${(QUEUE_TASKS / queueSeconds).toFixed(0)} tasks/s queued (target >= 3000)`);
+    figure('tasks queued through the API (batches of 100)', QUEUE_TASKS / queueSeconds, 'tasks/s', {
+      better: 'higher',
+      target: 3000,
+    });
   } finally {
     await client.quit();
     await runner.stop();

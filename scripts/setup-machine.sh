@@ -3,6 +3,7 @@
 #   services: redis-server and a running Docker engine (npm start)
 #   test:     services, plus busybox-static, the locally built test images and Debian's
 #             Chromium for the dashboard's browser tests (npm test)
+#   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 mode="${1:-services}"
@@ -56,6 +57,10 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
+ensure_rabbitmq() {
+  [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
+}
+
 case "$mode" in
   services)
     ensure_redis || true   # the server itself explains how to install Redis when it is missing
@@ -67,8 +72,11 @@ case "$mode" in
     ensure_test_images
     ensure_browser
     ;;
+  rabbitmq)
+    ensure_rabbitmq
+    ;;
   *)
-    echo "usage: $0 services|test" >&2
+    echo "usage: $0 services|test|rabbitmq" >&2
     exit 2
     ;;
 esac

@@ -20,6 +20,7 @@ import {
   msgSchema,
   pushStatusesResponseSchema,
   pushStatusView,
+  reservedMessagesJson,
 } from './views.js';
 
 interface DeleteEntry {
@@ -165,7 +166,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       };
       const signal = options.waitSeconds > 0 ? abortOnDisconnect(reply) : undefined;
       const messages = await mq.reserve(queueRefOf(request), options, signal);
-      return { messages: messages.map(messageView) };
+      return reply.type('application/json; charset=utf-8').send(reservedMessagesJson(messages));
     },
   });
 

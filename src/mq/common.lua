@@ -36,11 +36,41 @@ local function front_scores(count)
   return redis.call('HINCRBY', K_QUEUE, 'front', -count)
 end
 
-local function remove_messages(ids)
+-- Of `keys`, those that exist: hashes only some queues have (push headers, version 1 timeouts)
+-- are skipped when absent instead of being sent every id of a batch.
+local function existing(keys)
+  local found = {}
+  for _, key in ipairs(keys) do
+    if redis.call('EXISTS', key) == 1 then found[#found + 1] = key end
+  end
+  return found
+end
+
+-- Removes a message's record (expiry entry, body, count, headers, timeout) and, for each place
+-- given in `places`, its entry there (ready, delayed, reserved, rid, released).
+local function remove_records(ids, places)
   if #ids == 0 then return end
-  for _, key in ipairs({ K_READY, K_DELAYED, K_RESERVED, K_EXPIRY }) do variadic('ZREM', key, ids) end
-  for _, key in ipairs({ K_BODY, K_COUNT, K_RID, K_HEADERS, K_TIMEOUT }) do variadic('HDEL', key, ids) end
-  variadic('SREM', K_RELEASED, ids)
+  variadic('ZREM', K_EXPIRY, ids)
+  variadic('HDEL', K_BODY, ids)
+  for _, key in ipairs(existing({ K_COUNT, K_HEADERS, K_TIMEOUT })) do variadic('HDEL', key, ids) end
+  for _, place in ipairs(places) do
+    if place == K_RELEASED then
+      variadic('SREM', place, ids)
+    elseif place == K_RID then
+      variadic('HDEL', place, ids)
+    else
+      variadic('ZREM', place, ids)
+    end
+  end
+end
+
+local function remove_messages(ids)
+  remove_records(ids, { K_READY, K_DELAYED, K_RESERVED, K_RID, K_RELEASED })
+end
+
+-- Messages whose reservation is live sit only in the reserved set.
+local function remove_reserved(ids)
+  remove_records(ids, { K_RESERVED, K_RID })
 end
 
 -- Puts ids at the front of the ready set, keeping their order.
@@ -93,7 +123,8 @@ end
 
 -- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
 -- that ran out is returned to the front here (the message is back on the queue); expired
--- messages are dropped. Returns the outcome per id.
+-- messages are dropped. Returns the outcome per id, and the end of each one's reservation (nil
+-- when not reserved; lapsed ones are in the past).
 local function check_reservations(ids, rids, now)
   local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
   local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
@@ -119,7 +150,7 @@ local function check_reservations(ids, rids, now)
   end
   remove_messages(expired)
   return_lapsed(lapsed)
-  return outcomes
+  return outcomes, until_ms
 end
 
 local function check_reservation(id, rid, now)

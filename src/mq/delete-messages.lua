@@ -9,9 +9,16 @@ for i, target in ipairs(cjson.decode(ARGV[1])) do
   rids[i] = target[2]
 end
 local now = now_ms()
-local outcomes = check_reservations(ids, rids, now)
+local outcomes, until_ms = check_reservations(ids, rids, now)
+local reserved, others = {}, {}
 for i, outcome in ipairs(outcomes) do
   if outcome ~= OK then return { outcome, i } end
+  if until_ms[i] and tonumber(until_ms[i]) > now then
+    reserved[#reserved + 1] = ids[i]
+  else
+    others[#others + 1] = ids[i]
+  end
 end
-remove_messages(ids)
+remove_reserved(reserved)
+remove_messages(others)
 return { OK, 0, evaluate_alerts(now) }

@@ -20,6 +20,9 @@ if dead_letter then
   max_reservations, dead_letter_queue = tonumber(setting.max_reservations), setting.queue_name
 end
 
+local with_headers = redis.call('EXISTS', K_HEADERS) == 1
+local with_timeouts = own_timeouts and redis.call('EXISTS', K_TIMEOUT) == 1
+
 local out, got, moved = {}, 0, 0
 local taken, counts, rids, timeouts = {}, {}, {}, {}
 for _ = 1, 10 do
@@ -31,8 +34,8 @@ for _ = 1, 10 do
   local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
   local bodies = redis.call('HMGET', K_BODY, unpack(ids))
   local previous = redis.call('HMGET', K_COUNT, unpack(ids))
-  local headers = redis.call('HMGET', K_HEADERS, unpack(ids))
-  local own = own_timeouts and redis.call('HMGET', K_TIMEOUT, unpack(ids)) or {}
+  local headers = with_headers and redis.call('HMGET', K_HEADERS, unpack(ids)) or {}
+  local own = with_timeouts and redis.call('HMGET', K_TIMEOUT, unpack(ids)) or {}
   local gone = {}
   for i, id in ipairs(ids) do
     local count = tonumber(previous[i] or '0')
@@ -61,7 +64,8 @@ end
 
 if got > 0 then
   if delete then
-    remove_messages(taken)
+    -- Popped from the ready set: only their records are left.
+    remove_records(taken, {})
   else
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)

@@ -1,0 +1,54 @@
+// The one way benchmarks hand their figures over: `figure()` prints a figure and, when the bench
+// runner (scripts/bench.mjs) set BENCH_REPORT_FILE, appends it as a JSON line the runner collects.
+// `SMOKE` (BENCH_SMOKE=1 or --smoke) asks for a run of a few seconds that only proves the bench works.
+import fs from 'node:fs';
+
+export const SMOKE = process.env.BENCH_SMOKE === '1' || process.argv.includes('--smoke');
+
+/** A size from the environment variable `name` when set, else `full`, or `smoke` in a smoke run. */
+export function sized(name: string, full: number, smoke: number): number {
+  const set = process.env[name];
+  if (set !== undefined && set !== '') return Number(set);
+  return SMOKE ? smoke : full;
+}
+
+export interface FigureOptions {
+  /** Whether a higher or a lower value is better (regressions are judged by it). */
+  better: 'higher' | 'lower';
+  /** The value to reach (at least when higher is better, at most when lower is). */
+  target?: number;
+  /** What the figure is a ratio to, or measured beside, in the same run. */
+  reference?: string;
+}
+
+export interface Figure extends FigureOptions {
+  name: string;
+  value: number;
+  unit: string;
+  met?: boolean;
+}
+
+/** Prints one figure and records it for the runner. */
+export function figure(name: string, value: number, unit: string, options: FigureOptions): Figure {
+  const met =
+    options.target === undefined
+      ? undefined
+      : options.better === 'higher'
+        ? value >= options.target
+        : value <= options.target;
+  const entry: Figure = { name, value, unit, ...options, ...(met === undefined ? {} : { met }) };
+  const target =
+    options.target === undefined
+      ? ''
+      : `, target ${options.better === 'higher' ? '>=' : '<='} ${options.target}: ${met ? 'met' : 'NOT met'}`;
+  const reference = options.reference ? `, vs. ${options.reference}` : '';
+  console.log(`  figure  ${name}: ${formatValue(value)} ${unit}${target}${reference}`);
+  const file = process.env.BENCH_REPORT_FILE;
+  if (file) fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  return entry;
+}
+
+export function formatValue(value: number): string {
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}

@@ -1,0 +1,359 @@
+/**
+ * Ferrum's message queue beside RabbitMQ, on this machine in one run, with the same message
+ * count, size and batch. RabbitMQ (Debian's package, installed when absent and started as a
+ * private node on 127.0.0.1:5673 when not running): a durable queue, transient messages (as
+ * Ferrum's bench Redis persists nothing; BENCH_RABBITMQ_PERSISTENT=1 for persistent ones),
+ * publisher confirms per 100, manual acks (one per message), prefetch 100. Ferrum: v3
+ * over HTTP keep-alive, batches of 100 (post; reserve n=100 then delete the batch, and reserve
+ * with delete: true), its server (controller + redis-server) in a process of its own.
+ * 4 clients on each side. Prints msg/s, the ratios (target: Ferrum >= RabbitMQ on both sides)
+ * and each system's server CPU seconds per 100,000 messages from /proc.
+ * BENCH_MESSAGES (default 100,000) scales it; BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
+ */
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import amqp from 'amqplib';
+import { Redis } from 'ioredis';
+import { sleep } from '../src/core/time.js';
+import { serveInChild } from './lib/child-server.js';
+import { check, Client, type Target } from './lib/mq-client.js';
+import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { figure, sized } from './lib/report.js';
+
+const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
+const WARM_UP = Math.min(MESSAGES, 10_000);
+const BATCH = 100;
+const CLIENTS = 4;
+const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
+const RABBITMQ_NODE = `ferrum-bench-${RABBITMQ_PORT}@localhost`;
+const RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:${RABBITMQ_PORT}`;
+const QUEUE = 'ferrum-bench';
+/** Persistent messages are written to disk before they are confirmed; Ferrum's bench Redis persists nothing. */
+const PERSISTENT = process.env.BENCH_RABBITMQ_PERSISTENT === '1';
+const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
+const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
+
+const bodyOf = (i: number) => `benchmark message ${i} ${'x'.repeat(64)}`;
+
+interface Phase {
+  messages: number;
+  seconds: number;
+  /** Server CPU seconds spent during the phase. */
+  cpu: number;
+}
+
+/** Runs `work` while counting the CPU of `pids`. */
+async function phase(pids: () => number[], work: () => Promise<number>): Promise<Phase> {
+  const cpuBefore = cpuSecondsOfAll(pids());
+  const started = performance.now();
+  const messages = await work();
+  const seconds = (performance.now() - started) / 1000;
+  return { messages, seconds, cpu: cpuSecondsOfAll(pids()) - cpuBefore };
+}
+
+const rate = (p: Phase) => p.messages / p.seconds;
+const cpuPer100k = (p: Phase) => (p.cpu * 100_000) / p.messages;
+
+function show(label: string, p: Phase): void {
+  console.log(
+    `  ${label.padEnd(44)} ${Math.round(rate(p)).toLocaleString('en-US').padStart(8)} msg/s   server CPU ${cpuPer100k(p).toFixed(2)} s per 100k messages`,
+  );
+}
+
+/** Hands out batches of message numbers to concurrent clients until `total` are taken. */
+function batches(total: number): () => number[] | null {
+  let next = 0;
+  return () => {
+    if (next >= total) return null;
+    const size = Math.min(BATCH, total - next);
+    const batch = Array.from({ length: size }, (_, i) => next + i);
+    next += size;
+    return batch;
+  };
+}
+
+// ---- Ferrum
+
+async function ferrumProduce(client: Client, queue: string, total = MESSAGES): Promise<number> {
+  const take = batches(total);
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let batch = take(); batch; batch = take()) {
+        const messages = batch.map((i) => ({ body: bodyOf(i) }));
+        check(await client.request('POST', `${queue}/messages`, { messages }), 201);
+      }
+    }),
+  );
+  return total;
+}
+
+async function ferrumConsume(
+  client: Client,
+  queue: string,
+  deleteOnReserve: boolean,
+  total = MESSAGES,
+): Promise<number> {
+  let consumed = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const reserved = check(
+          await client.request('POST', `${queue}/reservations`, { n: BATCH, delete: deleteOnReserve }),
+          200,
+        ).messages as Array<{ id: string; reservation_id: string }>;
+        if (reserved.length === 0) return;
+        if (!deleteOnReserve) {
+          const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
+          check(await client.request('DELETE', `${queue}/messages`, { ids }), 200);
+        }
+        consumed += reserved.length;
+      }
+    }),
+  );
+  if (consumed !== total) throw new Error(`consumed ${consumed} of ${total} messages`);
+  return consumed;
+}
+
+async function startFerrum(): Promise<{ child: ChildProcess; target: Target; pids: () => number[] }> {
+  const child = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [
+      ...process.execArgv,
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mq-rabbitmq-prof'] : []),
+    ],
+  });
+  const target = await new Promise<Target>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as Target));
+    child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
+  });
+  const redis = new Redis(target.redisUrl);
+  const info = await redis.info('server');
+  redis.disconnect();
+  const redisPid = Number(/process_id:(\d+)/.exec(info)![1]);
+  return { child, target, pids: () => [child.pid!, redisPid] };
+}
+
+async function benchFerrum(): Promise<{ produce: Phase; consume: Phase; consumeDeleting: Phase }> {
+  const { child, target, pids } = await startFerrum();
+  const client = new Client(target, CLIENTS);
+  try {
+    // Warm-up: the server's JIT and Redis's script cache, as in a running server.
+    await ferrumProduce(client, 'warm-up', WARM_UP);
+    await ferrumConsume(client, 'warm-up', false, WARM_UP);
+    const produce = await phase(pids, () => ferrumProduce(client, 'compare'));
+    const consume = await phase(pids, () => ferrumConsume(client, 'compare', false));
+    await ferrumProduce(client, 'compare-deleting');
+    const consumeDeleting = await phase(pids, () => ferrumConsume(client, 'compare-deleting', true));
+    return { produce, consume, consumeDeleting };
+  } finally {
+    client.close();
+    child.removeAllListeners('exit');
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+// ---- RabbitMQ
+
+interface RabbitNode {
+  pids: () => number[];
+  stop: () => Promise<void>;
+}
+
+async function connectable(): Promise<boolean> {
+  try {
+    const connection = await amqp.connect(RABBITMQ_URL);
+    await connection.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The private node on RABBITMQ_PORT: used when running, else installed if need be and started. */
+async function startRabbit(): Promise<RabbitNode> {
+  // The Erlang VM (beam.smp) writes its process id there once booted.
+  const beam = () => {
+    const pid = Number(fs.readFileSync(RABBITMQ_PID_FILE, 'utf8').trim());
+    if (!pid) throw new Error(`no RabbitMQ process id in ${RABBITMQ_PID_FILE}`);
+    return [pid];
+  };
+  if (await connectable()) return { pids: beam, stop: async () => {} };
+  execFileSync('bash', ['scripts/setup-machine.sh', 'rabbitmq'], { stdio: 'inherit' });
+  const dir = RABBITMQ_DIR;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const log = fs.openSync(path.join(dir, 'server.log'), 'a');
+  console.log(`starting RabbitMQ node ${RABBITMQ_NODE} (data and logs in ${dir})`);
+  const started = performance.now();
+  const server = spawn('/usr/lib/rabbitmq/bin/rabbitmq-server', [], {
+    env: {
+      ...process.env,
+      HOME: dir, // its Erlang cookie
+      RABBITMQ_NODENAME: RABBITMQ_NODE,
+      RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
+      RABBITMQ_NODE_PORT: String(RABBITMQ_PORT),
+      RABBITMQ_DIST_PORT: String(RABBITMQ_PORT + 20000),
+      ERL_EPMD_ADDRESS: '127.0.0.1',
+      RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
+      RABBITMQ_MNESIA_BASE: path.join(dir, 'mnesia'),
+      RABBITMQ_LOG_BASE: path.join(dir, 'log'),
+      RABBITMQ_CONFIG_FILE: path.join(dir, 'rabbitmq'),
+      RABBITMQ_ENABLED_PLUGINS_FILE: path.join(dir, 'enabled_plugins'),
+      RABBITMQ_PID_FILE: RABBITMQ_PID_FILE,
+    },
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
+  let exited = false;
+  server.once('exit', () => (exited = true));
+  const deadline = performance.now() + 300_000;
+  while (!(await connectable())) {
+    if (exited) throw new Error(`RabbitMQ exited while starting; see ${dir}/server.log`);
+    if (performance.now() > deadline) throw new Error(`RabbitMQ did not start within 300 s; see ${dir}/server.log`);
+    await sleep(250);
+  }
+  console.log(`RabbitMQ ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return {
+    pids: beam,
+    stop: async () => {
+      if (process.env.BENCH_RABBITMQ_KEEP === '1') {
+        server.unref();
+        return;
+      }
+      for (const pid of beam()) process.kill(pid, 'SIGTERM');
+      const until = performance.now() + 60_000;
+      while (!exited && performance.now() < until) await sleep(100);
+      if (!exited) process.kill(-server.pid!, 'SIGKILL');
+    },
+  };
+}
+
+async function rabbitProduce(total = MESSAGES): Promise<number> {
+  const take = batches(total);
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const connection = await amqp.connect(RABBITMQ_URL);
+      const channel = await connection.createConfirmChannel();
+      for (let batch = take(); batch; batch = take()) {
+        for (const i of batch) channel.sendToQueue(QUEUE, Buffer.from(bodyOf(i)), { persistent: PERSISTENT });
+        await channel.waitForConfirms();
+      }
+      await connection.close();
+    }),
+  );
+  return total;
+}
+
+async function rabbitConsume(total = MESSAGES): Promise<number> {
+  const connections = await Promise.all(Array.from({ length: CLIENTS }, () => amqp.connect(RABBITMQ_URL)));
+  let consumed = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  await Promise.all(
+    connections.map(async (connection) => {
+      const channel = await connection.createChannel();
+      await channel.prefetch(BATCH);
+      await channel.consume(
+        QUEUE,
+        (message) => {
+          if (!message) return;
+          channel.ack(message);
+          consumed += 1;
+          if (consumed === total) done();
+        },
+        { noAck: false },
+      );
+    }),
+  );
+  await finished;
+  await Promise.all(connections.map((connection) => connection.close()));
+  return consumed;
+}
+
+async function benchRabbit(): Promise<{ produce: Phase; consume: Phase; version: string }> {
+  const node = await startRabbit();
+  try {
+    const connection = await amqp.connect(RABBITMQ_URL);
+    const version = String(connection.connection.serverProperties.version ?? 'unknown');
+    const channel = await connection.createChannel();
+    await channel.assertQueue(QUEUE, { durable: true });
+    await channel.purgeQueue(QUEUE);
+    await connection.close();
+    // Warm-up, like Ferrum's.
+    await rabbitProduce(WARM_UP);
+    await rabbitConsume(WARM_UP);
+    const produce = await phase(node.pids, () => rabbitProduce());
+    const consume = await phase(node.pids, () => rabbitConsume());
+    return { produce, consume, version };
+  } finally {
+    await node.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `message queue: Ferrum beside RabbitMQ, ${MESSAGES.toLocaleString('en-US')} messages of ${bodyOf(0).length} bytes, batches of ${BATCH}, ${CLIENTS} clients; ` +
+      `${os.cpus().length} cores, load average ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+  );
+  const rabbit = await benchRabbit();
+  const ferrum = await benchFerrum();
+  console.log(
+    `RabbitMQ ${rabbit.version} (durable queue, ${PERSISTENT ? 'persistent' : 'transient'} messages, confirms per 100, prefetch 100, manual acks):`,
+  );
+  show('produce', rabbit.produce);
+  show('consume', rabbit.consume);
+  console.log('Ferrum (v3 over HTTP keep-alive, batches of 100):');
+  show('produce', ferrum.produce);
+  show('consume (reserve n=100 + delete batch)', ferrum.consume);
+  show('consume (reserve n=100, delete: true)', ferrum.consumeDeleting);
+  const reference = `RabbitMQ ${rabbit.version} in the same run`;
+  figure('produce Ferrum/RabbitMQ', rate(ferrum.produce) / rate(rabbit.produce), 'x', {
+    better: 'higher',
+    target: 1,
+    reference,
+  });
+  figure('consume (reserve + delete) Ferrum/RabbitMQ', rate(ferrum.consume) / rate(rabbit.consume), 'x', {
+    better: 'higher',
+    target: 1,
+    reference,
+  });
+  figure('consume (reserve, delete: true) Ferrum/RabbitMQ', rate(ferrum.consumeDeleting) / rate(rabbit.consume), 'x', {
+    better: 'higher',
+    target: 1,
+    reference,
+  });
+  figure('Ferrum produce', rate(ferrum.produce), 'msg/s', { better: 'higher' });
+  figure('Ferrum consume (reserve + delete)', rate(ferrum.consume), 'msg/s', { better: 'higher' });
+  figure('Ferrum consume (reserve, delete: true)', rate(ferrum.consumeDeleting), 'msg/s', { better: 'higher' });
+  figure('RabbitMQ produce', rate(rabbit.produce), 'msg/s', { better: 'higher' });
+  figure('RabbitMQ consume', rate(rabbit.consume), 'msg/s', { better: 'higher' });
+  const cpu = 'CPU s per 100k msgs';
+  figure(`Ferrum produce server ${cpu}`, cpuPer100k(ferrum.produce), 's', { better: 'lower' });
+  figure(`Ferrum consume (reserve + delete) server ${cpu}`, cpuPer100k(ferrum.consume), 's', { better: 'lower' });
+  figure(`Ferrum consume (delete: true) server ${cpu}`, cpuPer100k(ferrum.consumeDeleting), 's', { better: 'lower' });
+  figure(`RabbitMQ produce server ${cpu}`, cpuPer100k(rabbit.produce), 's', { better: 'lower' });
+  figure(`RabbitMQ consume server ${cpu}`, cpuPer100k(rabbit.consume), 's', { better: 'lower' });
+  console.log(
+    `load average at end: ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
+const role = process.env.BENCH_ROLE === 'server' ? serveInChild() : main();
+role.then(
+  () => {
+    if (process.env.BENCH_ROLE !== 'server') process.exit(0);
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

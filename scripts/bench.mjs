@@ -1,0 +1,224 @@
+// Runs every benchmark: each `bench:*` script of package.json, one after the other, so a new
+// bench joins by adding its script. Benches hand their figures over through bench/lib/report.ts.
+//
+//   node scripts/bench.mjs                 full size; writes bench/results/<date>.json and .md
+//   node scripts/bench.mjs --smoke         BENCH_SMOKE=1: each bench for a few seconds; fails when
+//                                          one fails or reports no figure (CI runs this)
+//   --only bench:mq,bench:cache            a subset
+//   --compare <older report.json>          after the run, the change per figure (regressions > 20% flagged)
+//   --report <report.json>                 with --compare: compare this report instead of running
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REGRESSION = 0.2;
+const SMOKE_BUDGET_S = 90;
+
+function option(name) {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+const smoke = process.argv.includes('--smoke');
+const only = option('--only')?.split(',');
+const compareWith = option('--compare');
+const existing = option('--report');
+
+function benchScripts() {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return Object.keys(scripts)
+    .filter((name) => name.startsWith('bench:'))
+    .filter((name) => !only || only.includes(name));
+}
+
+const loadAverage = () => os.loadavg().map((load) => Number(load.toFixed(2)));
+
+function versionOf(command, args) {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'absent';
+  }
+}
+
+function machine() {
+  return {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memory_gb: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+    os: `${os.type()} ${os.release()}`,
+    versions: {
+      node: process.version,
+      redis: versionOf('redis-server', ['--version']).replace(/^Redis server /, ''),
+      docker: versionOf('docker', ['version', '--format', '{{.Server.Version}}']),
+      rabbitmq: versionOf('dpkg-query', ['-W', '-f=${Version}', 'rabbitmq-server']),
+      ferrum: versionOf('git', ['-C', root, 'rev-parse', '--short', 'HEAD']),
+    },
+  };
+}
+
+/** Runs one bench script; its output goes through (full run) or is kept for a failure (smoke). */
+function runBench(script) {
+  const figuresFile = path.join(os.tmpdir(), `ferrum-bench-${process.pid}-${script.replace(/\W/g, '_')}.jsonl`);
+  fs.rmSync(figuresFile, { force: true });
+  const env = { ...process.env, BENCH_REPORT_FILE: figuresFile, ...(smoke ? { BENCH_SMOKE: '1' } : {}) };
+  const started = performance.now();
+  const before = loadAverage();
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', '--silent', script], {
+      cwd: root,
+      env,
+      stdio: ['ignore', smoke ? 'pipe' : 'inherit', smoke ? 'pipe' : 'inherit'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    const limit = smoke ? 180_000 : 60 * 60_000;
+    const timer = setTimeout(() => {
+      output += `\n(stopped after ${limit / 1000} s)`;
+      process.kill(-child.pid, 'SIGKILL');
+    }, limit);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const figures = fs.existsSync(figuresFile)
+        ? fs
+            .readFileSync(figuresFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line))
+        : [];
+      fs.rmSync(figuresFile, { force: true });
+      const problem =
+        code !== 0 ? `exited with ${signal ?? code}` : figures.length === 0 ? 'reported no figures' : undefined;
+      resolve({
+        script,
+        status: problem ? 'failed' : 'ok',
+        ...(problem ? { problem } : {}),
+        seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+        load: { before, after: loadAverage() },
+        figures,
+        output,
+      });
+    });
+  });
+}
+
+function formatValue(value) {
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+function targetOf(figure) {
+  if (figure.target === undefined) return '';
+  return `${figure.better === 'higher' ? '≥' : '≤'} ${formatValue(figure.target)}${figure.met ? '' : ' (not met)'}`;
+}
+
+function markdown(report) {
+  const { machine: m } = report;
+  const lines = [
+    `Benchmarks of ${report.date} (ferrum ${m.versions.ferrum}): ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, ` +
+      `load average ${report.load.before.join(' ')} before, ${report.load.after.join(' ')} after; ` +
+      `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.`,
+    '',
+    '| bench | figure | value | target | reference |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const bench of report.benches) {
+    if (bench.status !== 'ok') lines.push(`| ${bench.script} | **${bench.problem}** | | | |`);
+    for (const figure of bench.figures)
+      lines.push(
+        `| ${bench.script} | ${figure.name} | ${formatValue(figure.value)} ${figure.unit} | ${targetOf(figure)} | ${figure.reference ?? ''} |`,
+      );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function compare(older, newer) {
+  const before = new Map();
+  for (const bench of older.benches)
+    for (const figure of bench.figures) before.set(`${bench.script} ${figure.name}`, figure);
+  console.log(`\nchange from ${older.date} to ${newer.date} (regressions over ${REGRESSION * 100}% flagged):`);
+  let regressions = 0;
+  for (const bench of newer.benches)
+    for (const figure of bench.figures) {
+      const key = `${bench.script} ${figure.name}`;
+      const old = before.get(key);
+      if (!old) {
+        console.log(`  ${key}: ${formatValue(figure.value)} ${figure.unit} (new)`);
+        continue;
+      }
+      const change = old.value === 0 ? 0 : (figure.value - old.value) / Math.abs(old.value);
+      const worse = figure.better === 'higher' ? -change : change;
+      const flag = worse > REGRESSION ? '  REGRESSION' : '';
+      if (flag) regressions += 1;
+      const sign = change >= 0 ? '+' : '';
+      console.log(
+        `  ${key}: ${formatValue(old.value)} -> ${formatValue(figure.value)} ${figure.unit} (${sign}${(change * 100).toFixed(1)}%)${flag}`,
+      );
+    }
+  console.log(`${regressions} regression(s) over ${REGRESSION * 100}%`);
+}
+
+function reportPath(date) {
+  const directory = path.join(root, 'bench', 'results');
+  fs.mkdirSync(directory, { recursive: true });
+  let file = path.join(directory, `${date}.json`);
+  for (let n = 2; fs.existsSync(file); n++) file = path.join(directory, `${date}-${n}.json`);
+  return file;
+}
+
+async function main() {
+  if (existing) {
+    if (!compareWith) throw new Error('--report needs --compare <older report>');
+    compare(JSON.parse(fs.readFileSync(compareWith, 'utf8')), JSON.parse(fs.readFileSync(existing, 'utf8')));
+    return 0;
+  }
+  const scripts = benchScripts();
+  const started = performance.now();
+  const report = {
+    date: new Date().toISOString().slice(0, 10),
+    smoke,
+    machine: machine(),
+    load: { before: loadAverage() },
+  };
+  console.log(`${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches: ${scripts.join(', ')}`);
+  const benches = [];
+  for (const script of scripts) {
+    if (!smoke) console.log(`\n=== ${script}`);
+    const result = await runBench(script);
+    benches.push(result);
+    const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures)`;
+    console.log(result.problem ? `${line}: ${result.problem}` : line);
+    if (smoke && result.status !== 'ok') console.log(result.output.split('\n').slice(-60).join('\n'));
+  }
+  report.load.after = loadAverage();
+  report.benches = benches.map((bench) => ({ ...bench, output: undefined }));
+  const seconds = (performance.now() - started) / 1000;
+  const failed = benches.filter((bench) => bench.status !== 'ok');
+  console.log(
+    `\nbenches: ${benches.length - failed.length} passed, ${failed.length} failed in ${seconds.toFixed(0)} s` +
+      (smoke && seconds > SMOKE_BUDGET_S ? ` (over the ${SMOKE_BUDGET_S} s budget of a smoke run)` : ''),
+  );
+  if (!smoke) {
+    const file = reportPath(report.date);
+    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
+    console.log(`\n${markdown(report)}\nreport: ${path.relative(root, file)} and .md`);
+    if (compareWith) compare(JSON.parse(fs.readFileSync(compareWith, 'utf8')), report);
+  }
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
