@@ -1,20 +1,28 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { pingMs } from '../src/core/redis.js';
+import { pingMs, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 import type { PluginOptions } from './context.js';
 
 /** Liveness, readiness and Prometheus metrics; no authentication. */
 export const systemApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   app.get('/health', async () => ({ status: 'ok' }));
 
+  // Ready when Redis takes commands, writes included (a replica, a full disk or a full memory
+  // answer PING but refuse writes): a ping and a short-lived write, each within the command timeout.
+  const probeKey = ctx.keys.of('ready-probe');
   app.get('/ready', async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), ctx.config.redis.commandTimeoutMs + 1000);
+    });
     try {
-      const ms = await Promise.race([
-        pingMs(ctx.redis),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
-      ]);
+      const ms = await Promise.race([pingMs(ctx.redis), timeout]);
+      await Promise.race([ctx.redis.set(probeKey, String(Date.now()), 'PX', 10_000), timeout]);
       return { status: 'ready', redis_ms: Number(ms.toFixed(3)) };
     } catch (error) {
+      reply.header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds));
       return reply.code(503).send({ msg: `Redis unreachable: ${(error as Error).message}` });
+    } finally {
+      clearTimeout(timer);
     }
   });
 

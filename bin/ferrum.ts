@@ -13,7 +13,15 @@ async function runServer(withRunner: boolean): Promise<void> {
     process.stderr.write(REDIS_INSTALL_HINT + '\n');
     process.exit(1);
   }
-  const options = { logger: { level: config.logLevel } };
+  let shutdown: (signal: string, exitCode?: number) => void = () => process.exit(1);
+  const options = {
+    logger: { level: config.logLevel },
+    // The managed redis-server keeps dying: exit non-zero so a process supervisor takes over.
+    onFatal: (error: Error) => {
+      process.stderr.write(`ferrum: ${error.message}; exiting\n`);
+      shutdown('redis-server failed', 1);
+    },
+  };
   const allInOne = withRunner ? await startAllInOne(config, options) : null;
   const running = allInOne?.controller ?? (await startController(config, options));
   const stop = () => (allInOne ? allInOne.stop() : running.stop());
@@ -35,14 +43,20 @@ async function runServer(withRunner: boolean): Promise<void> {
   process.stdout.write(`Ferrum listening on ${running.url}\n`);
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  shutdown = (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    running.app.log.info({ signal }, 'shutting down');
+    const log = running.app.log;
+    log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
+    // Whatever state Redis and the tasks are in, the process is gone within the bound.
+    setTimeout(() => {
+      log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown took too long; exiting now');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     stop().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (error) => {
-        running.app.log.error({ err: error }, 'shutdown failed');
+        log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -1,8 +1,7 @@
-import type { FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../src/core/config.js';
 import { Runner } from '../runner/runner.js';
-import { startController, type RunningController } from './main.js';
+import { startController, type ControllerOptions, type RunningController } from './main.js';
 
 export interface AllInOne {
   controller: RunningController;
@@ -11,10 +10,7 @@ export interface AllInOne {
 }
 
 /** `ferrum start`: the controller plus one runner sharing its Redis; the runner drains first. */
-export async function startAllInOne(
-  config: Config,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<AllInOne> {
+export async function startAllInOne(config: Config, options: ControllerOptions = {}): Promise<AllInOne> {
   const controller = await startController(config, options);
   let runner: Runner;
   try {

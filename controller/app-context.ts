@@ -5,7 +5,7 @@ import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { createRedisClient, failFast, KeySpace, waitForRedis } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
@@ -45,8 +45,15 @@ export interface OpenedContext {
 
 /** Opens the Redis connections and services one controller process shares across requests and loops. */
 export async function openAppContext(config: Config, redisUrl: string, log: FastifyBaseLogger): Promise<OpenedContext> {
-  const redis = createRedisClient(redisUrl, 'commands');
+  const redis = createRedisClient(redisUrl, 'commands', failFast(config.redis.commandTimeoutMs));
   const subscriber = createRedisClient(redisUrl, 'subscriber', { enableAutoPipelining: false });
+  try {
+    await waitForRedis(redis, config.redis.connectTimeoutMs);
+  } catch (error) {
+    redis.disconnect();
+    subscriber.disconnect();
+    throw new Error(`Redis at ${redisUrl} is unreachable: ${(error as Error).message}`);
+  }
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
   const metrics = createMetrics();

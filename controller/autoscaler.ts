@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
+import { isRedisUnavailable } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
@@ -28,6 +29,8 @@ async function scaleAll(
       const stored = await worker.clusters.find(cluster.id);
       if (stored) await scaler.pass(stored, await providers.providerFor(stored), budget);
     } catch (error) {
+      // Redis down: the whole pass fails (and the loop backs off), not each cluster in turn.
+      if (isRedisUnavailable(error)) throw error;
       // One cluster's trouble (a provider refusing) must not hold up the others.
       log.warn({ err: error, cluster: cluster.id }, 'autoscaling the cluster failed; retrying next pass');
     }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import Router, { type HTTPMethod } from 'find-my-way';
 import { HttpError } from '../src/core/errors.js';
 import { withoutHostPaths } from '../src/core/host-paths.js';
+import { isRedisUnavailable, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -24,6 +25,13 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof HttpError) return reply.code(error.statusCode).send({ msg: withoutHostPaths(error.message) });
+    // Not logged per request: the connection logs once when Redis goes and once when it is back.
+    if (isRedisUnavailable(error)) {
+      return reply
+        .code(503)
+        .header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds))
+        .send({ msg: REDIS_UNAVAILABLE.message });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ msg: FASTIFY_MESSAGES[error.code] ?? withoutHostPaths(error.message) });

@@ -5,6 +5,8 @@ import type { AppContext } from './app-context.js';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { fallbackLog } from '../src/core/redis.js';
+import { giveUpAfter } from '../src/core/time.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
 import { startAutoscaler } from './autoscaler.js';
@@ -26,19 +28,36 @@ export interface RunningController {
   /** What the first start created; null when the store already had users. */
   bootstrap: BootstrapResult | null;
   ironJsonPath: string | null;
+  /** The redis-server this controller started and supervises (none with REDIS_URL). */
+  managedRedis: ManagedRedis | null;
   stop(): Promise<void>;
 }
+
+export interface ControllerOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Called when the managed redis-server cannot be kept running (the process should exit non-zero). */
+  onFatal?: (error: Error) => void;
+}
+
+/** How long one shutdown step that needs Redis may take before it is given up. */
+const STOP_STEP_MS = 2000;
 
 /**
  * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
  * Stopping closes them in the reverse order.
  */
-export async function startController(
-  config: Config,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<RunningController> {
+export async function startController(config: Config, options: ControllerOptions = {}): Promise<RunningController> {
   let managed: ManagedRedis | null = null;
-  if (!config.redisUrl) managed = await startManagedRedis({ dataDir: config.dataDir, persistent: true });
+  if (!config.redisUrl) {
+    managed = await startManagedRedis({
+      dataDir: config.dataDir,
+      persistent: true,
+      appendfsync: config.redis.appendfsync,
+      restartAttempts: config.redis.restartAttempts,
+      log: fallbackLog(),
+      onGiveUp: (error) => options.onFatal?.(error),
+    });
+  }
   const redisUrl = config.redisUrl ?? managed!.url;
   let opened: OpenedContext | null = null;
   try {
@@ -83,18 +102,24 @@ export async function startController(
       port,
       bootstrap,
       ironJsonPath,
+      managedRedis: managed,
       async stop() {
         stopRedisRoundTrip();
-        await metricsSampler.stop();
-        await pushDeliverer?.stop();
-        await mq.stopBackgroundWork();
-        await projectJanitor.stop();
-        await taskSweeper.stop();
-        await scheduler.stop();
-        await autoscaler.stop();
-        await historySampler.stop();
-        await cacheSweeper.stop();
-        await app.close(); // closes the context's services too (see build)
+        const log = app.log;
+        // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
+        const loops = Promise.all([
+          metricsSampler.stop(),
+          pushDeliverer?.stop(),
+          mq.stopBackgroundWork(),
+          projectJanitor.stop(),
+          taskSweeper.stop(),
+          scheduler.stop(),
+          autoscaler.stop(),
+          historySampler.stop(),
+          cacheSweeper.stop(),
+        ]);
+        await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
+        await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },
     };

@@ -22,7 +22,11 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
     : await Runner.start(config, config.redisUrl!, log, undefined, registry);
   const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
   const shutdown = (signal: string) => {
-    log.info({ signal }, 'draining');
+    log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'draining');
+    setTimeout(() => {
+      log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown took too long; exiting now');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     metricsServer.close();
     runner.stop().then(
       () => process.exit(0),

@@ -6,7 +6,8 @@ import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import type { Redis } from 'ioredis';
 import type { EventBus } from '../src/core/bus.js';
-import { sleep } from '../src/core/time.js';
+import { FailureLog } from '../src/core/failure-log.js';
+import { giveUpAfter, sleep } from '../src/core/time.js';
 import type { FunctionStores } from '../src/functions/services.js';
 import type { RunnerInstance } from '../src/worker/clusters/runner-registry.js';
 import type { Task } from '../src/worker/types.js';
@@ -26,6 +27,8 @@ import { VERSION } from '../src/core/version.js';
 
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
+/** How long one shutdown step that needs Redis (or the API) may take before it is given up. */
+const STOP_STEP_MS = 2000;
 
 /**
  * The runner daemon: takes tasks of one cluster (from Redis itself, or through the runner API
@@ -47,6 +50,8 @@ export class Runner {
   private markStopped: (cleanly: boolean) => void = () => {};
   private readonly metrics: RunnerMetrics;
   private readonly functions: FunctionWorker | null;
+  private readonly heartbeatHealth: FailureLog;
+  private readonly sweepHealth: FailureLog;
 
   private constructor(
     private readonly config: Config,
@@ -71,6 +76,8 @@ export class Runner {
       },
     };
     this.functions = functions?.(this.identity, this.executor) ?? null;
+    this.heartbeatHealth = new FailureLog(this.log, 'runner heartbeat');
+    this.sweepHealth = new FailureLog(this.log, 'orphan container sweep');
   }
 
   /**
@@ -214,11 +221,12 @@ export class Runner {
         this.instance(),
         [...this.runs.values()].map((run) => run.task),
       );
+      this.heartbeatHealth.succeeded();
       for (const taskId of answer.cancelled) this.runs.get(taskId)?.stop('cancel');
       if (answer.retire) this.retire();
     } catch (error) {
       if (first) throw error;
-      this.log.warn({ err: error }, 'heartbeat failed');
+      this.heartbeatHealth.failed(error);
       if ((error as { refused?: boolean }).refused) this.refused();
     }
   }
@@ -249,8 +257,9 @@ export class Runner {
   private async sweepOrphans(): Promise<void> {
     try {
       await removeOrphanContainers(this.executor, this.backend, this.backend.storeId, this.id, this.log);
+      this.sweepHealth.succeeded();
     } catch (error) {
-      this.log.warn({ err: error }, 'could not look for containers of stopped runners');
+      this.sweepHealth.failed(error);
     }
   }
 
@@ -269,7 +278,14 @@ export class Runner {
   /** Heartbeats go on while draining: containers of a runner that heartbeats are not orphans. */
   private async drain(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    const functionsStopped = this.functions?.stop(this.config.runner.drainMs);
+    const functionsStopped = this.functions
+      ? giveUpAfter(
+          this.config.runner.drainMs + STOP_STEP_MS,
+          'function calls',
+          this.functions.stop(this.config.runner.drainMs),
+          this.log,
+        )
+      : undefined;
     if (this.taking) {
       this.taking = false;
       const closed = this.backend.stopTaking();
@@ -278,19 +294,25 @@ export class Runner {
         ? new Promise<boolean>(() => {})
         : sleep(this.config.runner.drainMs).then(() => false);
       const drained = await Promise.race([closed.then(() => true), bound]);
-      if (!drained) {
+      if (!drained && this.runs.size > 0) {
         this.log.warn({ tasks: [...this.runs.keys()] }, 'drain time is up: stopping the remaining tasks');
         for (const run of this.runs.values()) run.stop('shutdown');
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
+      } else if (!drained) {
+        // No task left, yet the queue does not close: Redis (or the API) is unreachable.
+        await giveUpAfter(STOP_STEP_MS, 'the task queue to close', closed, this.log);
       }
     }
     await functionsStopped;
     await this.executor.settle();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    await this.backend.deregister(this.instance()).catch(() => {});
-    await this.backend.close();
-    await this.closeConnections();
+    const leaving = async () => {
+      await this.backend.deregister(this.instance()).catch(() => {});
+      await this.backend.close();
+      await this.closeConnections();
+    };
+    await giveUpAfter(STOP_STEP_MS, 'deregistering the runner', leaving(), this.log);
     this.log.info({ id: this.id }, 'runner stopped');
   }
 }

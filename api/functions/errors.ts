@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, isHttpError } from '../../src/core/errors.js';
 import { withoutHostPaths } from '../../src/core/host-paths.js';
+import { isRedisUnavailable, REDIS_UNAVAILABLE } from '../../src/core/redis.js';
 
 const FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
@@ -41,6 +42,12 @@ export function installFunctionErrors(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, context) => schemaError(errors as ErrorObject[], context));
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isHttpError(error)) return reply.code(error.statusCode).send(errorBody(error.message));
+    if (isRedisUnavailable(error)) {
+      return reply
+        .code(503)
+        .header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds))
+        .send(errorBody(REDIS_UNAVAILABLE.message));
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500)
       return reply.code(status).send(errorBody(FRAMEWORK_MESSAGES[error.code] ?? error.message));

@@ -1,3 +1,4 @@
+import { FailureLog } from '../../src/core/failure-log.js';
 import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -21,6 +22,9 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   private readonly services: WorkerServices;
   private worker: Worker<TaskJob> | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private readonly queueHealth: FailureLog;
+  private queuePaused = false;
+  private stoppingQueue = false;
 
   constructor(
     private readonly config: Config,
@@ -32,6 +36,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
     this.storeId = storeIdOf(redisUrl, config.keyPrefix);
     this.connection = ctx.taskQueueConnection;
     this.services = ctx.worker;
+    this.queueHealth = new FailureLog(log, 'task queue');
   }
 
   private get leaseMs(): number {
@@ -57,7 +62,25 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
         removeOnFail: { count: 0 },
       },
     );
-    this.worker.on('error', (error) => this.log.error({ err: error }, 'task queue error'));
+    this.worker.on('error', (error) => this.queueFailed(error));
+    this.worker.on('active', () => this.queueHealth.succeeded());
+    this.worker.on('drained', () => this.queueHealth.succeeded());
+  }
+
+  /**
+   * BullMQ's own loop retries errors other than lost connections at once (a Redis answering
+   * errors would make it spin): the worker takes a growing pause instead, logged once.
+   */
+  private queueFailed(error: unknown): void {
+    const pauseMs = this.queueHealth.failed(error);
+    const worker = this.worker;
+    if (!worker || this.stoppingQueue || this.queuePaused) return;
+    this.queuePaused = true;
+    void worker.pause(true).catch(() => undefined);
+    setTimeout(() => {
+      this.queuePaused = false;
+      if (!this.stoppingQueue) worker.resume();
+    }, pauseMs).unref();
   }
 
   private async process(job: Job<TaskJob>, token: string | undefined, handlers: TaskHandlers): Promise<void> {
@@ -78,6 +101,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   }
 
   async stopTaking(): Promise<void> {
+    this.stoppingQueue = true;
     await this.worker?.close();
   }
 

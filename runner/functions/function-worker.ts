@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
+import { FailureLog } from '../../src/core/failure-log.js';
 import { sleep } from '../../src/core/time.js';
 import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
 import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
@@ -54,6 +55,8 @@ export class FunctionWorker {
   private loop: Promise<void> | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
   private readonly records: CallRecordBatch;
+  private takeHealth: FailureLog;
+  private reclaimHealth: FailureLog;
 
   constructor(
     private readonly stores: FunctionStores,
@@ -67,6 +70,8 @@ export class FunctionWorker {
     this.records = new CallRecordBatch(stores.calls, stores.queue, options.recordFlushMs, (error) =>
       log.error({ err: error }, 'could not record function calls'),
     );
+    this.takeHealth = new FailureLog(log, 'taking function calls', RETRY_AFTER_ERROR_MS, 5000);
+    this.reclaimHealth = new FailureLog(log, 'reclaiming function calls of stopped runners');
   }
 
   async start(): Promise<void> {
@@ -88,11 +93,11 @@ export class FunctionWorker {
       }
       try {
         const raw = await this.stores.queue.take(this.blocking, cluster, runnerId, TAKE_WAIT_SECONDS);
+        this.takeHealth.succeeded();
         if (raw !== null) this.track(this.handle(raw));
       } catch (error) {
         if (this.stopping) break;
-        this.log.warn({ err: error }, 'could not take function calls');
-        await sleep(RETRY_AFTER_ERROR_MS);
+        await sleep(this.takeHealth.failed(error));
       }
     }
   }
@@ -194,8 +199,9 @@ export class FunctionWorker {
       const { cluster, runnerId, isAlive } = this.options;
       const moved = await this.stores.queue.reclaim(cluster, async (id) => id === runnerId || (await isAlive(id)));
       if (moved > 0) this.log.info({ calls: moved }, 'gave the function calls of stopped runners back to the queue');
+      this.reclaimHealth.succeeded();
     } catch (error) {
-      this.log.warn({ err: error }, 'could not look for function calls of stopped runners');
+      this.reclaimHealth.failed(error);
     }
   }
 

@@ -23,7 +23,13 @@ export class EventBus {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      await this.subscriber.subscribe(channel);
+      try {
+        await this.subscriber.subscribe(channel);
+      } catch (error) {
+        // Redis unreachable: the next subscriber tries again.
+        if (this.handlers.get(channel) === set && set.size === 0) this.handlers.delete(channel);
+        throw error;
+      }
     }
     set.add(handler);
     return async () => {

@@ -9,6 +9,9 @@ export interface Config {
   redisUrl: string | undefined;
   keyPrefix: string;
   dataDir: string;
+  redis: RedisConfig;
+  /** How long SIGTERM/SIGINT may take before the process exits anyway, in ms. */
+  shutdownTimeoutMs: number;
   bodyLimitBytes: number;
   tokenCacheMs: number;
   logLevel: string;
@@ -79,6 +82,18 @@ export interface Config {
     email: string | undefined;
     password: string | undefined;
   };
+}
+
+/** How Ferrum uses its Redis, and how it runs the managed one. */
+export interface RedisConfig {
+  /** How long a request's Redis command may take before it fails (and the request answers 503), in ms. */
+  commandTimeoutMs: number;
+  /** How long a starting process waits for Redis before giving up, in ms. */
+  connectTimeoutMs: number;
+  /** appendfsync of the managed redis-server: always, everysec or no. */
+  appendfsync: 'always' | 'everysec' | 'no';
+  /** How many times in a row the managed redis-server may fail to come back before the process exits. */
+  restartAttempts: number;
 }
 
 /** Settings of the worker service's API side (codes, tasks). */
@@ -322,6 +337,30 @@ function tenantProvidersFrom(raw: string | undefined): string[] {
   return [...new Set(['static', ...listed])];
 }
 
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/**
+ * REDIS_URL as the connection spec createRedisClient takes: the URL itself (standalone), or
+ * `redis-sentinel://host:port,…/<master>` built from FERRUM_REDIS_SENTINELS (or REDIS_URL's
+ * comma-separated addresses) and FERRUM_REDIS_SENTINEL_MASTER.
+ */
+function redisUrlFrom(env: Env): string | undefined {
+  const mode = oneOf(env, 'FERRUM_REDIS_MODE', ['standalone', 'sentinel', 'cluster'] as const, 'standalone');
+  if (mode === 'standalone') return nonEmpty(env.REDIS_URL);
+  if (mode === 'cluster') throw new Error('FERRUM_REDIS_MODE=cluster is not supported yet (standalone or sentinel)');
+  const sentinels = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL)?.replace(/^redis:\/\//, '');
+  if (!sentinels) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
+  const master = env.FERRUM_REDIS_SENTINEL_MASTER || 'mymaster';
+  return `redis-sentinel://${sentinels}/${encodeURIComponent(master)}`;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -340,9 +379,19 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
-    redisUrl: nonEmpty(env.REDIS_URL),
+    redisUrl: redisUrlFrom(env),
     keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
     dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
+    redis: {
+      commandTimeoutMs: Math.max(10, intFrom(env, 'FERRUM_REDIS_COMMAND_TIMEOUT_MS', 2000)),
+      connectTimeoutMs: Math.max(100, intFrom(env, 'FERRUM_REDIS_CONNECT_TIMEOUT_MS', 30_000)),
+      appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
+      restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),
+    },
+    shutdownTimeoutMs: Math.max(
+      1000,
+      intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000) + 20_000),
+    ),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',

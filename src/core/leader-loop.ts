@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { FailureLog, type StateLogger } from './failure-log.js';
 import { Lease } from './lease.js';
 import type { KeySpace } from './redis.js';
 
@@ -7,9 +8,7 @@ export interface LeadershipReport {
   report(loop: string, held: boolean): void;
 }
 
-export interface LoopLogger {
-  warn(details: object, message: string): void;
-}
+export type LoopLogger = StateLogger;
 
 export interface LeaderLoopOptions {
   redis: Redis;
@@ -25,14 +24,16 @@ export interface LeaderLoopOptions {
 
 /**
  * Background work that exactly one controller runs at a time: every interval, take or renew the
- * lease, then run one pass. A pass that throws is logged and retried next interval; passes never
- * overlap. The lease outlives three intervals, so a dead leader is replaced within that.
+ * lease, then run one pass; passes never overlap. While passes throw (Redis down), the next one
+ * waits longer each time (up to 30 s) and only the first failure and the recovery are logged.
+ * The lease outlives three intervals, so a dead leader is replaced within that.
  */
 export class LeaderLoop {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
   private stopping = false;
   private readonly lease: Lease;
+  private readonly health: FailureLog;
 
   constructor(private readonly options: LeaderLoopOptions) {
     this.lease = new Lease(
@@ -40,6 +41,7 @@ export class LeaderLoop {
       options.keys.of('lease', options.name),
       Math.max(3 * options.intervalMs, 5000),
     );
+    this.health = new FailureLog(options.log, options.name, options.intervalMs);
   }
 
   /** Starts the loop; an interval of 0 leaves it off. */
@@ -68,17 +70,18 @@ export class LeaderLoop {
 
   private schedule(): void {
     if (this.stopping) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.runOnce()
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          this.options.log.warn({ err: error }, `${this.options.name} pass failed; retrying next interval`),
-        )
-        .finally(() => {
-          this.pass = null;
-          this.schedule();
-        });
-    }, this.options.intervalMs);
+    this.timer = setTimeout(
+      () => {
+        this.pass = this.runOnce()
+          .then(() => this.health.succeeded())
+          .catch((error: unknown) => void this.health.failed(error))
+          .finally(() => {
+            this.pass = null;
+            this.schedule();
+          });
+      },
+      Math.max(this.options.intervalMs, this.health.delayMs()),
+    );
     this.timer.unref();
   }
 }

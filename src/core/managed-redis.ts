@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import type { StateLogger } from './failure-log.js';
 import { freeLoopbackPort } from './free-port.js';
 import { sleep } from './time.js';
 
@@ -13,6 +14,10 @@ export const REDIS_INSTALL_HINT =
 export interface ManagedRedis {
   url: string;
   port: number;
+  /** How many times the child was restarted after exiting on its own. */
+  readonly restarts: number;
+  /** The pid of the redis-server running now (null between a crash and its restart). */
+  readonly pid: number | null;
   stop(): Promise<void>;
 }
 
@@ -20,8 +25,24 @@ export interface ManagedRedisOptions {
   dataDir: string;
   /** Append-only persistence; on for the all-in-one process, off for throwaway test servers. */
   persistent: boolean;
+  appendfsync?: 'always' | 'everysec' | 'no';
   port?: number;
+  /**
+   * Supervision: when the child exits on its own it is started again (same port, same data
+   * folder and AOF) after a growing delay. After this many failed restarts in a row, `onGiveUp`
+   * is called. 0 (the default) leaves a dead child dead.
+   */
+  restartAttempts?: number;
+  onGiveUp?: (error: Error) => void;
+  log?: StateLogger;
 }
+
+const READY_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 5_000;
+/** A child that ran this long before dying counts as having restarted successfully. */
+const STABLE_MS = 10_000;
+const FIRST_RESTART_DELAY_MS = 200;
+const MAX_RESTART_DELAY_MS = 5_000;
 
 export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -56,27 +77,117 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   fs.chmodSync(options.dataDir, 0o700);
   const pidFile = path.join(options.dataDir, 'redis.pid');
   await stopLeftover(pidFile);
-
   const port = options.port ?? (await freeLoopbackPort());
-  const { password, configFile } = passwordConfig(options.dataDir);
-  const args = [configFile, '--bind', '127.0.0.1', '--port', String(port), '--dir', options.dataDir];
-  args.push('--daemonize', 'no', '--pidfile', pidFile, '--logfile', path.join(options.dataDir, 'redis.log'));
-  if (options.persistent) args.push('--appendonly', 'yes', '--appendfsync', 'everysec');
-  else args.push('--appendonly', 'no', '--save', '');
+  const supervisor = new RedisSupervisor(options, port, pidFile);
+  await supervisor.start();
+  return supervisor;
+}
 
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
-  const url = `redis://:${password}@127.0.0.1:${port}`;
-  await waitUntilReady(url, child, options.dataDir);
-  return { url, port, stop: () => stopChild(child) };
+class RedisSupervisor implements ManagedRedis {
+  readonly url: string;
+  restarts = 0;
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private failuresInARow = 0;
+  private readonly args: string[];
+
+  constructor(
+    private readonly options: ManagedRedisOptions,
+    readonly port: number,
+    pidFile: string,
+  ) {
+    const { password, configFile } = passwordConfig(options.dataDir);
+    this.url = `redis://:${password}@127.0.0.1:${port}`;
+    const { dataDir } = options;
+    // The password is in the config file (0600), not on the command line.
+    this.args = [configFile, '--bind', '127.0.0.1', '--port', String(port), '--dir', dataDir, '--daemonize', 'no'];
+    this.args.push('--pidfile', pidFile, '--logfile', path.join(dataDir, 'redis.log'));
+    if (options.persistent) this.args.push('--appendonly', 'yes', '--appendfsync', options.appendfsync ?? 'everysec');
+    else this.args.push('--appendonly', 'no', '--save', '');
+  }
+
+  get pid(): number | null {
+    return this.child?.exitCode === null && this.child.signalCode === null ? (this.child.pid ?? null) : null;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn('redis-server', this.args, { stdio: 'ignore' });
+    this.child = child;
+    process.off('exit', this.killOnExit).on('exit', this.killOnExit);
+    await waitUntilReady(this.url, child, this.options.dataDir);
+    const startedAt = Date.now();
+    child.once('exit', (code, signal) => {
+      if (!this.stopping) void this.recover({ code, signal }, Date.now() - startedAt >= STABLE_MS);
+    });
+  }
+
+  /**
+   * Starts the child again after it died, with backoff. A restart counts as failed until the new
+   * child has run STABLE_MS; after restartAttempts failed ones in a row, gives up.
+   */
+  private async recover(
+    exit: { code: number | null; signal: NodeJS.Signals | null },
+    wasStable: boolean,
+  ): Promise<void> {
+    const { log, restartAttempts = 0, dataDir } = this.options;
+    const downSince = Date.now();
+    log?.warn({ ...exit, data_dir: dataDir }, 'managed redis-server exited; restarting it');
+    if (wasStable) this.failuresInARow = 0;
+    while (!this.stopping) {
+      if (this.failuresInARow >= restartAttempts) {
+        const why = `managed redis-server exited and ${this.failuresInARow} restarts in a row failed`;
+        return this.giveUp(new Error(`${why}; see ${path.join(dataDir, 'redis.log')}`));
+      }
+      await sleep(Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** this.failuresInARow));
+      if (this.stopping) return;
+      this.failuresInARow++;
+      try {
+        await this.start();
+        this.restarts++;
+        log?.info({ restarts: this.restarts, down_ms: Date.now() - downSince }, 'managed redis-server is back');
+        return;
+      } catch (error) {
+        log?.warn(
+          { err: (error as Error).message, failures: this.failuresInARow },
+          'managed redis-server did not come back',
+        );
+      }
+    }
+  }
+
+  private giveUp(error: Error): void {
+    if (this.stopping) return;
+    this.options.log?.warn({ err: error.message }, 'giving up on the managed redis-server');
+    this.options.onGiveUp?.(error);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.child) await stopChild(this.child);
+    process.off('exit', this.killOnExit);
+  }
+
+  /** A process that exits without stop() (a shutdown past its bound) takes its redis-server with it. */
+  private readonly killOnExit = () => {
+    if (this.pid !== null) this.child?.kill('SIGKILL');
+  };
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, dataDir: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`redis-server exited with code ${child.exitCode}; see ${path.join(dataDir, 'redis.log')}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `redis-server exited with ${child.signalCode ?? `code ${child.exitCode}`}; see ${path.join(dataDir, 'redis.log')}`,
+      );
     }
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 1000,
+      commandTimeout: 1000,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();
@@ -89,18 +200,20 @@ async function waitUntilReady(url: string, child: ChildProcess, dataDir: string)
     }
   }
   child.kill('SIGKILL');
-  throw new Error('redis-server did not become ready within 15 s');
+  throw new Error(`redis-server did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
     child.once('exit', () => {
       clearTimeout(force);
       resolve();
     });
     child.kill('SIGTERM');
+    // A frozen (SIGSTOPped) server handles the SIGTERM once continued.
+    child.kill('SIGCONT');
   });
 }
 

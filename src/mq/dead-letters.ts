@@ -4,6 +4,7 @@ import type { MessageStore } from './message-store.js';
 const HAND_OVER_BATCH = 100;
 
 export interface MqLogger {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
 

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
-import { createRedisClient, type KeySpace } from '../core/redis.js';
+import { createRedisClient, failFast, type KeySpace } from '../core/redis.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
 import { ClusterStatus } from './clusters/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
@@ -67,9 +67,9 @@ export interface WorkerDeps {
 
 export function openWorkerServices({ config, redis, redisUrl, keys, bus }: WorkerDeps): WorkerServices {
   const workerKeys = new WorkerKeys(keys);
-  // BullMQ wants a connection that retries forever rather than failing commands.
+  // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
-    maxRetriesPerRequest: null,
+    ...failFast(config.redis.commandTimeoutMs),
     enableAutoPipelining: false,
   });
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));

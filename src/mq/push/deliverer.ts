@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { EventBus } from '../../core/bus.js';
+import { FailureLog } from '../../core/failure-log.js';
 import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
 import type { OutboundGuard } from '../../core/outbound-guard.js';
@@ -63,24 +64,37 @@ export class PushDeliverer {
   private stopAnnouncements: Promise<() => Promise<void>> | null = null;
   private refreshing: Promise<void> | null = null;
   private stopped = false;
+  private readonly leaseHealth: FailureLog;
+  private readonly listHealth: FailureLog;
 
   constructor(private readonly deps: PushDelivererDeps) {
     this.lease = new Lease(deps.redis, deps.keys.of('lease', 'mq-push'), deps.config.leaseMs);
+    this.leaseHealth = new FailureLog(deps.log, 'push delivery lease', this.leasePeriodMs);
+    this.listHealth = new FailureLog(deps.log, 'push delivery queue list');
     this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
     this.slots = new Slots(deps.config.concurrency);
   }
 
   start(): void {
-    void this.checkLease();
-    this.leaseTimer = setInterval(
-      () => void this.checkLease(),
-      Math.max(Math.floor(this.deps.config.leaseMs / 3), 100),
-    );
+    this.scheduleLeaseCheck(0);
+  }
+
+  private get leasePeriodMs(): number {
+    return Math.max(Math.floor(this.deps.config.leaseMs / 3), 100);
+  }
+
+  /** Lease checks every leaseMs/3, further apart while they fail. */
+  private scheduleLeaseCheck(delayMs: number): void {
+    this.leaseTimer = setTimeout(() => {
+      void this.checkLease().finally(() => {
+        if (!this.stopped) this.scheduleLeaseCheck(Math.max(this.leasePeriodMs, this.leaseHealth.delayMs()));
+      });
+    }, delayMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
     for (const entry of this.served.values()) entry.worker.halt();
     // Deliveries in flight fail at once (counted as failed tries) rather than hold up shutdown.
     await this.http.close();
@@ -99,8 +113,9 @@ export class PushDeliverer {
       this.deps.leadership?.report('mq-push', leader);
       if (leader && !this.refreshTimer) await this.lead();
       else if (!leader && this.refreshTimer) await this.resign();
+      this.leaseHealth.succeeded();
     } catch (error) {
-      this.deps.log.warn({ err: error }, 'push delivery: lease check failed');
+      this.leaseHealth.failed(error);
     }
   }
 
@@ -131,7 +146,8 @@ export class PushDeliverer {
   /** Serves the push queues listed now and stops serving the others. */
   private refresh(): Promise<void> {
     this.refreshing ??= this.syncQueues()
-      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'push delivery: reading the push queues failed'))
+      .then(() => this.listHealth.succeeded())
+      .catch((error: unknown) => void this.listHealth.failed(error))
       .finally(() => (this.refreshing = null));
     return this.refreshing;
   }

@@ -1,3 +1,4 @@
+import { FailureLog } from '../../core/failure-log.js';
 import type { MqLogger } from '../dead-letters.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
@@ -32,8 +33,9 @@ interface PendingFinish {
 }
 // Room for waiting on a delivery slot, on top of the requests themselves.
 const HOLD_MARGIN_SECONDS = 30;
-// After a Redis error, try again this much later.
+// After a Redis error, try again this much later (doubling while errors go on, up to the max).
 const ERROR_PAUSE_MS = 1000;
+const MAX_ERROR_PAUSE_MS = 30_000;
 // A wake-up set for a due time fires this much later, past the clocks' difference.
 const DUE_SLACK_MS = 5;
 // Settings are re-read at least this often (changes are also announced, see forgetSettings).
@@ -56,11 +58,19 @@ export class QueueWorker {
   private settings: { queue: QueueInfo | null; readAt: number } | null = null;
   /** push.rate pacing: message starts are spaced from here on (at most one second of burst). */
   private paceFrom = 0;
+  private readonly health: FailureLog;
 
   constructor(
     readonly ref: QueueRef,
     private readonly deps: QueueWorkerDeps,
-  ) {}
+  ) {
+    this.health = new FailureLog(
+      deps.log,
+      `push delivery of ${ref.projectId}/${ref.name}`,
+      ERROR_PAUSE_MS,
+      MAX_ERROR_PAUSE_MS,
+    );
+  }
 
   /** Looks for deliverable messages now (after a post, a finished round, or a due time). */
   kick(): void {
@@ -104,6 +114,7 @@ export class QueueWorker {
         const n = this.allowedByRate(queue, Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight));
         if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
+        this.health.succeeded();
         this.deps.metrics?.countReserve(reserved);
         if (queue.push.rate) this.paceFrom += (reserved.messages.length * 1000) / queue.push.rate;
         if (reserved.messages.length === 0) {
@@ -113,11 +124,7 @@ export class QueueWorker {
         for (const message of reserved.messages) this.track(this.deliver(queue, message));
       }
     } catch (error) {
-      this.deps.log.warn(
-        { err: error, queue: this.ref.name, project: this.ref.projectId },
-        'push delivery: reserving failed',
-      );
-      this.wakeAt(Date.now() + ERROR_PAUSE_MS);
+      this.wakeAt(Date.now() + this.health.failed(error));
     }
   }
 

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { freeLoopbackPort } from '../../src/core/free-port.js';
+
+/** A master, one replica and one Sentinel watching them, all real redis-server processes on loopback. */
+export interface TestSentinel {
+  sentinelAddress: string;
+  masterName: string;
+  /** The master's port now, as the Sentinel reports it. */
+  masterPort(): Promise<number>;
+  /** Forces a failover (SENTINEL FAILOVER) and resolves once the Sentinel names the new master. */
+  failover(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export async function startTestSentinel(masterName = 'ferrum-test'): Promise<TestSentinel> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-sentinel-'));
+  const [masterPort, replicaPort, sentinelPort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
+  const children: ChildProcess[] = [];
+  const server = (port: number, ...extra: string[]) => {
+    const child = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no', ...extra],
+      { stdio: 'ignore' },
+    );
+    children.push(child);
+  };
+  server(masterPort!, '--dbfilename', `m${masterPort}.rdb`);
+  server(replicaPort!, '--dbfilename', `r${replicaPort}.rdb`, '--replicaof', '127.0.0.1', String(masterPort));
+  const conf = path.join(dir, 'sentinel.conf');
+  fs.writeFileSync(
+    conf,
+    [
+      `port ${sentinelPort}`,
+      'bind 127.0.0.1',
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 5000`,
+      '',
+    ].join('\n'),
+  );
+  children.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
+  const sentinel = new Redis(sentinelPort!, '127.0.0.1', { lazyConnect: true, retryStrategy: () => 200 });
+  sentinel.on('error', () => undefined);
+  const masterPortNow = async () =>
+    Number(((await sentinel.call('SENTINEL', 'get-master-addr-by-name', masterName)) as string[])[1]);
+  await until(
+    async () => ((await sentinel.call('SENTINEL', 'replicas', masterName)) as unknown[]).length > 0,
+    30_000,
+    'the Sentinel to see the replica',
+  );
+  const replica = new Redis(replicaPort!, '127.0.0.1');
+  await until(async () => (await replica.info('replication')).includes('master_link_status:up'), 30_000, 'replication');
+  replica.disconnect();
+  return {
+    sentinelAddress: `127.0.0.1:${sentinelPort}`,
+    masterName,
+    masterPort: masterPortNow,
+    async failover() {
+      const before = await masterPortNow();
+      await sentinel.call('SENTINEL', 'FAILOVER', masterName);
+      await until(async () => (await masterPortNow()) !== before, 30_000, 'the failover');
+    },
+    async stop() {
+      sentinel.disconnect();
+      for (const child of children) child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
