@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { EventBus } from '../../core/bus.js';
 import { Lease } from '../../core/lease.js';
 import type { KeySpace } from '../../core/redis.js';
-import type { MqLogger } from '../dead-letters.js';
+import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageQueue } from '../service.js';
 import type { QueueInfo } from '../types.js';

@@ -1,4 +1,4 @@
-import type { MqLogger } from '../dead-letters.js';
+import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
 import type { MqMetrics } from '../metrics.js';
