@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace } from '../core/redis.js';
+import { scriptClock } from '../core/lua.js';
 import { handOverDeadLetters } from './dead-letters.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { MqKeys, type QueueRef } from './keys.js';
@@ -158,7 +159,8 @@ export class MessageQueue {
       while (result.messages.length === 0) {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || waiter.closed) break;
-        const untilDue = result.nextDueMs >= 0 ? Math.max(result.nextDueMs - Date.now(), 0) + DUE_SLACK_MS : Infinity;
+        const untilDue =
+          result.nextDueMs >= 0 ? Math.max(result.nextDueMs - scriptClock.now(), 0) + DUE_SLACK_MS : Infinity;
         await waiter.next(Math.min(remaining, untilDue));
         if (waiter.closed) break;
         result = await this.reserveOnce(ref, options);

@@ -57,6 +57,7 @@ export class PushDeliverer {
   private refreshTimer: NodeJS.Timeout | null = null;
   private stopAnnouncements: Promise<() => Promise<void>> | null = null;
   private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
   private stopped = false;
 
   constructor(private readonly deps: PushDelivererDeps) {
@@ -122,11 +123,24 @@ export class PushDeliverer {
     await Promise.all(served.map((entry) => this.stopServing(entry)));
   }
 
-  /** Serves the push queues listed now and stops serving the others. */
+  /**
+   * Serves the push queues listed now and stops serving the others. Asked again while a pass
+   * runs, it runs one more pass after it: the running pass may have read the list before the
+   * change it is asked for (an announced queue would otherwise wait for the periodic re-read).
+   */
   private refresh(): Promise<void> {
-    this.refreshing ??= this.syncQueues()
-      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'push delivery: reading the push queues failed'))
-      .finally(() => (this.refreshing = null));
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.syncQueues().catch((error: unknown) =>
+          this.deps.log.warn({ err: error }, 'push delivery: reading the push queues failed'),
+        );
+      } while (this.refreshAgain && this.refreshTimer);
+    })().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 

@@ -1,3 +1,4 @@
+--@include task-lib.lua
 -- Writes new task records (all queued, all of one project) and indexes them.
 -- KEYS: the undispatched set, then per task 1 + ANY + GROUP keys: task hash, its list indexes,
 --       its queued group; then optionally (one key more) the hash of the task these retry,
