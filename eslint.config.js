@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.ferrum/', 'web/vendor/'] },
@@ -26,6 +28,17 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // No import circles (runtime ones; test/unit/import-cycles.test.ts also catches type-only ones).
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   { files: ['bin/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON responses loosely on purpose.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
+#   fast:     redis-server only (the unit and redis test lanes, npm run test:fast)
 #   test:     services, plus busybox-static, the locally built test images and Debian's
 #             Chromium for the dashboard's browser tests (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
@@ -66,6 +67,9 @@ case "$mode" in
     ensure_redis || true   # the server itself explains how to install Redis when it is missing
     ensure_docker || echo "ferrum setup: continuing without Docker; tasks and functions need it" >&2
     ;;
+  fast)   # the unit and redis test lanes (npm run test:fast): Redis only
+    ensure_redis
+    ;;
   test)
     ensure_redis
     ensure_docker
@@ -76,7 +80,7 @@ case "$mode" in
     ensure_rabbitmq
     ;;
   *)
-    echo "usage: $0 services|test|rabbitmq" >&2
+    echo "usage: $0 services|fast|test|rabbitmq" >&2
     exit 2
     ;;
 esac

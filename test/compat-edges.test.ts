@@ -7,7 +7,8 @@ import { cachePaths, uniqueCacheName } from './helpers/cache.js';
 import { createUserWithToken } from './helpers/identity.js';
 import { MqClient, rawRequest, uniqueQueue } from './helpers/mq.js';
 import { MqV1Client } from './helpers/mq-v1.js';
-import { eventually, TestSubscriber } from './helpers/push-subscriber.js';
+import { eventually } from './helpers/eventually.js';
+import { TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { WorkerClient } from './helpers/worker.js';
 

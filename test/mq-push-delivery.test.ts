@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
-import { eventually, refusedUrl, TestSubscriber } from './helpers/push-subscriber.js';
+import { eventually } from './helpers/eventually.js';
+import { refusedUrl, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -51,6 +52,18 @@ afterAll(async () => {
 });
 
 describe('push delivery', () => {
+  // A queue announced while the deliverer is still reading the list of push queues must not wait
+  // for the next periodic re-read (10 s): that lost announcement made deliveries late under load.
+  it('serves push queues created at the same moment at once, each announcement counted', async () => {
+    const sub = await subscriber();
+    const queues = await Promise.all(
+      Array.from({ length: 12 }, () => pushQueue('unicast', [{ name: 'only', url: sub.url }])),
+    );
+    await Promise.all(queues.map((queue) => mq.postBodies(queue, queue)));
+    const received = await sub.waitFor(queues.length, 8000);
+    expect(new Set(received.map((push) => push.body))).toEqual(new Set(queues));
+  });
+
   it('multicast delivers each message to all 3 subscribers and removes it once all answered 200', async () => {
     const subs = await Promise.all([subscriber(), subscriber(), subscriber()]);
     const queue = await pushQueue(

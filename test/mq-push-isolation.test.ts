@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
-import { eventually, TestSubscriber } from './helpers/push-subscriber.js';
+import { eventually } from './helpers/eventually.js';
+import { TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
 

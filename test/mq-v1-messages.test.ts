@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../src/core/time.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { MqV1Client } from './helpers/mq-v1.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { scriptClock } from '../src/core/lua.js';
 
 // Timeouts of a second keep the timing rows fast (the minimum is configurable).
 let server: TestServer;
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-describe.concurrent('version 1 messages', () => {
+describe('version 1 messages', () => {
   it('post creates the queue and answers ids and the message', async () => {
     const queue = uniqueQueue('post');
     const response = await server.http.post(v1.path(queue, '/messages'), { messages: [{ body: 'a' }, { body: 'b' }] });
@@ -46,7 +46,7 @@ describe.concurrent('version 1 messages', () => {
       [short, 1],
       [long, 120],
     ]);
-    await sleep(1200);
+    scriptClock.advance(1200);
     expect((await v1.get(queue, '?n=2')).messages.map((message) => message.id)).toEqual([short]);
   });
 
@@ -56,7 +56,7 @@ describe.concurrent('version 1 messages', () => {
     const got = await v1.get(queue, '?timeout=1');
     expect(got.messages[0]).toMatchObject({ id, timeout: 1 });
     expect(got.timeout).toBe(1);
-    await sleep(1200);
+    scriptClock.advance(1200);
     expect((await v1.get(queue)).messages.map((message) => message.id)).toEqual([id]);
   });
 
@@ -65,14 +65,14 @@ describe.concurrent('version 1 messages', () => {
     const [id] = await v1.post(queue, [{ body: 'later', delay: 1 }]);
     expect((await v1.get(queue)).messages).toEqual([]);
     expect(await v1.size(queue)).toBe(1);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await v1.get(queue)).messages.map((message) => message.id)).toEqual([id]);
   });
 
   it('expires_in: the message is gone after that many seconds', async () => {
     const queue = uniqueQueue('expires');
     await v1.post(queue, [{ body: 'brief', expires_in: 1 }, { body: 'stays' }]);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await v1.peek(queue)).map((message) => message.body)).toEqual(['stays']);
     expect(await v1.size(queue)).toBe(1);
   });
@@ -126,13 +126,13 @@ describe.concurrent('version 1 messages', () => {
     const queue = uniqueQueue('touch');
     const [id] = await v1.post(queue, [{ body: 't', timeout: 2 }]);
     await v1.get(queue);
-    await sleep(1200);
+    scriptClock.advance(1200);
     const touched = await server.http.post(v1.path(queue, `/messages/${id}/touch`), {});
     expect(touched.status).toBe(200);
     expect(touched.body).toEqual({ msg: 'Touched' });
-    await sleep(1200); // 2.4 s after the reserve: without the touch it would be back
+    scriptClock.advance(1200); // 2.4 s after the reserve: without the touch it would be back
     expect((await v1.get(queue)).messages).toEqual([]);
-    await sleep(1000);
+    scriptClock.advance(1000);
     expect((await v1.get(queue)).messages.map((message) => message.id)).toEqual([id]);
   });
 
@@ -158,7 +158,7 @@ describe.concurrent('version 1 messages', () => {
     await v1.get(queue);
     await server.http.post(v1.path(queue, `/messages/${first}/release`), { delay: 1 });
     expect((await v1.peek(queue)).map((message) => message.id)).toEqual([second]);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await v1.peek(queue)).map((message) => message.id)).toEqual([first, second]);
   });
 
@@ -196,14 +196,14 @@ describe.concurrent('version 1 messages', () => {
   });
 });
 
-describe.concurrent('one queue whichever API touches it', () => {
+describe('one queue whichever API touches it', () => {
   it('posted through v1, reserved and deleted through v3', async () => {
     const queue = uniqueQueue('v1-to-v3');
     const [id] = await v1.post(queue, [{ body: 'from v1', timeout: 1 }]);
     const [message] = await v3.reserve(queue);
     expect(message).toMatchObject({ id, body: 'from v1', reserved_count: 1 });
     // v3 reserve without a timeout honours the message's own one (1 s).
-    await sleep(1200);
+    scriptClock.advance(1200);
     const [again] = await v3.reserve(queue, { timeout: 30 });
     expect(again).toMatchObject({ id, reserved_count: 2 });
     expect((await v3.delete(queue, id!, again.reservation_id)).status).toBe(200);

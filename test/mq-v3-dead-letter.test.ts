@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../src/core/time.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { scriptClock } from '../src/core/lua.js';
 
 let server: TestServer;
 let mq: MqClient;
@@ -32,7 +32,7 @@ async function reserveAndRelease(queue: string): Promise<any> {
   return message;
 }
 
-describe.concurrent('dead letter queues', () => {
+describe('dead letter queues', () => {
   it('max_reservations 1: reserved once, the next reserve moves it (id, body and reserved_count kept)', async () => {
     const { source, deadLetter } = await withDeadLetter(1);
     const [id] = await mq.post(source, [{ body: 'only once', push_headers: { Trace: 't1' } }]);
@@ -52,7 +52,7 @@ describe.concurrent('dead letter queues', () => {
     const { source, deadLetter } = await withDeadLetter(1);
     const [id] = await mq.postBodies(source, 'timed out');
     await mq.reserve(source, { timeout: 1 });
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect(await mq.reserve(source)).toEqual([]);
     expect((await mq.peek(deadLetter)).map((message) => message.id)).toEqual([id]);
   });
@@ -112,10 +112,10 @@ describe.concurrent('dead letter queues', () => {
     await mq.createQueue(deadLetter, { message_expiration: 1 });
     const [id] = await mq.postBodies(source, 'short');
     await reserveAndRelease(source);
-    await sleep(600);
+    scriptClock.advance(600);
     expect(await mq.reserve(source)).toEqual([]);
     expect((await mq.http.get(mq.path(deadLetter, `/messages/${id}`))).status).toBe(200);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await mq.http.get(mq.path(deadLetter, `/messages/${id}`))).status).toBe(404);
   });
 
@@ -124,7 +124,7 @@ describe.concurrent('dead letter queues', () => {
     const [id] = await mq.postBodies(source, 'kept');
     await reserveAndRelease(source);
     expect(await mq.reserve(source)).toEqual([]);
-    await sleep(1200);
+    scriptClock.advance(1200);
     expect((await mq.http.get(mq.path(deadLetter, `/messages/${id}`))).status).toBe(200);
   });
 

@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sleep } from '../src/core/time.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { scriptClock } from '../src/core/lua.js';
+import { eventually } from './helpers/eventually.js';
 
 let server: TestServer;
 let mq: MqClient;
@@ -26,9 +27,9 @@ it('the sweeper drops expired messages of queues nobody touches', async () => {
   );
   const keys = (part: string) => `ferrum:{mq:${server.projectId}:${encodeURIComponent(queue)}}:${part}`;
   expect(await observer.hlen(keys('body'))).toBe(50);
-  await sleep(1600);
-  // Nothing read the queue meanwhile: only the sweeper can have removed them.
-  expect(await observer.hlen(keys('body'))).toBe(0);
+  scriptClock.advance(1100);
+  // Nothing reads the queue meanwhile: only the sweeper can remove them.
+  await eventually(async () => (await observer.hlen(keys('body'))) === 0, 10_000, 'the sweep');
   expect(await observer.zcard(keys('ready'))).toBe(0);
   expect(await observer.zcard(keys('expiry'))).toBe(0);
   expect(await observer.exists(keys('queue'))).toBe(1);
@@ -43,7 +44,7 @@ it('a message can carry its own expiration (for API versions that allow it)', as
   const queue = uniqueQueue('own-expiry');
   const ref = { projectId: server.projectId, name: queue };
   const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);
-  await sleep(1100);
+  scriptClock.advance(1100);
   await expect(service.messages.get(ref, short!)).rejects.toThrow('Message not found');
   expect((await service.messages.get(ref, long!)).body).toBe('queue default');
 });

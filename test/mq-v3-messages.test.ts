@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../src/core/time.js';
 import { MqClient, rawRequest, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { scriptClock } from '../src/core/lua.js';
 
-// Reservation timeouts and delays of a second keep the timing rows fast.
+// Reservation timeouts and delays of a second; the script clock (scriptClock) moves past them, so the
+// suites that move it run their tests one at a time.
 let server: TestServer;
 let mq: MqClient;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ afterAll(async () => server?.stop());
 
 const bodies = (messages: any[]) => messages.map((message) => message.body);
 
-describe.concurrent('message state table', () => {
+describe('message state table', () => {
   it('post with delay 0: available at once, id returned', async () => {
     const queue = uniqueQueue('available');
     const [id] = await mq.postBodies(queue, 'hello');
@@ -29,7 +30,7 @@ describe.concurrent('message state table', () => {
     expect(await mq.reserve(queue)).toEqual([]);
     expect(await mq.peek(queue)).toEqual([]);
     expect((await mq.info(queue)).size).toBe(1);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await mq.reserve(queue)).map((message) => message.id)).toEqual([id]);
   });
 
@@ -69,7 +70,7 @@ describe.concurrent('message state table', () => {
     const queue = uniqueQueue('delete-stale');
     await mq.postBodies(queue, 'x');
     const [message] = await mq.reserve(queue, { timeout: 1 });
-    await sleep(1100);
+    scriptClock.advance(1100);
     const response = await mq.delete(queue, message.id, message.reservation_id);
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ msg: 'Reservation timed out' });
@@ -89,7 +90,7 @@ describe.concurrent('message state table', () => {
     expect(
       (await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: a.reservation_id })).status,
     ).toBe(200);
-    await sleep(1100);
+    scriptClock.advance(1100);
     // B timed out after A was released: B is now in front of A although it was posted later.
     expect(bodies(await mq.peek(queue))).toEqual(['B', 'A']);
     expect(bodies(await mq.reserve(queue, { n: 2 }))).toEqual(['B', 'A']);
@@ -116,7 +117,7 @@ describe.concurrent('message state table', () => {
     await mq.http.post(mq.path(queue, `/messages/${b.id}/release`), { reservation_id: b.reservation_id, delay: 1 });
     expect(bodies(await mq.peek(queue))).toEqual(['A']);
     expect((await mq.info(queue)).size).toBe(2);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect(bodies(await mq.peek(queue))).toEqual(['B', 'A']);
   });
 
@@ -128,7 +129,7 @@ describe.concurrent('message state table', () => {
       reservation_id: 'not-a-reservation',
     });
     expect(wrong.status).toBe(403);
-    await sleep(1100);
+    scriptClock.advance(1100);
     const late = await mq.http.post(mq.path(queue, `/messages/${a.id}/release`), { reservation_id: a.reservation_id });
     expect(late.status).toBe(403);
     expect(late.body.msg).toBe('Reservation timed out');
@@ -146,7 +147,7 @@ describe.concurrent('message state table', () => {
     expect(touched.body.msg).toBe('Touched');
     expect(touched.body.reservation_id).not.toBe(a.reservation_id);
     expect((await mq.http.get(mq.path(queue, `/messages/${id}`))).body.message.reserved_count).toBe(2);
-    await sleep(1300);
+    scriptClock.advance(1300);
     // Still reserved under the new id; the old one is no longer valid.
     expect(await mq.reserve(queue)).toEqual([]);
     expect((await mq.delete(queue, id!, a.reservation_id)).status).toBe(403);
@@ -159,7 +160,7 @@ describe.concurrent('message state table', () => {
     const [id] = await mq.postBodies(queue, 'A');
     const [a] = await mq.reserve(queue, { timeout: 30 });
     const touched = await mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: a.reservation_id });
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await mq.delete(queue, id!, touched.body.reservation_id)).status).toBe(403);
   });
 
@@ -167,7 +168,7 @@ describe.concurrent('message state table', () => {
     const queue = uniqueQueue('touch-stale');
     const [id] = await mq.postBodies(queue, 'A');
     const [a] = await mq.reserve(queue, { timeout: 1 });
-    await sleep(1100);
+    scriptClock.advance(1100);
     const response = await mq.http.post(mq.path(queue, `/messages/${id}/touch`), { reservation_id: a.reservation_id });
     expect(response.status).toBe(403);
     expect(response.body.msg).toBe('Reservation timed out');
@@ -191,7 +192,7 @@ describe.concurrent('message state table', () => {
     const queue = uniqueQueue('delete-lapsed');
     const [a] = await mq.postBodies(queue, 'A');
     await mq.reserve(queue, { timeout: 1 });
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await mq.delete(queue, a!)).status).toBe(200);
   });
 
@@ -214,7 +215,7 @@ describe.concurrent('message state table', () => {
     await mq.createQueue(queue, { message_expiration: 1 });
     const [id] = await mq.postBodies(queue, 'short-lived');
     await mq.post(queue, [{ body: 'delayed-past-expiry', delay: 2 }]);
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect((await mq.http.get(mq.path(queue, `/messages/${id}`))).status).toBe(404);
     expect(await mq.reserve(queue)).toEqual([]);
     expect((await mq.info(queue)).size).toBe(0);
@@ -226,7 +227,7 @@ describe.concurrent('message state table', () => {
     await mq.postBodies(queue, 'A');
     const [a] = await mq.reserve(queue);
     expect(await mq.reserve(queue)).toEqual([]);
-    await sleep(1100);
+    scriptClock.advance(1100);
     const [again] = await mq.reserve(queue);
     expect(again).toMatchObject({ id: a.id, reserved_count: 2 });
   });

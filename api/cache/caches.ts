@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { MAX_PAGE } from '../../src/cache/item-rules.js';
 import { notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
-import type { CacheApiOptions } from './index.js';
+import type { CacheApiOptions } from './route-options.js';
 import { cacheNameOf } from './paths.js';
 import { cacheInfoSchema, cacheListSchema, cacheParams, msgSchema, projectParams } from './views.js';
 

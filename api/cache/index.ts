@@ -4,11 +4,7 @@ import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { cacheRoutes } from './caches.js';
 import { itemRoutes } from './items.js';
-
-export interface CacheApiOptions {
-  store: CacheStore;
-  maxValueBytes: number;
-}
+import type { CacheApiOptions } from './route-options.js';
 
 /** The cache service, API version 1 (tokens of every generation are accepted). */
 export const cacheApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
 import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
-import type { CacheApiOptions } from './index.js';
+import type { CacheApiOptions } from './route-options.js';
 import { itemPathOf } from './paths.js';
 import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
 

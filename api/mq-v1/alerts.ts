@@ -3,7 +3,7 @@ import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts.js';
 import { badRequest } from '../../src/core/errors.js';
 import { objectField, requiredField, stringField } from '../../src/mq/fields.js';
 import { parseAlerts } from '../../src/mq/queue-settings.js';
-import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
+import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueSchema, queueView } from './views.js';
 
 const alertsBody = { type: 'object', required: ['alerts'], properties: { alerts: {} } } as const;

@@ -4,7 +4,7 @@ import type { PluginOptions } from '../context.js';
 import { alertRoutes } from './alerts.js';
 import { messageRoutes } from './messages.js';
 import { queueRoutes } from './queues.js';
-import { webhookRoutes } from '../mq-v3/webhook.js';
+import { webhookRoutes } from '../mq-shared/webhook.js';
 
 /**
  * The version 1 message queue API under /1/projects/:project_id/queues, on the same queues as

@@ -9,11 +9,12 @@ import {
   delaySchema,
   messageIdOf,
   messageParams,
+  msgSchema,
   queueParams,
   queueRefOf,
   type MqRouteOptions,
-} from '../mq-v3/params.js';
-import { messageSchema, messagesSchema, messageView, msgSchema } from './views.js';
+} from '../mq-shared/params.js';
+import { messageSchema, messagesSchema, messageView } from './views.js';
 
 const postBody = {
   type: 'object',

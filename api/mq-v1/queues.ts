@@ -4,8 +4,8 @@ import { LIMITS } from '../../src/mq/limits.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
 import { parseV1QueueUpdate, parseV1SubscriberUrls, subscribersForUrls } from '../../src/mq/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
-import { projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-v3/params.js';
-import { msgSchema, queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
+import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
+import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
 
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
 const updateBody = {

@@ -5,8 +5,6 @@ import type { Message, QueueInfo } from '../../src/mq/types.js';
 
 /** Wire shapes of the version 1 message queue. */
 
-export { msgSchema } from '../mq-v3/views.js';
-
 const freeObject = { type: 'object', additionalProperties: true } as const;
 
 /** A queue's version 1 id: stable for its project and name (version 3 queues have none). */

@@ -3,7 +3,7 @@ import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { messageRoutes } from './messages.js';
 import { queueRoutes } from './queues.js';
-import { webhookRoutes } from './webhook.js';
+import { webhookRoutes } from '../mq-shared/webhook.js';
 
 /** The version 3 message queue API under /3/projects/:project_id/queues. */
 export const mqV3Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {

@@ -10,15 +10,15 @@ import {
   delaySchema,
   messageIdOf,
   messageParams,
+  msgSchema,
   queueParams,
   queueRefOf,
   type MqRouteOptions,
-} from './params.js';
+} from '../mq-shared/params.js';
 import {
   messageSchema,
   messagesResponseSchema,
   messageView,
-  msgSchema,
   pushStatusesResponseSchema,
   pushStatusView,
   reservedMessagesJson,

@@ -4,8 +4,8 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
-import { projectParams, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
-import { msgSchema, queueResponseSchema, queueView } from './views.js';
+import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
+import { queueResponseSchema, queueView } from './views.js';
 
 const queueBody = { type: 'object', properties: { queue: {} } } as const;
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;

@@ -4,8 +4,6 @@ import type { Message, QueueInfo, QueueSettings, ReservedMessage } from '../../s
 
 /** Wire shapes of the version 3 message queue. */
 
-export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
-
 const freeObject = { type: 'object', additionalProperties: true } as const;
 
 const queueProperties = {

@@ -1,4 +1,4 @@
--- Shared functions, prepended to every cache item script (see scripts.ts).
+-- Shared functions of every cache item script (each includes it first).
 -- Key layout of the item scripts, all under one project's hash tag:
 --   KEYS[1] values   hash  item key -> the value as JSON text
 --   KEYS[2] cas      hash  item key -> cas of the stored version
@@ -9,10 +9,7 @@
 --   KEYS[7] sequence string, the project's cas counter (never deleted, so a cas is never reused)
 -- An item is live when it is in the values hash and its expiry, if any, is in the future.
 
-local function now_ms()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
+--@include ../core/clock.lua
 
 local function is_live(key, now)
   if redis.call('HEXISTS', KEYS[1], key) == 0 then return false end

@@ -1,3 +1,4 @@
+--@include cache-state.lua
 -- Removes every item of a cache (clear and delete cache). ARGV: cache name.
 -- Returns how many live items the cache held (0: there was no such cache).
 local live = redis.call('HLEN', KEYS[1]) - redis.call('ZCOUNT', KEYS[3], '-inf', now_ms())

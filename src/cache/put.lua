@@ -1,3 +1,4 @@
+--@include cache-state.lua
 -- Stores an item unless its condition fails.
 -- ARGV: cache name, item key, value JSON, condition ('', 'add', 'replace' or 'cas'),
 --       expected cas (for 'cas'), expires_in seconds (0: never).

@@ -1,12 +1,7 @@
-import fs from 'node:fs';
-import { loadLua, LuaScript } from '../core/lua.js';
+import { loadLua } from '../core/lua.js';
 
-const prelude = fs.readFileSync(new URL('./cache-state.lua', import.meta.url), 'utf8');
-
-/** A cache script with the shared functions of cache-state.lua in front of it. */
-function cacheScript(name: string): LuaScript {
-  return new LuaScript(name, `${prelude}\n${loadLua(import.meta.url, name).source}`);
-}
+/** Every cache item script includes the shared functions of cache-state.lua first. */
+const cacheScript = (name: string) => loadLua(import.meta.url, name);
 
 export const scripts = {
   put: cacheScript('put'),

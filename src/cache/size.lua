@@ -1,3 +1,4 @@
+--@include cache-state.lua
 -- Counts the live items of a cache: all stored items less those already expired.
 -- KEYS: values, cas, expiry.
 return redis.call('HLEN', KEYS[1]) - redis.call('ZCOUNT', KEYS[3], '-inf', now_ms())

@@ -1,3 +1,4 @@
+--@include cache-state.lua
 -- Reclaims up to `limit` expired items of a cache. ARGV: cache name, limit.
 -- Returns how many were removed.
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))

@@ -1,4 +1,4 @@
--- Shared by every message script of one queue (prepended by scripts.ts).
+-- Shared by every message script of one queue (each includes it first).
 -- KEYS, all under the queue's hash tag:
 local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local K_BODY, K_COUNT, K_RID, K_HEADERS, K_RELEASED, K_DEAD = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
@@ -17,10 +17,7 @@ local OK, NOT_FOUND, TIMED_OUT, RESERVED, NOT_RESERVED = 0, 1, 2, 3, 4
 -- A reservation id standing for whatever reservation the message has (version 1 has none).
 local ANY_RESERVATION = '*'
 
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+--@include ../core/clock.lua
 
 -- Calls redis command `command` on `key` with `args` (a flat list), in chunks of `width` items.
 local function variadic(command, key, args, width)

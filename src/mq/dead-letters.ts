@@ -1,12 +1,8 @@
 import type { QueueRef } from './keys.js';
 import type { MessageStore } from './message-store.js';
+import type { MqLogger } from './types.js';
 
 const HAND_OVER_BATCH = 100;
-
-export interface MqLogger {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-}
 
 /**
  * Moves messages that reserve put in a queue's dead letter outbox onto their dead letter

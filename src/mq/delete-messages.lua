@@ -1,3 +1,4 @@
+--@include common.lua
 -- Deletes messages, all or none. ARGV: one JSON list of [id, reservation id ('' = none given,
 -- '*' = whatever reservation it has)].
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else

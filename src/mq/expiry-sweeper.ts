@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { LeaderLoop } from '../core/leader-loop.js';
 import type { KeySpace } from '../core/redis.js';
-import type { MqLogger } from './dead-letters.js';
+import type { MqLogger } from './types.js';
 import type { MqKeys } from './keys.js';
 import { scripts } from './scripts.js';
 

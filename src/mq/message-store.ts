@@ -3,13 +3,12 @@ import type { Redis } from 'ioredis';
 import { forbidden, notFound } from '../core/errors.js';
 import { newMessageId } from '../core/ids.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts.js';
-import type { MqLogger } from './dead-letters.js';
 import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
 import { LIMITS } from './limits.js';
 import type { MqMetrics } from './metrics.js';
 import type { QueueStore } from './queue-store.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome, scripts } from './scripts.js';
-import type { Message, NewMessage, ReservedMessage } from './types.js';
+import type { Message, MqLogger, NewMessage, ReserveResult } from './types.js';
 
 export interface ReserveOptions {
   n: number;
@@ -17,18 +16,6 @@ export interface ReserveOptions {
   timeout?: number;
   /** Remove the messages as they are reserved. */
   delete?: boolean;
-}
-
-export interface ReserveResult {
-  messages: ReservedMessage[];
-  /** Messages handed to the dead letter outbox by this reserve. */
-  movedToDeadLetter: number;
-  /** Messages this reserve found expired and dropped. */
-  expired: number;
-  /** When nothing was reserved: the epoch ms at which something becomes available by itself, or -1. */
-  nextDueMs: number;
-  /** The timeout asked for, else the queue's message_timeout (s). */
-  timeout: number;
 }
 
 /** Stands for whatever reservation a message has: version 1 acts on messages without reservation ids. */

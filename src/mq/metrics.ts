@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { perRegistry } from '../metrics/per-registry.js';
 import type { WakeHub } from './long-poll.js';
-import type { ReserveResult } from './message-store.js';
+import type { ReserveResult } from './types.js';
 import type { PushState } from './push/status.js';
 
 /** What one delivery try (or a lapsed 202) left a subscriber's status as, named for operators. */

@@ -1,3 +1,4 @@
+--@include common.lua
 -- The first n available messages, without reserving them. ARGV: n, default timeout (s).
 -- Returns -1 for a missing queue, else JSON { expired (messages dropped as expired), messages:
 -- list of [id, body, reserved_count, push headers or '', reservation timeout (s)] }.

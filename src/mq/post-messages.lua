@@ -1,3 +1,4 @@
+--@include common.lua
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
 -- ARGV: default expiration (s), wake channel, messages as one JSON list of
 -- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the

@@ -1,3 +1,4 @@
+--@include common.lua
 -- The queue's stored settings and its size (available + delayed + reserved), after maintain().
 -- Returns {} for a missing queue, else { size, messages dropped as expired, field, value, field, value, ... }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return {} end

@@ -1,3 +1,4 @@
+--@include common.lua
 -- One message by id, whatever its state. ARGV: id, default timeout (s).
 -- Returns { -1 } for a missing queue, { 1 } for a missing (or expired) message,
 -- else { 0, body, reserved_count, push headers or '', reservation timeout (s) }.

@@ -1,3 +1,4 @@
+--@include common.lua
 -- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
 -- reserved_count already reached the dead letter threshold are moved to the dead letter
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).

@@ -1,14 +1,7 @@
-import { LuaScript, loadLua } from '../core/lua.js';
+import { loadLua } from '../core/lua.js';
 
-const common = loadLua(import.meta.url, 'common').source;
-
-/**
- * A queue script: common.lua (key names, maintain(), checks), then `prelude` (more shared Lua),
- * then the script `<name>.lua` from the folder of `moduleUrl`.
- */
-export function queueScript(name: string, moduleUrl: string = import.meta.url, prelude = ''): LuaScript {
-  return new LuaScript(name, `${common}\n${prelude}\n${loadLua(moduleUrl, name).source}`);
-}
+/** Every queue script includes common.lua (key names, maintain(), checks) first. */
+const queueScript = (name: string) => loadLua(import.meta.url, name);
 
 export const scripts = {
   postMessages: queueScript('post-messages'),

@@ -3,16 +3,25 @@ import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace } from '../core/redis.js';
-import { handOverDeadLetters, type MqLogger } from './dead-letters.js';
+import { scriptClock } from '../core/lua.js';
+import { handOverDeadLetters } from './dead-letters.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { MqKeys, type QueueRef } from './keys.js';
 import { WakeHub } from './long-poll.js';
-import { MessageStore, type DeleteTarget, type ReserveOptions, type ReserveResult } from './message-store.js';
+import { MessageStore, type DeleteTarget, type ReserveOptions } from './message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
 import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
-import type { Alert, NewMessage, QueueSettings, ReservedMessage, Subscriber } from './types.js';
+import type {
+  Alert,
+  MqLogger,
+  NewMessage,
+  QueueSettings,
+  ReservedMessage,
+  ReserveResult,
+  Subscriber,
+} from './types.js';
 import { applyV1QueueUpdate, type V1QueueUpdate } from './v1-queue-update.js';
 
 export interface MessageQueueDeps {
@@ -157,7 +166,8 @@ export class MessageQueue {
       while (result.messages.length === 0) {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || waiter.closed) break;
-        const untilDue = result.nextDueMs >= 0 ? Math.max(result.nextDueMs - Date.now(), 0) + DUE_SLACK_MS : Infinity;
+        const untilDue =
+          result.nextDueMs >= 0 ? Math.max(result.nextDueMs - scriptClock.now(), 0) + DUE_SLACK_MS : Infinity;
         await waiter.next(Math.min(remaining, untilDue));
         if (waiter.closed) break;
         result = await this.reserveOnce(ref, options);

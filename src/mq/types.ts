@@ -81,3 +81,21 @@ export interface NewMessage {
   /** Reservation timeout (s) of this message (version 1); the queue's message_timeout when absent. */
   timeout?: number;
 }
+
+/** Where the message queue's background work reports what it drops. */
+export interface MqLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface ReserveResult {
+  messages: ReservedMessage[];
+  /** Messages handed to the dead letter outbox by this reserve. */
+  movedToDeadLetter: number;
+  /** Messages this reserve found expired and dropped. */
+  expired: number;
+  /** When nothing was reserved: the epoch ms at which something becomes available by itself, or -1. */
+  nextDueMs: number;
+  /** The timeout asked for, else the queue's message_timeout (s). */
+  timeout: number;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient } from '../helpers/mq.js';
-import { eventually } from '../helpers/push-subscriber.js';
+import { eventually } from '../helpers/eventually.js';
 import type { TestServer } from '../helpers/server.js';
 import { createCluster } from '../helpers/worker.js';
 import { createTenant, expectHealthy, startHardenedServer, type Tenant } from './helpers-b.js';

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboundGuard } from '../../src/core/outbound-guard.js';
 import { PushHttpClient } from '../../src/mq/push/http-delivery.js';
 import { MqClient, uniqueQueue } from '../helpers/mq.js';
-import { eventually, TestSubscriber } from '../helpers/push-subscriber.js';
+import { eventually } from '../helpers/eventually.js';
+import { TestSubscriber } from '../helpers/push-subscriber.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTenant, expectHealthy, plantVictimData, startHardenedServer, type Tenant } from './helpers-b.js';
 

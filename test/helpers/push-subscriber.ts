@@ -65,14 +65,3 @@ export async function refusedUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/push`;
 }
-
-/** Polls `check` until it returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -5,7 +5,7 @@ import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
 import type { OutboundGuard } from '../../core/outbound-guard.js';
 import type { KeySpace } from '../../core/redis.js';
-import type { MqLogger } from '../dead-letters.js';
+import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageQueue } from '../service.js';
 import type { QueueInfo } from '../types.js';
@@ -63,6 +63,7 @@ export class PushDeliverer {
   private refreshTimer: NodeJS.Timeout | null = null;
   private stopAnnouncements: Promise<() => Promise<void>> | null = null;
   private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
   private stopped = false;
   private readonly leaseHealth: FailureLog;
   private readonly listHealth: FailureLog;
@@ -143,12 +144,24 @@ export class PushDeliverer {
     await Promise.all(served.map((entry) => this.stopServing(entry)));
   }
 
-  /** Serves the push queues listed now and stops serving the others. */
+  /**
+   * Serves the push queues listed now and stops serving the others. Asked again while a pass
+   * runs, it runs one more pass after it: the running pass may have read the list before the
+   * change it is asked for (an announced queue would otherwise wait for the periodic re-read).
+   */
   private refresh(): Promise<void> {
-    this.refreshing ??= this.syncQueues()
-      .then(() => this.listHealth.succeeded())
-      .catch((error: unknown) => void this.listHealth.failed(error))
-      .finally(() => (this.refreshing = null));
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.syncQueues()
+          .then(() => this.listHealth.succeeded())
+          .catch((error: unknown) => void this.listHealth.failed(error));
+      } while (this.refreshAgain && this.refreshTimer);
+    })().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 

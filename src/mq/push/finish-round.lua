@@ -1,3 +1,5 @@
+--@include ../common.lua
+--@include push-common.lua
 -- Records delivery rounds of reserved push messages and decides each one's fate: when every
 -- subscriber is done the message is removed, else it waits on the delayed set (at the front when
 -- due) until its next retry or acknowledgement deadline.

@@ -1,5 +1,5 @@
 import { FailureLog } from '../../core/failure-log.js';
-import type { MqLogger } from '../dead-letters.js';
+import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
 import type { MqMetrics } from '../metrics.js';

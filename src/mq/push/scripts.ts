@@ -1,10 +1,7 @@
 import { loadLua } from '../../core/lua.js';
-import { queueScript } from '../scripts.js';
 
-const pushCommon = loadLua(import.meta.url, 'push-common').source;
-
-/** Push scripts take the queue's keys followed by the message's push status hash. */
+/** Push scripts (they include ../common.lua and push-common.lua) take the queue's keys followed by the message's push status hash. */
 export const pushScripts = {
-  finishRound: queueScript('finish-round', import.meta.url, pushCommon),
-  acknowledge: queueScript('acknowledge', import.meta.url, pushCommon),
+  finishRound: loadLua(import.meta.url, 'finish-round'),
+  acknowledge: loadLua(import.meta.url, 'acknowledge'),
 };

@@ -1,3 +1,4 @@
+--@include task-lib.lua
 -- One page of the union of disjoint task indexes (one per status asked for), newest first:
 -- by created_at descending, equal times by id descending (ids are time-ordered), as
 -- ZREVRANGEBYSCORE orders one index.

@@ -1,4 +1,4 @@
--- Shared by the task scripts (task-lua.ts puts it before each of them).
+-- Shared by the task scripts (each includes it first).
 -- A task's index keys come in groups: ANY (4 keys) are the list indexes it is in whatever its
 -- status (all tasks, by code, by cluster, by code and cluster), scored by created_at; a status
 -- group (GROUP keys) holds the same four for one status, then its code package's stats index,

@@ -5,12 +5,11 @@ import { ActivityHistory, OUTCOMES, type Outcome } from '../../metrics/history.j
 import type { IndexedTask, WorkerKeys } from '../keys.js';
 import { creationArgs } from './task-store.js';
 import type { Task, TaskStatus } from '../types.js';
-import { loadTaskLua } from './task-lua.js';
 
-const setStatus = loadTaskLua('set-task-status');
+const setStatus = loadLua(import.meta.url, 'set-task-status');
 const appendLog = loadLua(import.meta.url, 'append-log');
 const appendLogInOrder = loadLua(import.meta.url, 'append-log-in-order');
-const takeTask = loadTaskLua('take-task');
+const takeTask = loadLua(import.meta.url, 'take-task');
 const setProgress = loadLua(import.meta.url, 'set-task-progress');
 
 export interface StatusChange {

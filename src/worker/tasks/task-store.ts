@@ -2,10 +2,10 @@ import type { Redis } from 'ioredis';
 import { notFound } from '../../core/errors.js';
 import type { WorkerKeys } from '../keys.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../types.js';
-import { loadTaskLua } from './task-lua.js';
+import { loadLua } from '../../core/lua.js';
 
-const createTasks = loadTaskLua('create-tasks');
-const listTasks = loadTaskLua('list-tasks');
+const createTasks = loadLua(import.meta.url, 'create-tasks');
+const listTasks = loadLua(import.meta.url, 'list-tasks');
 /** Tasks per script run: keeps one run short so other clients are not held up. */
 const CREATE_CHUNK = 200;
 const SCAN_BATCH = 500;

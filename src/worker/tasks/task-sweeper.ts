@@ -3,9 +3,9 @@ import type { WorkerKeys } from '../keys.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskService } from './tasks.js';
 import type { Task, TaskStatus } from '../types.js';
-import { loadTaskLua } from './task-lua.js';
+import { loadLua } from '../../core/lua.js';
 
-const expireTasks = loadTaskLua('expire-tasks');
+const expireTasks = loadLua(import.meta.url, 'expire-tasks');
 
 /** Entries handled per script run or read: keeps each step short for other clients. */
 const BATCH = 200;

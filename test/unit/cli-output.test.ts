@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Output, cellText, columns, formatTable } from '../cli/output.js';
-import { Progress, withProgress } from '../cli/progress.js';
+import { Output, cellText, columns, formatTable } from '../../cli/output.js';
+import { Progress, withProgress } from '../../cli/progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();

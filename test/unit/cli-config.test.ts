@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseUrlOf, ConfigError, loadClientConfig, type ConfigSources } from '../cli/config.js';
-import { reasonOf } from '../cli/api-client.js';
+import { baseUrlOf, ConfigError, loadClientConfig, type ConfigSources } from '../../cli/config.js';
+import { reasonOf } from '../../cli/api-client.js';
 
 const dirs: string[] = [];
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/core/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import {
   chartValues,
   findObject,
@@ -11,7 +11,7 @@ import {
   type KubeObject,
   type RenderedChart,
   type Values,
-} from './helpers/chart.js';
+} from '../helpers/chart.js';
 
 const chartDir = path.resolve('charts/ferrum');
 const examplesDir = path.join(chartDir, 'examples');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionInvocation } from '../src/functions/function-executor.js';
-import { FramingError } from '../runner/functions/hot-codec.js';
-import { httpCodec } from '../runner/functions/hot-http-codec.js';
-import { jsonCodec } from '../runner/functions/hot-json-codec.js';
+import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import { FramingError } from '../../runner/functions/hot-codec.js';
+import { httpCodec } from '../../runner/functions/hot-http-codec.js';
+import { jsonCodec } from '../../runner/functions/hot-json-codec.js';
 
 const DEADLINE = '2030-01-01T00:00:30.000Z';
 

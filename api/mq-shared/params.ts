@@ -1,3 +1,4 @@
+/** What the version 1 and version 3 message queue APIs share: route options, path parameters, limits. */
 import type { FastifyRequest } from 'fastify';
 import { checkQueueName } from '../../src/mq/fields.js';
 import { LIMITS } from '../../src/mq/limits.js';
@@ -6,7 +7,7 @@ import type { MessageQueue } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 
-/** What each route group of the version 3 API is given. */
+/** What each route group of both message queue API versions is given. */
 export interface MqRouteOptions {
   ctx: AppContext;
   mq: MessageQueue;
@@ -20,6 +21,8 @@ export function countOf(n: number | undefined): number {
   return Math.min(n ?? 1, LIMITS.maxMessagesPerCall);
 }
 export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
+
+export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
 
 export const projectParams = {
   type: 'object',

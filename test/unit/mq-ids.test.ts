@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isMessageId, newMessageId } from '../src/core/ids.js';
+import { isMessageId, newMessageId } from '../../src/core/ids.js';
 
 describe('message ids', () => {
   it('are decimal strings of 64-bit numbers, strictly increasing within a process', () => {

@@ -1,0 +1,17 @@
+/**
+ * Polls `check` until it returns a value other than undefined or false, and returns it; fails
+ * after `timeoutMs`. Tests wait on conditions with this, never on fixed sleeps.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
