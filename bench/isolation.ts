@@ -6,6 +6,7 @@
 // BENCH_SECONDS sets the attack's length (default 15).
 // Three processes: the server (controller + its redis-server), the attacker, and this one
 // (the victim's client), so neither client's work shows in the other's figures.
+import { figure, SMOKE } from './lib/report.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import readline from 'node:readline';
@@ -14,7 +15,6 @@ import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { KeySpace } from '../src/core/redis.js';
 
-const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 3 : 15));
 /** Messages already on the queue the attacker clears, and items in each cache it clears or deletes. */
 const SEEDED_MESSAGES = SMOKE ? 5_000 : 300_000;
@@ -218,7 +218,15 @@ async function main(): Promise<void> {
     );
     for (const entry of slow.slice(1, 5))
       console.log(`  next: ${(entry.micros / 1000).toFixed(2)} ms (${entry.command})`);
-    console.log(`victim's item intact after the attack: ${JSON.stringify(healthy?.value) === '"v"'}`);
+    const intact = JSON.stringify(healthy?.value) === '"v"';
+    console.log(`victim's item intact after the attack: ${intact}`);
+    figure('isolation victim cache GET p99 under attack', during.p99, 'ms', {
+      better: 'lower',
+      target: 50,
+      reference: `the same GET alone, p99 ${baseline.p99.toFixed(1)} ms`,
+    });
+    figure('isolation slowest Redis SLOWLOG entry', top ? top.micros / 1000 : 0, 'ms', { better: 'lower', target: 20 });
+    if (!intact) throw new Error("the victim's cache item was not intact after the attack");
   } finally {
     attack?.kill('SIGTERM');
     redis.disconnect();

@@ -54,6 +54,11 @@ ensure_test_images() {
   bash "$(dirname "$0")/build-test-images.sh"
 }
 
+# wrk: the C load generator of the benchmarks (CI runs every bench at its smoke size).
+ensure_wrk() {
+  have wrk || apt_install wrk || return 1
+}
+
 ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
@@ -75,6 +80,7 @@ case "$mode" in
     ensure_docker
     ensure_test_images
     ensure_browser
+    ensure_wrk
     ;;
   rabbitmq)
     ensure_rabbitmq
