@@ -45,8 +45,10 @@ export interface OpenedContext {
 
 /** Opens the Redis connections and services one controller process shares across requests and loops. */
 export async function openAppContext(config: Config, redisUrl: string, log: FastifyBaseLogger): Promise<OpenedContext> {
-  const redis = createRedisClient(redisUrl, 'commands', failFast(config.redis.commandTimeoutMs));
-  const subscriber = createRedisClient(redisUrl, 'subscriber', { enableAutoPipelining: false });
+  const metrics = createMetrics();
+  const onError = (kind: string) => metrics.redisErrors.inc({ kind });
+  const redis = createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError });
+  const subscriber = createRedisClient(redisUrl, 'subscriber', { enableAutoPipelining: false, onError });
   try {
     await waitForRedis(redis, config.redis.connectTimeoutMs);
   } catch (error) {
@@ -56,7 +58,6 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   }
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
-  const metrics = createMetrics();
   const identity = new IdentityStore(redis, keys);
   const worker = openWorkerServices({ config, redis, redisUrl, keys, bus });
   // Task tokens (given to each running task) are accepted by every project-scoped API.

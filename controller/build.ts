@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { redisErrorKind } from '../src/core/redis.js';
 import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { functionCallsApi } from '../api/functions/invoke.js';
@@ -32,7 +33,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   });
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
-  installErrorHandling(app);
+  installErrorHandling(app, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);
   installHttpMetrics(app, ctx.metrics);

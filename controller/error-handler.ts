@@ -12,7 +12,8 @@ const FASTIFY_MESSAGES: Record<string, string> = {
 };
 
 /** Every error leaves as {"msg": ...}: domain errors with their status, client mistakes as 4xx. */
-export function installErrorHandling(app: FastifyInstance): void {
+/** `onRedisError`: told of each request that failed because Redis could not serve it (for a metric). */
+export function installErrorHandling(app: FastifyInstance, onRedisError: (error: unknown) => void = () => {}): void {
   const knownPaths = Router();
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -27,6 +28,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof HttpError) return reply.code(error.statusCode).send({ msg: withoutHostPaths(error.message) });
     // Not logged per request: the connection logs once when Redis goes and once when it is back.
     if (isRedisUnavailable(error)) {
+      onRedisError(error);
       return reply
         .code(503)
         .header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds))

@@ -5,6 +5,24 @@ import { FailureLog, type StateLogger } from './failure-log.js';
 export interface RedisClientOptions extends RedisOptions {
   /** Where the connection's state changes (lost, restored) are logged; a JSON logger on stdout by default. */
   log?: StateLogger;
+  /** Told of every connection error, by kind (see redisErrorKind), e.g. to count them in a metric. */
+  onError?: (kind: string) => void;
+}
+
+/**
+ * A bounded name for a Redis error: the system error code of a lost connection (ECONNREFUSED,
+ * ECONNRESET, ETIMEDOUT, …), `timeout` for a command that got no answer in time, `unavailable`
+ * for a command refused while disconnected, the Redis error prefix of a reply (OOM, LOADING,
+ * READONLY, …), else `other`.
+ */
+export function redisErrorKind(error: unknown): string {
+  if (!(error instanceof Error)) return 'other';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  if (error.message === 'Command timed out') return 'timeout';
+  if (isRedisUnavailable(error)) return 'unavailable';
+  if (error.name === 'ReplyError') return /^[A-Z]+/.exec(error.message)?.[0] ?? 'reply';
+  return 'other';
 }
 
 let defaultLog: StateLogger | null = null;
@@ -30,7 +48,7 @@ export function connectionOf(url: string): RedisOptions {
 
 /** Opens a Redis connection; `name` shows in CLIENT LIST so connections can be told apart. */
 export function createRedisClient(url: string, name: string, extra: RedisClientOptions = {}): Redis {
-  const { log = fallbackLog(), ...options } = extra;
+  const { log = fallbackLog(), onError, ...options } = extra;
   const settings: RedisOptions = {
     connectionName: `ferrum:${name}`,
     maxRetriesPerRequest: 20,
@@ -41,6 +59,7 @@ export function createRedisClient(url: string, name: string, extra: RedisClientO
   const sentinel = connectionOf(url);
   const client = sentinel.sentinels ? new Redis({ ...settings, ...sentinel }) : new Redis(url, settings);
   reportConnectionState(client, name, log);
+  if (onError) client.on('error', (error: unknown) => onError(redisErrorKind(error)));
   return client;
 }
 

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { VERSION } from '../core/version.js';
 import { LeadershipGauge } from './leadership.js';
 
@@ -7,6 +7,7 @@ export interface Metrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
   leadership: LeadershipGauge;
+  redisErrors: Counter<'kind'>;
 }
 
 /** A process's registry: Node's default metrics and ferrum_build_info. */
@@ -31,5 +32,11 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
-  return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry) };
+  const redisErrors = new Counter({
+    name: 'ferrum_redis_errors_total',
+    help: 'Redis errors this process saw: lost connections by system error code, and commands that failed (timeout, unavailable, OOM, …)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry), redisErrors };
 }
