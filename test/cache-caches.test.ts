@@ -151,11 +151,15 @@ describe('project isolation and authentication', () => {
     expect((await client.get(paths.item('k'))).body.value).toBe(1);
   });
 
-  it('a suspended project is refused with 403', async () => {
-    const projectId = await newProject();
+  it('a suspended project is refused with 403 to its users (admins may still look)', async () => {
+    const owner = await createUserWithToken(server.http, 'suspended-owner');
+    const created = await owner.http.post('/1/projects', { name: `suspended-${Date.now()}` });
+    expect(created.status).toBe(201);
+    const projectId = created.body.id as string;
     expect((await server.http.patch(`/1/projects/${projectId}`, { status: 'suspended' })).status).toBe(200);
-    const res = await server.http.put(cachePaths(projectId, 'c').item('k'), { value: 1 });
+    const res = await owner.http.put(cachePaths(projectId, 'c').item('k'), { value: 1 });
     expect(res.status).toBe(403);
     expect(res.body.msg).toMatch(/suspended/);
+    expect((await server.http.get(`/1/projects/${projectId}/caches`)).status).toBe(200);
   });
 });
