@@ -93,7 +93,7 @@ describe('a runner process', () => {
     const done = await worker.queue('shell', 'echo done', { cluster: clusters.counting });
     await worker.waitFor(done, ['complete']);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toContain('ferrum_runner_tasks_total{status="complete"} 1');
+    expect(metrics).toContain(`ferrum_runner_tasks_total{cluster="${clusters.counting}",status="complete"} 1`);
     expect(metrics).toContain('ferrum_runner_slots{state="free"} 4');
     expect(metrics).toMatch(/ferrum_worker_task_wait_seconds_count 2/);
     expect(metrics).toMatch(/ferrum_worker_task_run_seconds_count\{status="complete"\} 1/);
