@@ -88,7 +88,8 @@ describe('deeply nested JSON', () => {
     ['a project body', 'POST', () => '/1/projects', (d: string) => `{"name":"x","extra":${d}}`],
     ['a task body', 'POST', () => `/2/projects/${hostile.projectId}/tasks`, (d: string) => `{"tasks":${d}}`],
   ])('in %s is a 400, never a 500', async (_name, method, path, body) => {
-    for (const depth of [100, 100_000]) {
+    // 20,000 levels is 40 KB: within every route's body limit (a larger body is a 413 first).
+    for (const depth of [100, 20_000]) {
       const response = await hostile.http.request(method, path(), {
         raw: body(nested(depth)),
         headers: { 'content-type': 'application/json' },
