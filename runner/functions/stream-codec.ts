@@ -7,7 +7,6 @@ import {
   forwardableHeaders,
   type HotResponse,
 } from './hot-codec.js';
-import type { StreamRequest } from './stream-container.js';
 
 /** The prefix of the caller's headers, both ways, in the `http-stream` contract. */
 const HTTP_HEADER_PREFIX = 'fn-http-h-';
@@ -19,6 +18,13 @@ const EXCHANGE_HEADERS = new Set(['date', 'fn-fdk-version', 'fn-fdk-runtime', 'f
  * Fn-Http-Method, Fn-Http-Request-Url, the caller's headers each as Fn-Http-H-<Name> (and
  * Content-Type as it is).
  */
+/** One call as the container's socket gets it: POST /call with these headers and body. */
+export interface StreamRequest {
+  callId: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 export function streamRequestOf(invocation: FunctionInvocation, deadline: string): StreamRequest {
   const headers: Record<string, string> = {
     'Fn-Call-Id': invocation.callId,

@@ -8,7 +8,7 @@ import { engineError, hardenedHostConfig } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
 import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
-import { decodeStreamResponse } from './stream-codec.js';
+import { decodeStreamResponse, type StreamRequest } from './stream-codec.js';
 
 /** Where the socket folder is mounted in the container, as the `http-stream` contract has it. */
 export const CONTAINER_SOCKET_DIR = '/tmp/iofs';
@@ -28,12 +28,6 @@ export interface StreamContainerSpec extends HotContainerSpec {
 }
 
 /** A request of the `http-stream` contract: the call as POST /call on the function's socket. */
-export interface StreamRequest {
-  callId: string;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
 function sink(write: (chunk: Buffer) => void): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
