@@ -120,7 +120,8 @@ describe('schedule runs', () => {
       code_name: 'doomed',
       payload: 'x',
       run_every: 1,
-      start_at: new Date(Date.now() + 1500).toISOString(),
+      // Time enough, even on a loaded machine, to delete the code before the first run.
+      start_at: new Date(Date.now() + 5000).toISOString(),
       run_times: 2,
     });
     const codes = await server.http.get(worker.path('/codes'));
