@@ -4,7 +4,7 @@ import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import type { WorkerServices } from '../src/worker/services.js';
-import { registerClusterInstanceGauge } from './cluster-metrics.js';
+import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
@@ -50,12 +50,14 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
   );
   const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
+  registerRunnersOnlineGauge(ctx.metrics.registry, worker);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,
     name: 'autoscaler',
     intervalMs: settings.intervalMs,
     log: autoscalerLog,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping),
   });
   loop.start();

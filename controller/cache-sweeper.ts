@@ -43,6 +43,7 @@ export function startCacheSweeper(ctx: AppContext, log: FastifyBaseLogger): Lead
     name: 'cache-sweeper',
     intervalMs: ctx.config.cache.sweepIntervalMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       const reclaimed = await sweeper.sweepOnce(Date.now(), isStopping);
       if (reclaimed > 0) log.debug({ reclaimed }, 'cache sweeper reclaimed expired items');

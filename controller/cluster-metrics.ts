@@ -3,6 +3,24 @@ import { INSTANCE_TYPES } from '../src/worker/clusters/instance-store.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { DEFAULT_CLUSTER } from '../src/worker/tasks/tasks.js';
 
+/** ferrum_cluster_runners_online{cluster}: runners heartbeating in each cluster, read from Redis at scrape time. */
+export function registerRunnersOnlineGauge(registry: Registry, worker: WorkerServices): void {
+  new Gauge({
+    name: 'ferrum_cluster_runners_online',
+    help: 'Runners whose heartbeat is current, per cluster',
+    labelNames: ['cluster'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const clusterIds = [DEFAULT_CLUSTER, ...(await worker.clusters.all()).map((cluster) => cluster.id)];
+      for (const cluster of clusterIds) {
+        const { instances } = await worker.runners.runnersOf(cluster);
+        this.set({ cluster }, instances.length);
+      }
+    },
+  });
+}
+
 /** ferrum_cluster_instances{type}: instances of every cluster by type, read from Redis at scrape time. */
 export function registerClusterInstanceGauge(registry: Registry, worker: WorkerServices): void {
   new Gauge({

@@ -35,6 +35,7 @@ export function startHistorySampler(ctx: AppContext, mq: MessageQueue, log: Fast
     name: 'history-sampler',
     intervalMs: ctx.config.historySampleMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       let after: string | undefined;
       do {

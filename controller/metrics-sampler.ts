@@ -35,6 +35,7 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
     name: 'metrics-sampler',
     intervalMs: sampleMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: async (isStopping) => {
       const deepest = new TopN<QueueRef>(topQueues);
       const tasks = emptyTaskCounts();

@@ -12,7 +12,16 @@ export function startPushDeliverer(
 ): PushDeliverer | null {
   const config = ctx.config.mq.push;
   if (config.concurrency === 0) return null;
-  const deliverer = new PushDeliverer({ redis: ctx.redis, keys: ctx.keys, bus: ctx.bus, mq, log, config, publicUrl });
+  const deliverer = new PushDeliverer({
+    redis: ctx.redis,
+    keys: ctx.keys,
+    bus: ctx.bus,
+    mq,
+    log,
+    config,
+    publicUrl,
+    leadership: ctx.metrics.leadership,
+  });
   deliverer.start();
   return deliverer;
 }

@@ -18,6 +18,7 @@ export function startScheduler(ctx: AppContext, log: FastifyBaseLogger): Running
     name: 'scheduler',
     intervalMs: ctx.config.schedules.tickMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => scheduler.pass(isStopping),
   });
   loop.start();

@@ -24,6 +24,7 @@ export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): Runni
     name: 'task-sweeper',
     intervalMs: ctx.config.worker.taskSweepMs,
     log,
+    leadership: ctx.metrics.leadership,
     work: (isStopping) => sweeper.pass(isStopping),
   });
   loop.start();

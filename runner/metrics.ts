@@ -6,15 +6,27 @@ const TASK_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 
 
 /** What a runner reports on /metrics: tasks by final status, slots busy/free, queue wait and run time. */
 export class RunnerMetrics {
-  private readonly finishedTasks: Counter<'status'>;
+  private readonly startedTasks: Counter<'cluster'>;
+  private readonly finishedTasks: Counter<'cluster' | 'status'>;
   private readonly queueWait: Histogram;
   private readonly runDuration: Histogram<'status'>;
 
-  constructor(registry: Registry, slots: number, busySlots: () => number) {
+  constructor(
+    registry: Registry,
+    private readonly cluster: string,
+    slots: number,
+    busySlots: () => number,
+  ) {
+    this.startedTasks = new Counter({
+      name: 'ferrum_runner_tasks_started_total',
+      help: 'Tasks this runner started running, by cluster',
+      labelNames: ['cluster'] as const,
+      registers: [registry],
+    });
     this.finishedTasks = new Counter({
       name: 'ferrum_runner_tasks_total',
-      help: 'Tasks this runner finished, by final status',
-      labelNames: ['status'] as const,
+      help: 'Tasks this runner finished, by cluster and final status',
+      labelNames: ['cluster', 'status'] as const,
       registers: [registry],
     });
     this.queueWait = new Histogram({
@@ -46,13 +58,14 @@ export class RunnerMetrics {
   /** A task started running; returns when, for finished(). */
   started(dueAt: number): number {
     const now = Date.now();
+    this.startedTasks.inc({ cluster: this.cluster });
     this.queueWait.observe(Math.max(0, now - dueAt) / 1000);
     return now;
   }
 
   /** A task ended as `status`; `startedAt` is null when it never ran (it failed while preparing). */
   finished(status: TaskStatus, startedAt: number | null): void {
-    this.finishedTasks.inc({ status });
+    this.finishedTasks.inc({ cluster: this.cluster, status });
     if (startedAt !== null) this.runDuration.observe({ status }, Math.max(0, Date.now() - startedAt) / 1000);
   }
 }

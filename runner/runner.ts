@@ -62,7 +62,7 @@ export class Runner {
     const { config, redisUrl } = this.ctx;
     this.id = config.runner.instanceId ?? newObjectId();
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
-    this.metrics = new RunnerMetrics(registry, config.runner.slots, () => this.runs.size);
+    this.metrics = new RunnerMetrics(registry, config.runner.cluster, config.runner.slots, () => this.runs.size);
     this.executor = new DockerExecutor(docker);
     this.identity = {
       id: this.id,
@@ -200,6 +200,7 @@ export class Runner {
       hostname: os.hostname(),
       slots: this.config.runner.slots,
       busy: this.runs.size,
+      tasks: [...this.runs.keys()],
       version: VERSION,
       created_at: this.createdAt,
       updated_at: Date.now(),

@@ -219,7 +219,16 @@ describe('worker metrics', () => {
     expect(
       own.value('ferrum_worker_task_run_seconds_bucket', { status: 'complete', le: '3600' }),
     ).toBeGreaterThanOrEqual(1);
-    expect(own.value('ferrum_runner_tasks_total', { status: 'complete' })).toBeGreaterThanOrEqual(1);
+    expect(own.value('ferrum_runner_tasks_total', { cluster: 'default', status: 'complete' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(
+      own.value('ferrum_runner_tasks_started_total', { cluster: 'default' }) -
+        before.value('ferrum_runner_tasks_started_total', { cluster: 'default' }),
+    ).toBe(1);
+    const task = await worker.task(id);
+    expect(task.runner_id).toBe(runner.id);
+    expect(task.runner_host).toBeTruthy();
     expect(
       own.value('ferrum_runner_slots', { state: 'free' }) + own.value('ferrum_runner_slots', { state: 'busy' }),
     ).toBe(4);
@@ -250,7 +259,36 @@ describe('worker metrics', () => {
       (scraped) => scraped.value('ferrum_worker_cluster_tasks', { cluster, state: 'queued' }) === 1,
     );
     expect(metrics.value('ferrum_worker_tasks', { state: 'queued' })).toBeGreaterThanOrEqual(1);
+    // A delayed task is not yet waiting for a runner.
+    expect(metrics.value('ferrum_worker_oldest_queued_task_age_seconds', { cluster })).toBe(0);
     expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
+  });
+
+  it('reports how long the oldest due task of a cluster has waited, and that no runner serves it', async () => {
+    const cluster = await createCluster(server.http, 'waits for a runner');
+    const id = await worker.queue('metered', '', { cluster });
+    const metrics = await scrapeUntil(
+      (scraped) => scraped.value('ferrum_worker_oldest_queued_task_age_seconds', { cluster }) > 0.3,
+    );
+    expect(metrics.value('ferrum_cluster_runners_online', { cluster })).toBe(0);
+    expect(metrics.value('ferrum_cluster_runners_online', { cluster: 'default' })).toBe(1);
+    expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
+  });
+
+  it('says which controller holds each leader lease', async () => {
+    const metrics = await scrapeUntil(
+      (scraped) =>
+        scraped.value('ferrum_leader', { loop: 'metrics-sampler' }) === 1 &&
+        scraped.value('ferrum_leader', { loop: 'mq-push' }) === 1,
+    );
+    const loops = metrics.matching('ferrum_leader').map((sample) => sample.labels.loop);
+    expect(loops).toEqual(expect.arrayContaining(['metrics-sampler', 'scheduler', 'mq-push']));
+    expect(metrics.matching('ferrum_leader')[0]!.labels.controller).toMatch(/:\d+$/);
+  });
+
+  it('labels the build', async () => {
+    const metrics = await scrape();
+    expect(metrics.matching('ferrum_build_info')[0]!.labels.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('counts schedule runs by outcome', async () => {

@@ -287,6 +287,37 @@ describe('reading, updating and deleting', () => {
     expect((await alice.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
   });
 
+  it("lists a cluster's runners and the tasks each runs, to its owner only", async () => {
+    const cluster = await create(bob.http, { name: 'watched', shared_to: [alice.id] });
+    const { worker } = server.running.ctx;
+    const now = Date.now();
+    await worker.runners.heartbeat(
+      {
+        instance_id: 'runner-a',
+        cluster: cluster.id,
+        hostname: 'build-host-1',
+        slots: 4,
+        busy: 1,
+        tasks: ['0123456789abcdef01234567'],
+        version: '0.1.0',
+        created_at: now,
+        updated_at: now,
+        expires_at: 0,
+      },
+      60_000,
+    );
+    const listed = await bob.http.get(`/2/clusters/${cluster.id}/runners`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.runners).toMatchObject([
+      { instance_id: 'runner-a', hostname: 'build-host-1', slots: 4, busy: 1, tasks: ['0123456789abcdef01234567'] },
+    ]);
+    expect(listed.body.runners[0].updated_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect((await alice.http.get(`/2/clusters/${cluster.id}/runners`)).status).toBe(403);
+    expect((await carol.http.get(`/2/clusters/${cluster.id}/runners`)).status).toBe(404);
+    expect((await alice.http.get('/2/clusters/default/runners')).status).toBe(403);
+    expect((await server.http.get('/2/clusters/default/runners')).status).toBe(200);
+  });
+
   it('shows the built-in default cluster but refuses to change it', async () => {
     expect((await alice.http.get('/2/clusters/default')).body.cluster).toMatchObject({
       id: 'default',

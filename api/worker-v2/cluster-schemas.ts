@@ -142,3 +142,26 @@ export const clusterStatsResponse = {
     },
   },
 } as const;
+
+/** The runners heartbeating in a cluster and the tasks each runs now. */
+export const clusterRunnersResponse = {
+  type: 'object',
+  properties: {
+    runners: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          instance_id: { type: 'string' },
+          hostname: { type: 'string' },
+          version: { type: 'string' },
+          slots: { type: 'integer' },
+          busy: { type: 'integer' },
+          tasks: { type: 'array', items: { type: 'string' } },
+          created_at: { type: 'string' },
+          updated_at: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,4 +1,5 @@
 import { toRfc3339 } from '../../src/core/time.js';
+import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { InstanceStatus } from '../../src/worker/clusters/cluster-status.js';
 import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 
@@ -12,6 +13,20 @@ export function clusterListEntry(cluster: Cluster) {
     memory: cluster.memory,
     disk: cluster.disk,
     cpu_share: cluster.cpu_share,
+  };
+}
+
+/** A runner as GET /2/clusters/{id}/runners shows it. */
+export function runnerView(runner: RunnerInstance) {
+  return {
+    instance_id: runner.instance_id,
+    hostname: runner.hostname,
+    version: runner.version,
+    slots: runner.slots,
+    busy: runner.busy,
+    tasks: runner.tasks ?? [],
+    created_at: toRfc3339(runner.created_at),
+    updated_at: toRfc3339(runner.updated_at),
   };
 }
 

@@ -12,11 +12,12 @@ import {
   clusterListSchema,
   clusterParams,
   clusterResponse,
+  clusterRunnersResponse,
   clusterStatsResponse,
   createClusterBody,
   updateClusterBody,
 } from './cluster-schemas.js';
-import { clusterListEntry, clusterView, instanceView } from './cluster-views.js';
+import { clusterListEntry, clusterView, instanceView, runnerView } from './cluster-views.js';
 import type { WorkerRouteOptions } from './route-options.js';
 import { msgSchema } from './views.js';
 
@@ -118,6 +119,19 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     handler: async (request) => {
       const stats = await worker.clusterStatus.statsOf((await visible(request)).id);
       return { cluster: { ...stats, instances: stats.instances.map(instanceView) } };
+    },
+  });
+
+  // Which host runs which task: for the cluster's owner (the default cluster: admins) only.
+  app.get('/2/clusters/:cluster_id/runners', {
+    schema: { params: clusterParams, response: { 200: clusterRunnersResponse } },
+    handler: async (request) => {
+      const cluster = await visible(request);
+      const principal = principalOf(request);
+      if (!mayManage(principal, cluster))
+        throw forbidden(`Only the owner of cluster ${cluster.id} may list its runners`);
+      const { instances } = await worker.runners.runnersOf(cluster.id);
+      return { runners: instances.map(runnerView) };
     },
   });
 

@@ -77,6 +77,8 @@ export function taskView(task: Task) {
     original_task_id: task.retry_of,
     retry_task_id: task.retry_task_id,
     percent: task.percent,
+    runner_id: task.runner,
+    runner_host: task.runner_host,
   };
 }
 
@@ -159,6 +161,8 @@ export const taskSchema = {
     original_task_id: string,
     retry_task_id: string,
     percent: number,
+    runner_id: string,
+    runner_host: string,
   },
 } as const;
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
 import type { HeldSlot } from '../../src/worker/tasks/concurrency-gate.js';
@@ -91,9 +92,14 @@ export class TaskRun {
         from: ['preparing'],
         to: 'running',
         runner: runner.id,
+        fields: { runner_host: os.hostname() },
       });
       if (!started.changed) return;
       this.runningSince = this.deps.metrics.started(task.created_at + task.delay * 1000);
+      this.deps.log.info(
+        { task: task.id, project: task.project_id, code: task.code_name, cluster: task.cluster, image },
+        'task started',
+      );
       const token = await worker.taskTokens.issue(
         { project_id: task.project_id, task_id: task.id },
         task.timeout * 1000 + TOKEN_GRACE_MS,
@@ -172,7 +178,13 @@ export class TaskRun {
   private async finish(task: Task, from: TaskStatus[], outcome: Outcome): Promise<void> {
     const fields: Record<string, string> = outcome.msg ? { msg: outcome.msg } : {};
     const ended = await this.end(task, { from, to: outcome.status, runner: this.deps.runner.id, fields });
-    if (ended) this.deps.metrics.finished(outcome.status, this.runningSince);
+    if (!ended) return;
+    this.deps.metrics.finished(outcome.status, this.runningSince);
+    const runMs = this.runningSince === null ? null : Date.now() - this.runningSince;
+    this.deps.log.info(
+      { task: task.id, project: task.project_id, cluster: task.cluster, status: outcome.status, run_ms: runMs },
+      'task finished',
+    );
   }
 
   /** Ends the task (with its automatic retry, if one is due); whether this call ended it. */

@@ -2,6 +2,11 @@ import type { Redis } from 'ioredis';
 import { Lease } from './lease.js';
 import type { KeySpace } from './redis.js';
 
+/** Told after each try for the lease whether this process holds it (for the ferrum_leader gauge). */
+export interface LeadershipReport {
+  report(loop: string, held: boolean): void;
+}
+
 export interface LoopLogger {
   warn(details: object, message: string): void;
 }
@@ -15,6 +20,7 @@ export interface LeaderLoopOptions {
   log: LoopLogger;
   /** One pass of the work; `isStopping()` turns true when stop() is called, to end long passes early. */
   work: (isStopping: () => boolean) => Promise<void>;
+  leadership?: LeadershipReport;
 }
 
 /**
@@ -48,11 +54,14 @@ export class LeaderLoop {
     this.timer = null;
     await this.pass;
     await this.lease.release().catch(() => undefined);
+    this.options.leadership?.report(this.options.name, false);
   }
 
   /** Runs one pass now if this process holds (or can take) the lease; returns whether it ran. */
   async runOnce(): Promise<boolean> {
-    if (!(await this.lease.tryAcquire())) return false;
+    const held = await this.lease.tryAcquire();
+    this.options.leadership?.report(this.options.name, held);
+    if (!held) return false;
     await this.options.work(() => this.stopping);
     return true;
   }

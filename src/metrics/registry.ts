@@ -1,10 +1,12 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { VERSION } from '../core/version.js';
+import { LeadershipGauge } from './leadership.js';
 
 /** The metrics of one Ferrum process: prom-client's default metrics plus Ferrum's own. */
 export interface Metrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  leadership: LeadershipGauge;
 }
 
 /** A process's registry: Node's default metrics and ferrum_build_info. */
@@ -29,5 +31,5 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
-  return { registry, httpRequestDuration };
+  return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry) };
 }

@@ -1,13 +1,13 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { QueueRef } from '../mq/keys.js';
-import type { TaskCounts } from '../worker/tasks/task-counts.js';
+import type { ClusterTaskCounts, TaskCounts } from '../worker/tasks/task-counts.js';
 
 /** One pass of the leader's metrics sampler. */
 export interface ControllerSample {
   /** The deepest queues over all projects, deepest first (at most FERRUM_METRICS_TOP_QUEUES). */
   deepestQueues: Array<{ item: QueueRef; value: number }>;
   tasks: TaskCounts;
-  clusters: Map<string, { queued: number; active: number }>;
+  clusters: Map<string, ClusterTaskCounts>;
 }
 
 /**
@@ -21,6 +21,7 @@ export class SampledGauges {
   private readonly queueDepth: Gauge<'project_id' | 'queue'>;
   private readonly tasks: Gauge<'state'>;
   private readonly clusterTasks: Gauge<'cluster' | 'state'>;
+  private readonly oldestTaskAge: Gauge<'cluster'>;
 
   constructor(registry: Registry, maxAgeMs: number) {
     const dropWhenStale = (gauge: Gauge<string>) => {
@@ -53,6 +54,15 @@ export class SampledGauges {
         dropWhenStale(this);
       },
     });
+    this.oldestTaskAge = new Gauge({
+      name: 'ferrum_worker_oldest_queued_task_age_seconds',
+      help: 'Per cluster, how long the longest-waiting due task has waited for a runner (0 when none waits)',
+      labelNames: ['cluster'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
   }
 
   publish(sample: ControllerSample): void {
@@ -61,9 +71,13 @@ export class SampledGauges {
       this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
+    this.oldestTaskAge.reset();
+    const now = Date.now();
     for (const [cluster, counts] of sample.clusters) {
       this.clusterTasks.set({ cluster, state: 'queued' }, counts.queued);
       this.clusterTasks.set({ cluster, state: 'active' }, counts.active);
+      const waitedMs = counts.oldestDueAt === null ? 0 : Math.max(0, now - counts.oldestDueAt);
+      this.oldestTaskAge.set({ cluster }, waitedMs / 1000);
     }
     this.sampledAt = Date.now();
   }

@@ -80,7 +80,9 @@ export interface Task {
   end_time?: number;
   duration?: number;
   log_size: number;
+  /** The runner instance that took the task, and the host it ran on. */
   runner?: string;
+  runner_host?: string;
   schedule_id?: string;
   retry_count?: number;
   retry_of?: string;

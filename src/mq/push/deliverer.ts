@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { EventBus } from '../../core/bus.js';
+import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
 import type { KeySpace } from '../../core/redis.js';
 import type { MqLogger } from '../dead-letters.js';
@@ -32,6 +33,7 @@ export interface PushDelivererDeps {
   config: PushDeliveryConfig;
   /** Base URL of this service for the Service-Subscriber-Message-Url header. */
   publicUrl: string;
+  leadership?: LeadershipReport;
 }
 
 // The set of push queues is re-read this often too, in case a change announcement was missed.
@@ -91,6 +93,7 @@ export class PushDeliverer {
   private async checkLease(): Promise<void> {
     try {
       const leader = !this.stopped && (await this.lease.tryAcquire());
+      this.deps.leadership?.report('mq-push', leader);
       if (leader && !this.refreshTimer) await this.lead();
       else if (!leader && this.refreshTimer) await this.resign();
     } catch (error) {

@@ -13,6 +13,8 @@ export interface RunnerInstance {
   hostname: string;
   slots: number;
   busy: number;
+  /** Ids of the tasks it runs now (as of its last heartbeat). */
+  tasks?: string[];
   version: string;
   created_at: number;
   updated_at: number;

@@ -86,6 +86,21 @@ export class TaskDistribution {
     };
   }
 
+  /**
+   * When the longest-waiting due job of a cluster became due (epoch ms), looked for among the first
+   * `sample` jobs in the order runners take them (priority, then age); null when none is due.
+   */
+  async oldestDueAt(cluster: string, sample = 200): Promise<number | null> {
+    const jobs = await this.queueOf(cluster).getJobs(['prioritized', 'wait'], 0, sample - 1, true);
+    let oldest: number | null = null;
+    for (const job of jobs) {
+      if (!job) continue;
+      const dueAt = job.timestamp + (job.opts.delay ?? 0);
+      if (oldest === null || dueAt < oldest) oldest = dueAt;
+    }
+    return oldest;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     this.queues.clear();

@@ -30,11 +30,23 @@ export async function knownClusters(redis: Redis, keys: WorkerKeys, always: stri
   return [...new Set([always, ...(await redis.smembers(keys.clusters()))])].sort();
 }
 
+export interface ClusterTaskCounts {
+  queued: number;
+  active: number;
+  /** When the longest-waiting due task became due (epoch ms); null when none is due. */
+  oldestDueAt: number | null;
+}
+
 /** Tasks waiting for a runner and held by runners, per cluster (from the clusters' BullMQ queues). */
 export async function clusterTaskCounts(
   distribution: TaskDistribution,
   clusters: string[],
-): Promise<Map<string, { queued: number; active: number }>> {
-  const counts = await Promise.all(clusters.map((cluster) => distribution.jobCounts(cluster)));
+): Promise<Map<string, ClusterTaskCounts>> {
+  const counts = await Promise.all(
+    clusters.map(async (cluster) => ({
+      ...(await distribution.jobCounts(cluster)),
+      oldestDueAt: await distribution.oldestDueAt(cluster),
+    })),
+  );
   return new Map(clusters.map((cluster, i) => [cluster, counts[i]!]));
 }
