@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { unauthorized } from '../src/core/errors.js';
@@ -28,15 +28,15 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
 }
 
-/** Hook: the request must carry a valid token. */
-export function requireToken(ctx: AppContext): preHandlerAsyncHookHandler {
+/** Hook (onRequest, so that strangers learn nothing from validation): the request must carry a valid token. */
+export function requireToken(ctx: AppContext): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     request.principal = await ctx.authenticator.authenticate(presentedToken(request));
   };
 }
 
 /** Hook: a valid token with access to the `project_id` path parameter's project. */
-export function requireProject(ctx: AppContext, options: ProjectAccessOptions = {}): preHandlerAsyncHookHandler {
+export function requireProject(ctx: AppContext, options: ProjectAccessOptions = {}): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await ctx.authenticator.authenticate(presentedToken(request));
     const projectId = (request.params as Record<string, string | undefined>).project_id ?? '';

@@ -13,7 +13,7 @@ const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, { type: 'n
 export const historyApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   const history = new ActivityHistory(ctx.redis, ctx.keys);
   app.get('/1/projects/:project_id/history', {
-    preHandler: requireProject(ctx),
+    onRequest: requireProject(ctx),
     schema: {
       response: {
         200: {

@@ -31,7 +31,8 @@ const DELIVERIES = sized('BENCH_DELIVERIES', 40_000, 400);
 const POST_BATCH = 100;
 
 async function serve(): Promise<void> {
-  await serveInChild(process.env);
+  // The subscriber listens on loopback, which push targets may reach only when allowed.
+  await serveInChild({ FERRUM_OUTBOUND_ALLOW: '127.0.0.1', ...process.env });
 }
 
 /** The subscriber: answers 200 at once and counts deliveries. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { FormData, request, type Dispatcher } from 'undici';
 import { baseUrlOf, type ClientConfig } from './config.js';
 import { ApiError, CliError } from './errors.js';
@@ -11,8 +12,8 @@ export interface RequestOptions {
   query?: Query;
   /** Sent as JSON. */
   json?: unknown;
-  /** Sent as is (multipart forms, raw function bodies). */
-  body?: string | Buffer | FormData;
+  /** Sent as is (multipart forms, raw function bodies, a stream). */
+  body?: string | Buffer | FormData | Readable;
   headers?: Record<string, string>;
 }
 

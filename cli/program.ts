@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { cacheCommand } from './commands/cache.js';
+import { clustersCommand, runnersCommand } from './commands/clusters.js';
 import { functionsCommand } from './commands/functions.js';
 import { mqCommand } from './commands/mq.js';
 import { projectsCommand } from './commands/projects.js';
@@ -55,6 +56,8 @@ export function buildProgram(extend: (program: Command) => void = () => {}): Com
     mqCommand(),
     cacheCommand(),
     workerCommand(),
+    clustersCommand(),
+    runnersCommand(),
     functionsCommand(),
   ]) {
     program.addCommand(group);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { IdentityStore } from '../src/auth/identity-store.js';
+import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';
@@ -23,6 +24,7 @@ export interface AppContext {
   bus: EventBus;
   identity: IdentityStore;
   authenticator: Authenticator;
+  loginGuard: LoginGuard;
   metrics: Metrics;
   /** The message queue service (both API versions, the push deliverer, the samplers). */
   mq: MessageQueue;
@@ -80,6 +82,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     bus,
     identity,
     authenticator,
+    loginGuard: new LoginGuard(redis, keys, config.login),
     metrics,
     mq,
     worker,

@@ -50,7 +50,7 @@ export async function startAutoscaler(ctx: AppContext, log: FastifyBaseLogger): 
   );
   const scaler = new ClusterScaler(ctx.config, ctx.redisUrl, worker, autoscalerLog);
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
-  registerRunnersOnlineGauge(ctx.metrics.registry, worker);
+  registerRunnersOnlineGauge(ctx.metrics.registry, worker, ctx.config.metrics.tenantLabels);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,

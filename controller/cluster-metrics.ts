@@ -3,8 +3,11 @@ import { INSTANCE_TYPES } from '../src/worker/clusters/instance-store.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { DEFAULT_CLUSTER } from '../src/worker/tasks/tasks.js';
 
-/** ferrum_cluster_runners_online{cluster}: runners heartbeating in each cluster, read from Redis at scrape time. */
-export function registerRunnersOnlineGauge(registry: Registry, worker: WorkerServices): void {
+/**
+ * ferrum_cluster_runners_online{cluster}: runners heartbeating in each cluster, read from Redis at
+ * scrape time. Without `tenantLabels`, tenant clusters are summed as cluster="tenants".
+ */
+export function registerRunnersOnlineGauge(registry: Registry, worker: WorkerServices, tenantLabels: boolean): void {
   new Gauge({
     name: 'ferrum_cluster_runners_online',
     help: 'Runners whose heartbeat is current, per cluster',
@@ -13,9 +16,9 @@ export function registerRunnersOnlineGauge(registry: Registry, worker: WorkerSer
     async collect() {
       this.reset();
       const clusterIds = [DEFAULT_CLUSTER, ...(await worker.clusters.all()).map((cluster) => cluster.id)];
-      for (const cluster of clusterIds) {
-        const { instances } = await worker.runners.runnersOf(cluster);
-        this.set({ cluster }, instances.length);
+      for (const id of clusterIds) {
+        const { instances } = await worker.runners.runnersOf(id);
+        this.inc({ cluster: tenantLabels || id === DEFAULT_CLUSTER ? id : 'tenants' }, instances.length);
       }
     },
   });

@@ -44,6 +44,7 @@ export async function startController(
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    await ctx.identity.hashStoredSecrets();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
     const { mq } = ctx;

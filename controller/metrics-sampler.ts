@@ -26,7 +26,11 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
   const gauges = perRegistry(
     registry,
     'sampled-gauges',
-    () => new SampledGauges(registry, 3 * Math.max(sampleMs, 1000)),
+    () =>
+      new SampledGauges(registry, 3 * Math.max(sampleMs, 1000), {
+        tenantLabels: ctx.config.metrics.tenantLabels,
+        operatorCluster: ctx.config.runner.cluster,
+      }),
   );
   const { worker } = ctx;
   const loop = new LeaderLoop({

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
+import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
@@ -12,6 +13,7 @@ export function startPushDeliverer(
 ): PushDeliverer | null {
   const config = ctx.config.mq.push;
   if (config.concurrency === 0) return null;
+  const guard = new OutboundGuard(ctx.config.outboundAllow);
   const deliverer = new PushDeliverer({
     redis: ctx.redis,
     keys: ctx.keys,
@@ -20,6 +22,7 @@ export function startPushDeliverer(
     log,
     config,
     publicUrl,
+    guard,
     leadership: ctx.metrics.leadership,
   });
   deliverer.start();

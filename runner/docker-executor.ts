@@ -10,21 +10,51 @@ export interface ContainerLimits {
   memoryBytes: number;
   pidsLimit: number;
   nanoCpus: number;
+  /**
+   * Given: every capability is dropped and only these are given back (task containers).
+   * Not given: the few risky ones are dropped (function containers).
+   */
+  capAdd?: string[];
+  /** Open-file limit (ulimit nofile). */
+  nofile?: number;
 }
+
+const DEFAULT_NOFILE = 1024;
 
 /** Host settings of every container Ferrum starts: its limits, no swap beyond them, fewer privileges. */
 export function hardenedHostConfig(limits: ContainerLimits): Docker.HostConfig {
+  const nofile = limits.nofile ?? DEFAULT_NOFILE;
   return {
     NetworkMode: limits.network,
     Memory: limits.memoryBytes,
     MemorySwap: limits.memoryBytes,
     PidsLimit: limits.pidsLimit,
     NanoCpus: limits.nanoCpus,
+    Ulimits: [{ Name: 'nofile', Soft: nofile, Hard: nofile }],
     Privileged: false,
     SecurityOpt: ['no-new-privileges'],
-    CapDrop: ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
+    CapDrop: limits.capAdd ? ['ALL'] : ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
+    CapAdd: limits.capAdd && limits.capAdd.length > 0 ? limits.capAdd : undefined,
     AutoRemove: false,
   };
+}
+
+/** Where the task files wait in the image's file system until the start copies them into a tmpfs task folder. */
+const STAGING_DIR = '/.ferrum-task';
+
+/**
+ * How a task container's writable space is bounded: a storage quota on its writable layer
+ * where the engine's storage driver supports one, else a tmpfs of that size for the task
+ * folder (files are staged beside it and copied in by a small shell prelude at start).
+ */
+export type DiskLimitMode = 'quota' | 'tmpfs';
+
+export function diskLimitModeOf(info: { Driver?: string; DriverStatus?: string[][] }): DiskLimitMode {
+  const driver = info.Driver ?? '';
+  const backing = (info.DriverStatus ?? []).find(([name]) => name === 'Backing Filesystem')?.[1] ?? '';
+  if (driver === 'overlay2' && backing === 'xfs') return 'quota';
+  if (driver === 'btrfs' || driver === 'zfs' || driver === 'devicemapper') return 'quota';
+  return 'tmpfs';
 }
 
 /** A failure of the engine or the image, with the message the task's `msg` should carry. */
@@ -42,6 +72,8 @@ export interface ContainerSpec extends ContainerLimits {
   /** A local folder copied to `taskDir` in the container before it starts. */
   filesDir: string;
   taskDir: string;
+  /** Writable space in MiB (see DiskLimitMode); 0: unbounded. */
+  diskMb?: number;
 }
 
 export interface ContainerResult {
@@ -70,20 +102,26 @@ const IMAGE_SEEN_MS = 30_000;
 /** Runs task containers through the Docker engine. */
 export class DockerExecutor {
   private readonly imagesSeen = new Map<string, number>();
+  private diskMode: Promise<DiskLimitMode> | null = null;
   /** Removals of exited containers still under way; the task's end does not wait for them. */
   private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly docker: Docker) {}
 
-  /** Pulls the image unless the engine has it; fails with a message naming the image. */
-  async ensureImage(image: string, auth?: RegistryAuth): Promise<void> {
-    if ((this.imagesSeen.get(image) ?? 0) > Date.now()) return;
-    try {
-      await this.docker.getImage(image).inspect();
-      this.imagesSeen.set(image, Date.now() + IMAGE_SEEN_MS);
-      return;
-    } catch (error) {
-      if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
+  /**
+   * Pulls the image unless the engine has it (or always, with `pull`); fails with a message
+   * naming the image.
+   */
+  async ensureImage(image: string, auth?: RegistryAuth, options: { pull?: boolean } = {}): Promise<void> {
+    if (!options.pull) {
+      if ((this.imagesSeen.get(image) ?? 0) > Date.now()) return;
+      try {
+        await this.docker.getImage(image).inspect();
+        this.imagesSeen.set(image, Date.now() + IMAGE_SEEN_MS);
+        return;
+      } catch (error) {
+        if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
+      }
     }
     try {
       const stream = await this.docker.pull(image, auth ? { authconfig: auth } : {});
@@ -114,9 +152,13 @@ export class DockerExecutor {
     timeoutMs: number,
   ): Promise<ContainerResult> {
     let container: Docker.Container;
+    let staged = false;
     try {
-      container = await this.docker.createContainer(this.createOptions(spec));
+      const options = await this.createOptions(spec);
+      staged = options.HostConfig?.Tmpfs !== undefined;
+      container = await this.createContainer(options, spec);
     } catch (error) {
+      if (error instanceof ExecutorError) throw error;
       throw engineError(`create a container of ${spec.image}`, error);
     }
     const kill = () => void container.kill().catch(() => {});
@@ -125,7 +167,7 @@ export class DockerExecutor {
     try {
       const [output] = await Promise.all([
         container.attach({ stream: true, stdout: true, stderr: true }),
-        container.putArchive(this.archiveOf(spec), { path: '/' }),
+        container.putArchive(this.archiveOf(spec, staged ? STAGING_DIR : spec.taskDir), { path: '/' }),
       ]);
       const ended = new Promise<void>((resolve) => {
         output.on('end', resolve);
@@ -171,8 +213,31 @@ export class DockerExecutor {
     while (this.removals.size > 0) await Promise.all([...this.removals]);
   }
 
-  private createOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
-    return {
+  /** The engine's way of bounding writable space, asked once. */
+  diskLimitMode(): Promise<DiskLimitMode> {
+    this.diskMode ??= this.docker.info().then(
+      (info: { Driver?: string; DriverStatus?: string[][] }) => diskLimitModeOf(info),
+      () => 'tmpfs' as const,
+    );
+    return this.diskMode;
+  }
+
+  /** Creates the container; a quota the engine turns down after all falls back to the tmpfs task folder. */
+  private async createContainer(
+    options: Docker.ContainerCreateOptions,
+    spec: ContainerSpec,
+  ): Promise<Docker.Container> {
+    try {
+      return await this.docker.createContainer(options);
+    } catch (error) {
+      if (!options.HostConfig?.StorageOpt || !/storage-opt|quota/i.test(engineError('', error).message)) throw error;
+      this.diskMode = Promise.resolve('tmpfs');
+      return this.docker.createContainer(await this.createOptions(spec));
+    }
+  }
+
+  private async createOptions(spec: ContainerSpec): Promise<Docker.ContainerCreateOptions> {
+    const options: Docker.ContainerCreateOptions = {
       Image: spec.image,
       Cmd: spec.cmd,
       Env: spec.env,
@@ -184,12 +249,25 @@ export class DockerExecutor {
       OpenStdin: false,
       HostConfig: hardenedHostConfig(spec),
     };
+    const diskMb = spec.diskMb ?? 0;
+    if (diskMb <= 0) return options;
+    if ((await this.diskLimitMode()) === 'quota') {
+      options.HostConfig!.StorageOpt = { size: `${diskMb}M` };
+      return options;
+    }
+    options.HostConfig!.Tmpfs = { [spec.taskDir]: `rw,exec,nosuid,nodev,size=${diskMb}m` };
+    // The engine cannot copy files into a tmpfs before the start: a prelude does, then runs
+    // the image's own entrypoint and command (or the task's command) as they were.
+    const image = (await this.docker.getImage(spec.image).inspect()).Config;
+    options.Entrypoint = ['/bin/sh', '-c', `cp -Rp ${STAGING_DIR}/. "$0"/ && exec "$@"`, spec.taskDir];
+    options.Cmd = [...(image.Entrypoint ?? []), ...(spec.cmd ?? image.Cmd ?? [])];
+    return options;
   }
 
-  /** The task folder as a tar stream whose entries land under taskDir. */
-  private archiveOf(spec: ContainerSpec): NodeJS.ReadableStream {
+  /** The task folder as a tar stream whose entries land under `dir`. */
+  private archiveOf(spec: ContainerSpec, dir: string): NodeJS.ReadableStream {
     // tar-fs's Pack is a streamx Readable, which dockerode pipes like any Node stream.
-    const prefix = spec.taskDir.replace(/^\/+/, '');
+    const prefix = dir.replace(/^\/+/, '');
     return tar.pack(spec.filesDir, {
       map: (header) => ({
         ...header,

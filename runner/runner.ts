@@ -156,6 +156,11 @@ export class Runner {
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);
     this.sweepTimer = setInterval(() => void this.sweepOrphans(), settings.stalledCheckMs);
     this.log.info({ id: this.id, cluster: settings.cluster, slots: settings.slots }, 'runner started');
+    if (settings.network === 'host') {
+      this.log.warn(
+        "FERRUM_RUNNER_NETWORK=host: task and function containers share this machine's network, loopback services included",
+      );
+    }
   }
 
   private async process(job: Job<TaskJob>, token?: string): Promise<void> {

@@ -155,7 +155,7 @@ describe('routes', () => {
         image: 'ferrum-test/busybox',
         config: { K: 'v' },
         headers: { 'X-Route': 'yes' },
-        secret: 's3cret',
+        secret: 'a-long-enough-s3cret',
       },
     });
     expect(created.status).toBe(200);
@@ -254,6 +254,7 @@ describe('routes', () => {
     expectError(await post({ path: '/a', image: 'x', headers: { 'X-A': 1 } }), 400, 'route.headers.X-A must be string');
     expectError(await post({ path: '/a', image: 'x', config: { 'A-B': 'v' } }), 400, /variable name/);
     expectError(await post({ path: '/a', image: 'x', secret: 7 }), 400, /route\.secret must be string/);
+    expectError(await post({ path: '/a', image: 'x', secret: 'short' }), 400, /secret must be at least 16 characters/);
     expectError(await admin.post('/v1/apps/bad name/routes', { route: { path: '/a', image: 'x' } }), 400, /app name/);
 
     expect((await post({ path: '/a', image: 'x' })).status).toBe(200);

@@ -55,8 +55,10 @@ describe('users', () => {
     expect((await bob.http.post('/1/users', { email: 'x@example.com', password: 'x' })).status).toBe(403);
     expect((await bob.http.get('/1/users')).status).toBe(403);
     const other = await createUserWithToken(server.http);
-    expect((await bob.http.get(`/1/users/${other.id}`)).status).toBe(403);
-    expect((await bob.http.delete(`/1/users/${other.id}`)).status).toBe(403);
+    // another user's account is answered as if it did not exist
+    expect((await bob.http.get(`/1/users/${other.id}`)).status).toBe(404);
+    expect((await bob.http.get(`/1/users/${encodeURIComponent(other.email)}`)).status).toBe(404);
+    expect((await bob.http.delete(`/1/users/${other.id}`)).status).toBe(404);
   });
 
   it('gets a user by id or by e-mail, 404 for unknown', async () => {
@@ -65,7 +67,9 @@ describe('users', () => {
     const byEmail = await server.http.get(`/1/users/${encodeURIComponent(carol.email)}`);
     expect(byId.status).toBe(200);
     expect(byEmail.body).toEqual(byId.body);
-    expect(byId.body.tokens).toEqual([carol.token]);
+    // token secrets are shown once, at creation, never in a read
+    expect(byId.body.tokens).toEqual([]);
+    expect(byId.text).not.toContain(carol.token);
     noSecrets(byId.body);
     // a user may read itself
     expect((await carol.http.get(`/1/users/${carol.id}`)).status).toBe(200);
@@ -140,14 +144,16 @@ describe('users', () => {
 });
 
 describe('sign-in', () => {
-  it('signs in with e-mail and password without a token and returns tokens, no password', async () => {
+  it('signs in with e-mail and password without a token and returns a new session token, no password', async () => {
     const res = await server.http.post(
       '/1/authentication',
       { email: 'admin@ferrum.local', password: 'admin-password' },
       { token: null },
     );
     expect(res.status).toBe(200);
-    expect(res.body.tokens).toContain(server.token);
+    expect(res.body.tokens).toHaveLength(1);
+    expect(res.body.tokens).not.toContain(server.token);
+    expect((await server.http.get('/1/users', { token: res.body.tokens[0] })).status).toBe(200);
     noSecrets(res.body);
   });
 

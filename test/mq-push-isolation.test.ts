@@ -3,6 +3,7 @@ import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { eventually, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { OutboundGuard } from '../src/core/outbound-guard.js';
 
 let server: TestServer;
 let mq: MqClient;
@@ -78,6 +79,7 @@ describe('push delivery concurrency', () => {
       log: server.running.app.log,
       config: ctx.config.mq.push,
       publicUrl: server.url,
+      guard: new OutboundGuard(ctx.config.outboundAllow),
     });
     second.start();
     try {

@@ -2,6 +2,7 @@
 
 const TOKEN_KEY = 'ferrum.token';
 const PROJECT_KEY = 'ferrum.project';
+const PROJECT_NAME_KEY = 'ferrum.project-name';
 
 export const session = {
   get token() {
@@ -17,10 +18,20 @@ export const session = {
   set projectId(value) {
     if (value) sessionStorage.setItem(PROJECT_KEY, value);
     else sessionStorage.removeItem(PROJECT_KEY);
+    sessionStorage.removeItem(PROJECT_NAME_KEY);
+  },
+  /** The current project's name, once looked up (see app.js). */
+  get projectName() {
+    return sessionStorage.getItem(PROJECT_NAME_KEY);
+  },
+  set projectName(value) {
+    if (value) sessionStorage.setItem(PROJECT_NAME_KEY, value);
+    else sessionStorage.removeItem(PROJECT_NAME_KEY);
   },
   clear() {
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(PROJECT_KEY);
+    sessionStorage.removeItem(PROJECT_NAME_KEY);
   },
 };
 

@@ -15,15 +15,15 @@ import { tokensPage } from './pages/tokens.js';
 // Route table: the first path segment after '#/' picks the page; a second segment is its id.
 const ROUTES = {
   signin: { page: signInPage, public: true },
-  overview: { page: overviewPage, title: 'Overview', needsProject: true },
+  overview: { page: overviewPage, title: 'Overview', needsProject: true, live: true },
   projects: { page: projectsPage, detail: projectPage, title: 'Projects' },
   tokens: { page: tokensPage, title: 'Tokens' },
-  queues: { page: queuesPage, detail: queuePage, title: 'Queues', needsProject: true },
-  caches: { page: cachesPage, detail: cachePage, title: 'Caches', needsProject: true },
-  codes: { page: codesPage, detail: codePage, title: 'Code', needsProject: true },
-  tasks: { page: tasksPage, detail: taskPage, title: 'Tasks', needsProject: true },
-  schedules: { page: schedulesPage, title: 'Schedules', needsProject: true },
-  clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters' },
+  queues: { page: queuesPage, detail: queuePage, title: 'Queues', needsProject: true, live: true },
+  caches: { page: cachesPage, detail: cachePage, title: 'Caches', needsProject: true, live: true },
+  codes: { page: codesPage, detail: codePage, title: 'Code', needsProject: true, live: true },
+  tasks: { page: tasksPage, detail: taskPage, title: 'Tasks', needsProject: true, live: true },
+  schedules: { page: schedulesPage, title: 'Schedules', needsProject: true, live: true },
+  clusters: { page: clustersPage, detail: clusterPage, title: 'Clusters', live: true },
   functions: { page: appsPage, detail: appPage, title: 'Functions', needsProject: true },
 };
 const NAV = [
@@ -68,8 +68,9 @@ function renderNav(active) {
     ),
   );
   const project = session.projectId
-    ? h('span', { class: 'project' }, 'Project ', h('code', {}, session.projectId))
+    ? h('span', { class: 'project', title: session.projectId }, 'Project ', h('strong', {}, session.projectName || '…'))
     : '';
+  if (session.projectId && !session.projectName) void lookUpProjectName(active);
   sessionBox.replaceChildren(
     project,
     h(
@@ -86,7 +87,38 @@ function renderNav(active) {
   );
 }
 
-async function render() {
+/** The header names the project, not its id: looked up once per project and kept in the session. */
+async function lookUpProjectName(active) {
+  const projectId = session.projectId;
+  try {
+    const project = await api('GET', `/1/projects/${encodeURIComponent(projectId)}`);
+    if (session.projectId !== projectId) return;
+    session.projectName = project.name || projectId;
+  } catch {
+    session.projectName = projectId;
+  }
+  renderNav(active);
+}
+
+// List pages show live data: they are drawn again every LIVE_MS while nobody is typing in them.
+const LIVE_MS = 5000;
+let liveTimer = null;
+
+function scheduleLiveRefresh(route) {
+  clearTimeout(liveTimer);
+  if (!route.live) return;
+  liveTimer = setTimeout(() => {
+    const main = document.getElementById('main');
+    const typing = main.contains(document.activeElement) && document.activeElement.matches('input, select, textarea');
+    // A selection (bulk actions) or a form being filled in is not thrown away.
+    const selecting = main.querySelector('input[type=checkbox]:checked');
+    if (document.hidden || typing || selecting) return scheduleLiveRefresh(route);
+    void render({ live: true });
+  }, LIVE_MS);
+}
+
+async function render({ live = false } = {}) {
+  clearTimeout(liveTimer);
   const main = document.getElementById('main');
   let { name, id, params } = parseHash();
   let route = ROUTES[name];
@@ -105,13 +137,15 @@ async function render() {
   try {
     const page = id !== undefined && route.detail ? route.detail : route.page;
     const content = await page(navigate, id, params);
+    const focusedId = live && document.activeElement ? document.activeElement.id : '';
     main.replaceChildren(content);
     const heading = main.querySelector('h1');
-    if (heading) {
-      heading.tabIndex = -1;
-      heading.focus();
-    }
+    if (heading) heading.tabIndex = -1;
+    if (!live && heading) heading.focus();
+    if (focusedId) document.getElementById(focusedId)?.focus();
+    if (id === undefined) scheduleLiveRefresh(route);
   } catch (error) {
+    if (live) return scheduleLiveRefresh(route);
     if (error instanceof ApiError && error.status === 401) {
       session.clear();
       return navigate('#/signin');
@@ -123,6 +157,6 @@ async function render() {
   }
 }
 
-window.addEventListener('hashchange', render);
+window.addEventListener('hashchange', () => render());
 render();
 export { api };

@@ -16,7 +16,7 @@ export const cacheApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) 
     store: new CacheStore(ctx.redis, ctx.keys),
     maxValueBytes: ctx.config.cache.maxValueBytes,
   };
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   await app.register(cacheRoutes, options);
   await app.register(itemRoutes, options);
 };

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { verifyPassword } from '../../src/auth/password.js';
-import { HttpError, unauthorized } from '../../src/core/errors.js';
+import { forbidden, HttpError, unauthorized } from '../../src/core/errors.js';
 import { presentedToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { userSchema, userView } from './views.js';
@@ -36,23 +35,18 @@ export const authenticationRoutes: FastifyPluginAsync<PluginOptions> = async (ap
     },
     handler: async (request) => {
       const { email, password } = request.body as { email: string; password: string };
-      const user = await ctx.identity.findUser(email);
-      const valid = user !== null && (await verifyPassword(password, user.passwordHash));
-      if (!user || !valid) throw unauthorized('Invalid e-mail or password');
-      let tokens = await ctx.identity.listTokens(user.id);
-      if (tokens.length === 0) {
-        const token = await ctx.identity.createToken({
-          userId: user.id,
-          name: 'dashboard',
-          type: 'standard',
-          admin: user.admin,
-        });
-        tokens = [token];
+      await ctx.loginGuard.attempt(email, request.ip);
+      const user = await ctx.identity.findUserByEmail(email);
+      // The password hash runs whether the account exists or not, so both answers take as long.
+      if (!(await ctx.loginGuard.passwordMatches(password, user?.passwordHash)) || !user) {
+        throw unauthorized('Invalid e-mail or password');
       }
-      return userView(
-        user,
-        tokens.map((token) => token.secret),
-      );
+      if (user.status === 'suspended') throw forbidden('User suspended');
+      await ctx.loginGuard.succeeded(email);
+      // Stored tokens are hashes: each sign-in gets a session token of its own, shown this once.
+      const { token, revoked } = await ctx.identity.createSignInToken(user);
+      await ctx.authenticator.tokensRevoked(revoked);
+      return userView(user, [token.secret]);
     },
   });
 };

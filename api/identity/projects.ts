@@ -46,7 +46,7 @@ export function shareIdentifiers(body: unknown): string[] {
 }
 
 export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  app.addHook('preHandler', requireToken(ctx));
+  app.addHook('onRequest', requireToken(ctx));
 
   async function projectFromPath(request: FastifyRequest, manage: boolean): Promise<Project> {
     const { project_id: projectId } = request.params as { project_id: string };

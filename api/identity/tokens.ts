@@ -7,7 +7,7 @@ import type { PluginOptions } from '../context.js';
 import { msgSchema, tokenSchema, tokenView } from './views.js';
 
 export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  app.addHook('preHandler', requireToken(ctx));
+  app.addHook('onRequest', requireToken(ctx));
 
   app.post('/1/tokens', {
     schema: {
@@ -66,7 +66,7 @@ export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
       if (!token) throw notFound('Token not found');
       if (!principal.admin && token.userId !== principal.userId) throw forbidden('This token belongs to another user');
       await ctx.identity.deleteToken(token);
-      await ctx.authenticator.tokensRevoked([token.secret]);
+      await ctx.authenticator.tokensRevoked([token.secretHash]);
       return { msg: 'Deleted' };
     },
   });

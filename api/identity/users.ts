@@ -5,7 +5,6 @@ import { USER_STATUSES } from '../../src/auth/types.js';
 import { checkEmail, checkPassword } from '../../src/auth/validation.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext } from '../../controller/app-context.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, userSchema, userView } from './views.js';
 
@@ -15,24 +14,16 @@ const userParams = {
   properties: { user_id_or_email: { type: 'string' } },
 } as const;
 
-async function viewOf(ctx: AppContext, user: User) {
-  const tokens = await ctx.identity.listTokens(user.id);
-  return userView(
-    user,
-    tokens.map((token) => token.secret),
-  );
-}
-
 export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
-  app.addHook('preHandler', requireToken(ctx));
+  app.addHook('onRequest', requireToken(ctx));
 
   /** The user named in the path, when the caller may see it (a stranger gets 404, not a hint). */
   async function visibleUser(request: Parameters<typeof principalOf>[0]): Promise<User> {
     const { user_id_or_email: idOrEmail } = request.params as { user_id_or_email: string };
     const principal = principalOf(request);
     const user = await ctx.identity.findUser(idOrEmail);
-    if (!user) throw notFound('User not found');
-    if (!access.seeUser(principal, user)) throw forbidden('Only an admin or the user itself may do this');
+    // Another user's account answers as if it did not exist, so e-mails cannot be probed.
+    if (!user || !access.seeUser(principal, user)) throw notFound('User not found');
     return user;
   }
 
@@ -70,13 +61,13 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
       if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may list users');
       const { previous, per_page: perPage = 30 } = request.query as { previous?: string; per_page?: number };
       const users = await ctx.identity.listUsers(previous || undefined, Math.min(perPage, 100));
-      return { users: await Promise.all(users.map((user) => viewOf(ctx, user))) };
+      return { users: users.map((user) => userView(user)) };
     },
   });
 
   app.get('/1/users/:user_id_or_email', {
     schema: { params: userParams, response: { 200: userSchema } },
-    handler: async (request) => viewOf(ctx, await visibleUser(request)),
+    handler: async (request) => userView(await visibleUser(request)),
   });
 
   app.patch('/1/users/:user_id_or_email', {
@@ -103,9 +94,9 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
       const updated = await ctx.identity.updateUser(user, changes);
       if (changes.status === 'suspended') {
         const tokens = await ctx.identity.listTokens(user.id);
-        await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secret));
+        await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secretHash));
       }
-      return viewOf(ctx, updated);
+      return userView(updated);
     },
   });
 

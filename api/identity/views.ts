@@ -1,9 +1,12 @@
 import type { Project, Token, User } from '../../src/auth/types.js';
 import { toRfc3339 } from '../../src/core/time.js';
 
-/** Wire shapes of identity records. A password hash never leaves this module. */
+/**
+ * Wire shapes of identity records. A password hash never leaves this module; a token's
+ * secret appears only in the answer that created it.
+ */
 
-export function userView(user: User, tokenSecrets: string[]) {
+export function userView(user: User, tokenSecrets: string[] = []) {
   return {
     id: user.id,
     user_id: user.id,
@@ -18,7 +21,7 @@ export function userView(user: User, tokenSecrets: string[]) {
   };
 }
 
-export function tokenView(token: Token) {
+export function tokenView(token: Token & { secret?: string }) {
   return {
     _id: token.id,
     id: token.id,
@@ -26,6 +29,7 @@ export function tokenView(token: Token) {
     type: token.type,
     name: token.name,
     token: token.secret,
+    token_hint: token.hint,
     admin: token.admin,
     created_at: toRfc3339(token.createdAt),
   };
@@ -87,6 +91,7 @@ export const tokenSchema = {
     type: { type: 'string' },
     name: { type: 'string' },
     token: { type: 'string' },
+    token_hint: { type: 'string' },
     admin: { type: 'boolean' },
     created_at: { type: 'string' },
   },

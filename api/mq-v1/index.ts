@@ -12,7 +12,7 @@ import { webhookRoutes } from '../mq-v3/webhook.js';
  */
 export const mqV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
   const { mq } = ctx;
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   await app.register(queueRoutes, { ctx, mq });
   await app.register(messageRoutes, { ctx, mq });
   await app.register(alertRoutes, { ctx, mq });

@@ -38,7 +38,7 @@ async function sharedUserIds(ctx: AppContext, names: string[] | undefined): Prom
 
 /** Clusters: user-scoped (not under a project), /2/clusters. */
 export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireToken(ctx));
+  app.addHook('onRequest', requireToken(ctx));
   const clusterIdOf = (request: FastifyRequest) => (request.params as { cluster_id: string }).cluster_id;
 
   async function visible(request: FastifyRequest): Promise<Cluster> {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
 import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
+import type { ZipLimits } from '../../src/core/config.js';
 import { checkZip } from '../../src/worker/codes/zip.js';
 
 interface Form {
@@ -138,10 +139,11 @@ export async function readUpload(
   request: FastifyRequest,
   maxCodeBytes: number,
   stacks: StackSettings,
+  zipLimits: ZipLimits,
 ): Promise<Upload> {
   const form = await readForm(request, maxCodeBytes);
   if (form.file && form.file.length === 0) form.file = undefined;
   const upload = uploadFrom(form.data, form.file, stacks);
-  if (upload.zip) await checkZip(upload.zip);
+  if (upload.zip) await checkZip(upload.zip, zipLimits);
   return upload;
 }

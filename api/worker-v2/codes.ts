@@ -13,7 +13,7 @@ function downloadName(name: string, rev: number): string {
 }
 
 export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   const { codes } = worker;
 
   app.get('/2/projects/:project_id/codes', {
@@ -36,7 +36,12 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     },
     handler: async (request) => {
       const { project_id: projectId } = request.params as { project_id: string };
-      const upload = await readUpload(request, ctx.config.worker.maxCodeBytes, ctx.config.worker);
+      const upload = await readUpload(
+        request,
+        ctx.config.worker.maxCodeBytes,
+        ctx.config.worker,
+        ctx.config.worker.zip,
+      );
       const code = await codes.upload(projectId, upload);
       return { id: code.id, msg: 'Upload successful.' };
     },

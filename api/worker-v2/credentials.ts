@@ -7,7 +7,7 @@ import { msgSchema } from './views.js';
 
 /** POST /2/projects/:id/credentials: registry credentials for pulling the project's images. */
 export const credentialRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   app.post('/2/projects/:project_id/credentials', {
     schema: {
       params: projectParams,

@@ -68,7 +68,7 @@ function requestOf(wire: WireScheduleRequest, field: string): ScheduleRequest {
 }
 
 export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
   const { store, schedules } = openScheduleServices(ctx, worker);
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const scheduleIdOf = (request: FastifyRequest) => (request.params as { schedule_id: string }).schedule_id;

@@ -4,7 +4,7 @@ import type { WorkerRouteOptions } from './route-options.js';
 
 /** GET /2/stacks: the stack names zip packages may use (each runs in a configured image). */
 export const stackRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx }) => {
-  app.addHook('preHandler', requireToken(ctx));
+  app.addHook('onRequest', requireToken(ctx));
   app.get('/2/stacks', {
     schema: { response: { 200: { type: 'array', items: { type: 'string' } } } },
     handler: async () => Object.keys(ctx.config.worker.stacks).sort(),

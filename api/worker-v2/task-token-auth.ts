@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden } from '../../src/core/errors.js';
 import type { TaskTokens } from '../../src/worker/tasks/task-tokens.js';
 import { presentedToken, requireProject } from '../auth-hooks.js';
@@ -15,7 +15,7 @@ declare module 'fastify' {
  * Hook: a user's token with access to the project, or a running task's own token on a route
  * marked `ownTask` for that very task (and project). Any other use of a task token: 403.
  */
-export function requireProjectOrOwnTask(ctx: AppContext, tokens: TaskTokens): preHandlerAsyncHookHandler {
+export function requireProjectOrOwnTask(ctx: AppContext, tokens: TaskTokens): onRequestAsyncHookHandler {
   const asUser = requireProject(ctx);
   return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
     const token = presentedToken(request);

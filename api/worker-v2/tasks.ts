@@ -53,7 +53,7 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
 }
 
 export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('preHandler', requireProjectOrOwnTask(ctx, worker.taskTokens));
+  app.addHook('onRequest', requireProjectOrOwnTask(ctx, worker.taskTokens));
   const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
   const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
 

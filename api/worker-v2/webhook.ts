@@ -11,7 +11,7 @@ import type { WorkerRouteOptions } from './route-options.js';
 export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.addHook('preHandler', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx));
 
   app.post('/2/projects/:project_id/tasks/webhook', {
     schema: {

@@ -3,7 +3,7 @@ import type { Json } from '../api-client.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
 
-const TOKEN_COLUMNS = columns('id', 'name', 'type', 'admin', 'user_id', 'token');
+const TOKEN_COLUMNS = columns('id', 'name', 'type', 'admin', 'user_id', 'token_hint');
 
 export function tokensCommand(): Command {
   const tokens = new Command('tokens').description('access tokens');

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
+import { Response } from 'undici';
 import { type ApiClient, FormData, type Json } from '../api-client.js';
 import { codeArchive } from '../code-package.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer, keyValue } from '../options.js';
-import { withProgress } from '../progress.js';
+import { Progress, withUploadProgress } from '../progress.js';
 import { followLog, taskPath } from './worker-log.js';
 import { scheduleCommand } from './worker-schedules.js';
 
@@ -53,8 +54,18 @@ async function upload(api: ApiClient, name: string, source: string | undefined, 
     const zip = await codeArchive(source);
     form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), `${name}.zip`);
   }
-  const request = api.call<Json>('POST', projectPath(api, '/codes'), { body: form });
-  return withProgress(`uploading ${name}…`, request);
+  // Encoded up front so the terminal can show bytes sent and the percentage.
+  const encoded = new Response(form);
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const progress = new Progress();
+  try {
+    return await api.call<Json>('POST', projectPath(api, '/codes'), {
+      body: withUploadProgress(`uploading ${name}…`, body, progress),
+      headers: { 'content-type': encoded.headers.get('content-type')!, 'content-length': String(body.length) },
+    });
+  } finally {
+    progress.clear();
+  }
 }
 
 interface QueueOptions {

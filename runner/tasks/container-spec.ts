@@ -73,5 +73,8 @@ export function containerSpecOf({
     memoryBytes: config.memoryMb * 1024 * 1024,
     pidsLimit: config.pidsLimit,
     nanoCpus: config.milliCpus * 1_000_000,
+    capAdd: config.capAdd,
+    nofile: config.nofile,
+    diskMb: config.diskMb,
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ZipLimits } from '../../src/core/config.js';
 import { extractZip } from '../../src/worker/codes/zip.js';
 
 export const PAYLOAD_FILE = 'payload.json';
@@ -16,11 +17,12 @@ export async function prepareTaskFiles(
   payload: string,
   config: string | undefined,
   zip: Buffer | null,
+  zipLimits: ZipLimits,
 ): Promise<TaskFiles> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ferrum-task-'));
   try {
     await fs.promises.chmod(dir, 0o755);
-    if (zip) await extractZip(zip, dir);
+    if (zip) await extractZip(zip, dir, zipLimits);
     await fs.promises.writeFile(path.join(dir, PAYLOAD_FILE), payload, { mode: 0o644 });
     await fs.promises.writeFile(path.join(dir, CONFIG_FILE), config ?? '', { mode: 0o644 });
   } catch (error) {

@@ -86,8 +86,19 @@ export class TaskRun {
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
       const image = this.imageOf(revision);
-      await this.deps.executor.ensureImage(image, await worker.credentials.forImage(task.project_id, image));
-      files = await prepareTaskFiles(task.payload, revision.config, await worker.codes.zip(revision));
+      const auth = await worker.credentials.forImage(task.project_id, image);
+      const access = await worker.privateImages.decide(image, task.project_id, auth !== undefined);
+      if (access.action === 'refuse')
+        return await this.finish(task, ['preparing'], { status: 'error', msg: access.reason });
+      // With credentials the image is pulled with them (the registry checks this project's access).
+      await this.deps.executor.ensureImage(image, auth, { pull: access.action === 'pull' });
+      if (access.action === 'pull') await worker.privateImages.recordPull(image, task.project_id);
+      files = await prepareTaskFiles(
+        task.payload,
+        revision.config,
+        await worker.codes.zip(revision),
+        this.deps.config.worker.zip,
+      );
       const started = await worker.statuses.change(this.projectId, this.taskId, {
         from: ['preparing'],
         to: 'running',

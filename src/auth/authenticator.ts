@@ -2,7 +2,7 @@ import { forbidden, notFound, unauthorized } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
-import type { IdentityStore } from './identity-store.js';
+import { tokenDigest, type IdentityStore } from './identity-store.js';
 import { TtlCache } from './ttl-cache.js';
 import { LEGACY_TOKEN_TYPE, type Principal, type Project } from './types.js';
 
@@ -44,7 +44,8 @@ export class Authenticator {
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw unauthorized('Token not provided');
-    const cached = this.principals.get(secret);
+    const digest = tokenDigest(secret);
+    const cached = this.principals.get(digest);
     if (cached) return cached;
     const token = await this.store.findTokenBySecret(secret);
     if (!token) throw unauthorized('Invalid token');
@@ -53,12 +54,11 @@ export class Authenticator {
     if (owner.status === 'suspended') throw forbidden('User suspended');
     const principal: Principal = {
       tokenId: token.id,
-      secret: token.secret,
       userId: token.userId,
       admin: token.admin,
       type: token.type,
     };
-    this.principals.set(secret, principal);
+    this.principals.set(digest, principal);
     return principal;
   }
 
@@ -86,8 +86,9 @@ export class Authenticator {
     return project;
   }
 
-  async tokensRevoked(secrets: string[]): Promise<void> {
-    await Promise.all(secrets.map((token) => this.broadcast({ token })));
+  /** Drops cached principals everywhere; `digests` are the tokens' `secretHash`. */
+  async tokensRevoked(digests: string[]): Promise<void> {
+    await Promise.all(digests.map((token) => this.broadcast({ token })));
   }
 
   async projectChanged(projectId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { conflict, notFound } from '../core/errors.js';
 import { newObjectId, newSecret } from '../core/ids.js';
@@ -35,6 +36,27 @@ export interface NewProject {
 }
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Secrets are stored only as this digest (the `secrets` index field and the token's `secret_hash`). */
+const DIGEST_PREFIX = 'sha256:';
+
+export function tokenDigest(secret: string): string {
+  return DIGEST_PREFIX + createHash('sha256').update(secret).digest('hex');
+}
+
+/** The few characters of a secret a list may show so that people can tell their tokens apart. */
+function hintOf(secret: string): string {
+  return `${secret.slice(0, 4)}…`;
+}
+
+/** A token as it is created: the only time its secret is known. */
+export type CreatedToken = Token & { secret: string };
+
+const SIGN_IN_TOKEN_NAME = 'dashboard sign-in';
+const SIGN_IN_TOKENS_KEPT = 5;
+
+/** How many index entries one migration step moves (each step is one short MULTI). */
+const MIGRATION_BATCH = 200;
 
 /** Users, tokens and projects in Redis. Knows nothing of HTTP or of who is allowed what. */
 export class IdentityStore {
@@ -83,7 +105,11 @@ export class IdentityStore {
   async findUser(idOrEmail: string): Promise<User | null> {
     const byId = await this.getUser(idOrEmail);
     if (byId) return byId;
-    const id = await this.redis.hget(this.key('emails'), normalizeEmail(idOrEmail));
+    return this.findUserByEmail(idOrEmail);
+  }
+
+  async findUserByEmail(email: string): Promise<User | null> {
+    const id = await this.redis.hget(this.key('emails'), normalizeEmail(email));
     return id ? this.getUser(id) : null;
   }
 
@@ -120,7 +146,7 @@ export class IdentityStore {
     return (await this.getUser(user.id)) ?? user;
   }
 
-  /** Deletes the user and its tokens; returns the secrets that stopped working. */
+  /** Deletes the user and its tokens; returns the digests of the secrets that stopped working. */
   async deleteUser(user: User): Promise<string[]> {
     const tokens = await this.listTokens(user.id);
     const projectIds = await this.redis.smembers(this.key('user', user.id, 'projects'));
@@ -130,28 +156,31 @@ export class IdentityStore {
     multi.hdel(this.key('emails'), normalizeEmail(user.email));
     for (const token of tokens) {
       multi.del(this.key('token', token.id));
-      multi.hdel(this.key('secrets'), token.secret);
+      multi.hdel(this.key('secrets'), token.secretHash);
     }
     for (const projectId of projectIds) multi.srem(this.key('project', projectId, 'shared'), user.id);
     multi.del(this.key('user', user.id, 'projects'));
     await multi.exec();
-    return tokens.map((token) => token.secret);
+    return tokens.map((token) => token.secretHash);
   }
 
   // Tokens
 
-  async createToken(input: NewToken): Promise<Token> {
+  async createToken(input: NewToken): Promise<CreatedToken> {
     const now = Date.now();
-    const token: Token = {
+    const secret = input.secret ?? newSecret(24);
+    const token: CreatedToken = {
       id: newObjectId(now),
-      secret: input.secret ?? newSecret(24),
+      secret,
+      secretHash: tokenDigest(secret),
+      hint: hintOf(secret),
       userId: input.userId,
       type: input.type,
       name: input.name,
       admin: input.admin,
       createdAt: now,
     };
-    const claimed = await this.redis.hsetnx(this.key('secrets'), token.secret, token.id);
+    const claimed = await this.redis.hsetnx(this.key('secrets'), token.secretHash, token.id);
     if (claimed !== 1) throw conflict('token value is already in use');
     await this.redis
       .multi()
@@ -161,14 +190,63 @@ export class IdentityStore {
     return token;
   }
 
+  /**
+   * A fresh token for one dashboard sign-in. The user's oldest sign-in tokens beyond the last
+   * few are deleted, so signing in again and again does not pile tokens up.
+   */
+  async createSignInToken(user: User): Promise<{ token: CreatedToken; revoked: string[] }> {
+    const token = await this.createToken({
+      userId: user.id,
+      name: SIGN_IN_TOKEN_NAME,
+      type: 'standard',
+      admin: user.admin,
+    });
+    const signIns = (await this.listTokens(user.id)).filter((each) => each.name === SIGN_IN_TOKEN_NAME);
+    const old = signIns.slice(0, Math.max(0, signIns.length - SIGN_IN_TOKENS_KEPT));
+    for (const each of old) await this.deleteToken(each);
+    return { token, revoked: old.map((each) => each.secretHash) };
+  }
+
   async getToken(id: string): Promise<Token | null> {
     const hash = await this.redis.hgetall(this.key('token', id));
     return hash.id ? tokenFromHash(hash) : null;
   }
 
   async findTokenBySecret(secret: string): Promise<Token | null> {
-    const id = await this.redis.hget(this.key('secrets'), secret);
-    return id ? this.getToken(id) : null;
+    const id = await this.redis.hget(this.key('secrets'), tokenDigest(secret));
+    if (id) return this.getToken(id);
+    // A token stored in the clear by an earlier version (or by a controller not yet upgraded).
+    const legacyId = await this.redis.hget(this.key('secrets'), secret);
+    if (!legacyId) return null;
+    await this.hashStoredSecret(secret, legacyId);
+    return this.getToken(legacyId);
+  }
+
+  /** Replaces every secret still stored in the clear by its digest; run once at start, in batches. */
+  async hashStoredSecrets(): Promise<number> {
+    let cursor = '0';
+    let moved = 0;
+    do {
+      const [next, flat] = await this.redis.hscan(this.key('secrets'), cursor, 'COUNT', MIGRATION_BATCH);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const field = flat[i] as string;
+        if (field.startsWith(DIGEST_PREFIX)) continue;
+        await this.hashStoredSecret(field, flat[i + 1] as string);
+        moved += 1;
+      }
+    } while (cursor !== '0');
+    return moved;
+  }
+
+  private async hashStoredSecret(secret: string, tokenId: string): Promise<void> {
+    const digest = tokenDigest(secret);
+    const tokenKey = this.key('token', tokenId);
+    const multi = this.redis.multi().hset(this.key('secrets'), digest, tokenId).hdel(this.key('secrets'), secret);
+    if ((await this.redis.exists(tokenKey)) === 1) {
+      multi.hset(tokenKey, { secret_hash: digest, hint: hintOf(secret) }).hdel(tokenKey, 'secret');
+    }
+    await multi.exec();
   }
 
   async listTokens(userId: string): Promise<Token[]> {
@@ -181,7 +259,7 @@ export class IdentityStore {
     await this.redis
       .multi()
       .del(this.key('token', token.id))
-      .hdel(this.key('secrets'), token.secret)
+      .hdel(this.key('secrets'), token.secretHash)
       .srem(this.key('user', token.userId, 'tokens'), token.id)
       .exec();
   }
@@ -312,7 +390,8 @@ function userFromHash(hash: Record<string, string>): User {
 function tokenToHash(token: Token): Record<string, string> {
   return {
     id: token.id,
-    secret: token.secret,
+    secret_hash: token.secretHash,
+    hint: token.hint,
     user_id: token.userId,
     type: token.type,
     name: token.name,
@@ -324,7 +403,8 @@ function tokenToHash(token: Token): Record<string, string> {
 function tokenFromHash(hash: Record<string, string>): Token {
   return {
     id: hash.id ?? '',
-    secret: hash.secret ?? '',
+    secretHash: hash.secret_hash ?? (hash.secret ? tokenDigest(hash.secret) : ''),
+    hint: hash.hint ?? (hash.secret ? hintOf(hash.secret) : ''),
     userId: hash.user_id ?? '',
     type: (hash.type as TokenType) ?? 'standard',
     name: hash.name ?? '',

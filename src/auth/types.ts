@@ -23,7 +23,10 @@ export interface User {
 
 export interface Token {
   id: string;
-  secret: string;
+  /** The secret's digest (see tokenDigest); the secret itself is never stored. */
+  secretHash: string;
+  /** The secret's first characters, shown in lists. */
+  hint: string;
   userId: string;
   type: TokenType;
   name: string;
@@ -48,7 +51,6 @@ export interface Project {
 /** Who is calling: the identity behind a presented token. */
 export interface Principal {
   tokenId: string;
-  secret: string;
   userId: string;
   admin: boolean;
   type: TokenType;

@@ -36,6 +36,8 @@ export interface Config {
     topQueues: number;
     /** How often each process pings its Redis connection for ferrum_redis_round_trip_seconds, in ms; 0 = never. */
     redisPingMs: number;
+    /** Label series with project ids, queue names and tenant cluster ids (off: no tenant appears in /metrics). */
+    tenantLabels: boolean;
   };
   mq: {
     /** Smallest reservation timeout (message_timeout, reserve and touch timeout) accepted, in seconds. */
@@ -55,6 +57,14 @@ export interface Config {
       statusRetentionMs: number;
     };
   };
+  /** Dashboard sign-in limits (POST /1/authentication), counted in Redis. */
+  login: { perAccount: number; perAddress: number; windowMs: number };
+  /**
+   * Where the server may connect for a tenant (push subscribers, alerts, webhooks): loopback,
+   * link-local, private and unique-local addresses are refused unless these CIDRs or host
+   * names allow them.
+   */
+  outboundAllow: string[];
   bootstrap: {
     token: string | undefined;
     projectId: string | undefined;
@@ -70,6 +80,10 @@ export interface WorkerConfig {
   /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
   defaultStack: string;
   maxCodeBytes: number;
+  /** How long a pull with a project's registry credentials proves its access to the image, in ms. */
+  imageProofMs: number;
+  /** Limits of a zip package, checked from its central directory and enforced while it is unpacked. */
+  zip: ZipLimits;
   maxLogBytes: number;
   /** Key encrypting registry credentials at rest; when unset, a key file in dataDir. */
   secretKey: string | undefined;
@@ -79,6 +93,13 @@ export interface WorkerConfig {
   taskSweepMs: number;
   /** How long a written task may wait for its BullMQ job before the sweeper adds it, in ms. */
   dispatchGraceMs: number;
+}
+
+export interface ZipLimits {
+  maxUnpackedBytes: number;
+  maxEntries: number;
+  /** Largest unpacked/packed size ratio of one entry and of the whole archive. */
+  maxRatio: number;
 }
 
 /** Settings of the task scheduler. */
@@ -115,10 +136,17 @@ export interface RunnerConfig {
   /** The autoscaler's instance record this runner is (FERRUM_RUNNER_INSTANCE_ID); a fresh id when unset. */
   instanceId: string | undefined;
   slots: number;
+  /** `none` by default; `host` only by this operator setting, never per code package or request. */
   network: string;
   memoryMb: number;
   pidsLimit: number;
   milliCpus: number;
+  /** Open-file limit (ulimit nofile) of task containers. */
+  nofile: number;
+  /** Capabilities given back to task containers (all are dropped otherwise). */
+  capAdd: string[];
+  /** Writable space of a task container in MiB (storage quota or a tmpfs task folder); 0 = unlimited. */
+  diskMb: number;
   taskDir: string;
   heartbeatMs: number;
   /** A task whose runner stops renewing its lock for this long is taken back. */
@@ -241,6 +269,13 @@ function fractionFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function listFrom(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
@@ -262,6 +297,12 @@ export function loadConfig(env: Env = process.env): Config {
       stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
       defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
+      imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
+      zip: {
+        maxUnpackedBytes: intFrom(env, 'FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES', 512 * 1024 * 1024),
+        maxEntries: Math.max(1, intFrom(env, 'FERRUM_WORKER_ZIP_MAX_ENTRIES', 10_000)),
+        maxRatio: Math.max(1, intFrom(env, 'FERRUM_WORKER_ZIP_MAX_RATIO', 200)),
+      },
       maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
       secretKey: nonEmpty(env.FERRUM_ENCRYPTION_KEY),
       taskRetentionMs: taskRetentionMs(env),
@@ -280,6 +321,9 @@ export function loadConfig(env: Env = process.env): Config {
       memoryMb: intFrom(env, 'FERRUM_RUNNER_MEMORY_MB', 512),
       pidsLimit: intFrom(env, 'FERRUM_RUNNER_PIDS_LIMIT', 256),
       milliCpus: intFrom(env, 'FERRUM_RUNNER_MILLICPUS', 1000),
+      nofile: Math.max(16, intFrom(env, 'FERRUM_RUNNER_NOFILE', 1024)),
+      capAdd: listFrom(env.FERRUM_RUNNER_CAP_ADD).map((cap) => cap.toUpperCase()),
+      diskMb: intFrom(env, 'FERRUM_RUNNER_DISK_MB', 1024),
       taskDir: env.FERRUM_RUNNER_TASK_DIR || '/mnt/task',
       heartbeatMs: Math.max(100, intFrom(env, 'FERRUM_RUNNER_HEARTBEAT_MS', 5000)),
       lockMs: Math.max(500, intFrom(env, 'FERRUM_RUNNER_LOCK_MS', 30000)),
@@ -324,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
       sampleMs: intFrom(env, 'FERRUM_METRICS_SAMPLE_MS', 15_000),
       topQueues: Math.max(0, intFrom(env, 'FERRUM_METRICS_TOP_QUEUES', 10)),
       redisPingMs: intFrom(env, 'FERRUM_METRICS_REDIS_PING_MS', 5000),
+      tenantLabels: env.FERRUM_METRICS_TENANT_LABELS === '1',
     },
     mq: {
       minTimeoutSeconds: Math.max(1, intFrom(env, 'FERRUM_MQ_MIN_TIMEOUT', 30)),
@@ -336,6 +381,12 @@ export function loadConfig(env: Env = process.env): Config {
         statusRetentionMs: Math.max(1, intFrom(env, 'FERRUM_MQ_PUSH_STATUS_RETENTION_MS', 3_600_000)),
       },
     },
+    login: {
+      perAccount: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ACCOUNT', 10)),
+      perAddress: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ADDRESS', 100)),
+      windowMs: Math.max(1000, intFrom(env, 'FERRUM_LOGIN_WINDOW_MS', 15 * 60_000)),
+    },
+    outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
     bootstrap: {
       token: nonEmpty(env.FERRUM_BOOTSTRAP_TOKEN),
       projectId: nonEmpty(env.FERRUM_BOOTSTRAP_PROJECT_ID),

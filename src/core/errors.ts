@@ -20,6 +20,7 @@ export const methodNotAllowed = (msg: string) => new HttpError(405, msg);
 export const notAcceptable = (msg: string) => new HttpError(406, msg);
 export const conflict = (msg: string) => new HttpError(409, msg);
 export const payloadTooLarge = (msg: string) => new HttpError(413, msg);
+export const tooManyRequests = (msg: string) => new HttpError(429, msg);
 export const unavailable = (msg: string) => new HttpError(503, msg);
 
 export function isHttpError(error: unknown): error is HttpError {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -26,21 +27,45 @@ export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * The managed server's password: generated once, kept in the data folder (0600), written into a
+ * config file rather than on the command line where `ps` would show it.
+ */
+function passwordConfig(dataDir: string): { password: string; configFile: string } {
+  const passwordFile = path.join(dataDir, 'redis.password');
+  let password: string;
+  try {
+    password = fs.readFileSync(passwordFile, 'utf8').trim();
+  } catch {
+    password = '';
+  }
+  if (!password) {
+    password = randomBytes(24).toString('hex');
+    fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  }
+  const configFile = path.join(dataDir, 'redis.conf');
+  fs.writeFileSync(configFile, `requirepass ${password}\n`, { mode: 0o600 });
+  return { password, configFile };
+}
+
 /** Starts a redis-server child on a free loopback port and waits until it answers PING. */
 export async function startManagedRedis(options: ManagedRedisOptions): Promise<ManagedRedis> {
   if (!redisServerAvailable()) throw new Error(REDIS_INSTALL_HINT);
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Only this user may read the data (and the password beside it).
+  fs.chmodSync(options.dataDir, 0o700);
   const pidFile = path.join(options.dataDir, 'redis.pid');
   await stopLeftover(pidFile);
 
   const port = options.port ?? (await freeLoopbackPort());
-  const args = ['--bind', '127.0.0.1', '--port', String(port), '--dir', options.dataDir];
+  const { password, configFile } = passwordConfig(options.dataDir);
+  const args = [configFile, '--bind', '127.0.0.1', '--port', String(port), '--dir', options.dataDir];
   args.push('--daemonize', 'no', '--pidfile', pidFile, '--logfile', path.join(options.dataDir, 'redis.log'));
   if (options.persistent) args.push('--appendonly', 'yes', '--appendfsync', 'everysec');
   else args.push('--appendonly', 'no', '--save', '');
 
   const child = spawn('redis-server', args, { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://:${password}@127.0.0.1:${port}`;
   await waitUntilReady(url, child, options.dataDir);
   return { url, port, stop: () => stopChild(child) };
 }

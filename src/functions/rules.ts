@@ -25,6 +25,7 @@ export const ROUTE_LIMITS = {
   maxTimeout: 3600,
   maxIdleTimeout: 3600,
   maxConcurrency: 100,
+  minSecretLength: 16,
   maxSecretLength: 512,
 } as const;
 
@@ -60,7 +61,10 @@ export function checkMaxConcurrency(value: number): void {
     throw badRequest(`route max_concurrency must be from 1 to ${ROUTE_LIMITS.maxConcurrency}`);
 }
 
+/** An empty secret removes it; any other must be long enough not to be guessed. */
 export function checkSecret(secret: string): void {
+  if (secret !== '' && secret.length < ROUTE_LIMITS.minSecretLength)
+    throw badRequest(`route secret must be at least ${ROUTE_LIMITS.minSecretLength} characters`);
   if (secret.length > ROUTE_LIMITS.maxSecretLength)
     throw badRequest(`route secret must be at most ${ROUTE_LIMITS.maxSecretLength} characters`);
 }

@@ -23,7 +23,15 @@ export class SampledGauges {
   private readonly clusterTasks: Gauge<'cluster' | 'state'>;
   private readonly oldestTaskAge: Gauge<'cluster'>;
 
-  constructor(registry: Registry, maxAgeMs: number) {
+  /**
+   * `tenantLabels` off (the default): no queue depth series and tenant clusters summed as
+   * cluster="tenants", so that /metrics names no project, queue or tenant cluster.
+   */
+  constructor(
+    registry: Registry,
+    maxAgeMs: number,
+    private readonly privacy: { tenantLabels: boolean; operatorCluster: string },
+  ) {
     const dropWhenStale = (gauge: Gauge<string>) => {
       if (Date.now() - this.sampledAt > maxAgeMs) gauge.reset();
     };
@@ -67,18 +75,23 @@ export class SampledGauges {
 
   publish(sample: ControllerSample): void {
     this.queueDepth.reset();
-    for (const { item, value } of sample.deepestQueues)
-      this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    if (this.privacy.tenantLabels) {
+      for (const { item, value } of sample.deepestQueues)
+        this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
+    }
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
     this.oldestTaskAge.reset();
     const now = Date.now();
-    for (const [cluster, counts] of sample.clusters) {
-      this.clusterTasks.set({ cluster, state: 'queued' }, counts.queued);
-      this.clusterTasks.set({ cluster, state: 'active' }, counts.active);
+    const oldest = new Map<string, number>();
+    for (const [id, counts] of sample.clusters) {
+      const cluster = this.privacy.tenantLabels || id === this.privacy.operatorCluster ? id : 'tenants';
+      this.clusterTasks.inc({ cluster, state: 'queued' }, counts.queued);
+      this.clusterTasks.inc({ cluster, state: 'active' }, counts.active);
       const waitedMs = counts.oldestDueAt === null ? 0 : Math.max(0, now - counts.oldestDueAt);
-      this.oldestTaskAge.set({ cluster }, waitedMs / 1000);
+      oldest.set(cluster, Math.max(oldest.get(cluster) ?? 0, waitedMs));
     }
+    for (const [cluster, waitedMs] of oldest) this.oldestTaskAge.set({ cluster }, waitedMs / 1000);
     this.sampledAt = Date.now();
   }
 }

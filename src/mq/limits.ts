@@ -23,8 +23,15 @@ export const LIMITS = {
   maxQueueNameBytes: 255,
 } as const;
 
-/** Header names the service sets on push deliveries itself; compared case-insensitively. */
+/**
+ * Header names the service sets on push deliveries itself, and the ones that frame the HTTP
+ * request (a tenant setting them could smuggle requests); compared case-insensitively.
+ */
 export const RESERVED_PUSH_HEADER_NAMES = [
+  'host',
+  'connection',
+  'transfer-encoding',
+  'content-length',
   'content-type',
   'user-agent',
   'service-message-id',

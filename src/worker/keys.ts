@@ -117,6 +117,10 @@ export class WorkerKeys {
   registryAuth(projectId: string) {
     return this.project(projectId, 'registry-auth');
   }
+  /** Projects that pulled an image with registry credentials (field) and when (value, ms). */
+  privateImage(image: string) {
+    return this.keys.of('{images}', 'private', image);
+  }
 
   /** Runner liveness: exists while the runner heartbeats. */
   runnerAlive(cluster: string, runnerId: string) {

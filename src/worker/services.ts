@@ -13,6 +13,7 @@ import { TaskDistribution } from './tasks/distribution.js';
 import { WorkerKeys } from './keys.js';
 import { InstanceStore } from './clusters/instance-store.js';
 import { RedisBlobStore } from './codes/redis-blobs.js';
+import { PrivateImages } from './codes/private-images.js';
 import { RegistryCredentials } from './codes/registry-credentials.js';
 import { RunnerRegistry } from './clusters/runner-registry.js';
 import { SecretBox } from '../core/secret-box.js';
@@ -38,6 +39,7 @@ export interface WorkerServices {
   tasks: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
+  privateImages: PrivateImages;
   runners: RunnerRegistry;
   clusters: ClusterStore;
   clusterAccess: ClusterAccess;
@@ -89,6 +91,7 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus }: Worke
     tasks: new TaskService(codes, tasks, statuses, distribution, bus, workerKeys),
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, secrets),
+    privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
     runners,
     clusters,
     clusterAccess: new ClusterAccess(clusters),

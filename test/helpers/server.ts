@@ -20,6 +20,12 @@ export interface TestServer {
 }
 
 /**
+ * Lets the server push to subscribers on this machine (tests run them on loopback). The
+ * adversarial suite passes FERRUM_OUTBOUND_ALLOW: '' to see the production default.
+ */
+export const LOOPBACK_ALLOWED = { FERRUM_OUTBOUND_ALLOW: '127.0.0.0/8,::1' };
+
+/**
  * A real controller on a free loopback port with its own private redis-server,
  * bootstrapped with an admin token and project. One per test file.
  */
@@ -33,6 +39,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     FERRUM_DATA_DIR: dataDir,
     FERRUM_BOOTSTRAP_PASSWORD: 'admin-password',
     LOG_LEVEL: 'warn',
+    ...LOOPBACK_ALLOWED,
     ...env,
   });
   const running = await startController(config);

@@ -128,6 +128,7 @@ export async function queuePage(navigate, name) {
           ),
         ]
       : null,
+    queue.dead_letter ? deadLetters(name, queue.dead_letter.queue_name) : null,
     h('h2', {}, 'Messages'),
     h(
       'div',
@@ -160,4 +161,71 @@ export async function queuePage(navigate, name) {
       },
     ),
   );
+}
+
+/**
+ * The messages of a queue's dead letter queue: peeked, each moved back to the queue (posted there,
+ * then deleted from the dead letters) or deleted.
+ */
+function deadLetters(name, deadLetterQueue) {
+  const dlq = `/queues/${encodeURIComponent(deadLetterQueue)}`;
+  const list = h('div', { id: 'dead-letters' });
+  const show = async () => {
+    let messages = [];
+    try {
+      ({ messages } = await api('GET', mq(`${dlq}/messages?n=100`)));
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+    const remove = (id) => api('DELETE', mq(`${dlq}/messages/${encodeURIComponent(id)}`), {});
+    list.replaceChildren(
+      table(
+        ['Id', 'Body', 'Reserved count', ''],
+        messages.map((m) => [
+          h('code', {}, m.id),
+          h('pre', {}, m.body),
+          String(m.reserved_count ?? 0),
+          h(
+            'span',
+            { class: 'actions' },
+            h(
+              'button',
+              {
+                'aria-label': `Move message ${m.id} back to ${name}`,
+                onclick: async () => {
+                  await api('POST', mq(`/queues/${encodeURIComponent(name)}/messages`), {
+                    messages: [{ body: m.body }],
+                  });
+                  await remove(m.id);
+                  toast(`Moved ${m.id} back to ${name}`);
+                  await show();
+                },
+              },
+              'Move back',
+            ),
+            h(
+              'button',
+              {
+                class: 'danger',
+                'aria-label': `Delete dead letter ${m.id}`,
+                onclick: async () => {
+                  if (!confirm(`Delete message ${m.id} for good?`)) return;
+                  await remove(m.id);
+                  toast(`Deleted ${m.id}`);
+                  await show();
+                },
+              },
+              'Delete',
+            ),
+          ),
+        ]),
+        { empty: 'No dead letters.', caption: `Dead letters in ${deadLetterQueue}` },
+      ),
+    );
+  };
+  return [
+    h('h2', {}, 'Dead letters'),
+    h('div', { class: 'actions' }, h('button', { onclick: show }, 'Show dead letters')),
+    list,
+  ];
 }

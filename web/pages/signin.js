@@ -21,5 +21,22 @@ export async function signInPage(navigate) {
       },
       { 'aria-label': 'Sign in' },
     ),
+    h('h2', {}, 'Or with a token'),
+    form(
+      [field('Token', { name: 'token', type: 'password', required: true, autocomplete: 'off' })],
+      'Use token',
+      async ({ token }) => {
+        session.token = token.trim();
+        try {
+          const { projects } = await api('GET', '/1/projects');
+          session.projectId = projects[0] ? projects[0].id : null;
+        } catch (error) {
+          session.clear();
+          throw error;
+        }
+        navigate(session.projectId ? '#/overview' : '#/projects');
+      },
+      { 'aria-label': 'Sign in with a token' },
+    ),
   );
 }

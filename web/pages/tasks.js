@@ -47,9 +47,11 @@ export async function tasksPage(navigate, _id, params) {
       codeInput,
       h('button', { type: 'submit' }, 'Filter'),
     ),
+    bulkActions(tasks, navigate),
     table(
-      ['Id', 'Code', 'Status', 'Created', 'Duration'],
+      ['', 'Id', 'Code', 'Status', 'Created', 'Duration'],
       tasks.map((task) => [
+        h('input', { type: 'checkbox', class: 'select-task', value: task.id, 'aria-label': `Select task ${task.id}` }),
         h('a', { href: `#/tasks/${task.id}` }, h('code', {}, task.id)),
         task.code_name,
         statusCell(task.status),
@@ -77,6 +79,33 @@ export async function tasksPage(navigate, _id, params) {
         navigate(`#/tasks/${queued.tasks[0].id}`);
       },
     ),
+  );
+}
+
+// Bulk actions apply to the selected tasks each may apply to: retry failed ones, cancel waiting ones.
+const RETRYABLE = new Set(['error', 'timeout', 'cancelled']);
+const CANCELLABLE = new Set(['queued', 'preparing', 'running']);
+
+function bulkActions(tasks, navigate) {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const selected = (statuses) =>
+    [...document.querySelectorAll('input.select-task:checked')]
+      .map((box) => byId.get(box.value))
+      .filter((task) => task && statuses.has(task.status));
+  const apply = async (verb, statuses, path) => {
+    const chosen = selected(statuses);
+    if (chosen.length === 0) return toast(`No selected task can be ${verb === 'Retry' ? 'retried' : 'cancelled'}`);
+    if (!confirm(`${verb} ${chosen.length} task(s)?`)) return;
+    const results = await Promise.allSettled(chosen.map((task) => api('POST', worker(`/tasks/${task.id}${path}`), {})));
+    const failed = results.filter((result) => result.status === 'rejected').length;
+    toast(`${verb}: ${chosen.length - failed} done${failed ? `, ${failed} failed` : ''}`, { error: failed > 0 });
+    navigate(location.hash);
+  };
+  return h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'Selected tasks' },
+    h('button', { onclick: () => apply('Retry', RETRYABLE, '/retry') }, 'Retry selected'),
+    h('button', { class: 'danger', onclick: () => apply('Cancel', CANCELLABLE, '/cancel') }, 'Cancel selected'),
   );
 }
 

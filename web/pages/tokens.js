@@ -48,7 +48,7 @@ async function tokenTable(navigate) {
   const { tokens } = await api('GET', '/1/tokens');
   const rows = tokens.map((token) => [
     token.name || h('em', {}, 'unnamed'),
-    h('code', {}, `${token.token.slice(0, 6)}…`),
+    h('code', {}, token.token_hint ?? ''),
     token.admin ? 'admin' : token.type,
     time(token.created_at),
     h(

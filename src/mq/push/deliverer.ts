@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { EventBus } from '../../core/bus.js';
 import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
+import type { OutboundGuard } from '../../core/outbound-guard.js';
 import type { KeySpace } from '../../core/redis.js';
 import type { MqLogger } from '../dead-letters.js';
 import type { QueueRef } from '../keys.js';
@@ -33,6 +34,8 @@ export interface PushDelivererDeps {
   config: PushDeliveryConfig;
   /** Base URL of this service for the Service-Subscriber-Message-Url header. */
   publicUrl: string;
+  /** Which addresses subscribers may be at. */
+  guard: OutboundGuard;
   leadership?: LeadershipReport;
 }
 
@@ -63,7 +66,7 @@ export class PushDeliverer {
 
   constructor(private readonly deps: PushDelivererDeps) {
     this.lease = new Lease(deps.redis, deps.keys.of('lease', 'mq-push'), deps.config.leaseMs);
-    this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency);
+    this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
     this.slots = new Slots(deps.config.concurrency);
   }
 

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { OutboundRefused, type OutboundGuard } from '../../core/outbound-guard.js';
 
 /** What a subscriber did with one delivery: its HTTP status (0 when none) and an error text. */
 export interface DeliveryOutcome {
@@ -16,12 +17,13 @@ export class PushHttpClient {
   constructor(
     private readonly timeoutMs: number,
     connectionsPerOrigin: number,
+    guard: OutboundGuard,
   ) {
     // Connect, answer headers and answer body are each bounded by the timeout (cheaper than a
-    // timer per request).
+    // timer per request). Every connection passes the guard: no internal addresses.
     this.agent = new Agent({
       connections: connectionsPerOrigin,
-      connect: { timeout: timeoutMs },
+      connect: guard.agentConnect(timeoutMs),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
@@ -51,6 +53,7 @@ export class PushHttpClient {
 
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof OutboundRefused) return `refused: ${error.message}`;
   const code = (error as Error & { code?: string }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `no answer within ${timeoutMs} ms`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection within ${timeoutMs} ms`;

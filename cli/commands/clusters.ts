@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import { Command } from 'commander';
+import type { Json } from '../api-client.js';
+import { action } from '../context.js';
+import { CliError } from '../errors.js';
+import { columns } from '../output.js';
+
+const CLUSTER_COLUMNS = columns('id', 'name', 'user_id', 'memory', 'cpu_share');
+const RUNNER_COLUMNS = columns('instance_id', 'hostname', 'version', 'slots', 'busy', 'tasks', 'updated_at');
+const TOKEN_COLUMNS = columns('id', 'created_at');
+
+export const clusterPath = (cluster: string, rest = '') => `/2/clusters/${encodeURIComponent(cluster)}${rest}`;
+
+/** A cluster definition from a JSON file (`-` for stdin): the body of create or update. */
+function clusterFile(file: string): Json {
+  let text: string;
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, 2);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Json;
+  } catch (error) {
+    throw new CliError(`${file} is not a JSON object: ${(error as Error).message}`, 2);
+  }
+}
+
+/** `ferrum clusters …`: the worker clusters of the signed-in user. */
+export function clustersCommand(): Command {
+  const clusters = new Command('clusters').description('worker clusters (yours and those shared with you)');
+  clusters
+    .command('list')
+    .description('list clusters')
+    .action(
+      action(async ({ api, out }) => {
+        const result = await api.get<{ clusters: Json[] }>('/2/clusters');
+        out.table(result.clusters, CLUSTER_COLUMNS, result);
+      }),
+    );
+  clusters
+    .command('show <cluster_id>')
+    .description('show a cluster with its machines')
+    .action(
+      action(async ({ api, out }, id: string) => {
+        const result = await api.get<{ cluster: Json }>(clusterPath(id));
+        out.record(result.cluster, result);
+      }),
+    );
+  clusters
+    .command('create <file>')
+    .description('create a cluster from a JSON file (- for stdin), e.g. {"name": "gpu", "autoscale": {…}}')
+    .action(
+      action(async ({ api, out }, file: string) => {
+        const result = await api.post<{ cluster: Json }>('/2/clusters', clusterFile(file));
+        out.record(result.cluster, result);
+      }),
+    );
+  clusters
+    .command('update <cluster_id> <file>')
+    .description('change a cluster from a JSON file of the fields to change (- for stdin)')
+    .action(
+      action(async ({ api, out }, id: string, file: string) => {
+        const result = await api.put<{ cluster: Json }>(clusterPath(id), clusterFile(file));
+        out.record(result.cluster, result);
+      }),
+    );
+  clusters
+    .command('delete <cluster_id>')
+    .description('delete a cluster (terminate its instances first)')
+    .action(
+      action(async ({ api, out }, id: string) => out.confirm(await api.delete<{ msg: string }>(clusterPath(id)))),
+    );
+  clusters
+    .command('terminate <cluster_id>')
+    .description('retire every instance of a cluster (running tasks finish first)')
+    .action(
+      action(async ({ api, out }, id: string) =>
+        out.confirm(await api.post<{ msg: string }>(clusterPath(id, '/terminate'))),
+      ),
+    );
+  clusters.addCommand(tokensCommand());
+  return clusters;
+}
+
+/** `ferrum clusters tokens …`: runner tokens of a cluster (the secret is shown once, at creation). */
+function tokensCommand(): Command {
+  const tokens = new Command('tokens').description("a cluster's runner tokens");
+  tokens
+    .command('list <cluster_id>')
+    .description('list runner tokens (without their secrets)')
+    .action(
+      action(async ({ api, out }, id: string) => {
+        const result = await api.get<{ tokens: Json[] }>(clusterPath(id, '/tokens'));
+        out.table(result.tokens, TOKEN_COLUMNS, result);
+      }),
+    );
+  tokens
+    .command('create <cluster_id>')
+    .description('create a runner token; its secret is printed only now')
+    .action(
+      action(async ({ api, out }, id: string) => {
+        const result = await api.post<{ token: Json }>(clusterPath(id, '/tokens'));
+        out.record(result.token, result);
+      }),
+    );
+  tokens
+    .command('delete <cluster_id> <token_id>')
+    .description('revoke a runner token at once')
+    .action(
+      action(async ({ api, out }, id: string, tokenId: string) =>
+        out.confirm(await api.delete<{ msg: string }>(clusterPath(id, `/tokens/${encodeURIComponent(tokenId)}`))),
+      ),
+    );
+  return tokens;
+}
+
+/** `ferrum runners list <cluster>`: the runners heartbeating in a cluster and what they run now. */
+export function runnersCommand(): Command {
+  const runners = new Command('runners').description('runners of a cluster');
+  runners
+    .command('list <cluster_id>')
+    .description('list the runners online in a cluster, their host and the tasks they run now')
+    .action(
+      action(async ({ api, out }, id: string) => {
+        const result = await api.get<{ runners: Json[] }>(clusterPath(id, '/runners'));
+        const rows = result.runners.map((runner) => ({ ...runner, tasks: (runner.tasks as string[]).join(' ') }));
+        out.table(rows, RUNNER_COLUMNS, result);
+      }),
+    );
+  return runners;
+}

@@ -1,0 +1,97 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../../runner/runner.js';
+import { KeySpace } from '../../src/core/redis.js';
+import { PrivateImages } from '../../src/worker/codes/private-images.js';
+import { WorkerKeys } from '../../src/worker/keys.js';
+import { docker } from '../helpers/image.js';
+import type { TestServer } from '../helpers/server.js';
+import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../helpers/worker.js';
+import { createTenant, expectHealthy, startHardenedServer, type Tenant } from './helpers-b.js';
+
+// The victim runs a private image (pulled with its registry credentials); it stays on the
+// engine. The attacker names the same image and hopes the runner uses the local copy.
+//
+// No registry is reachable here, so the victim's private pull is recorded as the runner records
+// it after a pull with credentials (PrivateImages.recordPull), and the image is put on the
+// engine by tagging a local one under a registry name that does not resolve. Any pull then
+// fails, so an image that runs came from the engine's copy, and only by the access rules.
+
+const REGISTRY = 'registry.ferrum.invalid';
+const IMAGE = `${REGISTRY}/victim/secret-${process.pid}`;
+const ENV = { ...FAST_WORKER_ENV, FERRUM_WORKER_IMAGE_PROOF_MS: '600000' };
+
+let server: TestServer;
+let runner: Runner;
+let victim: Tenant;
+let attacker: Tenant;
+let redis: Redis;
+
+const auth = (username: string) =>
+  Buffer.from(JSON.stringify({ username, password: `${username}-pw`, serveraddress: REGISTRY })).toString('base64');
+
+async function runImage(tenant: Tenant, image: string): Promise<{ status: string; msg: string; log: string }> {
+  const worker = new WorkerClient(tenant.http, tenant.projectId);
+  await worker.upload({ name: 'private', image, command: 'echo ran-the-private-image' });
+  const id = await worker.queue('private', '');
+  const task = await worker.waitFor(id, ['complete', 'error'], 60_000);
+  return { status: task.status, msg: task.msg ?? '', log: await worker.log(id) };
+}
+
+beforeAll(async () => {
+  await docker('tag', 'ferrum-test/busybox', `${IMAGE}:latest`);
+  server = await startHardenedServer(ENV);
+  runner = await startRunner(server, ENV);
+  victim = await createTenant(server, 'image-victim');
+  attacker = await createTenant(server, 'image-attacker');
+  redis = new Redis(server.redisUrl);
+  const victimWorker = new WorkerClient(victim.http, victim.projectId);
+  expect((await victim.http.post(victimWorker.path('/credentials'), { auth: auth('victim') })).status).toBe(200);
+  await new PrivateImages(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), 600_000).recordPull(
+    `${IMAGE}:latest`,
+    victim.projectId,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await runner?.stop();
+  await server?.stop();
+  await docker('rmi', `${IMAGE}:latest`).catch(() => undefined);
+});
+
+describe('a privately pulled image on the engine', () => {
+  it('runs for the project that pulled it with its credentials', async () => {
+    const run = await runImage(victim, IMAGE);
+    expect(run.status, run.msg).toBe('complete');
+    expect(run.log).toContain('ran-the-private-image');
+  });
+
+  it('does not run for another project without credentials, named with or without its tag', async () => {
+    for (const image of [IMAGE, `${IMAGE}:latest`]) {
+      const run = await runImage(attacker, image);
+      expect(run.status).toBe('error');
+      expect(run.msg).toMatch(/is private to the projects that pulled it/);
+      expect(run.log).not.toContain('ran-the-private-image');
+    }
+  });
+
+  it("is pulled again with the other project's own credentials, which the registry must accept", async () => {
+    const attackerWorker = new WorkerClient(attacker.http, attacker.projectId);
+    expect((await attacker.http.post(attackerWorker.path('/credentials'), { auth: auth('attacker') })).status).toBe(
+      200,
+    );
+    const run = await runImage(attacker, IMAGE);
+    expect(run.status).toBe('error');
+    expect(run.msg).toMatch(/is not available/);
+    expect(run.log).not.toContain('ran-the-private-image');
+  });
+
+  it('leaves public images alone and the victim still runs its own', async () => {
+    const run = await runImage(attacker, 'ferrum-test/busybox');
+    expect(run.status, run.msg).toBe('complete');
+    const again = await runImage(victim, IMAGE);
+    expect(again.status, again.msg).toBe('complete');
+    await expectHealthy(server);
+  });
+});

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+let cli: Cli;
+let cwd: string;
+
+beforeAll(async () => {
+  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
+  cwd = dirWithIronJson(ironJsonOf(server));
+});
+
+afterAll(async () => {
+  cli?.cleanUp();
+  await server?.stop();
+});
+
+const ferrum = (args: string[], input?: string) => cli.run(args, { cwd, input });
+
+describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
+  it('creates from a file, lists, shows, updates from stdin, terminates and deletes a cluster', async () => {
+    fs.writeFileSync(path.join(cwd, 'cluster.json'), JSON.stringify({ name: 'cli-cluster', memory: 1024 }));
+    const created = await ferrum(['clusters', 'create', 'cluster.json', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { cluster } = JSON.parse(created.stdout);
+    expect(cluster).toMatchObject({ name: 'cli-cluster', memory: 1024 });
+
+    const listed = await ferrum(['clusters', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+USER_ID\s+MEMORY/);
+    expect(listed.stdout).toMatch(new RegExp(`^${cluster.id}\\s+cli-cluster\\s`, 'm'));
+
+    const updated = await ferrum(['clusters', 'update', cluster.id, '-'], JSON.stringify({ name: 'renamed' }));
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(/^name\s+renamed$/m);
+    const shown = await ferrum(['clusters', 'show', cluster.id]);
+    expect(shown.stdout).toMatch(/^memory\s+1024$/m);
+
+    const terminated = await ferrum(['clusters', 'terminate', cluster.id]);
+    expect(terminated.code, terminated.stderr).toBe(0);
+    expect(terminated.stdout).toBe('Terminating 0 instances\n');
+    const deleted = await ferrum(['clusters', 'delete', cluster.id]);
+    expect(deleted.stdout).toBe('Deleted\n');
+    const gone = await ferrum(['clusters', 'show', cluster.id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`Cluster ${cluster.id} not found`);
+  });
+
+  it('lists the runners of a cluster with the tasks they run', async () => {
+    const now = Date.now();
+    await server.running.ctx.worker.runners.heartbeat(
+      {
+        instance_id: 'cli-runner',
+        cluster: 'default',
+        hostname: 'runner-host',
+        slots: 2,
+        busy: 1,
+        tasks: ['aaaaaaaaaaaaaaaaaaaaaaaa'],
+        version: '0.1.0',
+        created_at: now,
+        updated_at: now,
+        expires_at: 0,
+      },
+      60_000,
+    );
+    const listed = await ferrum(['runners', 'list', 'default']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^cli-runner\s+runner-host\s+0\.1\.0\s+2\s+1\s+aaaaaaaaaaaaaaaaaaaaaaaa\s/m);
+  });
+
+  it('refuses a cluster file that is missing or not a JSON object as a usage error', async () => {
+    const missing = await ferrum(['clusters', 'create', 'no-such-file.json']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read no-such-file.json');
+    const notObject = await ferrum(['clusters', 'create', '-'], '[1, 2]');
+    expect(notObject.code).toBe(2);
+    expect(notObject.stderr).toContain('- is not a JSON object');
+  });
+});
