@@ -7,17 +7,18 @@
  *     many in flight; p50/p99 of GET /tasks over BENCH_LIST_CALLS (200) calls per filter kind,
  *     random pages 0..100 of 100 tasks (target p99 <= 50 ms).
  */
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { startController, type RunningController } from '../controller/main.js';
+import { pino } from 'pino';
+import { openAppContext } from '../controller/app-context.js';
 import { loadConfig } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { Code, Task, TaskStatus } from '../src/worker/types.js';
 import { HttpClient } from '../test/helpers/http.js';
-import { startTestRedis } from '../test/helpers/redis.js';
 import { figure, sized } from './lib/report.js';
 
 const LIST_TASKS = sized('BENCH_LIST_TASKS', 1_000_000, 1000);
@@ -158,12 +159,7 @@ async function newProject(http: HttpClient, name: string): Promise<string> {
   return (response.body.project?.id ?? response.body.id) as string;
 }
 
-async function measureMemory(
-  controller: RunningController,
-  http: HttpClient,
-  worker: WorkerServices,
-  client: Redis,
-): Promise<void> {
+async function measureMemory(http: HttpClient, worker: WorkerServices, client: Redis): Promise<void> {
   console.log(
     `(c) Redis memory per finished task: ${MEMORY_TASKS} tasks, ${PAYLOAD.length}-byte payload, ${LOG.length}-byte log`,
   );
@@ -177,7 +173,6 @@ async function measureMemory(
     `    ${((after - before) / MEMORY_TASKS).toFixed(0)} bytes/task (record, log, list and stats indexes, expiry entry)`,
   );
   figure('Redis memory per finished task', (after - before) / MEMORY_TASKS, 'bytes', { better: 'lower' });
-  void controller;
 }
 
 async function measureListing(http: HttpClient, worker: WorkerServices, client: Redis): Promise<void> {
@@ -239,28 +234,35 @@ async function measureListing(http: HttpClient, worker: WorkerServices, client: 
   }
 }
 
-/** Runs (c) and (d) on a Redis and controller of their own. */
+/**
+ * Runs (c) and (d) against a controller with its own redis-server in a child process (forked
+ * from the bench's entry script with BENCH_ROLE=server, see bench/lib/child-server.ts), so that
+ * this process, which fills the store and measures, does not share the server's event loop.
+ */
 export async function runListBench(): Promise<void> {
-  const redis = await startTestRedis();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-list-'));
-  const config = loadConfig({
-    PORT: '0',
-    REDIS_URL: redis.url,
-    FERRUM_DATA_DIR: dataDir,
-    FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
-    LOG_LEVEL: 'warn',
+  const child = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: process.execArgv,
   });
-  const controller = await startController(config);
-  const http = new HttpClient(controller.url, controller.bootstrap!.token);
-  const { worker } = controller.ctx;
-  const client = new Redis(redis.url);
+  const target = await new Promise<{ url: string; token: string; redisUrl: string }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { url: string; token: string; redisUrl: string }));
+    child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
+  });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-list-'));
+  // The same store scripts the server runs, from this process: the fill does not go through HTTP.
+  const config = loadConfig({ REDIS_URL: target.redisUrl, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const opened = await openAppContext(config, target.redisUrl, pino({ level: 'warn' }));
+  const http = new HttpClient(target.url, target.token);
+  const client = new Redis(target.redisUrl);
   try {
-    await measureMemory(controller, http, worker, client);
-    await measureListing(http, worker, client);
+    await measureMemory(http, opened.ctx.worker, client);
+    await measureListing(http, opened.ctx.worker, client);
   } finally {
     await client.quit();
-    await controller.stop();
-    await redis.stop();
+    await opened.close();
+    child.removeAllListeners('exit');
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

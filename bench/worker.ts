@@ -27,6 +27,7 @@ import { HttpClient } from '../test/helpers/http.js';
 import { startTestRedis } from '../test/helpers/redis.js';
 import { createCluster } from '../test/helpers/worker.js';
 import { figure, sized } from './lib/report.js';
+import { serveInChild } from './lib/child-server.js';
 import { runListBench } from './worker-list.js';
 
 const TASKS = sized('BENCH_TASKS', 1000, 4);
@@ -206,8 +207,11 @@ async function main(): Promise<void> {
 }
 
 const listOnly = process.argv.includes('--list-only');
-(listOnly ? runListBench() : main().then(runListBench)).then(
-  () => process.exit(0),
+const serverRole = process.env.BENCH_ROLE === 'server';
+(serverRole ? serveInChild() : listOnly ? runListBench() : main().then(runListBench)).then(
+  () => {
+    if (!serverRole) process.exit(0);
+  },
   (error: unknown) => {
     console.error(error);
     process.exit(1);

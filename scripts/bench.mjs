@@ -54,7 +54,7 @@ function machine() {
     os: `${os.type()} ${os.release()}`,
     versions: {
       node: process.version,
-      redis: versionOf('redis-server', ['--version']).replace(/^Redis server /, ''),
+      redis: versionOf('redis-server', ['--version']).replace(/^Redis server v=(\S+).*/, '$1'),
       docker: versionOf('docker', ['version', '--format', '{{.Server.Version}}']),
       rabbitmq: versionOf('dpkg-query', ['-W', '-f=${Version}', 'rabbitmq-server']),
       ferrum: versionOf('git', ['-C', root, 'rev-parse', '--short', 'HEAD']),
@@ -124,7 +124,8 @@ function markdown(report) {
   const lines = [
     `Benchmarks of ${report.date} (ferrum ${m.versions.ferrum}): ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, ` +
       `load average ${report.load.before.join(' ')} before, ${report.load.after.join(' ')} after; ` +
-      `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.`,
+      `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.` +
+      (report.complete ? '' : ' Incomplete run: only the benches below finished.'),
     '',
     '| bench | figure | value | target | reference |',
     '| --- | --- | --- | --- | --- |',
@@ -189,26 +190,32 @@ async function main() {
   };
   console.log(`${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches: ${scripts.join(', ')}`);
   const benches = [];
+  // Written after every bench, so that a run stopped half-way leaves what it measured.
+  const file = smoke ? undefined : reportPath(report.date);
+  const save = () => {
+    if (!file) return;
+    report.load.after = loadAverage();
+    report.benches = benches.map((bench) => ({ ...bench, output: undefined }));
+    report.complete = benches.length === scripts.length;
+    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
+  };
   for (const script of scripts) {
     if (!smoke) console.log(`\n=== ${script}`);
     const result = await runBench(script);
     benches.push(result);
+    save();
     const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures)`;
     console.log(result.problem ? `${line}: ${result.problem}` : line);
     if (smoke && result.status !== 'ok') console.log(result.output.split('\n').slice(-60).join('\n'));
   }
-  report.load.after = loadAverage();
-  report.benches = benches.map((bench) => ({ ...bench, output: undefined }));
   const seconds = (performance.now() - started) / 1000;
   const failed = benches.filter((bench) => bench.status !== 'ok');
   console.log(
     `\nbenches: ${benches.length - failed.length} passed, ${failed.length} failed in ${seconds.toFixed(0)} s` +
       (smoke && seconds > SMOKE_BUDGET_S ? ` (over the ${SMOKE_BUDGET_S} s budget of a smoke run)` : ''),
   );
-  if (!smoke) {
-    const file = reportPath(report.date);
-    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
+  if (file) {
     console.log(`\n${markdown(report)}\nreport: ${path.relative(root, file)} and .md`);
     if (compareWith) compare(JSON.parse(fs.readFileSync(compareWith, 'utf8')), report);
   }
