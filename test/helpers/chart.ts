@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as initGoTemplate } from '@evertdespiegeleer/go-template';
@@ -7,7 +8,10 @@ import YAML from 'yaml';
  * Renders a Helm chart's templates the way `helm template` does, with Go's own text/template
  * engine (compiled to WebAssembly): values.yaml coalesced with overrides, the built-in objects
  * .Values, .Release and .Chart, named templates from every `_*.tpl` file shared by all files.
- * Sprig and Helm's extra functions are not available, and a missing map key is an error.
+ * Sprig and Helm's extra functions are not available, and a missing map key is an error, with
+ * one exception: Helm's checksum idiom `{{ include (print $.Template.BasePath "/<file>") . |
+ * sha256sum }}` is replaced, before rendering, by the SHA-256 of that file rendered the same way,
+ * which is what Helm puts there.
  */
 
 export type Values = Record<string, unknown>;
@@ -79,6 +83,8 @@ function chartObject(chartDir: string): Values {
   return Object.fromEntries(Object.entries(chart).map(([key, value]) => [key[0]!.toUpperCase() + key.slice(1), value]));
 }
 
+const CHECKSUM_IDIOM = /\{\{ include \(print \$\.Template\.BasePath "([^"]+)"\) \. \| sha256sum \}\}/g;
+
 export async function renderChart(
   chartDir: string,
   overrides: Values = {},
@@ -104,8 +110,16 @@ export async function renderChart(
     },
     Chart: chartObject(chartDir),
   };
-  const render = (file: string) =>
-    executeGoTemplate(helpers.join('\n') + fs.readFileSync(path.join(templatesDir, file), 'utf8'), context);
+  const render = async (file: string): Promise<string> => {
+    const source = fs.readFileSync(path.join(templatesDir, file), 'utf8');
+    const checksums = new Map<string, string>();
+    for (const [, included] of source.matchAll(CHECKSUM_IDIOM)) {
+      const text = await render(included!.replace(/^\//, ''));
+      checksums.set(included!, createHash('sha256').update(text).digest('hex'));
+    }
+    const expanded = source.replace(CHECKSUM_IDIOM, (_idiom, included: string) => checksums.get(included)!);
+    return executeGoTemplate(helpers.join('\n') + expanded, context);
+  };
 
   const objects: KubeObject[] = [];
   for (const file of files.filter((name) => name.endsWith('.yaml'))) {

@@ -286,6 +286,7 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
   it('annotates the controller pods for Prometheus and renders no ServiceMonitor by default', () => {
     const annotations = findObject(rendered, 'Deployment', 'ferrum-controller').spec.template.metadata.annotations;
     expect(annotations).toEqual({
+      'checksum/secret': expect.stringMatching(/^[0-9a-f]{64}$/),
       'prometheus.io/scrape': 'true',
       'prometheus.io/port': '8080',
       'prometheus.io/path': '/metrics',
@@ -364,6 +365,7 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     );
     const daemonSet = findObject(rendered, 'DaemonSet', 'ferrum-runner');
     expect(daemonSet.spec.template.metadata.annotations).toEqual({
+      'checksum/secret': expect.stringMatching(/^[0-9a-f]{64}$/),
       'prometheus.io/scrape': 'true',
       'prometheus.io/port': '9090',
       'prometheus.io/path': '/metrics',
@@ -483,7 +485,10 @@ describe('templates: other values', () => {
     const spec = podSpec(deployment);
     expect(spec.affinity).toEqual(affinity);
     expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }]);
-    expect(deployment.spec.template.metadata.annotations).toEqual({ 'example.com/team': 'platform "core"' });
+    expect(deployment.spec.template.metadata.annotations).toEqual({
+      'checksum/secret': expect.stringMatching(/^[0-9a-f]{64}$/),
+      'example.com/team': 'platform "core"',
+    });
     expect(env(container(deployment, 'controller'))).toMatchObject({
       FERRUM_TOKEN_CACHE_MS: '1000',
       FROM_SECRET: { secretKeyRef: { name: 's', key: 'k' } },
@@ -715,6 +720,22 @@ describe('templates: operations', () => {
     expect(queries.length).toBeGreaterThan(10);
     for (const query of queries) expect(query.expr).toMatch(/ferrum_[a-z_]+/);
     expect(queries.map((query: any) => query.legendFormat)).toContain('{{cluster}}');
+  });
+
+  it('rolls controller and runner pods when a secret value changes, and only then', async () => {
+    const checksums = async (values: Values) => {
+      const rendered = await renderChart(chartDir, values);
+      return ['ferrum-controller', 'ferrum-runner'].map(
+        (name) => findObject(rendered, 'Deployment', name).spec.template.metadata.annotations['checksum/secret'],
+      );
+    };
+    const before = await checksums(inlineSecrets);
+    expect(before[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(before[1]).toBe(before[0]);
+    expect(await checksums({ ...inlineSecrets, controller: { replicas: 3 } })).toEqual(before);
+    const rotated = await checksums({ secrets: { ...inlineSecrets.secrets, bootstrapToken: 'd'.repeat(40) } });
+    expect(rotated[0]).not.toBe(before[0]);
+    expect(rotated[1]).toBe(rotated[0]);
   });
 
   it('has a helm test hook that checks /ready', async () => {
