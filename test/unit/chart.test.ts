@@ -748,7 +748,8 @@ describe('templates: operations', () => {
   it('declares the Kubernetes versions and metadata Helm repositories show', () => {
     const chart = readYamlFile(path.join(chartDir, 'Chart.yaml')) as any;
     expect(chart.kubeVersion).toBe('>=1.25.0-0');
-    for (const url of [chart.home, ...(chart.sources ?? [])].filter(Boolean)) expect(url).toMatch(/^https:\/\//);
+    expect(chart.home).toMatch(/^https:\/\//);
+    expect(chart.sources.length).toBeGreaterThan(0);
     expect(chart.maintainers[0].name).toBeTruthy();
   });
 });
