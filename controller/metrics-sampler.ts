@@ -5,7 +5,7 @@ import { perRegistry } from '../src/metrics/per-registry.js';
 import { SampledGauges } from '../src/metrics/sampled-gauges.js';
 import { TopN } from '../src/metrics/top-n.js';
 import type { QueueRef } from '../src/mq/keys.js';
-import { offerQueueDepths } from '../src/mq/queue-depth.js';
+import { offerQueueDepths, oldestReadyMessages } from '../src/mq/queue-depth.js';
 import type { MessageQueue } from '../src/mq/service.js';
 import { addTaskCounts, clusterTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/task-counts.js';
 
@@ -55,7 +55,13 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
         worker.distribution,
         await knownClusters(ctx.redis, worker.keys, ctx.config.runner.cluster),
       );
-      gauges.publish({ deepestQueues: deepest.list(), tasks, clusters });
+      const deepestQueues = deepest.list();
+      const oldestReadyAt = await oldestReadyMessages(
+        ctx.redis,
+        mq.keys,
+        deepestQueues.map(({ item }) => item),
+      );
+      gauges.publish({ deepestQueues, oldestReadyAt, tasks, clusters });
     },
   });
   loop.start();

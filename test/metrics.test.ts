@@ -196,6 +196,15 @@ describe('message queue metrics', () => {
       [queues[2], 5],
     ]);
     expect(series.every((sample) => sample.labels.project_id === server.projectId)).toBe(true);
+
+    const waited = await scrapeUntil(
+      (scraped) => scraped.value('ferrum_mq_oldest_message_age_seconds', { queue: queues[0]! }) >= 1,
+    );
+    const ages = waited.matching('ferrum_mq_oldest_message_age_seconds');
+    expect(ages.map((sample) => sample.labels.queue).sort()).toEqual(queues.slice(0, 3).sort());
+    const longest = Math.max(...ages.map((sample) => sample.value));
+    expect(waited.value('ferrum_mq_oldest_message_age_max_seconds')).toBeGreaterThanOrEqual(longest);
+    expect(longest).toBeLessThan(600);
   });
 });
 

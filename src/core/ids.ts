@@ -50,6 +50,11 @@ export function newMessageId(nowMs: number = Date.now()): string {
   return ((ms << 22n) | (messageNode << 12n) | messageSequence).toString();
 }
 
+/** The time a message id was made, in epoch milliseconds. */
+export function messageIdTime(id: string): number {
+  return Number((BigInt(id) >> 22n) + MESSAGE_EPOCH_MS);
+}
+
 export function isMessageId(value: string): boolean {
   return /^[0-9]{1,20}$/.test(value);
 }

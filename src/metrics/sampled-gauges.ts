@@ -6,6 +6,8 @@ import type { ClusterTaskCounts, TaskCounts } from '../worker/tasks/task-counts.
 export interface ControllerSample {
   /** The deepest queues over all projects, deepest first (at most FERRUM_METRICS_TOP_QUEUES). */
   deepestQueues: Array<{ item: QueueRef; value: number }>;
+  /** Per deepest queue (same order), when its oldest ready message was posted (epoch ms), or null. */
+  oldestReadyAt: Array<number | null>;
   tasks: TaskCounts;
   clusters: Map<string, ClusterTaskCounts>;
 }
@@ -22,6 +24,8 @@ export class SampledGauges {
   private readonly tasks: Gauge<'state'>;
   private readonly clusterTasks: Gauge<'cluster' | 'state'>;
   private readonly oldestTaskAge: Gauge<'cluster'>;
+  private readonly oldestMessageAge: Gauge<'project_id' | 'queue'>;
+  private readonly oldestMessageAgeMax: Gauge;
 
   /**
    * `tenantLabels` off (the default): no queue depth series and tenant clusters summed as
@@ -71,18 +75,43 @@ export class SampledGauges {
         dropWhenStale(this);
       },
     });
+    this.oldestMessageAge = new Gauge({
+      name: 'ferrum_mq_oldest_message_age_seconds',
+      help: 'How long the next message to be reserved has waited, on each of the deepest queues (the top N only)',
+      labelNames: ['project_id', 'queue'] as const,
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
+    this.oldestMessageAgeMax = new Gauge({
+      name: 'ferrum_mq_oldest_message_age_max_seconds',
+      help: 'The longest wait of a ready message over the deepest queues (0 when none is ready); names no queue',
+      registers: [registry],
+      collect() {
+        dropWhenStale(this);
+      },
+    });
   }
 
   publish(sample: ControllerSample): void {
+    const now = Date.now();
     this.queueDepth.reset();
-    if (this.privacy.tenantLabels) {
-      for (const { item, value } of sample.deepestQueues)
-        this.queueDepth.set({ project_id: item.projectId, queue: item.name }, value);
-    }
+    this.oldestMessageAge.reset();
+    let longestWaitMs = 0;
+    sample.deepestQueues.forEach(({ item, value }, i) => {
+      const postedAt = sample.oldestReadyAt[i];
+      const waitedMs = postedAt == null ? null : Math.max(0, now - postedAt);
+      longestWaitMs = Math.max(longestWaitMs, waitedMs ?? 0);
+      if (!this.privacy.tenantLabels) return;
+      const labels = { project_id: item.projectId, queue: item.name };
+      this.queueDepth.set(labels, value);
+      if (waitedMs !== null) this.oldestMessageAge.set(labels, waitedMs / 1000);
+    });
+    this.oldestMessageAgeMax.set(longestWaitMs / 1000);
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
     this.clusterTasks.reset();
     this.oldestTaskAge.reset();
-    const now = Date.now();
     const oldest = new Map<string, number>();
     for (const [id, counts] of sample.clusters) {
       const cluster = this.privacy.tenantLabels || id === this.privacy.operatorCluster ? id : 'tenants';

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { isMessageId, messageIdTime } from '../core/ids.js';
 import { TopN } from '../metrics/top-n.js';
 import type { MqKeys, QueueRef } from './keys.js';
 
@@ -35,4 +36,19 @@ export async function offerQueueDepths(
     if (names.length < PAGE) return;
     from = `(${names[names.length - 1]}`;
   }
+}
+
+/**
+ * For each queue, when the message at the head of its ready set (the next to be reserved) was
+ * posted, in epoch ms, or null when nothing is ready: one pipelined round trip.
+ */
+export async function oldestReadyMessages(redis: Redis, keys: MqKeys, refs: QueueRef[]): Promise<Array<number | null>> {
+  if (refs.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const ref of refs) pipeline.zrange(keys.sizeKeys(ref)[0]!, 0, 0);
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([, head]) => {
+    const id = (head as string[] | undefined)?.[0];
+    return id && isMessageId(id) ? messageIdTime(id) : null;
+  });
 }

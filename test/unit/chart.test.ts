@@ -702,17 +702,22 @@ describe('templates: operations', () => {
   it('ships alerts and a Grafana dashboard whose queries name Ferrum metrics, with Prometheus/Grafana braces intact', async () => {
     const rendered = await renderChart(chartDir, {
       ...inlineSecrets,
-      metrics: { prometheusRule: { enabled: true, taskWaitSeconds: 900 }, grafanaDashboard: { enabled: true } },
+      metrics: {
+        prometheusRule: { enabled: true, taskWaitSeconds: 900, messageWaitSeconds: 7200 },
+        grafanaDashboard: { enabled: true },
+      },
     });
     const rules = findObject(rendered, 'PrometheusRule', 'ferrum').spec.groups[0].rules;
     expect(rules.map((rule: any) => rule.alert)).toEqual([
       'FerrumNoRunners',
       'FerrumTasksWaitingTooLong',
+      'FerrumMessagesWaitingTooLong',
       'FerrumRedisErrors',
       'FerrumPushFailures',
       'FerrumNoLeader',
     ]);
     expect(rules[1].expr).toContain('> 900');
+    expect(rules[2].expr).toContain('ferrum_mq_oldest_message_age_max_seconds) > 7200');
     expect(rules[0].annotations.summary).toContain('{{ $labels.cluster }}');
     const { data } = findObject(rendered, 'ConfigMap', 'ferrum-dashboard') as { data?: Record<string, string> };
     const dashboard = JSON.parse(data!['ferrum.json']!);
