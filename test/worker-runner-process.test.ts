@@ -43,6 +43,15 @@ function spawnRunner(
   return { child, exited, output: () => output };
 }
 
+/** The runner's structured log lines about one task, in order. */
+function taskLogLines(output: string, taskId: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.task === taskId);
+}
+
 function containersOf(taskId: string): string {
   return execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${taskId}`])
     .toString()
@@ -75,7 +84,7 @@ afterAll(async () => {
 describe('a runner process', () => {
   it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
     const port = await freeLoopbackPort();
-    const { child, exited } = spawnRunner(clusters.counting, port);
+    const { child, exited, output } = spawnRunner(clusters.counting, port);
     await until(
       'the runner to register',
       async () => (await registry.runnersOf(clusters.counting)).runners_total === 4,
@@ -92,11 +101,22 @@ describe('a runner process', () => {
     await worker.waitFor(id, ['cancelled']);
     const done = await worker.queue('shell', 'echo done', { cluster: clusters.counting });
     await worker.waitFor(done, ['complete']);
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // The slot is given back just after the task's record is final.
+    let metrics = '';
+    await until(
+      'the slot to be free again',
+      async () =>
+        (metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes('state="free"} 4'),
+      5000,
+    );
     expect(metrics).toContain(`ferrum_runner_tasks_total{cluster="${clusters.counting}",status="complete"} 1`);
     expect(metrics).toContain('ferrum_runner_slots{state="free"} 4');
     expect(metrics).toMatch(/ferrum_worker_task_wait_seconds_count 2/);
     expect(metrics).toMatch(/ferrum_worker_task_run_seconds_count\{status="complete"\} 1/);
+    expect(taskLogLines(output(), done)).toEqual([
+      expect.objectContaining({ msg: 'task started', project: server.projectId, code: 'shell' }),
+      expect.objectContaining({ msg: 'task finished', status: 'complete', run_ms: expect.any(Number) }),
+    ]);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect((await registry.runnersOf(clusters.counting)).runners_total).toBe(0);
