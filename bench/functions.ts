@@ -8,7 +8,7 @@
  *     <= 5x the cache GET's; json and http >= 2x their throughput before (418-498, 225-362 calls/s).
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
  *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
- * BENCH_SMOKE=1 runs (a) for 2 s per case and skips (b); BENCH_HOT_SECONDS (default 10),
+ * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  */
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -21,7 +21,7 @@ import { serveInChild } from './lib/child-server.js';
 import { cpuSeconds } from './lib/proc-cpu.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 
-const HOT_SECONDS = SMOKE ? 2 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
+const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 const WARM_SECONDS = SMOKE ? 1 : 3;
 const HOT_CALLERS = 10;
 const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);

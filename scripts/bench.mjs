@@ -5,6 +5,8 @@
 //   node scripts/bench.mjs --smoke         BENCH_SMOKE=1: each bench for a few seconds; fails when
 //                                          one fails or reports no figure (CI runs this)
 //   --only bench:mq,bench:cache            a subset
+//   --jobs N                               benches run at once (default: 2 in a smoke run, 1 at full
+//                                          size, where benches must not share the machine)
 //   --compare <older report.json>          after the run, the change per figure (regressions > 20% flagged)
 //   --report <report.json>                 with --compare: compare this report instead of running
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,6 +30,7 @@ const smoke = process.argv.includes('--smoke');
 const only = option('--only')?.split(',');
 const compareWith = option('--compare');
 const existing = option('--report');
+const jobs = Math.max(1, Number(option('--jobs') ?? (smoke ? 2 : 1)));
 
 function benchScripts() {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -188,7 +191,9 @@ async function main() {
     machine: machine(),
     load: { before: loadAverage() },
   };
-  console.log(`${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches: ${scripts.join(', ')}`);
+  console.log(
+    `${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches, ${jobs} at a time: ${scripts.join(', ')}`,
+  );
   const benches = [];
   // Written after every bench, so that a run stopped half-way leaves what it measured.
   const file = smoke ? undefined : reportPath(report.date);
@@ -200,15 +205,21 @@ async function main() {
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
   };
-  for (const script of scripts) {
-    if (!smoke) console.log(`\n=== ${script}`);
-    const result = await runBench(script);
-    benches.push(result);
-    save();
-    const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures)`;
-    console.log(result.problem ? `${line}: ${result.problem}` : line);
-    if (smoke && result.status !== 'ok') console.log(result.output.split('\n').slice(-60).join('\n'));
-  }
+  const queue = [...scripts];
+  const runNext = async () => {
+    for (let script = queue.shift(); script; script = queue.shift()) {
+      if (!smoke) console.log(`\n=== ${script}`);
+      const result = await runBench(script);
+      benches.push(result);
+      save();
+      const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures)`;
+      console.log(result.problem ? `${line}: ${result.problem}` : line);
+      if (smoke && result.status !== 'ok') console.log(result.output.split('\n').slice(-60).join('\n'));
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, runNext));
+  benches.sort((a, b) => scripts.indexOf(a.script) - scripts.indexOf(b.script));
+  save();
   const seconds = (performance.now() - started) / 1000;
   const failed = benches.filter((bench) => bench.status !== 'ok');
   console.log(

@@ -146,7 +146,9 @@ describe.concurrent('version 1 queues', () => {
       const queue = uniqueQueue('ack-v1');
       await v1.update(queue, { subscribers: [{ url: subscriber.url }] });
       const [id] = await v1.post(queue, [{ body: 'needs ack' }]);
-      await subscriber.waitFor(1);
+      // Delivered within milliseconds on its wake-up; a lost wake-up is covered by the
+      // deliverer's 10 s pass, so wait longer than that rather than fail on a loaded machine.
+      await subscriber.waitFor(1, 15_000);
       const statusPath = v1.path(queue, `/messages/${id}/subscribers`);
       await expect
         .poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: 5000 })

@@ -2,43 +2,61 @@ import type { Redis } from 'ioredis';
 
 type Handler = (message: string) => void;
 
+interface Channel {
+  handlers: Set<Handler>;
+  /** Settles when Redis confirmed the SUBSCRIBE (or refused it). */
+  subscribed: Promise<void>;
+}
+
 /**
  * One subscriber connection per process carrying every pub/sub channel Ferrum uses
  * (cache invalidation, long-poll wake-ups, cancel signals), so listeners cost no connections.
  */
 export class EventBus {
-  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly channels = new Map<string, Channel>();
 
   constructor(
     private readonly subscriber: Redis,
     private readonly publisher: Redis,
   ) {
     subscriber.on('message', (channel: string, message: string) => {
-      for (const handler of this.handlers.get(channel) ?? []) handler(message);
+      for (const handler of this.channels.get(channel)?.handlers ?? []) handler(message);
     });
   }
 
+  /**
+   * Resolves once messages published on `channel` reach `handler`: a second listener of a
+   * channel whose SUBSCRIBE is still on its way waits for it too.
+   */
   async subscribe(channel: string, handler: Handler): Promise<() => Promise<void>> {
-    let set = this.handlers.get(channel);
-    if (!set) {
-      set = new Set();
-      this.handlers.set(channel, set);
-      try {
-        await this.subscriber.subscribe(channel);
-      } catch (error) {
-        // Redis unreachable: the next subscriber tries again.
-        if (this.handlers.get(channel) === set && set.size === 0) this.handlers.delete(channel);
-        throw error;
-      }
+    const entry = this.channels.get(channel) ?? this.open(channel);
+    entry.handlers.add(handler);
+    try {
+      await entry.subscribed;
+    } catch (error) {
+      entry.handlers.delete(handler);
+      throw error;
     }
-    set.add(handler);
     return async () => {
-      set.delete(handler);
-      if (set.size === 0 && this.handlers.get(channel) === set) {
-        this.handlers.delete(channel);
+      entry.handlers.delete(handler);
+      if (entry.handlers.size === 0 && this.channels.get(channel) === entry) {
+        this.channels.delete(channel);
         await this.subscriber.unsubscribe(channel);
       }
     };
+  }
+
+  private open(channel: string): Channel {
+    const entry: Channel = {
+      handlers: new Set(),
+      subscribed: this.subscriber.subscribe(channel).then(() => undefined),
+    };
+    this.channels.set(channel, entry);
+    // Redis unreachable: forget the channel so that the next listener subscribes again.
+    entry.subscribed.catch(() => {
+      if (this.channels.get(channel) === entry) this.channels.delete(channel);
+    });
+    return entry;
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -46,7 +64,7 @@ export class EventBus {
   }
 
   async close(): Promise<void> {
-    this.handlers.clear();
+    this.channels.clear();
     this.subscriber.disconnect();
   }
 }

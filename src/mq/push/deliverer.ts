@@ -40,7 +40,8 @@ export interface PushDelivererDeps {
   leadership?: LeadershipReport;
 }
 
-// The set of push queues is re-read this often too, in case a change announcement was missed.
+// The set of push queues is re-read, and each served queue looked at, this often too, in case
+// an announcement or a wake-up was missed.
 const REFRESH_MS = 10_000;
 
 interface Served {
@@ -121,13 +122,27 @@ export class PushDeliverer {
   }
 
   private async lead(): Promise<void> {
-    this.refreshTimer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.refreshTimer = setInterval(() => void this.refresh().then(() => this.kickServed()), REFRESH_MS);
     this.stopAnnouncements = this.deps.bus.subscribe(this.deps.mq.keys.pushQueuesChannel(), (member) => {
       this.served.get(member)?.worker.forgetSettings();
       void this.refresh();
     });
-    await this.stopAnnouncements;
+    try {
+      await this.stopAnnouncements;
+    } catch (error) {
+      // Not listening to announcements: step down, so that the next lease check leads afresh.
+      await this.resign();
+      throw error;
+    }
     await this.refresh();
+  }
+
+  /**
+   * Pub/sub is at most once (a wake-up published while the subscriber connection reconnects is
+   * gone), so every queue served is also looked at periodically.
+   */
+  private kickServed(): void {
+    for (const entry of this.served.values()) entry.worker.kick();
   }
 
   private async resign(): Promise<void> {
@@ -137,7 +152,7 @@ export class PushDeliverer {
     const unsubscribe = this.stopAnnouncements;
     this.stopAnnouncements = null;
     await (
-      await unsubscribe
+      await unsubscribe?.catch(() => null)
     )?.();
     const served = [...this.served.values()];
     this.served.clear();
@@ -178,7 +193,14 @@ export class PushDeliverer {
       const [projectId, name] = JSON.parse(member) as [string, string];
       const entry = this.serve({ projectId, name });
       this.served.set(member, entry);
-      await entry.unsubscribe;
+      try {
+        await entry.unsubscribe;
+      } catch (error) {
+        // Deaf to its wake-ups: served again (subscribing anew) by the next pass.
+        this.served.delete(member);
+        await entry.worker.stop();
+        throw error;
+      }
       entry.worker.kick();
     }
   }
@@ -200,8 +222,8 @@ export class PushDeliverer {
 
   private async stopServing(entry: Served): Promise<void> {
     await (
-      await entry.unsubscribe
-    )();
+      await entry.unsubscribe.catch(() => null)
+    )?.();
     await entry.worker.stop();
   }
 
