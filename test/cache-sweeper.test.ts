@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheKeys } from '../src/cache/keys.js';
 import { KeySpace } from '../src/core/redis.js';
-import { sleep } from '../src/core/time.js';
+import { eventually } from './helpers/eventually.js';
 import { cacheFootprint, cachePaths, uniqueCacheName } from './helpers/cache.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -23,13 +23,7 @@ function footprint(cacheName: string, projectId = server.projectId) {
   return cacheFootprint(redis, cacheKeys, projectId, cacheName);
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(50);
-  }
-}
+const waitFor = (check: () => Promise<boolean>, timeoutMs = 10_000) => eventually(check, timeoutMs);
 
 describe('cache sweeper', () => {
   it('the sweeper reclaims expired items nobody reads: nothing is left behind', async () => {

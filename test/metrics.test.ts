@@ -6,7 +6,7 @@ import { serveRunnerMetrics } from '../runner/metrics-server.js';
 import { Runner } from '../runner/runner.js';
 import { loadConfig } from '../src/core/config.js';
 import { freeLoopbackPort } from '../src/core/free-port.js';
-import { sleep } from '../src/core/time.js';
+import { scriptClock } from '../src/core/lua.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { MqV1Client } from './helpers/mq-v1.js';
 import { parsePrometheus, type Scrape } from './helpers/prometheus.js';
@@ -133,7 +133,7 @@ describe('message queue metrics', () => {
       await mq.createQueue(queue, { message_expiration: 1 });
       await mq.postBodies(queue, 'x', 'y');
     }
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect(await mq.reserve(reserved, { n: 2 })).toEqual([]);
     expect(await mq.peek(peeked)).toEqual([]);
     expect((await mq.info(looked)).size).toBe(0);
@@ -146,7 +146,7 @@ describe('message queue metrics', () => {
     await mq.createQueue(source, { dead_letter: { queue_name: uniqueQueue('dl'), max_reservations: 1 } });
     await mq.postBodies(source, 'doomed');
     await mq.reserve(source, { timeout: 1 });
-    await sleep(1100);
+    scriptClock.advance(1100);
     expect(await mq.reserve(source)).toEqual([]);
     expect((await scrape()).value('ferrum_mq_messages_dead_lettered_total') - before).toBe(1);
   });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../src/core/time.js';
+import { eventually } from './helpers/eventually.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -25,9 +25,8 @@ async function timedReserve(queue: string, options: Record<string, unknown>) {
 
 const waiterCount = () => server.running.ctx.mq.hub.waiterCount;
 
-async function untilWaiting(count: number): Promise<void> {
-  for (let i = 0; i < 500 && waiterCount() < count; i++) await sleep(10);
-  expect(waiterCount()).toBeGreaterThanOrEqual(count);
+async function untilWaiting(count: number, waiters = waiterCount): Promise<void> {
+  await eventually(() => waiters() >= count, 5000, `${count} waiting requests`);
 }
 
 // Timing tests: run one at a time (not concurrently) and retried, since a loaded CI machine can stall a
@@ -36,8 +35,9 @@ describe('long-poll', { retry: 2 }, () => {
   it('returns within 100 ms of a post', async () => {
     const queue = uniqueQueue('wake');
     await mq.createQueue(queue);
+    const waiters = waiterCount();
     const waiting = timedReserve(queue, { wait: 10 });
-    await sleep(300);
+    await untilWaiting(waiters + 1);
     await mq.postBodies(queue, 'wake up');
     const posted = performance.now();
     const result = await waiting;
@@ -82,8 +82,9 @@ describe('long-poll', { retry: 2 }, () => {
     const queue = uniqueQueue('release');
     await mq.postBodies(queue, 'released');
     const [held] = await mq.reserve(queue, { timeout: 60 });
+    const waiters = waiterCount();
     const waiting = timedReserve(queue, { wait: 10 });
-    await sleep(300);
+    await untilWaiting(waiters + 1);
     await mq.http.post(mq.path(queue, `/messages/${held.id}/release`), { reservation_id: held.reservation_id });
     const released = performance.now();
     const result = await waiting;
@@ -105,8 +106,7 @@ describe('long-poll', { retry: 2 }, () => {
     await untilWaiting(before + 1);
     controller.abort();
     expect(await request).toBe('aborted');
-    for (let i = 0; i < 100 && waiterCount() > before; i++) await sleep(10);
-    expect(waiterCount()).toBe(before);
+    await eventually(() => waiterCount() === before, 5000, 'the aborted request to stop waiting');
     // The queue is unaffected: a message posted now is there for the next consumer.
     await mq.postBodies(queue, 'still here');
     expect((await mq.reserve(queue)).map((message) => message.body)).toEqual(['still here']);
@@ -142,7 +142,7 @@ describe('shutdown', () => {
     const queue = uniqueQueue('shutdown');
     await client.createQueue(queue);
     const waiting = client.http.post(client.path(queue, '/reservations'), { wait: 25 }).catch((error: Error) => error);
-    await sleep(300);
+    await untilWaiting(1, () => own.running.ctx.mq.hub.waiterCount);
     const started = performance.now();
     await own.stop();
     expect(performance.now() - started).toBeLessThan(3000);

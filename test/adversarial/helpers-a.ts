@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { sleep } from '../../src/core/time.js';
+import { eventually as waitUntil } from '../helpers/eventually.js';
 import type { HttpClient } from '../helpers/http.js';
 import { createUserWithToken } from '../helpers/identity.js';
 import type { TestServer } from '../helpers/server.js';
@@ -38,10 +38,5 @@ export async function storeVictimData(victim: Tenant, cache = 'mine', key = 'kep
 
 /** Polls `check` until it returns true; fails after `timeoutMs`. */
 export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting until ${what}`);
+  await waitUntil(check, timeoutMs, what);
 }

@@ -1,4 +1,4 @@
-import { sleep } from '../../src/core/time.js';
+import { eventually } from './eventually.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
 /** The functions API as tests use it: routes made in one call, raw calls of /r/, call records. */
@@ -31,13 +31,16 @@ export class FunctionsClient {
 
   /** Polls until the call record is in one of `statuses`. */
   async waitFor(app: string, callId: string, statuses: string[], timeoutMs = 20000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
     let call: any;
-    while (Date.now() < deadline) {
-      call = await this.record(app, callId);
-      if (call && statuses.includes(call.status)) return call;
-      await sleep(50);
-    }
-    throw new Error(`call ${callId} is ${call?.status}, expected ${statuses.join('/')}`);
+    return eventually(
+      async () => {
+        call = await this.record(app, callId);
+        return call && statuses.includes(call.status) && call;
+      },
+      timeoutMs,
+      `call ${callId} to be ${statuses.join('/')}`,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: it is ${call?.status}`);
+    });
   }
 }

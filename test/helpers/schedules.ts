@@ -1,4 +1,4 @@
-import { sleep } from '../../src/core/time.js';
+import { eventually } from './eventually.js';
 import type { WorkerClient } from './worker.js';
 
 /** Short intervals for schedule tests: the test-only floor and a fast scheduler tick. */
@@ -30,13 +30,17 @@ export async function waitForSchedule(
   done: (schedule: any) => boolean,
   timeoutMs = 15000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const schedule = await getSchedule(worker, id);
-    if (done(schedule)) return schedule;
-    if (Date.now() > deadline) throw new Error(`schedule ${id} did not get there: ${JSON.stringify(schedule)}`);
-    await sleep(50);
-  }
+  let schedule: any;
+  return eventually(
+    async () => {
+      schedule = await getSchedule(worker, id);
+      return done(schedule) && schedule;
+    },
+    timeoutMs,
+    `schedule ${id} to get there`,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(schedule)}`);
+  });
 }
 
 /**
@@ -50,10 +54,9 @@ export async function waitForTasks(
   count: number,
   timeoutMs = 5000,
 ): Promise<any[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const tasks = await tasksOfSchedule(worker, codeName, scheduleId);
-    if (tasks.length >= count || Date.now() > deadline) return tasks;
-    await sleep(50);
-  }
+  let tasks: any[] = [];
+  return eventually(async () => {
+    tasks = await tasksOfSchedule(worker, codeName, scheduleId);
+    return tasks.length >= count && tasks;
+  }, timeoutMs).catch(() => tasks);
 }

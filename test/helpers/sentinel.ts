@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { eventually } from './eventually.js';
 
 /** A master, one replica and one Sentinel watching them, all real redis-server processes on loopback. */
 export interface TestSentinel {
@@ -17,12 +18,7 @@ export interface TestSentinel {
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await eventually(() => check().catch(() => false), timeoutMs, what);
 }
 
 export async function startTestSentinel(masterName = 'ferrum-test'): Promise<TestSentinel> {

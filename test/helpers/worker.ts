@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { pino } from 'pino';
 import yazl from 'yazl';
 import { loadConfig } from '../../src/core/config.js';
-import { sleep } from '../../src/core/time.js';
+import { eventually } from './eventually.js';
 import { Runner } from '../../runner/runner.js';
 import type { HttpClient } from './http.js';
 import { startTestServer, type TestServer } from './server.js';
@@ -129,13 +129,16 @@ export class WorkerClient {
 
   /** Polls until the task is in one of `statuses`; fails after `timeoutMs`. */
   async waitFor(taskId: string, statuses: string[], timeoutMs = 20000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
     let task: any;
-    while (Date.now() < deadline) {
-      task = await this.task(taskId);
-      if (statuses.includes(task.status)) return task;
-      await sleep(50);
-    }
-    throw new Error(`task ${taskId} is ${task?.status}, expected ${statuses.join('/')}: ${JSON.stringify(task)}`);
+    return eventually(
+      async () => {
+        task = await this.task(taskId);
+        return statuses.includes(task.status) && task;
+      },
+      timeoutMs,
+      `task ${taskId} to be ${statuses.join('/')}`,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: it is ${task?.status}: ${JSON.stringify(task)}`);
+    });
   }
 }
