@@ -29,6 +29,23 @@ export default tseslint.config(
       ],
     },
   },
+  // Route inputs are typed from their schemas (api/type-provider.ts), never cast.
+  {
+    files: ['api/**', 'controller/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          ':matches(TSAsExpression, TSTypeAssertion) > MemberExpression',
+          ':matches(TSAsExpression, TSTypeAssertion) > :matches(LogicalExpression, ChainExpression) > MemberExpression',
+        ].map((cast) => ({
+          selector: `${cast}[object.name="request"][property.name=/^(body|query|params|headers)$/]`,
+          message:
+            'Type route inputs from their schemas (ApiPlugin, WithParams in api/type-provider.ts) instead of casting',
+        })),
+      ],
+    },
+  },
   // No import circles (runtime ones; test/unit/import-cycles.test.ts also catches type-only ones).
   {
     files: ['**/*.ts'],

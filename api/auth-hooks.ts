@@ -3,6 +3,7 @@ import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { forbidden, unauthorized } from '../src/core/errors.js';
 import type { AppContext } from '../controller/app-context.js';
+import { pathParameter, queryParameter } from './request-fields.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,8 +24,7 @@ export function presentedToken(request: FastifyRequest): string | undefined {
     if (!header.startsWith(SCHEME)) throw unauthorized('Authorization header must be "OAuth <token>"');
     return header.slice(SCHEME.length).trim() || undefined;
   }
-  const query = request.query as Record<string, unknown> | undefined;
-  const fromQuery = query?.oauth;
+  const fromQuery = queryParameter(request, 'oauth');
   return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
 }
 
@@ -48,7 +48,7 @@ export function requireToken(ctx: AppContext): onRequestAsyncHookHandler {
 export function requireProject(ctx: AppContext, options: ProjectAccessOptions = {}): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await ctx.authenticator.authenticate(presentedToken(request));
-    const projectId = (request.params as Record<string, string | undefined>).project_id ?? '';
+    const projectId = pathParameter(request, 'project_id') ?? '';
     request.principal = principal;
     request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);
   };

@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from './type-provider.js';
 import { fileURLToPath } from 'node:url';
 import type { PluginOptions } from './context.js';
 
@@ -8,7 +8,7 @@ import type { PluginOptions } from './context.js';
 const WEB_ROOT = fileURLToPath(new URL('../web/', import.meta.url));
 
 /** The dashboard: index at `/`, assets under `/ui/`. API routes keep every other path. */
-export const dashboard: FastifyPluginAsync<PluginOptions> = async (app) => {
+export const dashboard: ApiPlugin<PluginOptions> = async (app) => {
   await app.register(fastifyStatic, { root: WEB_ROOT, prefix: '/ui/', index: false, maxAge: 60_000 });
   app.get('/', (_request, reply) => reply.sendFile('index.html'));
 };

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from './type-provider.js';
 import { ActivityHistory, OUTCOMES } from '../src/metrics/history.js';
 import { projectOf, requireProject } from './auth-hooks.js';
 import type { PluginOptions } from './context.js';
@@ -10,7 +10,7 @@ const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, { type: 'n
  * Ferrum extension for the dashboard's charts: the last hour of a project's task outcomes
  * (per minute) and queue depth (as sampled).
  */
-export const historyApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const historyApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const history = new ActivityHistory(ctx.redis, ctx.keys);
   app.get('/1/projects/:project_id/history', {
     onRequest: requireProject(ctx),

@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from './type-provider.js';
 import { pingMs, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 import type { PluginOptions } from './context.js';
 
 /** Liveness, readiness and Prometheus metrics; no authentication. */
-export const systemApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.get('/health', async () => ({ status: 'ok' }));
 
   // Ready when Redis takes commands, writes included (a replica, a full disk or a full memory

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { MAX_PAGE } from '../../src/cache/item-rules.js';
 import { notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
@@ -9,7 +9,7 @@ import { cacheInfoSchema, cacheListSchema, cacheParams, msgSchema, projectParams
 const PREFIX = '/1/projects/:project_id/caches';
 
 /** Caches as a whole: list, info, clear, delete. */
-export const cacheRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store }) => {
+export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) => {
   app.get(PREFIX, {
     schema: {
       params: projectParams,
@@ -21,7 +21,7 @@ export const cacheRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { st
     },
     handler: async (request) => {
       const projectId = projectOf(request).id;
-      const { page } = request.query as { page: number };
+      const { page } = request.query;
       const names = await store.listCaches(projectId, page);
       return names.map((name) => ({ project_id: projectId, name }));
     },

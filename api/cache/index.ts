@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { CacheStore } from '../../src/cache/cache-store.js';
 import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
@@ -7,7 +7,7 @@ import { itemRoutes } from './items.js';
 import type { CacheApiOptions } from './route-options.js';
 
 /** The cache service, API version 1 (tokens of every generation are accepted). */
-export const cacheApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const cacheApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const options: CacheApiOptions = {
     store: new CacheStore(ctx.redis, ctx.keys),
     maxValueBytes: ctx.config.cache.maxValueBytes,

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
 import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
@@ -8,14 +8,6 @@ import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './vie
 
 const ITEMS = '/1/projects/:project_id/caches/:cache_name/items';
 const ITEM = `${ITEMS}/:key`;
-
-interface PutBody {
-  value: unknown;
-  expires_in?: number;
-  add?: boolean;
-  replace?: boolean;
-  cas?: unknown;
-}
 
 const putBody = {
   type: 'object',
@@ -36,14 +28,14 @@ const incrementBody = {
 } as const;
 
 /** Items of a cache: put, get, increment, delete. */
-export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
+export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
   app.put(ITEM, {
     // A value may be up to maxValueBytes: the body around it gets room beyond that.
     bodyLimit: maxValueBytes + 64 * 1024,
     schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
-      const body = request.body as PutBody;
+      const body = request.body;
       await store.put(projectOf(request).id, cacheName, key, {
         json: encodeValue(body.value, maxValueBytes),
         expiresIn: body.expires_in ?? 0,
@@ -67,7 +59,7 @@ export const itemRoutes: FastifyPluginAsync<CacheApiOptions> = async (app, { sto
     schema: { params: itemParams, body: incrementBody },
     handler: async (request, reply) => {
       const { cacheName, key } = itemPathOf(request);
-      const { amount } = request.body as { amount: number };
+      const { amount } = request.body;
       checkAmount(amount);
       const value = await store.increment(projectOf(request).id, cacheName, key, amount);
       return reply.type(JSON_TYPE).send(incrementJson(value));

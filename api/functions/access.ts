@@ -5,6 +5,7 @@ import type { AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';
+import { queryParameter } from '../request-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
 
 const SCHEMES = /^(OAuth|Bearer) (.+)$/;
@@ -17,7 +18,7 @@ function presentedToken(request: FastifyRequest): string | undefined {
     if (!match) throw unauthorized('Authorization header must be "OAuth <token>" or "Bearer <token>"');
     return match[2]!.trim() || undefined;
   }
-  const fromQuery = (request.query as Record<string, unknown> | undefined)?.oauth;
+  const fromQuery = queryParameter(request, 'oauth');
   return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import type { PluginOptions } from '../context.js';
 import { FunctionAccess } from './access.js';
 import { appRoutes } from './apps.js';
@@ -7,7 +7,7 @@ import { installFunctionErrors } from './errors.js';
 import { routeRoutes } from './routes.js';
 
 /** The functions platform's management API (under /v1): apps, their routes and call records. */
-export const functionsApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const functionsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
   const stores = ctx.functions;
   const access = new FunctionAccess(ctx, stores);

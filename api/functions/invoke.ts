@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
 import { newObjectId } from '../../src/core/ids.js';
 import type { CallReply } from '../../src/functions/call-message.js';
@@ -45,7 +46,7 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
  * Calls of functions: any method on /r/{app}{path}. The body arrives raw, whatever its type;
  * sync routes answer with the function's output, async ones with 202 and the call id.
  */
-export const functionCallsApi: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
   const settings = ctx.config.functions;
   app.removeAllContentTypeParsers();

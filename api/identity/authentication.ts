@@ -1,17 +1,17 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { forbidden, HttpError, unauthorized } from '../../src/core/errors.js';
 import { presentedToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { userSchema, userView } from './views.js';
 
-export const authenticationRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   // Token check used by other services: 200 {} when accepted, 403 {msg} otherwise.
   app.get('/1/authentication', {
     schema: {
       querystring: { type: 'object', properties: { project_id: { type: 'string' }, oauth: { type: 'string' } } },
     },
     handler: async (request, reply) => {
-      const { project_id: projectId } = request.query as { project_id?: string };
+      const { project_id: projectId } = request.query;
       try {
         const principal = await ctx.authenticator.authenticate(presentedToken(request));
         if (projectId !== undefined) await ctx.authenticator.authorizeProject(principal, projectId);
@@ -34,7 +34,7 @@ export const authenticationRoutes: FastifyPluginAsync<PluginOptions> = async (ap
       response: { 200: userSchema },
     },
     handler: async (request) => {
-      const { email, password } = request.body as { email: string; password: string };
+      const { email, password } = request.body;
       await ctx.loginGuard.attempt(email, request.ip);
       const user = await ctx.identity.findUserByEmail(email);
       // The password hash runs whether the account exists or not, so both answers take as long.

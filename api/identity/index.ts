@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import type { PluginOptions } from '../context.js';
 import { authenticationRoutes } from './authentication.js';
 import { projectRoutes } from './projects.js';
@@ -6,7 +6,7 @@ import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
 
 /** The identity service, API version 1. */
-export const identityApi: FastifyPluginAsync<PluginOptions> = async (app, options) => {
+export const identityApi: ApiPlugin<PluginOptions> = async (app, options) => {
   await app.register(authenticationRoutes, options);
   await app.register(userRoutes, options);
   await app.register(tokenRoutes, options);

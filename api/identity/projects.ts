@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
 import { readProjectCounters } from '../../src/auth/project-counters.js';
-import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../../src/auth/types.js';
+import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
@@ -46,12 +46,12 @@ export function shareIdentifiers(body: unknown): string[] {
   return ids as string[];
 }
 
-export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
   const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
 
-  async function projectFromPath(request: FastifyRequest, manage: boolean): Promise<Project> {
-    const { project_id: projectId } = request.params as { project_id: string };
+  async function projectFromPath(request: WithParams<{ project_id: string }>, manage: boolean): Promise<Project> {
+    const { project_id: projectId } = request.params;
     const principal = principalOf(request);
     const project = await ctx.identity.getProject(projectId);
     if (!project) throw notFound('Project not found');
@@ -83,7 +83,7 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      const body = request.body as { name: string; user_id?: string; id?: string };
+      const body = request.body;
       if ((body.user_id !== undefined || body.id !== undefined) && !principal.admin) {
         throw forbidden('Only admin tokens may choose a project owner or id');
       }
@@ -131,7 +131,7 @@ export const projectRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ct
     },
     handler: async (request) => {
       const project = await projectFromPath(request, true);
-      const body = request.body as { name?: string; status?: ProjectStatus; max_schedules?: number };
+      const body = request.body;
       if ((body.status !== undefined || body.max_schedules !== undefined) && !principalOf(request).admin) {
         throw forbidden('Only admin tokens may change a project status or max_schedules');
       }

@@ -1,12 +1,12 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
-import { TOKEN_TYPES, type TokenType } from '../../src/auth/types.js';
+import { TOKEN_TYPES } from '../../src/auth/types.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, tokenSchema, tokenView } from './views.js';
 
-export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
 
   app.post('/1/tokens', {
@@ -24,7 +24,7 @@ export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      const body = request.body as { name?: string; type?: TokenType; admin?: boolean; user_id?: string };
+      const body = request.body;
       const owner = await ctx.identity.findUser(body.user_id ?? principal.userId);
       if (!owner) throw notFound('User not found');
       if (!access.seeUser(principal, owner)) throw forbidden('Only admin tokens may create tokens for other users');
@@ -46,7 +46,7 @@ export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
     },
     handler: async (request) => {
       const principal = principalOf(request);
-      const { user_id: userId = principal.userId } = request.query as { user_id?: string };
+      const { user_id: userId = principal.userId } = request.query;
       const owner = await ctx.identity.findUser(userId);
       if (!owner) throw notFound('User not found');
       if (!access.seeUser(principal, owner)) throw forbidden("Only admin tokens may list other users' tokens");
@@ -61,7 +61,7 @@ export const tokenRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
     },
     handler: async (request) => {
       const principal = principalOf(request);
-      const { token_id: tokenId } = request.params as { token_id: string };
+      const { token_id: tokenId } = request.params;
       const token = await ctx.identity.getToken(tokenId);
       if (!token) throw notFound('Token not found');
       if (!principal.admin && token.userId !== principal.userId) throw forbidden('This token belongs to another user');

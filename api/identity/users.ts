@@ -1,7 +1,7 @@
 import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
-import type { User, UserStatus } from '../../src/auth/types.js';
+import type { User } from '../../src/auth/types.js';
 import { USER_STATUSES } from '../../src/auth/types.js';
 import { checkEmail, checkPassword } from '../../src/auth/validation.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
@@ -15,12 +15,12 @@ const userParams = {
   properties: { user_id_or_email: { type: 'string' } },
 } as const;
 
-export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
 
   /** The user named in the path, when the caller may see it (a stranger gets 404, not a hint). */
-  async function visibleUser(request: Parameters<typeof principalOf>[0]): Promise<User> {
-    const { user_id_or_email: idOrEmail } = request.params as { user_id_or_email: string };
+  async function visibleUser(request: WithParams<{ user_id_or_email: string }>): Promise<User> {
+    const { user_id_or_email: idOrEmail } = request.params;
     const principal = principalOf(request);
     const user = await ctx.identity.findUser(idOrEmail);
     // Another user's account answers as if it did not exist, so e-mails cannot be probed.
@@ -39,7 +39,7 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
     },
     handler: async (request, reply) => {
       if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may create users');
-      const { email, password, admin } = request.body as { email: string; password: string; admin?: boolean };
+      const { email, password, admin } = request.body;
       checkEmail(email);
       checkPassword(password);
       const user = await ctx.identity.createUser({ email, password, admin });
@@ -60,7 +60,7 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
     },
     handler: async (request) => {
       if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may list users');
-      const { previous, per_page: perPage = 30 } = request.query as { previous?: string; per_page?: number };
+      const { previous, per_page: perPage = 30 } = request.query;
       const users = await ctx.identity.listUsers(previous || undefined, Math.min(perPage, 100));
       return { users: users.map((user) => userView(user)) };
     },
@@ -86,7 +86,7 @@ export const userRoutes: FastifyPluginAsync<PluginOptions> = async (app, { ctx }
     },
     handler: async (request) => {
       const user = await visibleUser(request);
-      const changes = request.body as { email?: string; password?: string; status?: UserStatus };
+      const changes = request.body;
       if (changes.email !== undefined) checkEmail(changes.email);
       if (changes.password !== undefined) checkPassword(changes.password);
       if (changes.status !== undefined && !principalOf(request).admin) {

@@ -1,5 +1,5 @@
 /** What the version 1 and version 3 message queue APIs share: route options, path parameters, limits. */
-import type { FastifyRequest } from 'fastify';
+import type { WithParams } from '../type-provider.js';
 import { checkQueueName } from '../../src/mq/fields.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import type { QueueRef } from '../../src/mq/keys.js';
@@ -43,11 +43,11 @@ export const messageParams = {
 } as const;
 
 /** The queue a request's path names, in the request's (already authorized) project. */
-export function queueRefOf(request: FastifyRequest): QueueRef {
-  const { queue_name: name } = request.params as { queue_name: string };
+export function queueRefOf(request: WithParams<{ queue_name: string }>): QueueRef {
+  const { queue_name: name } = request.params;
   return { projectId: projectOf(request).id, name: checkQueueName(name) };
 }
 
-export function messageIdOf(request: FastifyRequest): string {
-  return (request.params as { message_id: string }).message_id;
+export function messageIdOf(request: WithParams<{ message_id: string }>): string {
+  return request.params.message_id;
 }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { badRequest } from '../../src/core/errors.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
@@ -13,7 +13,7 @@ export interface WebhookOptions extends MqRouteOptions {
  * its content type; `X-Subscribers-<Name>` headers become the message's push headers.
  * The queue is created when it does not exist. Both API versions register it at their path.
  */
-export const webhookRoutes: FastifyPluginAsync<WebhookOptions> = async (app, { ctx, mq, path }) => {
+export const webhookRoutes: ApiPlugin<WebhookOptions> = async (app, { ctx, mq, path }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts.js';
 import { badRequest } from '../../src/core/errors.js';
 import { objectField, requiredField, stringField } from '../../src/mq/fields.js';
@@ -23,8 +23,8 @@ function alertIdsOf(value: unknown): string[] {
 }
 
 /** Alerts of a pull queue: add (POST), replace (PUT), remove by id (DELETE, DELETE /alerts/{id}). */
-export const alertRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq }) => {
-  async function answerQueue(request: FastifyRequest) {
+export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
+  async function answerQueue(request: WithParams<{ queue_name: string }>) {
     return queueView(await mq.queues.require(queueRefOf(request)));
   }
   const path = '/1/projects/:project_id/queues/:queue_name/alerts';
@@ -34,7 +34,7 @@ export const alertRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
     schema,
     handler: async (request) => {
       const ref = queueRefOf(request);
-      const specs = parseAlerts((request.body as { alerts: unknown }).alerts, 'alerts');
+      const specs = parseAlerts(request.body.alerts, 'alerts');
       await mq.changeAlerts(ref, (current) => addAlerts(ref.name, current, specs));
       return answerQueue(request);
     },
@@ -44,7 +44,7 @@ export const alertRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
     schema,
     handler: async (request) => {
       const ref = queueRefOf(request);
-      const specs = parseAlerts((request.body as { alerts: unknown }).alerts, 'alerts');
+      const specs = parseAlerts(request.body.alerts, 'alerts');
       await mq.changeAlerts(ref, (current) => withAlertIds(ref.name, current, specs));
       return answerQueue(request);
     },
@@ -53,7 +53,7 @@ export const alertRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
   app.delete(path, {
     schema,
     handler: async (request) => {
-      const ids = alertIdsOf((request.body as { alerts: unknown }).alerts);
+      const ids = alertIdsOf(request.body.alerts);
       await mq.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, ids));
       return answerQueue(request);
     },
@@ -62,7 +62,7 @@ export const alertRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
   app.delete(`${path}/:alert_id`, {
     schema: { params: alertParams, response: { 200: queueSchema } },
     handler: async (request) => {
-      const { alert_id: id } = request.params as { alert_id: string };
+      const { alert_id: id } = request.params;
       await mq.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, [id]));
       return answerQueue(request);
     },

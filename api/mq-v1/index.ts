@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { alertRoutes } from './alerts.js';
@@ -10,7 +10,7 @@ import { webhookRoutes } from '../mq-shared/webhook.js';
  * The version 1 message queue API under /1/projects/:project_id/queues, on the same queues as
  * version 3. Version 1 accepts earlier-generation tokens and `?oauth=`.
  */
-export const mqV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const mqV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { mq } = ctx;
   app.addHook('onRequest', requireProject(ctx));
   await app.register(queueRoutes, { ctx, mq });

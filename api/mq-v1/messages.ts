@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { badRequest } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { anyReservation } from '../../src/mq/message-store.js';
@@ -86,7 +87,7 @@ function requireBody(request: FastifyRequest): void {
  * Messages: post (per-message timeout, delay, expires_in), get (= reserve), peek, get one,
  * delete (no reservation id in version 1), touch, release, push statuses and acknowledgement.
  */
-export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx, mq }) => {
+export const messageRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
   const minTimeout = ctx.config.mq.minTimeoutSeconds;
   const base = '/1/projects/:project_id/queues/:queue_name/messages';
 
@@ -111,9 +112,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       },
     },
     handler: async (request, reply) => {
-      const { messages } = request.body as {
-        messages: Array<{ body: string; timeout?: number; delay?: number; expires_in?: number }>;
-      };
+      const { messages } = request.body;
       const posted = messages.map((message, i) => ({
         body: message.body,
         delay: message.delay,
@@ -132,7 +131,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       response: { 200: messagesSchema },
     },
     handler: async (request) => {
-      const query = request.query as { n?: number; timeout?: number };
+      const query = request.query;
       const timeout = timeoutOrOwn(query.timeout, 'timeout');
       const result = await mq.reserveOnce(queueRefOf(request), { n: countOf(query.n), timeout });
       // The timeout applied: the one asked for, else the messages' own (set when they were posted).
@@ -148,7 +147,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       response: { 200: messagesSchema },
     },
     handler: async (request) => {
-      const { n } = request.query as { n?: number };
+      const { n } = request.query;
       return { messages: (await mq.messages.peek(queueRefOf(request), countOf(n))).map(messageView) };
     },
   });
@@ -169,7 +168,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete(base, {
     schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { ids } = request.body as { ids: string[] };
+      const { ids } = request.body;
       await mq.delete(
         queueRefOf(request),
         ids.map((id) => ({ id, reservationId: anyReservation })),
@@ -194,7 +193,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
     },
     handler: async (request) => {
       requireBody(request);
-      const { delay } = request.body as { delay?: number };
+      const { delay } = request.body;
       await mq.messages.release(queueRefOf(request), messageIdOf(request), anyReservation, delay ?? 0);
       return { msg: 'Released' };
     },
@@ -220,7 +219,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete(`${base}/:message_id/subscribers/:subscriber_id`, {
     schema: { params: subscriberParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { subscriber_id: subscriberId } = request.params as { subscriber_id: string };
+      const { subscriber_id: subscriberId } = request.params;
       await acknowledgePushBySubscriberId(mq, queueRefOf(request), messageIdOf(request), subscriberId);
       return { msg: 'Deleted' };
     },

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
@@ -20,8 +20,8 @@ const updateBody = {
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
-export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq }) => {
-  async function answerQueue(request: FastifyRequest) {
+export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
+  async function answerQueue(request: WithParams<{ queue_name: string }>) {
     return queueView(await mq.queues.require(queueRefOf(request)));
   }
 
@@ -35,10 +35,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
       response: { 200: queueListSchema },
     },
     handler: async (request) => {
-      const { page = 0, per_page: perPage = LIMITS.defaultPerPage } = request.query as {
-        page?: number;
-        per_page?: number;
-      };
+      const { page = 0, per_page: perPage = LIMITS.defaultPerPage } = request.query;
       const projectId = projectOf(request).id;
       const size = Math.min(perPage, LIMITS.maxPerPage);
       const names = await mq.queues.listPage(projectId, page * size, size);
@@ -56,7 +53,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
     bodyLimit: 128 * 1024,
     schema: { params: queueParams, body: updateBody, response: { 200: queueSchema } },
     handler: async (request) => {
-      await mq.updateV1(queueRefOf(request), parseV1QueueUpdate(request.body as Record<string, unknown>));
+      await mq.updateV1(queueRefOf(request), parseV1QueueUpdate(request.body));
       return answerQueue(request);
     },
   });
@@ -85,7 +82,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { mq 
     app[method]('/1/projects/:project_id/queues/:queue_name/subscribers', {
       schema: { params: queueParams, body: subscribersBody, response: { 200: queueSchema } },
       handler: async (request) => {
-        const urls = parseV1SubscriberUrls((request.body as { subscribers: unknown }).subscribers);
+        const urls = parseV1SubscriberUrls(request.body.subscribers);
         await mq.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
         return answerQueue(request);
       },

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { messageRoutes } from './messages.js';
@@ -6,7 +6,7 @@ import { queueRoutes } from './queues.js';
 import { webhookRoutes } from '../mq-shared/webhook.js';
 
 /** The version 3 message queue API under /3/projects/:project_id/queues. */
-export const mqV3Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const mqV3Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { mq } = ctx;
   app.addHook('onRequest', requireProject(ctx, { refuseLegacyTokens: true }));
   // Long-polls would hold the server open for up to 30 s: answer them before it closes.

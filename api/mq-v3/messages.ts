@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/push-headers.js';
@@ -78,7 +79,7 @@ const batchDeleteBody = {
 } as const;
 
 /** Messages: post, reserve (with long-poll), get, peek, delete, batch delete, clear, touch, release. */
-export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx, mq }) => {
+export const messageRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
   const minTimeout = ctx.config.mq.minTimeoutSeconds;
 
   /** A reservation timeout: undefined or 0 → the queue's message_timeout. */
@@ -140,9 +141,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       },
     },
     handler: async (request, reply) => {
-      const { messages } = request.body as {
-        messages: Array<{ body: string; delay?: number; push_headers?: unknown }>;
-      };
+      const { messages } = request.body;
       const posted: NewMessage[] = messages.map((message, i) => ({
         body: message.body,
         delay: message.delay,
@@ -159,7 +158,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.post('/3/projects/:project_id/queues/:queue_name/reservations', {
     schema: { params: queueParams, body: reserveBody, response: { 200: messagesResponseSchema } },
     handler: async (request, reply) => {
-      const body = request.body as { n?: number; timeout?: number; wait?: number; delete?: boolean };
+      const body = request.body;
       const options = {
         n: countOf(body.n),
         timeout: reservationTimeout(body.timeout, 'timeout'),
@@ -187,7 +186,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       response: { 200: messagesResponseSchema },
     },
     handler: async (request) => {
-      const { n } = request.query as { n?: number };
+      const { n } = request.query;
       const messages = await mq.messages.peek(queueRefOf(request), countOf(n));
       return { messages: messages.map(messageView) };
     },
@@ -196,7 +195,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete('/3/projects/:project_id/queues/:queue_name/messages/:message_id', {
     schema: { params: messageParams, body: reservationBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const entry = request.body as DeleteEntry;
+      const entry = request.body;
       await deleteOrAcknowledge(queueRefOf(request), [{ ...entry, id: messageIdOf(request) }]);
       return { msg: 'Deleted' };
     },
@@ -213,7 +212,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
   app.delete('/3/projects/:project_id/queues/:queue_name/messages', {
     schema: { params: queueParams, body: batchDeleteBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { ids } = (request.body ?? {}) as { ids?: DeleteEntry[] };
+      const { ids } = request.body ?? {};
       const ref = queueRefOf(request);
       if (ids === undefined) {
         // Clearing cannot be undone: it takes the explicit body {} the official clients send.
@@ -236,7 +235,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       },
     },
     handler: async (request) => {
-      const body = request.body as { reservation_id?: string; timeout?: number };
+      const body = request.body;
       const reservationId = requiredReservation(body);
       const touched = await mq.messages.touch(
         queueRefOf(request),
@@ -255,7 +254,7 @@ export const messageRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { c
       response: { 200: msgSchema },
     },
     handler: async (request) => {
-      const body = request.body as { reservation_id?: string; delay?: number };
+      const body = request.body;
       await mq.messages.release(queueRefOf(request), messageIdOf(request), requiredReservation(body), body.delay ?? 0);
       return { msg: 'Released' };
     },

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
@@ -11,14 +11,14 @@ const queueBody = { type: 'object', properties: { queue: {} } } as const;
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
-export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx, mq }) => {
+export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
   const limits = { minTimeoutSeconds: ctx.config.mq.minTimeoutSeconds };
 
   app.put('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
       const ref = queueRefOf(request);
-      const changes = parseQueueChanges((request.body as { queue?: unknown }).queue, limits);
+      const changes = parseQueueChanges(request.body.queue, limits);
       const settings = await mq.configure(ref, changes, 'upsert');
       return queueView(ref.projectId, ref.name, settings);
     },
@@ -28,7 +28,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
       const ref = queueRefOf(request);
-      const changes = parseQueueChanges((request.body as { queue?: unknown }).queue, limits);
+      const changes = parseQueueChanges(request.body.queue, limits);
       await mq.configure(ref, changes, 'update');
       const info = await mq.queues.require(ref);
       return queueView(ref.projectId, ref.name, info, info);
@@ -73,7 +73,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx
       },
     },
     handler: async (request) => {
-      const query = request.query as { per_page?: number; previous?: string; prefix?: string };
+      const query = request.query;
       const names = await mq.queues.list(projectOf(request).id, {
         perPage: Math.min(query.per_page ?? LIMITS.defaultPerPage, LIMITS.maxPerPage),
         previous: query.previous,
@@ -92,7 +92,7 @@ export const queueRoutes: FastifyPluginAsync<MqRouteOptions> = async (app, { ctx
     app[method]('/3/projects/:project_id/queues/:queue_name/subscribers', {
       schema: { params: queueParams, body: subscribersBody, response: { 200: msgSchema } },
       handler: async (request) => {
-        const given = (request.body as { subscribers: unknown }).subscribers;
+        const given = request.body.subscribers;
         const subscribers = parseSubscribers(given, 'subscribers', { urlRequired: change !== 'remove' });
         await mq.changeSubscribers(queueRefOf(request), change, subscribers);
         return { msg: 'Updated' };

@@ -1,23 +1,16 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { conflict, forbidden, notFound } from '../../src/core/errors.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
 import { openWorkerServices, type WorkerServices } from '../../src/worker/services.js';
-import { TASK_STATUSES, type Task, type TaskStatus } from '../../src/worker/types.js';
+import { TASK_STATUSES, type Task } from '../../src/worker/types.js';
 import type { PluginOptions } from '../context.js';
 import { GatewayJobs } from './job-pump.js';
 import { grantOf, requireRunnerToken } from './runner-auth.js';
 
 /** The longest a runner's long-poll for its next task is held open. */
 const MAX_WAIT_MS = 30_000;
-
-interface InstanceParams {
-  cluster_id: string;
-  instance_id: string;
-}
-interface TaskParams extends InstanceParams {
-  task_id: string;
-}
 
 const idPattern = '^[A-Za-z0-9_.-]{1,100}$';
 const instanceParams = {
@@ -27,12 +20,12 @@ const instanceParams = {
     cluster_id: { type: 'string', pattern: idPattern },
     instance_id: { type: 'string', pattern: idPattern },
   },
-};
+} as const;
 const taskParams = {
   ...instanceParams,
-  required: [...instanceParams.required, 'task_id'],
+  required: [...instanceParams.required, 'task_id'] as const,
   properties: { ...instanceParams.properties, task_id: { type: 'string', pattern: idPattern } },
-};
+} as const;
 const heartbeatBody = {
   type: 'object',
   required: ['slots', 'busy', 'heartbeat_ms', 'tasks'],
@@ -46,7 +39,7 @@ const heartbeatBody = {
     created_at: { type: 'integer', minimum: 0 },
     tasks: { type: 'array', maxItems: 1000, items: { type: 'string', pattern: idPattern } },
   },
-};
+} as const;
 const finishBody = {
   type: 'object',
   required: ['from', 'status'],
@@ -56,12 +49,12 @@ const finishBody = {
     status: { enum: TASK_STATUSES.filter((status) => !['queued', 'preparing', 'running'].includes(status)) },
     msg: { type: 'string', maxLength: 10_000 },
   },
-};
+} as const;
 const progressBody = {
   type: 'object',
   additionalProperties: false,
   properties: { percent: { type: 'integer', minimum: 0, maximum: 100 }, msg: { type: 'string', maxLength: 10_000 } },
-};
+} as const;
 
 /** Aborts when the client goes away before its answer is sent (a runner draining drops its long-poll). */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -77,7 +70,7 @@ function clientGone(reply: FastifyReply): AbortSignal {
  * cluster runner token. The controller takes BullMQ jobs for the runner and keeps their locks
  * while the runner heartbeats; every task change runs the scripts direct runners run.
  */
-export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const worker: WorkerServices = openWorkerServices(ctx);
   const jobs = new GatewayJobs(ctx.config, ctx.redisUrl, worker.keys, app.log);
   app.addHook('onClose', async () => {
@@ -96,8 +89,10 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   const leaseTtl = (heartbeatMs: number) => Math.max(lockMs, livenessMsOf(heartbeatMs)) * 2;
 
   /** The task the calling runner holds; 403 for any other. */
-  async function held(request: FastifyRequest): Promise<{ lease: GatewayLease; task: Task }> {
-    const { cluster_id: cluster, instance_id: instance, task_id: taskId } = request.params as TaskParams;
+  async function held(
+    request: WithParams<{ cluster_id: string; instance_id: string; task_id: string }>,
+  ): Promise<{ lease: GatewayLease; task: Task }> {
+    const { cluster_id: cluster, instance_id: instance, task_id: taskId } = request.params;
     const lease = await worker.gatewayLeases.get(cluster, instance, taskId);
     if (!lease) throw forbidden(`This runner does not hold task ${taskId}`);
     const task = await worker.taskStore.find(lease.project_id, taskId);
@@ -113,9 +108,9 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   app.post('/runner/v1/clusters/:cluster_id/instances/:instance_id/heartbeat', {
     schema: { params: instanceParams, body: heartbeatBody },
     handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as InstanceParams;
-      const body = request.body as { hostname?: string; version?: string; slots: number; busy: number };
-      const { heartbeat_ms: heartbeatMs, tasks: running } = request.body as { heartbeat_ms: number; tasks: string[] };
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
+      const body = request.body;
+      const { heartbeat_ms: heartbeatMs, tasks: running } = request.body;
       const now = Date.now();
       const instance: RunnerInstance = {
         instance_id: instanceId,
@@ -124,7 +119,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
         slots: body.slots,
         busy: body.busy,
         version: body.version ?? '',
-        created_at: (request.body as { created_at?: number }).created_at ?? now,
+        created_at: request.body.created_at ?? now,
         updated_at: now,
         expires_at: 0,
       };
@@ -168,7 +163,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   app.delete('/runner/v1/clusters/:cluster_id/instances/:instance_id', {
     schema: { params: instanceParams },
     handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as InstanceParams;
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
       await worker.runners.deregister(cluster, instanceId);
       return { msg: 'Deregistered' };
     },
@@ -177,7 +172,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   app.get('/runner/v1/clusters/:cluster_id/instances/:instance_id/alive', {
     schema: { params: instanceParams },
     handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as InstanceParams;
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
       return { alive: await worker.runners.isAlive(cluster, instanceId) };
     },
   });
@@ -194,8 +189,8 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
       },
     },
     handler: async (request, reply) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as InstanceParams;
-      const query = request.query as { wait_ms?: number; heartbeat_ms?: number };
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
+      const query = request.query;
       const heartbeatMs = query.heartbeat_ms ?? ctx.config.runner.heartbeatMs;
       if (!(await worker.runners.isAlive(cluster, instanceId)))
         throw conflict(`Instance ${instanceId} is not registered: heartbeat first`);
@@ -274,7 +269,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
     },
     handler: async (request) => {
       const { task } = await held(request);
-      const { image } = request.query as { image: string };
+      const { image } = request.query;
       return { auth: (await worker.credentials.forImage(task.project_id, image)) ?? null };
     },
   });
@@ -289,9 +284,9 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
       },
     },
     handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as TaskParams;
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
       const { lease, task } = await held(request);
-      const { hostname } = (request.body ?? {}) as { hostname?: string };
+      const { hostname } = request.body ?? {};
       const token = await worker.runnerTasks.start(task, instanceId, hostname ?? '');
       if (token === null) throw conflict(`Task ${task.id} cannot start: it is ${task.status}`);
       await worker.gatewayLeases.put(cluster, instanceId, { ...lease, task_token: token }, leaseTtl(lockMs));
@@ -309,10 +304,10 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
       },
     },
     handler: async (request) => {
-      const { instance_id: instanceId } = request.params as TaskParams;
+      const { instance_id: instanceId } = request.params;
       const { task } = await held(request);
       if (!Buffer.isBuffer(request.body)) throw conflict('A log chunk is sent as application/octet-stream');
-      const { seq, max_bytes: runnerMax } = request.query as { seq: number; max_bytes?: number };
+      const { seq, max_bytes: runnerMax } = request.query;
       // A runner may keep logs smaller than the installation does, never larger.
       const maxBytes = Math.min(ctx.config.worker.maxLogBytes, runnerMax ?? Infinity);
       const append = { seq, chunk: request.body, runnerId: instanceId };
@@ -325,7 +320,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
     schema: { params: taskParams, body: progressBody },
     handler: async (request) => {
       const { task } = await held(request);
-      await worker.statuses.progress(task.project_id, task.id, request.body as { percent?: number; msg?: string });
+      await worker.statuses.progress(task.project_id, task.id, request.body);
       return { msg: 'Progress set' };
     },
   });
@@ -333,9 +328,9 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   app.post(`${taskPath}/finish`, {
     schema: { params: taskParams, body: finishBody },
     handler: async (request) => {
-      const { instance_id: instanceId } = request.params as TaskParams;
+      const { instance_id: instanceId } = request.params;
       const { task } = await held(request);
-      const body = request.body as { from: TaskStatus[]; status: TaskStatus; msg?: string };
+      const body = request.body;
       const outcome = { status: body.status, ...(body.msg ? { msg: body.msg } : {}) };
       return { ended: await worker.runnerTasks.finish(task, instanceId, body.from, outcome, app.log) };
     },
@@ -344,7 +339,7 @@ export const runnerV1Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx 
   app.post(`${taskPath}/release`, {
     schema: { params: taskParams },
     handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params as TaskParams;
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
       const { lease, task } = await held(request);
       await worker.runnerTasks.release(task, lease.task_token ?? null);
       await jobs.complete(cluster, lease);

@@ -1,5 +1,6 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../../src/core/errors.js';
+import { pathParameter } from '../request-fields.js';
 import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runner-tokens.js';
 
 declare module 'fastify' {
@@ -21,11 +22,12 @@ export function requireRunnerToken(tokens: RunnerTokens): preHandlerAsyncHookHan
     if (!header.startsWith(SCHEME)) throw unauthorized('The runner API needs "Authorization: Bearer <runner token>"');
     const grant = await tokens.find(header.slice(SCHEME.length).trim());
     if (!grant) throw unauthorized('Invalid or revoked runner token');
-    const params = request.params as { cluster_id?: string; instance_id?: string };
-    if (params.cluster_id !== undefined && params.cluster_id !== grant.cluster)
-      throw forbidden(`This runner token is for cluster ${grant.cluster}, not ${params.cluster_id}`);
-    if (grant.instance_id && params.instance_id !== undefined && params.instance_id !== grant.instance_id)
-      throw forbidden(`This runner token is for instance ${grant.instance_id}, not ${params.instance_id}`);
+    const clusterId = pathParameter(request, 'cluster_id');
+    const instanceId = pathParameter(request, 'instance_id');
+    if (clusterId !== undefined && clusterId !== grant.cluster)
+      throw forbidden(`This runner token is for cluster ${grant.cluster}, not ${clusterId}`);
+    if (grant.instance_id && instanceId !== undefined && instanceId !== grant.instance_id)
+      throw forbidden(`This runner token is for instance ${grant.instance_id}, not ${instanceId}`);
     request.runnerGrant = grant;
   };
 }

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../src/core/errors.js';
 import { newObjectId } from '../../src/core/ids.js';
@@ -9,7 +10,7 @@ import {
   type ClusterPolicy,
 } from '../../src/worker/clusters/cluster-rules.js';
 import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
-import type { Cluster, ClusterInput } from '../../src/worker/clusters/cluster-types.js';
+import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 import { DEFAULT_CLUSTER } from '../../src/worker/tasks/tasks.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
@@ -45,11 +46,11 @@ async function sharedUserIds(ctx: AppContext, names: string[] | undefined): Prom
 }
 
 /** Clusters: user-scoped (not under a project), /2/clusters. */
-export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('onRequest', requireToken(ctx));
-  const clusterIdOf = (request: FastifyRequest) => (request.params as { cluster_id: string }).cluster_id;
+  const clusterIdOf = (request: WithParams<{ cluster_id: string }>) => request.params.cluster_id;
 
-  async function visible(request: FastifyRequest): Promise<Cluster> {
+  async function visible(request: WithParams<{ cluster_id: string }>): Promise<Cluster> {
     const clusterId = clusterIdOf(request);
     if (clusterId === DEFAULT_CLUSTER) return defaultClusterView();
     const stored = await worker.clusters.find(clusterId);
@@ -58,7 +59,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
   }
 
   /** A cluster the caller owns; others see 404 if they may not even see it, 403 otherwise. */
-  async function owned(request: FastifyRequest): Promise<Cluster> {
+  async function owned(request: WithParams<{ cluster_id: string }>): Promise<Cluster> {
     const cluster = await visible(request);
     if (cluster.id === DEFAULT_CLUSTER) throw forbidden('The default cluster cannot be changed');
     if (!mayManage(principalOf(request), cluster))
@@ -72,7 +73,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
   });
 
   /** Runner tokens: the cluster's owner (an admin for the default cluster). */
-  async function tokenManaged(request: FastifyRequest): Promise<Cluster> {
+  async function tokenManaged(request: WithParams<{ cluster_id: string }>): Promise<Cluster> {
     const cluster = await visible(request);
     const principal = principalOf(request);
     if (cluster.id === DEFAULT_CLUSTER ? !principal.admin : !mayManage(principal, cluster))
@@ -95,7 +96,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
   app.post('/2/clusters', {
     schema: { body: createClusterBody, response: { 200: clusterResponse } },
     handler: async (request) => {
-      const input = request.body as ClusterInput;
+      const input = request.body;
       const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
       const { cluster, secrets } = resolveCluster(
         base,
@@ -116,7 +117,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     schema: { params: clusterParams, body: updateClusterBody, response: { 200: clusterResponse } },
     handler: async (request) => {
       const { id, user_id } = await owned(request);
-      const input = request.body as ClusterInput;
+      const input = request.body;
       const shared = await sharedUserIds(ctx, input.shared_to);
       const updated = await worker.clusters.update(id, (old: StoredCluster) =>
         resolveCluster({ id, user_id, now: Date.now() }, { ...input, shared_to: shared }, policyOf(request), old),
@@ -188,7 +189,7 @@ export const clusterRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
     schema: { params: runnerTokenParams, response: { 200: msgSchema } },
     handler: async (request) => {
       const { id } = await tokenManaged(request);
-      const { token_id: tokenId } = request.params as { token_id: string };
+      const { token_id: tokenId } = request.params;
       if (!(await worker.runnerTokens.revoke(id, tokenId)))
         throw notFound(`Cluster ${id} has no runner token ${tokenId}`);
       return { msg: 'Revoked' };

@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { requireProject } from '../auth-hooks.js';
 import { readUpload } from './code-upload.js';
-import { codeParams, pagingQuery, projectParams, type PagingQuery } from './params.js';
-import { statsQuery, statsRangeOf, statsSchema, type StatsQuery } from './stats-query.js';
+import { codeParams, pagingQuery, projectParams } from './params.js';
+import { statsQuery, statsRangeOf, statsSchema } from './stats-query.js';
 import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
 import type { WorkerRouteOptions } from './route-options.js';
 
@@ -12,7 +12,7 @@ function downloadName(name: string, rev: number): string {
   return `${name.replace(/[^A-Za-z0-9._-]/g, '_')}_${rev}.zip`;
 }
 
-export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('onRequest', requireProject(ctx));
   const { codes } = worker;
 
@@ -23,8 +23,8 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: { type: 'object', properties: { codes: { type: 'array', items: codeSchema } } } },
     },
     handler: async (request) => {
-      const { project_id: projectId } = request.params as { project_id: string };
-      const { page, per_page: perPage } = request.query as PagingQuery;
+      const { project_id: projectId } = request.params;
+      const { page, per_page: perPage } = request.query;
       return { codes: (await codes.list(projectId, { page, perPage })).map(codeView) };
     },
   });
@@ -37,7 +37,7 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
     },
     handler: async (request) => {
-      const { project_id: projectId } = request.params as { project_id: string };
+      const { project_id: projectId } = request.params;
       const upload = await readUpload(
         request,
         ctx.config.worker.maxCodeBytes,
@@ -52,7 +52,7 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   app.get('/2/projects/:project_id/codes/:code_id', {
     schema: { params: codeParams, response: { 200: codeSchema } },
     handler: async (request) => {
-      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const { project_id: projectId, code_id: codeId } = request.params;
       return codeView(await codes.get(projectId, codeId));
     },
   });
@@ -60,8 +60,8 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   app.get('/2/projects/:project_id/codes/:code_id/stats', {
     schema: { params: codeParams, querystring: statsQuery, response: { 200: statsSchema } },
     handler: async (request) => {
-      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
-      const range = statsRangeOf(request.query as StatsQuery, Date.now());
+      const { project_id: projectId, code_id: codeId } = request.params;
+      const range = statsRangeOf(request.query, Date.now());
       await codes.get(projectId, codeId);
       return worker.stats.countByStatus(projectId, codeId, range);
     },
@@ -71,7 +71,7 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     app.post(`/2/projects/:project_id/codes/:code_id/${action}`, {
       schema: { params: codeParams, response: { 200: msgSchema } },
       handler: async (request) => {
-        const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+        const { project_id: projectId, code_id: codeId } = request.params;
         await codes.get(projectId, codeId);
         return { msg: await run(projectId, codeId) };
       },
@@ -92,7 +92,7 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   app.delete('/2/projects/:project_id/codes/:code_id', {
     schema: { params: codeParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
+      const { project_id: projectId, code_id: codeId } = request.params;
       await codes.delete(projectId, codeId);
       return { msg: 'Deleted' };
     },
@@ -105,8 +105,8 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: { type: 'object', properties: { revisions: { type: 'array', items: revisionSchema } } } },
     },
     handler: async (request) => {
-      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
-      const { page, per_page: perPage } = request.query as PagingQuery;
+      const { project_id: projectId, code_id: codeId } = request.params;
+      const { page, per_page: perPage } = request.query;
       return { revisions: (await codes.revisions(projectId, codeId, { page, perPage })).map(revisionView) };
     },
   });
@@ -117,8 +117,8 @@ export const codeRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       querystring: { type: 'object', properties: { revision: { type: 'integer', minimum: 1 } } },
     },
     handler: async (request, reply) => {
-      const { project_id: projectId, code_id: codeId } = request.params as { project_id: string; code_id: string };
-      const { revision: rev } = request.query as { revision?: number };
+      const { project_id: projectId, code_id: codeId } = request.params;
+      const { revision: rev } = request.query;
       const revision = await codes.revision(projectId, codeId, rev);
       const zip = await codes.zip(revision);
       if (!zip)

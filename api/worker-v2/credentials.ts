@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { parseAuthField } from '../../src/worker/codes/registry-credentials.js';
 import { requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
@@ -6,7 +6,7 @@ import type { WorkerRouteOptions } from './route-options.js';
 import { msgSchema } from './views.js';
 
 /** POST /2/projects/:id/credentials: registry credentials for pulling the project's images. */
-export const credentialRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const credentialRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('onRequest', requireProject(ctx));
   app.post('/2/projects/:project_id/credentials', {
     schema: {
@@ -15,8 +15,8 @@ export const credentialRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (a
       response: { 200: msgSchema },
     },
     handler: async (request) => {
-      const { project_id: projectId } = request.params as { project_id: string };
-      const auth = parseAuthField((request.body as { auth: string }).auth);
+      const { project_id: projectId } = request.params;
+      const auth = parseAuthField(request.body.auth);
       await worker.credentials.save(projectId, auth);
       return { msg: 'Credentials saved' };
     },

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import type { PluginOptions } from '../context.js';
 import { clusterRoutes } from './clusters.js';
 import { codeRoutes } from './codes.js';
@@ -10,7 +10,7 @@ import { taskRoutes } from './tasks.js';
 import { webhookRoutes } from './webhook.js';
 
 /** The worker service, API version 2. */
-export const workerV2Api: FastifyPluginAsync<PluginOptions> = async (app, { ctx }) => {
+export const workerV2Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker } = ctx;
   await app.register(multipart, {
     limits: { fileSize: ctx.config.worker.maxCodeBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 32 },

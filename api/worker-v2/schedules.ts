@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { badRequest } from '../../src/core/errors.js';
 import { openScheduleServices } from '../../src/worker/schedules/schedule-services.js';
 import type { ScheduleRequest } from '../../src/worker/schedules/schedules.js';
 import { projectOf, requireProject } from '../auth-hooks.js';
-import { pagingQuery, projectParams, type PagingQuery } from './params.js';
+import { pagingQuery, projectParams } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';
 import { requireJsonContentType, taskRequestProperties } from './tasks.js';
 import { msgSchema } from './views.js';
@@ -68,11 +68,11 @@ function requestOf(wire: WireScheduleRequest, field: string): ScheduleRequest {
   };
 }
 
-export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const scheduleRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('onRequest', requireProject(ctx));
   const { store, schedules } = openScheduleServices(ctx, worker);
-  const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
-  const scheduleIdOf = (request: FastifyRequest) => (request.params as { schedule_id: string }).schedule_id;
+  const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
+  const scheduleIdOf = (request: WithParams<{ schedule_id: string }>) => request.params.schedule_id;
 
   app.post('/2/projects/:project_id/schedules', {
     bodyLimit: LIMITS.payloadRequestBytes,
@@ -91,7 +91,7 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
       },
     },
     handler: async (request) => {
-      const wire = (request.body as { schedules: WireScheduleRequest[] }).schedules;
+      const wire = request.body.schedules;
       const requests = wire.map((one, i) => requestOf(one, wire.length > 1 ? `schedules[${i}].` : ''));
       await worker.clusterAccess.checkUsable(
         projectOf(request).userId,
@@ -109,7 +109,7 @@ export const scheduleRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app
       response: { 200: { type: 'object', properties: { schedules: { type: 'array', items: scheduleSchema } } } },
     },
     handler: async (request) => {
-      const { page, per_page } = request.query as PagingQuery;
+      const { page, per_page } = request.query;
       return { schedules: (await store.list(projectIdOf(request), page, per_page)).map(scheduleView) };
     },
   });

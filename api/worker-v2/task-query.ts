@@ -1,4 +1,4 @@
-import { TASK_STATUSES, type TaskStatus } from '../../src/worker/types.js';
+import { TASK_STATUSES } from '../../src/worker/types.js';
 import type { TaskFilter } from '../../src/worker/tasks/task-store.js';
 import { CLUSTER_NAME, pagingProperties } from './params.js';
 
@@ -16,14 +16,16 @@ export const taskListQuery = {
   },
 } as const;
 
-type TaskListQuery = Record<TaskStatus, string | undefined> & {
+/** The schema's fields, and a flag per status (`?queued=1&error=1`) beside them. */
+interface TaskListQuery {
+  [statusFlag: string]: unknown;
   page: number;
   per_page: number;
   code_name?: string;
   cluster?: string;
   from_time?: number;
   to_time?: number;
-};
+}
 
 /** The list query as a store filter: status flags set to 1 combine; times are seconds. */
 export function taskFilterOf(query: TaskListQuery): TaskFilter {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden } from '../../src/core/errors.js';
 import { requireProject } from '../auth-hooks.js';
+import { pathParameter } from '../request-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
 
 declare module 'fastify' {
@@ -20,7 +21,7 @@ export function requireProjectOrOwnTask(ctx: AppContext): onRequestAsyncHookHand
     await asProject.call(this as never, request, reply);
     const task = request.principal?.task;
     if (!task || request.routeOptions.config.ownTaskOnly !== true) return;
-    const { task_id: taskId } = request.params as { task_id?: string };
+    const taskId = pathParameter(request, 'task_id');
     if (taskId !== task.taskId) throw forbidden('A task token reports progress only for its own task');
   };
 }

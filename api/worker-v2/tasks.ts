@@ -1,6 +1,6 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
-import type { TaskRequest } from '../../src/worker/tasks/tasks.js';
 import { LIMITS } from '../../src/worker/types.js';
 import { projectOf } from '../auth-hooks.js';
 import { requireProjectOrOwnTask } from './task-token-auth.js';
@@ -52,17 +52,17 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
   if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
 }
 
-export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.addHook('onRequest', requireProjectOrOwnTask(ctx));
-  const projectIdOf = (request: FastifyRequest) => (request.params as { project_id: string }).project_id;
-  const taskIdOf = (request: FastifyRequest) => (request.params as { task_id: string }).task_id;
+  const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
+  const taskIdOf = (request: WithParams<{ task_id: string }>) => request.params.task_id;
 
   app.post('/2/projects/:project_id/tasks', {
     bodyLimit: LIMITS.payloadRequestBytes,
     preValidation: requireJsonContentType,
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
-      const { tasks } = request.body as { tasks: TaskRequest[] };
+      const { tasks } = request.body;
       await worker.clusterAccess.checkUsable(
         projectOf(request).userId,
         tasks.map((task) => task.cluster),
@@ -79,7 +79,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
       response: { 200: { type: 'object', properties: { tasks: { type: 'array', items: taskSchema } } } },
     },
     handler: async (request) => {
-      const filter = taskFilterOf(request.query as Parameters<typeof taskFilterOf>[0]);
+      const filter = taskFilterOf(request.query);
       if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to)
         throw badRequest('from_time must not be after to_time');
       return { tasks: (await worker.taskStore.list(projectIdOf(request), filter)).map(taskView) };
@@ -94,7 +94,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
   app.get('/2/projects/:project_id/tasks/:task_id/log', {
     schema: { params: taskParams, querystring: logQuery },
     handler: async (request, reply) => {
-      const { offset } = request.query as { offset?: number };
+      const { offset } = request.query;
       const log =
         offset === undefined
           ? await worker.taskStore.log(projectIdOf(request), taskIdOf(request))
@@ -107,7 +107,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     config: { ownTaskOnly: true },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { percent, msg } = request.body as { percent?: number; msg?: string };
+      const { percent, msg } = request.body;
       if (percent === undefined && msg === undefined) throw badRequest('percent or msg is required');
       await worker.statuses.progress(projectIdOf(request), taskIdOf(request), { percent, msg });
       return { msg: 'Progress set' };
@@ -131,7 +131,7 @@ export const taskRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { 
     },
     handler: async (request) => {
       const old = await worker.taskStore.get(projectIdOf(request), taskIdOf(request));
-      const { delay } = request.body as { delay?: number };
+      const { delay } = request.body;
       const task = await worker.tasks.retry(old, delay);
       return { msg: 'Queued up', tasks: [{ id: task.id }] };
     },

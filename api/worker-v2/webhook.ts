@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { ApiPlugin } from '../type-provider.js';
 import { projectOf, requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
 import { taskRequestProperties } from './tasks.js';
@@ -9,7 +9,7 @@ import { LIMITS } from '../../src/worker/types.js';
  * POST /tasks/webhook: whatever the body is, byte for byte, becomes the payload. This plugin
  * has its own content parsers so a JSON body is kept as sent rather than parsed.
  */
-export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const webhookRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', requireProject(ctx));
@@ -32,14 +32,8 @@ export const webhookRoutes: FastifyPluginAsync<WorkerRouteOptions> = async (app,
       response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
     },
     handler: async (request) => {
-      const { project_id: projectId } = request.params as { project_id: string };
-      const query = request.query as {
-        code_name: string;
-        priority?: number;
-        cluster?: string;
-        timeout?: number;
-        delay?: number;
-      };
+      const { project_id: projectId } = request.params;
+      const query = request.query;
       await worker.clusterAccess.checkUsable(projectOf(request).userId, [query.cluster]);
       const payload = typeof request.body === 'string' ? request.body : '';
       const [task] = await worker.tasks.queue(projectId, [{ ...query, payload }]);

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The house rules that lint enforces (eslint.config.js), proven to fire on code that breaks them.
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: ROOT });
+
+async function problems(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('lint rules', { timeout: 60_000 }, () => {
+  it('src/ may not import from runner/, api/ or controller/', async () => {
+    for (const layer of ['runner/runner.js', 'api/auth-hooks.js', 'controller/app-context.js']) {
+      const found = await problems('src/mq/probe.ts', `import '../../${layer}';\n`);
+      expect(found.join('\n'), layer).toMatch(/no-restricted-imports:.*src\/ must not import from/);
+    }
+  });
+
+  it('route inputs are not cast: body, query and params are typed from the schemas', async () => {
+    const code = [
+      "import type { FastifyRequest } from 'fastify';",
+      'export const body = (request: FastifyRequest) => (request.body as { a: string }).a;',
+      'export const query = (request: FastifyRequest) => ((request.query ?? {}) as { a: string }).a;',
+      'export const params = (request: FastifyRequest) => (request.params as { id: string }).id;',
+      '',
+    ].join('\n');
+    const found = (await problems('api/probe.ts', code)).filter((line) => line.startsWith('no-restricted-syntax'));
+    expect(found).toHaveLength(3);
+    expect(found[0]).toMatch(/typed from their schemas|instead of casting/);
+  });
+
+  it('the code base itself passes these rules', async () => {
+    const results = await eslint.lintFiles(['api', 'controller', 'src']);
+    const broken = results.flatMap((result) =>
+      result.messages
+        .filter((message) => ['no-restricted-syntax', 'no-restricted-imports'].includes(message.ruleId ?? ''))
+        .map((message) => `${path.relative(ROOT, result.filePath)}:${message.line} ${message.message}`),
+    );
+    expect(broken).toEqual([]);
+  });
+});
