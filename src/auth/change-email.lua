@@ -1,3 +1,4 @@
+--@keys emails user
 -- Moves a user to a new e-mail unless another user holds it.
 -- KEYS: emails index, user hash. ARGV: old email (lower), new email (lower), user id, new email as given, updated_at.
 if ARGV[1] ~= ARGV[2] then

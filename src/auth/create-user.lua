@@ -1,3 +1,4 @@
+--@keys emails users user
 -- Creates a user unless its e-mail is taken.
 -- KEYS: emails index, users set, user hash. ARGV: email (lower case), user id, field/value pairs...
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then

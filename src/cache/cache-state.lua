@@ -1,3 +1,4 @@
+--@keys values cas expiry names live due sequence
 -- Shared functions of every cache item script (each includes it first).
 -- Key layout of the item scripts, all under one project's hash tag:
 --   KEYS[1] values   hash  item key -> the value as JSON text

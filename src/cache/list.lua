@@ -1,4 +1,5 @@
 --@include cache-state.lua
+--@keys names live
 -- One page of a project's caches that hold live items, ordered by name.
 -- KEYS: names zset, live zset (see cache-state.lua). ARGV: how many to skip, page size.
 local skip, limit = tonumber(ARGV[1]), tonumber(ARGV[2])

@@ -1,3 +1,14 @@
+// The one loader of Ferrum's Lua scripts. Conventions every script follows:
+// - a header comment: `--@include <file>` lines first (shared libraries, resolved here), a
+//   `--@keys <name> ...` line (the keys in KEYS order; `<name>...` for a variable tail), then
+//   prose for ARGV and what it returns;
+// - one return convention: outcomes are values, never Redis errors (no error_reply): a number
+//   (a count, or a code where negative means the record is missing), or a table whose first
+//   element is the code or status and the rest its details (`{'stored', cas}`, `{1, 'queued'}`);
+//   each caller turns these into domain results or HttpErrors in one place;
+// - every script reads the clock through clock.lua, which tests may move (scriptClock).
+// test/unit/lua-contracts.test.ts checks the header lines against the scripts and the constants
+// both sides share.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +38,21 @@ export const scriptClock = {
 
 const CLOCK_OFFSET_LINE = 'local TEST_CLOCK_OFFSET_MS = 0';
 
+/**
+ * The keys a script takes, from its `--@keys a b c` header line (the script's own, else that of
+ * the library it includes): names in KEYS order; a last name ending in `...` stands for a
+ * variable number of keys after the fixed ones. test/unit/lua-contracts.test.ts checks the
+ * line against what the script reads and what its callers pass.
+ */
+export interface LuaKeys {
+  names: readonly string[];
+  /** The variable tail's name, or null when the script takes exactly `names`. */
+  rest: string | null;
+}
+
+/** Every script loaded in this process (for the contract test). */
+export const loadedScripts: LuaScript[] = [];
+
 /** A Lua script run by EVALSHA, falling back to EVAL when the server has not cached it yet. */
 export class LuaScript {
   readonly sha: string;
@@ -35,11 +61,15 @@ export class LuaScript {
   constructor(
     readonly name: string,
     readonly source: string,
+    readonly keys: LuaKeys = { names: [], rest: '...' },
+    /** Where it was read from (for the contract test), when it came from a file. */
+    readonly file: string | null = null,
   ) {
     this.sha = sha1(source);
   }
 
   async run<T = unknown>(redis: Redis, keys: string[], args: Arg[] = []): Promise<T> {
+    this.checkKeyCount(keys.length);
     const { sha, source } = this.forClock(scriptClock.offsetMs);
     try {
       return (await redis.evalsha(sha, keys.length, ...keys, ...args)) as T;
@@ -47,6 +77,14 @@ export class LuaScript {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
       return (await redis.eval(source, keys.length, ...keys, ...args)) as T;
     }
+  }
+
+  /** A caller passing other keys than the script takes is a bug that would corrupt data: refuse it. */
+  private checkKeyCount(given: number): void {
+    const { names, rest } = this.keys;
+    if (rest === null ? given === names.length : given >= names.length) return;
+    const expected = rest === null ? `${names.length}` : `at least ${names.length}`;
+    throw new Error(`Lua script ${this.name} takes ${expected} keys (${names.join(', ')}), given ${given}`);
   }
 
   /** The script as written, or (test clock moved) with the offset in place of clock.lua's 0. */
@@ -79,7 +117,23 @@ export function luaSource(file: URL, included = new Set<string>()): string {
   });
 }
 
+const KEYS_LINE = /^--@keys[ \t]+(.+)$/m;
+
+/** The `--@keys` line of `own` (the script's file), else the first in its resolved source. */
+export function luaKeysOf(own: string, resolved: string): LuaKeys {
+  const line = KEYS_LINE.exec(own) ?? KEYS_LINE.exec(resolved);
+  if (!line) return { names: [], rest: null };
+  const words = line[1]!.trim().split(/\s+/);
+  const last = words.at(-1)!;
+  if (!last.endsWith('...')) return { names: words, rest: null };
+  return { names: words.slice(0, -1), rest: last.slice(0, -3) };
+}
+
 /** Loads `<name>.lua` (includes resolved) from the folder of the module whose import.meta.url is given. */
 export function loadLua(moduleUrl: string, name: string): LuaScript {
-  return new LuaScript(name, luaSource(new URL(`./${name}.lua`, moduleUrl)));
+  const file = new URL(`./${name}.lua`, moduleUrl);
+  const source = luaSource(file);
+  const script = new LuaScript(name, source, luaKeysOf(fs.readFileSync(file, 'utf8'), source), fileURLToPath(file));
+  loadedScripts.push(script);
+  return script;
 }

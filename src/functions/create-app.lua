@@ -1,3 +1,4 @@
+--@keys apps project_apps app app_config
 -- Creates an app unless the name is taken.
 -- KEYS: apps, project-apps, app, app-config
 -- ARGV: name, project id, now (ms), then config as key, value, key, value...

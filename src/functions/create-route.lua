@@ -1,3 +1,4 @@
+--@keys apps project_apps app routes route route_config route_headers
 -- Creates a route, and its app when the app does not exist yet.
 -- Returns -2 when the app belongs to another project, -1 when the route exists, 1 when created.
 -- KEYS: apps, project-apps, app, routes, route, route-config, route-headers

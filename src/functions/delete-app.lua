@@ -1,3 +1,4 @@
+--@keys apps project_apps app app_config routes
 -- Deletes an app that has no routes. Returns -1 when missing, 0 while it has routes, 1 when deleted.
 -- KEYS: apps, project-apps, app, app-config, routes
 -- ARGV: name

@@ -1,3 +1,4 @@
+--@keys call log
 -- Ends a call once: sets its final status, times, error and stderr log. Returns 0 when it was already over.
 -- KEYS: call, log
 -- ARGV: status, completed at (ms), error message ('' = none), log ('' = none), retention (ms),

@@ -1,3 +1,4 @@
+--@keys app app_config route route_config route_headers
 -- Reads an app and one of its routes in one round trip (every call does this).
 -- KEYS: app, app-config, route, route-config, route-headers
 return {

@@ -1,3 +1,4 @@
+--@keys record maps...
 -- Updates an existing record hash and the map hashes beside it (config, headers) at once.
 -- KEYS[1]: the record hash; KEYS[2..]: its map hashes, in the order of change.maps
 -- ARGV[1]: JSON {"fields": {name: value}, "unset": [name], "maps": [{"set": {k: v}, "remove": [k]}]}

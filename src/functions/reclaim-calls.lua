@@ -1,3 +1,4 @@
+--@keys in_flight pending holders
 -- Gives the calls a dead runner had taken back to the front of the queue, oldest first in line.
 -- KEYS: the runner's in-flight list, pending, holders ; ARGV: runner id. Returns how many moved.
 local moved = 0

@@ -1,3 +1,4 @@
+--@keys call app_suspended
 -- A runner starts a call: queued (or running, when re-run after its runner died) → running.
 -- A call of a suspended project is not started: it ends as an error at once (returns -1).
 -- KEYS: call, the app's suspension flag ; ARGV: now (ms), error message for a suspended project.

@@ -1,3 +1,4 @@
+--@keys queue ready delayed reserved expiry body count rid headers released dead timeout
 -- Shared by every message script of one queue (each includes it first).
 -- KEYS, all under the queue's hash tag:
 local K_QUEUE, K_READY, K_DELAYED, K_RESERVED, K_EXPIRY = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]

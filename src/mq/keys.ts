@@ -7,7 +7,7 @@ export interface QueueRef {
 }
 
 // The order common.lua expects them in.
-const QUEUE_KEY_PARTS = [
+export const QUEUE_KEY_PARTS = [
   'queue',
   'ready',
   'delayed',

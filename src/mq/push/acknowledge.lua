@@ -1,5 +1,6 @@
 --@include ../common.lua
 --@include push-common.lua
+--@keys queue ready delayed reserved expiry body count rid headers released dead timeout status
 -- A subscriber acknowledges a delivery it answered with 202. The message is removed when that
 -- ends its delivery and the deliverer is not holding it (the deliverer removes it otherwise).
 -- ARGV: id, reservation id ('' = whichever the subscriber holds; version 1), subscriber name, mode (unicast/multicast), subscriber names (JSON list),

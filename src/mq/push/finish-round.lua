@@ -1,5 +1,6 @@
 --@include ../common.lua
 --@include push-common.lua
+--@keys queue ready delayed reserved expiry body count rid headers released dead timeout statuses...
 -- Records delivery rounds of reserved push messages and decides each one's fate: when every
 -- subscriber is done the message is removed, else it waits on the delayed set (at the front when
 -- due) until its next retry or acknowledgement deadline.

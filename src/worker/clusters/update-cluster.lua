@@ -1,3 +1,4 @@
+--@keys cluster
 -- Replaces a cluster's record and sealed secrets if nobody changed it since it was read.
 -- KEYS[1] cluster hash; ARGV: expected revision, record JSON, sealed secrets.
 -- Returns 1 when saved, 0 when the revision moved on, -1 when the cluster is gone.

@@ -1,3 +1,4 @@
+--@keys machines
 -- Moves an instance record to another type (and/or records its provider id), only from the
 -- types allowed, so the autoscaler, the terminate request and runners never undo each other.
 -- KEYS[1] the cluster's machines hash; ARGV: instance id, new type ('' keeps it),

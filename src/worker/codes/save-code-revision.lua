@@ -1,3 +1,4 @@
+--@keys code_names code_index code revisions
 -- Adds a revision to a code package, creating the package on its first upload.
 -- A compare-and-set: the caller read the name's id and revision count first; if another
 -- upload got in between, nothing is written and 0 is returned so the caller retries.

@@ -1,3 +1,4 @@
+--@keys due claimed schedule project_suspended active_count
 -- Claims the run of a schedule due at an expected time: only the caller that still sees that
 -- time claims it, so a run is queued once however many schedulers look at it.
 -- The claim advances next_start (or completes the schedule) and records the run as claimed

@@ -1,3 +1,4 @@
+--@keys due active_count schedules...
 -- Writes new schedules and makes each due at its first run, unless the project would then
 -- have more active schedules than its max_schedules.
 -- KEYS: due set, the project's active schedules count, then per schedule: record hash, project index

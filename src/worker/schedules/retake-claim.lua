@@ -1,3 +1,4 @@
+--@keys claimed
 -- Takes over a claimed run left unqueued, if nobody else took it since it was read.
 -- KEYS: claimed set
 -- ARGV: claimed member, expected claim time, now

@@ -1,3 +1,4 @@
+--@keys task log
 -- Appends the chunk numbered `seq` of a runner's output to a task's log, as append-log.lua
 -- does, only if it is the next one (chunks count from 1) and the task still runs on that
 -- runner. A chunk sent again after a lost answer is acknowledged without a second copy.

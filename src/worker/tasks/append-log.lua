@@ -1,3 +1,4 @@
+--@keys task log
 -- Appends output to a task's log and counts its size, up to a limit; past the limit
 -- one notice is written and further output is dropped.
 -- KEYS: task hash, log string    ARGV: chunk, maximum bytes

@@ -1,4 +1,5 @@
 --@include task-lib.lua
+--@keys undispatched counters tasks...
 -- Writes new task records (all queued, all of one project), indexes them and counts them in
 -- the project's usage figures.
 -- KEYS: the undispatched set, the project's counters, then per task 1 + ANY + GROUP keys: task

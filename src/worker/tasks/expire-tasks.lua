@@ -1,4 +1,5 @@
 --@include task-lib.lua
+--@keys expiring entries...
 -- Drops finished tasks whose retention has passed: record, log and every index entry, so
 -- lists and stats never show a task that is gone. The record and log usually expired on
 -- their own already (PEXPIREAT at the final status); deleting them again is harmless.

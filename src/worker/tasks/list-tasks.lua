@@ -1,4 +1,5 @@
 --@include task-lib.lua
+--@keys indexes...
 -- One page of the union of disjoint task indexes (one per status asked for), newest first:
 -- by created_at descending, equal times by id descending (ids are time-ordered), as
 -- ZREVRANGEBYSCORE orders one index.

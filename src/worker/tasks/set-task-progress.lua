@@ -1,3 +1,4 @@
+--@keys task
 -- Records a running task's progress. Returns {1, 'running'} or {0, current status} ('' if missing).
 -- KEYS: task hash
 -- ARGV: now ms, then field/value pairs (percent, msg)

@@ -1,4 +1,5 @@
 --@include task-lib.lua
+--@keys task log expiring undispatched counters indexes_and_groups...
 -- The one way a task's status changes: a compare-and-set, so that cancel, timeout and
 -- completion cannot both win. Returns {1, previous status} on success and {0, current
 -- status} when the task is not in one of the allowed source states (or is missing: '').

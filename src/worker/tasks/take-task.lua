@@ -1,4 +1,5 @@
 --@include task-lib.lua
+--@keys task code gate paused parked groups_and_suspension...
 -- A runner takes a queued task (queued → preparing), unless every max_concurrency slot of
 -- its code package is held. A slot is a member of the package's gate (task id scored by
 -- its lease's expiry ms) that the holding runner renews with its heartbeat, so the slots
