@@ -21,12 +21,14 @@ describe('token cache across controllers', () => {
     expect(b.bootstrap).toBeNull();
   });
 
+  // "At once" against a 60 s cache: anything well under a minute proves the invalidation; the
+  // wait is generous for a loaded machine.
   it('drops a deleted token on every controller at once, despite a long cache', async () => {
     const user = await createUserWithToken(a.http);
     const onB = new HttpClient(b.url, user.token);
     expect((await onB.get('/1/tokens')).status).toBe(200); // cached on B for 60 s
     expect((await user.http.delete(`/1/tokens/${user.tokenId}`)).status).toBe(200); // deleted through A
-    await expect.poll(async () => (await onB.get('/1/tokens')).status, { timeout: 2000, interval: 20 }).toBe(401);
+    await expect.poll(async () => (await onB.get('/1/tokens')).status, { timeout: 10_000, interval: 20 }).toBe(401);
   });
 
   it('drops a cached project on every controller when it is suspended', async () => {
@@ -37,7 +39,7 @@ describe('token cache across controllers', () => {
     await a.http.patch(`/1/projects/${project.id}`, { status: 'suspended' });
     await expect
       .poll(async () => (await onB.get(`/1/authentication?project_id=${project.id}`)).status, {
-        timeout: 2000,
+        timeout: 10_000,
         interval: 20,
       })
       .toBe(403);
