@@ -141,8 +141,12 @@ async function victimGets(info: ServerInfo, victim: Tenant, seconds: number) {
     connections: VICTIM_CLIENTS,
     duration: seconds,
   });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`victim GET: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {})
+      .map(([status, { count }]) => `${count} × ${status}`)
+      .join(', ');
+    throw new Error(`victim GET: ${result.non2xx} non-2xx answers (${statuses}), ${result.errors} errors`);
+  }
   return { p99: result.latency.p99, p50: result.latency.p50, max: result.latency.max, rps: result.requests.average };
 }
 
