@@ -74,7 +74,7 @@ describe('values.schema.json', () => {
   });
 
   it('has an example for each documented mode', () => {
-    expect(exampleFiles).toEqual(['dind.yaml', 'external-docker.yaml', 'host-socket.yaml']);
+    expect(exampleFiles).toEqual(['dind.yaml', 'external-docker.yaml', 'gateway-runners.yaml', 'host-socket.yaml']);
   });
 
   it.each(exampleFiles)('accepts examples/%s merged over values.yaml', (file) => {
@@ -108,6 +108,21 @@ describe('values.schema.json', () => {
     ],
     ['zero controller replicas', { controller: { replicas: 0 } }, '/controller/replicas must be >= 1'],
     [
+      'gateway runners without a token Secret',
+      { runner: { mode: 'gateway' } },
+      '/runner/gateway/tokenSecret must NOT have fewer than 1 characters',
+    ],
+    [
+      'an unknown runner mode',
+      { runner: { mode: 'relay' } },
+      '/runner/mode must be equal to one of the allowed values',
+    ],
+    [
+      'a gateway API URL that is not http(s)',
+      { runner: { mode: 'gateway', gateway: { apiUrl: 'ferrum:8080', tokenSecret: 't' } } },
+      '/runner/gateway/apiUrl must match pattern',
+    ],
+    [
       'external Docker without a host',
       { runner: { docker: { mode: 'external' } } },
       '/runner/docker/external/host must NOT have fewer than 1 characters',
@@ -125,7 +140,7 @@ describe('values.schema.json', () => {
     [
       'external Redis with neither URL nor Secret',
       { redis: { bundled: { enabled: false } } },
-      '/redis must match exactly one schema in oneOf',
+      '/redis must match a schema in anyOf',
     ],
     [
       'external Redis with both URL and Secret',
@@ -413,6 +428,49 @@ describe('templates: external Docker engine, Redis from a Secret (examples/exter
   });
 });
 
+describe('templates: gateway runners only (examples/gateway-runners.yaml)', () => {
+  let rendered: RenderedChart;
+  beforeAll(async () => {
+    rendered = await renderChart(chartDir, example('gateway-runners.yaml'));
+  });
+
+  it('renders the runners alone: no controller, Redis, Secret or helm test', () => {
+    expectWellFormed(rendered);
+    const kinds = rendered.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort();
+    expect(kinds).toEqual(['Deployment/ferrum-runner', 'ServiceAccount/ferrum']);
+  });
+
+  it('gives the runner the API URL and the token from its Secret, and no Redis URL, password or key', () => {
+    const runner = container(findObject(rendered, 'Deployment', 'ferrum-runner'), 'runner');
+    const variables = env(runner);
+    expect(variables).toMatchObject({
+      FERRUM_API_URL: 'https://ferrum.example.com',
+      FERRUM_RUNNER_TOKEN: { secretKeyRef: { name: 'ferrum-runner-token', key: 'runner-token' } },
+    });
+    for (const name of ['REDIS_URL', 'REDIS_PASSWORD', 'FERRUM_ENCRYPTION_KEY', 'FERRUM_KEY_PREFIX'])
+      expect(variables, name).not.toHaveProperty(name);
+    expect(JSON.stringify(rendered.objects)).not.toMatch(/redis:\/\/|encryption-key/);
+  });
+
+  it('refuses gateway runners without a token Secret, or without an API URL when no controller is installed', async () => {
+    await expect(renderChart(chartDir, { ...inlineSecrets, runner: { mode: 'gateway' } })).rejects.toThrow(
+      /runner.mode gateway needs runner.gateway.tokenSecret/,
+    );
+    const noUrl = { ...example('gateway-runners.yaml'), runner: { mode: 'gateway', gateway: { tokenSecret: 't' } } };
+    await expect(renderChart(chartDir, noUrl)).rejects.toThrow(/need runner.gateway.apiUrl/);
+  });
+
+  it("in a release with controllers, gateway runners call this release's controller Service", async () => {
+    const values = { ...inlineSecrets, runner: { mode: 'gateway', gateway: { tokenSecret: 'runner-token' } } };
+    const withControllers = await renderChart(chartDir, values);
+    const variables = env(container(findObject(withControllers, 'Deployment', 'ferrum-runner'), 'runner'));
+    expect(variables.FERRUM_API_URL).toBe('http://ferrum-controller:80');
+    expect(variables).not.toHaveProperty('REDIS_URL');
+    const controller = env(container(findObject(withControllers, 'Deployment', 'ferrum-controller'), 'controller'));
+    expect(controller).toHaveProperty('REDIS_URL');
+  });
+});
+
 describe('templates: environment names', () => {
   // Set by the chart for services that read them outside loadConfig (the runner daemon, the
   // services that encrypt stored secrets) or for the Docker client library.
@@ -426,6 +484,9 @@ describe('templates: environment names', () => {
     'DOCKER_HOST',
     'DOCKER_TLS_VERIFY',
     'DOCKER_CERT_PATH',
+    // Read by the runner in gateway mode (runner/main.ts).
+    'FERRUM_API_URL',
+    'FERRUM_RUNNER_TOKEN',
   ]);
 
   it('sets only variables that Ferrum reads', async () => {

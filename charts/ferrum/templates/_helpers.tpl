@@ -59,8 +59,25 @@ null
 {{- end -}}
 
 {{- /* Stops rendering with a message: calling an undefined template is an error in Go and Helm alike (Sprig's fail is not available here). */ -}}
+{{- /* The runner API gateway runners call: runner.gateway.apiUrl, else this release's controllers. */ -}}
+{{- define "ferrum.gatewayApiUrl" -}}
+{{- if .Values.runner.gateway.apiUrl -}}
+{{ .Values.runner.gateway.apiUrl }}
+{{- else -}}
+http://{{ template "ferrum.fullname" . }}-controller:{{ .Values.controller.service.port }}
+{{- end -}}
+{{- end -}}
+
 {{- define "ferrum.checkValues" -}}
-{{- if not .Values.secrets.existingSecret -}}
+{{- if and .Values.runner.enabled (eq .Values.runner.mode "gateway") -}}
+{{- if not .Values.runner.gateway.tokenSecret -}}
+{{- template "ferrum: runner.mode gateway needs runner.gateway.tokenSecret (a Secret holding a cluster runner token)" -}}
+{{- end -}}
+{{- if and (not .Values.controller.enabled) (not .Values.runner.gateway.apiUrl) -}}
+{{- template "ferrum: gateway runners without this release's controllers need runner.gateway.apiUrl" -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not .Values.secrets.existingSecret) (or .Values.controller.enabled .Values.redis.bundled.enabled (and .Values.runner.enabled (eq .Values.runner.mode "direct"))) -}}
 {{- if or (not .Values.secrets.bootstrapToken) (not .Values.secrets.encryptionKey) -}}
 {{- template "ferrum: set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey" -}}
 {{- end -}}
