@@ -1,4 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
+  FastifyBaseLogger,
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyPluginOptions,
   FastifyRequest,
@@ -21,6 +24,15 @@ export interface SchemaTypes extends FastifyTypeProvider {
 export type ApiPlugin<Options extends FastifyPluginOptions = Record<never, never>> = FastifyPluginAsync<
   Options,
   RawServerDefault,
+  SchemaTypes
+>;
+
+/** The instance an ApiPlugin is given, for route groups registered by plain functions. */
+export type ApiInstance = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
   SchemaTypes
 >;
 

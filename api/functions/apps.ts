@@ -1,28 +1,18 @@
 import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
-import type { FastifyInstance } from 'fastify';
 import { badRequest, conflict, notFound } from '../../src/core/errors.js';
 import { checkAppName, checkConfig } from '../../src/functions/rules.js';
-import type { ConfigMap } from '../../src/functions/types.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';
-import { appFields, appParams, pageQuery, wrappedBody } from './schemas.js';
+import type { ApiInstance } from '../type-provider.js';
+import { appBody, appParams, newAppBody, pageQuery } from './schemas.js';
 import { appSchema, appView, wrapped } from './views.js';
 
-interface AppBody {
-  app: { name?: string; project_id?: string; config?: ConfigMap };
-}
-interface PageQuery {
-  cursor?: string;
-  per_page: number;
-  project_id?: string;
-}
-
-export function appRoutes(app: FastifyInstance, { ctx, stores, access }: ManagementDeps): void {
-  app.post<{ Body: AppBody; Querystring: PageQuery }>(
+export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementDeps): void {
+  app.post(
     '/apps',
     {
       schema: {
-        body: wrappedBody('app', appFields, ['name']),
+        body: newAppBody,
         querystring: pageQuery,
         response: wrapped('app', appSchema),
       },
@@ -40,7 +30,7 @@ export function appRoutes(app: FastifyInstance, { ctx, stores, access }: Managem
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/apps',
     { schema: { querystring: pageQuery, response: wrapped('apps', { type: 'array', items: appSchema }) } },
     async (request) => {
@@ -51,18 +41,14 @@ export function appRoutes(app: FastifyInstance, { ctx, stores, access }: Managem
     },
   );
 
-  app.get<{ Params: { app: string } }>(
-    '/apps/:app',
-    { schema: { params: appParams, response: wrapped('app', appSchema) } },
-    async (request) => {
-      const found = await access.mustSeeApp(principalOf(request), request.params.app);
-      return { message: 'Successfully loaded app', app: appView(found) };
-    },
-  );
+  app.get('/apps/:app', { schema: { params: appParams, response: wrapped('app', appSchema) } }, async (request) => {
+    const found = await access.mustSeeApp(principalOf(request), request.params.app);
+    return { message: 'Successfully loaded app', app: appView(found) };
+  });
 
-  app.patch<{ Params: { app: string }; Body: AppBody }>(
+  app.patch(
     '/apps/:app',
-    { schema: { params: appParams, body: wrappedBody('app', appFields), response: wrapped('app', appSchema) } },
+    { schema: { params: appParams, body: appBody, response: wrapped('app', appSchema) } },
     async (request) => {
       const { name, config = {} } = request.body.app;
       const found = await access.mustSeeApp(principalOf(request), request.params.app);
@@ -74,16 +60,12 @@ export function appRoutes(app: FastifyInstance, { ctx, stores, access }: Managem
     },
   );
 
-  app.delete<{ Params: { app: string } }>(
-    '/apps/:app',
-    { schema: { params: appParams, response: wrapped('app', appSchema) } },
-    async (request) => {
-      const found = await access.mustSeeApp(principalOf(request), request.params.app);
-      const outcome = await stores.apps.delete(found);
-      if (outcome === 'missing') throw notFound('App not found');
-      if (outcome === 'has-routes') throw conflict('Cannot remove an app that has routes: delete its routes first');
-      await stores.calls.dropIndex(found.name);
-      return { message: 'App successfully deleted' };
-    },
-  );
+  app.delete('/apps/:app', { schema: { params: appParams, response: wrapped('app', appSchema) } }, async (request) => {
+    const found = await access.mustSeeApp(principalOf(request), request.params.app);
+    const outcome = await stores.apps.delete(found);
+    if (outcome === 'missing') throw notFound('App not found');
+    if (outcome === 'has-routes') throw conflict('Cannot remove an app that has routes: delete its routes first');
+    await stores.calls.dropIndex(found.name);
+    return { message: 'App successfully deleted' };
+  });
 }

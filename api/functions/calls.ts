@@ -1,19 +1,17 @@
-import type { FastifyInstance } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { notFound } from '../../src/core/errors.js';
 import { principalOf } from '../auth-hooks.js';
+import type { ApiInstance, WithParams } from '../type-provider.js';
 import type { ManagementDeps } from './deps.js';
 import { appParams, callParams, pageQuery } from './schemas.js';
 import { callSchema, callView, wrapped } from './views.js';
 
-interface CallParams {
-  app: string;
-  call_id: string;
-}
+type CallParams = FromSchema<typeof callParams>;
 
 const logSchema = { type: 'object', properties: { call_id: { type: 'string' }, log: { type: 'string' } } } as const;
 
-export function callRoutes(app: FastifyInstance, { stores, access }: ManagementDeps): void {
-  app.get<{ Params: { app: string }; Querystring: { cursor?: string; page: number; per_page: number } }>(
+export function callRoutes(app: ApiInstance, { stores, access }: ManagementDeps): void {
+  app.get(
     '/apps/:app/calls',
     {
       schema: {
@@ -30,14 +28,14 @@ export function callRoutes(app: FastifyInstance, { stores, access }: ManagementD
     },
   );
 
-  async function mustFindCall(request: { params: CallParams } & Parameters<typeof principalOf>[0]) {
+  async function mustFindCall(request: WithParams<CallParams>) {
     const found = await access.mustSeeApp(principalOf(request), request.params.app);
     const call = await stores.calls.get(found.name, request.params.call_id);
     if (!call) throw notFound('Call not found');
     return call;
   }
 
-  app.get<{ Params: CallParams }>(
+  app.get(
     '/apps/:app/calls/:call_id',
     { schema: { params: callParams, response: wrapped('call', callSchema) } },
     async (request) => {
@@ -45,7 +43,7 @@ export function callRoutes(app: FastifyInstance, { stores, access }: ManagementD
     },
   );
 
-  app.get<{ Params: CallParams }>(
+  app.get(
     '/apps/:app/calls/:call_id/log',
     { schema: { params: callParams, response: wrapped('log', logSchema) } },
     async (request) => {

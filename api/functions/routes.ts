@@ -1,5 +1,5 @@
 import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
-import type { FastifyInstance } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import type { Principal } from '../../src/auth/types.js';
 import { conflict, notFound } from '../../src/core/errors.js';
 import { checkAppName } from '../../src/functions/rules.js';
@@ -7,25 +7,15 @@ import type { Route } from '../../src/functions/types.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';
 import { checkSamePath, newRouteOf, routeChangesOf, type RouteInput } from './route-input.js';
-import { appParams, pageQuery, routeFields, routeParams, wrappedBody } from './schemas.js';
+import type { ApiInstance } from '../type-provider.js';
+import { appParams, newRouteBody, pageQuery, routeBody, routeParams } from './schemas.js';
 import { routeSchema, routeView, wrapped } from './views.js';
 
-interface RouteBody {
-  route: RouteInput;
-}
-interface RouteParams {
-  app: string;
-  '*': string;
-}
-interface ProjectQuery {
-  project_id?: string;
-  cursor?: string;
-  per_page: number;
-}
+type RouteParams = FromSchema<typeof routeParams>;
 
 const routeOfPath = (params: RouteParams) => `/${params['*']}`;
 
-export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: ManagementDeps): void {
+export function routeRoutes(app: ApiInstance, { ctx, stores, access }: ManagementDeps): void {
   /** Creates the route, and its app when missing (in the project asked for, or the user's only one). */
   async function create(
     principal: Principal,
@@ -45,13 +35,13 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     return route;
   }
 
-  app.post<{ Params: { app: string }; Body: RouteBody; Querystring: ProjectQuery }>(
+  app.post(
     '/apps/:app/routes',
     {
       schema: {
         params: appParams,
         querystring: pageQuery,
-        body: wrappedBody('route', routeFields, ['path', 'image']),
+        body: newRouteBody,
         response: wrapped('route', routeSchema),
       },
     },
@@ -66,7 +56,7 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     },
   );
 
-  app.get<{ Params: { app: string }; Querystring: ProjectQuery }>(
+  app.get(
     '/apps/:app/routes',
     {
       schema: {
@@ -91,7 +81,7 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     return route;
   }
 
-  app.get<{ Params: RouteParams }>(
+  app.get(
     '/apps/:app/routes/*',
     { schema: { params: routeParams, response: wrapped('route', routeSchema) } },
     async (request) => {
@@ -108,10 +98,10 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     return updated;
   }
 
-  app.patch<{ Params: RouteParams; Body: RouteBody }>(
+  app.patch(
     '/apps/:app/routes/*',
     {
-      schema: { params: routeParams, body: wrappedBody('route', routeFields), response: wrapped('route', routeSchema) },
+      schema: { params: routeParams, body: routeBody, response: wrapped('route', routeSchema) },
     },
     async (request) => {
       const updated = await update(principalOf(request), request.params, request.body.route);
@@ -119,13 +109,13 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     },
   );
 
-  app.put<{ Params: RouteParams; Body: RouteBody; Querystring: ProjectQuery }>(
+  app.put(
     '/apps/:app/routes/*',
     {
       schema: {
         params: routeParams,
         querystring: pageQuery,
-        body: wrappedBody('route', routeFields),
+        body: routeBody,
         response: wrapped('route', routeSchema),
       },
     },
@@ -146,7 +136,7 @@ export function routeRoutes(app: FastifyInstance, { ctx, stores, access }: Manag
     },
   );
 
-  app.delete<{ Params: RouteParams }>(
+  app.delete(
     '/apps/:app/routes/*',
     { schema: { params: routeParams, response: wrapped('route', routeSchema) } },
     async (request) => {

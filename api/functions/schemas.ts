@@ -53,7 +53,16 @@ export const pageQuery = {
   },
 } as const;
 
-/** The body `{"<name>": {...}}` with the wrapped object's own schema. */
-export function wrappedBody(name: string, fields: object, required: string[] = []) {
-  return { type: 'object', required: [name], properties: { [name]: { ...fields, required } } } as const;
-}
+/** Bodies wrap the object they are about: `{"app": {...}}`, `{"route": {...}}`. */
+export const newAppBody = {
+  type: 'object',
+  required: ['app'],
+  properties: { app: { ...appFields, required: ['name'] } },
+} as const;
+export const appBody = { type: 'object', required: ['app'], properties: { app: appFields } } as const;
+export const newRouteBody = {
+  type: 'object',
+  required: ['route'],
+  properties: { route: { ...routeFields, required: ['path', 'image'] } },
+} as const;
+export const routeBody = { type: 'object', required: ['route'], properties: { route: routeFields } } as const;

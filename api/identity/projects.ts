@@ -26,24 +26,23 @@ async function viewOf(ctx: AppContext, project: Project) {
  * {"user_ids": [...]}, {"user_id": "…"}, {"users": [...]}; e-mail addresses work as identifiers.
  */
 export function shareIdentifiers(body: unknown): string[] {
-  const list = Array.isArray(body)
-    ? body
-    : typeof body === 'object' && body !== null
-      ? ((body as Record<string, unknown>).user_ids ??
-        (body as Record<string, unknown>).users ??
-        ((body as Record<string, unknown>).user_id !== undefined
-          ? [(body as Record<string, unknown>).user_id]
-          : undefined))
-      : undefined;
+  const list = identifierList(body);
   if (list === undefined) throw notAcceptable('user_id list is required');
   if (!Array.isArray(list)) throw badRequest('user_ids must be a list');
-  const ids = list.map((item) =>
-    typeof item === 'object' && item !== null ? (item as Record<string, unknown>).user_id : item,
-  );
-  if (ids.length === 0) throw notAcceptable('user_id list is required');
-  for (const id of ids)
+  if (list.length === 0) throw notAcceptable('user_id list is required');
+  return list.map((item: unknown) => {
+    const id: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'user_id') : item;
     if (typeof id !== 'string' || id === '') throw badRequest('each user_id must be a non-empty string');
-  return ids as string[];
+    return id;
+  });
+}
+
+/** The list a share/unshare body gives, whichever of its forms it takes (undefined: none). */
+function identifierList(body: unknown): unknown {
+  if (Array.isArray(body)) return body;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const field = (name: string): unknown => Reflect.get(body, name);
+  return field('user_ids') ?? field('users') ?? (field('user_id') !== undefined ? [field('user_id')] : undefined);
 }
 
 export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {

@@ -2,7 +2,12 @@ import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
-import { parseV1QueueUpdate, parseV1SubscriberUrls, subscribersForUrls } from '../../src/mq/v1-queue-update.js';
+import {
+  parseV1QueueUpdate,
+  parseV1SubscriberUrls,
+  subscribersForUrls,
+  V1_PUSH_TYPES,
+} from '../../src/mq/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
 import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
@@ -12,7 +17,7 @@ const updateBody = {
   type: 'object',
   properties: {
     subscribers: {},
-    push_type: { type: 'string' },
+    push_type: { type: 'string', enum: V1_PUSH_TYPES },
     retries: { type: 'integer' },
     retries_delay: { type: 'integer' },
   },

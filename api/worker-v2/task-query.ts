@@ -1,8 +1,15 @@
-import { TASK_STATUSES } from '../../src/worker/types.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { TASK_STATUSES, type TaskStatus } from '../../src/worker/types.js';
 import type { TaskFilter } from '../../src/worker/tasks/task-store.js';
 import { CLUSTER_NAME, pagingProperties } from './params.js';
 
 const statusFlag = { type: 'string', enum: ['0', '1', 'true', 'false'] } as const;
+
+/** `?queued=1&running=true…`: one flag per task status (fromEntries loses the keys' names). */
+const statusFlags = Object.fromEntries(TASK_STATUSES.map((status) => [status, statusFlag])) as Record<
+  TaskStatus,
+  typeof statusFlag
+>;
 
 export const taskListQuery = {
   type: 'object',
@@ -12,23 +19,12 @@ export const taskListQuery = {
     cluster: { type: 'string', pattern: CLUSTER_NAME },
     from_time: { type: 'integer', minimum: 0 },
     to_time: { type: 'integer', minimum: 0 },
-    ...Object.fromEntries(TASK_STATUSES.map((status) => [status, statusFlag])),
+    ...statusFlags,
   },
 } as const;
 
-/** The schema's fields, and a flag per status (`?queued=1&error=1`) beside them. */
-interface TaskListQuery {
-  [statusFlag: string]: unknown;
-  page: number;
-  per_page: number;
-  code_name?: string;
-  cluster?: string;
-  from_time?: number;
-  to_time?: number;
-}
-
 /** The list query as a store filter: status flags set to 1 combine; times are seconds. */
-export function taskFilterOf(query: TaskListQuery): TaskFilter {
+export function taskFilterOf(query: FromSchema<typeof taskListQuery>): TaskFilter {
   return {
     codeName: query.code_name,
     cluster: query.cluster,

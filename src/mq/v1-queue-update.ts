@@ -1,5 +1,5 @@
 import { badRequest, notAcceptable } from '../core/errors.js';
-import { integerField, objectField, requiredField, stringField } from './fields.js';
+import { integerField, objectField, requiredField } from './fields.js';
 import { LIMITS } from './limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
 import type { QueueSettings, QueueType, Subscriber } from './types.js';
@@ -14,7 +14,16 @@ export interface V1QueueUpdate {
 }
 
 const MAX_SUBSCRIBERS_JSON_BYTES = 64 * 1024;
-const PUSH_TYPES: QueueType[] = ['multicast', 'unicast', 'pull'];
+/** The `push_type` values of a version 1 update (its route schema admits only these). */
+export const V1_PUSH_TYPES = ['multicast', 'unicast', 'pull'] as const satisfies readonly QueueType[];
+
+/** A version 1 update body as its route schema admits it (types checked there). */
+export interface V1QueueUpdateBody {
+  push_type?: (typeof V1_PUSH_TYPES)[number];
+  subscribers?: unknown;
+  retries?: number;
+  retries_delay?: number;
+}
 
 /** A version 1 `subscribers` list: objects with a `url` (http or https), at most 64 KB as JSON. */
 export function parseV1SubscriberUrls(value: unknown): string[] {
@@ -32,19 +41,13 @@ export function parseV1SubscriberUrls(value: unknown): string[] {
   return urls;
 }
 
-export function parseV1QueueUpdate(body: Record<string, unknown>): V1QueueUpdate {
+export function parseV1QueueUpdate(body: V1QueueUpdateBody): V1QueueUpdate {
   const update: V1QueueUpdate = {};
-  if (body.push_type !== undefined && body.push_type !== null) {
-    const pushType = stringField(body.push_type, 'push_type') as QueueType;
-    if (!PUSH_TYPES.includes(pushType)) throw badRequest(`push_type must be one of: ${PUSH_TYPES.join(', ')}`);
-    update.pushType = pushType;
-  }
+  if (body.push_type !== undefined) update.pushType = body.push_type;
   if (body.subscribers !== undefined && body.subscribers !== null)
     update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
-  if (body.retries !== undefined && body.retries !== null)
-    update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
-  if (body.retries_delay !== undefined && body.retries_delay !== null)
-    update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
+  if (body.retries !== undefined) update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
+  if (body.retries_delay !== undefined) update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
   return update;
 }
 
