@@ -9,6 +9,8 @@
 //                                          size, where benches must not share the machine)
 //   --compare <older report.json>          after the run, the change per figure (regressions > 20% flagged)
 //   --report <report.json>                 with --compare: compare this report instead of running
+//   --append <report.json>                 with --only: run those benches into an existing report
+//                                          (replacing their earlier results), e.g. a bench added later
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,6 +32,7 @@ const smoke = process.argv.includes('--smoke');
 const only = option('--only')?.split(',');
 const compareWith = option('--compare');
 const existing = option('--report');
+const appendTo = option('--append');
 const jobs = Math.max(1, Number(option('--jobs') ?? (smoke ? 2 : 1)));
 
 function benchScripts() {
@@ -185,23 +188,27 @@ async function main() {
   }
   const scripts = benchScripts();
   const started = performance.now();
-  const report = {
+  const earlier = appendTo ? JSON.parse(fs.readFileSync(appendTo, 'utf8')) : null;
+  const report = earlier ?? {
     date: new Date().toISOString().slice(0, 10),
     smoke,
     machine: machine(),
     load: { before: loadAverage() },
   };
+  const kept = (earlier?.benches ?? []).filter((bench) => !scripts.includes(bench.script));
   console.log(
     `${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches, ${jobs} at a time: ${scripts.join(', ')}`,
   );
   const benches = [];
   // Written after every bench, so that a run stopped half-way leaves what it measured.
-  const file = smoke ? undefined : reportPath(report.date);
+  const file = smoke ? undefined : (appendTo ?? reportPath(report.date));
   const save = () => {
     if (!file) return;
     report.load.after = loadAverage();
-    report.benches = benches.map((bench) => ({ ...bench, output: undefined }));
-    report.complete = benches.length === scripts.length;
+    report.benches = [...kept, ...benches].map((bench) => ({ ...bench, output: undefined }));
+    report.complete = earlier
+      ? earlier.complete && benches.length === scripts.length
+      : benches.length === scripts.length;
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
   };
