@@ -2,7 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
+import {
+  createCluster,
+  createRunnerToken,
+  FAST_WORKER_ENV,
+  RUNNER_MODES,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  type RunnerMode,
+} from './helpers/worker.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -14,11 +23,19 @@ const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 beforeAll(async () => {
   server = await startWorkerServer();
   worker = new WorkerClient(server.http, server.projectId);
-  // Two runners of 4 slots each: 8 places to run, so only the gate holds tasks back.
-  runners.push(await startRunner(server), await startRunner(server));
-  await worker.upload({ name: 'one-at-a-time', image: 'ferrum-test/busybox', command: shell, max_concurrency: 1 });
-  await worker.upload({ name: 'three-at-a-time', image: 'ferrum-test/busybox', command: shell, max_concurrency: 3 });
-  await worker.upload({ name: 'single', image: 'ferrum-test/busybox', command: shell, max_concurrency: 1 });
+  for (const mode of RUNNER_MODES) {
+    for (const [name, max] of [
+      ['one-at-a-time', 1],
+      ['three-at-a-time', 3],
+      ['single', 1],
+    ] as const)
+      await worker.upload({
+        name: `${name}-${mode}`,
+        image: 'ferrum-test/busybox',
+        command: shell,
+        max_concurrency: max,
+      });
+  }
 }, 30000);
 
 afterAll(async () => {
@@ -27,8 +44,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function queueMany(codeName: string, count: number, payload: string): Promise<string[]> {
-  const tasks = Array.from({ length: count }, () => ({ code_name: codeName, payload }));
+async function queueMany(codeName: string, count: number, payload: string, cluster: string): Promise<string[]> {
+  const tasks = Array.from({ length: count }, () => ({ code_name: codeName, payload, cluster }));
   const response = await server.http.post(worker.path('/tasks'), { tasks });
   expect(response.status).toBe(200);
   return response.body.tasks.map((task: { id: string }) => task.id);
@@ -53,11 +70,44 @@ async function allEnded(ids: string[]): Promise<any[]> {
   return tasks;
 }
 
-describe('max_concurrency', () => {
+/** `ferrum runner` as its own process, in `mode`, for one cluster. */
+async function spawnRunner(mode: RunnerMode, cluster: string): Promise<ChildProcess> {
+  const reach =
+    mode === 'direct'
+      ? { REDIS_URL: server.redisUrl }
+      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...FAST_WORKER_ENV, ...reach };
+  if (mode === 'gateway') delete env.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
+    env: {
+      ...env,
+      FERRUM_DATA_DIR: server.config.dataDir,
+      FERRUM_RUNNER_CLUSTER: cluster,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: '0',
+    },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
+  const code = (name: string) => `${name}-${mode}`;
+  let limits = '';
+  let gate = '';
+  beforeAll(async () => {
+    limits = await createCluster(server.http, `limits-${mode}`);
+    gate = await createCluster(server.http, `gate-${mode}`);
+    // Two runners of 4 slots each: 8 places to run, so only the gate holds tasks back.
+    for (let i = 0; i < 2; i++) runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: limits }, { mode }));
+  }, 30000);
+
   it('runs 20 tasks each of packages limited to 1 and to 3: never more at once, all complete, none failed or retried', async () => {
     const [one, three] = await Promise.all([
-      queueMany('one-at-a-time', 20, 'sleep 0.2'),
-      queueMany('three-at-a-time', 20, 'sleep 0.5'),
+      queueMany(code('one-at-a-time'), 20, 'sleep 0.2', limits),
+      queueMany(code('three-at-a-time'), 20, 'sleep 0.5', limits),
     ]);
     const [ranOne, ranThree] = await Promise.all([allEnded(one), allEnded(three)]);
     for (const task of [...ranOne, ...ranThree]) {
@@ -71,40 +121,20 @@ describe('max_concurrency', () => {
   }, 120000);
 
   it('gives back the slot of a runner that was killed mid-task', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-      env: {
-        ...process.env,
-        ...FAST_WORKER_ENV,
-        REDIS_URL: server.redisUrl,
-        FERRUM_DATA_DIR: server.config.dataDir,
-        FERRUM_RUNNER_CLUSTER: clusters.gate,
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        PORT: '0',
-      },
-      stdio: 'ignore',
-    });
-    children.push(child);
+    const child = await spawnRunner(mode, gate);
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    const stuck = await worker.queue('single', 'echo begin; sleep 60', { cluster: clusters.gate });
+    const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
     await worker.waitFor(stuck, ['running'], 30000);
     child.kill('SIGKILL');
     await exited;
 
-    const next = await worker.queue('single', 'echo after', { cluster: clusters.gate });
-    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.gate }));
+    const next = await worker.queue(code('single'), 'echo after', { cluster: gate });
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: gate }, { mode }));
     expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
     expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(/stopped before the task finished/);
     // The gate still holds afterwards: three more tasks never overlap.
-    const after = await allEnded(await queueMany('single', 3, 'sleep 0.3'));
+    const after = await allEnded(await queueMany(code('single'), 3, 'sleep 0.3', gate));
     expect(after.map((task) => task.status)).toEqual(['complete', 'complete', 'complete']);
     expect(mostAtOnce(after)).toBe(1);
   }, 60000);
-});
-
-/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
-const clusters = { gate: '' };
-beforeAll(async () => {
-  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
-    clusters[name] = await createCluster(server.http, name);
 });

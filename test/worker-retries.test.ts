@@ -2,27 +2,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 let server: TestServer;
-let runner: Runner;
 let worker: WorkerClient;
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 
 beforeAll(async () => {
   server = await startWorkerServer();
-  runner = await startRunner(server);
   worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'flaky', image: 'ferrum-test/busybox', command: shell, retries: 2, retries_delay: 1 });
-  await worker.upload({ name: 'slow', image: 'ferrum-test/busybox', command: shell, retries: 1 });
-  await worker.upload({ name: 'steady', image: 'ferrum-test/busybox', command: shell, retries: 3 });
 }, 30000);
 
 afterAll(async () => {
-  await runner?.stop();
   await server?.stop();
 });
+
+/** A runner of the default cluster in `mode` for the tests of one describe block, and its packages. */
+function withRunner(mode: (typeof RUNNER_MODES)[number], codes: Record<string, object>): void {
+  let runner: Runner | undefined;
+  beforeAll(async () => {
+    runner = await startRunner(server, {}, { mode });
+    for (const [name, settings] of Object.entries(codes))
+      await worker.upload({ name, image: 'ferrum-test/busybox', command: shell, ...settings });
+  }, 30000);
+  afterAll(async () => {
+    await runner?.stop();
+  });
+}
 
 async function tasksOf(codeName: string): Promise<any[]> {
   return (await server.http.get(worker.path(`/tasks?code_name=${codeName}`))).body.tasks;
@@ -54,9 +61,19 @@ async function retryChain(id: string, length: number): Promise<any[]> {
   return chain;
 }
 
-describe('automatic retries', () => {
+describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
+  // Package names of this mode's tests, so that each mode counts only its own tasks.
+  const flaky = `flaky-${mode}`;
+  const slow = `slow-${mode}`;
+  const steady = `steady-${mode}`;
+  withRunner(mode, {
+    [flaky]: { retries: 2, retries_delay: 1 },
+    [slow]: { retries: 1 },
+    [steady]: { retries: 3 },
+  });
+
   it('retries a failing task after retries_delay until retries are used up', async () => {
-    const id = await worker.queue('flaky', 'exit 3');
+    const id = await worker.queue(flaky, 'exit 3');
     const chain = await retryChain(id, 3);
     expect(chain.map((task) => task.status)).toEqual(['error', 'error', 'error']);
     expect(chain.map((task) => task.retry_count)).toEqual([undefined, '1', '2']);
@@ -67,12 +84,12 @@ describe('automatic retries', () => {
       expect(Date.parse(chain[i].start_time) - Date.parse(chain[i - 1].end_time)).toBeGreaterThanOrEqual(1000);
     }
     await sleep(1500);
-    expect(await tasksOf('flaky')).toHaveLength(3);
+    expect(await tasksOf(flaky)).toHaveLength(3);
     expect((await worker.task(chain[2].id)).retry_task_id).toBeUndefined();
   }, 40000);
 
   it('retries a task that timed out', async () => {
-    const id = await worker.queue('slow', 'sleep 30', { timeout: 1 });
+    const id = await worker.queue(slow, 'sleep 30', { timeout: 1 });
     const chain = await retryChain(id, 2);
     await sleep(1000);
     expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
@@ -83,20 +100,21 @@ describe('automatic retries', () => {
   }, 40000);
 
   it('never retries a complete or a cancelled task', async () => {
-    const done = await worker.queue('steady', 'exit 0');
+    const done = await worker.queue(steady, 'exit 0');
     expect((await worker.waitFor(done, ['complete', 'error'])).status).toBe('complete');
-    const cancelled = await worker.queue('steady', 'sleep 30');
+    const cancelled = await worker.queue(steady, 'sleep 30');
     await worker.waitFor(cancelled, ['running']);
     await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
     await worker.waitFor(cancelled, ['cancelled']);
     await sleep(1000);
     expect((await worker.task(done)).retry_task_id).toBeUndefined();
     expect((await worker.task(cancelled)).retry_task_id).toBeUndefined();
-    expect(await tasksOf('steady')).toHaveLength(2);
+    expect(await tasksOf(steady)).toHaveLength(2);
   }, 30000);
 });
 
 describe('retry by hand', () => {
+  withRunner('direct', { steady: { retries: 3 } });
   it('queues a new task linked both ways, with the given delay', async () => {
     const id = await worker.queue('steady', 'exit 0');
     await worker.waitFor(id, ['complete']);

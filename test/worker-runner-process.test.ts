@@ -8,7 +8,16 @@ import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { RunnerRegistry } from '../src/worker/clusters/runner-registry.js';
 import type { TestServer } from './helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
+import {
+  createCluster,
+  createRunnerToken,
+  FAST_WORKER_ENV,
+  RUNNER_MODES,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  type RunnerMode,
+} from './helpers/worker.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -18,16 +27,24 @@ const children: ChildProcess[] = [];
 const runners: Runner[] = [];
 
 /** `ferrum runner` as its own process, as it runs on a worker machine. */
-function spawnRunner(
+async function spawnRunner(
   cluster: string,
   port = 0,
-): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+  mode: RunnerMode = 'direct',
+): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {
   let output = '';
+  // Direct: the Redis URL; gateway: the API and a runner token of the cluster, no Redis at all.
+  const reach =
+    mode === 'direct'
+      ? { REDIS_URL: server.redisUrl }
+      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.REDIS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
     env: {
-      ...process.env,
+      ...inherited,
       ...FAST_WORKER_ENV,
-      REDIS_URL: server.redisUrl,
+      ...reach,
       FERRUM_DATA_DIR: server.config.dataDir,
       FERRUM_RUNNER_CLUSTER: cluster,
       LOG_LEVEL: 'info',
@@ -84,7 +101,7 @@ afterAll(async () => {
 describe('a runner process', () => {
   it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
     const port = await freeLoopbackPort();
-    const { child, exited, output } = spawnRunner(clusters.counting, port);
+    const { child, exited, output } = await spawnRunner(clusters.counting, port);
     await until(
       'the runner to register',
       async () => (await registry.runnersOf(clusters.counting)).runners_total === 4,
@@ -121,10 +138,19 @@ describe('a runner process', () => {
     expect(await exited).toBe(0);
     expect((await registry.runnersOf(clusters.counting)).runners_total).toBe(0);
   });
+});
+
+describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
+  let failover = '';
+  let draining = '';
+  beforeAll(async () => {
+    failover = await createCluster(server.http, `failover-${mode}`);
+    draining = await createCluster(server.http, `draining-${mode}`);
+  });
 
   it('killed with SIGKILL mid-task: the task ends as error and its container is removed', async () => {
-    const { child, exited } = spawnRunner(clusters.failover);
-    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: clusters.failover });
+    const { child, exited } = await spawnRunner(failover, 0, mode);
+    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: failover });
     await worker.waitFor(id, ['running'], 20000);
     // `running` comes just before the container starts: wait for its first output.
     await until('the task to print', async () => (await worker.log(id)) === 'begin\n', 20000);
@@ -133,7 +159,7 @@ describe('a runner process', () => {
     expect(containersOf(id)).not.toBe('');
 
     const started = Date.now();
-    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusters.failover }));
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: failover }, { mode }));
     const task = await worker.waitFor(id, ['error', 'complete', 'cancelled', 'queued'], 20000);
     expect(task.status).toBe('error');
     expect(task.msg).toMatch(/runner running this task \(\w+\) stopped before the task finished/);
@@ -141,17 +167,17 @@ describe('a runner process', () => {
     expect(Date.now() - started).toBeLessThan(20000);
 
     // The cluster works on: the next task runs on the new runner.
-    const next = await worker.queue('shell', 'echo after', { cluster: clusters.failover });
+    const next = await worker.queue('shell', 'echo after', { cluster: failover });
     expect((await worker.waitFor(next, ['complete', 'error'])).status).toBe('complete');
   });
 
   it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
-    const { child, exited, output } = spawnRunner(clusters.draining);
-    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: clusters.draining });
+    const { child, exited, output } = await spawnRunner(draining, 0, mode);
+    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: draining });
     await worker.waitFor(running, ['running'], 20000);
     child.kill('SIGTERM');
     await sleep(300);
-    const later = await worker.queue('shell', 'echo never', { cluster: clusters.draining });
+    const later = await worker.queue('shell', 'echo never', { cluster: draining });
     const code = await exited;
     expect(code, output()).toBe(0);
     expect((await worker.task(running)).status).toBe('complete');
@@ -163,7 +189,7 @@ describe('a runner process', () => {
 });
 
 /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
-const clusters = { counting: '', failover: '', draining: '' };
+const clusters = { counting: '' };
 beforeAll(async () => {
   for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
     clusters[name] = await createCluster(server.http, name);

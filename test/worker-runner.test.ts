@@ -3,7 +3,15 @@ import Docker from 'dockerode';
 import type { Runner } from '../runner/runner.js';
 import { sleep } from '../src/core/time.js';
 import type { TestServer } from './helpers/server.js';
-import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient, zipOf, createCluster } from './helpers/worker.js';
+import {
+  createCluster,
+  createRunnerToken,
+  RUNNER_MODES,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  zipOf,
+} from './helpers/worker.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -245,5 +253,31 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     } finally {
       await blind.stop();
     }
+  });
+});
+
+describe('a gateway runner whose token is revoked', () => {
+  it('stops at its next call and takes no task afterwards', async () => {
+    const cluster = await createCluster(server.http, 'revoked');
+    const token = await createRunnerToken(server, cluster);
+    const runner = await startRunner(
+      server,
+      { FERRUM_RUNNER_CLUSTER: cluster },
+      { mode: 'gateway', token: token.token },
+    );
+    const before = await worker.queue('shell', 'echo before', { cluster });
+    expect((await worker.waitFor(before, ['complete', 'error'])).status).toBe('complete');
+
+    const revoked = await server.http.delete(`/2/clusters/${cluster}/tokens/${token.id}`);
+    expect(revoked.status).toBe(200);
+    const stopped = await Promise.race([
+      runner.whenStopped().then(() => 'stopped'),
+      sleep(15_000).then(() => 'running'),
+    ]);
+    expect(stopped).toBe('stopped');
+    const after = await worker.queue('shell', 'echo after', { cluster });
+    await sleep(1000);
+    expect((await worker.task(after)).status).toBe('queued');
+    await server.http.post(worker.path(`/tasks/${after}/cancel`));
   });
 });

@@ -3,7 +3,6 @@ import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { conflict, forbidden, notFound } from '../../src/core/errors.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
-import { openWorkerServices, type WorkerServices } from '../../src/worker/services.js';
 import { TASK_STATUSES, type Task } from '../../src/worker/types.js';
 import type { PluginOptions } from '../context.js';
 import { GatewayJobs } from './job-pump.js';
@@ -71,11 +70,10 @@ function clientGone(reply: FastifyReply): AbortSignal {
  * while the runner heartbeats; every task change runs the scripts direct runners run.
  */
 export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
-  const worker: WorkerServices = openWorkerServices(ctx);
+  const { worker } = ctx;
   const jobs = new GatewayJobs(ctx.config, ctx.redisUrl, worker.keys, app.log);
   app.addHook('onClose', async () => {
     await jobs.close();
-    await worker.close();
   });
   app.decorateRequest('runnerGrant', null);
   app.addHook('preHandler', requireRunnerToken(worker.runnerTokens));
