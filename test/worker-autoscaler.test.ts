@@ -103,6 +103,18 @@ describe('the docker provider', () => {
     expect(live.runners_total).toBe(2);
     expect(live.ewma).toBeGreaterThan(0);
     expect(await containersOf(clusterId)).toHaveLength(2);
+    // Instances get the API URL and a runner token of their own: no Redis URL, password or key.
+    const instanceTokens = new Set<string>();
+    for (const id of await containersOf(clusterId)) {
+      const env = JSON.parse(await docker('inspect', '-f', '{{json .Config.Env}}', id)) as string[];
+      expect(env.map((entry) => entry.split('=')[0])).toEqual(
+        expect.arrayContaining(['FERRUM_API_URL', 'FERRUM_RUNNER_TOKEN']),
+      );
+      expect(env.join('\n')).not.toMatch(/REDIS|redis:\/\/|ENCRYPTION_KEY|KEY_PREFIX/);
+      instanceTokens.add(env.find((entry) => entry.startsWith('FERRUM_RUNNER_TOKEN='))!);
+    }
+    expect(instanceTokens.size).toBe(2);
+    expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toHaveLength(2);
     for (let i = 0; i < 4; i++) {
       const task = await worker.waitFor(tasks[i]!, ['complete', 'error', 'timeout', 'cancelled'], 120_000);
       expect(task.status).toBe('complete');
@@ -121,6 +133,8 @@ describe('the docker provider', () => {
     expect(most).toBe(2);
     expect(idle).toMatchObject({ queued: 0, runners_total: 0, runners_available: 0, ewma: 0 });
     expect(await containersOf(clusterId)).toEqual([]);
+    // A terminated instance's token is revoked.
+    expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toEqual([]);
     const metrics = (await server.http.get('/metrics')).text;
     expect(metrics).toMatch(/ferrum_cluster_instances\{type="TERMINATE"\} [1-9]/);
   }, 300_000);
