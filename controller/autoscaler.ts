@@ -58,7 +58,14 @@ export async function startAutoscaler(
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
-  const scaler = new ClusterScaler(ctx.config, ctx.config.autoscaler.runnerApiUrl ?? apiUrl, worker, autoscalerLog);
+  const ownerIsAdmin = async (userId: string) => (await ctx.identity.getUser(userId))?.admin === true;
+  const scaler = new ClusterScaler(
+    ctx.config,
+    ctx.config.autoscaler.runnerApiUrl ?? apiUrl,
+    worker,
+    autoscalerLog,
+    ownerIsAdmin,
+  );
   registerClusterInstanceGauge(ctx.metrics.registry, worker);
   registerRunnersOnlineGauge(ctx.metrics.registry, worker, ctx.config.metrics.tenantLabels);
   const loop = new LeaderLoop({

@@ -1,6 +1,7 @@
 import type { Config } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import type { StoredCluster } from '../src/worker/clusters/cluster-store.js';
+import type { AutoscaleSettings, Cluster } from '../src/worker/clusters/cluster-types.js';
 import type { InstanceRecord } from '../src/worker/clusters/instance-store.js';
 import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runner-registry.js';
 import { decideScaling, nextEwma, wantedInstances } from '../src/worker/clusters/scaling-plan.js';
@@ -8,6 +9,9 @@ import type { WorkerServices } from '../src/worker/services.js';
 import type { InstanceProvider } from './providers/instance-provider.js';
 import type { ProviderLogger } from './providers/provider-factory.js';
 import { runnerEnvOf } from './runner-env.js';
+
+/** Whether a cluster's owner is an admin (not bound by the tenant rules). */
+export type OwnerIsAdmin = (userId: string) => Promise<boolean>;
 
 /** What one autoscaler pass may still launch over all clusters. */
 export interface LaunchBudget {
@@ -28,7 +32,11 @@ export class ClusterScaler {
     private readonly apiUrl: string,
     private readonly worker: WorkerServices,
     private readonly log: ProviderLogger & { info(details: object, message: string): void },
+    private readonly ownerIsAdmin: OwnerIsAdmin,
   ) {}
+
+  /** Clusters whose launches are refused now, so that the refusal is logged once, not every pass. */
+  private readonly refused = new Set<string>();
 
   /**
    * `budget.launches` is what is left of the pass's launch allowance over all clusters
@@ -54,9 +62,14 @@ export class ClusterScaler {
       await this.worker.scaling.save(clusterId, { ewma, surplus_since: 0 });
       return;
     }
+    const allowed = await this.allowedAutoscale(stored.cluster);
+    if (!allowed) {
+      await this.worker.scaling.save(clusterId, { ewma, surplus_since: 0 });
+      return;
+    }
     const serving = (await this.worker.instances.list(clusterId)).filter((record) => SERVING.has(record.type));
     const decision = decideScaling({
-      wanted: wantedInstances(ewma, autoscale),
+      wanted: wantedInstances(ewma, allowed),
       current: serving.length,
       surplusSince: state.surplus_since,
       now: Date.now(),
@@ -67,6 +80,32 @@ export class ClusterScaler {
     budget.launches -= launches;
     for (let i = 0; i < launches; i++) await this.launch(stored, provider);
     if (decision.retire > 0) await this.retire(clusterId, serving, alive);
+  }
+
+  /**
+   * The tenant rules (FERRUM_CLUSTER_TENANT_*) checked again at every pass, not only when the
+   * cluster was saved: a tenant's cluster made under looser settings launches nothing with a
+   * provider tenants may no longer use, and no more than today's runner cap. Null: no launches.
+   */
+  private async allowedAutoscale(cluster: Cluster): Promise<AutoscaleSettings | null> {
+    const { autoscale } = cluster;
+    const { tenantProviders, tenantMaxRunners } = this.config.clusters;
+    if (!cluster.user_id || (await this.ownerIsAdmin(cluster.user_id))) return autoscale;
+    if (!tenantProviders.includes(autoscale.provider)) {
+      if (!this.refused.has(cluster.id))
+        this.log.info(
+          { cluster: cluster.id, provider: autoscale.provider },
+          `not launching: autoscale.provider ${autoscale.provider} is for operators only and the cluster's owner is not an admin`,
+        );
+      this.refused.add(cluster.id);
+      return null;
+    }
+    this.refused.delete(cluster.id);
+    return {
+      ...autoscale,
+      runners_min: Math.min(autoscale.runners_min, tenantMaxRunners),
+      runners_max: Math.min(autoscale.runners_max, tenantMaxRunners),
+    };
   }
 
   private async advanceLifecycle(

@@ -3,6 +3,7 @@ import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from '../src/core/config.js';
+import type { WorkerServices } from '../src/worker/services.js';
 import { newObjectId } from '../src/core/ids.js';
 import type { Redis } from 'ioredis';
 import type { EventBus } from '../src/core/bus.js';
@@ -17,6 +18,7 @@ import { GatewayBackend, gatewayGrantOf, type GatewayAccess } from './backend/ga
 import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
 import { HotFunctionPool } from './functions/hot-function-pool.js';
+import { FunctionImageGate } from './functions/image-gate.js';
 import type { FunctionExecutor } from '../src/functions/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
@@ -107,6 +109,7 @@ export class Runner {
         connection: ctx.functionCallConnection,
         isAlive: (runner) => ctx.worker.runners.isAlive(config.runner.cluster, runner),
         hotFunctions,
+        worker: ctx.worker,
         log: runnerLog.child({ component: 'functions' }),
       });
     const runner = new Runner(runnerConfig, backend, () => opened.close(), runnerLog, docker, registry, functions);
@@ -324,6 +327,7 @@ interface FunctionWorkerDeps {
   connection: Redis;
   isAlive: (runnerId: string) => Promise<boolean>;
   hotFunctions: FunctionExecutor | undefined;
+  worker: Pick<WorkerServices, 'credentials' | 'privateImages'>;
   log: Logger;
 }
 
@@ -362,5 +366,6 @@ function functionWorkerOf(
       maxWaiting: functions.maxWaitingCalls,
       log: deps.log,
     });
-  return new FunctionWorker(deps.stores, deps.bus, deps.connection, { cold, hot }, options, deps.log);
+  const images = new FunctionImageGate(deps.worker.credentials, deps.worker.privateImages, executor);
+  return new FunctionWorker(deps.stores, deps.bus, deps.connection, { images, cold, hot }, options, deps.log);
 }

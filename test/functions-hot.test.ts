@@ -22,6 +22,7 @@ function invocation(app: string, format: Format, overrides: Partial<FunctionInvo
   return {
     callId: newObjectId(),
     appName: app,
+    projectId: 'hot-tests',
     path: '/echo',
     image: `ferrum-test/fn-hot-${format}`,
     format,

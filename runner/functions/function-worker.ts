@@ -7,6 +7,7 @@ import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/
 import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import type { FunctionImageGate } from './image-gate.js';
 
 export interface FunctionWorkerOptions {
   cluster: string;
@@ -23,6 +24,8 @@ export interface FunctionWorkerOptions {
 
 /** `default` calls run cold; `http`, `json` and `http-stream` through the hot pool. */
 export interface FunctionExecutors {
+  /** Whether the call's project may run its image (private images); none: any image on the engine runs. */
+  images?: FunctionImageGate;
   cold: FunctionExecutor;
   hot: FunctionExecutor & {
     /** Whether a call of this route would find an idle hot container now. */
@@ -187,6 +190,8 @@ export class FunctionWorker {
   private async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
     const executor = invocation.format === 'default' ? this.executors.cold : this.executors.hot;
     try {
+      const refusal = await this.executors.images?.refusal(invocation.projectId ?? '', invocation.image);
+      if (refusal) return { ...unavailable(refusal), status: 403 };
       return await executor.invoke(invocation);
     } catch (error) {
       this.log.error({ err: error, call: invocation.callId }, 'function executor failed');

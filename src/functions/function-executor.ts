@@ -4,6 +4,8 @@ import type { RouteFormat, RouteType } from './types.js';
 export interface FunctionInvocation {
   callId: string;
   appName: string;
+  /** The app's project: whose registry credentials and image rights the call runs with. */
+  projectId: string;
   /** The route's path, e.g. `/hello`. */
   path: string;
   image: string;

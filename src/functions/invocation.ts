@@ -54,6 +54,7 @@ export function invocationOf(loaded: LoadedRoute, request: CallRequest): Functio
   return {
     callId: request.callId,
     appName: app.name,
+    projectId: app.projectId,
     path: route.path,
     image: route.image,
     format: route.format,

@@ -71,19 +71,34 @@ describe('a tenant asking for operator powers', () => {
   });
 });
 
+/** A provider that records launches: what to launch is the scaler's concern, not the engine's. */
+function recordingProvider(launched: string[]): InstanceProvider {
+  return {
+    kind: 'docker',
+    launch: async ({ instanceId }) => {
+      launched.push(instanceId);
+      return { providerId: `recorded-${instanceId}`, instanceId, state: 'running' as const, launchedAt: Date.now() };
+    },
+    terminate: async () => undefined,
+    list: async () => [],
+  };
+}
+
+function scalerOf(): ClusterScaler {
+  const ownerIsAdmin = async (userId: string) => (await server.running.ctx.identity.getUser(userId))?.admin === true;
+  return new ClusterScaler(
+    server.config,
+    server.redisUrl,
+    worker,
+    { info: () => undefined, warn: () => undefined } as never,
+    ownerIsAdmin,
+  );
+}
+
 describe('the autoscaler', () => {
   it('launches at most the per-cluster and per-pass numbers of instances, whatever the demand', async () => {
-    // A provider that records launches: the budget is the scaler's, not the engine's, concern.
     const launched: string[] = [];
-    const provider: InstanceProvider = {
-      kind: 'docker',
-      launch: async ({ instanceId }) => {
-        launched.push(instanceId);
-        return { providerId: `recorded-${instanceId}`, instanceId, state: 'running' as const, launchedAt: Date.now() };
-      },
-      terminate: async () => undefined,
-      list: async () => [],
-    };
+    const provider = recordingProvider(launched);
     const ids: string[] = [];
     for (const name of ['a', 'b']) {
       const created = await server.http.post('/2/clusters', {
@@ -92,15 +107,32 @@ describe('the autoscaler', () => {
       });
       ids.push(created.body.cluster.id);
     }
-    const scaler = new ClusterScaler(server.config, server.redisUrl, worker, {
-      info: () => undefined,
-      warn: () => undefined,
-    } as never);
+    const scaler = scalerOf();
     const budget = { launches: server.config.autoscaler.maxLaunchPerPass };
     for (const id of ids) await scaler.pass((await worker.clusters.find(id))!, provider, budget);
     // runners_min 40 wants 40 instances each: 2 for the first (per cluster), 1 for the second (per pass).
     expect(launched).toHaveLength(3);
     const counts = await Promise.all(ids.map(async (id) => (await worker.instances.list(id)).length));
     expect(counts).toEqual([2, 1]);
+  });
+
+  it("launches nothing for a tenant's cluster whose provider tenants may no longer use (made under looser settings)", async () => {
+    const created = await hostile.http.post('/2/clusters', {
+      name: 'older',
+      autoscale: { runners_min: 2, runners_max: 4 },
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.cluster.id as string;
+    // As if saved while the operator let tenants use docker: the rule is checked again at every pass.
+    await worker.clusters.update(id, ({ cluster, secrets }) => ({
+      cluster: { ...cluster, autoscale: { ...cluster.autoscale, provider: 'docker' } },
+      secrets,
+    }));
+    const launched: string[] = [];
+    const scaler = scalerOf();
+    for (let pass = 0; pass < 3; pass++)
+      await scaler.pass((await worker.clusters.find(id))!, recordingProvider(launched));
+    expect(launched).toEqual([]);
+    expect(await worker.instances.list(id)).toEqual([]);
   });
 });

@@ -95,3 +95,30 @@ describe('a privately pulled image on the engine', () => {
     await expectHealthy(server);
   });
 });
+
+describe('a privately pulled image as a function', () => {
+  /** A `default` route of `image` in an app of the tenant; its container runs the request body (busybox sh). */
+  async function functionOf(tenant: Tenant, image: string): Promise<string> {
+    const app = `${tenant.projectId.slice(-8)}-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } });
+    expect(created.status, created.text).toBe(200);
+    const route = await tenant.http.post(`/v1/apps/${app}/routes`, { route: { path: '/run', image } });
+    expect(route.status, route.text).toBe(200);
+    return app;
+  }
+
+  const call = (tenant: Tenant, app: string) =>
+    tenant.http.request('POST', `/r/${app}/run`, { token: null, raw: 'echo ran-the-private-image' });
+
+  it('runs for the project that pulled it, and is refused (403) to another project without credentials', async () => {
+    const own = await call(victim, await functionOf(victim, IMAGE));
+    expect(own.status, own.text).toBe(200);
+    expect(own.text).toContain('ran-the-private-image');
+    const stranger = await createTenant(server, 'function-attacker');
+    const refused = await call(stranger, await functionOf(stranger, IMAGE));
+    expect(refused.status).toBe(403);
+    expect(refused.text).toMatch(/is private to the projects that pulled it/);
+    expect(refused.text).not.toContain('ran-the-private-image');
+    await expectHealthy(server);
+  });
+});

@@ -9,6 +9,7 @@ const DEADLINE = '2030-01-01T00:00:30.000Z';
 const call: FunctionInvocation = {
   callId: '0123456789abcdef01234567',
   appName: 'shop',
+  projectId: 'shop-project',
   path: '/orders',
   image: 'ferrum-test/fn-hot-http',
   format: 'http',

@@ -1,0 +1,49 @@
+import type { RegistryCredentials } from '../../src/worker/codes/registry-credentials.js';
+import type { PrivateImages } from '../../src/worker/codes/private-images.js';
+import type { DockerExecutor } from '../docker-executor.js';
+
+interface Decided {
+  until: number;
+  /** Why the project may not run the image; null when it may. */
+  refusal: string | null;
+}
+
+// A decision holds this long: calls of a hot route do not ask Redis each time.
+const DECISION_MS = 10_000;
+const MOST_DECISIONS = 10_000;
+
+/**
+ * The private-image rule of tasks (PrivateImages), for function containers: an image some
+ * project pulled with registry credentials runs for another project only after that project
+ * pulled it with credentials of its own; an image on the engine is no proof of access.
+ */
+export class FunctionImageGate {
+  private readonly decided = new Map<string, Decided>();
+
+  constructor(
+    private readonly credentials: RegistryCredentials,
+    private readonly privateImages: PrivateImages,
+    private readonly images: DockerExecutor,
+  ) {}
+
+  /** Null when `projectId` may run `image` now (pulled first with its credentials when it has some), else why not. */
+  async refusal(projectId: string, image: string): Promise<string | null> {
+    const key = `${projectId} ${image}`;
+    const known = this.decided.get(key);
+    if (known && known.until > Date.now()) return known.refusal;
+    const auth = await this.credentials.forImage(projectId, image);
+    const decision = await this.privateImages.decide(image, projectId, auth !== undefined);
+    if (decision.action === 'pull') {
+      await this.images.ensureImage(image, auth, { pull: true });
+      if (auth) await this.privateImages.recordPull(image, projectId);
+    }
+    const refusal = decision.action === 'refuse' ? decision.reason : null;
+    this.remember(key, refusal);
+    return refusal;
+  }
+
+  private remember(key: string, refusal: string | null): void {
+    if (this.decided.size >= MOST_DECISIONS) this.decided.clear();
+    this.decided.set(key, { until: Date.now() + DECISION_MS, refusal });
+  }
+}
