@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { createCluster, RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 let server: TestServer;
-let runner: Runner;
 let worker: WorkerClient;
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
@@ -13,28 +12,45 @@ const ended = ['complete', 'error', 'timeout', 'cancelled'];
 
 beforeAll(async () => {
   server = await startWorkerServer();
-  // One slot: tasks start one after another, so their start order is their release order.
-  runner = await startRunner(server, { FERRUM_RUNNER_SLOTS: '1' });
   worker = new WorkerClient(server.http, server.projectId);
 }, 30000);
 
 afterAll(async () => {
-  await runner?.stop();
   await server?.stop();
 });
 
+/**
+ * A one-slot runner (tasks start one after another, so their start order is their release
+ * order) for the tests of one describe block, on a cluster of its own; returns the cluster.
+ */
+function withRunner(mode: (typeof RUNNER_MODES)[number], name: string): { cluster: string } {
+  let runner: Runner | undefined;
+  const made = { cluster: '' };
+  beforeAll(async () => {
+    made.cluster = await createCluster(server.http, name);
+    runner = await startRunner(server, { FERRUM_RUNNER_SLOTS: '1', FERRUM_RUNNER_CLUSTER: made.cluster }, { mode });
+  }, 30000);
+  afterAll(async () => {
+    await runner?.stop();
+  });
+  return made;
+}
+
 const action = (codeId: string, name: string) => server.http.post(worker.path(`/codes/${codeId}/${name}`));
 
-describe('pause and resume a task queue', () => {
+describe.each(RUNNER_MODES)('pause and resume a task queue (%s runner)', (mode) => {
+  const at = withRunner(mode, `pause-${mode}`);
+  const name = (base: string) => `${base}-${mode}`;
+
   it('starts nothing of a paused package, and on resume runs the waiting tasks in their order', async () => {
-    const codeId = await worker.upload({ name: 'pausable', image: 'ferrum-test/busybox', command: shell });
+    const codeId = await worker.upload({ name: name('pausable'), image: 'ferrum-test/busybox', command: shell });
     const paused = await action(codeId, 'pause_task_queue');
     expect(paused.status).toBe(200);
     expect(paused.body).toEqual({ msg: 'Paused' });
     const ids = [];
-    for (let i = 0; i < 4; i++) ids.push(await worker.queue('pausable', `echo ${i}`));
-    await worker.upload({ name: 'free', image: 'ferrum-test/busybox', command: shell });
-    const other = await worker.queue('free', 'echo other');
+    for (let i = 0; i < 4; i++) ids.push(await worker.queue(name('pausable'), `echo ${i}`, { cluster: at.cluster }));
+    await worker.upload({ name: name('free'), image: 'ferrum-test/busybox', command: shell });
+    const other = await worker.queue(name('free'), 'echo other', { cluster: at.cluster });
     // Another package is not held back.
     expect((await worker.waitFor(other, ended)).status).toBe('complete');
     await sleep(1000);
@@ -52,35 +68,40 @@ describe('pause and resume a task queue', () => {
 
   it('runs a resumed task with the revision it was queued with, not one uploaded during the pause', async () => {
     const codeId = await worker.upload({
-      name: 'pinned',
+      name: name('pinned'),
       image: 'ferrum-test/busybox',
       command: "sh -c 'echo first revision'",
     });
     await action(codeId, 'pause_task_queue');
-    const id = await worker.queue('pinned', '');
+    const id = await worker.queue(name('pinned'), '', { cluster: at.cluster });
     await sleep(500);
-    await worker.upload({ name: 'pinned', image: 'ferrum-test/busybox', command: "sh -c 'echo second revision'" });
+    await worker.upload({
+      name: name('pinned'),
+      image: 'ferrum-test/busybox',
+      command: "sh -c 'echo second revision'",
+    });
     await action(codeId, 'resume_task_queue');
     const task = await worker.waitFor(id, ended);
     expect(task).toMatchObject({ status: 'complete', code_rev: '1' });
     expect(await worker.log(id)).toBe('first revision\n');
-    const later = await worker.queue('pinned', '');
+    const later = await worker.queue(name('pinned'), '', { cluster: at.cluster });
     await worker.waitFor(later, ended);
     expect(await worker.log(later)).toBe('second revision\n');
   }, 30000);
 });
 
 describe('cancel_all', () => {
+  const at = withRunner('direct', 'crowd');
   it('cancels every queued and running task of the package, and only of that package', async () => {
     const codeId = await worker.upload({ name: 'crowd', image: 'ferrum-test/busybox', command: shell });
-    const running = await worker.queue('crowd', 'echo working; sleep 30');
+    const running = await worker.queue('crowd', 'echo working; sleep 30', { cluster: at.cluster });
     await worker.waitFor(running, ['running']);
     const queued = [
-      await worker.queue('crowd', 'echo later', { delay: 3600 }),
-      await worker.queue('crowd', 'echo later', { delay: 3600 }),
+      await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
+      await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
     ];
     await worker.upload({ name: 'bystander', image: 'ferrum-test/busybox', command: shell });
-    const bystander = await worker.queue('bystander', 'echo hi', { delay: 3600 });
+    const bystander = await worker.queue('bystander', 'echo hi', { delay: 3600, cluster: at.cluster });
 
     const response = await action(codeId, 'cancel_all');
     expect(response.status).toBe(200);
