@@ -2,7 +2,8 @@
  * Message queue v3 benchmark over HTTP with keep-alive. The controller runs in a child process
  * (its own event loop, as in production) against a private redis-server on this machine; this
  * process drives it. Prints messages/s and p50/p99 latency per scenario. Targets (not asserted):
- * batched produce >= 40,000 msg/s, batched consume >= 20,000 msg/s, single post p99 <= 5 ms at 50 clients.
+ * batched produce >= 40,000 msg/s, batched consume >= 20,000 msg/s, single post p99 <= 5 ms at 50 clients
+ * (closed loop: saturating; and paced50: open loop at BENCH_PACED_RATE rounds per second).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -13,7 +14,13 @@ import { figure, sized } from './lib/report.js';
 
 const SECONDS = sized('BENCH_SECONDS', 5, 0.5);
 /** Which scenarios run: any of batched, single1, single50 (comma-separated). */
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50').split(',');
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50,paced50').split(',');
+/**
+ * paced50: 50 clients whose post+reserve+delete rounds start on a schedule of this many per
+ * second in all (open loop): the latency a steady load of 50 clients sees, where single50's
+ * closed loop saturates the machine and measures its throughput.
+ */
+const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
 
 if (process.env.BENCH_ROLE === 'server') {
   void serve();
@@ -35,6 +42,15 @@ class Stats {
   }
 }
 
+/** `work`'s latency counted from `from` (a scheduled start), not from when it began. */
+async function timedFrom<T>(stats: Stats, from: number, work: () => Promise<T>): Promise<T> {
+  // A timer may fire a fraction of a millisecond early: then the request's own start counts.
+  const started = Math.min(from, performance.now());
+  const result = await work();
+  stats.latencies.push(performance.now() - started);
+  return result;
+}
+
 async function timed<T>(stats: Stats, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   const result = await work();
@@ -42,20 +58,32 @@ async function timed<T>(stats: Stats, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** Runs `clients` loops of `step` for SECONDS; each step returns how many messages it moved. */
+/**
+ * Runs `clients` loops of `step` for SECONDS; each step returns how many messages it moved.
+ * Closed loop (no `stepsPerSecond`): each client starts its next step when the last ends, so the
+ * clients saturate the server and latency is clients / throughput. Open loop: steps start on a
+ * schedule of `stepsPerSecond` over all clients, and `step` gets its scheduled start, from which
+ * its first request's latency counts (a late start is latency too: no coordinated omission).
+ */
 async function run(
   clients: number,
-  step: (stats: Stats) => Promise<number>,
+  step: (stats: Stats, scheduled: number) => Promise<number>,
+  stepsPerSecond?: number,
 ): Promise<{ stats: Stats; seconds: number }> {
   const stats = new Stats();
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
+  const periodMs = stepsPerSecond ? (clients * 1000) / stepsPerSecond : 0;
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < deadline) {
-        const moved = await step(stats);
+    Array.from({ length: clients }, async (_, i) => {
+      let scheduled = started + (periodMs * i) / clients;
+      while (scheduled < deadline) {
+        const wait = scheduled - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const moved = await step(stats, periodMs ? scheduled : performance.now());
         if (moved === 0) break;
         stats.messages += moved;
+        scheduled = periodMs ? scheduled + periodMs : performance.now();
       }
     }),
   );
@@ -148,6 +176,7 @@ async function main(): Promise<void> {
     if (SCENARIOS.includes('batched')) await batched(target, child, redis);
     for (const clients of [1, 50])
       if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
+    if (SCENARIOS.includes('paced50')) await single(target, 50, child, redis, PACED_RATE);
   } finally {
     console.log(
       `\nload average at end: ${os
@@ -188,31 +217,44 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
   client.close();
 }
 
-async function single(target: Target, clients: number, child: ChildProcess, redis: Redis): Promise<void> {
+async function single(
+  target: Target,
+  clients: number,
+  child: ChildProcess,
+  redis: Redis,
+  stepsPerSecond?: number,
+): Promise<void> {
   const client = new Client(target, clients);
-  const queue = `single-${clients}`;
+  const queue = `single-${clients}${stepsPerSecond ? '-paced' : ''}`;
+  const label = stepsPerSecond
+    ? `${clients} clients at ${stepsPerSecond} msg/s (open loop)`
+    : `${clients} client${clients > 1 ? 's' : ''}`;
   const post = new Stats();
   const reserve = new Stats();
   const remove = new Stats();
   const roundTrips = await measured(child, redis, () =>
-    run(clients, async () => {
-      check(
-        await timed(post, () =>
-          client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] }),
-        ),
-        201,
-      );
-      const [message] = check(await timed(reserve, () => client.request('POST', `${queue}/reservations`, {})), 200)
-        .messages as any[];
-      if (message)
+    run(
+      clients,
+      async (_stats, scheduled) => {
         check(
-          await timed(remove, () =>
-            client.request('DELETE', `${queue}/messages/${message.id}`, { reservation_id: message.reservation_id }),
+          await timedFrom(post, scheduled, () =>
+            client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] }),
           ),
-          200,
+          201,
         );
-      return 1;
-    }),
+        const [message] = check(await timed(reserve, () => client.request('POST', `${queue}/reservations`, {})), 200)
+          .messages as any[];
+        if (message)
+          check(
+            await timed(remove, () =>
+              client.request('DELETE', `${queue}/messages/${message.id}`, { reservation_id: message.reservation_id }),
+            ),
+            200,
+          );
+        return 1;
+      },
+      stepsPerSecond,
+    ),
   );
   for (const [name, stats] of [
     ['post', post],
@@ -220,20 +262,16 @@ async function single(target: Target, clients: number, child: ChildProcess, redi
     ['delete', remove],
   ] as const) {
     stats.messages = stats.latencies.length;
-    report(
-      `single ${name} (${clients} client${clients > 1 ? 's' : ''})`,
-      { stats, seconds: roundTrips.seconds },
-      'req/s',
-    );
+    report(`single ${name} (${label})`, { stats, seconds: roundTrips.seconds }, 'req/s');
     for (const p of [50, 99])
-      figure(`single ${name} p${p}, ${clients} client(s)`, stats.percentile(p), 'ms', {
+      figure(`single ${name} p${p}, ${stepsPerSecond ? label : `${clients} client(s)`}`, stats.percentile(p), 'ms', {
         better: 'lower',
         ...(p === 99 ? { target: 5 } : {}),
       });
   }
   const { stats, seconds, cpu } = roundTrips;
   console.log(
-    `single post+reserve+delete (${clients}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
+    `single post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
   );
   client.close();
 }
