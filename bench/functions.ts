@@ -302,7 +302,8 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
 function startServerChild(): Promise<{ child: ChildProcess; url: string; token: string; projectId: string }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'server' },
-    execArgv: process.execArgv,
+    // BENCH_PROFILE=1: a --cpu-prof profile of the server in /tmp/prof.
+    execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
   });
   return new Promise((resolve, reject) => {
     child.once('message', (message: { url: string; token: string; projectId: string }) =>

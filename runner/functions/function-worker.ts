@@ -28,8 +28,8 @@ export interface FunctionExecutors {
   images?: FunctionImageGate;
   cold: FunctionExecutor;
   hot: FunctionExecutor & {
-    /** Whether a call of this route would find an idle hot container now. */
-    hasIdle?(invocation: FunctionInvocation): boolean;
+    /** Whether a call of this route may run here now, without the queue (see HotFunctionPool). */
+    acceptsHere?(invocation: FunctionInvocation): boolean;
   };
 }
 
@@ -172,14 +172,15 @@ export class FunctionWorker {
   }
 
   /**
-   * Runs a sync call in this process, without the queue, when a hot container of its route is
-   * idle here now (the all-in-one server); null when it is not. `create` is the call's record.
+   * Runs a sync call in this process, without the queue, when the hot pool here takes it now
+   * (the all-in-one server; see HotFunctionPool.acceptsHere); null when it does not. `create`
+   * is the call's record.
    */
   runHere(
     invocation: FunctionInvocation,
     create: NonNullable<Parameters<CallRecordBatch['add']>[0]['create']>,
   ): Promise<FunctionResult> | null {
-    if (this.stopping || invocation.format === 'default' || !this.executors.hot.hasIdle?.(invocation)) return null;
+    if (this.stopping || invocation.format === 'default' || !this.executors.hot.acceptsHere?.(invocation)) return null;
     const startedAt = Date.now();
     return this.invoke(invocation).then((result) => {
       this.record(invocation, result, startedAt, undefined, create);

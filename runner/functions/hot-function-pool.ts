@@ -100,9 +100,16 @@ export class HotFunctionPool implements FunctionExecutor {
   }
 
   /** Whether a call of this route would find an idle container now (it may still lose it to another). */
-  hasIdle(invocation: FunctionInvocation): boolean {
+  /**
+   * Whether a call of this route may run here without the queue: the route's pool (of the
+   * same route version) has an idle container, or fewer calls wait than it has containers, so
+   * one comes free within about one call's time. Otherwise the call goes through the queue.
+   */
+  acceptsHere(invocation: FunctionInvocation): boolean {
     const current = this.routes.get(`${invocation.appName}\0${invocation.path}`);
-    return current !== undefined && current.pool.idleCount > 0 && current.version === routeVersionOf(invocation);
+    if (current === undefined || current.version !== routeVersionOf(invocation)) return false;
+    const { pool } = current;
+    return pool.idleCount > 0 || pool.waitingCount < pool.size;
   }
 
   private async call(

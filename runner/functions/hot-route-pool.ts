@@ -61,6 +61,11 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     return this.idle.length;
   }
 
+  /** Calls waiting for a container. */
+  get waitingCount(): number {
+    return this.waiters.length;
+  }
+
   /** Containers running or starting. */
   get size(): number {
     return this.live.size + this.starting;

@@ -28,7 +28,7 @@ export interface LocalFunctionHost {
 /**
  * Queues calls for the runners: async ones are answered at once, sync ones wait for the result
  * (one round trip to queue, the answer by pub/sub) — or run in this process when its own runner
- * has an idle hot container of the route.
+ * takes calls of the route (a hot container idle or about to come free).
  */
 export class FunctionCalls {
   constructor(
