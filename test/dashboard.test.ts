@@ -226,15 +226,19 @@ describe('dashboard', () => {
     await page.getByLabel('Status').selectOption('cancelled');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toContain('status=cancelled');
-    await expect.poll(() => page.locator('main table tbody').textContent(), { timeout: 15_000 }).toContain('sleeper');
-    expect(await page.locator('main table tbody').textContent()).not.toContain('greeter');
+    // The unfiltered list also shows sleeper: wait for the filtered one, which shows only it.
+    const rows = () => page.locator('main table tbody').textContent();
+    const only = async (wanted: string, unwanted: string) => {
+      const text = (await rows()) ?? '';
+      return text.includes(wanted) && !text.includes(unwanted);
+    };
+    await expect.poll(() => only('sleeper', 'greeter'), { timeout: 15_000 }).toBe(true);
 
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Code package', { exact: true }).fill('greeter');
     await page.getByLabel('Code package', { exact: true }).press('Enter');
     await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toContain('code_name=greeter');
-    await expect.poll(() => page.locator('main table tbody').textContent(), { timeout: 15_000 }).toContain('greeter');
-    expect(await page.locator('main table tbody').textContent()).not.toContain('sleeper');
+    await expect.poll(() => only('greeter', 'sleeper'), { timeout: 15_000 }).toBe(true);
   });
 
   it('shows schedules with their next run', async () => {
