@@ -2,14 +2,13 @@
 // 50 clients (autocannon), beside the same operations straight against Redis through the
 // cache's own scripts from this process. Run with `npm run bench:cache`; BENCH_SECONDS sets
 // the length of each run (default 5).
-import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import readline from 'node:readline';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { KeySpace } from '../src/core/redis.js';
+import { startCacheServer } from './lib/cache-server-child.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 
 const CLIENTS = 50;
@@ -17,14 +16,6 @@ const SECONDS = sized('BENCH_SECONDS', 5, 1);
 const WARM_UP_SECONDS = 3;
 const CACHE = 'bench';
 const VALUE = 'v'.repeat(100);
-
-interface ServerInfo {
-  url: string;
-  token: string;
-  projectId: string;
-  redisUrl: string;
-  keyPrefix: string;
-}
 
 interface Figures {
   opsPerSecond: number;
@@ -60,17 +51,7 @@ const operations: Operation[] = [
   },
 ];
 
-async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cache-server.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    lines.close();
-    return { child, info: JSON.parse(line) as ServerInfo };
-  }
-  throw new Error('bench server exited before it was ready');
-}
+const startServer = startCacheServer;
 
 async function overHttp(url: string, http: Operation['http'], token: string, seconds = SECONDS): Promise<Figures> {
   const result = await autocannon({

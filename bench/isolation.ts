@@ -6,10 +6,10 @@
 // BENCH_SECONDS sets the attack's length (default 15).
 // Three processes: the server (controller + its redis-server), the attacker, and this one
 // (the victim's client), so neither client's work shows in the other's figures.
+import { startCacheServer, type CacheServerInfo } from './lib/cache-server-child.js';
 import { figure, SMOKE } from './lib/report.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
@@ -25,13 +25,7 @@ const BODY = 'x'.repeat(1000);
 const VICTIM_CLIENTS = 4;
 const SLOWLOG_FLOOR_US = 1000;
 
-interface ServerInfo {
-  url: string;
-  token: string;
-  projectId: string;
-  redisUrl: string;
-  keyPrefix: string;
-}
+type ServerInfo = CacheServerInfo;
 
 interface Tenant {
   token: string;
@@ -122,17 +116,7 @@ async function attacker(info: ServerInfo, tenant: Tenant): Promise<void> {
   redis.disconnect();
 }
 
-async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cache-server.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    lines.close();
-    return { child, info: JSON.parse(line) as ServerInfo };
-  }
-  throw new Error('bench server exited before it was ready');
-}
+const startServer = startCacheServer;
 
 async function victimGets(info: ServerInfo, victim: Tenant, seconds: number) {
   const result = await autocannon({
