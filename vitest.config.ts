@@ -5,8 +5,10 @@ import { defineConfig } from 'vitest/config';
  * - unit: test/unit, no Redis, no Docker;
  * - docker: whatever needs the Docker engine: test/docker, any `*-docker.test.ts`, and the
  *   existing areas that start runners or containers (listed below);
- * - redis: every other test (the default for a new top-level test file): a real redis-server.
- * `npm run test:fast` runs unit and redis; `npm test` runs all three.
+ * - redis: every other test (the default for a new top-level test file): a real redis-server;
+ * - cluster: test/cluster and a representative subset of the MQ, cache, identity, worker and
+ *   functions suites again, each server on its own real 3-master Redis Cluster.
+ * `npm run test:fast` runs unit and redis; `npm test` runs all four.
  */
 const DOCKER = [
   'test/docker/**/*.test.ts',
@@ -27,6 +29,29 @@ const DOCKER = [
   'test/metrics*.test.ts',
 ];
 
+/** The suites the cluster lane runs again on a Redis Cluster (beside test/cluster). */
+const ON_CLUSTER = [
+  'test/cluster/**/*.test.ts',
+  'test/mq-v3-messages.test.ts',
+  'test/mq-v1-messages.test.ts',
+  'test/mq-v3-dead-letter.test.ts',
+  'test/mq-v3-expiry-sweep.test.ts',
+  'test/mq-push-delivery.test.ts',
+  'test/cache-items.test.ts',
+  'test/cache-expiry.test.ts',
+  'test/cache-sweeper.test.ts',
+  'test/identity-projects.test.ts',
+  'test/adversarial/suspension-deletion.test.ts',
+  'test/worker-tasks-api.test.ts',
+  'test/worker-retry-dispatch.test.ts',
+  'test/worker-schedules-leaders.test.ts',
+  'test/worker-task-retention.test.ts',
+  'test/runner-api.test.ts',
+  'test/worker-runner.test.ts',
+  'test/worker-runner-process.test.ts',
+  'test/functions-calls.test.ts',
+];
+
 const shared = {
   pool: 'forks',
   testTimeout: 30_000,
@@ -45,10 +70,11 @@ export default defineConfig({
           ...shared,
           name: 'redis',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', ...DOCKER, '**/node_modules/**'],
+          exclude: ['test/unit/**', 'test/cluster/**', ...DOCKER, '**/node_modules/**'],
         },
       },
       { test: { ...shared, name: 'docker', include: DOCKER } },
+      { test: { ...shared, name: 'cluster', include: ON_CLUSTER, env: { FERRUM_TEST_REDIS: 'cluster' } } },
     ],
   },
 });

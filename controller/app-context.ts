@@ -1,11 +1,10 @@
-import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, failFast, KeySpace, waitForRedis } from '../src/core/redis.js';
+import { createRedisClient, failFast, KeySpace, waitForRedis, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
@@ -19,7 +18,7 @@ import { openWorkerServices, type WorkerServices } from '../src/worker/services.
 export interface AppContext {
   config: Config;
   log: FastifyBaseLogger;
-  redis: Redis;
+  redis: RedisClient;
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;

@@ -1,5 +1,6 @@
+import type { RedisClient } from '../src/core/redis.js';
+import { scanKeys, unlinkEach } from '../src/core/scan.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { AppContext } from './app-context.js';
 import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
 import { ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
@@ -13,14 +14,10 @@ import type { WorkerServices } from '../src/worker/services.js';
 const PROJECTS_PER_PASS = 10;
 
 /** Unlinks every key matching `pattern`, SCAN step by SCAN step (UNLINK frees big values off the main thread). */
-async function unlinkMatching(redis: Redis, pattern: string, isStopping: () => boolean): Promise<void> {
-  let cursor = '0';
-  do {
-    if (isStopping()) return;
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    for (let i = 0; i < keys.length; i += WALK_BATCH) await redis.unlink(...keys.slice(i, i + WALK_BATCH));
-  } while (cursor !== '0');
+async function unlinkMatching(redis: RedisClient, pattern: string, isStopping: () => boolean): Promise<void> {
+  for await (const keys of scanKeys(redis, pattern, 1000, isStopping)) {
+    for (let i = 0; i < keys.length; i += WALK_BATCH) await unlinkEach(redis, keys.slice(i, i + WALK_BATCH));
+  }
 }
 
 /**
@@ -94,7 +91,7 @@ export class ProjectJanitor {
     for (const pattern of [`{w:${projectId}}:*`, `{mq:${projectId}:*`, `{mq:${projectId}}:*`, `{cache:${projectId}}:*`])
       await unlinkMatching(redis, prefix + pattern, isStopping);
     await unlinkMatching(redis, `${prefix}history:${projectId}:*`, isStopping);
-    await redis.unlink(projectCountersKey(keys, projectId), projectSchedulesCountKey(keys, projectId));
+    await unlinkEach(redis, [projectCountersKey(keys, projectId), projectSchedulesCountKey(keys, projectId)]);
   }
 }
 

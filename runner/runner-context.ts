@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { createRedisClient, KeySpace, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
@@ -14,15 +13,15 @@ import { openWorkerServices, type WorkerServices } from '../src/worker/services.
 export interface RunnerContext {
   config: Config;
   redisUrl: string;
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   bus: EventBus;
   worker: WorkerServices;
   functions: FunctionStores;
   /** The BullMQ Worker's connection (BullMQ wants one that retries forever). */
-  taskQueueConnection: Redis;
+  taskQueueConnection: RedisClient;
   /** The function worker's connection: BLMOVE blocks it. */
-  functionCallConnection: Redis;
+  functionCallConnection: RedisClient;
 }
 
 export interface OpenedRunnerContext {

@@ -1,3 +1,4 @@
+import type { RedisClient } from '../src/core/redis.js';
 import os from 'node:os';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
@@ -5,7 +6,6 @@ import { Registry } from 'prom-client';
 import type { Config } from '../src/core/config.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { newObjectId } from '../src/core/ids.js';
-import type { Redis } from 'ioredis';
 import type { EventBus } from '../src/core/bus.js';
 import { FailureLog } from '../src/core/failure-log.js';
 import { giveUpAfter, sleep } from '../src/core/time.js';
@@ -302,7 +302,7 @@ export class Runner {
         for (const run of this.runs.values()) run.stop('shutdown');
         await Promise.race([closed, sleep(FORCED_STOP_MS)]);
       } else if (!drained) {
-        // No task left, yet the queue does not close: Redis (or the API) is unreachable.
+        // No task left, yet the queue does not close: RedisClient (or the API) is unreachable.
         await giveUpAfter(STOP_STEP_MS, 'the task queue to close', closed, this.log);
       }
     }
@@ -324,7 +324,7 @@ interface FunctionWorkerDeps {
   docker: Docker;
   stores: FunctionStores;
   bus: EventBus;
-  connection: Redis;
+  connection: RedisClient;
   isAlive: (runnerId: string) => Promise<boolean>;
   hotFunctions: FunctionExecutor | undefined;
   worker: Pick<WorkerServices, 'credentials' | 'privateImages'>;

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheKeys } from '../src/cache/keys.js';
 import { KeySpace } from '../src/core/redis.js';
@@ -9,11 +9,11 @@ import { scriptClock } from '../src/core/lua.js';
 // The sweeper is off here: what these tests see comes from the scripts alone, and the expired
 // items are shown to be still stored when get, size and list already leave them out.
 let server: TestServer;
-let redis: Redis;
+let redis: RedisClient;
 let cacheKeys: CacheKeys;
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_CACHE_SWEEP_MS: '0' });
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   cacheKeys = new CacheKeys(new KeySpace(server.config.keyPrefix));
 });
 afterAll(async () => {

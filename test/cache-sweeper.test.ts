@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheKeys } from '../src/cache/keys.js';
 import { KeySpace } from '../src/core/redis.js';
@@ -7,11 +7,11 @@ import { cacheFootprint, cachePaths, uniqueCacheName } from './helpers/cache.js'
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
-let redis: Redis;
+let redis: RedisClient;
 let cacheKeys: CacheKeys;
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_CACHE_SWEEP_MS: '100' });
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   cacheKeys = new CacheKeys(new KeySpace(server.config.keyPrefix));
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
@@ -14,7 +14,7 @@ import { WorkerClient } from './helpers/worker.js';
 
 // Compatibility at the edges (issue 18), through real HTTP against a real server and Redis.
 let server: TestServer;
-let redis: Redis;
+let redis: RedisClient;
 let mq: MqClient;
 let v1: MqV1Client;
 let worker: WorkerClient;
@@ -22,7 +22,7 @@ const subscribers: TestSubscriber[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   mq = new MqClient(server.http, server.projectId);
   v1 = new MqV1Client(server.http, server.projectId);
   worker = new WorkerClient(server.http, server.projectId);

@@ -58,11 +58,11 @@ beforeAll(async () => {
   const config = loadConfig({
     ...FAST_WORKER_ENV,
     ...FAST_METRICS_ENV,
-    REDIS_URL: server.redisUrl,
+    ...server.redisEnv,
     FERRUM_DATA_DIR: server.config.dataDir,
   });
   const registry = new Registry();
-  runner = await Runner.start(config, server.redisUrl, pino({ level: 'warn' }), undefined, registry);
+  runner = await Runner.start(config, config.redisUrl!, pino({ level: 'warn' }), undefined, registry);
   runnerPort = await freeLoopbackPort();
   runnerMetrics = serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
 });

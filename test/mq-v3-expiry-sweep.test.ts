@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -7,11 +7,11 @@ import { eventually } from './helpers/eventually.js';
 
 let server: TestServer;
 let mq: MqClient;
-let observer: Redis;
+let observer: RedisClient;
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_MQ_SWEEP_MS: '200' });
   mq = new MqClient(server.http, server.projectId);
-  observer = new Redis(server.redisUrl);
+  observer = server.openRedis();
 });
 afterAll(async () => {
   observer?.disconnect();

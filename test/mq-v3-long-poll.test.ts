@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './helpers/eventually.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
@@ -6,11 +6,11 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let mq: MqClient;
-let observer: Redis;
+let observer: RedisClient;
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
   mq = new MqClient(server.http, server.projectId);
-  observer = new Redis(server.redisUrl);
+  observer = server.openRedis();
 });
 afterAll(async () => {
   observer?.disconnect();

@@ -1,3 +1,4 @@
+import type { RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { missingMessages, startPostLoad, waitFor } from './helpers/post-load.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -25,7 +26,7 @@ it('uses the master the Sentinel names', async () => {
   expect(server.running.ctx.redisUrl).toMatch(/^redis-sentinel:\/\//);
   const master = await sentinel.masterPort();
   // The connection asked the Sentinel and reached the master it names.
-  expect(server.running.ctx.redis.options.sentinels).toHaveLength(1);
+  expect((server.running.ctx.redis.options as RedisOptions).sentinels).toHaveLength(1);
   const replication = await server.running.ctx.redis.info('replication');
   expect(replication).toContain('role:master');
   expect(master).toBeGreaterThan(0);

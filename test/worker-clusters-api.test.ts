@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpResponse, type RequestOptions } from './helpers/http.js';
 import { createUserWithToken } from './helpers/identity.js';
@@ -413,7 +412,7 @@ describe('secrets', () => {
     for (const text of responses)
       for (const secret of [...SECRETS, 'rotated-very-secret']) expect(text).not.toContain(secret);
 
-    const redis = new Redis(server.redisUrl);
+    const redis = server.openRedis();
     try {
       const keys = await redis.keys('*clusters*');
       expect(keys.length).toBeGreaterThan(0);

@@ -74,7 +74,7 @@ async function allEnded(ids: string[]): Promise<any[]> {
 async function spawnRunner(mode: RunnerMode, cluster: string): Promise<ChildProcess> {
   const reach =
     mode === 'direct'
-      ? { REDIS_URL: server.redisUrl }
+      ? server.redisEnv
       : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
   const env: NodeJS.ProcessEnv = { ...process.env, ...FAST_WORKER_ENV, ...reach };
   if (mode === 'gateway') delete env.REDIS_URL;

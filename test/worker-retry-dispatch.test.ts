@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
 import type { WorkerServices } from '../src/worker/services.js';
@@ -14,7 +14,7 @@ let server: TestServer;
 let client: WorkerClient;
 let worker: WorkerServices;
 let sweeper: TaskSweeper;
-let redis: Redis;
+let redis: RedisClient;
 let jobs: Queue<TaskJob>;
 
 async function takenTask(payload: string): Promise<Task> {
@@ -33,7 +33,7 @@ beforeAll(async () => {
     listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: 0,
   });
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   jobs = new Queue<TaskJob>(queueNameOf('default'), { connection: redis, prefix: worker.keys.bullPrefix() });
   await client.upload({ name: 'flaky', image: 'ferrum-test/busybox', retries: 2, retries_delay: 5 });
 });

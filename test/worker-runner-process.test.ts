@@ -1,9 +1,8 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
 import { freeLoopbackPort } from '../src/core/free-port.js';
-import { KeySpace } from '../src/core/redis.js';
+import { KeySpace, type RedisClient } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { RunnerRegistry } from '../src/worker/clusters/runner-registry.js';
@@ -21,7 +20,7 @@ import {
 
 let server: TestServer;
 let worker: WorkerClient;
-let redis: Redis;
+let redis: RedisClient;
 let registry: RunnerRegistry;
 const children: ChildProcess[] = [];
 const runners: Runner[] = [];
@@ -36,7 +35,7 @@ async function spawnRunner(
   // Direct: the Redis URL; gateway: the API and a runner token of the cluster, no Redis at all.
   const reach =
     mode === 'direct'
-      ? { REDIS_URL: server.redisUrl }
+      ? server.redisEnv
       : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   delete inherited.REDIS_URL;
@@ -86,7 +85,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
 beforeAll(async () => {
   server = await startWorkerServer();
   worker = new WorkerClient(server.http, server.projectId);
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   registry = new RunnerRegistry(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 });

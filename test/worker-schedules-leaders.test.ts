@@ -32,7 +32,7 @@ async function startSecondController(): Promise<RunningController> {
     ...FAST_SCHEDULE_ENV,
     PORT: '0',
     HOST: '127.0.0.1',
-    REDIS_URL: server.redisUrl,
+    ...server.redisEnv,
     FERRUM_DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
   });

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../src/core/redis.js';
+import { scanKeys } from '../src/core/scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.js';
 import { sleep } from '../src/core/time.js';
@@ -12,7 +13,7 @@ const RETENTION_MS = 400;
 let server: TestServer;
 let client: WorkerClient;
 let worker: WorkerServices;
-let redis: Redis;
+let redis: RedisClient;
 let codeId: string;
 let east: string;
 
@@ -20,12 +21,7 @@ let east: string;
 async function indexKeys(): Promise<string[]> {
   const keys: string[] = [];
   const pattern = `${server.running.ctx.keys.prefix}{w:${server.projectId}}:*`;
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...found);
-  } while (cursor !== '0');
+  for await (const found of scanKeys(redis, pattern, 1000)) keys.push(...found);
   const types = await Promise.all(keys.map((key) => redis.type(key)));
   return keys.filter((_, i) => types[i] === 'zset');
 }
@@ -45,7 +41,7 @@ beforeAll(async () => {
   });
   client = new WorkerClient(server.http, server.projectId);
   worker = server.running.ctx.worker;
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   codeId = await client.upload({ name: 'kept', image: 'ferrum-test/busybox' });
   east = await createCluster(server.http, 'east');
 });

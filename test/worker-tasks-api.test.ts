@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
@@ -6,6 +5,7 @@ import { RegistryCredentials } from '../src/worker/codes/registry-credentials.js
 import { resolveSecretKey } from '../src/core/secret-key.js';
 import { SecretBox } from '../src/core/secret-box.js';
 import type { TestServer } from './helpers/server.js';
+import { keysMatching } from './helpers/redis.js';
 import { startWorkerServer, WorkerClient, createCluster } from './helpers/worker.js';
 
 // No runner here: tasks stay queued unless cancelled.
@@ -269,8 +269,8 @@ describe('registry credentials', () => {
     });
     expect(response.status).toBe(200);
     expect(JSON.stringify(response.body)).not.toContain('very-secret-pw');
-    const redis = new Redis(server.redisUrl);
-    const keys = await redis.keys('*registry-auth*');
+    const redis = server.openRedis();
+    const keys = await keysMatching(redis, '*registry-auth*');
     expect(keys).toHaveLength(1);
     const stored = await redis.hgetall(keys[0]!);
     await redis.quit();
@@ -280,7 +280,7 @@ describe('registry credentials', () => {
   });
 
   it('gives a runner the credentials of the registry an image comes from', async () => {
-    const redis = new Redis(server.redisUrl);
+    const redis = server.openRedis();
     const credentials = new RegistryCredentials(
       redis,
       new WorkerKeys(new KeySpace(server.config.keyPrefix)),

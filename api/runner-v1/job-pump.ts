@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../src/core/config.js';
-import { createRedisClient } from '../../src/core/redis.js';
+import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { queueNameOf, type TaskJob } from '../../src/worker/tasks/distribution.js';
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
 import type { WorkerKeys } from '../../src/worker/keys.js';
@@ -82,7 +81,7 @@ class ClusterPump {
 /** The manual BullMQ Workers the runner API takes, locks and completes jobs with, one per cluster. */
 export class GatewayJobs {
   private readonly pumps = new Map<string, ClusterPump>();
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
 
   constructor(
     private readonly config: Config,

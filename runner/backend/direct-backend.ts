@@ -1,7 +1,7 @@
+import type { RedisClient } from '../../src/core/redis.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
 import { storeIdOf } from '../../src/core/store-id.js';
@@ -18,7 +18,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   readonly mode = 'direct';
   readonly tasks: TaskBackend = this;
   readonly storeId: string;
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
   private readonly services: WorkerServices;
   private worker: Worker<TaskJob> | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/core/redis.js';
 import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { FailureLog } from '../../src/core/failure-log.js';
@@ -65,7 +65,7 @@ export class FunctionWorker {
     private readonly stores: FunctionStores,
     private readonly bus: EventBus,
     /** A connection of its own: BLMOVE blocks it. */
-    private readonly blocking: Redis,
+    private readonly blocking: RedisClient,
     private readonly executors: FunctionExecutors,
     private readonly options: FunctionWorkerOptions,
     private readonly log: Logger,

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { newSecret } from '../core/ids.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { sleep } from '../core/time.js';
 import type { IdentityStore } from './identity-store.js';
 
@@ -25,7 +24,7 @@ export interface BootstrapResult {
  */
 export async function bootstrapIdentity(
   store: IdentityStore,
-  redis: Redis,
+  redis: RedisClient,
   keys: KeySpace,
   values: BootstrapValues,
 ): Promise<BootstrapResult | null> {

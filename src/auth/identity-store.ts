@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { conflict, notFound } from '../core/errors.js';
 import { newObjectId, newSecret } from '../core/ids.js';
 import { loadLua } from '../core/lua.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { hashPassword } from './password.js';
 import type { Project, ProjectStatus, Token, TokenType, User, UserStatus } from './types.js';
 
@@ -61,7 +60,7 @@ const MIGRATION_BATCH = 200;
 /** Users, tokens and projects in Redis. Knows nothing of HTTP or of who is allowed what. */
 export class IdentityStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {}
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { tooManyRequests } from '../core/errors.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { hashPassword, verifyPassword } from './password.js';
 
 export interface LoginLimits {
@@ -22,7 +21,7 @@ export class LoginGuard {
   private readonly decoyHash: Promise<string>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
     private readonly limits: LoginLimits,
   ) {

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 
 /**
  * Usage counters shown on a project (task_count, hourly_task_count, hourly_time,
@@ -15,7 +14,7 @@ export function projectSchedulesCountKey(keys: KeySpace, projectId: string): str
   return keys.of('{ws}', 'schedules-count', projectId);
 }
 
-export async function readProjectCounters(redis: Redis, keys: KeySpace, projectId: string) {
+export async function readProjectCounters(redis: RedisClient, keys: KeySpace, projectId: string) {
   const [hash, schedules] = await Promise.all([
     redis.hgetall(projectCountersKey(keys, projectId)),
     redis.get(projectSchedulesCountKey(keys, projectId)),

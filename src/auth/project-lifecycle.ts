@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
+import { unlinkEach } from '../core/scan.js';
 import { FunctionKeys } from '../functions/keys.js';
 import { WorkerKeys } from '../worker/keys.js';
 import { ScheduleKeys } from '../worker/schedules/schedule-keys.js';
@@ -8,7 +8,7 @@ import { ScheduleKeys } from '../worker/schedules/schedule-keys.js';
 export const WALK_BATCH = 500;
 
 /** Walks a sorted set with ZSCAN, a bounded batch of members at a time. */
-export async function* zsetMembers(redis: Redis, key: string): AsyncGenerator<string[]> {
+export async function* zsetMembers(redis: RedisClient, key: string): AsyncGenerator<string[]> {
   let cursor = '0';
   do {
     const [next, flat] = await redis.zscan(key, cursor, 'COUNT', WALK_BATCH);
@@ -33,7 +33,7 @@ export class ProjectLifecycle {
   readonly functions: FunctionKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {
     this.worker = new WorkerKeys(keys);
@@ -66,7 +66,7 @@ export class ProjectLifecycle {
     for (let i = 0; i < flags.length; i += WALK_BATCH) {
       const batch = flags.slice(i, i + WALK_BATCH);
       if (suspended) await Promise.all(batch.map((flag) => this.redis.set(flag, '1')));
-      else await this.redis.unlink(...batch);
+      else await unlinkEach(this.redis, batch);
     }
     if (!suspended) await this.redis.zadd(this.resumedKey(), Date.now(), projectId);
   }

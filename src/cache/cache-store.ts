@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { badRequest, conflict, notFound } from '../core/errors.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
@@ -41,7 +40,7 @@ export class CacheStore {
   private readonly registered = new Set<string>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keys: KeySpace,
   ) {
     this.cacheKeys = new CacheKeys(keys);

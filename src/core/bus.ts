@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 
 type Handler = (message: string) => void;
 
@@ -16,8 +16,8 @@ export class EventBus {
   private readonly channels = new Map<string, Channel>();
 
   constructor(
-    private readonly subscriber: Redis,
-    private readonly publisher: Redis,
+    private readonly subscriber: RedisClient,
+    private readonly publisher: RedisClient,
   ) {
     subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.channels.get(channel)?.handlers ?? []) handler(message);

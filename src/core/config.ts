@@ -347,18 +347,38 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 }
 
 /**
- * REDIS_URL as the connection spec createRedisClient takes: the URL itself (standalone), or
+ * REDIS_URL as the connection spec createRedisClient takes: the URL itself (standalone),
  * `redis-sentinel://host:port,…/<master>` built from FERRUM_REDIS_SENTINELS (or REDIS_URL's
- * comma-separated addresses) and FERRUM_REDIS_SENTINEL_MASTER.
+ * comma-separated addresses) and FERRUM_REDIS_SENTINEL_MASTER, or
+ * `redis-cluster://[user:password@]host:port,…` for a Redis Cluster's seed nodes.
  */
 function redisUrlFrom(env: Env): string | undefined {
   const mode = oneOf(env, 'FERRUM_REDIS_MODE', ['standalone', 'sentinel', 'cluster'] as const, 'standalone');
   if (mode === 'standalone') return nonEmpty(env.REDIS_URL);
-  if (mode === 'cluster') throw new Error('FERRUM_REDIS_MODE=cluster is not supported yet (standalone or sentinel)');
+  if (mode === 'cluster') return clusterUrlFrom(env);
   const sentinels = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL)?.replace(/^redis:\/\//, '');
   if (!sentinels) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
   const master = env.FERRUM_REDIS_SENTINEL_MASTER || 'mymaster';
   return `redis-sentinel://${sentinels}/${encodeURIComponent(master)}`;
+}
+
+/**
+ * FERRUM_REDIS_MODE=cluster: REDIS_URL names one or more seed nodes, comma-separated, each
+ * `host:port` or `redis://[user:password@]host:port` (credentials are taken from the first that has them).
+ */
+function clusterUrlFrom(env: Env): string {
+  const raw = nonEmpty(env.REDIS_URL);
+  if (!raw) throw new Error('FERRUM_REDIS_MODE=cluster needs REDIS_URL naming seed nodes (host:port,host:port)');
+  let credentials = '';
+  const nodes = raw.split(',').map((entry) => {
+    const text = entry.trim();
+    const url = new URL(/^[a-z]+:\/\//.test(text) ? text : `redis://${text}`);
+    if (url.protocol !== 'redis:') throw new Error(`REDIS_URL seed "${text}": only redis:// seeds are supported`);
+    if (!url.hostname || !url.port) throw new Error(`REDIS_URL seed "${text}" must be host:port`);
+    if (!credentials && url.password) credentials = `${url.username}:${url.password}@`;
+    return `${url.hostname}:${url.port}`;
+  });
+  return `redis-cluster://${credentials}${nodes.join(',')}`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { FailureLog, type StateLogger } from './failure-log.js';
 import { Lease } from './lease.js';
-import type { KeySpace } from './redis.js';
+import type { KeySpace, RedisClient } from './redis.js';
 
 /** Told after each try for the lease whether this process holds it (for the ferrum_leader gauge). */
 export interface LeadershipReport {
@@ -11,7 +10,7 @@ export interface LeadershipReport {
 export type LoopLogger = StateLogger;
 
 export interface LeaderLoopOptions {
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   /** Names the lease (`lease:<name>`) and the loop in logs. */
   name: string;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { newSecret } from './ids.js';
 
 const RENEW_SCRIPT = `
@@ -22,7 +22,7 @@ export class Lease {
   private held = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly ttlMs: number,
   ) {}

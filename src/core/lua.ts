@@ -1,3 +1,4 @@
+import type { RedisClient } from './redis.js';
 // The one loader of Ferrum's Lua scripts. Conventions every script follows:
 // - a header comment: `--@include <file>` lines first (shared libraries, resolved here), a
 //   `--@keys <name> ...` line (the keys in KEYS order; `<name>...` for a variable tail), then
@@ -12,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
 
 type Arg = string | number | Buffer;
 
@@ -68,7 +68,7 @@ export class LuaScript {
     this.sha = sha1(source);
   }
 
-  async run<T = unknown>(redis: Redis, keys: string[], args: Arg[] = []): Promise<T> {
+  async run<T = unknown>(redis: RedisClient, keys: string[], args: Arg[] = []): Promise<T> {
     this.checkKeyCount(keys.length);
     const { sha, source } = this.forClock(scriptClock.offsetMs);
     try {

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { pino } from 'pino';
 import { FailureLog, type StateLogger } from './failure-log.js';
 
@@ -32,6 +32,9 @@ export const fallbackLog = (): StateLogger => (defaultLog ??= pino({ level: proc
 /** Reconnect attempts come quickly, then once a second, so service resumes within a second of Redis's return. */
 const reconnectDelayMs = (attempt: number) => Math.min(100 * attempt, 1000);
 
+/** A connection to standalone Redis (or the master Sentinels name), or to a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
 /**
  * Where to connect: a redis:// URL, or `redis-sentinel://host:port,host:port/<master>` for the
  * master a set of Sentinels names (followed through failovers).
@@ -47,7 +50,7 @@ export function connectionOf(url: string): RedisOptions {
 }
 
 /** Opens a Redis connection; `name` shows in CLIENT LIST so connections can be told apart. */
-export function createRedisClient(url: string, name: string, extra: RedisClientOptions = {}): Redis {
+export function createRedisClient(url: string, name: string, extra: RedisClientOptions = {}): RedisClient {
   const { log = fallbackLog(), onError, ...options } = extra;
   const settings: RedisOptions = {
     connectionName: `ferrum:${name}`,
@@ -56,11 +59,75 @@ export function createRedisClient(url: string, name: string, extra: RedisClientO
     retryStrategy: reconnectDelayMs,
     ...options,
   };
-  const sentinel = connectionOf(url);
-  const client = sentinel.sentinels ? new Redis({ ...settings, ...sentinel }) : new Redis(url, settings);
+  const client = url.startsWith(CLUSTER_SCHEME) ? openCluster(url, settings) : openStandalone(url, settings);
   reportConnectionState(client, name, log);
   if (onError) client.on('error', (error: unknown) => onError(redisErrorKind(error)));
   return client;
+}
+
+function openStandalone(url: string, settings: RedisOptions): Redis {
+  const sentinel = connectionOf(url);
+  return sentinel.sentinels ? new Redis({ ...settings, ...sentinel }) : new Redis(url, settings);
+}
+
+const CLUSTER_SCHEME = 'redis-cluster://';
+
+/** `redis-cluster://[user:password@]host:port,host:port`: the seed nodes of a Redis Cluster. */
+export function clusterSeedsOf(url: string): {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+} {
+  const rest = url.slice(CLUSTER_SCHEME.length);
+  const at = rest.lastIndexOf('@');
+  const credentials = at >= 0 ? rest.slice(0, at) : '';
+  const nodes = (at >= 0 ? rest.slice(at + 1) : rest).split(',').map((address) => {
+    const colon = address.lastIndexOf(':');
+    return colon < 0
+      ? { host: address, port: 6379 }
+      : { host: address.slice(0, colon), port: Number(address.slice(colon + 1)) };
+  });
+  if (!credentials) return { nodes };
+  const colon = credentials.indexOf(':');
+  const username = colon < 0 ? '' : decodeURIComponent(credentials.slice(0, colon));
+  const password = decodeURIComponent(colon < 0 ? credentials : credentials.slice(colon + 1));
+  return { nodes, ...(username ? { username } : {}), password };
+}
+
+/**
+ * A Redis Cluster connection. Connection-wide settings (offline queue, auto-pipelining,
+ * reconnecting) belong to the cluster; the rest (timeouts, retries, name) to each node's connection.
+ */
+function openCluster(url: string, settings: RedisOptions): Cluster {
+  const { nodes, username, password } = clusterSeedsOf(url);
+  const { enableOfflineQueue, enableAutoPipelining, enableReadyCheck, lazyConnect, retryStrategy, ...node } = settings;
+  const options: ClusterOptions = {
+    clusterRetryStrategy: (attempt) => (retryStrategy ? retryStrategy(attempt) : reconnectDelayMs(attempt)),
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    enableAutoPipelining: enableAutoPipelining ?? true,
+    enableReadyCheck: enableReadyCheck ?? true,
+    lazyConnect: lazyConnect ?? false,
+    slotsRefreshTimeout: 2000,
+    redisOptions: { ...node, ...(username ? { username } : {}), ...(password ? { password } : {}) },
+  };
+  return new Cluster(nodes, options);
+}
+
+/** Whether `client` is a Redis Cluster connection (whose scans and multi-key commands go node by node). */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+/**
+ * The connections to every master: one for standalone Redis, one per master node of a
+ * Cluster. SCAN and other node-local commands run on each.
+ */
+export function mastersOf(client: RedisClient): Redis[] {
+  if (!isCluster(client)) return [client];
+  const masters = client.nodes('master');
+  // Before the slots are known a cluster lists no node: walking "every master" must not walk none.
+  if (masters.length === 0) throw new Error("Cluster isn't ready: no master node known yet");
+  return masters;
 }
 
 /**
@@ -76,14 +143,14 @@ export function failFast(commandTimeoutMs: number): RedisOptions {
  * ioredis reports every failed reconnect as an 'error' event (and prints a stack trace when
  * nobody listens): one line when the connection is lost, one when it is back.
  */
-function reportConnectionState(client: Redis, name: string, log: StateLogger): void {
+function reportConnectionState(client: RedisClient, name: string, log: StateLogger): void {
   const health = new FailureLog(log, `redis connection ${name}`);
   client.on('error', (error: unknown) => void health.failed(error));
   client.on('ready', () => health.succeeded());
 }
 
 /** Waits until `client` is connected (a fail-fast connection refuses commands before that). */
-export async function waitForRedis(client: Redis, timeoutMs: number): Promise<void> {
+export async function waitForRedis(client: RedisClient, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return;
   if (client.status === 'wait') await client.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
@@ -117,6 +184,8 @@ const UNAVAILABLE_MESSAGES = [
   'Failed to refresh slots cache',
   'None of startup nodes is available',
   'All sentinels are unreachable',
+  "Cluster isn't ready",
+  'Too many Cluster redirections',
 ];
 
 /** What a request that could not reach Redis answers (with status 503 and Retry-After). */
@@ -144,12 +213,12 @@ export class KeySpace {
 /** The shared Redis handles every service uses. */
 export interface RedisContext {
   /** Commands and scripts. */
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   url: string;
 }
 
-export async function pingMs(redis: Redis): Promise<number> {
+export async function pingMs(redis: RedisClient): Promise<number> {
   const started = performance.now();
   await redis.ping();
   return performance.now() - started;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
 import { appOf, flatten } from './records.js';
 import { scripts, type RecordPatch } from './scripts.js';
@@ -13,7 +13,7 @@ export type AppDeletion = 'deleted' | 'missing' | 'has-routes';
 /** Apps: global names, each owned by one project, with a config map. */
 export class AppStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
   ) {}
 

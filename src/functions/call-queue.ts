@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
 import { scripts } from './scripts.js';
 
@@ -9,7 +9,7 @@ import { scripts } from './scripts.js';
  */
 export class CallQueue {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
   ) {}
 
@@ -28,7 +28,12 @@ export class CallQueue {
   }
 
   /** Waits up to `timeoutSeconds` for a message on `connection` (a connection of its own: it blocks). */
-  async take(connection: Redis, cluster: string, runnerId: string, timeoutSeconds: number): Promise<string | null> {
+  async take(
+    connection: RedisClient,
+    cluster: string,
+    runnerId: string,
+    timeoutSeconds: number,
+  ): Promise<string | null> {
     return connection.blmove(
       this.keys.pending(cluster),
       this.keys.inFlight(cluster, runnerId),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
 import { scripts } from './scripts.js';
 import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
@@ -43,7 +43,7 @@ export const SUSPENDED_MESSAGE = 'Project suspended: the call was not run';
 
 export class CallStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
     private readonly retentionMs: number,
     private readonly maxLogBytes: number,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
 import { appOf, mapOf, routeFieldsOf, routeOf } from './records.js';
 import { scripts, type RecordPatch } from './scripts.js';
@@ -16,7 +16,7 @@ export type RouteChanges = Partial<Omit<RouteSettings, 'config' | 'headers'>> & 
 /** Routes of apps: a path mapped to an image and how to run it. */
 export class RouteStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
   ) {}
 

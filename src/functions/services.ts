@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../core/config.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { AppStore } from './app-store.js';
 import { CallQueue } from './call-queue.js';
 import { CallStore } from './call-store.js';
@@ -16,7 +15,7 @@ export interface FunctionStores {
   queue: CallQueue;
 }
 
-export function openFunctionStores(config: Config, redis: Redis, keySpace: KeySpace): FunctionStores {
+export function openFunctionStores(config: Config, redis: RedisClient, keySpace: KeySpace): FunctionStores {
   const keys = new FunctionKeys(keySpace);
   return {
     keys,

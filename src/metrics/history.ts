@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 
 /** Finished task states counted per minute. */
 export const OUTCOMES = ['complete', 'error', 'timeout', 'cancelled'] as const;
@@ -27,7 +26,7 @@ export interface TaskOutcomeBucket {
  */
 export class ActivityHistory {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {}
 

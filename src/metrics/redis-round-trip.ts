@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import { Histogram, type Registry } from 'prom-client';
 import { perRegistry } from './per-registry.js';
 
@@ -15,7 +15,7 @@ function histogramOf(registry: Registry): Histogram {
 }
 
 /** Pings `redis` every `intervalMs` (0 = never) and observes the round trip; a failed ping is not observed. */
-export function startRedisRoundTrip(redis: Redis, registry: Registry, intervalMs: number): () => void {
+export function startRedisRoundTrip(redis: RedisClient, registry: Registry, intervalMs: number): () => void {
   const histogram = histogramOf(registry);
   if (intervalMs <= 0) return () => {};
   let pinging = false;

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { LeaderLoop } from '../core/leader-loop.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
+import { scanKeys } from '../core/scan.js';
 import type { MqLogger } from './types.js';
 import type { MqKeys } from './keys.js';
 import { scripts } from './scripts.js';
@@ -17,7 +17,7 @@ export class ExpirySweeper {
   private isStopping: () => boolean = () => false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keySpace: KeySpace,
     private readonly keys: MqKeys,
     intervalMs: number,
@@ -49,12 +49,9 @@ export class ExpirySweeper {
   async sweepAll(): Promise<number> {
     let swept = 0;
     const pattern = this.keySpace.of('{mq:*}', 'queues');
-    let cursor = '0';
-    do {
-      const [next, indexes] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
-      cursor = next;
+    for await (const indexes of scanKeys(this.redis, pattern, SCAN_COUNT, this.isStopping)) {
       for (const index of indexes) swept += await this.sweepProject(index);
-    } while (cursor !== '0' && !this.isStopping());
+    }
     return swept;
   }
 

@@ -1,5 +1,5 @@
+import type { RedisClient } from '../core/redis.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { forbidden, notFound } from '../core/errors.js';
 import { newMessageId } from '../core/ids.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts.js';
@@ -100,7 +100,7 @@ function reservationPrefix(): string {
  */
 export class MessageStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: MqKeys,
     private readonly queues: QueueStore,
     private readonly log: MqLogger,

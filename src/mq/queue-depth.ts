@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import { isMessageId, messageIdTime } from '../core/ids.js';
 import { TopN } from '../metrics/top-n.js';
 import type { MqKeys, QueueRef } from './keys.js';
@@ -16,7 +16,7 @@ export interface QueueDepth {
  * page of queue names, no scripts (expired messages not yet swept still count).
  */
 export async function offerQueueDepths(
-  redis: Redis,
+  redis: RedisClient,
   keys: MqKeys,
   projectId: string,
   top: TopN<QueueRef>,
@@ -42,7 +42,11 @@ export async function offerQueueDepths(
  * For each queue, when the message at the head of its ready set (the next to be reserved) was
  * posted, in epoch ms, or null when nothing is ready: one pipelined round trip.
  */
-export async function oldestReadyMessages(redis: Redis, keys: MqKeys, refs: QueueRef[]): Promise<Array<number | null>> {
+export async function oldestReadyMessages(
+  redis: RedisClient,
+  keys: MqKeys,
+  refs: QueueRef[],
+): Promise<Array<number | null>> {
   if (refs.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const ref of refs) pipeline.zrange(keys.sizeKeys(ref)[0]!, 0, 0);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/redis.js';
 import { notFound, unavailable } from '../core/errors.js';
 import { QUEUE_KEY, type MqKeys, type QueueRef } from './keys.js';
 import { scripts } from './scripts.js';
@@ -16,7 +16,7 @@ export interface ListOptions {
 /** Queue records: settings, counters, the per-project name index; creation and deletion. */
 export class QueueStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: MqKeys,
     private readonly onExpired: (count: number) => void = () => {},
   ) {}

@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import { badRequest, notFound } from '../core/errors.js';
-import type { KeySpace } from '../core/redis.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
 import { handOverDeadLetters } from './dead-letters.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
@@ -25,7 +24,7 @@ import type {
 import { applyV1QueueUpdate, type V1QueueUpdate } from './v1-queue-update.js';
 
 export interface MessageQueueDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   bus: EventBus;
   log: MqLogger;

@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
-import { createRedisClient, failFast, type KeySpace } from '../core/redis.js';
+import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
 import { ClusterStatus } from './clusters/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
@@ -59,7 +58,7 @@ export interface WorkerServices {
 
 export interface WorkerDeps {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;

@@ -88,7 +88,7 @@ function scalerOf(): ClusterScaler {
   const ownerIsAdmin = async (userId: string) => (await server.running.ctx.identity.getUser(userId))?.admin === true;
   return new ClusterScaler(
     server.config,
-    server.redisUrl,
+    server.running.ctx.redisUrl,
     worker,
     { info: () => undefined, warn: () => undefined } as never,
     ownerIsAdmin,

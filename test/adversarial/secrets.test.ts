@@ -3,6 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/core/redis.js';
+import { keysMatching } from '../helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../../src/auth/identity-store.js';
 import { startManagedRedis } from '../../src/core/managed-redis.js';
@@ -14,12 +16,12 @@ import { createTenant, expectHealthy, startHardenedServer, type Tenant } from '.
 
 let server: TestServer;
 let tenant: Tenant;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   server = await startHardenedServer();
   tenant = await createTenant(server, 'secrets');
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
 }, 60_000);
 
 afterAll(async () => {
@@ -30,7 +32,7 @@ afterAll(async () => {
 /** Every string value stored in Redis (strings and hashes; identity keeps nothing else). */
 async function everythingStored(): Promise<string> {
   const parts: string[] = [];
-  for (const key of await redis.keys('*')) {
+  for (const key of await keysMatching(redis, '*')) {
     const type = await redis.type(key);
     if (type === 'string') parts.push(key, (await redis.get(key)) ?? '');
     if (type === 'hash') parts.push(key, ...Object.entries(await redis.hgetall(key)).flat());
@@ -77,7 +79,10 @@ describe('token secrets', () => {
     const userId = tenant.userId;
     const write = async (id: string, secret: string) => {
       const tokenKey = (
-        await redis.keys(`*:token:${(await redis.smembers((await redis.keys(`*:user:${userId}:tokens`))[0]!))[0]}`)
+        await keysMatching(
+          redis,
+          `*:token:${(await redis.smembers((await keysMatching(redis, `*:user:${userId}:tokens`))[0]!))[0]}`,
+        )
       )[0]!;
       const secretsKey = tokenKey.replace(/token:[0-9a-f]+$/, 'secrets');
       const key = tokenKey.replace(/[0-9a-f]+$/, id);

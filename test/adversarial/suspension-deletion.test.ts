@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/core/redis.js';
+import { scanKeys } from '../../src/core/scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFunctionStores } from '../../src/functions/services.js';
 import type { WorkerServices } from '../../src/worker/services.js';
@@ -9,7 +10,7 @@ import { eventually, expectHealthyAndIntact, newTenant, storeVictimData, type Te
 // A tenant the operator suspended (or that deleted its project) must not get any work started,
 // and a deleted project leaves nothing behind.
 let server: TestServer;
-let redis: Redis;
+let redis: RedisClient;
 let worker: WorkerServices;
 let victim: Tenant;
 let hostile: Tenant;
@@ -25,18 +26,13 @@ async function setStatus(tenant: Tenant, status: 'active' | 'suspended') {
 /** Keys of the project's hash tags still in Redis. */
 async function keysOf(projectId: string): Promise<string[]> {
   const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `*${projectId}*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== '0');
+  for await (const keys of scanKeys(redis, `*${projectId}*`, 1000)) found.push(...keys);
   return found;
 }
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_PROJECT_JANITOR_MS: '100' });
-  redis = new Redis(server.redisUrl);
+  redis = server.openRedis();
   worker = server.running.ctx.worker;
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/core/redis.js';
 import type { CacheKeys } from '../../src/cache/keys.js';
 import type { HttpClient } from './http.js';
 
@@ -35,7 +35,7 @@ export async function listAllCaches(http: HttpClient, projectId: string): Promis
 }
 
 /** What Redis holds for one cache: stored items, and whether the project's indexes name it. */
-export async function cacheFootprint(redis: Redis, cacheKeys: CacheKeys, projectId: string, cacheName: string) {
+export async function cacheFootprint(redis: RedisClient, cacheKeys: CacheKeys, projectId: string, cacheName: string) {
   const [values, cas, expiry, names, live, due] = cacheKeys.itemScriptKeys(projectId, cacheName);
   return {
     values: await redis.hlen(values!),

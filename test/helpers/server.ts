@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/core/config.js';
+import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { startController, type RunningController } from '../../controller/main.js';
 import { HttpClient } from './http.js';
 import { startTestRedis } from './redis.js';
+import { startTestRedisCluster } from './redis-cluster.js';
 
 export interface TestServer {
   running: RunningController;
@@ -14,7 +16,12 @@ export interface TestServer {
   projectId: string;
   /** An HTTP client carrying the admin token. */
   http: HttpClient;
+  /** The plain redis:// URL of the test Redis (with a cluster: one of its nodes). */
   redisUrl: string;
+  /** What points another process at the same Redis (REDIS_URL, and FERRUM_REDIS_MODE for a cluster). */
+  redisEnv: Record<string, string>;
+  /** A new connection to the test Redis, whatever its topology; close it with disconnect(). */
+  openRedis(): RedisClient;
   config: Config;
   stop(): Promise<void>;
 }
@@ -30,12 +37,12 @@ export const LOOPBACK_ALLOWED = { FERRUM_OUTBOUND_ALLOW: '127.0.0.0/8,::1' };
  * bootstrapped with an admin token and project. One per test file.
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const redis = await startTestRedis();
+  const redis = await startTestRedisOfLane();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-data-'));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    REDIS_URL: redis.url,
+    ...redis.env,
     FERRUM_DATA_DIR: dataDir,
     FERRUM_BOOTSTRAP_PASSWORD: 'admin-password',
     LOG_LEVEL: 'warn',
@@ -52,6 +59,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     projectId,
     http: new HttpClient(running.url, token),
     redisUrl: redis.url,
+    redisEnv: redis.env,
+    openRedis: () => createRedisClient(running.ctx.redisUrl, 'test', { log: silentLog }),
     config,
     async stop() {
       await running.stop();
@@ -60,3 +69,22 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/**
+ * The Redis a test server uses: a private redis-server, or with FERRUM_TEST_REDIS=cluster (the
+ * `cluster` test lane) a private three-master Redis Cluster.
+ */
+async function startTestRedisOfLane(): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
+  if (process.env.FERRUM_TEST_REDIS === 'cluster') {
+    const cluster = await startTestRedisCluster();
+    return {
+      url: `redis://127.0.0.1:${cluster.ports[0]}`,
+      env: { FERRUM_REDIS_MODE: 'cluster', REDIS_URL: cluster.seeds },
+      stop: () => cluster.stop(),
+    };
+  }
+  const redis = await startTestRedis();
+  return { url: redis.url, env: { REDIS_URL: redis.url }, stop: () => redis.stop() };
+}
+
+const silentLog = { info: () => undefined, warn: () => undefined };

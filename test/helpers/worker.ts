@@ -59,8 +59,8 @@ export async function startRunner(
     const config = loadConfig({ ...base, FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: token });
     return Runner.startGateway(config, config.runner.gateway!, log, options.docker);
   }
-  const config = loadConfig({ ...base, REDIS_URL: server.redisUrl });
-  return Runner.start(config, server.redisUrl, log, options.docker);
+  const config = loadConfig({ ...base, ...server.redisEnv });
+  return Runner.start(config, config.redisUrl!, log, options.docker);
 }
 
 export async function startWorkerServer(): Promise<TestServer> {

@@ -1,10 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { EventBus } from '../../core/bus.js';
 import { FailureLog } from '../../core/failure-log.js';
 import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
 import type { OutboundGuard } from '../../core/outbound-guard.js';
-import type { KeySpace } from '../../core/redis.js';
+import type { KeySpace, RedisClient } from '../../core/redis.js';
 import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageQueue } from '../service.js';
@@ -27,7 +26,7 @@ export interface PushDeliveryConfig {
 }
 
 export interface PushDelivererDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   bus: EventBus;
   mq: MessageQueue;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { badRequest, forbidden, notFound } from '../../core/errors.js';
 import type { MqKeys, QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
@@ -26,7 +26,7 @@ export interface FinishedRound {
  */
 export class PushStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: MqKeys,
     private readonly queues: QueueStore,
     private readonly messages: MessageStore,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { conflict, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
@@ -21,7 +21,7 @@ export interface StoredCluster {
  */
 export class ClusterStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly box: SecretBox,
   ) {}

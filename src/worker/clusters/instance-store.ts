@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { loadLua } from '../../core/lua.js';
 import type { WorkerKeys } from '../keys.js';
 
@@ -24,7 +24,7 @@ const updateScript = loadLua(import.meta.url, 'update-instance');
 /** Instance records per cluster: one hash of instance id → record JSON. */
 export class InstanceStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 
 /** How long a runner's liveness, and the concurrency slots it holds, last without a heartbeat. */
@@ -32,7 +32,7 @@ export interface ClusterRunners {
 /** Runners register and heartbeat per cluster; a runner that stops heartbeating expires. */
 export class RunnerRegistry {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

@@ -1,5 +1,5 @@
+import type { RedisClient } from '../../core/redis.js';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { newObjectId, newSecret } from '../../core/ids.js';
 import type { WorkerKeys } from '../keys.js';
 
@@ -32,7 +32,7 @@ interface StoredToken extends RunnerTokenInfo {
 /** Cluster runner tokens: stored hashed, listed without secrets, revoked at once. */
 export class RunnerTokens {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 
@@ -43,11 +43,10 @@ export class RunnerTokens {
     if (instanceId) info.instance_id = instanceId;
     const stored: StoredToken = { ...info, digest: digestOf(token) };
     const grant: RunnerGrant = { cluster, token_id: info.id, ...(instanceId ? { instance_id: instanceId } : {}) };
-    await this.redis
-      .multi()
-      .hset(this.keys.runnerTokens(cluster), info.id, JSON.stringify(stored))
-      .set(this.keys.runnerToken(stored.digest), JSON.stringify(grant))
-      .exec();
+    // Listed first, usable second (the two keys sit on different cluster slots): a token is never
+    // usable without being listed, so it can always be revoked.
+    await this.redis.hset(this.keys.runnerTokens(cluster), info.id, JSON.stringify(stored));
+    await this.redis.set(this.keys.runnerToken(stored.digest), JSON.stringify(grant));
     return { ...info, token };
   }
 
@@ -66,7 +65,9 @@ export class RunnerTokens {
     const json = await this.redis.hget(this.keys.runnerTokens(cluster), tokenId);
     if (!json) return false;
     const { digest } = JSON.parse(json) as StoredToken;
-    await this.redis.multi().del(this.keys.runnerToken(digest)).hdel(this.keys.runnerTokens(cluster), tokenId).exec();
+    // Unusable first, unlisted second: a revoked token stops working before it leaves the list.
+    await this.redis.del(this.keys.runnerToken(digest));
+    await this.redis.hdel(this.keys.runnerTokens(cluster), tokenId);
     return true;
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 
 /** The autoscaler's memory of one cluster between passes. */
@@ -11,7 +11,7 @@ export interface ScalingState {
 
 export class ScalingStates {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { notFound } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
 import { loadLua } from '../../core/lua.js';
@@ -27,7 +27,7 @@ export interface Page {
 /** Code packages and their revisions; zips live in the blob store. */
 export class CodeStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly blobs: BlobStore,
   ) {}

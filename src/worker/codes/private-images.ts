@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 
 /** "busybox" and "busybox:latest" are one image; a digest or tag stays as given. */
@@ -18,7 +18,7 @@ export type ImageDecision = { action: 'run' } | { action: 'pull' } | { action: '
  */
 export class PrivateImages {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly proofMs: number,
   ) {}

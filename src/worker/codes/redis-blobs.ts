@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { BlobStore } from './blobs.js';
 
 /** Blobs as plain Redis strings; keys are full key names chosen by the caller. */
 export class RedisBlobStore implements BlobStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   async put(key: string, data: Buffer): Promise<void> {
     await this.redis.set(key, data);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { badRequest, notAcceptable } from '../../core/errors.js';
 import type { WorkerKeys } from '../keys.js';
 import type { SecretBox } from '../../core/secret-box.js';
@@ -58,7 +58,7 @@ export function registryOfImage(image: string): string {
 /** Per-project registry credentials, AES-256-GCM encrypted at rest, never returned by the API. */
 export class RegistryCredentials {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly box: SecretBox,
   ) {}

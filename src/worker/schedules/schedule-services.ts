@@ -1,6 +1,5 @@
 import type { Config } from '../../core/config.js';
-import type { KeySpace } from '../../core/redis.js';
-import type { Redis } from 'ioredis';
+import type { KeySpace, RedisClient } from '../../core/redis.js';
 import { ScheduleKeys } from './schedule-keys.js';
 import { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
@@ -20,7 +19,7 @@ function staleClaimMs(config: Config): number {
 
 /** `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
 export function openScheduleServices(
-  deps: { config: Config; redis: Redis; keys: KeySpace },
+  deps: { config: Config; redis: RedisClient; keys: KeySpace },
   worker: WorkerServices,
   observeRun?: (outcome: ScheduleRunOutcome) => void,
 ): ScheduleServices {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { badRequest, forbidden, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import { dueMember, type ScheduleKeys } from './schedule-keys.js';
@@ -47,7 +47,7 @@ export interface DueRun {
 /** Schedule records, the due set the scheduler reads and the runs it has claimed. */
 export class ScheduleStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: ScheduleKeys,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 
 /** A task holding one max_concurrency slot of its code package (taken by TaskStatusChanges.take). */
@@ -11,7 +11,7 @@ export interface HeldSlot {
 /** The slots runners hold: renewed while their runner heartbeats, given back when a run ends. */
 export class ConcurrencyGate {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 
@@ -19,10 +19,12 @@ export class ConcurrencyGate {
   async renew(slots: HeldSlot[], leaseMs: number): Promise<void> {
     if (slots.length === 0) return;
     const expiry = Date.now() + leaseMs;
-    const pipeline = this.redis.pipeline();
-    for (const slot of slots)
-      pipeline.zadd(this.keys.concurrencyGate(slot.projectId, slot.codeId), 'XX', expiry, slot.taskId);
-    await pipeline.exec();
+    // One command per slot (auto-pipelined): the gates of different projects sit on different cluster slots.
+    await Promise.all(
+      slots.map((slot) =>
+        this.redis.zadd(this.keys.concurrencyGate(slot.projectId, slot.codeId), 'XX', expiry, slot.taskId),
+      ),
+    );
   }
 
   async release(slot: HeldSlot): Promise<void> {

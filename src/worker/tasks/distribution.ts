@@ -1,5 +1,5 @@
+import type { RedisClient } from '../../core/redis.js';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { WorkerKeys } from '../keys.js';
 import type { Task } from '../types.js';
 
@@ -24,7 +24,7 @@ export class TaskDistribution {
   private readonly queues = new Map<string, Queue<TaskJob>>();
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

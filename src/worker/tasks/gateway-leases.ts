@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 
 /** A task a gateway runner holds: the controller keeps its BullMQ job locked while the runner heartbeats. */
@@ -17,7 +17,7 @@ export interface GatewayLease {
 /** The leases of each gateway runner: a hash per runner that lapses with the runner. */
 export class GatewayLeases {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

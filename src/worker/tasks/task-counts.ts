@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from '../keys.js';
 import { TASK_STATUSES, type TaskStatus } from '../types.js';
@@ -9,24 +9,23 @@ export function emptyTaskCounts(): TaskCounts {
   return Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as TaskCounts;
 }
 
-/** Adds the task counts by status of `projectIds` to `counts`: one pipelined ZCARD per status index. */
+/** Adds the task counts by status of `projectIds` to `counts`: one auto-pipelined ZCARD per status index. */
 export async function addTaskCounts(
-  redis: Redis,
+  redis: RedisClient,
   keys: WorkerKeys,
   projectIds: string[],
   counts: TaskCounts,
 ): Promise<void> {
   if (projectIds.length === 0) return;
-  const pipeline = redis.pipeline();
-  for (const projectId of projectIds) for (const index of keys.statusIndexes(projectId)) pipeline.zcard(index);
-  const replies = (await pipeline.exec()) ?? [];
-  replies.forEach(([, count], i) => {
-    counts[TASK_STATUSES[i % TASK_STATUSES.length]!] += Number(count ?? 0);
+  const indexes = projectIds.flatMap((projectId) => keys.statusIndexes(projectId));
+  const replies = await Promise.all(indexes.map((index) => redis.zcard(index)));
+  replies.forEach((count, i) => {
+    counts[TASK_STATUSES[i % TASK_STATUSES.length]!] += count;
   });
 }
 
 /** Every cluster tasks were ever queued to, plus `always` (the default cluster), sorted. */
-export async function knownClusters(redis: Redis, keys: WorkerKeys, always: string): Promise<string[]> {
+export async function knownClusters(redis: RedisClient, keys: WorkerKeys, always: string): Promise<string[]> {
   return [...new Set([always, ...(await redis.smembers(keys.clusters()))])].sort();
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { loadLua } from '../../core/lua.js';
 import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from '../keys.js';
@@ -17,7 +17,7 @@ const RESUME_CHUNK = 500;
  */
 export class TaskQueuePause {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly store: TaskStore,
     private readonly distribution: TaskDistribution,

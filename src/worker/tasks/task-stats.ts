@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 import { TASK_STATUSES, type TaskStatus } from '../types.js';
 
@@ -11,7 +11,7 @@ export interface StatsRange {
 /** Counts of a code package's tasks by status, read from its per-status indexes (ZCOUNT each). */
 export class TaskStats {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

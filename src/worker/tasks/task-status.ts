@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { badRequest, conflict, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../../metrics/history.js';
@@ -38,7 +38,7 @@ export interface TakeResult extends ChangeResult {
 /** Every status change of a task, each one compare-and-set script run. */
 export class TaskStatusChanges {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     /** How long a finished task is kept (record, log, index entries). */
     private readonly retentionMs: number,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import { notFound } from '../../core/errors.js';
 import type { WorkerKeys } from '../keys.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../types.js';
@@ -62,7 +62,7 @@ export function creationArgs(task: Task): string[] {
  */
 export class TaskStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/redis.js';
 import type { WorkerKeys } from '../keys.js';
 import type { TaskStore } from './task-store.js';
 import type { TaskService } from './tasks.js';
@@ -30,7 +30,7 @@ function expiringEntryOf(member: string) {
  */
 export class TaskSweeper {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly store: TaskStore,
     private readonly queueing: TaskService,

@@ -1,5 +1,5 @@
+import type { RedisClient } from '../../core/redis.js';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { newSecret } from '../../core/ids.js';
 import type { WorkerKeys } from '../keys.js';
 
@@ -19,7 +19,7 @@ function digestOf(token: string): string {
 /** Tokens a runner gives each container, valid only for its own task while it runs. Stored hashed. */
 export class TaskTokens {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

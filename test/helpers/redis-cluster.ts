@@ -1,0 +1,78 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { eventually } from './eventually.js';
+
+const run = promisify(execFile);
+
+/** A real Redis Cluster of three masters (no replicas), all redis-server processes on loopback. */
+export interface TestRedisCluster {
+  /** The seed nodes, comma-separated host:port, as REDIS_URL takes them in cluster mode. */
+  seeds: string;
+  ports: number[];
+  /** Opens a plain connection to one master (e.g. to count its keys). */
+  node(port: number): Redis;
+  stop(): Promise<void>;
+}
+
+export async function startTestRedisCluster(masters = 3): Promise<TestRedisCluster> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cluster-'));
+  const ports: number[] = [];
+  for (let i = 0; i < masters; i++) ports.push(await freeLoopbackPort());
+  const children: ChildProcess[] = ports.map((port) =>
+    spawn(
+      'redis-server',
+      [
+        '--bind', '127.0.0.1',
+        '--port', String(port),
+        '--dir', dir,
+        '--cluster-enabled', 'yes',
+        '--cluster-config-file', `nodes-${port}.conf`,
+        '--cluster-node-timeout', '5000',
+        '--save', '',
+        '--appendonly', 'no',
+        '--dbfilename', `dump-${port}.rdb`,
+      ], // prettier-ignore
+      { stdio: 'ignore' },
+    ),
+  );
+  const opened: Redis[] = [];
+  const node = (port: number) => {
+    const client = new Redis(port, '127.0.0.1', { retryStrategy: () => 200, lazyConnect: false });
+    client.on('error', () => undefined);
+    opened.push(client);
+    return client;
+  };
+  const stop = async () => {
+    for (const client of opened) client.disconnect();
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const probes = ports.map(node);
+    const answers = () =>
+      Promise.all(probes.map((p) => p.ping())).then(
+        () => true,
+        () => false,
+      );
+    await eventually(answers, 20_000, 'the nodes to answer');
+    const addresses = ports.map((port) => `127.0.0.1:${port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    await eventually(
+      async () => {
+        const infos = await Promise.all(probes.map((p) => p.call('CLUSTER', 'INFO') as Promise<string>));
+        return infos.every((i) => i.includes('cluster_state:ok') && i.includes(`cluster_known_nodes:${masters}`));
+      },
+      30_000,
+      'the cluster to form',
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { seeds: ports.map((port) => `127.0.0.1:${port}`).join(','), ports, node, stop };
+}

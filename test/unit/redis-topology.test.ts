@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
+import { clusterSeedsOf, isRedisUnavailable } from '../../src/core/redis.js';
+
+const redisUrlOf = (env: Record<string, string>) => loadConfig(env).redisUrl;
+
+describe('FERRUM_REDIS_MODE', () => {
+  it('standalone passes REDIS_URL through', () => {
+    expect(redisUrlOf({ REDIS_URL: 'redis://:pw@db:6380/2' })).toBe('redis://:pw@db:6380/2');
+  });
+
+  it('sentinel names the Sentinels and the master', () => {
+    const url = redisUrlOf({
+      FERRUM_REDIS_MODE: 'sentinel',
+      FERRUM_REDIS_SENTINELS: 's1:26379,s2:26379',
+      FERRUM_REDIS_SENTINEL_MASTER: 'main',
+    });
+    expect(url).toBe('redis-sentinel://s1:26379,s2:26379/main');
+  });
+
+  it('cluster takes comma-separated seeds, bare or as redis:// URLs, with the first credentials', () => {
+    const url = redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'redis://app:s%40cret@n1:7000, n2:7001' });
+    expect(url).toBe('redis-cluster://app:s%40cret@n1:7000,n2:7001');
+    expect(clusterSeedsOf(url!)).toEqual({
+      nodes: [
+        { host: 'n1', port: 7000 },
+        { host: 'n2', port: 7001 },
+      ],
+      username: 'app',
+      password: 's@cret',
+    });
+    expect(clusterSeedsOf('redis-cluster://10.0.0.1:7000')).toEqual({ nodes: [{ host: '10.0.0.1', port: 7000 }] });
+  });
+
+  it('refuses a cluster without seeds, a seed without a port, or another scheme, naming the setting', () => {
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster' })).toThrow(/REDIS_URL/);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'n1' })).toThrow(/host:port/);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'http://n1:7000' })).toThrow(/redis:\/\//);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'galaxy' })).toThrow(/FERRUM_REDIS_MODE/);
+  });
+});
+
+describe('a cluster that cannot serve', () => {
+  it('is "unavailable" (503 and Retry-After), not an internal error', () => {
+    for (const message of [
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      'CLUSTERDOWN The cluster is down',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+      'Failed to refresh slots cache.',
+      'Too many Cluster redirections. Last error: Error: Connection is closed.',
+    ])
+      expect(isRedisUnavailable(new Error(message)), message).toBe(true);
+  });
+});
