@@ -356,10 +356,11 @@ function redisUrlFrom(env: Env): string | undefined {
   const mode = oneOf(env, 'FERRUM_REDIS_MODE', ['standalone', 'sentinel', 'cluster'] as const, 'standalone');
   if (mode === 'standalone') return nonEmpty(env.REDIS_URL);
   if (mode === 'cluster') return clusterUrlFrom(env);
-  const sentinels = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL)?.replace(/^redis:\/\//, '');
-  if (!sentinels) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
+  const raw = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL);
+  if (!raw) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
+  const { credentials, nodes } = seedListOf(raw, 'FERRUM_REDIS_SENTINELS');
   const master = env.FERRUM_REDIS_SENTINEL_MASTER || 'mymaster';
-  return `redis-sentinel://${sentinels}/${encodeURIComponent(master)}`;
+  return `redis-sentinel://${credentials}${nodes.join(',')}/${encodeURIComponent(master)}`;
 }
 
 /**
@@ -369,16 +370,22 @@ function redisUrlFrom(env: Env): string | undefined {
 function clusterUrlFrom(env: Env): string {
   const raw = nonEmpty(env.REDIS_URL);
   if (!raw) throw new Error('FERRUM_REDIS_MODE=cluster needs REDIS_URL naming seed nodes (host:port,host:port)');
+  const { credentials, nodes } = seedListOf(raw, 'REDIS_URL');
+  return `redis-cluster://${credentials}${nodes.join(',')}`;
+}
+
+/** `host:port` entries of a comma-separated list, and the `user:password@` of the first entry that has them. */
+function seedListOf(raw: string, setting: string): { credentials: string; nodes: string[] } {
   let credentials = '';
   const nodes = raw.split(',').map((entry) => {
     const text = entry.trim();
     const url = new URL(/^[a-z]+:\/\//.test(text) ? text : `redis://${text}`);
-    if (url.protocol !== 'redis:') throw new Error(`REDIS_URL seed "${text}": only redis:// seeds are supported`);
-    if (!url.hostname || !url.port) throw new Error(`REDIS_URL seed "${text}" must be host:port`);
+    if (url.protocol !== 'redis:') throw new Error(`${setting} entry "${text}": only redis:// entries are supported`);
+    if (!url.hostname || !url.port) throw new Error(`${setting} entry "${text}" must be host:port`);
     if (!credentials && url.password) credentials = `${url.username}:${url.password}@`;
     return `${url.hostname}:${url.port}`;
   });
-  return `redis-cluster://${credentials}${nodes.join(',')}`;
+  return { credentials, nodes };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -36,17 +36,20 @@ const reconnectDelayMs = (attempt: number) => Math.min(100 * attempt, 1000);
 export type RedisClient = Redis | Cluster;
 
 /**
- * Where to connect: a redis:// URL, or `redis-sentinel://host:port,host:port/<master>` for the
- * master a set of Sentinels names (followed through failovers).
+ * Where to connect: a redis:// URL, or `redis-sentinel://[user:password@]host:port,…/<master>`
+ * for the master a set of Sentinels names (followed through failovers; the credentials are the master's).
  */
 export function connectionOf(url: string): RedisOptions {
   const sentinel = /^redis-sentinel:\/\/([^/]+)\/(.+)$/.exec(url);
   if (!sentinel) return {};
-  const sentinels = sentinel[1]!.split(',').map((address) => {
-    const at = address.lastIndexOf(':');
-    return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
-  });
-  return { sentinels, name: decodeURIComponent(sentinel[2]!), sentinelRetryStrategy: reconnectDelayMs };
+  const { nodes: sentinels, username, password } = seedsOf(sentinel[1]!);
+  return {
+    sentinels,
+    name: decodeURIComponent(sentinel[2]!),
+    sentinelRetryStrategy: reconnectDelayMs,
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+  };
 }
 
 /** Opens a Redis connection; `name` shows in CLIENT LIST so connections can be told apart. */
@@ -73,15 +76,21 @@ function openStandalone(url: string, settings: RedisOptions): Redis {
 const CLUSTER_SCHEME = 'redis-cluster://';
 
 /** `redis-cluster://[user:password@]host:port,host:port`: the seed nodes of a Redis Cluster. */
-export function clusterSeedsOf(url: string): {
+export function clusterSeedsOf(url: string): Seeds {
+  return seedsOf(url.slice(CLUSTER_SCHEME.length));
+}
+
+interface Seeds {
   nodes: { host: string; port: number }[];
   username?: string;
   password?: string;
-} {
-  const rest = url.slice(CLUSTER_SCHEME.length);
-  const at = rest.lastIndexOf('@');
-  const credentials = at >= 0 ? rest.slice(0, at) : '';
-  const nodes = (at >= 0 ? rest.slice(at + 1) : rest).split(',').map((address) => {
+}
+
+/** `[user:password@]host:port,host:port` as addresses and (URL-encoded) credentials. */
+function seedsOf(list: string): Seeds {
+  const at = list.lastIndexOf('@');
+  const credentials = at >= 0 ? list.slice(0, at) : '';
+  const nodes = (at >= 0 ? list.slice(at + 1) : list).split(',').map((address) => {
     const colon = address.lastIndexOf(':');
     return colon < 0
       ? { host: address, port: 6379 }

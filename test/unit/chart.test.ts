@@ -74,7 +74,13 @@ describe('values.schema.json', () => {
   });
 
   it('has an example for each documented mode', () => {
-    expect(exampleFiles).toEqual(['dind.yaml', 'external-docker.yaml', 'gateway-runners.yaml', 'host-socket.yaml']);
+    expect(exampleFiles).toEqual([
+      'dind.yaml',
+      'external-docker.yaml',
+      'gateway-runners.yaml',
+      'host-socket.yaml',
+      'redis-cluster.yaml',
+    ]);
   });
 
   it.each(exampleFiles)('accepts examples/%s merged over values.yaml', (file) => {
@@ -146,6 +152,17 @@ describe('values.schema.json', () => {
       'external Redis with both URL and Secret',
       { redis: { url: 'redis://r:6379', existingSecret: 's', bundled: { enabled: false } } },
       '/redis must match exactly one schema in oneOf',
+    ],
+    ['a bundled Redis in cluster mode', { redis: { mode: 'cluster' } }, '/redis/mode must be equal to constant'],
+    [
+      'an unknown Redis topology',
+      { redis: { mode: 'ring', url: 'redis://r:6379', bundled: { enabled: false } } },
+      '/redis/mode must be equal to one of the allowed values',
+    ],
+    [
+      'Cluster seeds that are not host:port',
+      { redis: { mode: 'cluster', url: 'r1,r2', bundled: { enabled: false } } },
+      '/redis/url must match pattern',
     ],
     [
       'a Redis URL of another scheme',
@@ -425,6 +442,29 @@ describe('templates: external Docker engine, Redis from a Secret (examples/exter
     expect(variables).toMatchObject({ FERRUM_PUBLIC_HOST: 'ferrum.example.com', FERRUM_PUBLIC_SCHEME: 'https' });
     expect(findObject(rendered, 'Deployment', 'ferrum-controller').spec.replicas).toBe(3);
     expect(findObject(rendered, 'Service', 'ferrum-controller').spec.type).toBe('LoadBalancer');
+  });
+});
+
+describe('templates: an external Redis Cluster or Sentinel (examples/redis-cluster.yaml)', () => {
+  it('tells every role the topology and reads the seeds from the Secret', async () => {
+    const rendered = await renderChart(chartDir, example('redis-cluster.yaml'));
+    expect(rendered.objects.some((object) => object.kind === 'StatefulSet')).toBe(false);
+    const settings = env(container(findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller'));
+    expect(settings.FERRUM_REDIS_MODE).toBe('cluster');
+    expect(settings.FERRUM_REDIS_SENTINEL_MASTER).toBeUndefined();
+    expect(settings.REDIS_URL).toEqual({ secretKeyRef: { name: 'ferrum-redis', key: 'redis-url' } });
+  });
+
+  it('names the Sentinel master in sentinel mode', async () => {
+    const values = {
+      ...example('redis-cluster.yaml'),
+      redis: { mode: 'sentinel', sentinelMaster: 'main', url: 's1:26379,s2:26379', bundled: { enabled: false } },
+    };
+    expect(schemaErrors(chartValues(chartDir, values))).toEqual([]);
+    const rendered = await renderChart(chartDir, values);
+    const settings = env(container(findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller'));
+    expect(settings.FERRUM_REDIS_MODE).toBe('sentinel');
+    expect(settings.FERRUM_REDIS_SENTINEL_MASTER).toBe('main');
   });
 });
 

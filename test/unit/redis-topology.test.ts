@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { clusterSeedsOf, isRedisUnavailable } from '../../src/core/redis.js';
+import { clusterSeedsOf, connectionOf, isRedisUnavailable } from '../../src/core/redis.js';
 
 const redisUrlOf = (env: Record<string, string>) => loadConfig(env).redisUrl;
 
@@ -16,6 +16,16 @@ describe('FERRUM_REDIS_MODE', () => {
       FERRUM_REDIS_SENTINEL_MASTER: 'main',
     });
     expect(url).toBe('redis-sentinel://s1:26379,s2:26379/main');
+    const withPassword = redisUrlOf({ FERRUM_REDIS_MODE: 'sentinel', REDIS_URL: 'redis://:pw@s1:26379,s2:26379' });
+    expect(withPassword).toBe('redis-sentinel://:pw@s1:26379,s2:26379/mymaster');
+    expect(connectionOf(withPassword!)).toMatchObject({
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26379 },
+      ],
+      name: 'mymaster',
+      password: 'pw',
+    });
   });
 
   it('cluster takes comma-separated seeds, bare or as redis:// URLs, with the first credentials', () => {

@@ -143,6 +143,14 @@ default
                   key: redis-url
 {{- end }}
 {{- end }}
+{{- if ne .Values.redis.mode "standalone" }}
+            - name: FERRUM_REDIS_MODE
+              value: {{ printf "%q" .Values.redis.mode }}
+{{- end }}
+{{- if eq .Values.redis.mode "sentinel" }}
+            - name: FERRUM_REDIS_SENTINEL_MASTER
+              value: {{ printf "%q" .Values.redis.sentinelMaster }}
+{{- end }}
             - name: FERRUM_KEY_PREFIX
               value: {{ printf "%q" .Values.keyPrefix }}
             - name: LOG_LEVEL
