@@ -7,18 +7,24 @@ import path from 'node:path';
 import { startAllInOne } from '../../controller/all-in-one.js';
 import { startController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
-import { startTestRedis } from '../../test/helpers/redis.js';
+import { startTestRedisOf } from '../../test/helpers/redis.js';
+
+export interface ChildServerOptions {
+  withRunner?: boolean;
+  /** A private redis-server (the default), or a private 3-master Redis Cluster. */
+  topology?: 'standalone' | 'cluster';
+}
 
 export async function serveInChild(
   env: Record<string, string | undefined> = {},
-  options: { withRunner?: boolean } = {},
+  options: ChildServerOptions = {},
 ): Promise<void> {
-  const redis = await startTestRedis();
+  const redis = await startTestRedisOf(options.topology ?? 'standalone');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
   const config = loadConfig({
     ...env,
     PORT: '0',
-    REDIS_URL: redis.url,
+    ...redis.env,
     FERRUM_DATA_DIR: dataDir,
     LOG_LEVEL: 'error',
     FERRUM_BOOTSTRAP_PASSWORD: 'bench-password',
@@ -30,6 +36,7 @@ export async function serveInChild(
     token: running.bootstrap!.token,
     projectId: running.bootstrap!.projectId,
     redisUrl: redis.url,
+    redisConnection: running.ctx.redisUrl,
   });
   process.on('message', async (message) => {
     if (message === 'cpu') {

@@ -6,7 +6,10 @@ export interface Target {
   url: string;
   token: string;
   projectId: string;
+  /** A plain redis:// URL (with a cluster: of one node). */
   redisUrl: string;
+  /** What createRedisClient takes to reach the same Redis, whatever its topology. */
+  redisConnection: string;
 }
 
 export class Client {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { scanKeys } from '../../src/core/scan.js';
+import { startTestRedisCluster } from './redis-cluster.js';
 
 /** A private, throwaway redis-server on a free loopback port, for one test file. */
 export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
@@ -24,4 +25,27 @@ export async function keysMatching(redis: RedisClient, pattern: string): Promise
   const found: string[] = [];
   for await (const keys of scanKeys(redis, pattern, 1000)) found.push(...keys);
   return found;
+}
+
+/** A private Redis of either topology, and the settings that point Ferrum at it. */
+export interface TestRedisOfTopology {
+  /** A plain redis:// URL (with a cluster: of one of its nodes). */
+  url: string;
+  /** REDIS_URL, and FERRUM_REDIS_MODE for a cluster. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** A private redis-server, or a private three-master Redis Cluster. */
+export async function startTestRedisOf(topology: 'standalone' | 'cluster'): Promise<TestRedisOfTopology> {
+  if (topology === 'cluster') {
+    const cluster = await startTestRedisCluster();
+    return {
+      url: `redis://127.0.0.1:${cluster.ports[0]}`,
+      env: { FERRUM_REDIS_MODE: 'cluster', REDIS_URL: cluster.seeds },
+      stop: () => cluster.stop(),
+    };
+  }
+  const redis = await startTestRedis();
+  return { url: redis.url, env: { REDIS_URL: redis.url }, stop: () => redis.stop() };
 }

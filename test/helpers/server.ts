@@ -5,8 +5,7 @@ import { loadConfig, type Config } from '../../src/core/config.js';
 import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { startController, type RunningController } from '../../controller/main.js';
 import { HttpClient } from './http.js';
-import { startTestRedis } from './redis.js';
-import { startTestRedisCluster } from './redis-cluster.js';
+import { startTestRedisOf, type TestRedisOfTopology } from './redis.js';
 
 export interface TestServer {
   running: RunningController;
@@ -70,21 +69,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
 }
 
-/**
- * The Redis a test server uses: a private redis-server, or with FERRUM_TEST_REDIS=cluster (the
- * `cluster` test lane) a private three-master Redis Cluster.
- */
-async function startTestRedisOfLane(): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
-  if (process.env.FERRUM_TEST_REDIS === 'cluster') {
-    const cluster = await startTestRedisCluster();
-    return {
-      url: `redis://127.0.0.1:${cluster.ports[0]}`,
-      env: { FERRUM_REDIS_MODE: 'cluster', REDIS_URL: cluster.seeds },
-      stop: () => cluster.stop(),
-    };
-  }
-  const redis = await startTestRedis();
-  return { url: redis.url, env: { REDIS_URL: redis.url }, stop: () => redis.stop() };
+/** The Redis of the test lane: a Redis Cluster with FERRUM_TEST_REDIS=cluster (the `cluster` lane). */
+function startTestRedisOfLane(): Promise<TestRedisOfTopology> {
+  return startTestRedisOf(process.env.FERRUM_TEST_REDIS === 'cluster' ? 'cluster' : 'standalone');
 }
 
 const silentLog = { info: () => undefined, warn: () => undefined };
