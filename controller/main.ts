@@ -65,6 +65,7 @@ export async function startController(config: Config, options: ControllerOptions
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     await ctx.identity.hashStoredSecrets();
+    await ctx.identity.moveEarlierProjects();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
     const { mq } = ctx;

@@ -172,3 +172,41 @@ describe('authorization matrix', () => {
     expect((await server.http.patch(`/1/projects/${project.id}`, { status: 'frozen' })).status).toBe(400);
   });
 });
+
+describe('projects of an earlier version', () => {
+  it('kept under {auth} are moved to their own keys at start and keep working', async () => {
+    const owner = await createUserWithToken(server.http);
+    const friend = await createUserWithToken(server.http);
+    const redis = server.openRedis();
+    try {
+      const id = '5f0000000000000000000001';
+      const earlier = (...parts: string[]) => server.running.ctx.keys.of('{auth}', 'project', id, ...parts);
+      await redis.hset(earlier(), {
+        id,
+        user_id: owner.id,
+        name: 'from-before',
+        type: 'free',
+        partner: '',
+        status: 'active',
+        max_schedules: '100',
+        flags: '{}',
+        created_at: '1',
+        updated_at: '1',
+      });
+      await redis.sadd(earlier('shared'), friend.id);
+      await redis.sadd(server.running.ctx.keys.of('{auth}', 'user', owner.id, 'projects'), id);
+      await redis.sadd(server.running.ctx.keys.of('{auth}', 'user', friend.id, 'projects'), id);
+      await redis.zadd(server.running.ctx.keys.of('{auth}', 'projects'), 0, id);
+
+      expect(await server.running.ctx.identity.moveEarlierProjects()).toBe(1);
+      expect(await redis.exists(earlier(), earlier('shared'))).toBe(0);
+      const read = await friend.http.get(`/1/projects/${id}`);
+      expect(read.status, read.text).toBe(200);
+      expect(read.body).toMatchObject({ name: 'from-before', user_id: owner.id });
+      expect((await owner.http.get('/1/projects')).text).toContain(id);
+      expect(await server.running.ctx.identity.moveEarlierProjects()).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});

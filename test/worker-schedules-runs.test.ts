@@ -127,7 +127,8 @@ describe('schedule runs', () => {
     const codes = await server.http.get(worker.path('/codes'));
     const doomed = codes.body.codes.find((code: any) => code.name === 'doomed');
     expect((await server.http.delete(worker.path(`/codes/${doomed.id}`))).status).toBe(200);
-    const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
+    // A run is counted when claimed, its error once queueing it was refused: wait for both.
+    const done = await waitForSchedule(worker, id, (s) => s.status === 'complete' && s.error_count === 2);
     expect(done).toMatchObject({ run_count: 2, error_count: 2 });
     expect(done.msg).toMatch(/doomed/);
   });

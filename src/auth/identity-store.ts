@@ -9,7 +9,9 @@ import type { Project, ProjectStatus, Token, TokenType, User, UserStatus } from 
 const createUserScript = loadLua(import.meta.url, 'create-user');
 const changeEmailScript = loadLua(import.meta.url, 'change-email');
 
-// All identity keys share the {auth} hash tag so multi-key scripts work on Redis Cluster.
+// Users and the identity indexes share the {auth} hash tag (multi-key scripts keep e-mails
+// unique). What every request looks up is spread over a Redis Cluster instead: a token's
+// record by its secret's digest under a tag of its own, a project's record under the project's.
 const TAG = '{auth}';
 
 export interface NewUser {
@@ -66,6 +68,15 @@ export class IdentityStore {
 
   private key(...parts: string[]): string {
     return this.keys.of(TAG, ...parts);
+  }
+
+  /** The token whose secret has `digest`, as JSON: what authentication reads. */
+  private tokenByDigestKey(digest: string): string {
+    return this.keys.of(`{t:${digest.slice(DIGEST_PREFIX.length)}}`, 'token');
+  }
+
+  private projectKey(projectId: string, ...parts: string[]): string {
+    return this.keys.of(`{p:${projectId}}`, 'project', ...parts);
   }
 
   // Users
@@ -157,9 +168,10 @@ export class IdentityStore {
       multi.del(this.key('token', token.id));
       multi.hdel(this.key('secrets'), token.secretHash);
     }
-    for (const projectId of projectIds) multi.srem(this.key('project', projectId, 'shared'), user.id);
     multi.del(this.key('user', user.id, 'projects'));
+    await Promise.all(tokens.map((token) => this.redis.del(this.tokenByDigestKey(token.secretHash))));
     await multi.exec();
+    await Promise.all(projectIds.map((projectId) => this.redis.srem(this.projectKey(projectId, 'shared'), user.id)));
     return tokens.map((token) => token.secretHash);
   }
 
@@ -179,11 +191,14 @@ export class IdentityStore {
       admin: input.admin,
       createdAt: now,
     };
-    const claimed = await this.redis.hsetnx(this.key('secrets'), token.secretHash, token.id);
-    if (claimed !== 1) throw conflict('token value is already in use');
+    const hash = tokenToHash(token);
+    // Claimed and usable in one step; listed (under {auth}) right after. A crash between the two
+    // leaves a token its owner cannot see, never a listed one that does not work.
+    const claimed = await this.redis.set(this.tokenByDigestKey(token.secretHash), JSON.stringify(hash), 'NX');
+    if (claimed !== 'OK') throw conflict('token value is already in use');
     await this.redis
       .multi()
-      .hset(this.key('token', token.id), tokenToHash(token))
+      .hset(this.key('token', token.id), hash)
       .sadd(this.key('user', token.userId, 'tokens'), token.id)
       .exec();
     return token;
@@ -212,40 +227,53 @@ export class IdentityStore {
   }
 
   async findTokenBySecret(secret: string): Promise<Token | null> {
-    const id = await this.redis.hget(this.key('secrets'), tokenDigest(secret));
-    if (id) return this.getToken(id);
-    // A token stored in the clear by an earlier version (or by a controller not yet upgraded).
-    const legacyId = await this.redis.hget(this.key('secrets'), secret);
-    if (!legacyId) return null;
-    await this.hashStoredSecret(secret, legacyId);
-    return this.getToken(legacyId);
+    const digest = tokenDigest(secret);
+    const json = await this.redis.get(this.tokenByDigestKey(digest));
+    if (json) return tokenFromHash(JSON.parse(json) as Record<string, string>);
+    // Written by an earlier version (or a controller not yet upgraded): the {auth} secrets index,
+    // by digest or in the clear. Moved to the new layout on first use.
+    const [hashedId, clearId] = await this.redis.hmget(this.key('secrets'), digest, secret);
+    if (hashedId) return this.moveIndexedToken(digest, digest, hashedId);
+    if (clearId) return this.moveIndexedToken(secret, digest, clearId);
+    return null;
   }
 
-  /** Replaces every secret still stored in the clear by its digest; run once at start, in batches. */
+  /**
+   * Moves every token of the earlier {auth} secrets index (digests, or secrets in the clear) to
+   * its own key by digest; run at start, in batches. Returns how many were moved.
+   */
   async hashStoredSecrets(): Promise<number> {
-    let cursor = '0';
     let moved = 0;
+    let cursor = '0';
     do {
+      // HSCAN returns every field present throughout, however many are removed meanwhile.
       const [next, flat] = await this.redis.hscan(this.key('secrets'), cursor, 'COUNT', MIGRATION_BATCH);
       cursor = next;
       for (let i = 0; i < flat.length; i += 2) {
         const field = flat[i] as string;
-        if (field.startsWith(DIGEST_PREFIX)) continue;
-        await this.hashStoredSecret(field, flat[i + 1] as string);
+        const digest = field.startsWith(DIGEST_PREFIX) ? field : tokenDigest(field);
+        await this.moveIndexedToken(field, digest, flat[i + 1] as string);
         moved += 1;
       }
     } while (cursor !== '0');
     return moved;
   }
 
-  private async hashStoredSecret(secret: string, tokenId: string): Promise<void> {
-    const digest = tokenDigest(secret);
+  /** Writes an earlier version's token (indexed under `field`) by its digest, then drops the old index entry. */
+  private async moveIndexedToken(field: string, digest: string, tokenId: string): Promise<Token | null> {
     const tokenKey = this.key('token', tokenId);
-    const multi = this.redis.multi().hset(this.key('secrets'), digest, tokenId).hdel(this.key('secrets'), secret);
-    if ((await this.redis.exists(tokenKey)) === 1) {
-      multi.hset(tokenKey, { secret_hash: digest, hint: hintOf(secret) }).hdel(tokenKey, 'secret');
+    const hash = await this.redis.hgetall(tokenKey);
+    let token: Token | null = null;
+    if (hash.id) {
+      const { secret: _secret, ...kept } = hash;
+      const secret = field === digest ? undefined : field;
+      const stored = { ...kept, secret_hash: digest, ...(secret ? { hint: hintOf(secret) } : {}) };
+      await this.redis.set(this.tokenByDigestKey(digest), JSON.stringify(stored), 'NX');
+      await this.redis.multi().hset(tokenKey, stored).hdel(tokenKey, 'secret').exec();
+      token = tokenFromHash(stored);
     }
-    await multi.exec();
+    await this.redis.hdel(this.key('secrets'), field);
+    return token;
   }
 
   async listTokens(userId: string): Promise<Token[]> {
@@ -254,7 +282,9 @@ export class IdentityStore {
     return tokens.filter((token): token is Token => token !== null).sort((a, b) => a.id.localeCompare(b.id));
   }
 
+  /** Stops the token at once (its key by digest goes first), then unlists it. */
   async deleteToken(token: Token): Promise<void> {
+    await this.redis.del(this.tokenByDigestKey(token.secretHash));
     await this.redis
       .multi()
       .del(this.key('token', token.id))
@@ -280,11 +310,12 @@ export class IdentityStore {
       createdAt: now,
       updatedAt: now,
     };
-    const claimed = await this.redis.hsetnx(this.key('project', project.id), 'id', project.id);
+    // The record first (claimed, then whole: a half-written one reads as absent), then the indexes.
+    const claimed = await this.redis.hsetnx(this.projectKey(project.id), 'id', project.id);
     if (claimed !== 1) throw conflict(`project ${project.id} already exists`);
+    await this.redis.hset(this.projectKey(project.id), projectToHash(project));
     await this.redis
       .multi()
-      .hset(this.key('project', project.id), projectToHash(project))
       .sadd(this.key('user', project.userId, 'projects'), project.id)
       .zadd(this.key('projects'), 0, project.id)
       .exec();
@@ -293,8 +324,8 @@ export class IdentityStore {
 
   async getProject(id: string): Promise<Project | null> {
     const [hash, shared] = await Promise.all([
-      this.redis.hgetall(this.key('project', id)),
-      this.redis.smembers(this.key('project', id, 'shared')),
+      this.redis.hgetall(this.projectKey(id)),
+      this.redis.smembers(this.projectKey(id, 'shared')),
     ]);
     return hash.id && hash.user_id ? projectFromHash(hash, shared) : null;
   }
@@ -325,13 +356,13 @@ export class IdentityStore {
     if (changes.name !== undefined) fields.name = changes.name;
     if (changes.status !== undefined) fields.status = changes.status;
     if (changes.maxSchedules !== undefined) fields.max_schedules = String(changes.maxSchedules);
-    await this.redis.hset(this.key('project', project.id), fields);
+    await this.redis.hset(this.projectKey(project.id), fields);
     return this.mustGetProject(project.id);
   }
 
   async deleteProject(project: Project): Promise<void> {
+    await this.redis.del(this.projectKey(project.id), this.projectKey(project.id, 'shared'));
     const multi = this.redis.multi();
-    multi.del(this.key('project', project.id), this.key('project', project.id, 'shared'));
     multi.zrem(this.key('projects'), project.id);
     for (const userId of [project.userId, ...project.sharedWith]) {
       multi.srem(this.key('user', userId, 'projects'), project.id);
@@ -339,26 +370,57 @@ export class IdentityStore {
     await multi.exec();
   }
 
+  /** Shares with users: the project's list first (it grants access), then each user's index. */
   async share(project: Project, userIds: string[]): Promise<Project> {
-    const multi = this.redis.multi();
-    for (const userId of userIds) {
-      if (userId === project.userId) continue;
-      multi.sadd(this.key('project', project.id, 'shared'), userId);
-      multi.sadd(this.key('user', userId, 'projects'), project.id);
+    const others = userIds.filter((userId) => userId !== project.userId);
+    if (others.length > 0) {
+      await this.redis.sadd(this.projectKey(project.id, 'shared'), ...others);
+      const multi = this.redis.multi();
+      for (const userId of others) multi.sadd(this.key('user', userId, 'projects'), project.id);
+      await multi.exec();
     }
-    await multi.exec();
     return this.mustGetProject(project.id);
   }
 
+  /** Unshares: the project's list first (access ends at once), then each user's index. */
   async unshare(project: Project, userIds: string[]): Promise<Project> {
-    const multi = this.redis.multi();
-    for (const userId of userIds) {
-      if (userId === project.userId) continue;
-      multi.srem(this.key('project', project.id, 'shared'), userId);
-      multi.srem(this.key('user', userId, 'projects'), project.id);
+    const others = userIds.filter((userId) => userId !== project.userId);
+    if (others.length > 0) {
+      await this.redis.srem(this.projectKey(project.id, 'shared'), ...others);
+      const multi = this.redis.multi();
+      for (const userId of others) multi.srem(this.key('user', userId, 'projects'), project.id);
+      await multi.exec();
     }
-    await multi.exec();
     return this.mustGetProject(project.id);
+  }
+
+  /**
+   * Moves projects an earlier version kept under {auth} to their own keys; run at start, a
+   * bounded batch of the project index per step. Returns how many were moved.
+   */
+  async moveEarlierProjects(): Promise<number> {
+    let moved = 0;
+    let after: string | undefined;
+    for (;;) {
+      const ids = await this.listProjectIds(after, MIGRATION_BATCH);
+      if (ids.length === 0) return moved;
+      const earlier = await Promise.all(ids.map((id) => this.redis.exists(this.key('project', id))));
+      for (const [i, id] of ids.entries()) if (earlier[i] === 1 && (await this.moveEarlierProject(id))) moved += 1;
+      after = ids[ids.length - 1];
+    }
+  }
+
+  private async moveEarlierProject(id: string): Promise<boolean> {
+    const [hash, shared] = await Promise.all([
+      this.redis.hgetall(this.key('project', id)),
+      this.redis.smembers(this.key('project', id, 'shared')),
+    ]);
+    if (hash.id && (await this.redis.hsetnx(this.projectKey(id), 'id', id)) === 1) {
+      await this.redis.hset(this.projectKey(id), hash);
+      if (shared.length > 0) await this.redis.sadd(this.projectKey(id, 'shared'), ...shared);
+    }
+    await this.redis.del(this.key('project', id), this.key('project', id, 'shared'));
+    return Boolean(hash.id);
   }
 }
 

@@ -103,9 +103,12 @@ describe('token secrets', () => {
     expect((await server.http.get('/1/tokens', { token: 'legacy-secret-used-first' })).status).toBe(200);
     expect(await redis.hget(first.secretsKey, 'legacy-secret-used-first')).toBeNull();
     expect(await redis.hget(first.key, 'secret')).toBeNull();
-    expect(await redis.hget(first.secretsKey, tokenDigest('legacy-secret-used-first'))).toBe(
-      'aaaaaaaaaaaaaaaaaaaaaaaa',
-    );
+    // Moved to its own key by digest, out of the {auth} index.
+    expect(await redis.hlen(first.secretsKey)).toBe(0);
+    const digestHex = tokenDigest('legacy-secret-used-first').slice('sha256:'.length);
+    const moved = await keysMatching(redis, `*{t:${digestHex}}*`);
+    expect(moved).toHaveLength(1);
+    expect(JSON.parse((await redis.get(moved[0]!))!)).toMatchObject({ id: 'aaaaaaaaaaaaaaaaaaaaaaaa' });
 
     await write('bbbbbbbbbbbbbbbbbbbbbbbb', 'legacy-secret-migrated-at-start');
     expect(await server.running.ctx.identity.hashStoredSecrets()).toBe(1);
