@@ -81,6 +81,18 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     return cluster;
   }
 
+  /** A tenant owns at most FERRUM_CLUSTER_TENANT_MAX_CLUSTERS clusters; admins are not capped. */
+  async function refuseOverClusterCap(request: FastifyRequest): Promise<void> {
+    const principal = principalOf(request);
+    if (principal.admin) return;
+    const cap = ctx.config.clusters.tenantMaxClusters;
+    const owned = (await worker.clusters.all()).filter((cluster) => cluster.user_id === principal.userId).length;
+    if (owned >= cap)
+      throw forbidden(
+        `you own ${owned} clusters, the most a tenant may (FERRUM_CLUSTER_TENANT_MAX_CLUSTERS): delete one first`,
+      );
+  }
+
   const fullView = async (cluster: Cluster) => clusterView(cluster, await worker.clusterStatus.instancesOf(cluster.id));
 
   app.get('/2/clusters', {
@@ -97,6 +109,7 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     schema: { body: createClusterBody, response: { 200: clusterResponse } },
     handler: async (request) => {
       const input = request.body;
+      await refuseOverClusterCap(request);
       const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
       const { cluster, secrets } = resolveCluster(
         base,
@@ -173,6 +186,11 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     schema: { params: clusterParams, response: { 200: runnerTokenResponse } },
     handler: async (request) => {
       const { id } = await tokenManaged(request);
+      const cap = ctx.config.clusters.maxRunnerTokens;
+      if ((await worker.runnerTokens.count(id)) >= cap)
+        throw forbidden(
+          `cluster ${id} has ${cap} runner tokens, the most allowed (FERRUM_CLUSTER_MAX_RUNNER_TOKENS): revoke one first`,
+        );
       return { token: await worker.runnerTokens.create(id) };
     },
   });

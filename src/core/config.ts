@@ -163,6 +163,10 @@ export interface ClusterPolicyConfig {
   tenantProviders: string[];
   /** Largest runners_min and runners_max a tenant's cluster may have. */
   tenantMaxRunners: number;
+  /** How many clusters one tenant (a user who is not an admin) may own. */
+  tenantMaxClusters: number;
+  /** How many runner tokens the API creates for one cluster (the autoscaler's per-instance tokens aside). */
+  maxRunnerTokens: number;
 }
 
 /** Settings of one runner daemon. */
@@ -503,6 +507,8 @@ export function loadConfig(env: Env = process.env): Config {
     clusters: {
       tenantProviders: tenantProvidersFrom(env.FERRUM_CLUSTER_TENANT_PROVIDERS),
       tenantMaxRunners: intFrom(env, 'FERRUM_CLUSTER_TENANT_MAX_RUNNERS', 20),
+      tenantMaxClusters: intFrom(env, 'FERRUM_CLUSTER_TENANT_MAX_CLUSTERS', 50),
+      maxRunnerTokens: intFrom(env, 'FERRUM_CLUSTER_MAX_RUNNER_TOKENS', 100),
     },
     cache: {
       maxValueBytes: intFrom(env, 'FERRUM_CACHE_MAX_VALUE_BYTES', 1024 * 1024),

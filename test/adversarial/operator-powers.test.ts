@@ -14,6 +14,8 @@ let worker: WorkerServices;
 beforeAll(async () => {
   server = await startTestServer({
     FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '4',
+    FERRUM_CLUSTER_TENANT_MAX_CLUSTERS: '3',
+    FERRUM_CLUSTER_MAX_RUNNER_TOKENS: '2',
     FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER: '2',
     FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS: '3',
     FERRUM_AUTOSCALER_INTERVAL_MS: '0',
@@ -50,6 +52,34 @@ describe('a tenant asking for operator powers', () => {
     const response = await hostile.http.post('/2/clusters', { name: 'big', autoscale });
     expect(response.status).toBe(400);
     expect(response.body.msg).toMatch(/autoscale\.runners_m(in|ax) must be at most 4 for tenant clusters/);
+  });
+
+  it('owns at most the capped number of clusters, with at most the capped number of runner tokens each (403 naming the setting)', async () => {
+    const greedy = await newTenant(server, 'greedy');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await greedy.http.post('/2/clusters', { name: `mine-${i}` });
+      expect(created.status, created.text).toBe(200);
+      ids.push(created.body.cluster.id);
+    }
+    const refused = await greedy.http.post('/2/clusters', { name: 'one-more' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.msg).toContain('FERRUM_CLUSTER_TENANT_MAX_CLUSTERS');
+    expect((await server.http.post('/2/clusters', { name: 'admins-are-not-capped' })).status).toBe(200);
+
+    const tokens = `/2/clusters/${ids[0]}/tokens`;
+    const first = await greedy.http.post(tokens);
+    expect(first.status, first.text).toBe(200);
+    expect((await greedy.http.post(tokens)).status).toBe(200);
+    const over = await greedy.http.post(tokens);
+    expect(over.status).toBe(403);
+    expect(over.body.msg).toContain('FERRUM_CLUSTER_MAX_RUNNER_TOKENS');
+    expect((await greedy.http.delete(`${tokens}/${first.body.token.id}`)).status).toBe(200);
+    expect((await greedy.http.post(tokens)).status).toBe(200);
+
+    // Deleting a cluster makes room for another.
+    expect((await greedy.http.delete(`/2/clusters/${ids[1]}`)).status).toBe(200);
+    expect((await greedy.http.post('/2/clusters', { name: 'replacement' })).status).toBe(200);
   });
 
   it('gets a capped static cluster', async () => {

@@ -50,6 +50,11 @@ export class RunnerTokens {
     return { ...info, token };
   }
 
+  /** How many tokens the cluster has (per-instance ones included). */
+  async count(cluster: string): Promise<number> {
+    return this.redis.hlen(this.keys.runnerTokens(cluster));
+  }
+
   async list(cluster: string): Promise<RunnerTokenInfo[]> {
     const all = await this.redis.hvals(this.keys.runnerTokens(cluster));
     return all
