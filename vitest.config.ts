@@ -49,6 +49,7 @@ const ON_CLUSTER = [
   'test/runner-api.test.ts',
   'test/worker-runner.test.ts',
   'test/worker-runner-process.test.ts',
+  'test/functions-api.test.ts',
   'test/functions-calls.test.ts',
 ];
 

@@ -18,6 +18,7 @@ import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
 import { writeIronJson } from './iron-json.js';
+import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
 export interface RunningController {
@@ -66,6 +67,7 @@ export async function startController(config: Config, options: ControllerOptions
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
+    await moveEarlierApps(ctx.redis, ctx.functions.keys);
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
     const { mq } = ctx;

@@ -19,10 +19,20 @@ export class AppStore {
 
   /** Null when the name is taken. */
   async create(name: string, projectId: string, config: ConfigMap): Promise<App | null> {
-    const keys = [this.keys.apps(), this.keys.projectApps(projectId), this.keys.app(name), this.keys.appConfig(name)];
+    const keys = [this.keys.app(name), this.keys.appConfig(name)];
     const now = Date.now();
     const created = await scripts.createApp.run<number>(this.redis, keys, [name, projectId, now, ...flatten(config)]);
-    return created === 1 ? { name, projectId, config, createdAt: now, updatedAt: now } : null;
+    if (created !== 1) return null;
+    await this.listed(name, projectId);
+    return { name, projectId, config, createdAt: now, updatedAt: now };
+  }
+
+  /**
+   * Lists a new app in the name indexes ({fn}), after its record (its own tag) was written: a
+   * crash in between leaves an app that works but is not listed, never a listed name without one.
+   */
+  async listed(name: string, projectId: string): Promise<void> {
+    await this.redis.multi().zadd(this.keys.apps(), 0, name).zadd(this.keys.projectApps(projectId), 0, name).exec();
   }
 
   async get(name: string): Promise<App | null> {
@@ -49,16 +59,16 @@ export class AppStore {
   }
 
   async delete(app: App): Promise<AppDeletion> {
-    const keys = [
-      this.keys.apps(),
-      this.keys.projectApps(app.projectId),
-      this.keys.app(app.name),
-      this.keys.appConfig(app.name),
-      this.keys.routes(app.name),
-    ];
+    const keys = [this.keys.app(app.name), this.keys.appConfig(app.name), this.keys.routes(app.name)];
     const result = await scripts.deleteApp.run<number>(this.redis, keys, [app.name]);
     if (result === -1) return 'missing';
     if (result === 0) return 'has-routes';
+    // Unlisted after the record is gone; a listing skips names whose record is missing.
+    await this.redis
+      .multi()
+      .zrem(this.keys.apps(), app.name)
+      .zrem(this.keys.projectApps(app.projectId), app.name)
+      .exec();
     return 'deleted';
   }
 

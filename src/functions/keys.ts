@@ -1,15 +1,20 @@
 import type { KeySpace } from '../core/redis.js';
 
 /**
- * Key names of the functions platform. App and route records share the hash tag {fn} (app
- * names are global and a route's creation may create its app); the calls of one app share
- * {fn-calls:<app>}; the dispatch queue of one cluster shares {fn-q:<cluster>}.
+ * Key names of the functions platform. The indexes of app names share the hash tag {fn}; an
+ * app's record, config and routes share {fn:<app>} (a route's creation may create its app, and
+ * every call reads both); the calls of one app share {fn-calls:<app>}; the dispatch queue of
+ * one cluster shares {fn-q:<cluster>}.
  */
 export class FunctionKeys {
   constructor(private readonly keys: KeySpace) {}
 
   private registry(...parts: string[]): string {
     return this.keys.of('{fn}', ...parts);
+  }
+
+  private ofApp(app: string, ...parts: string[]): string {
+    return this.keys.of(`{fn:${app}}`, ...parts);
   }
 
   /** Zset (score 0, lexical order) of every app name. */
@@ -21,24 +26,34 @@ export class FunctionKeys {
     return this.registry('project-apps', projectId);
   }
   app(name: string) {
-    return this.registry('app', name);
+    return this.ofApp(name, 'app');
   }
   appConfig(name: string) {
-    return this.registry('app', name, 'config');
+    return this.ofApp(name, 'app', 'config');
   }
   /** Zset (score 0) of the paths of one app's routes. */
   routes(app: string) {
-    return this.registry('routes', app);
+    return this.ofApp(app, 'routes');
   }
   route(app: string, path: string) {
-    return this.registry('route', app, path);
+    return this.ofApp(app, 'route', path);
   }
   routeConfig(app: string, path: string) {
-    return this.registry('route', app, path, 'config');
+    return this.ofApp(app, 'route', path, 'config');
   }
   routeHeaders(app: string, path: string) {
-    return this.registry('route', app, path, 'headers');
+    return this.ofApp(app, 'route', path, 'headers');
   }
+
+  /** Where an earlier version kept an app's and its routes' keys (all under {fn}); for moving them. */
+  earlier = {
+    app: (name: string) => this.registry('app', name),
+    appConfig: (name: string) => this.registry('app', name, 'config'),
+    routes: (app: string) => this.registry('routes', app),
+    route: (app: string, path: string) => this.registry('route', app, path),
+    routeConfig: (app: string, path: string) => this.registry('route', app, path, 'config'),
+    routeHeaders: (app: string, path: string) => this.registry('route', app, path, 'headers'),
+  };
 
   private calls(app: string, ...parts: string[]): string {
     return this.keys.of(`{fn-calls:${app}}`, ...parts);

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../core/redis.js';
+import type { AppStore } from './app-store.js';
 import type { FunctionKeys } from './keys.js';
 import { appOf, mapOf, routeFieldsOf, routeOf } from './records.js';
 import { scripts, type RecordPatch } from './scripts.js';
@@ -18,6 +19,7 @@ export class RouteStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
+    private readonly apps: AppStore,
   ) {}
 
   private routeKeys(app: string, path: string): string[] {
@@ -27,8 +29,6 @@ export class RouteStore {
   /** Creates the route, and its app (owned by `projectId`) when the app does not exist. */
   async create(projectId: string, route: Route): Promise<RouteCreation> {
     const keys = [
-      this.keys.apps(),
-      this.keys.projectApps(projectId),
       this.keys.app(route.appName),
       this.keys.routes(route.appName),
       ...this.routeKeys(route.appName, route.path),
@@ -43,6 +43,7 @@ export class RouteStore {
     ]);
     if (result === -2) return 'app-of-another-project';
     if (result === -1) return 'exists';
+    if (result === 2) await this.apps.listed(route.appName, projectId);
     return 'created';
   }
 

@@ -17,10 +17,11 @@ export interface FunctionStores {
 
 export function openFunctionStores(config: Config, redis: RedisClient, keySpace: KeySpace): FunctionStores {
   const keys = new FunctionKeys(keySpace);
+  const apps = new AppStore(redis, keys);
   return {
     keys,
-    apps: new AppStore(redis, keys),
-    routes: new RouteStore(redis, keys),
+    apps,
+    routes: new RouteStore(redis, keys, apps),
     calls: new CallStore(redis, keys, config.functions.callRetentionMs, config.functions.maxLogBytes),
     queue: new CallQueue(redis, keys),
   };
