@@ -16,6 +16,10 @@ export interface TestRedisCluster {
   ports: number[];
   /** Opens a plain connection to one master (e.g. to count its keys). */
   node(port: number): Redis;
+  /** Kills every node (SIGKILL): the whole cluster is gone. */
+  killAll(): Promise<void>;
+  /** Starts the killed nodes again on their ports and configuration (their data is gone). */
+  restartAll(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -23,7 +27,7 @@ export async function startTestRedisCluster(masters = 3): Promise<TestRedisClust
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cluster-'));
   const ports: number[] = [];
   for (let i = 0; i < masters; i++) ports.push(await freeLoopbackPort());
-  const children: ChildProcess[] = ports.map((port) =>
+  const spawnNode = (port: number) =>
     spawn(
       'redis-server',
       [
@@ -38,8 +42,8 @@ export async function startTestRedisCluster(masters = 3): Promise<TestRedisClust
         '--dbfilename', `dump-${port}.rdb`,
       ], // prettier-ignore
       { stdio: 'ignore' },
-    ),
-  );
+    );
+  let children: ChildProcess[] = ports.map(spawnNode);
   const opened: Redis[] = [];
   const node = (port: number) => {
     const client = new Redis(port, '127.0.0.1', { retryStrategy: () => 200, lazyConnect: false });
@@ -74,5 +78,21 @@ export async function startTestRedisCluster(masters = 3): Promise<TestRedisClust
     await stop();
     throw error;
   }
-  return { seeds: ports.map((port) => `127.0.0.1:${port}`).join(','), ports, node, stop };
+  const exited = (child: ChildProcess) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
+    ports,
+    node,
+    async killAll() {
+      for (const child of children) child.kill('SIGKILL');
+      await Promise.all(children.map(exited));
+    },
+    async restartAll() {
+      children = ports.map(spawnNode);
+    },
+    stop,
+  };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { scanKeys } from '../../src/core/scan.js';
-import { startTestRedisCluster } from './redis-cluster.js';
+import { startTestRedisCluster, type TestRedisCluster } from './redis-cluster.js';
 
 /** A private, throwaway redis-server on a free loopback port, for one test file. */
 export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
@@ -33,6 +33,8 @@ export interface TestRedisOfTopology {
   url: string;
   /** REDIS_URL, and FERRUM_REDIS_MODE for a cluster. */
   env: Record<string, string>;
+  /** The cluster's handle (to kill and restart its nodes), for the cluster topology. */
+  cluster?: TestRedisCluster;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startTestRedisOf(topology: 'standalone' | 'cluster'): Prom
     return {
       url: `redis://127.0.0.1:${cluster.ports[0]}`,
       env: { FERRUM_REDIS_MODE: 'cluster', REDIS_URL: cluster.seeds },
+      cluster,
       stop: () => cluster.stop(),
     };
   }

@@ -6,6 +6,7 @@ import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { startController, type RunningController } from '../../controller/main.js';
 import { HttpClient } from './http.js';
 import { startTestRedisOf, type TestRedisOfTopology } from './redis.js';
+import type { TestRedisCluster } from './redis-cluster.js';
 
 export interface TestServer {
   running: RunningController;
@@ -19,6 +20,8 @@ export interface TestServer {
   redisUrl: string;
   /** What points another process at the same Redis (REDIS_URL, and FERRUM_REDIS_MODE for a cluster). */
   redisEnv: Record<string, string>;
+  /** In the cluster lane: the test Redis Cluster's handle. */
+  redisCluster?: TestRedisCluster;
   /** A new connection to the test Redis, whatever its topology; close it with disconnect(). */
   openRedis(): RedisClient;
   config: Config;
@@ -59,6 +62,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     http: new HttpClient(running.url, token),
     redisUrl: redis.url,
     redisEnv: redis.env,
+    ...(redis.cluster ? { redisCluster: redis.cluster } : {}),
     openRedis: () => createRedisClient(running.ctx.redisUrl, 'test', { log: silentLog }),
     config,
     async stop() {
