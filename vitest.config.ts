@@ -43,6 +43,7 @@ const ON_CLUSTER = [
   'test/identity-projects.test.ts',
   'test/adversarial/suspension-deletion.test.ts',
   'test/worker-tasks-api.test.ts',
+  'test/worker-clusters-api.test.ts',
   'test/worker-retry-dispatch.test.ts',
   'test/worker-schedules-leaders.test.ts',
   'test/worker-task-retention.test.ts',

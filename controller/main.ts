@@ -68,6 +68,7 @@ export async function startController(config: Config, options: ControllerOptions
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
+    await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
     const { mq } = ctx;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpResponse, type RequestOptions } from './helpers/http.js';
 import { createUserWithToken } from './helpers/identity.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { keysMatching } from './helpers/redis.js';
 import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
 const SECRETS = ['AKIA-very-secret-key-id', 'wJalr-very-secret-access-key', 'docker-auth-very-secret'];
@@ -226,6 +227,40 @@ describe('reading, updating and deleting', () => {
     });
   });
 
+  it("lists a cluster for the users it is shared to as sharing changes, from each user's own index", async () => {
+    const cluster = await create(bob.http, { name: 'passed-around', shared_to: [alice.id] });
+    const listed = async (user: typeof alice) =>
+      ((await user.http.get('/2/clusters')).body.clusters as any[]).some((each) => each.id === cluster.id);
+    expect([await listed(alice), await listed(carol)]).toEqual([true, false]);
+    expect((await bob.http.put(`/2/clusters/${cluster.id}`, { shared_to: [carol.id] })).status).toBe(200);
+    expect([await listed(alice), await listed(carol), await listed(bob)]).toEqual([false, true, true]);
+    expect((await bob.http.delete(`/2/clusters/${cluster.id}`)).status).toBe(200);
+    expect([await listed(carol), await listed(bob)]).toEqual([false, false]);
+  });
+
+  it('indexes clusters an earlier version made (with no user index) once, at start', async () => {
+    const cluster = await create(bob.http, { name: 'from-before', shared_to: [carol.id] });
+    const { keys } = server.running.ctx.worker;
+    const redis = server.openRedis();
+    try {
+      // As an earlier version left it: no user indexes, no marker.
+      await redis.srem(keys.userClusters(bob.id), cluster.id);
+      await redis.srem(keys.userClusters(carol.id), cluster.id);
+      await redis.del(keys.userClustersIndexed());
+      expect(((await carol.http.get('/2/clusters')).body.clusters as any[]).map((each) => each.id)).not.toContain(
+        cluster.id,
+      );
+      await server.running.ctx.worker.clusters.indexEarlierClusters();
+      for (const user of [bob, carol])
+        expect(((await user.http.get('/2/clusters')).body.clusters as any[]).map((each) => each.id)).toContain(
+          cluster.id,
+        );
+      expect(await redis.exists(keys.userClustersIndexed())).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('merges tags on update, overwriting equal keys, and keeps the secrets', async () => {
     const cluster = await create(alice.http, awsCluster);
     const updated = await alice.http.put(`/2/clusters/${cluster.id}`, {
@@ -414,11 +449,16 @@ describe('secrets', () => {
 
     const redis = server.openRedis();
     try {
-      const keys = await redis.keys('*clusters*');
+      const keys = await keysMatching(redis, '*clusters*');
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
+        const type = await redis.type(key);
         const raw = JSON.stringify(
-          (await redis.type(key)) === 'hash' ? await redis.hgetall(key) : await redis.smembers(key),
+          type === 'hash'
+            ? await redis.hgetall(key)
+            : type === 'set'
+              ? await redis.smembers(key)
+              : await redis.get(key),
         );
         for (const secret of [...SECRETS, 'rotated-very-secret']) {
           expect(raw).not.toContain(secret);

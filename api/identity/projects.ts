@@ -89,6 +89,11 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
       const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
+      const cap = ctx.config.tenantLimits.projectsPerUser;
+      if (!principal.admin && (await ctx.identity.countProjectsOf(principal.userId)) >= cap)
+        throw forbidden(
+          `you have ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
+        );
       if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
         throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
       const project = await ctx.identity.createProject({

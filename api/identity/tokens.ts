@@ -29,6 +29,9 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       if (!owner) throw notFound('User not found');
       if (!access.seeUser(principal, owner)) throw forbidden('Only admin tokens may create tokens for other users');
       if (body.admin && !principal.admin) throw forbidden('Only admin tokens may create admin tokens');
+      const cap = ctx.config.tenantLimits.tokensPerUser;
+      if (!principal.admin && (await ctx.identity.countTokens(owner.id)) >= cap)
+        throw forbidden(`you have ${cap} tokens, the most a user may (FERRUM_MAX_TOKENS_PER_USER): delete one first`);
       const token = await ctx.identity.createToken({
         userId: owner.id,
         name: body.name ?? '',

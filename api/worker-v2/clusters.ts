@@ -86,7 +86,9 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     const principal = principalOf(request);
     if (principal.admin) return;
     const cap = ctx.config.clusters.tenantMaxClusters;
-    const owned = (await worker.clusters.all()).filter((cluster) => cluster.user_id === principal.userId).length;
+    const owned = (await worker.clusters.ofUser(principal.userId)).filter(
+      (cluster) => cluster.user_id === principal.userId,
+    ).length;
     if (owned >= cap)
       throw forbidden(
         `you own ${owned} clusters, the most a tenant may (FERRUM_CLUSTER_TENANT_MAX_CLUSTERS): delete one first`,
@@ -99,7 +101,9 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     schema: { response: { 200: clusterListSchema } },
     handler: async (request) => {
       const principal = principalOf(request);
-      const clusters = (await worker.clusters.all()).filter((cluster) => maySee(principal, cluster));
+      // An admin sees every cluster; anyone else reads only its own index.
+      const candidates = principal.admin ? await worker.clusters.all() : await worker.clusters.ofUser(principal.userId);
+      const clusters = candidates.filter((cluster) => maySee(principal, cluster));
       // The default (public) cluster has no record but is usable by everyone: it is listed first.
       return { clusters: [defaultClusterView(), ...clusters].map(clusterListEntry) };
     },

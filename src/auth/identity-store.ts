@@ -276,6 +276,11 @@ export class IdentityStore {
     return token;
   }
 
+  /** How many tokens the user has (sign-in tokens included). */
+  async countTokens(userId: string): Promise<number> {
+    return this.redis.scard(this.key('user', userId, 'tokens'));
+  }
+
   async listTokens(userId: string): Promise<Token[]> {
     const ids = await this.redis.smembers(this.key('user', userId, 'tokens'));
     const tokens = await Promise.all(ids.map((id) => this.getToken(id)));
@@ -339,6 +344,11 @@ export class IdentityStore {
   /** Ids of every project, in id order, `count` at a time after `after` (exclusive). */
   async listProjectIds(after: string | undefined, count: number): Promise<string[]> {
     return this.redis.zrangebylex(this.key('projects'), after ? `(${after}` : '-', '+', 'LIMIT', 0, count);
+  }
+
+  /** How many projects the user owns or has shared with it. */
+  async countProjectsOf(userId: string): Promise<number> {
+    return this.redis.scard(this.key('user', userId, 'projects'));
   }
 
   /** The projects a user owns or that are shared with it, in id order. */

@@ -70,6 +70,8 @@ export interface Config {
   };
   /** Dashboard sign-in limits (POST /1/authentication), counted in Redis. */
   login: { perAccount: number; perAddress: number; windowMs: number };
+  /** How many projects and API tokens a user may have through non-admin requests. */
+  tenantLimits: { projectsPerUser: number; tokensPerUser: number };
   /**
    * Where the server may connect for a tenant (push subscribers, alerts, webhooks): loopback,
    * link-local, private and unique-local addresses are refused unless these CIDRs or host
@@ -539,6 +541,10 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ACCOUNT', 10)),
       perAddress: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ADDRESS', 100)),
       windowMs: Math.max(1000, intFrom(env, 'FERRUM_LOGIN_WINDOW_MS', 15 * 60_000)),
+    },
+    tenantLimits: {
+      projectsPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_PROJECTS_PER_USER', 100)),
+      tokensPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_TOKENS_PER_USER', 100)),
     },
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
     bootstrap: {

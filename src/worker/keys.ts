@@ -142,6 +142,14 @@ export class WorkerKeys {
   clusterIndex() {
     return this.keys.of('{clusters}', 'all');
   }
+  /** Set of the ids of the clusters a user owns or has shared to it (what it lists). */
+  userClusters(userId: string) {
+    return this.keys.of('{clusters}', 'user', userId);
+  }
+  /** Exists once every cluster is in its users' indexes (an earlier version kept none). */
+  userClustersIndexed() {
+    return this.keys.of('{clusters}', 'users-indexed');
+  }
   /** Hash instance id → JSON of the autoscaler's instance record (type ADD/LIVE/KILL/TERMINATE). */
   clusterMachines(cluster: string) {
     return this.keys.of(`{wc:${cluster}}`, 'machines');

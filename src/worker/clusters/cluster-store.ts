@@ -16,8 +16,9 @@ export interface StoredCluster {
 }
 
 /**
- * User-made clusters: a hash per cluster (record JSON, AES-256-GCM sealed secrets, revision)
- * and a set of every cluster id, all under one hash tag.
+ * User-made clusters: a hash per cluster (record JSON, AES-256-GCM sealed secrets, revision),
+ * a set of every cluster id, and per user a set of the clusters it owns or has shared to it,
+ * all under one hash tag (so one MULTI or script keeps them together).
  */
 export class ClusterStore {
   constructor(
@@ -40,6 +41,13 @@ export class ClusterStore {
       )
       .sadd(this.keys.clusterIndex(), cluster.id)
       .exec();
+    await this.indexUsers(cluster);
+  }
+
+  private async indexUsers(cluster: Cluster): Promise<void> {
+    const multi = this.redis.multi();
+    for (const userId of usersOf(cluster)) multi.sadd(this.keys.userClusters(userId), cluster.id);
+    await multi.exec();
   }
 
   async find(clusterId: string): Promise<StoredCluster | null> {
@@ -60,12 +68,33 @@ export class ClusterStore {
 
   /** Every user-made cluster, secrets left sealed. */
   async all(): Promise<Cluster[]> {
-    const ids = (await this.redis.smembers(this.keys.clusterIndex())).sort();
+    return this.records((await this.redis.smembers(this.keys.clusterIndex())).sort());
+  }
+
+  /** The clusters a user owns or has shared to it, secrets left sealed. */
+  async ofUser(userId: string): Promise<Cluster[]> {
+    const ids = (await this.redis.smembers(this.keys.userClusters(userId))).sort();
+    return (await this.records(ids)).filter((cluster) => usersOf(cluster).includes(userId));
+  }
+
+  private async records(ids: string[]): Promise<Cluster[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hget(this.keys.cluster(id), 'record');
     const results = (await pipeline.exec()) ?? [];
     return results.flatMap(([, record]) => (typeof record === 'string' ? [JSON.parse(record) as Cluster] : []));
+  }
+
+  /** Puts every cluster in its users' indexes, once (clusters an earlier version made have none). */
+  async indexEarlierClusters(): Promise<void> {
+    if ((await this.redis.exists(this.keys.userClustersIndexed())) === 1) return;
+    let cursor = '0';
+    do {
+      const [next, ids] = await this.redis.sscan(this.keys.clusterIndex(), cursor, 'COUNT', 200);
+      cursor = next;
+      for (const cluster of await this.records(ids)) await this.indexUsers(cluster);
+    } while (cursor !== '0');
+    await this.redis.set(this.keys.userClustersIndexed(), '1');
   }
 
   /** Read, change, and save if unchanged meanwhile; `change` runs again after a concurrent update. */
@@ -76,10 +105,20 @@ export class ClusterStore {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       const stored = await this.get(clusterId);
       const next = change(stored);
+      const before = usersOf(stored.cluster);
+      const after = usersOf(next.cluster);
+      const losing = before.filter((userId) => !after.includes(userId));
+      const gaining = after.filter((userId) => !before.includes(userId));
       const saved = await updateScript.run(
         this.redis,
-        [this.keys.cluster(clusterId)],
-        [stored.rev, JSON.stringify(next.cluster), this.box.seal(JSON.stringify(next.secrets))],
+        [this.keys.cluster(clusterId), ...[...losing, ...gaining].map((userId) => this.keys.userClusters(userId))],
+        [
+          stored.rev,
+          JSON.stringify(next.cluster),
+          this.box.seal(JSON.stringify(next.secrets)),
+          String(losing.length),
+          clusterId,
+        ],
       );
       if (saved === 1) return next.cluster;
       if (saved === -1) throw notFound(`Cluster ${clusterId} not found`);
@@ -88,8 +127,16 @@ export class ClusterStore {
   }
 
   async delete(clusterId: string): Promise<void> {
-    await this.redis.multi().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId).exec();
+    const stored = await this.find(clusterId);
+    const multi = this.redis.multi().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId);
+    for (const userId of stored ? usersOf(stored.cluster) : []) multi.srem(this.keys.userClusters(userId), clusterId);
+    await multi.exec();
   }
+}
+
+/** The users who see a cluster in their list: its owner and those it is shared to. */
+function usersOf(cluster: Cluster): string[] {
+  return [...new Set([cluster.user_id, ...cluster.shared_to])];
 }
 
 export type { AwsProviderSettings } from './cluster-types.js';
