@@ -8,7 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import os from 'node:os';
-import { serveInChild } from './lib/child-server.js';
+import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { figure, sized } from './lib/report.js';
 
@@ -119,19 +119,8 @@ async function measured<T extends object>(
   redis: Redis,
   work: () => Promise<T>,
 ): Promise<T & { cpu: CpuSpent }> {
-  const serverCpu = () =>
-    new Promise<number>((resolve) => {
-      child.once('message', (message) => {
-        const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
-        resolve((user + system) / 1000);
-      });
-      child.send('cpu');
-    });
-  const redisCpu = async () => {
-    const info = await redis.info('cpu');
-    const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-    return (value('used_cpu_user') + value('used_cpu_sys')) * 1000;
-  };
+  const serverCpu = () => childCpuMs(child);
+  const redisCpu = () => redisCpuMs(redis);
   const clientCpu = () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;

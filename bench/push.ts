@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import os from 'node:os';
-import { serveInChild } from './lib/child-server.js';
+import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { figure, sized } from './lib/report.js';
 
 interface Target {
@@ -65,19 +65,12 @@ async function api(target: Target, method: string, route: string, body: unknown)
 }
 
 async function cpuSnapshot(child: ChildProcess, redis: Redis): Promise<CpuSnapshot> {
-  const controller = await new Promise<number>((resolve) => {
-    child.once('message', (message) => {
-      const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
-      resolve((user + system) / 1000);
-    });
-    child.send('cpu');
-  });
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  const controller = await childCpuMs(child);
+  const redisMs = await redisCpuMs(redis);
   const own = process.cpuUsage();
   return {
     controller,
-    redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000,
+    redis: redisMs,
     bench: (own.user + own.system) / 1000,
   };
 }

@@ -7,8 +7,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { createRedisClient, mastersOf, type RedisClient } from '../src/core/redis.js';
-import { serveInChild } from './lib/child-server.js';
+import { createRedisClient, type RedisClient } from '../src/core/redis.js';
+import { HttpClient } from '../test/helpers/http.js';
+import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { figure, sized } from './lib/report.js';
 
@@ -55,8 +56,11 @@ async function measureTopology(topology: Topology): Promise<Rates> {
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = createRedisClient(target.redisConnection, 'bench', { log: { info: () => {}, warn: () => {} } });
   const client = new Client(target, CLIENTS);
+  const http = new HttpClient(target.url, target.token);
   try {
-    await uploadCode(target);
+    const form = new FormData();
+    form.append('data', JSON.stringify({ name: 'topology', image: 'busybox', command: 'true' }));
+    check(await http.post(`/2/projects/${target.projectId}/codes`, undefined, { raw: form }), 200);
     const cpu = () => cpuMs(child, redis);
     const scenario = async (name: keyof Rates['cpu'], step: (clientIndex: number) => Promise<number>) => {
       await runFor(Math.min(SECONDS, 1), step); // warm-up: JIT and script caches, as in a running server
@@ -83,8 +87,7 @@ async function measureTopology(topology: Topology): Promise<Rates> {
     });
     const tasks = Array.from({ length: BATCH }, (_, i) => ({ code_name: 'topology', payload: `p${i}` }));
     const queue = await scenario('queue', async () => {
-      const response = await postJson(target, `/2/projects/${target.projectId}/tasks`, { tasks });
-      check(response, 200);
+      check(await http.post(`/2/projects/${target.projectId}/tasks`, { tasks }), 200);
       return BATCH;
     });
     return {
@@ -123,40 +126,7 @@ async function runFor(
 
 /** CPU ms the controller process and every Redis master have used so far. */
 async function cpuMs(child: ChildProcess, redis: RedisClient): Promise<number> {
-  const server = await new Promise<number>((resolve) => {
-    child.once('message', (message) => {
-      const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
-      resolve((user + system) / 1000);
-    });
-    child.send('cpu');
-  });
-  const infos = await Promise.all(mastersOf(redis).map((node) => node.info('cpu')));
-  const redisMs = infos.reduce((sum, info) => {
-    const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-    return sum + (value('used_cpu_user') + value('used_cpu_sys')) * 1000;
-  }, 0);
-  return server + redisMs;
-}
-
-async function uploadCode(target: Target): Promise<void> {
-  const form = new FormData();
-  form.append('data', JSON.stringify({ name: 'topology', image: 'busybox', command: 'true' }));
-  const response = await fetch(`${target.url}/2/projects/${target.projectId}/codes`, {
-    method: 'POST',
-    headers: { Authorization: `OAuth ${target.token}` },
-    body: form,
-  });
-  if (response.status !== 200 && response.status !== 201)
-    throw new Error(`code upload: ${response.status} ${await response.text()}`);
-}
-
-async function postJson(target: Target, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${target.url}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `OAuth ${target.token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
+  return (await childCpuMs(child)) + (await redisCpuMs(redis));
 }
 
 function loadAverage(): string {

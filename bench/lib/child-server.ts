@@ -1,12 +1,14 @@
 // The server half of a benchmark that forks itself: a controller (with a runner, when asked) and
 // its own redis-server in a child process (so the load generator does not share its event loop). It sends its address to
 // the parent, answers 'cpu' with its CPU usage, and stops on any other message.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startAllInOne } from '../../controller/all-in-one.js';
 import { startController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
+import { mastersOf, type RedisClient } from '../../src/core/redis.js';
 import { startTestRedisOf } from '../../test/helpers/redis.js';
 
 export interface ChildServerOptions {
@@ -48,4 +50,24 @@ export async function serveInChild(
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
+}
+
+/** CPU ms the child started by serveInChild has used so far (it answers the 'cpu' message). */
+export function childCpuMs(child: ChildProcess): Promise<number> {
+  return new Promise<number>((resolve) => {
+    child.once('message', (message) => {
+      const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
+      resolve((user + system) / 1000);
+    });
+    child.send('cpu');
+  });
+}
+
+/** CPU ms Redis has used so far: the redis-server, or every master of a Cluster (INFO cpu). */
+export async function redisCpuMs(redis: RedisClient): Promise<number> {
+  const infos = await Promise.all(mastersOf(redis).map((node) => node.info('cpu')));
+  return infos.reduce((sum, info) => {
+    const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return sum + (value('used_cpu_user') + value('used_cpu_sys')) * 1000;
+  }, 0);
 }

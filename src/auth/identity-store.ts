@@ -382,23 +382,20 @@ export class IdentityStore {
 
   /** Shares with users: the project's list first (it grants access), then each user's index. */
   async share(project: Project, userIds: string[]): Promise<Project> {
-    const others = userIds.filter((userId) => userId !== project.userId);
-    if (others.length > 0) {
-      await this.redis.sadd(this.projectKey(project.id, 'shared'), ...others);
-      const multi = this.redis.multi();
-      for (const userId of others) multi.sadd(this.key('user', userId, 'projects'), project.id);
-      await multi.exec();
-    }
-    return this.mustGetProject(project.id);
+    return this.changeSharing(project, userIds, 'sadd');
   }
 
   /** Unshares: the project's list first (access ends at once), then each user's index. */
   async unshare(project: Project, userIds: string[]): Promise<Project> {
+    return this.changeSharing(project, userIds, 'srem');
+  }
+
+  private async changeSharing(project: Project, userIds: string[], change: 'sadd' | 'srem'): Promise<Project> {
     const others = userIds.filter((userId) => userId !== project.userId);
     if (others.length > 0) {
-      await this.redis.srem(this.projectKey(project.id, 'shared'), ...others);
+      await this.redis[change](this.projectKey(project.id, 'shared'), ...others);
       const multi = this.redis.multi();
-      for (const userId of others) multi.srem(this.key('user', userId, 'projects'), project.id);
+      for (const userId of others) multi[change](this.key('user', userId, 'projects'), project.id);
       await multi.exec();
     }
     return this.mustGetProject(project.id);

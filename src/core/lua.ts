@@ -1,4 +1,3 @@
-import type { RedisClient } from './redis.js';
 // The one loader of Ferrum's Lua scripts. Conventions every script follows:
 // - a header comment: `--@include <file>` lines first (shared libraries, resolved here), a
 //   `--@keys <name> ...` line (the keys in KEYS order; `<name>...` for a variable tail), then
@@ -13,6 +12,7 @@ import type { RedisClient } from './redis.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { RedisClient } from './redis.js';
 
 type Arg = string | number | Buffer;
 

@@ -111,7 +111,7 @@ function openCluster(url: string, settings: RedisOptions): Cluster {
   const { nodes, username, password } = clusterSeedsOf(url);
   const { enableOfflineQueue, enableAutoPipelining, enableReadyCheck, lazyConnect, retryStrategy, ...node } = settings;
   const options: ClusterOptions = {
-    clusterRetryStrategy: (attempt) => (retryStrategy ? retryStrategy(attempt) : reconnectDelayMs(attempt)),
+    clusterRetryStrategy: retryStrategy ?? reconnectDelayMs,
     enableOfflineQueue: enableOfflineQueue ?? true,
     enableAutoPipelining: enableAutoPipelining ?? true,
     enableReadyCheck: enableReadyCheck ?? true,

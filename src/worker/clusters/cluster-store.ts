@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../core/redis.js';
 import { conflict, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
@@ -28,7 +29,7 @@ export class ClusterStore {
   ) {}
 
   async create(cluster: Cluster, secrets: ClusterSecrets): Promise<void> {
-    await this.redis
+    const multi = this.redis
       .multi()
       .hset(
         this.keys.cluster(cluster.id),
@@ -39,15 +40,13 @@ export class ClusterStore {
         'rev',
         '0',
       )
-      .sadd(this.keys.clusterIndex(), cluster.id)
-      .exec();
-    await this.indexUsers(cluster);
+      .sadd(this.keys.clusterIndex(), cluster.id);
+    this.indexUsers(multi, cluster);
+    await multi.exec();
   }
 
-  private async indexUsers(cluster: Cluster): Promise<void> {
-    const multi = this.redis.multi();
+  private indexUsers(multi: ChainableCommander, cluster: Cluster): void {
     for (const userId of usersOf(cluster)) multi.sadd(this.keys.userClusters(userId), cluster.id);
-    await multi.exec();
   }
 
   async find(clusterId: string): Promise<StoredCluster | null> {
@@ -92,7 +91,9 @@ export class ClusterStore {
     do {
       const [next, ids] = await this.redis.sscan(this.keys.clusterIndex(), cursor, 'COUNT', 200);
       cursor = next;
-      for (const cluster of await this.records(ids)) await this.indexUsers(cluster);
+      const multi = this.redis.multi();
+      for (const cluster of await this.records(ids)) this.indexUsers(multi, cluster);
+      await multi.exec();
     } while (cursor !== '0');
     await this.redis.set(this.keys.userClustersIndexed(), '1');
   }
