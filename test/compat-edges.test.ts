@@ -67,9 +67,11 @@ describe('1. task tokens reach their own project only, while the task runs', () 
     for (const path of ['/1/users', '/1/tokens', `/1/projects/${server.projectId}`, '/2/clusters', '/v1/apps']) {
       expect((await as.get(path)).status, path).toBe(403);
     }
-    await tokens.revoke(token);
-    expect((await as.get(cache.item('k'))).status).toBe(401);
     await server.http.post(worker.path(`/tasks/${taskId}/cancel`));
+    expect((await as.get(cache.item('k'))).status, 'the task ended').toBe(401);
+    const again = await tokens.issue({ project_id: server.projectId, task_id: queued.body.tasks[0].id }, 60_000);
+    await tokens.revoke(again);
+    expect((await server.http.withToken(again).get(cache.item('k'))).status, 'revoked').toBe(401);
     await server.http.post(worker.path(`/tasks/${queued.body.tasks[0].id}/cancel`));
   });
 });

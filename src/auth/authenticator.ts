@@ -70,7 +70,7 @@ export class Authenticator {
 
   /**
    * A running task's own token: its project only, for as long as the task runs. Never cached,
-   * so that it stops working the moment the runner revokes it.
+   * so that it stops working the moment its task ends or the runner revokes it.
    */
   private async taskPrincipal(secret: string): Promise<Principal | null> {
     const grant = await this.taskTokens?.find(secret);

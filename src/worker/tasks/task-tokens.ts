@@ -2,6 +2,7 @@ import type { RedisClient } from '../../core/redis.js';
 import { createHash } from 'node:crypto';
 import { newSecret } from '../../core/ids.js';
 import type { WorkerKeys } from '../keys.js';
+import { FINAL_STATUSES, type TaskStatus } from '../types.js';
 
 /** Marks task tokens, so that other tokens never cost a lookup here. */
 export const TASK_TOKEN_PREFIX = 'task_';
@@ -29,10 +30,14 @@ export class TaskTokens {
     return token;
   }
 
+  /** The grant of a token whose task has not ended: a finished or cancelled task's token is dead at once. */
   async find(token: string): Promise<TaskGrant | null> {
     if (!token.startsWith(TASK_TOKEN_PREFIX)) return null;
     const json = await this.redis.get(this.keys.taskToken(digestOf(token)));
-    return json ? (JSON.parse(json) as TaskGrant) : null;
+    if (!json) return null;
+    const grant = JSON.parse(json) as TaskGrant;
+    const status = await this.redis.hget(this.keys.task(grant.project_id, grant.task_id), 'status');
+    return status && !FINAL_STATUSES.includes(status as TaskStatus) ? grant : null;
   }
 
   async revoke(token: string): Promise<void> {
