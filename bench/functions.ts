@@ -32,6 +32,8 @@ const HOT_IMAGES = {
   json: 'ferrum-test/fn-hot-json',
 } as const;
 type HotFormat = keyof typeof HOT_IMAGES;
+/** BENCH_FORMATS=http-stream (comma-separated) measures only those formats, e.g. to profile one. */
+const HOT_FORMATS = (process.env.BENCH_FORMATS?.split(',') ?? Object.keys(HOT_IMAGES)) as HotFormat[];
 const COLD_IMAGE = 'ferrum-test/fn-cold-echo';
 const MEMORY_MB = 128;
 const BODY = Buffer.from('{"hello":"ferrum"}');
@@ -242,7 +244,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
   const cache = await wrk(url + cachePath, HOT_SECONDS, cacheGet, pid);
   console.log(line('GET cache item (authenticated)', cache));
   const hot: Partial<Record<HotFormat, LoadFigures>> = {};
-  for (const format of Object.keys(HOT_IMAGES) as HotFormat[]) {
+  for (const format of HOT_FORMATS) {
     // Warm-up: the containers start (10 calls at once), then the server's JIT compiles the call path.
     const started = await Promise.all(
       Array.from({ length: HOT_CALLERS }, () =>
@@ -254,6 +256,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     hot[format] = await wrk(`${url}/r/bench/hot-${format}`, HOT_SECONDS, callOf, pid);
     console.log(line(`POST /r/bench/hot-${format}`, hot[format], cache));
   }
+  if (HOT_FORMATS.length < Object.keys(HOT_IMAGES).length) return; // a partial run prints its lines only
   const stream = hot['http-stream']!;
   const reference = `authenticated cache GET, ${HOT_CALLERS} callers, same run`;
   figure('hot http-stream p50', stream.p50Ms, 'ms', { better: 'lower', target: 3 });

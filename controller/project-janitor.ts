@@ -35,7 +35,7 @@ export class ProjectJanitor {
     private readonly worker: WorkerServices,
     private readonly mq: MessageQueue,
   ) {
-    this.lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
+    this.lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
     this.cacheKeys = new CacheKeys(ctx.keys);
   }
 
@@ -87,6 +87,8 @@ export class ProjectJanitor {
       }
     }
     await redis.unlink(fn.projectApps(projectId));
+    // Its apps are gone, their suspension flags too: no cached route may still serve them.
+    await this.ctx.functions.notices.changed();
     await redis.srem(this.cacheKeys.sweptProjects(), projectId);
     for (const pattern of [`{w:${projectId}}:*`, `{mq:${projectId}:*`, `{mq:${projectId}}:*`, `{cache:${projectId}}:*`])
       await unlinkMatching(redis, prefix + pattern, isStopping);

@@ -181,7 +181,7 @@ describe('async calls', () => {
 
   it('re-runs the calls a runner that stopped heartbeating had taken', async () => {
     const { redis, functions: stores } = server.running.ctx;
-    const loaded = await stores.routes.load('calls', '/echo');
+    const loaded = await stores.routes.loadRoute('calls', '/echo');
     const callId = newObjectId();
     const request = {
       callId,

@@ -35,7 +35,6 @@ function invocation(app: string, format: Format, overrides: Partial<FunctionInvo
     requestUrl: `http://localhost:8080/r/${app}/echo?x=1`,
     headers: { 'content-type': 'text/plain', 'x-echo': 'echoed' },
     routeEnv: { GREETING: 'hello' },
-    callEnv: {},
     body: Buffer.from('ping'),
     ...overrides,
   };

@@ -25,7 +25,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
       const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
       const created = await stores.apps.create(name, project, values);
       if (!created) throw conflict(`App "${name}" already exists`);
-      await new ProjectLifecycle(ctx.redis, ctx.keys).appCreated(project, name);
+      await new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices).appCreated(project, name);
       return { message: 'App successfully created', app: appView(created) };
     },
   );

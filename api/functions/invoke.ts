@@ -8,6 +8,7 @@ import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
 import { FunctionCalls } from '../../src/functions/function-calls.js';
 import { invocationOf } from '../../src/functions/invocation.js';
 import { FunctionMetrics } from '../../src/functions/metrics.js';
+import { RouteCache } from '../../src/functions/route-cache.js';
 import { checkRouteSecret } from '../../src/functions/route-secret.js';
 import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
@@ -57,7 +58,12 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   const stores = ctx.functions;
   const replies = new CallReplies(ctx.bus, stores.keys);
   await replies.start();
-  app.addHook('onClose', () => replies.close());
+  const routes = new RouteCache(stores.routes, stores.notices, settings.routeCacheMs);
+  const stopRoutes = await routes.start(ctx.bus);
+  app.addHook('onClose', async () => {
+    await stopRoutes();
+    await replies.close();
+  });
   const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings, ctx.localFunctions);
   const metrics = new FunctionMetrics(ctx.metrics.registry);
 
@@ -65,7 +71,7 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
     const started = performance.now();
     // `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere.
     const path = `/${request.params['*'] ?? ''}`.replace(/(.)\/+$/, '$1');
-    const { app: found, route, suspended } = await stores.routes.load(request.params.app, path);
+    const { app: found, route, suspended } = await routes.load(request.params.app, path);
     if (!found) throw notFound('App not found');
     if (!route) throw notFound('Route not found');
     if (suspended) throw forbidden(SUSPENDED_MESSAGE);

@@ -31,7 +31,7 @@ export function routeRoutes(app: ApiInstance, { ctx, stores, access }: Managemen
     const outcome = await stores.routes.create(project, route);
     if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
     if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);
-    if (!existing) await new ProjectLifecycle(ctx.redis, ctx.keys).appCreated(project, appName);
+    if (!existing) await new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices).appCreated(project, appName);
     return route;
   }
 

@@ -47,7 +47,7 @@ function identifierList(body: unknown): unknown {
 
 export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
-  const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
+  const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
 
   async function projectFromPath(request: WithParams<{ project_id: string }>, manage: boolean): Promise<Project> {
     const { project_id: projectId } = request.params;

@@ -94,7 +94,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       }
       const updated = await ctx.identity.updateUser(user, changes);
       if (changes.status !== undefined && changes.status !== user.status) {
-        const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys);
+        const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
         for (const project of await ctx.identity.listProjectsOf(user.id)) {
           if (project.userId !== user.id) continue;
           await lifecycle.setSuspended(project.id, changes.status === 'suspended' || project.status === 'suspended');

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { hardenedHostConfig, type DockerExecutor } from '../docker-executor.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import { callEnvOf } from '../../src/functions/invocation.js';
 
 export interface ColdExecutorOptions {
   network: string;
@@ -124,7 +125,7 @@ export class ColdExecutor implements FunctionExecutor {
     const memoryBytes = invocation.memoryMb * 1024 * 1024;
     return {
       Image: invocation.image,
-      Env: envList({ ...invocation.routeEnv, ...invocation.callEnv }),
+      Env: envList({ ...invocation.routeEnv, ...callEnvOf(invocation) }),
       Labels: {
         ...this.options.labels,
         'ferrum.function': `${invocation.appName}${invocation.path}`,

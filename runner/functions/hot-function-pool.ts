@@ -45,8 +45,20 @@ type AnyHotContainer = HotContainer | StreamContainer;
 
 const CODECS: Record<string, HotCodec> = { http: httpCodec, json: jsonCodec };
 
+/** Versions by the route environment object: calls of one cached route share it (see routeEnvOf). */
+const versions = new WeakMap<Record<string, string>, { identity: string; version: string }>();
+
 /** What makes containers of a route interchangeable: a change of any of it needs new ones. */
 export function routeVersionOf(invocation: FunctionInvocation): string {
+  const identity = `${invocation.appName}\0${invocation.path}\0${invocation.image}\0${invocation.format}\0${invocation.memoryMb}`;
+  const known = versions.get(invocation.routeEnv);
+  if (known?.identity === identity) return known.version;
+  const version = versionOf(invocation);
+  versions.set(invocation.routeEnv, { identity, version });
+  return version;
+}
+
+function versionOf(invocation: FunctionInvocation): string {
   const env = Object.entries(invocation.routeEnv).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const identity = [invocation.appName, invocation.path, invocation.image, invocation.format, invocation.memoryMb, env];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 24);

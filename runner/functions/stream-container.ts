@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
@@ -208,25 +209,43 @@ export class StreamContainer {
     }
   }
 
-  private async exchange(request: StreamRequest): Promise<HotResponse> {
-    const answer = await this.client!.request({
-      path: '/call',
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
+  /** One POST /call on the keep-alive connection; the answer gathered straight from undici's handler (no body stream). */
+  private exchange(request: StreamRequest): Promise<HotResponse> {
+    return new Promise<HotResponse>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      let status = 0;
+      let headers: IncomingHttpHeaders = {};
+      this.client!.dispatch(
+        { path: '/call', method: 'POST', headers: request.headers, body: request.body },
+        {
+          // Its presence selects undici's current handler interface.
+          onRequestStart() {},
+          onResponseStart(_controller, statusCode, responseHeaders) {
+            status = statusCode;
+            headers = responseHeaders as IncomingHttpHeaders;
+          },
+          onResponseData(controller, chunk) {
+            bytes += chunk.length;
+            if (bytes > MAX_RESPONSE_BYTES) {
+              controller.abort(new Error(`the response is larger than ${MAX_RESPONSE_BYTES} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            try {
+              resolve(decodeStreamResponse(status, headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+            } catch (error) {
+              reject(error as Error);
+            }
+          },
+          onResponseError(_controller, error) {
+            reject(error);
+          },
+        },
+      );
     });
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      if (bytes > MAX_RESPONSE_BYTES) {
-        answer.body.destroy();
-        throw new Error(`the response is larger than ${MAX_RESPONSE_BYTES} bytes`);
-      }
-      chunks.push(chunk);
-    }
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    return decodeStreamResponse(answer.statusCode, answer.headers, body);
   }
 
   /** Kills and removes the container; a call under way fails. Resolves once it is gone. */

@@ -3,7 +3,7 @@ import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
 import { tokenDigest, type IdentityStore } from './identity-store.js';
-import { TtlCache } from './ttl-cache.js';
+import { TtlCache } from '../core/ttl-cache.js';
 import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
 interface Invalidation {

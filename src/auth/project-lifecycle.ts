@@ -1,6 +1,7 @@
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { unlinkEach } from '../core/scan.js';
 import { FunctionKeys } from '../functions/keys.js';
+import type { RouteNotices } from '../functions/route-notices.js';
 import { WorkerKeys } from '../worker/keys.js';
 import { ScheduleKeys } from '../worker/schedules/schedule-keys.js';
 
@@ -35,6 +36,8 @@ export class ProjectLifecycle {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeySpace,
+    /** Route caches keep whether an app is suspended: they hear of every change. */
+    private readonly routeNotices: RouteNotices,
   ) {
     this.worker = new WorkerKeys(keys);
     this.schedules = new ScheduleKeys(keys);
@@ -68,6 +71,7 @@ export class ProjectLifecycle {
       if (suspended) await Promise.all(batch.map((flag) => this.redis.set(flag, '1')));
       else await unlinkEach(this.redis, batch);
     }
+    await this.routeNotices.changed();
     if (!suspended) await this.redis.zadd(this.resumedKey(), Date.now(), projectId);
   }
 

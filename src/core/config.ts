@@ -231,6 +231,8 @@ export interface FunctionsConfig {
   maxWaitingCalls: number;
   /** How often finished calls' records and logs are written (in one batch), in ms. */
   recordFlushMs: number;
+  /** How long a controller keeps a route calls read; changes are broadcast and apply at once. */
+  routeCacheMs: number;
 }
 
 /** Settings of the AWS instance provider of the cluster autoscaler. */
@@ -487,6 +489,7 @@ export function loadConfig(env: Env = process.env): Config {
       busyWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_BUSY_WAIT_MS', 10_000)),
       maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
       recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
+      routeCacheMs: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_ROUTE_CACHE_MS', 5000)),
     },
     aws: {
       ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
+import type { RouteNotices } from './route-notices.js';
 import { appOf, flatten } from './records.js';
 import { scripts, type RecordPatch } from './scripts.js';
 import { splitMapChanges } from './rules.js';
@@ -15,6 +16,7 @@ export class AppStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
+    private readonly notices: RouteNotices,
   ) {}
 
   /** Null when the name is taken. */
@@ -55,7 +57,9 @@ export class AppStore {
       [this.keys.app(name), this.keys.appConfig(name)],
       [JSON.stringify(patch)],
     );
-    return updated === 1 ? this.get(name) : null;
+    if (updated !== 1) return null;
+    await this.notices.changed();
+    return this.get(name);
   }
 
   async delete(app: App): Promise<AppDeletion> {
@@ -63,6 +67,7 @@ export class AppStore {
     const result = await scripts.deleteApp.run<number>(this.redis, keys, [app.name]);
     if (result === -1) return 'missing';
     if (result === 0) return 'has-routes';
+    await this.notices.changed();
     // Unlisted after the record is gone; a listing skips names whose record is missing.
     await this.redis
       .multi()

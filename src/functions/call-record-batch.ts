@@ -12,11 +12,14 @@ export interface EndedCall {
   log: string | Promise<string>;
   startedAt: number;
   completedAt: number;
-  /** The record to create first, for a call that was never queued (run where it was received). */
+  /** The record of a call that was never queued (run where it was received): it is written whole, at its end. */
   create?: CallRecord;
   /** The call message to drop from a runner's in-flight list once the record is written. */
   inFlight?: { cluster: string; runnerId: string; message: string };
 }
+
+const GROUP_CALLS = 100;
+const GROUP_LOG_CHARS = 1024 * 1024;
 
 /**
  * Writes the records and logs of ended calls off the answer's path: every `flushMs`, all that
@@ -70,22 +73,70 @@ export class CallRecordBatch {
     this.ready = [];
     if (batch.length === 0) return;
     // Issued in one tick: the connection's auto-pipelining sends them as one write.
-    const writes = batch.map((call) => this.writeOne(call));
+    const writes: Promise<void>[] = [];
+    const neverRecorded = new Map<string, EndedCall[]>();
+    for (const call of batch) {
+      if (!call.create) writes.push(this.writeOne(call));
+      else if (neverRecorded.has(call.appName)) neverRecorded.get(call.appName)!.push(call);
+      else neverRecorded.set(call.appName, [call]);
+    }
+    for (const [appName, calls] of neverRecorded)
+      for (const group of groupsOf(calls)) writes.push(this.writeWhole(appName, group));
     this.writing = Promise.all([this.writing, ...writes]).then(() => {});
   }
 
+  /** Ends a call recorded when it was queued, and takes it off its runner's in-flight list. */
   private async writeOne(call: EndedCall): Promise<void> {
     try {
       const { appName, callId, outcome, error, startedAt, completedAt, inFlight } = call;
-      const creating = call.create ? this.calls.create(call.create) : null;
       const finishing = this.calls.finish(appName, callId, outcome, error, call.log as string, {
         startedAt,
         completedAt,
       });
       const dropping = inFlight ? this.queue.done(inFlight.cluster, inFlight.runnerId, inFlight.message) : null;
-      await Promise.all([creating, finishing, dropping]);
+      await Promise.all([finishing, dropping]);
     } catch (error) {
       this.onError(error);
     }
   }
+
+  /** Writes calls of one app never recorded before, whole, in one script. */
+  private async writeWhole(appName: string, calls: EndedCall[]): Promise<void> {
+    try {
+      await this.calls.recordEnded(
+        appName,
+        calls.map((call) => ({
+          record: {
+            ...call.create!,
+            status: call.outcome,
+            startedAt: call.startedAt,
+            completedAt: call.completedAt,
+            error: call.error ?? null,
+          },
+          log: call.log as string,
+        })),
+      );
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
+
+/** Calls written by one script: at most GROUP_CALLS, with at most GROUP_LOG_CHARS of logs, so no script runs long. */
+function groupsOf(calls: EndedCall[]): EndedCall[][] {
+  const groups: EndedCall[][] = [];
+  let group: EndedCall[] = [];
+  let chars = 0;
+  for (const call of calls) {
+    const length = (call.log as string).length;
+    if (group.length > 0 && (group.length >= GROUP_CALLS || chars + length > GROUP_LOG_CHARS)) {
+      groups.push(group);
+      group = [];
+      chars = 0;
+    }
+    group.push(call);
+    chars += length;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }

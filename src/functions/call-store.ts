@@ -3,6 +3,12 @@ import type { FunctionKeys } from './keys.js';
 import { scripts } from './scripts.js';
 import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
 
+/** A call that ended before it was ever recorded: its whole record, and its log. */
+export interface EndedCallRecord {
+  record: CallRecord;
+  log: string;
+}
+
 export interface CallPage {
   calls: CallRecord[];
   /** Pass as `cursor` for the next (older) page; undefined on the last page. */
@@ -82,6 +88,39 @@ export class CallStore {
     return outcome === 1 ? 'started' : outcome === -1 ? 'suspended' : 'over';
   }
 
+  /**
+   * Writes the final records and logs of calls of one app that were never recorded (they ran
+   * where they were received), in one script.
+   */
+  async recordEnded(appName: string, calls: EndedCallRecord[]): Promise<void> {
+    if (calls.length === 0) return;
+    const keys = [this.keys.callIndex(appName)];
+    const args: (string | number)[] = [this.retentionMs, firstIdAt(Date.now() - this.retentionMs), appName];
+    for (const { record, log } of calls) {
+      keys.push(this.keys.call(appName, record.id), this.keys.callLog(appName, record.id));
+      args.push(
+        record.id,
+        record.path,
+        record.projectId,
+        record.format,
+        record.type,
+        record.status,
+        record.createdAt,
+        record.startedAt ?? '',
+        record.completedAt ?? '',
+        record.error ?? '',
+        this.trimmed(log),
+      );
+    }
+    await scripts.recordCalls.run(this.redis, keys, args);
+  }
+
+  private trimmed(log: string): string {
+    return log.length * 3 > this.maxLogBytes && Buffer.byteLength(log) > this.maxLogBytes
+      ? Buffer.from(log).subarray(0, this.maxLogBytes).toString()
+      : log;
+  }
+
   /** Records how the call ended, once; false when it had already ended. */
   async finish(
     appName: string,
@@ -92,13 +131,11 @@ export class CallStore {
     times: { startedAt?: number; completedAt?: number } = {},
   ): Promise<boolean> {
     const keys = [this.keys.call(appName, callId), this.keys.callLog(appName, callId)];
-    const trimmed =
-      Buffer.byteLength(log) > this.maxLogBytes ? Buffer.from(log).subarray(0, this.maxLogBytes).toString() : log;
     const args = [
       outcome,
       times.completedAt ?? Date.now(),
       error ?? '',
-      trimmed,
+      this.trimmed(log),
       this.retentionMs,
       times.startedAt ?? '',
     ];

@@ -29,8 +29,6 @@ export interface FunctionInvocation {
    * so a hot container can be reused while it is unchanged.
    */
   routeEnv: Record<string, string>;
-  /** Per call: METHOD, REQUEST_URL, CALL_ID, HEADER_<NAME> (and FN_ forms). Env vars for cold calls; hot formats carry them in the request. */
-  callEnv: Record<string, string>;
   body: Buffer;
 }
 

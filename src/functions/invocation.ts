@@ -23,9 +23,14 @@ export function headerVariable(name: string): string {
   return `HEADER_${name.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
 }
 
+/** Each route's environment, made once per loaded route (RouteCache hands out the same objects). */
+const routeEnvs = new WeakMap<LoadedRoute['route'], { app: LoadedRoute['app']; env: Record<string, string> }>();
+
 /** The route's environment: app config, route config over it, and the route's identity. */
 export function routeEnvOf({ app, route }: LoadedRoute): Record<string, string> {
-  return withFnNames({
+  const made = routeEnvs.get(route);
+  if (made?.app === app) return made.env;
+  const env = withFnNames({
     ...app.config,
     ...route.config,
     APP_NAME: app.name,
@@ -37,9 +42,14 @@ export function routeEnvOf({ app, route }: LoadedRoute): Record<string, string> 
     FN_FN_ID: `${app.name}${route.path}`,
     FN_TYPE: route.type,
   });
+  routeEnvs.set(route, { app, env });
+  return env;
 }
 
-export function callEnvOf(request: CallRequest): Record<string, string> {
+/** A cold call's own variables (hot formats carry the same in their request instead). */
+export function callEnvOf(
+  request: Pick<CallRequest, 'callId' | 'method' | 'requestUrl' | 'headers'>,
+): Record<string, string> {
   const env: Record<string, string> = {
     METHOD: request.method,
     REQUEST_URL: request.requestUrl,
@@ -67,7 +77,6 @@ export function invocationOf(loaded: LoadedRoute, request: CallRequest): Functio
     requestUrl: request.requestUrl,
     headers: request.headers,
     routeEnv: routeEnvOf(loaded),
-    callEnv: callEnvOf(request),
     body: request.body,
   };
 }

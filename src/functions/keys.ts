@@ -58,6 +58,11 @@ export class FunctionKeys {
   private calls(app: string, ...parts: string[]): string {
     return this.keys.of(`{fn-calls:${app}}`, ...parts);
   }
+  /** Pub/sub channel: some app or route changed, cached routes are stale. */
+  routesChanged() {
+    return this.registry('routes-changed');
+  }
+
   /** Zset (score 0) of the app's call ids; ids are time-ordered, so lexical order is age order. */
   callIndex(app: string) {
     return this.calls(app, 'index');

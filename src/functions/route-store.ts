@@ -1,10 +1,17 @@
 import type { RedisClient } from '../core/redis.js';
 import type { AppStore } from './app-store.js';
+import type { RouteNotices } from './route-notices.js';
 import type { FunctionKeys } from './keys.js';
 import { appOf, mapOf, routeFieldsOf, routeOf } from './records.js';
 import { scripts, type RecordPatch } from './scripts.js';
 import { splitMapChanges } from './rules.js';
 import type { ConfigMap, LoadedRoute, Route, RouteSettings } from './types.js';
+
+/** An app and one of its routes; null where missing. */
+export interface LoadedRouteResult {
+  app: LoadedRoute['app'] | null;
+  route: Route | null;
+}
 
 export type RouteCreation = 'created' | 'exists' | 'app-of-another-project';
 
@@ -20,6 +27,7 @@ export class RouteStore {
     private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
     private readonly apps: AppStore,
+    private readonly notices: RouteNotices,
   ) {}
 
   private routeKeys(app: string, path: string): string[] {
@@ -47,28 +55,23 @@ export class RouteStore {
     return 'created';
   }
 
-  /**
-   * The app and the route, and whether the app's project is suspended, in one round trip (the
-   * suspension flag lives under the app's calls tag, so it is read beside the script, pipelined).
-   */
-  async load(
-    appName: string,
-    path: string,
-  ): Promise<{ app: LoadedRoute['app'] | null; route: Route | null; suspended: boolean }> {
+  /** The app and one of its routes in one round trip (every call needs them: see RouteCache). */
+  async loadRoute(appName: string, path: string): Promise<LoadedRouteResult> {
     const keys = [this.keys.app(appName), this.keys.appConfig(appName), ...this.routeKeys(appName, path)];
-    const [[app, appConfig, route, routeConfig, headers], suspended] = await Promise.all([
-      scripts.loadRoute.run<string[][]>(this.redis, keys),
-      this.redis.exists(this.keys.appSuspended(appName)),
-    ]);
+    const [app, appConfig, route, routeConfig, headers] = await scripts.loadRoute.run<string[][]>(this.redis, keys);
     return {
       app: appOf(mapOf(app!), mapOf(appConfig!)),
       route: routeOf(mapOf(route!), mapOf(routeConfig!), mapOf(headers!)),
-      suspended: suspended === 1,
     };
   }
 
+  /** Whether the app's project (or its owner) is suspended: its calls are refused. */
+  async isSuspended(appName: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.appSuspended(appName))) === 1;
+  }
+
   async get(appName: string, path: string): Promise<Route | null> {
-    return (await this.load(appName, path)).route;
+    return (await this.loadRoute(appName, path)).route;
   }
 
   /** Null when the route does not exist. */
@@ -82,7 +85,9 @@ export class RouteStore {
     const updated = await scripts.patchRecord.run<number>(this.redis, this.routeKeys(appName, path), [
       JSON.stringify(patch),
     ]);
-    return updated === 1 ? this.get(appName, path) : null;
+    if (updated !== 1) return null;
+    await this.notices.changed();
+    return this.get(appName, path);
   }
 
   async delete(appName: string, path: string): Promise<boolean> {
@@ -91,7 +96,9 @@ export class RouteStore {
       [this.keys.routes(appName), ...this.routeKeys(appName, path)],
       [path],
     );
-    return deleted === 1;
+    if (deleted !== 1) return false;
+    await this.notices.changed();
+    return true;
   }
 
   /** Routes of the app in path order after `cursor` (a path), at most `perPage`. */

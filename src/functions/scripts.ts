@@ -9,6 +9,7 @@ export const scripts = {
   loadRoute: loadLua(import.meta.url, 'load-route'),
   startCall: loadLua(import.meta.url, 'start-call'),
   finishCall: loadLua(import.meta.url, 'finish-call'),
+  recordCalls: loadLua(import.meta.url, 'record-calls'),
   reclaimCalls: loadLua(import.meta.url, 'reclaim-calls'),
 };
 

@@ -4,6 +4,7 @@ import { AppStore } from './app-store.js';
 import { CallQueue } from './call-queue.js';
 import { CallStore } from './call-store.js';
 import { FunctionKeys } from './keys.js';
+import { RouteNotices } from './route-notices.js';
 import { RouteStore } from './route-store.js';
 
 /** The stores of the functions platform over one Redis connection. */
@@ -13,15 +14,19 @@ export interface FunctionStores {
   routes: RouteStore;
   calls: CallStore;
   queue: CallQueue;
+  /** Every change to apps and routes goes through here (route caches listen). */
+  notices: RouteNotices;
 }
 
 export function openFunctionStores(config: Config, redis: RedisClient, keySpace: KeySpace): FunctionStores {
   const keys = new FunctionKeys(keySpace);
-  const apps = new AppStore(redis, keys);
+  const notices = new RouteNotices(redis, keys.routesChanged());
+  const apps = new AppStore(redis, keys, notices);
   return {
     keys,
     apps,
-    routes: new RouteStore(redis, keys, apps),
+    notices,
+    routes: new RouteStore(redis, keys, apps, notices),
     calls: new CallStore(redis, keys, config.functions.callRetentionMs, config.functions.maxLogBytes),
     queue: new CallQueue(redis, keys),
   };

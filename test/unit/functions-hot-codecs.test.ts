@@ -30,7 +30,6 @@ const call: FunctionInvocation = {
     'x-split': 'a\r\nInjected: yes',
   },
   routeEnv: {},
-  callEnv: {},
   body: Buffer.from('{"n":1}'),
 };
 
