@@ -11,15 +11,18 @@
  * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  */
-import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
 import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http.js';
 import { serveInChild } from './lib/child-server.js';
-import { cpuSeconds } from './lib/proc-cpu.js';
 import { figure, sized, SMOKE } from './lib/report.js';
+import { wrk as runWrk, type LoadFigures, type WrkRequest } from './lib/wrk.js';
+
+/** wrk with the hot callers' connection count. */
+function wrk(url: string, seconds: number, request: WrkRequest, serverPid: number): Promise<LoadFigures> {
+  return runWrk(url, { seconds, connections: HOT_CALLERS, serverPid }, request);
+}
 
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 const WARM_SECONDS = SMOKE ? 1 : 3;
@@ -72,58 +75,6 @@ function report(label: string, figures: Figures): void {
   );
   figure(`${label} p50`, percentile(latencies, 50), 'ms', { better: 'lower' });
   figure(`${label} rate`, rate, 'calls/s', { better: 'higher' });
-}
-
-interface LoadFigures {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Server CPU (user + system) per request, in µs. */
-  cpuUs: number;
-}
-
-/** CPU time of a process so far (user + system), in µs, from /proc. */
-function cpuUsOf(pid: number): number {
-  return cpuSeconds(pid) * 1_000_000;
-}
-
-function msOf(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
-  if (!match) throw new Error(`unreadable wrk latency "${text}"`);
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-}
-
-/** Runs wrk (10 connections) against `url` for `seconds`; the server's CPU is read around it. */
-function wrk(
-  url: string,
-  seconds: number,
-  request: { method: string; body?: Buffer; headers: Record<string, string> },
-  serverPid: number,
-): Promise<LoadFigures> {
-  const script = path.join(os.tmpdir(), `ferrum-bench-wrk-${process.pid}.lua`);
-  const lines = [`wrk.method = ${JSON.stringify(request.method)}`];
-  if (request.body) lines.push(`wrk.body = ${JSON.stringify(request.body.toString())}`);
-  for (const [name, value] of Object.entries(request.headers))
-    lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
-  fs.writeFileSync(script, `${lines.join('\n')}\n`);
-  const args = ['-t2', `-c${HOT_CALLERS}`, `-d${seconds}s`, '--latency', '-s', script, url];
-  const cpuBefore = cpuUsOf(serverPid);
-  return new Promise((resolve, reject) => {
-    execFile('wrk', args, (error, stdout) => {
-      const cpu = cpuUsOf(serverPid) - cpuBefore;
-      fs.rmSync(script, { force: true });
-      if (error) return reject(new Error(`wrk failed (apt-get install -y wrk): ${error.message}`));
-      const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
-      const failed = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
-      if (failed) return reject(new Error(`${url}: ${failed[1]} of ${requests} answers were not 2xx`));
-      const p50 = /\s50%\s+(\S+)/.exec(stdout)?.[1];
-      const p99 = /\s99%\s+(\S+)/.exec(stdout)?.[1];
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
-      if (!p50 || !p99 || !requests) return reject(new Error(`unreadable wrk output:\n${stdout}`));
-      resolve({ rps, p50Ms: msOf(p50), p99Ms: msOf(p99), cpuUs: cpu / requests });
-    });
-  });
 }
 
 function line(label: string, figures: LoadFigures, cache?: LoadFigures): string {

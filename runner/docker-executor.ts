@@ -36,6 +36,9 @@ export function hardenedHostConfig(limits: ContainerLimits): Docker.HostConfig {
     CapDrop: limits.capAdd ? ['ALL'] : ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SYS_CHROOT', 'SETFCAP'],
     CapAdd: limits.capAdd && limits.capAdd.length > 0 ? limits.capAdd : undefined,
     AutoRemove: false,
+    // Output is read through attach only: the engine keeps no log file of it (a chatty
+    // container cannot fill the engine's disk, and each line costs the engine less).
+    LogConfig: { Type: 'none', Config: {} },
   };
 }
 

@@ -116,7 +116,7 @@ export class StreamContainer {
           'FN_LOGFRAME_HDR=Fn-Call-Id',
         ],
         Labels: spec.labels,
-        AttachStdout: true,
+        AttachStdout: false,
         AttachStderr: true,
         Tty: false,
         HostConfig: { ...hardenedHostConfig(spec), Binds: [`${socketDir}:${CONTAINER_SOCKET_DIR}`] },
@@ -151,9 +151,9 @@ export class StreamContainer {
   }
 
   private async attachAndStart(docker: Docker): Promise<void> {
-    const stream = (await this.container.attach({ stream: true, stdout: true, stderr: true })) as Duplex;
+    // Stdout is not the answer in this contract: it is not even attached (the engine drops it).
+    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true })) as Duplex;
     this.output = stream;
-    // Stdout is not the answer in this contract: it is dropped like the frame lines in it.
     docker.modem.demuxStream(
       stream,
       sink(() => {}),
