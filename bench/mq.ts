@@ -7,14 +7,21 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { figure, sized } from './lib/report.js';
+import { wrk, type LoadFigures } from './lib/wrk.js';
 
 const SECONDS = sized('BENCH_SECONDS', 5, 0.5);
-/** Which scenarios run: any of batched, single1, single50 (comma-separated). */
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,single50,paced50').split(',');
+/**
+ * Which scenarios run (comma-separated): batched, single1, single50 (50 Node clients, closed
+ * loop: the client takes CPU the server needs), wrk50 (each single operation from 50 wrk
+ * connections, closed loop), paced50.
+ */
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,wrk50,paced50').split(',');
 /**
  * paced50: 50 clients whose post+reserve+delete rounds start on a schedule of this many per
  * second in all (open loop): the latency a steady load of 50 clients sees, where single50's
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
     if (SCENARIOS.includes('batched')) await batched(target, child, redis);
     for (const clients of [1, 50])
       if (SCENARIOS.includes(`single${clients}`)) await single(target, clients, child, redis);
+    if (SCENARIOS.includes('wrk50')) await singleByWrk(target, 50, child);
     if (SCENARIOS.includes('paced50')) await single(target, 50, child, redis, PACED_RATE);
   } finally {
     console.log(
@@ -262,5 +270,67 @@ async function single(
   console.log(
     `single post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
   );
+  client.close();
+}
+
+/** Messages put on a queue in batches of 100, 8 requests at a time; their ids when asked. */
+async function fill(client: Client, queue: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  const messages = Array.from({ length: 100 }, () => ({ body: 'single message' }));
+  let left = Math.ceil(count / 100);
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (left-- > 0) ids.push(...check(await client.request('POST', `${queue}/messages`, { messages }), 201).ids);
+    }),
+  );
+  return ids;
+}
+
+/**
+ * Each single operation (post, reserve, delete by id) from `connections` keep-alive connections
+ * of wrk for SECONDS, closed loop: no Node load generator competes for the cores. Reserve and
+ * delete work on queues filled beforehand (deletes walk a list of ids, each connection its own).
+ */
+async function singleByWrk(target: Target, connections: number, child: ChildProcess): Promise<void> {
+  const client = new Client(target, 8);
+  const base = `${target.url}/3/projects/${target.projectId}/queues`;
+  const headers = { authorization: `OAuth ${target.token}`, 'content-type': 'application/json' };
+  const options = { seconds: SECONDS, connections, serverPid: child.pid! };
+  const enough = sized('BENCH_WRK_MESSAGES', 300_000, 60_000);
+  const label = `${connections} connections (wrk)`;
+  const results: [string, LoadFigures][] = [];
+  const body = JSON.stringify({ messages: [{ body: 'single message' }] });
+  results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
+  await fill(client, 'wrk-reserve', enough);
+  results.push([
+    'reserve',
+    await wrk(`${base}/wrk-reserve/reservations`, options, { method: 'POST', body: '{}', headers }),
+  ]);
+  const idsFile = path.join(os.tmpdir(), `ferrum-bench-ids-${process.pid}`);
+  fs.writeFileSync(idsFile, (await fill(client, 'wrk-delete', enough)).join('\n') + '\n');
+  const lua = `
+threads = 0
+function setup(thread) thread:set("part", threads); threads = threads + 1 end
+function init() ids = {}; local i = 0
+  for line in io.lines(${JSON.stringify(idsFile)}) do if i % 2 == part then ids[#ids + 1] = line end; i = i + 1 end
+  next_id = 0 end
+function request() next_id = next_id + 1
+  return wrk.format(nil, ${JSON.stringify(`/3/projects/${target.projectId}/queues/wrk-delete/messages/`)} .. (ids[next_id] or "exhausted")) end`;
+  try {
+    results.push([
+      'delete',
+      await wrk(`${base}/wrk-delete/messages/x`, options, { method: 'DELETE', body: '{}', headers, lua }),
+    ]);
+  } finally {
+    fs.rmSync(idsFile, { force: true });
+  }
+  for (const [name, figures] of results) {
+    console.log(
+      `single ${name} (${label})`.padEnd(50) +
+        ` ${Math.round(figures.rps).toLocaleString('en-US').padStart(9)} req/s   p50 ${figures.p50Ms.toFixed(2).padStart(6)} ms   p99 ${figures.p99Ms.toFixed(2).padStart(6)} ms   (${figures.requests} req)   server CPU ${figures.cpuUs.toFixed(0)} µs/req`,
+    );
+    figure(`single ${name} p50, ${label}`, figures.p50Ms, 'ms', { better: 'lower' });
+    figure(`single ${name} p99, ${label}`, figures.p99Ms, 'ms', { better: 'lower', target: 5 });
+  }
   client.close();
 }

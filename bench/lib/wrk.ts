@@ -46,7 +46,15 @@ export function wrk(
   if (request.lua) lines.push(request.lua);
   fs.writeFileSync(script, `${lines.join('\n')}\n`);
   const threads = Math.min(2, options.connections);
-  const args = [`-t${threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, url];
+  const args = [
+    `-t${threads}`,
+    `-c${options.connections}`,
+    `-d${Math.max(1, Math.round(options.seconds))}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ];
   const cpuBefore = cpuSeconds(options.serverPid);
   return new Promise((resolve, reject) => {
     execFile('wrk', args, (error, stdout) => {
