@@ -5,6 +5,7 @@ import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, failFast, KeySpace, waitForRedis, type RedisClient } from '../src/core/redis.js';
+import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   worker: WorkerServices;
   /** The functions platform's stores. */
   functions: FunctionStores;
+  /** Suspension and deletion of projects as the other services see them. */
+  lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */
   localFunctions: LocalFunctionHost;
 }
@@ -71,6 +74,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
   });
+  const functions = openFunctionStores(config, redis, keys);
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
@@ -98,7 +102,8 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     metrics,
     mq,
     worker,
-    functions: openFunctionStores(config, redis, keys),
+    functions,
+    lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
     localFunctions: { runner: null },
   };
   return { ctx, close };

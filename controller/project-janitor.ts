@@ -3,7 +3,7 @@ import { scanKeys, unlinkEach } from '../src/core/scan.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
-import { ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
+import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/service.js';
@@ -35,7 +35,7 @@ export class ProjectJanitor {
     private readonly worker: WorkerServices,
     private readonly mq: MessageQueue,
   ) {
-    this.lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
+    this.lifecycle = ctx.lifecycle;
     this.cacheKeys = new CacheKeys(ctx.keys);
   }
 

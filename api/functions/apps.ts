@@ -1,4 +1,3 @@
-import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import { badRequest, conflict, notFound } from '../../src/core/errors.js';
 import { checkAppName, checkConfig } from '../../src/functions/rules.js';
 import { principalOf } from '../auth-hooks.js';
@@ -25,7 +24,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
       const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
       const created = await stores.apps.create(name, project, values);
       if (!created) throw conflict(`App "${name}" already exists`);
-      await new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices).appCreated(project, name);
+      await ctx.lifecycle.appCreated(project, name);
       return { message: 'App successfully created', app: appView(created) };
     },
   );

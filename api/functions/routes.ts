@@ -1,4 +1,3 @@
-import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Principal } from '../../src/auth/types.js';
 import { conflict, notFound } from '../../src/core/errors.js';
@@ -31,7 +30,7 @@ export function routeRoutes(app: ApiInstance, { ctx, stores, access }: Managemen
     const outcome = await stores.routes.create(project, route);
     if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
     if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);
-    if (!existing) await new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices).appCreated(project, appName);
+    if (!existing) await ctx.lifecycle.appCreated(project, appName);
     return route;
   }
 

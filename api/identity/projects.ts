@@ -3,7 +3,6 @@ import { access } from '../../src/auth/access.js';
 import { readProjectCounters } from '../../src/auth/project-counters.js';
 import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
-import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 import type { PluginOptions } from '../context.js';
@@ -47,7 +46,7 @@ function identifierList(body: unknown): unknown {
 
 export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
-  const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
+  const { lifecycle } = ctx;
 
   async function projectFromPath(request: WithParams<{ project_id: string }>, manage: boolean): Promise<Project> {
     const { project_id: projectId } = request.params;

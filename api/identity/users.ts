@@ -1,4 +1,3 @@
-import { ProjectLifecycle } from '../../src/auth/project-lifecycle.js';
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
 import type { User } from '../../src/auth/types.js';
@@ -94,10 +93,12 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       }
       const updated = await ctx.identity.updateUser(user, changes);
       if (changes.status !== undefined && changes.status !== user.status) {
-        const lifecycle = new ProjectLifecycle(ctx.redis, ctx.keys, ctx.functions.notices);
         for (const project of await ctx.identity.listProjectsOf(user.id)) {
           if (project.userId !== user.id) continue;
-          await lifecycle.setSuspended(project.id, changes.status === 'suspended' || project.status === 'suspended');
+          await ctx.lifecycle.setSuspended(
+            project.id,
+            changes.status === 'suspended' || project.status === 'suspended',
+          );
         }
       }
       if (changes.status === 'suspended') {

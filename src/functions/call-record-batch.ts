@@ -1,3 +1,4 @@
+import { boundedChunks } from '../core/chunks.js';
 import type { CallQueue } from './call-queue.js';
 import type { CallStore } from './call-store.js';
 import type { CallOutcome, CallRecord } from './types.js';
@@ -81,7 +82,9 @@ export class CallRecordBatch {
       else neverRecorded.set(call.appName, [call]);
     }
     for (const [appName, calls] of neverRecorded)
-      for (const group of groupsOf(calls)) writes.push(this.writeWhole(appName, group));
+      // Bounded, so that no one script runs long.
+      for (const group of boundedChunks(calls, GROUP_CALLS, GROUP_LOG_CHARS, (call) => (call.log as string).length))
+        writes.push(this.writeWhole(appName, group));
     this.writing = Promise.all([this.writing, ...writes]).then(() => {});
   }
 
@@ -120,23 +123,4 @@ export class CallRecordBatch {
       this.onError(error);
     }
   }
-}
-
-/** Calls written by one script: at most GROUP_CALLS, with at most GROUP_LOG_CHARS of logs, so no script runs long. */
-function groupsOf(calls: EndedCall[]): EndedCall[][] {
-  const groups: EndedCall[][] = [];
-  let group: EndedCall[] = [];
-  let chars = 0;
-  for (const call of calls) {
-    const length = (call.log as string).length;
-    if (group.length > 0 && (group.length >= GROUP_CALLS || chars + length > GROUP_LOG_CHARS)) {
-      groups.push(group);
-      group = [];
-      chars = 0;
-    }
-    group.push(call);
-    chars += length;
-  }
-  if (group.length > 0) groups.push(group);
-  return groups;
 }

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../core/redis.js';
+import { boundedChunks } from '../core/chunks.js';
 import { randomUUID } from 'node:crypto';
 import { forbidden, notFound } from '../core/errors.js';
 import { newMessageId } from '../core/ids.js';
@@ -50,21 +51,7 @@ type Row = [string, string, number, string, number, number, number?];
 
 /** Splits rows into runs of at most POST_CHUNK_MESSAGES and (but for a single big message) POST_CHUNK_BYTES. */
 export function postChunks<T extends Row>(rows: T[]): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = row[1].length + row[3].length + 64;
-    if (chunk.length > 0 && (chunk.length >= POST_CHUNK_MESSAGES || bytes + size > POST_CHUNK_BYTES)) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
+  return boundedChunks(rows, POST_CHUNK_MESSAGES, POST_CHUNK_BYTES, (row) => row[1].length + row[3].length + 64);
 }
 
 function refusal(outcome: number, id?: string): Error {
