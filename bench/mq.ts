@@ -27,6 +27,8 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,wrk50,paced50
  * second in all (open loop): the latency a steady load of 50 clients sees, where single50's
  * closed loop saturates the machine and measures its throughput.
  */
+/** Seconds of unmeasured load before wrk50 measures (each of post and reserve). */
+const WARM_UP_SECONDS = sized('BENCH_WARM_UP_SECONDS', 2, 1);
 const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
 
 if (process.env.BENCH_ROLE === 'server') {
@@ -300,6 +302,10 @@ async function singleByWrk(target: Target, connections: number, child: ChildProc
   const label = `${connections} connections (wrk)`;
   const results: [string, LoadFigures][] = [];
   const body = JSON.stringify({ messages: [{ body: 'single message' }] });
+  // Unmeasured warm-up: the first seconds of a fresh process compile and optimise the request path.
+  const warmUp = { ...options, seconds: WARM_UP_SECONDS };
+  await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
+  await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
   results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
   await fill(client, 'wrk-reserve', enough);
   results.push([

@@ -4,7 +4,7 @@ import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, failFast, KeySpace, waitForRedis, type RedisClient } from '../src/core/redis.js';
+import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis, type RedisClient } from '../src/core/redis.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
@@ -50,7 +50,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   const metrics = createMetrics();
   const onError = (kind: string) => metrics.redisErrors.inc({ kind });
   const redis = createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError });
-  const subscriber = createRedisClient(redisUrl, 'subscriber', { enableAutoPipelining: false, onError });
+  const subscriber = createRedisClient(redisUrl, 'subscriber', { ...SUBSCRIBER_OPTIONS, onError });
   try {
     await waitForRedis(redis, config.redis.connectTimeoutMs);
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, KeySpace, type RedisClient } from '../src/core/redis.js';
+import { createRedisClient, KeySpace, SUBSCRIBER_OPTIONS, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
@@ -31,7 +31,7 @@ export interface OpenedRunnerContext {
 
 export function openRunnerContext(config: Config, redisUrl: string, registry: Registry): OpenedRunnerContext {
   const redis = createRedisClient(redisUrl, 'runner');
-  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { enableAutoPipelining: false });
+  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', SUBSCRIBER_OPTIONS);
   const bus = new EventBus(subscriber, redis);
   const keys = new KeySpace(config.keyPrefix);
   const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false };

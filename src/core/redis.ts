@@ -149,6 +149,12 @@ export function failFast(commandTimeoutMs: number): RedisOptions {
 }
 
 /**
+ * Options of a pub/sub connection: no auto-pipelining, and no ready check, whose INFO a
+ * connection already in subscriber mode (subscriptions replayed on reconnect) must refuse.
+ */
+export const SUBSCRIBER_OPTIONS: RedisOptions = { enableAutoPipelining: false, enableReadyCheck: false };
+
+/**
  * ioredis reports every failed reconnect as an 'error' event (and prints a stack trace when
  * nobody listens): one line when the connection is lost, one when it is back.
  */
