@@ -12,8 +12,8 @@ export interface QueueDepth {
 }
 
 /**
- * Offers every queue of `projectId` with its size to `top`: one pipelined ZCARD round trip per
- * page of queue names, no scripts (expired messages not yet swept still count).
+ * Offers every queue of `projectId` with its size to `top`: one auto-pipelined round of ZCARDs
+ * per page of queue names, no scripts (expired messages not yet swept still count).
  */
 export async function offerQueueDepths(
   redis: RedisClient,
@@ -25,14 +25,15 @@ export async function offerQueueDepths(
   for (;;) {
     const names = await redis.zrangebylex(keys.queueIndex(projectId), from, '+', 'LIMIT', 0, PAGE);
     if (names.length === 0) return;
-    const pipeline = redis.pipeline();
     const refs = names.map((name) => ({ projectId, name }));
-    for (const ref of refs) for (const key of keys.sizeKeys(ref)) pipeline.zcard(key);
-    const replies = (await pipeline.exec()) ?? [];
-    refs.forEach((ref, i) => {
-      const size = [0, 1, 2].reduce((sum, part) => sum + Number(replies[i * 3 + part]?.[1] ?? 0), 0);
-      top.offer(ref, size);
-    });
+    // Each queue has a slot of its own on a Redis Cluster: separate (auto-pipelined) commands,
+    // not one ioredis pipeline, which must stay within one node's slots.
+    const sizes = await Promise.all(
+      refs.map(async (ref) =>
+        (await Promise.all(keys.sizeKeys(ref).map((key) => redis.zcard(key)))).reduce((a, b) => a + b, 0),
+      ),
+    );
+    refs.forEach((ref, i) => top.offer(ref, sizes[i]!));
     if (names.length < PAGE) return;
     from = `(${names[names.length - 1]}`;
   }
@@ -40,7 +41,7 @@ export async function offerQueueDepths(
 
 /**
  * For each queue, when the message at the head of its ready set (the next to be reserved) was
- * posted, in epoch ms, or null when nothing is ready: one pipelined round trip.
+ * posted, in epoch ms, or null when nothing is ready: one auto-pipelined round of commands.
  */
 export async function oldestReadyMessages(
   redis: RedisClient,
@@ -48,11 +49,9 @@ export async function oldestReadyMessages(
   refs: QueueRef[],
 ): Promise<Array<number | null>> {
   if (refs.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const ref of refs) pipeline.zrange(keys.sizeKeys(ref)[0]!, 0, 0);
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([, head]) => {
-    const id = (head as string[] | undefined)?.[0];
+  const heads = await Promise.all(refs.map((ref) => redis.zrange(keys.sizeKeys(ref)[0]!, 0, 0)));
+  return heads.map((head) => {
+    const id = head[0];
     return id && isMessageId(id) ? messageIdTime(id) : null;
   });
 }
