@@ -418,7 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyPrefix: env.FERRUM_KEY_PREFIX || 'ferrum:',
     dataDir: path.resolve(env.FERRUM_DATA_DIR || './.ferrum'),
     redis: {
-      commandTimeoutMs: Math.max(10, intFrom(env, 'FERRUM_REDIS_COMMAND_TIMEOUT_MS', 2000)),
+      commandTimeoutMs: Math.max(10, intFrom(env, 'FERRUM_REDIS_COMMAND_TIMEOUT_MS', 1000)),
       connectTimeoutMs: Math.max(100, intFrom(env, 'FERRUM_REDIS_CONNECT_TIMEOUT_MS', 30_000)),
       appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
       restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),

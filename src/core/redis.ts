@@ -64,7 +64,10 @@ export function createRedisClient(url: string, name: string, extra: RedisClientO
   };
   const client = url.startsWith(CLUSTER_SCHEME) ? openCluster(url, settings) : openStandalone(url, settings);
   reportConnectionState(client, name, log);
-  if (onError) client.on('error', (error: unknown) => onError(redisErrorKind(error)));
+  if (onError) {
+    client.on('error', (error: unknown) => onError(redisErrorKind(error)));
+    if (isCluster(client)) client.on('node error', (error: unknown) => onError(redisErrorKind(error)));
+  }
   return client;
 }
 
@@ -162,6 +165,13 @@ function reportConnectionState(client: RedisClient, name: string, log: StateLogg
   const health = new FailureLog(log, `redis connection ${name}`);
   client.on('error', (error: unknown) => void health.failed(error));
   client.on('ready', () => health.succeeded());
+  // A Cluster reports its nodes' connection errors apart from its own, and has no event for a
+  // node that is back: each node connection's own 'ready' says so.
+  if (isCluster(client)) {
+    const nodes = new FailureLog(log, `redis connection ${name} (cluster node)`);
+    client.on('node error', (error: unknown) => void nodes.failed(error));
+    client.on('+node', (node: Redis) => node.on('ready', () => nodes.succeeded()));
+  }
 }
 
 /** Waits until `client` is connected (a fail-fast connection refuses commands before that). */
@@ -235,6 +245,7 @@ export interface RedisContext {
 
 export async function pingMs(redis: RedisClient): Promise<number> {
   const started = performance.now();
-  await redis.ping();
+  // Every master of a Cluster: one unreachable master leaves its slots' keys failing.
+  await Promise.all(mastersOf(redis).map((node) => node.ping()));
   return performance.now() - started;
 }

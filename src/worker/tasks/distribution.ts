@@ -32,6 +32,9 @@ export class TaskDistribution {
     let queue = this.queues.get(cluster);
     if (!queue) {
       queue = new Queue<TaskJob>(queueNameOf(cluster), { connection: this.connection, prefix: this.keys.bullPrefix() });
+      // Without a listener BullMQ prints each connection error with console.error (a stack per
+      // reconnect); the shared connection already logs its state changes through the JSON logger.
+      queue.on('error', () => {});
       this.queues.set(cluster, queue);
     }
     return queue;
