@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Job, Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../src/core/config.js';
+import { FailureLog } from '../../src/core/failure-log.js';
 import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { queueNameOf, type TaskJob } from '../../src/worker/tasks/distribution.js';
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
@@ -25,11 +26,15 @@ interface Waiter {
 class ClusterPump {
   private readonly waiters: Waiter[] = [];
   private pumping = false;
+  private readonly health: FailureLog;
 
   constructor(
     readonly worker: Worker<TaskJob>,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+    cluster: string,
+    log: FastifyBaseLogger,
+  ) {
+    this.health = new FailureLog(log, `taking tasks of cluster ${cluster} for gateway runners`, 200);
+  }
 
   /** The next job, or null once `waitMs` pass or `signal` aborts first. */
   next(waitMs: number, signal: AbortSignal): Promise<PumpedJob | null> {
@@ -63,10 +68,10 @@ class ClusterPump {
         try {
           job = await this.worker.getNextJob(lock, { block: true });
         } catch (error) {
-          this.log.warn({ err: error }, 'gateway job fetch failed');
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await new Promise((resolve) => setTimeout(resolve, this.health.failed(error)));
           continue;
         }
+        this.health.succeeded();
         if (!job) continue;
         const waiter = this.waiters.shift();
         if (waiter) waiter.resolve({ job, lock });
@@ -110,9 +115,10 @@ export class GatewayJobs {
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },
       });
-      worker.on('error', (error) => this.log.error({ err: error, cluster }, 'gateway task queue error'));
+      // The connection logs its own state changes; the fetch loop logs its failing and recovery.
+      worker.on('error', () => {});
       void worker.startStalledCheckTimer();
-      pump = new ClusterPump(worker, this.log);
+      pump = new ClusterPump(worker, cluster, this.log);
       this.pumps.set(cluster, pump);
     }
     return pump;

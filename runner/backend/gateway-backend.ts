@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
+import { FailureLog } from '../../src/core/failure-log.js';
 import { sleep } from '../../src/core/time.js';
 import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { RegistryAuth } from '../../src/worker/codes/registry-credentials.js';
@@ -138,6 +139,8 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
   private loops: Promise<void>[] = [];
   /** The number of the last log chunk sent per task (chunks count from 1). */
   private readonly logSeq = new Map<string, number>();
+  /** The slots' asking for tasks: one line when it starts failing, one when it works again. */
+  private readonly pollHealth: FailureLog;
 
   constructor(
     private readonly config: Config,
@@ -146,6 +149,7 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
     private readonly log: Logger,
   ) {
     this.client = new GatewayClient(access);
+    this.pollHealth = new FailureLog(log, 'asking the runner API for tasks', 1000);
     this.storeId = createHash('sha256').update(`gateway|${access.url}`).digest('hex').slice(0, 16);
     this.base = `/runner/v1/clusters/${encodeURIComponent(config.runner.cluster)}/instances/${encodeURIComponent(runnerId)}`;
   }
@@ -169,10 +173,10 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
           handlers.refused?.(error);
           return;
         }
-        this.log.warn({ err: error }, 'could not ask for the next task');
-        await sleep(1000);
+        await sleep(this.pollHealth.failed(error));
         continue;
       }
+      this.pollHealth.succeeded();
       if (!task) continue;
       try {
         await handlers.run(task);

@@ -126,9 +126,10 @@ export class TaskRun {
         taskToken,
       });
       const result = await executor.run(spec, (chunk) => shipper.push(chunk), this.abort.signal, task.timeout * 1000);
-      await shipper.close();
       const reason = this.abort.signal.reason as StopReason | undefined;
+      // A cancelled task's log is closed to this runner: the last lines are written if they may be (below).
       if (reason === 'cancel') return null;
+      await shipper.close();
       if (result.timedOut) return { status: 'timeout', msg: `Task exceeded its timeout of ${task.timeout} seconds` };
       if (reason === 'shutdown') return { status: 'error', msg: 'The runner shut down before the task finished' };
       if (result.exitCode === 0) return { status: 'complete' };
