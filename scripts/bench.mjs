@@ -28,6 +28,14 @@ function option(name) {
   return at === -1 ? undefined : process.argv[at + 1];
 }
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // The usage is the comment at the top of this file.
+  const source = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const usage = source.split('\n').filter((line) => line.startsWith('//'));
+  console.log(usage.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+  process.exit(0);
+}
+
 const smoke = process.argv.includes('--smoke');
 const only = option('--only')?.split(',');
 const compareWith = option('--compare');
@@ -160,7 +168,11 @@ function compare(older, newer) {
         console.log(`  ${key}: ${formatValue(figure.value)} ${figure.unit} (new)`);
         continue;
       }
-      const change = old.value === 0 ? 0 : (figure.value - old.value) / Math.abs(old.value);
+      if (old.value === 0) {
+        console.log(`  ${key}: 0 -> ${formatValue(figure.value)} ${figure.unit} (no ratio from 0)`);
+        continue;
+      }
+      const change = (figure.value - old.value) / Math.abs(old.value);
       const worse = figure.better === 'higher' ? -change : change;
       const flag = worse > REGRESSION ? '  REGRESSION' : '';
       if (flag) regressions += 1;
@@ -169,6 +181,10 @@ function compare(older, newer) {
         `  ${key}: ${formatValue(old.value)} -> ${formatValue(figure.value)} ${figure.unit} (${sign}${(change * 100).toFixed(1)}%)${flag}`,
       );
     }
+  const now = new Set(newer.benches.flatMap((bench) => bench.figures.map((figure) => `${bench.script} ${figure.name}`)));
+  for (const key of before.keys()) if (!now.has(key)) console.log(`  ${key}: missing from the newer report`);
+  for (const bench of newer.benches)
+    if (bench.status !== 'ok') console.log(`  ${bench.script}: FAILED in the newer run (${bench.problem})`);
   console.log(`${regressions} regression(s) over ${REGRESSION * 100}%`);
 }
 
