@@ -76,6 +76,26 @@ describe('cluster runner tokens', () => {
     expect((await server.http.post('/2/clusters/000000000000000000000000/tokens')).status).toBe(404);
   });
 
+  it('is stored only as a digest: its secret is nowhere in Redis', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const redis = server.openRedis();
+    try {
+      const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+      for (const node of nodes) {
+        const keys: string[] = [];
+        for await (const page of node.scanStream({ count: 1000 })) keys.push(...(page as string[]));
+        expect(keys.some((key) => key.includes(token))).toBe(false);
+        for (const key of keys) {
+          if ((await node.type(key)) !== 'hash') continue;
+          const values = Object.entries(await node.hgetall(key)).flat();
+          expect(values.some((value) => value.includes(token)), key).toBe(false);
+        }
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('is refused by every tenant API', async () => {
     const { token } = await createRunnerToken(server, clusterA);
     const tenant = server.http.withToken(token);
@@ -86,6 +106,12 @@ describe('cluster runner tokens', () => {
       `/3/projects/${server.projectId}/queues`,
       `/1/projects/${server.projectId}/caches`,
       `/2/projects/${server.projectId}/schedules`,
+      `/1/projects/${server.projectId}/queues`,
+      `/1/projects/${server.projectId}/history`,
+      `/1/projects/${server.projectId}`,
+      '/1/users',
+      '/1/tokens',
+      '/v1/apps',
     ]) {
       const response = await tenant.get(path);
       expect(response.status, path).toBe(401);

@@ -44,6 +44,8 @@ async function spawnRunner(
       ...inherited,
       ...FAST_WORKER_ENV,
       ...reach,
+      // A gateway runner has no encryption key either (an empty value is no key).
+      ...(mode === 'gateway' ? { FERRUM_ENCRYPTION_KEY: '' } : {}),
       FERRUM_DATA_DIR: server.config.dataDir,
       FERRUM_RUNNER_CLUSTER: cluster,
       LOG_LEVEL: 'info',

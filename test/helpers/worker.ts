@@ -56,7 +56,9 @@ export async function startRunner(
   const log = pino({ level: 'warn' });
   if (options.mode === 'gateway') {
     const token = options.token ?? (await createRunnerToken(server, env.FERRUM_RUNNER_CLUSTER)).token;
-    const config = loadConfig({ ...base, FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: token });
+    // Neither Redis nor the installation's encryption key: a gateway runner has only the API and its token.
+    const gatewayEnv = Object.fromEntries(Object.entries(base).filter(([name]) => name !== 'FERRUM_ENCRYPTION_KEY'));
+    const config = loadConfig({ ...gatewayEnv, FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: token });
     return Runner.startGateway(config, config.runner.gateway!, log, options.docker);
   }
   const config = loadConfig({ ...base, ...server.redisEnv });
