@@ -181,7 +181,9 @@ function compare(older, newer) {
         `  ${key}: ${formatValue(old.value)} -> ${formatValue(figure.value)} ${figure.unit} (${sign}${(change * 100).toFixed(1)}%)${flag}`,
       );
     }
-  const now = new Set(newer.benches.flatMap((bench) => bench.figures.map((figure) => `${bench.script} ${figure.name}`)));
+  const now = new Set(
+    newer.benches.flatMap((bench) => bench.figures.map((figure) => `${bench.script} ${figure.name}`)),
+  );
   for (const key of before.keys()) if (!now.has(key)) console.log(`  ${key}: missing from the newer report`);
   for (const bench of newer.benches)
     if (bench.status !== 'ok') console.log(`  ${bench.script}: FAILED in the newer run (${bench.problem})`);

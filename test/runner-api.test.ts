@@ -88,7 +88,10 @@ describe('cluster runner tokens', () => {
         for (const key of keys) {
           if ((await node.type(key)) !== 'hash') continue;
           const values = Object.entries(await node.hgetall(key)).flat();
-          expect(values.some((value) => value.includes(token)), key).toBe(false);
+          expect(
+            values.some((value) => value.includes(token)),
+            key,
+          ).toBe(false);
         }
       }
     } finally {
