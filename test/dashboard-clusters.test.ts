@@ -68,12 +68,12 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
         async () => {
           await page.goto(`${server.url}/#/clusters/${clusterId}?at=${Date.now()}`);
           await page.getByRole('heading', { name: 'Instances' }).waitFor();
-          return page.locator('main table').textContent();
+          return page.locator('#cluster-instances table').textContent();
         },
         { timeout: 15_000, interval: 300 },
       )
       .toContain('LIVE');
-    expect(await page.locator('main table').textContent()).toContain('3 / 3');
+    expect(await page.locator('#cluster-instances table').textContent()).toContain('3 / 3');
     expect(await page.locator('#cluster-stats').textContent()).toContain('3 available of 3');
     await screenshot(page, 'cluster');
   });
@@ -81,7 +81,7 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
   it('terminates the instances after a confirmation', async () => {
     page.once('dialog', (dialog) => dialog.dismiss());
     await page.getByRole('button', { name: 'Terminate instances' }).click();
-    expect(await page.locator('main table').textContent()).toContain('LIVE');
+    expect(await page.locator('#cluster-instances table').textContent()).toContain('LIVE');
 
     page.once('dialog', (dialog) => dialog.accept());
     await page.getByRole('button', { name: 'Terminate instances' }).click();
@@ -89,7 +89,9 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
       .poll(() => page.locator('#toast').textContent(), { timeout: 15_000 })
       .toContain('Terminating 1 instances');
     // The runner drains once set to KILL; the autoscaler then marks it terminated.
-    await expect.poll(() => page.locator('main table').textContent(), { timeout: 15_000 }).toMatch(/KILL|TERMINATE/);
+    await expect
+      .poll(() => page.locator('#cluster-instances table').textContent(), { timeout: 15_000 })
+      .toMatch(/KILL|TERMINATE/);
     await screenshot(page, 'cluster-terminating');
   });
 

@@ -1,5 +1,5 @@
-import { api } from '../api.js';
-import { field, form, h, table, time, toast } from '../dom.js';
+import { api, ApiError, projectPath, session } from '../api.js';
+import { errorBox, field, form, h, table, time, toast } from '../dom.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -150,6 +150,16 @@ export async function clusterPage(navigate, id) {
       h('dd', {}, formatLoad(stats.ewma)),
     ),
     h('h2', {}, 'Instances'),
+    instancesTable(instances),
+    await runnersSection(id),
+    config.id === 'default' ? null : clusterActions(navigate, id, config),
+  );
+}
+
+function instancesTable(instances) {
+  return h(
+    'div',
+    { id: 'cluster-instances' },
     table(
       ['Instance', 'State', 'Runners available / total', 'Version', 'Created', 'Updated'],
       instances.map((i) => [
@@ -166,8 +176,103 @@ export async function clusterPage(navigate, id) {
       ]),
       { empty: 'No instances.' },
     ),
-    config.id === 'default' ? null : clusterActions(navigate, id, config),
   );
+}
+
+// The runners table is drawn again every RUNNERS_MS while the cluster's page shows it.
+const RUNNERS_MS = 3000;
+
+/** What each runner of the cluster runs now, kept up to date; a failed refresh keeps what is shown. */
+async function runnersSection(id) {
+  const body = h('div', { id: 'cluster-runners' });
+  const codeNames = new Map();
+  let timer;
+  const refresh = async () => {
+    if (!document.body.contains(body) && timer) return clearInterval(timer);
+    const view = await runnersView(id, codeNames);
+    body.replaceChildren(view.content);
+    if (view.final && timer) clearInterval(timer);
+    return view;
+  };
+  const first = await refresh().catch((error) => {
+    body.replaceChildren(errorBox(error));
+    return { final: false };
+  });
+  if (!first.final) timer = setInterval(() => refresh().catch(() => undefined), RUNNERS_MS);
+  return [h('h2', {}, 'Runners'), body];
+}
+
+/** The runners table; `final` when there is nothing to refresh (the API refuses: not the cluster's owner). */
+async function runnersView(id, codeNames) {
+  let runners;
+  try {
+    ({ runners } = await api('GET', clusterPath(id, '/runners')));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    return { final: true, content: h('p', { class: 'empty' }, "Only the cluster's owner sees its runners.") };
+  }
+  runners.sort((a, b) => String(a.instance_id).localeCompare(String(b.instance_id)));
+  const taskIds = runners.flatMap((runner) => runner.tasks || []);
+  await lookUpCodeNames(taskIds, codeNames);
+  const content = table(
+    ['Runner', 'Host', 'Version', 'Slots', 'Busy', 'Last heartbeat', 'Running now'],
+    runners.map((runner) => [
+      h('code', {}, runner.instance_id),
+      runner.hostname || '',
+      runner.version || '',
+      String(runner.slots ?? ''),
+      String(runner.busy ?? ''),
+      h('span', { title: time(runner.updated_at) }, age(runner.updated_at)),
+      runningTasks(runner.tasks || [], codeNames),
+    ]),
+    { empty: 'No runner is heartbeating in this cluster.' },
+  );
+  return { final: false, content };
+}
+
+/** Links to the tasks a runner runs now, each with its code name when known. */
+function runningTasks(taskIds, codeNames) {
+  if (taskIds.length === 0) return h('span', { class: 'empty' }, 'idle');
+  return h(
+    'ul',
+    { class: 'runner-tasks' },
+    taskIds.map((taskId) =>
+      h(
+        'li',
+        {},
+        h('a', { href: `#/tasks/${encodeURIComponent(taskId)}` }, h('code', {}, taskId)),
+        codeNames.get(taskId) ? ` ${codeNames.get(taskId)}` : '',
+      ),
+    ),
+  );
+}
+
+/**
+ * Fills `codeNames` for the tasks not looked up yet. The lookup is in the current project: a task of
+ * another project (or with no project chosen) keeps no name. A failure that is not an answer is tried again.
+ */
+async function lookUpCodeNames(taskIds, codeNames) {
+  const unknown = taskIds.filter((taskId) => !codeNames.has(taskId));
+  const lookUp = async (taskId) => {
+    if (!session.projectId) return codeNames.set(taskId, '');
+    try {
+      const task = await api('GET', projectPath('/2', `/tasks/${encodeURIComponent(taskId)}`));
+      codeNames.set(taskId, task.code_name || '');
+    } catch (error) {
+      if (error instanceof ApiError) codeNames.set(taskId, '');
+    }
+  };
+  await Promise.all(unknown.map(lookUp));
+}
+
+/** How long ago: "4 s ago", "3 min ago"; '' for no time. */
+function age(value) {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return '';
+  const seconds = Math.max(0, Math.round((Date.now() - at) / 1000));
+  if (seconds < 120) return `${seconds} s ago`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min ago`;
+  return `${Math.round(seconds / 3600)} h ago`;
 }
 
 function clusterActions(navigate, id, config) {

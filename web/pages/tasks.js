@@ -195,6 +195,8 @@ const OPTIONAL_FACTS = [
   ['delay', 'Delay (s)'],
   ['retry_count', 'Retries so far'],
   ['cluster', 'Cluster'],
+  ['runner_id', 'Runner'],
+  ['runner_host', 'Runner host'],
   ['label', 'Label'],
   ['schedule_id', 'Schedule'],
   ['log_size', 'Log size (bytes)'],
