@@ -20,6 +20,7 @@ const exampleFiles = fs
   .filter((file) => file.endsWith('.yaml'))
   .sort();
 const example = (file: string) => readYamlFile(path.join(examplesDir, file));
+const appVersion = (readYamlFile(path.join(chartDir, 'Chart.yaml')) as { appVersion: string }).appVersion;
 
 const inlineSecrets = {
   secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64), redisPassword: 'c'.repeat(32) },
@@ -228,7 +229,8 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     const deployment = findObject(rendered, 'Deployment', 'ferrum-controller');
     expect(deployment.spec.replicas).toBe(2);
     const controller = container(deployment, 'controller');
-    expect(controller.image).toBe('registry.example.com/ferrum:0.1.0');
+    // The example sets no tag: the chart's appVersion.
+    expect(controller.image).toBe(`registry.example.com/ferrum:${appVersion}`);
     expect(controller.args).toEqual(['controller']);
     expect(controller.livenessProbe.httpGet).toEqual({ path: '/health', port: 'http' });
     expect(controller.readinessProbe.httpGet).toEqual({ path: '/ready', port: 'http' });
@@ -616,6 +618,18 @@ describe('templates: other values', () => {
     expect(env(container(findObject(rendered, 'Deployment', 'prod-runner'), 'runner')).REDIS_URL).toBe(
       'redis://:$(REDIS_PASSWORD)@prod-redis:6379',
     );
+  });
+
+  it("runs the chart's appVersion unless image.tag names another build", async () => {
+    // Ferrum's own containers: the controller, the runner and the helm test pod (not Redis or dind).
+    const images = (rendered: RenderedChart): string[] =>
+      podSpecsOf(rendered).flatMap(([, spec]) =>
+        spec.containers.filter((entry: any) => entry.name !== 'redis').map((entry: any) => entry.image),
+      );
+    const byDefault = images(await renderChart(chartDir, inlineSecrets));
+    expect(new Set(byDefault)).toEqual(new Set([`ferrum:${appVersion}`]));
+    const tagged = images(await renderChart(chartDir, { ...inlineSecrets, image: { tag: '9.9.9-rc.1' } }));
+    expect(new Set(tagged)).toEqual(new Set(['ferrum:9.9.9-rc.1']));
   });
 
   it('refuses to render without a Secret or both secret values', async () => {

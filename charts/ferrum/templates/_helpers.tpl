@@ -2,8 +2,8 @@
 Ferrum chart helpers. The templates use only Go text/template's built-in functions (no Sprig
 such as toYaml, include, default, trunc or b64enc) so that the chart's tests can render them
 with the Go template engine itself; Helm runs them unchanged. Hence: structured values are
-written as JSON flow style by "ferrum.json", Secrets use stringData, and
-names are cut with slice.
+written as JSON flow style by "ferrum.json", Secrets use stringData, `or` stands for default,
+and names are cut with slice.
 */ -}}
 
 {{- /* Any value as JSON (valid YAML flow style): maps with sorted keys, lists, strings, numbers, booleans. */ -}}
@@ -71,8 +71,9 @@ must fit in 63. Names up to 46 characters (all but the longest release names) ar
 "app.kubernetes.io/name": "{{ template "ferrum.name" . }}", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}
 {{- end -}}
 
+{{- /* The Ferrum image; an empty image.tag means the chart's appVersion (Sprig's `default`, with `or`). */ -}}
 {{- define "ferrum.image" -}}
-{{ printf "%s:%s" .Values.image.repository .Values.image.tag | printf "%q" }}
+{{ printf "%s:%s" .Values.image.repository (or .Values.image.tag .Chart.AppVersion) | printf "%q" }}
 {{- end -}}
 
 {{- /* Stops rendering with a message: calling an undefined template is an error in Go and Helm alike (Sprig's fail is not available here). */ -}}
