@@ -5,9 +5,10 @@
 #   docker run -e REDIS_URL=... -v /var/run/docker.sock:/var/run/docker.sock \
 #     --group-add "$(stat -c %g /var/run/docker.sock)" ferrum runner
 #
-# BASE_IMAGE is any image with Node 20 (and npm, for the build stage) laid out like the
-# official node image. Without a registry, scripts/build-node-base-image.sh makes one from
-# this machine's own node binary (ferrum-test/node-base).
+# BASE_IMAGE is any image with Node 20.19 or later (package.json's engines; today's node:20-*
+# tags are) and npm, for the build stage, laid out like the official node image. Without a
+# registry, scripts/build-node-base-image.sh makes one from this machine's own node binary
+# (ferrum-test/node-base).
 # The build stage installs packages from the npm registry, so where containers have no network
 # of their own, build with `--network host`. Where the build cannot reach the registry at all,
 # build on the host instead (`npm install && npm run build && npm prune --omit=dev` in a clean

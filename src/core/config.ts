@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { VERSION } from './version.js';
 
 /** Every setting Ferrum reads from the environment; README's configuration table mirrors this. */
 export interface Config {
@@ -494,7 +495,7 @@ export function loadConfig(env: Env = process.env): Config {
     aws: {
       ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),
       endpoint: nonEmpty(env.FERRUM_AWS_ENDPOINT),
-      runnerImage: env.FERRUM_AWS_RUNNER_IMAGE || 'ferrum:0.1.0',
+      runnerImage: env.FERRUM_AWS_RUNNER_IMAGE || `ferrum:${VERSION}`,
       eipWaitSeconds: Math.max(1, intFrom(env, 'FERRUM_AWS_EIP_WAIT_SECONDS', 300)),
     },
     autoscaler: {

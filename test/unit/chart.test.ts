@@ -20,6 +20,7 @@ const exampleFiles = fs
   .filter((file) => file.endsWith('.yaml'))
   .sort();
 const example = (file: string) => readYamlFile(path.join(examplesDir, file));
+const appVersion = (readYamlFile(path.join(chartDir, 'Chart.yaml')) as { appVersion: string }).appVersion;
 
 const inlineSecrets = {
   secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64), redisPassword: 'c'.repeat(32) },
@@ -228,7 +229,8 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     const deployment = findObject(rendered, 'Deployment', 'ferrum-controller');
     expect(deployment.spec.replicas).toBe(2);
     const controller = container(deployment, 'controller');
-    expect(controller.image).toBe('registry.example.com/ferrum:0.1.0');
+    // The example sets no tag: the chart's appVersion.
+    expect(controller.image).toBe(`registry.example.com/ferrum:${appVersion}`);
     expect(controller.args).toEqual(['controller']);
     expect(controller.livenessProbe.httpGet).toEqual({ path: '/health', port: 'http' });
     expect(controller.readinessProbe.httpGet).toEqual({ path: '/ready', port: 'http' });
@@ -618,6 +620,18 @@ describe('templates: other values', () => {
     );
   });
 
+  it("runs the chart's appVersion unless image.tag names another build", async () => {
+    // Ferrum's own containers: the controller, the runner and the helm test pod (not Redis or dind).
+    const images = (rendered: RenderedChart): string[] =>
+      podSpecsOf(rendered).flatMap(([, spec]) =>
+        spec.containers.filter((entry: any) => entry.name !== 'redis').map((entry: any) => entry.image),
+      );
+    const byDefault = images(await renderChart(chartDir, inlineSecrets));
+    expect(new Set(byDefault)).toEqual(new Set([`ferrum:${appVersion}`]));
+    const tagged = images(await renderChart(chartDir, { ...inlineSecrets, image: { tag: '9.9.9-rc.1' } }));
+    expect(new Set(tagged)).toEqual(new Set(['ferrum:9.9.9-rc.1']));
+  });
+
   it('refuses to render without a Secret or both secret values', async () => {
     await expect(renderChart(chartDir, {})).rejects.toThrow(
       /set secrets.existingSecret, or both secrets.bootstrapToken and secrets.encryptionKey/,
@@ -828,20 +842,89 @@ describe('templates: operations', () => {
     expect(queries.map((query: any) => query.legendFormat)).toContain('{{cluster}}');
   });
 
-  it('rolls controller and runner pods when a secret value changes, and only then', async () => {
+  it('rolls controller, runner and bundled Redis pods when a secret value changes, and only then', async () => {
     const checksums = async (values: Values) => {
       const rendered = await renderChart(chartDir, values);
-      return ['ferrum-controller', 'ferrum-runner'].map(
-        (name) => findObject(rendered, 'Deployment', name).spec.template.metadata.annotations['checksum/secret'],
-      );
+      return [
+        findObject(rendered, 'Deployment', 'ferrum-controller'),
+        findObject(rendered, 'Deployment', 'ferrum-runner'),
+        findObject(rendered, 'StatefulSet', 'ferrum-redis'),
+      ].map((object) => object.spec.template.metadata.annotations['checksum/secret']);
     };
     const before = await checksums(inlineSecrets);
     expect(before[0]).toMatch(/^[0-9a-f]{64}$/);
-    expect(before[1]).toBe(before[0]);
+    expect(before).toEqual([before[0], before[0], before[0]]);
     expect(await checksums({ ...inlineSecrets, controller: { replicas: 3 } })).toEqual(before);
     const rotated = await checksums({ secrets: { ...inlineSecrets.secrets, bootstrapToken: 'd'.repeat(40) } });
     expect(rotated[0]).not.toBe(before[0]);
-    expect(rotated[1]).toBe(rotated[0]);
+    expect(rotated).toEqual([rotated[0], rotated[0], rotated[0]]);
+    // A new Redis password restarts Redis with it, together with the clients that use it.
+    const newPassword = await checksums({ secrets: { ...inlineSecrets.secrets, redisPassword: 'e'.repeat(32) } });
+    expect(newPassword[2]).not.toBe(before[2]);
+    expect(newPassword).toEqual([newPassword[2], newPassword[2], newPassword[2]]);
+  });
+
+  it('keeps every name a DNS label of at most 63 characters, however long the release name', async () => {
+    // Helm's longest release name (53) and nameOverride's longest (32); the 46th character is a
+    // "-", which the cut must drop, and the prefix of component names is different from the
+    // fullname then. Every optional object is on.
+    const release = `${'r'.repeat(45)}-release`;
+    const everything: Values = {
+      ...inlineSecrets,
+      controller: { autoscaling: { enabled: true } },
+      ingress: { enabled: true, hosts: ['ferrum.example.com'] },
+      metrics: {
+        serviceMonitor: { enabled: true },
+        prometheusRule: { enabled: true },
+        grafanaDashboard: { enabled: true },
+      },
+    };
+    const cases: [string, Values, string][] = [
+      ['a long release name and nameOverride', { ...everything, nameOverride: 'n'.repeat(32) }, release],
+      ['a 63-character fullnameOverride', { ...everything, fullnameOverride: `${'f'.repeat(62)}x` }, 'ferrum'],
+      [
+        'an external Redis by URL',
+        { ...everything, redis: { url: 'redis://r:6379', bundled: { enabled: false } } },
+        release,
+      ],
+    ];
+    for (const [label, values, name] of cases) {
+      expect(schemaErrors(chartValues(chartDir, values)), label).toEqual([]);
+      const rendered = await renderChart(chartDir, values, { name, namespace: 'ferrum' });
+      const names = rendered.objects.map((object) => `${object.kind}/${object.metadata.name}`);
+      expect(new Set(names).size, `${label}: ${names.join(', ')}`).toBe(names.length);
+      for (const object of rendered.objects) {
+        const where = `${label}: ${object.kind}/${object.metadata.name}`;
+        expect(object.metadata.name.length, where).toBeLessThanOrEqual(63);
+        expect(object.metadata.name, where).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+        // A StatefulSet's pods carry controller-revision-hash "<name>-<10-character hash>".
+        if (object.kind === 'StatefulSet') expect(object.metadata.name.length, where).toBeLessThanOrEqual(52);
+        for (const [key, value] of Object.entries(object.metadata.labels ?? {}))
+          expect(value.length, `${where} label ${key}`).toBeLessThanOrEqual(63);
+      }
+      // References between objects use the same cut names.
+      const present = new Set(names);
+      const controller = rendered.objects.find(
+        (object) => object.kind === 'Deployment' && object.metadata.name.endsWith('-controller'),
+      )!;
+      const hpa = rendered.objects.find((object) => object.kind === 'HorizontalPodAutoscaler')!;
+      expect(present.has(`Deployment/${hpa.spec.scaleTargetRef.name}`), label).toBe(true);
+      const ingress = rendered.objects.find((object) => object.kind === 'Ingress')!;
+      expect(present.has(`Service/${ingress.spec.rules[0].http.paths[0].backend.service.name}`), label).toBe(true);
+      expect(present.has(`Service/${controller.metadata.name}`), label).toBe(true);
+      expect(present.has(`ServiceAccount/${podSpec(controller).serviceAccountName}`), label).toBe(true);
+      const controllerEnv = env(container(controller, 'controller'));
+      expect(present.has(`Secret/${controllerEnv.FERRUM_ENCRYPTION_KEY.secretKeyRef.name}`), label).toBe(true);
+      if (controllerEnv.REDIS_PASSWORD) {
+        const host = /@([^:]+):6379$/.exec(controllerEnv.REDIS_URL)![1];
+        expect(present.has(`Service/${host}`), label).toBe(true);
+        expect(present.has(`StatefulSet/${host}`), label).toBe(true);
+      } else {
+        expect(present.has(`Secret/${controllerEnv.REDIS_URL.secretKeyRef.name}`), label).toBe(true);
+      }
+      const testPod = rendered.objects.find((object) => object.kind === 'Pod')!;
+      expect(testPod.spec.containers[0].args[0], label).toContain(`http://${controller.metadata.name}:80/ready`);
+    }
   });
 
   it('has a helm test hook that checks /ready', async () => {

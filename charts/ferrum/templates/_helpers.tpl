@@ -1,8 +1,9 @@
 {{- /*
 Ferrum chart helpers. The templates use only Go text/template's built-in functions (no Sprig
-such as toYaml, include, default or b64enc) so that the chart's tests can render them with the
-Go template engine itself; Helm runs them unchanged. Hence: structured values are written as
-JSON flow style by "ferrum.json", and Secrets use stringData.
+such as toYaml, include, default, trunc or b64enc) so that the chart's tests can render them
+with the Go template engine itself; Helm runs them unchanged. Hence: structured values are
+written as JSON flow style by "ferrum.json", Secrets use stringData, `or` stands for default,
+and names are cut with slice.
 */ -}}
 
 {{- /* Any value as JSON (valid YAML flow style): maps with sorted keys, lists, strings, numbers, booleans. */ -}}
@@ -29,20 +30,36 @@ null
 {{- end -}}
 {{- end -}}
 
-{{- /* The chart's name in labels: nameOverride, else "ferrum". */ -}}
-{{- define "ferrum.name" -}}
-{{- if .Values.nameOverride -}}{{ .Values.nameOverride }}{{- else -}}ferrum{{- end -}}
+{{- /* A name cut to a DNS label the way Helm charts' `trunc 63 | trimSuffix "-"` does, with
+Go's built-in functions only: at most 63 bytes, without a trailing "-" (len (slice $s 1) is
+len $s - 1, there being no arithmetic). Cut shorter first with slice where a suffix follows. */ -}}
+{{- define "ferrum.dnsLabel" -}}
+{{- $name := . -}}
+{{- if gt (len $name) 63 }}{{ $name = slice $name 0 63 }}{{ end -}}
+{{- if and $name (eq (slice $name (len (slice $name 1))) "-") }}{{ $name = slice $name 0 (len (slice $name 1)) }}{{ end -}}
+{{- $name -}}
 {{- end -}}
 
-{{- /* Prefix of every object's name: fullnameOverride, else the release name (followed by nameOverride when set). */ -}}
-{{- define "ferrum.fullname" -}}
-{{- if .Values.fullnameOverride -}}
-{{ .Values.fullnameOverride }}
-{{- else if .Values.nameOverride -}}
-{{ .Release.Name }}-{{ .Values.nameOverride }}
-{{- else -}}
-{{ .Release.Name }}
+{{- /* The chart's name in labels: nameOverride, else "ferrum". */ -}}
+{{- define "ferrum.name" -}}
+{{- template "ferrum.dnsLabel" (or .Values.nameOverride "ferrum") -}}
 {{- end -}}
+
+{{- /* The name of objects that carry no component suffix: fullnameOverride, else the release
+name (followed by nameOverride when set), as a DNS label (at most 63 characters). */ -}}
+{{- define "ferrum.fullname" -}}
+{{- template "ferrum.dnsLabel" (or .Values.fullnameOverride (and .Values.nameOverride (printf "%s-%s" .Release.Name .Values.nameOverride)) .Release.Name) -}}
+{{- end -}}
+
+{{- /* The prefix of component objects' names ("<prefix>-controller", "<prefix>-redis"...): the
+same name cut to 46 characters, so that every "<prefix>-<component>" stays a DNS label (the
+longest suffixes, "-controller" and "-test-ready", take 11) and the Redis StatefulSet's name
+stays within 52, as its pods' controller-revision-hash label ("<name>-<10-character hash>")
+must fit in 63. Names up to 46 characters (all but the longest release names) are unchanged. */ -}}
+{{- define "ferrum.prefix" -}}
+{{- $name := or .Values.fullnameOverride (and .Values.nameOverride (printf "%s-%s" .Release.Name .Values.nameOverride)) .Release.Name -}}
+{{- if gt (len $name) 46 }}{{ $name = slice $name 0 46 }}{{ end -}}
+{{- template "ferrum.dnsLabel" $name -}}
 {{- end -}}
 
 {{- /* Labels every object carries, as the inside of a flow map: `labels: { {{- template "ferrum.labels" . }}, ... }`. */ -}}
@@ -54,8 +71,9 @@ null
 "app.kubernetes.io/name": "{{ template "ferrum.name" . }}", "app.kubernetes.io/instance": {{ printf "%q" .Release.Name }}
 {{- end -}}
 
+{{- /* The Ferrum image; an empty image.tag means the chart's appVersion (Sprig's `default`, with `or`). */ -}}
 {{- define "ferrum.image" -}}
-{{ printf "%s:%s" .Values.image.repository .Values.image.tag | printf "%q" }}
+{{ printf "%s:%s" .Values.image.repository (or .Values.image.tag .Chart.AppVersion) | printf "%q" }}
 {{- end -}}
 
 {{- /* Stops rendering with a message: calling an undefined template is an error in Go and Helm alike (Sprig's fail is not available here). */ -}}
@@ -64,7 +82,7 @@ null
 {{- if .Values.runner.gateway.apiUrl -}}
 {{ .Values.runner.gateway.apiUrl }}
 {{- else -}}
-http://{{ template "ferrum.fullname" . }}-controller:{{ .Values.controller.service.port }}
+http://{{ template "ferrum.prefix" . }}-controller:{{ .Values.controller.service.port }}
 {{- end -}}
 {{- end -}}
 
@@ -94,7 +112,7 @@ http://{{ template "ferrum.fullname" . }}-controller:{{ .Values.controller.servi
 {{- if .Values.secrets.existingSecret -}}
 {{ .Values.secrets.existingSecret }}
 {{- else -}}
-{{ template "ferrum.fullname" . }}-secrets
+{{ template "ferrum.prefix" . }}-secrets
 {{- end -}}
 {{- end -}}
 
@@ -131,7 +149,7 @@ default
             - name: REDIS_URL
 {{- if .Values.redis.bundled.enabled }}
               # Kubernetes puts REDIS_PASSWORD, defined just above, into $(REDIS_PASSWORD).
-              value: "redis://:$(REDIS_PASSWORD)@{{ template "ferrum.fullname" . }}-redis:6379"
+              value: "redis://:$(REDIS_PASSWORD)@{{ template "ferrum.prefix" . }}-redis:6379"
 {{- else }}
               valueFrom:
                 secretKeyRef:
@@ -139,7 +157,7 @@ default
                   name: {{ printf "%q" .Values.redis.existingSecret }}
                   key: {{ printf "%q" .Values.redis.existingSecretKey }}
 {{- else }}
-                  name: "{{ template "ferrum.fullname" . }}-redis-url"
+                  name: "{{ template "ferrum.prefix" . }}-redis-url"
                   key: redis-url
 {{- end }}
 {{- end }}
