@@ -4,7 +4,14 @@ import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis, type RedisClient } from '../src/core/redis.js';
+import {
+  createRedisClient,
+  failFast,
+  KeySpace,
+  SUBSCRIBER_OPTIONS,
+  waitForRedis,
+  type RedisClient,
+} from '../src/core/redis.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
@@ -61,7 +68,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
   const identity = new IdentityStore(redis, keys);
-  const worker = openWorkerServices({ config, redis, redisUrl, keys, bus });
+  const worker = openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError: onError });
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
   const mq = new MessageQueue({

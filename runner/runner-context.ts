@@ -4,6 +4,7 @@ import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace, SUBSCRIBER_OPTIONS, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
+import { redisErrorsCounter } from '../src/metrics/registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 
 /**
@@ -30,18 +31,21 @@ export interface OpenedRunnerContext {
 }
 
 export function openRunnerContext(config: Config, redisUrl: string, registry: Registry): OpenedRunnerContext {
-  const redis = createRedisClient(redisUrl, 'runner');
-  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', SUBSCRIBER_OPTIONS);
+  // Every connection's errors count in ferrum_redis_errors_total on the runner's /metrics.
+  const redisErrors = redisErrorsCounter(registry);
+  const onError = (kind: string) => redisErrors.inc({ kind });
+  const redis = createRedisClient(redisUrl, 'runner', { onError });
+  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { ...SUBSCRIBER_OPTIONS, onError });
   const bus = new EventBus(subscriber, redis);
   const keys = new KeySpace(config.keyPrefix);
-  const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false };
+  const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false, onError };
   const ctx: RunnerContext = {
     config,
     redisUrl,
     redis,
     keys,
     bus,
-    worker: openWorkerServices({ config, redis, redisUrl, keys, bus }),
+    worker: openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError: onError }),
     functions: openFunctionStores(config, redis, keys),
     taskQueueConnection: createRedisClient(redisUrl, 'runner-bullmq', blockingOptions),
     functionCallConnection: createRedisClient(redisUrl, 'runner-functions', blockingOptions),

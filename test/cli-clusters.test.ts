@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { createCluster } from './helpers/worker.js';
 
 let server: TestServer;
 let cli: Cli;
@@ -19,6 +20,10 @@ afterAll(async () => {
 });
 
 const ferrum = (args: string[], input?: string) => cli.run(args, { cwd, input });
+
+/** GET /runner/v1/token with a runner token, as a gateway runner checks its token. */
+const runnerCall = (token: string) =>
+  server.http.withToken(null).get('/runner/v1/token', { headers: { Authorization: `Bearer ${token}` } });
 
 describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
   it('creates from a file, lists, shows, updates from stdin, terminates and deletes a cluster', async () => {
@@ -69,6 +74,56 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
     const listed = await ferrum(['runners', 'list', 'default']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^cli-runner\s+runner-host\s+0\.1\.0\s+2\s+1\s+aaaaaaaaaaaaaaaaaaaaaaaa\s/m);
+  });
+
+  it('creates a runner token (its secret printed once), lists it without the secret and revokes it', async () => {
+    const cluster = await createCluster(server.http, 'cli-tokens');
+    const created = await ferrum(['clusters', 'tokens', 'create', cluster]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^id\s+(\S+)$/m.exec(created.stdout)?.[1];
+    const token = /^token\s+(runner_\S+)$/m.exec(created.stdout)?.[1];
+    expect(id, created.stdout).toBeDefined();
+    expect(token, created.stdout).toBeDefined();
+    expect(created.stdout).toMatch(/^created_at\s+\d{4}-\d\d-\d\dT/m);
+    expect((await runnerCall(token!)).status).toBe(200);
+
+    const listed = await ferrum(['clusters', 'tokens', 'list', cluster]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+CREATED_AT$/);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\d{4}-`, 'm'));
+    expect(listed.stdout).not.toContain(token);
+    const listedJson = await ferrum(['clusters', 'tokens', 'list', cluster, '--json']);
+    expect(JSON.parse(listedJson.stdout).tokens).toEqual([{ id, created_at: expect.any(String) }]);
+    expect(listedJson.stdout).not.toContain(token);
+
+    const deleted = await ferrum(['clusters', 'tokens', 'delete', cluster, id!]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe('Revoked\n');
+    const refused = await runnerCall(token!);
+    expect(refused.status).toBe(401);
+    expect(refused.body.msg).toBe('Invalid or revoked runner token');
+    expect((await ferrum(['clusters', 'tokens', 'list', cluster])).stdout).toBe('(none)\n');
+  });
+
+  it('refuses runner tokens and runners of an unknown cluster, and an unknown token, in one line', async () => {
+    for (const args of [
+      ['clusters', 'tokens', 'create', 'no-such-cluster'],
+      ['clusters', 'tokens', 'list', 'no-such-cluster'],
+      ['clusters', 'tokens', 'delete', 'no-such-cluster', 'aaaaaaaaaaaaaaaaaaaaaaaa'],
+      ['runners', 'list', 'no-such-cluster'],
+    ]) {
+      const result = await ferrum(args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^ferrum: .*Cluster no-such-cluster not found.*\n$/);
+    }
+    const cluster = await createCluster(server.http, 'cli-tokens-unknown');
+    const unknown = await ferrum(['clusters', 'tokens', 'delete', cluster, 'no-such-token']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(new RegExp(`^ferrum: .*Cluster ${cluster} has no runner token no-such-token.*\\n$`));
+    const missing = await ferrum(['clusters', 'tokens', 'delete', cluster]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing required argument 'token_id'");
   });
 
   it('refuses a cluster file that is missing or not a JSON object as a usage error', async () => {

@@ -71,7 +71,9 @@ function clientGone(reply: FastifyReply): AbortSignal {
  */
 export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker } = ctx;
-  const jobs = new GatewayJobs(ctx.config, ctx.redisUrl, worker.keys, app.log);
+  const jobs = new GatewayJobs(ctx.config, ctx.redisUrl, worker.keys, app.log, (kind) =>
+    ctx.metrics.redisErrors.inc({ kind }),
+  );
   app.addHook('onClose', async () => {
     await jobs.close();
   });

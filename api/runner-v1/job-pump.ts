@@ -93,10 +93,12 @@ export class GatewayJobs {
     redisUrl: string,
     private readonly keys: WorkerKeys,
     private readonly log: FastifyBaseLogger,
+    onRedisError?: (kind: string) => void,
   ) {
     this.connection = createRedisClient(redisUrl, 'runner-api-bullmq', {
       maxRetriesPerRequest: null,
       enableAutoPipelining: false,
+      ...(onRedisError ? { onError: onRedisError } : {}),
     });
   }
 

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { VERSION } from '../core/version.js';
 import { LeadershipGauge } from './leadership.js';
+import { perRegistry } from './per-registry.js';
 
 /** The metrics of one Ferrum process: prom-client's default metrics plus Ferrum's own. */
 export interface Metrics {
@@ -32,11 +33,21 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
-  const redisErrors = new Counter({
-    name: 'ferrum_redis_errors_total',
-    help: 'Redis errors this process saw: lost connections by system error code, and commands that failed (timeout, unavailable, OOM, …)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
+  const redisErrors = redisErrorsCounter(registry);
   return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry), redisErrors };
+}
+
+/**
+ * ferrum_redis_errors_total of a registry, by kind (see redisErrorKind): one per registry, as
+ * the all-in-one process's controller and runner share one.
+ */
+export function redisErrorsCounter(registry: Registry): Counter<'kind'> {
+  const create = () =>
+    new Counter({
+      name: 'ferrum_redis_errors_total',
+      help: 'Redis errors this process saw: lost connections by system error code, and commands that failed (timeout, unavailable, OOM, …)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    });
+  return perRegistry(registry, 'redis-errors', create);
 }

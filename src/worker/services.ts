@@ -62,14 +62,17 @@ export interface WorkerDeps {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
+  /** Told of every error of the connections opened here, by kind (ferrum_redis_errors_total). */
+  onRedisError?: (kind: string) => void;
 }
 
-export function openWorkerServices({ config, redis, redisUrl, keys, bus }: WorkerDeps): WorkerServices {
+export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError }: WorkerDeps): WorkerServices {
   const workerKeys = new WorkerKeys(keys);
   // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
     ...failFast(config.redis.commandTimeoutMs),
     enableAutoPipelining: false,
+    ...(onRedisError ? { onError: onRedisError } : {}),
   });
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
   const tasks = new TaskStore(redis, workerKeys);
