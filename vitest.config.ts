@@ -7,7 +7,9 @@ import { defineConfig } from 'vitest/config';
  *   existing areas that start runners or containers (listed below);
  * - redis: every other test (the default for a new top-level test file): a real redis-server;
  * - cluster: test/cluster and a representative subset of the MQ, cache, identity, worker and
- *   functions suites again, each server on its own real 3-master Redis Cluster.
+ *   functions suites again, each server on its own real 3-master Redis Cluster;
+ * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
+ *   names (with one replica).
  * `npm run test:fast` runs unit and redis; `npm test` runs all four.
  */
 const DOCKER = [
@@ -54,6 +56,16 @@ const ON_CLUSTER = [
   'test/functions-calls.test.ts',
 ];
 
+/** The suites the sentinel lane runs again on a Sentinel-watched master (beside test/sentinel). */
+const ON_SENTINEL = [
+  'test/sentinel/**/*.test.ts',
+  'test/mq-v3-messages.test.ts',
+  'test/cache-items.test.ts',
+  'test/worker-tasks-api.test.ts',
+  'test/worker-retry-dispatch.test.ts',
+  'test/functions-api.test.ts',
+];
+
 const shared = {
   pool: 'forks',
   testTimeout: 30_000,
@@ -72,11 +84,12 @@ export default defineConfig({
           ...shared,
           name: 'redis',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', 'test/cluster/**', ...DOCKER, '**/node_modules/**'],
+          exclude: ['test/unit/**', 'test/cluster/**', 'test/sentinel/**', ...DOCKER, '**/node_modules/**'],
         },
       },
       { test: { ...shared, name: 'docker', include: DOCKER } },
       { test: { ...shared, name: 'cluster', include: ON_CLUSTER, env: { FERRUM_TEST_REDIS: 'cluster' } } },
+      { test: { ...shared, name: 'sentinel', include: ON_SENTINEL, env: { FERRUM_TEST_REDIS: 'sentinel' } } },
     ],
   },
 });

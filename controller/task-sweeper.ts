@@ -9,14 +9,15 @@ export interface RunningTaskSweeper {
 }
 
 /**
- * On the leader controller, every FERRUM_TASK_SWEEP_MS: drops tasks past their retention and
- * dispatches tasks whose BullMQ job was never added.
+ * On the leader controller, every FERRUM_TASK_SWEEP_MS: drops tasks past their retention,
+ * dispatches tasks whose BullMQ job was never added and ends runs no runner runs any more.
  */
 export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): RunningTaskSweeper {
   const { worker } = ctx;
   const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
     dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
+    endIfLost: (task) => worker.runnerTasks.endIfLost(task, log),
   });
   const loop = new LeaderLoop({
     redis: ctx.redis,

@@ -7,6 +7,7 @@ import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
 import type { Task } from '../src/worker/types.js';
 import type { TestServer } from './helpers/server.js';
 import { startTestServer } from './helpers/server.js';
+import { eventually } from './helpers/eventually.js';
 import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
 
 // No runner and no sweeper loop run here: the test plays both, step by step.
@@ -137,5 +138,74 @@ describe('a task written without its BullMQ job', () => {
     expect(await jobs.getJob(kept.id)).toBeDefined();
     expect(await jobs.getJob(dropped.id)).toBeUndefined();
     expect(await undispatched()).toEqual([]);
+  });
+});
+
+describe('a run no runner runs any more (its job is gone, e.g. after a Redis failover)', () => {
+  const quiet = { info: () => undefined, warn: () => undefined };
+  const lostRunSweeper = (graceMs: number) =>
+    new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
+      listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
+      dispatchGraceMs: graceMs,
+      endIfLost: (task) => worker.runnerTasks.endIfLost(task, quiet),
+    });
+  /** `runnerId` heartbeats now with these tasks, its liveness `ttlMs`. */
+  const heartbeat = (runnerId: string, tasks: string[], ttlMs: number) =>
+    worker.runners.heartbeat(
+      {
+        instance_id: runnerId,
+        cluster: 'default',
+        hostname: 'test',
+        slots: 4,
+        busy: tasks.length,
+        tasks,
+        version: 'test',
+        created_at: Date.now(),
+        updated_at: 0,
+        expires_at: 0,
+      },
+      ttlMs,
+    );
+  /** A task `runnerId` took and started, with its job dropped (as a lost write would leave it). */
+  async function runningTask(payload: string, runnerId: string): Promise<Task> {
+    const id = await client.queue('flaky', payload);
+    await jobs.remove(id);
+    const task = await worker.taskStore.get(server.projectId, id);
+    expect((await worker.statuses.take(task, runnerId, 10_000)).changed).toBe(true);
+    expect((await worker.runnerTasks.start(task, runnerId, 'test-host')) !== null).toBe(true);
+    return worker.taskStore.get(server.projectId, id);
+  }
+  const statusOf = async (id: string) => (await worker.taskStore.get(server.projectId, id)).status;
+
+  it('ends as an error once its alive runner heartbeats without it, long after its last change', async () => {
+    const task = await runningTask('lost', 'runner-forgot');
+    const listed = await runningTask('listed', 'runner-remembers');
+    const ttlMs = 300;
+    // Heartbeats a liveness after the tasks' last change: one runner lists its task, one does not.
+    await eventually(() => Date.now() > Math.max(task.updated_at, listed.updated_at) + ttlMs + 50, 5_000);
+    await heartbeat('runner-forgot', [], ttlMs);
+    await heartbeat('runner-remembers', [listed.id], ttlMs);
+    // A grace longer than the tasks' age: not judged yet.
+    expect(await lostRunSweeper(60_000).endLostRuns(server.projectId, Date.now())).toBe(0);
+    // (Earlier tests' tasks taken by runner-1, which never heartbeated, end here too.)
+    expect(await lostRunSweeper(0).endLostRuns(server.projectId, Date.now())).toBeGreaterThanOrEqual(1);
+    const ended = await worker.taskStore.get(server.projectId, task.id);
+    expect(ended).toMatchObject({
+      status: 'error',
+      msg: 'The runner running this task (runner-forgot) no longer runs it',
+    });
+    expect(await statusOf(listed.id)).toBe('running');
+    // Its code allows retries: the lost run is retried like any error.
+    expect(ended.retry_task_id).toBeTruthy();
+  });
+
+  it('ends as an error when its runner stopped heartbeating', async () => {
+    const task = await runningTask('orphan', 'runner-gone');
+    await worker.runners.deregister('default', 'runner-gone');
+    expect(await lostRunSweeper(0).endLostRuns(server.projectId, Date.now() + 1)).toBe(1);
+    expect(await worker.taskStore.get(server.projectId, task.id)).toMatchObject({
+      status: 'error',
+      msg: 'The runner running this task (runner-gone) stopped before the task finished',
+    });
   });
 });

@@ -47,6 +47,10 @@ export function connectionOf(url: string): RedisOptions {
     sentinels,
     name: decodeURIComponent(sentinel[2]!),
     sentinelRetryStrategy: reconnectDelayMs,
+    // Sentinels announce a new master at once (+switch-master), but reconfigure the old one
+    // only at their next look at it (up to 10 s): without this the connection keeps writing
+    // to the old master meanwhile, and those acknowledged writes are dropped when it resyncs.
+    failoverDetector: true,
     ...(username ? { username } : {}),
     ...(password ? { password } : {}),
   };
@@ -204,6 +208,7 @@ const UNAVAILABLE_MESSAGES = [
   'LOADING',
   'MASTERDOWN',
   'READONLY',
+  'NOREPLICAS',
   'CLUSTERDOWN',
   'TRYAGAIN',
   'Failed to refresh slots cache',

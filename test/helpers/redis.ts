@@ -5,6 +5,7 @@ import { startManagedRedis, type ManagedRedis } from '../../src/core/managed-red
 import type { RedisClient } from '../../src/core/redis.js';
 import { scanKeys } from '../../src/core/scan.js';
 import { startTestRedisCluster, type TestRedisCluster } from './redis-cluster.js';
+import { startTestSentinel, type TestSentinel } from './sentinel.js';
 
 /** A private, throwaway redis-server on a free loopback port, for one test file. */
 export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
@@ -29,17 +30,34 @@ export async function keysMatching(redis: RedisClient, pattern: string): Promise
 
 /** A private Redis of either topology, and the settings that point Ferrum at it. */
 export interface TestRedisOfTopology {
-  /** A plain redis:// URL (with a cluster: of one of its nodes). */
+  /** A plain redis:// URL (with a cluster: of one of its nodes; with Sentinel: of the first master). */
   url: string;
-  /** REDIS_URL, and FERRUM_REDIS_MODE for a cluster. */
+  /** REDIS_URL, or FERRUM_REDIS_MODE and the addresses a cluster or Sentinel is reached by. */
   env: Record<string, string>;
   /** The cluster's handle (to kill and restart its nodes), for the cluster topology. */
   cluster?: TestRedisCluster;
+  /** The Sentinel's handle (to force a failover), for the sentinel topology. */
+  sentinel?: TestSentinel;
   stop(): Promise<void>;
 }
 
-/** A private redis-server, or a private three-master Redis Cluster. */
-export async function startTestRedisOf(topology: 'standalone' | 'cluster'): Promise<TestRedisOfTopology> {
+export type TestRedisTopology = 'standalone' | 'cluster' | 'sentinel';
+
+/** A private redis-server, a private three-master Redis Cluster, or a master, replica and Sentinel. */
+export async function startTestRedisOf(topology: TestRedisTopology): Promise<TestRedisOfTopology> {
+  if (topology === 'sentinel') {
+    const sentinel = await startTestSentinel();
+    return {
+      url: `redis://127.0.0.1:${await sentinel.masterPort()}`,
+      env: {
+        FERRUM_REDIS_MODE: 'sentinel',
+        FERRUM_REDIS_SENTINELS: sentinel.sentinelAddress,
+        FERRUM_REDIS_SENTINEL_MASTER: sentinel.masterName,
+      },
+      sentinel,
+      stop: () => sentinel.stop(),
+    };
+  }
   if (topology === 'cluster') {
     const cluster = await startTestRedisCluster();
     return {

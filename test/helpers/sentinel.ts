@@ -6,7 +6,13 @@ import { Redis } from 'ioredis';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { eventually } from './eventually.js';
 
-/** A master, one replica and one Sentinel watching them, all real redis-server processes on loopback. */
+/**
+ * A master, two replicas and one Sentinel watching them, all real redis-server processes on
+ * loopback. Every server has `min-replicas-to-write 2`, as the README advises for a Sentinel
+ * setup that must not lose acknowledged writes: the old master refuses writes the moment the
+ * replica promoted in its place stops replicating from it, so nothing is acknowledged there and
+ * dropped when the Sentinel demotes it (the new master takes writes once the old one follows it).
+ */
 export interface TestSentinel {
   sentinelAddress: string;
   masterName: string;
@@ -23,7 +29,8 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
 
 export async function startTestSentinel(masterName = 'ferrum-test'): Promise<TestSentinel> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-sentinel-'));
-  const [masterPort, replicaPort, sentinelPort] = [
+  const [masterPort, replicaPort, secondReplicaPort, sentinelPort] = [
+    await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
     await freeLoopbackPort(),
@@ -32,13 +39,18 @@ export async function startTestSentinel(masterName = 'ferrum-test'): Promise<Tes
   const server = (port: number, ...extra: string[]) => {
     const child = spawn(
       'redis-server',
-      ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no', ...extra],
+      [
+        ...['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no'],
+        ...['--min-replicas-to-write', '2', '--min-replicas-max-lag', '10'],
+        ...extra,
+      ],
       { stdio: 'ignore' },
     );
     children.push(child);
   };
   server(masterPort!, '--dbfilename', `m${masterPort}.rdb`);
-  server(replicaPort!, '--dbfilename', `r${replicaPort}.rdb`, '--replicaof', '127.0.0.1', String(masterPort));
+  for (const port of [replicaPort!, secondReplicaPort!])
+    server(port, '--dbfilename', `r${port}.rdb`, '--replicaof', '127.0.0.1', String(masterPort));
   const conf = path.join(dir, 'sentinel.conf');
   fs.writeFileSync(
     conf,
@@ -57,13 +69,19 @@ export async function startTestSentinel(masterName = 'ferrum-test'): Promise<Tes
   const masterPortNow = async () =>
     Number(((await sentinel.call('SENTINEL', 'get-master-addr-by-name', masterName)) as string[])[1]);
   await until(
-    async () => ((await sentinel.call('SENTINEL', 'replicas', masterName)) as unknown[]).length > 0,
+    async () => ((await sentinel.call('SENTINEL', 'replicas', masterName)) as unknown[]).length === 2,
     30_000,
-    'the Sentinel to see the replica',
+    'the Sentinel to see both replicas',
   );
-  const replica = new Redis(replicaPort!, '127.0.0.1');
-  await until(async () => (await replica.info('replication')).includes('master_link_status:up'), 30_000, 'replication');
-  replica.disconnect();
+  for (const port of [replicaPort!, secondReplicaPort!]) {
+    const replica = new Redis(port, '127.0.0.1');
+    await until(
+      async () => (await replica.info('replication')).includes('master_link_status:up'),
+      30_000,
+      'replication',
+    );
+    replica.disconnect();
+  }
   return {
     sentinelAddress: `127.0.0.1:${sentinelPort}`,
     masterName,

@@ -5,8 +5,9 @@ import { loadConfig, type Config } from '../../src/core/config.js';
 import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
 import { startController, type RunningController } from '../../controller/main.js';
 import { HttpClient } from './http.js';
-import { startTestRedisOf, type TestRedisOfTopology } from './redis.js';
+import { startTestRedisOf, type TestRedisOfTopology, type TestRedisTopology } from './redis.js';
 import type { TestRedisCluster } from './redis-cluster.js';
+import type { TestSentinel } from './sentinel.js';
 
 export interface TestServer {
   running: RunningController;
@@ -22,6 +23,8 @@ export interface TestServer {
   redisEnv: Record<string, string>;
   /** In the cluster lane: the test Redis Cluster's handle. */
   redisCluster?: TestRedisCluster;
+  /** In the sentinel lane: the Sentinel's handle (its master has one replica). */
+  redisSentinel?: TestSentinel;
   /** A new connection to the test Redis, whatever its topology; close it with disconnect(). */
   openRedis(): RedisClient;
   config: Config;
@@ -63,6 +66,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     redisUrl: redis.url,
     redisEnv: redis.env,
     ...(redis.cluster ? { redisCluster: redis.cluster } : {}),
+    ...(redis.sentinel ? { redisSentinel: redis.sentinel } : {}),
     openRedis: () => createRedisClient(running.ctx.redisUrl, 'test', { log: silentLog }),
     config,
     async stop() {
@@ -73,9 +77,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
 }
 
-/** The Redis of the test lane: a Redis Cluster with FERRUM_TEST_REDIS=cluster (the `cluster` lane). */
+/**
+ * The Redis of the test lane: a Redis Cluster with FERRUM_TEST_REDIS=cluster (the `cluster`
+ * lane), a Sentinel-watched master and replica with FERRUM_TEST_REDIS=sentinel (`sentinel`).
+ */
 function startTestRedisOfLane(): Promise<TestRedisOfTopology> {
-  return startTestRedisOf(process.env.FERRUM_TEST_REDIS === 'cluster' ? 'cluster' : 'standalone');
+  const lane = process.env.FERRUM_TEST_REDIS;
+  const topology: TestRedisTopology = lane === 'cluster' || lane === 'sentinel' ? lane : 'standalone';
+  return startTestRedisOf(topology);
 }
 
 const silentLog = { info: () => undefined, warn: () => undefined };

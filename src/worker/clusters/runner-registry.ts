@@ -54,6 +54,12 @@ export class RunnerRegistry {
       .exec();
   }
 
+  /** The runner's record as of its last heartbeat (null once deregistered or never seen). */
+  async instance(cluster: string, runnerId: string): Promise<RunnerInstance | null> {
+    const json = await this.redis.hget(this.keys.clusterInstances(cluster), runnerId);
+    return json ? (JSON.parse(json) as RunnerInstance) : null;
+  }
+
   async isAlive(cluster: string, runnerId: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.runnerAlive(cluster, runnerId))) === 1;
   }

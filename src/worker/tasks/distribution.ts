@@ -24,7 +24,8 @@ export class TaskDistribution {
   private readonly queues = new Map<string, Queue<TaskJob>>();
 
   constructor(
-    private readonly connection: RedisClient,
+    /** The connection every queue of this distribution adds its jobs through. */
+    readonly connection: RedisClient,
     private readonly keys: WorkerKeys,
   ) {}
 

@@ -86,10 +86,40 @@ export class RunnerTasks {
     const holder = task.runner;
     if (!holder || holder === runnerId) return;
     if (await this.deps.runners.isAlive(task.cluster, holder)) return;
-    const msg = `The runner running this task (${holder}) stopped before the task finished`;
+    await this.endAsLost(
+      task,
+      holder,
+      `The runner running this task (${holder}) stopped before the task finished`,
+      log,
+    );
+  }
+
+  /**
+   * The task sweeper's check of a preparing or running task that no BullMQ job may bring back
+   * (its job was finished or lost, e.g. on a Redis master a failover just demoted): it ends as
+   * an error when its runner stopped heartbeating, or when the runner's heartbeats, well after
+   * the task's last change, no longer list it. Whether it ended the task.
+   */
+  async endIfLost(task: Task, log: TaskLog): Promise<boolean> {
+    const holder = task.runner;
+    if (!holder || (task.status !== 'preparing' && task.status !== 'running')) return false;
+    if (!(await this.deps.runners.isAlive(task.cluster, holder))) {
+      const msg = `The runner running this task (${holder}) stopped before the task finished`;
+      return this.endAsLost(task, holder, msg, log);
+    }
+    const instance = await this.deps.runners.instance(task.cluster, holder);
+    // Runners of earlier versions do not list their tasks; a fresh task may not be listed yet.
+    if (!instance?.tasks || instance.tasks.includes(task.id)) return false;
+    const livenessMs = instance.expires_at - instance.updated_at;
+    if (instance.updated_at - task.updated_at <= livenessMs) return false;
+    return this.endAsLost(task, holder, `The runner running this task (${holder}) no longer runs it`, log);
+  }
+
+  private async endAsLost(task: Task, holder: string, msg: string, log: TaskLog): Promise<boolean> {
     const ended = await this.finish(task, holder, ['preparing', 'running'], { status: 'error', msg }, log);
-    if (!ended) return;
+    if (!ended) return false;
     await this.release(task, null);
-    log.warn({ task: task.id, runner: holder }, 'task of a lost runner marked error');
+    log.warn({ task: task.id, runner: holder }, 'task of a lost run marked error');
+    return true;
   }
 }

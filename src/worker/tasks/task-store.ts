@@ -89,9 +89,13 @@ export class TaskStore {
     await Promise.all(runs);
   }
 
-  /** The tasks' BullMQ jobs exist: they no longer wait in the undispatched set. */
-  async markDispatched(projectId: string, taskIds: string[]): Promise<void> {
-    if (taskIds.length > 0) await this.redis.zrem(this.keys.undispatchedTasks(projectId), ...taskIds);
+  /**
+   * The tasks' BullMQ jobs exist: they no longer wait in the undispatched set. `via` is the
+   * connection that added the jobs: one connection's commands reach one server in order, so
+   * a failover cannot keep the mark's removal while losing the jobs it confirms.
+   */
+  async markDispatched(projectId: string, taskIds: string[], via: RedisClient = this.redis): Promise<void> {
+    if (taskIds.length > 0) await via.zrem(this.keys.undispatchedTasks(projectId), ...taskIds);
   }
 
   /** Ids of tasks written more than `olderThanMs` ago whose dispatch was not confirmed, oldest first. */

@@ -15,6 +15,11 @@ export interface TaskSweeperOptions {
   listProjectIds(after: string | undefined, count: number): Promise<string[]>;
   /** A task written this long ago without a confirmed BullMQ job is dispatched by the sweeper. */
   dispatchGraceMs: number;
+  /**
+   * Ends a preparing or running task whose runner no longer runs it (RunnerTasks.endIfLost);
+   * asked for tasks unchanged for `dispatchGraceMs`. Whether it ended the task.
+   */
+  endIfLost?: (task: Task) => Promise<boolean>;
 }
 
 /** An expiring-set member "<id>/<status>/<code id>/<cluster>/<code name>" (the name may hold '/'). */
@@ -25,8 +30,9 @@ function expiringEntryOf(member: string) {
 
 /**
  * The leader's upkeep of tasks, project by project: drops finished tasks past their retention
- * (record, log and every index entry at once, so lists and stats stay consistent), and
- * dispatches tasks whose writer died before adding their BullMQ job.
+ * (record, log and every index entry at once, so lists and stats stay consistent),
+ * dispatches tasks whose writer died before adding their BullMQ job, and ends runs that no
+ * runner runs any more.
  */
 export class TaskSweeper {
   constructor(
@@ -45,6 +51,7 @@ export class TaskSweeper {
         if (isStopping()) return;
         await this.expire(projectId, Date.now(), isStopping);
         await this.dispatchLate(projectId);
+        await this.endLostRuns(projectId, Date.now());
       }
       if (projectIds.length < 100) return;
       after = projectIds.at(-1);
@@ -72,6 +79,28 @@ export class TaskSweeper {
       if (members.length < BATCH) break;
     }
     return dropped;
+  }
+
+  /**
+   * Ends the project's preparing and running tasks that no runner runs any more; returns how
+   * many. Such a task has no BullMQ job to bring it back when its runner's last write was lost
+   * (a Redis failover keeps only what reached the replica) while the job's end was not.
+   */
+  async endLostRuns(projectId: string, now: number): Promise<number> {
+    const endIfLost = this.options.endIfLost;
+    if (!endIfLost) return 0;
+    let ended = 0;
+    for (const status of ['preparing', 'running'] as const) {
+      const index = this.keys.tasksWithStatus(projectId, status);
+      for (let start = 0; ; start += BATCH) {
+        const ids = await this.redis.zrange(index, start, start + BATCH - 1);
+        const tasks = await Promise.all(ids.map((id) => this.store.find(projectId, id)));
+        for (const task of tasks)
+          if (task && now - task.updated_at > this.options.dispatchGraceMs && (await endIfLost(task))) ended += 1;
+        if (ids.length < BATCH) break;
+      }
+    }
+    return ended;
   }
 
   /** Adds the BullMQ jobs of tasks still queued whose dispatch was never confirmed; returns how many. */

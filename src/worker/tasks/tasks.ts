@@ -76,6 +76,7 @@ export class TaskService {
     await this.store.markDispatched(
       projectId,
       tasks.map((task) => task.id),
+      this.distribution.connection,
     );
   }
 
