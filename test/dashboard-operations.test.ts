@@ -59,6 +59,7 @@ describe('dashboard for operations', () => {
     const queue = uniqueQueue('appears-live');
     await mq.postBodies(queue, 'hello');
     await expect.poll(() => page.locator('main table').textContent(), { timeout: 20_000 }).toContain(queue);
+    await screenshot(page, 'operations-live-refresh');
   });
 
   it('retries and cancels the selected tasks after confirmation', async () => {
