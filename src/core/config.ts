@@ -365,9 +365,10 @@ function redisUrlFrom(env: Env): string | undefined {
   const mode = oneOf(env, 'FERRUM_REDIS_MODE', ['standalone', 'sentinel', 'cluster'] as const, 'standalone');
   if (mode === 'standalone') return nonEmpty(env.REDIS_URL);
   if (mode === 'cluster') return clusterUrlFrom(env);
-  const raw = nonEmpty(env.FERRUM_REDIS_SENTINELS) ?? nonEmpty(env.REDIS_URL);
+  const sentinels = nonEmpty(env.FERRUM_REDIS_SENTINELS);
+  const raw = sentinels ?? nonEmpty(env.REDIS_URL);
   if (!raw) throw new Error('FERRUM_REDIS_MODE=sentinel needs FERRUM_REDIS_SENTINELS (host:port,host:port)');
-  const { credentials, nodes } = seedListOf(raw, 'FERRUM_REDIS_SENTINELS');
+  const { credentials, nodes } = seedListOf(raw, sentinels ? 'FERRUM_REDIS_SENTINELS' : 'REDIS_URL');
   const master = env.FERRUM_REDIS_SENTINEL_MASTER || 'mymaster';
   return `redis-sentinel://${credentials}${nodes.join(',')}/${encodeURIComponent(master)}`;
 }
@@ -389,6 +390,11 @@ function seedListOf(raw: string, setting: string): { credentials: string; nodes:
   const nodes = raw.split(',').map((entry) => {
     const text = entry.trim();
     const url = new URL(/^[a-z]+:\/\//.test(text) ? text : `redis://${text}`);
+    if (url.protocol === 'rediss:') {
+      throw new Error(
+        `${setting} entry "${text}": TLS (rediss://) is supported only with FERRUM_REDIS_MODE=standalone; use redis:// entries for sentinel and cluster`,
+      );
+    }
     if (url.protocol !== 'redis:') throw new Error(`${setting} entry "${text}": only redis:// entries are supported`);
     if (!url.hostname || !url.port) throw new Error(`${setting} entry "${text}" must be host:port`);
     if (!credentials && url.password) credentials = `${url.username}:${url.password}@`;

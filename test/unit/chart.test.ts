@@ -166,6 +166,21 @@ describe('values.schema.json', () => {
       '/redis/url must match pattern',
     ],
     [
+      'an unknown appendfsync for the bundled Redis',
+      { redis: { bundled: { appendfsync: 'sometimes' } } },
+      '/redis/bundled/appendfsync must be equal to one of the allowed values',
+    ],
+    [
+      'TLS Sentinels (Ferrum refuses rediss:// in sentinel mode)',
+      { redis: { mode: 'sentinel', url: 'rediss://:pw@s1:26379,s2:26379', bundled: { enabled: false } } },
+      '/redis/url must NOT be valid',
+    ],
+    [
+      'TLS Cluster seeds (Ferrum refuses rediss:// in cluster mode)',
+      { redis: { mode: 'cluster', url: 'redis://n1:7000,rediss://n2:7001', bundled: { enabled: false } } },
+      '/redis/url must NOT be valid',
+    ],
+    [
       'a Redis URL of another scheme',
       { redis: { url: 'http://r:6379', bundled: { enabled: false } } },
       '/redis/url must match pattern',
@@ -315,6 +330,16 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(container(statefulSet, 'redis').volumeMounts).toEqual([{ name: 'data', mountPath: '/data' }]);
     expect(container(statefulSet, 'redis').args).toContain('--appendonly');
     expect(findObject(rendered, 'Service', 'ferrum-redis').spec.ports[0].port).toBe(6379);
+  });
+
+  it('fsyncs the bundled Redis every second by default', () => {
+    const args: string[] = container(findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis').args;
+    expect(args.slice(args.indexOf('--appendonly'), args.indexOf('--appendonly') + 4)).toEqual([
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+    ]);
   });
 
   it('annotates the controller pods for Prometheus and renders no ServiceMonitor by default', () => {
@@ -467,6 +492,29 @@ describe('templates: an external Redis Cluster or Sentinel (examples/redis-clust
     const settings = env(container(findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller'));
     expect(settings.FERRUM_REDIS_MODE).toBe('sentinel');
     expect(settings.FERRUM_REDIS_SENTINEL_MASTER).toBe('main');
+  });
+
+  it('takes rediss:// only where Ferrum does: standalone', () => {
+    const external = (mode: string, url: string) =>
+      chartValues(chartDir, {
+        ...example('redis-cluster.yaml'),
+        redis: { mode, url, existingSecret: '', bundled: { enabled: false } },
+      });
+    const accepted = (mode: string, url: string) => {
+      let server = true;
+      try {
+        loadConfig({ FERRUM_REDIS_MODE: mode, REDIS_URL: url });
+      } catch {
+        server = false;
+      }
+      return { schema: schemaErrors(external(mode, url)).length === 0, server };
+    };
+    expect(accepted('standalone', 'rediss://:pw@db:6380/0')).toEqual({ schema: true, server: true });
+    for (const mode of ['sentinel', 'cluster']) {
+      expect(accepted(mode, 'redis://:pw@n1:7000,n2:7001'), mode).toEqual({ schema: true, server: true });
+      expect(accepted(mode, 'rediss://:pw@n1:7000,n2:7001'), mode).toEqual({ schema: false, server: false });
+      expect(accepted(mode, 'redis://:pw@n1:7000,rediss://n2:7001'), mode).toEqual({ schema: false, server: false });
+    }
   });
 });
 
@@ -777,6 +825,15 @@ describe('templates: operations', () => {
       name: 'ferrum-controller',
       port: { name: 'http' },
     });
+  });
+
+  it('fsyncs the bundled Redis as redis.bundled.appendfsync says', async () => {
+    const values = { ...inlineSecrets, redis: { bundled: { appendfsync: 'always' } } };
+    expect(schemaErrors(chartValues(chartDir, values))).toEqual([]);
+    const rendered = await renderChart(chartDir, values);
+    const args: string[] = container(findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis').args;
+    expect(args[args.indexOf('--appendfsync') + 1]).toBe('always');
+    expect(args.filter((arg) => arg === '--appendfsync')).toHaveLength(1);
   });
 
   it('locks the bundled Redis: a password from the Secret, a NetworkPolicy, a hardened container', async () => {

@@ -48,6 +48,18 @@ describe('FERRUM_REDIS_MODE', () => {
     expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'http://n1:7000' })).toThrow(/redis:\/\//);
     expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'galaxy' })).toThrow(/FERRUM_REDIS_MODE/);
   });
+
+  it('refuses TLS (rediss://) Sentinels and Cluster seeds with a clear error, and keeps it for standalone', () => {
+    expect(redisUrlOf({ REDIS_URL: 'rediss://:pw@db:6380/0' })).toBe('rediss://:pw@db:6380/0');
+    const tls =
+      /REDIS_URL entry "rediss:\/\/n1:7000": TLS \(rediss:\/\/\) is supported only with FERRUM_REDIS_MODE=standalone/;
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'rediss://n1:7000' })).toThrow(tls);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'n0:7000,rediss://n1:7000' })).toThrow(tls);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'sentinel', REDIS_URL: 'rediss://n1:7000' })).toThrow(tls);
+    expect(() => redisUrlOf({ FERRUM_REDIS_MODE: 'sentinel', FERRUM_REDIS_SENTINELS: 'rediss://s1:26379' })).toThrow(
+      /FERRUM_REDIS_SENTINELS entry "rediss:\/\/s1:26379": TLS/,
+    );
+  });
 });
 
 describe('a cluster that cannot serve', () => {

@@ -1,5 +1,5 @@
 import type { EventBus } from '../../core/bus.js';
-import { FailureLog } from '../../core/failure-log.js';
+import { FailureGroup, FailureLog } from '../../core/failure-log.js';
 import type { LeadershipReport } from '../../core/leader-loop.js';
 import { Lease } from '../../core/lease.js';
 import type { OutboundGuard } from '../../core/outbound-guard.js';
@@ -42,6 +42,9 @@ export interface PushDelivererDeps {
 // The set of push queues is re-read, and each served queue looked at, this often too, in case
 // an announcement or a wake-up was missed.
 const REFRESH_MS = 10_000;
+// After a queue's Redis error, it tries again this much later (doubling while errors go on).
+const QUEUE_ERROR_PAUSE_MS = 1000;
+const MAX_QUEUE_ERROR_PAUSE_MS = 30_000;
 
 interface Served {
   worker: QueueWorker;
@@ -67,11 +70,14 @@ export class PushDeliverer {
   private stopped = false;
   private readonly leaseHealth: FailureLog;
   private readonly listHealth: FailureLog;
+  /** Every served queue's failures: one line when delivery starts failing, one when it recovers. */
+  private readonly queueHealth: FailureGroup;
 
   constructor(private readonly deps: PushDelivererDeps) {
     this.lease = new Lease(deps.redis, deps.keys.of('lease', 'mq-push'), deps.config.leaseMs);
     this.leaseHealth = new FailureLog(deps.log, 'push delivery lease', this.leasePeriodMs);
     this.listHealth = new FailureLog(deps.log, 'push delivery queue list');
+    this.queueHealth = new FailureGroup(deps.log, 'push delivery', QUEUE_ERROR_PAUSE_MS, MAX_QUEUE_ERROR_PAUSE_MS);
     this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
     this.slots = new Slots(deps.config.concurrency);
   }
@@ -215,6 +221,7 @@ export class PushDeliverer {
       maxInFlight: config.queueConcurrency,
       requestTimeoutMs: config.timeoutMs,
       metrics: mq.metrics,
+      health: this.queueHealth.member(`${ref.projectId}/${ref.name}`),
     });
     return { worker, unsubscribe: this.deps.bus.subscribe(mq.keys.wakeChannel(ref), () => worker.kick()) };
   }

@@ -1,4 +1,4 @@
-import { FailureLog } from '../../core/failure-log.js';
+import type { FailureGroupMember } from '../../core/failure-log.js';
 import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../keys.js';
 import type { MessageStore } from '../message-store.js';
@@ -19,6 +19,12 @@ export interface QueueWorkerDeps {
   requestTimeoutMs: number;
   /** Where reserves and delivery outcomes are counted; none when absent. */
   metrics?: MqMetrics | null;
+  /**
+   * This queue's failure record (its back-off), a member of the deliverer's group, which logs
+   * one line when delivery starts failing and one when it recovers, for all queues together.
+   * Released when the worker halts.
+   */
+  health: FailureGroupMember;
 }
 
 const RESERVE_BATCH = 100;
@@ -33,9 +39,6 @@ interface PendingFinish {
 }
 // Room for waiting on a delivery slot, on top of the requests themselves.
 const HOLD_MARGIN_SECONDS = 30;
-// After a Redis error, try again this much later (doubling while errors go on, up to the max).
-const ERROR_PAUSE_MS = 1000;
-const MAX_ERROR_PAUSE_MS = 30_000;
 // A wake-up set for a due time fires this much later, past the clocks' difference.
 const DUE_SLACK_MS = 5;
 // Settings are re-read at least this often (changes are also announced, see forgetSettings).
@@ -58,18 +61,14 @@ export class QueueWorker {
   private settings: { queue: QueueInfo | null; readAt: number } | null = null;
   /** push.rate pacing: message starts are spaced from here on (at most one second of burst). */
   private paceFrom = 0;
-  private readonly health: FailureLog;
 
   constructor(
     readonly ref: QueueRef,
     private readonly deps: QueueWorkerDeps,
-  ) {
-    this.health = new FailureLog(
-      deps.log,
-      `push delivery of ${ref.projectId}/${ref.name}`,
-      ERROR_PAUSE_MS,
-      MAX_ERROR_PAUSE_MS,
-    );
+  ) {}
+
+  private get health(): FailureGroupMember {
+    return this.deps.health;
   }
 
   /** Looks for deliverable messages now (after a post, a finished round, or a due time). */
@@ -98,6 +97,7 @@ export class QueueWorker {
   halt(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.health.release();
   }
 
   /** Stops taking messages and waits for the rounds in progress. */
@@ -197,8 +197,9 @@ export class QueueWorker {
       for (const status of updates.values()) this.deps.metrics?.countPushStatus(status.status);
       await this.finishRound(queue, { message, reservationId: message.reservationId, updates });
     } catch (error) {
-      // The message stays reserved; it comes back when its reservation lapses.
-      this.deps.log.warn({ err: error, queue: this.ref.name, message: message.id }, 'push delivery round failed');
+      // The message stays reserved; it comes back when its reservation lapses. Logged (once for
+      // all queues) by the failure group, not once per message: in an outage every round fails.
+      this.health.failed(error);
     }
   }
 
