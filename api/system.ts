@@ -20,7 +20,7 @@ export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       return { status: 'ready', redis_ms: Number(ms.toFixed(3)) };
     } catch (error) {
       reply.header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds));
-      return reply.code(503).send({ msg: `Redis unreachable: ${(error as Error).message}` });
+      return reply.code(503).send({ msg: `Redis cannot take commands: ${(error as Error).message}` });
     } finally {
       clearTimeout(timer);
     }

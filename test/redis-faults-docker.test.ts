@@ -187,15 +187,28 @@ it('loses no acknowledged message and leaves no task running through controller,
   redis = await startRedis(redis.port);
   await steady();
 
-  // 4. Redis down for 10 s: 503s, few log lines, little CPU; then full service within 5 s.
+  // 4. Redis down for 10 s: 503s, few log lines, little CPU (asserted below); then full service within 5 s.
   const linesBefore = [...procs].reduce((sum, proc) => sum + proc.lines.length, 0);
   const lineCounts = [...procs].map((proc) => proc.lines.length);
-  const cpuBefore = [...procs].reduce((sum, proc) => sum + cpuSeconds(proc.child.pid!), 0);
   const statusesBefore = load.statuses.get(503) ?? 0;
   await redis.stop();
+  // CPU (utime + stime from /proc/<pid>/stat) of each controller and runner child process over
+  // the outage window, as % of one core; the load generator runs in this vitest process, not there.
+  const named = [
+    ...controllers.map((proc, i) => [`controller${i}`, proc] as const),
+    ...runners.map((proc, i) => [`runner${i}`, proc] as const),
+  ];
+  const cpuAtDown = named.map(([, proc]) => cpuSeconds(proc.child.pid!));
   const downAt = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const cpuByProcess = Object.fromEntries(
+    named.map(([name, proc], i) => [name, cpuSeconds(proc.child.pid!) - cpuAtDown[i]!]),
+  );
   const downS = (Date.now() - downAt) / 1000;
+  const cpuPercentByProcess = Object.fromEntries(
+    Object.entries(cpuByProcess).map(([name, seconds]) => [name, Number(((seconds / downS) * 100).toFixed(1))]),
+  );
+  const cpuDown = Object.values(cpuByProcess).reduce((sum, seconds) => sum + seconds, 0);
   const linesDown = [...procs].reduce((sum, proc) => sum + proc.lines.length, 0) - linesBefore;
   // What was logged while Redis was down, most frequent first (the figure below bounds it).
   const downLines = [...procs].flatMap((proc, i) => proc.lines.slice(lineCounts[i]));
@@ -205,7 +218,6 @@ it('loses no acknowledged message and leaves no task running through controller,
     byMessage.set(text, (byMessage.get(text) ?? 0) + 1);
   }
   console.log('[faults] lines while down:', JSON.stringify([...byMessage].sort((a, b) => b[1] - a[1]).slice(0, 8)));
-  const cpuDown = [...procs].reduce((sum, proc) => sum + cpuSeconds(proc.child.pid!), 0) - cpuBefore;
   const answered503 = (load.statuses.get(503) ?? 0) - statusesBefore;
   redis = await startRedis(redis.port);
   const upAt = Date.now();
@@ -258,6 +270,7 @@ it('loses no acknowledged message and leaves no task running through controller,
     redis_down_s: Number(downS.toFixed(1)),
     log_lines_per_s_while_down: Number((linesDown / downS).toFixed(2)),
     cpu_percent_while_down: Number(((cpuDown / downS) * 100).toFixed(1)),
+    cpu_percent_while_down_by_process: cpuPercentByProcess,
     answers_503_while_down: answered503,
     full_service_after_return_ms: backInMs,
     statuses: Object.fromEntries(load.statuses),
@@ -266,8 +279,13 @@ it('loses no acknowledged message and leaves no task running through controller,
   expect(lost).toEqual([]);
   expect(unfinished).toEqual([]);
   expect(answered503).toBeGreaterThan(0);
-  // Bounded, not per attempt across every connection (it was over 1,000 lines/s); one
-  // connection still prints ioredis's plain-text trace per reconnect (see the lines above).
-  expect(linesDown / downS).toBeLessThan(40);
+  // One line per connection and loop when it starts failing, not one per attempt (it was over
+  // 1,000 lines/s): 25-35 lines in the 10 s here (2.5-3.4/s); the bound leaves room for a loop
+  // or two more and a slow machine, and still catches any per-attempt logging.
+  expect(linesDown / downS).toBeLessThan(10);
+  // No busy retrying: the four processes together used 6.5-9% of one core while Redis was down
+  // (each 1-3%, serving the load's 503s included); the runner's queue loop once spun at 73%.
+  // CPU time is what the processes used, so a busy CI machine does not inflate it much.
+  expect(cpuDown / downS, JSON.stringify(cpuPercentByProcess)).toBeLessThan(0.3);
   expect(backInMs).toBeLessThan(5000);
 }, 600_000);

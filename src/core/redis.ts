@@ -211,6 +211,14 @@ const UNAVAILABLE_MESSAGES = [
   'NOREPLICAS',
   'CLUSTERDOWN',
   'TRYAGAIN',
+  // Reachable but refusing writes for now: full (maxmemory under noeviction) or unable to persist
+  // (a failing RDB save with stop-writes-on-bgsave-error). Neither is the request's fault nor a
+  // bug, and both clear without a restart (memory freed or raised, the disk fixed), so the client
+  // is told to retry (503, Retry-After) like for a replica (READONLY), and the request is not logged
+  // as an internal error (one line per request would be an error storm); /ready answers 503 and
+  // ferrum_redis_errors_total{kind="OOM"|"MISCONF"} counts them for the operator.
+  'OOM command not allowed',
+  'MISCONF',
   'Failed to refresh slots cache',
   'None of startup nodes is available',
   'All sentinels are unreachable',
@@ -220,11 +228,14 @@ const UNAVAILABLE_MESSAGES = [
 
 /** What a request that could not reach Redis answers (with status 503 and Retry-After). */
 export const REDIS_UNAVAILABLE = {
-  message: 'Service temporarily unavailable: the data store cannot be reached; retry shortly',
+  message: 'Service temporarily unavailable: the data store cannot be reached or cannot take writes now; retry shortly',
   retryAfterSeconds: 1,
 };
 
-/** Whether `error` says Redis could not be reached or could not serve now (worth a 503 and a retry). */
+/**
+ * Whether `error` says Redis could not be reached or could not serve now (worth a 503 and a
+ * retry): down, hung, failing over, a replica, out of memory or unable to persist.
+ */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,10 +116,24 @@ export async function signalAndWait(proc: FerrumProcess, signal: NodeJS.Signals,
   return Date.now() - started;
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
+let clockTicks: number | null = null;
+/** Clock ticks per second, the unit of /proc/<pid>/stat's times (`getconf CLK_TCK`, 100 nearly everywhere). */
+function clockTicksPerSecond(): number {
+  if (clockTicks === null) {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    clockTicks = Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+  }
+  return clockTicks;
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat: utime and stime
+ * are fields 14 and 15, counted after the parenthesised command name (which may hold spaces).
+ */
 export function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
 }
 
 /** The pid in a redis.pid file (the managed redis-server of a data folder). */

@@ -74,3 +74,19 @@ describe('a cluster that cannot serve', () => {
       expect(isRedisUnavailable(new Error(message)), message).toBe(true);
   });
 });
+
+describe('a reachable Redis refusing writes', () => {
+  it('is "unavailable" (503 and Retry-After): full, unable to persist, a replica', () => {
+    for (const message of [
+      "OOM command not allowed when used memory > 'maxmemory'.",
+      'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      "READONLY You can't write against a read only replica.",
+    ]) {
+      const error = Object.assign(new Error(message), { name: 'ReplyError' });
+      expect(isRedisUnavailable(error), message).toBe(true);
+    }
+    expect(isRedisUnavailable(Object.assign(new Error('ERR wrong number of arguments'), { name: 'ReplyError' }))).toBe(
+      false,
+    );
+  });
+});
