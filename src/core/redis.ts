@@ -20,8 +20,9 @@ export function redisErrorKind(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   if (error.message === 'Command timed out') return 'timeout';
-  if (isRedisUnavailable(error)) return 'unavailable';
+  // A reply names its own kind, even one worth a 503 (READONLY, OOM, …).
   if (error.name === 'ReplyError') return /^[A-Z]+/.exec(error.message)?.[0] ?? 'reply';
+  if (isRedisUnavailable(error)) return 'unavailable';
   return 'other';
 }
 
