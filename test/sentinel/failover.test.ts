@@ -1,7 +1,8 @@
+import type { RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Runner } from '../../runner/runner.js';
 import { FunctionsClient } from '../helpers/functions.js';
-import { waitFor } from '../helpers/post-load.js';
+import { missingMessages, startPostLoad, waitFor } from '../helpers/post-load.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../helpers/worker.js';
 
@@ -67,7 +68,19 @@ class Traffic {
   }
 }
 
-it('runs tasks, function calls and cache writes through a forced failover, losing nothing acknowledged', async () => {
+it('uses the master the Sentinel names', async () => {
+  expect(server.running.ctx.redisUrl).toMatch(/^redis-sentinel:\/\//);
+  expect((server.running.ctx.redis.options as RedisOptions).sentinels).toHaveLength(1);
+  expect(await server.running.ctx.redis.info('replication')).toContain('role:master');
+  expect(await server.redisSentinel!.masterPort()).toBeGreaterThan(0);
+});
+
+it('runs messages, tasks, function calls and cache writes through a forced failover, losing nothing acknowledged', async () => {
+  const posts = startPostLoad(
+    Array.from({ length: 4 }, () => server.http),
+    server.projectId,
+    'failover',
+  );
   const tasks = new Traffic(async (n) => {
     const response = await worker.http.post(worker.path('/tasks'), {
       tasks: [{ code_name: 'shell', payload: `echo task ${n}` }],
@@ -82,7 +95,7 @@ it('runs tasks, function calls and cache writes through a forced failover, losin
     const item = `/1/projects/${server.projectId}/caches/failover/items/k${n}`;
     return (await server.http.put(item, { value: `v${n}` })).status === 200 ? String(n) : null;
   });
-  const all = [tasks, calls, cache];
+  const all = [tasks, calls, cache, posts];
   expect(await waitFor(() => all.every((traffic) => traffic.acked.length >= 3), 60_000)).toBe(true);
 
   const before = await server.redisSentinel!.masterPort();
@@ -93,6 +106,8 @@ it('runs tasks, function calls and cache writes through a forced failover, losin
   const resumed = () => all.every((traffic, i) => traffic.acked.length >= countsAtSwitch[i]! + 3);
   expect(await waitFor(() => resumed() && all.every((traffic) => traffic.lastAckAt > switchedAt), 60_000)).toBe(true);
   await Promise.all(all.map((traffic) => traffic.stop()));
+  const missing = await missingMessages(server.http, server.projectId, 'failover', posts.acked);
+  expect(missing).toEqual([]);
 
   // Every acknowledged task runs to its end on the new master; none is left waiting or running.
   // A run whose end the old master took in the moment before the switch ends as an error (its
@@ -108,9 +123,10 @@ it('runs tasks, function calls and cache writes through a forced failover, losin
   }
   expect(lost).toEqual([]);
   console.log(
-    `[sentinel failover] tasks=${tasks.acked.length} (lost runs ended as error: ${failed.length}) ` +
-      `calls=${calls.acked.length} cache_writes=${cache.acked.length} cache_lost=${lost.length} ` +
-      `refused_during_failover=${all.map((traffic) => traffic.failed).join('/')}`,
+    `[sentinel failover] messages=${posts.acked.length} messages_lost=${missing.length} ` +
+      `longest_client_outage_ms=${posts.longestOutageMs()} tasks=${tasks.acked.length} ` +
+      `(lost runs ended as error: ${failed.length}) calls=${calls.acked.length} ` +
+      `cache_writes=${cache.acked.length} cache_lost=${lost.length}`,
   );
   expect((await server.http.get('/ready')).status).toBe(200);
 }, 180_000);
