@@ -1,4 +1,5 @@
-import type { RedisClient } from '../../src/core/redis.js';
+import { isRedisUnavailable, type RedisClient } from '../../src/core/redis.js';
+import { retryWhile } from '../../src/core/time.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
@@ -12,6 +13,9 @@ import type { WorkerServices } from '../../src/worker/services.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 import type { RunnerContext } from '../runner-context.js';
 import type { HeartbeatAnswer, ImageAccess, RunnerBackend, TaskBackend, TaskHandlers } from './backend.js';
+
+/** How long a run's end is tried again while Redis is unavailable. */
+const FINISH_RETRY_MS = 30_000;
 
 /** A runner inside the installation: takes BullMQ jobs and changes task records in Redis itself. */
 export class DirectBackend implements RunnerBackend, TaskBackend {
@@ -148,16 +152,30 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
     return this.services.privateImages.recordPull(image, task.project_id);
   }
 
+  /** preparing → running, tried again like finish while Redis is unavailable for a moment. */
   start(task: Task): Promise<string | null> {
-    return this.services.runnerTasks.start(task, this.runnerId, os.hostname());
+    return retryWhile(
+      () => this.services.runnerTasks.start(task, this.runnerId, os.hostname()),
+      isRedisUnavailable,
+      FINISH_RETRY_MS,
+    );
   }
 
   async appendLog(task: Task, chunk: Buffer): Promise<void> {
     await this.services.statuses.appendLog(task.project_id, task.id, chunk, this.config.worker.maxLogBytes);
   }
 
+  /**
+   * The end of a run is the write that must not be lost: while Redis refuses it for a moment
+   * (a failover, a restart) it is tried again, for up to FINISH_RETRY_MS. The compare-and-set
+   * makes a second try of a write that did land a no-op.
+   */
   finish(task: Task, from: TaskStatus[], outcome: TaskOutcome): Promise<boolean> {
-    return this.services.runnerTasks.finish(task, this.runnerId, from, outcome, this.log);
+    return retryWhile(
+      () => this.services.runnerTasks.finish(task, this.runnerId, from, outcome, this.log),
+      isRedisUnavailable,
+      FINISH_RETRY_MS,
+    );
   }
 
   release(task: Task, taskToken: string | null): Promise<void> {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
 import { FailureLog } from '../../src/core/failure-log.js';
-import { sleep } from '../../src/core/time.js';
+import { retryWhile, sleep } from '../../src/core/time.js';
 import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { RegistryAuth } from '../../src/worker/codes/registry-credentials.js';
 import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
@@ -21,6 +21,8 @@ export interface GatewayAccess {
 const POLL_WAIT_MS = 20_000;
 /** Calls that failed for the network or a 5xx are tried again this many times, backing off. */
 const ATTEMPTS = 6;
+/** How long a run's end is tried again while the runner API fails. */
+const FINISH_RETRY_MS = 30_000;
 
 /** An answer of the runner API that is not a success. */
 export class GatewayError extends Error {
@@ -70,6 +72,11 @@ export async function gatewayGrantOf(access: GatewayAccess): Promise<GatewayGran
   }
 }
 
+/** A failure worth another try: no answer, or a 5xx (the installation's Redis unavailable, a restart). */
+function isPassing(error: unknown): boolean {
+  return !(error instanceof GatewayError) || error.statusCode >= 500;
+}
+
 class GatewayClient {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   private readonly base: string;
@@ -83,8 +90,7 @@ class GatewayClient {
       try {
         return await this.once(method, path, options);
       } catch (error) {
-        const retriable = !(error instanceof GatewayError) || error.statusCode >= 500;
-        if (!retriable || attempt >= ATTEMPTS || options.signal?.aborted) throw error;
+        if (!isPassing(error) || attempt >= ATTEMPTS || options.signal?.aborted) throw error;
         await sleep(100 * 2 ** attempt);
       }
     }
@@ -274,10 +280,16 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
     });
   }
 
+  /** The end of a run is tried again while the API answers 5xx or cannot be reached (see DirectBackend.finish). */
   async finish(task: Task, from: TaskStatus[], outcome: TaskOutcome): Promise<boolean> {
-    const { body } = await this.client.call('POST', this.taskPath(task, 'finish'), {
-      json: { from, status: outcome.status, ...(outcome.msg ? { msg: outcome.msg } : {}) },
-    });
+    const { body } = await retryWhile(
+      () =>
+        this.client.call('POST', this.taskPath(task, 'finish'), {
+          json: { from, status: outcome.status, ...(outcome.msg ? { msg: outcome.msg } : {}) },
+        }),
+      isPassing,
+      FINISH_RETRY_MS,
+    );
     return body.ended === true;
   }
 

@@ -27,3 +27,23 @@ export async function giveUpAfter(
     clearTimeout(timer);
   }
 }
+
+/**
+ * Runs `attempt` until it succeeds, again after growing pauses (200 ms doubling, at most 5 s)
+ * while `passing(error)` says its failure is temporary, for up to `forMs`; then the last error.
+ */
+export async function retryWhile<T>(
+  attempt: () => Promise<T>,
+  passing: (error: unknown) => boolean,
+  forMs: number,
+): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!passing(error) || Date.now() >= deadline) throw error;
+      await sleep(Math.min(200 * 2 ** n, 5000, Math.max(0, deadline - Date.now())));
+    }
+  }
+}

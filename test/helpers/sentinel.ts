@@ -8,10 +8,10 @@ import { eventually } from './eventually.js';
 
 /**
  * A master, two replicas and one Sentinel watching them, all real redis-server processes on
- * loopback. Every server has `min-replicas-to-write 2`, as the README advises for a Sentinel
- * setup that must not lose acknowledged writes: the old master refuses writes the moment the
- * replica promoted in its place stops replicating from it, so nothing is acknowledged there and
- * dropped when the Sentinel demotes it (the new master takes writes once the old one follows it).
+ * loopback. Every server has `min-replicas-to-write 2`, as the README advises for Sentinel: the
+ * old master refuses writes the moment the replica promoted in its place stops replicating
+ * from it, so nothing more is acknowledged there and dropped when the Sentinel demotes it (the
+ * new master takes writes once the old one follows it).
  */
 export interface TestSentinel {
   sentinelAddress: string;
