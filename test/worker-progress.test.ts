@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { createCluster, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
 let server: TestServer;
 let runner: Runner;
+let gatewayRunner: Runner;
+let gatewayCluster: string;
 let worker: WorkerClient;
 
 // From inside the container: report progress with its own token, then read its own task.
@@ -22,11 +24,19 @@ beforeAll(async () => {
   server = await startWorkerServer();
   // Host network so the container reaches the API on loopback.
   runner = await startRunner(server, { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url });
+  // The same from a gateway runner (no Redis: its task tokens come through the runner API).
+  gatewayCluster = await createCluster(server.http, 'progress-gateway');
+  gatewayRunner = await startRunner(
+    server,
+    { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url, FERRUM_RUNNER_CLUSTER: gatewayCluster },
+    { mode: 'gateway' },
+  );
   worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'reporter', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 }, 30000);
 
 afterAll(async () => {
+  await gatewayRunner?.stop();
   await runner?.stop();
   await server?.stop();
 });
@@ -70,6 +80,22 @@ describe('task progress', () => {
     const after = await server.http.get(worker.path(`/tasks/${id}`), as);
     expect(after.status).toBe(401);
     await server.http.post(worker.path(`/tasks/${other}/cancel`));
+  }, 40000);
+
+  it('works the same from a task of a gateway runner', async () => {
+    const id = await worker.queue('reporter', reportingScript, { cluster: gatewayCluster });
+    const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
+    expect(log).toContain('{"msg":"Progress set"}');
+    expect(await worker.task(id)).toMatchObject({
+      status: 'running',
+      percent: 40,
+      msg: 'almost',
+      cluster: gatewayCluster,
+    });
+    const token = /token=(\S+)/.exec(log)![1]!;
+    expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
+    // Its token ended with the run.
+    expect((await server.http.get(worker.path(`/tasks/${id}`), { token })).status).toBe(401);
   }, 40000);
 
   it('refuses bad progress', async () => {
