@@ -159,6 +159,22 @@ describe('the runner API refuses', () => {
     expect((await worker.task(taskId)).status).toBe('preparing');
   });
 
+  it("registry credentials of an image other than the held task's", async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'creds-1');
+    const call = runnerCall(token);
+    const path = `/runner/v1/clusters/${clusterA}/instances/creds-1/tasks/${taskId}/registry-auth`;
+    const own = await call('GET', `${path}?image=${encodeURIComponent('ferrum-test/busybox')}`);
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ auth: null });
+    const other = await call('GET', `${path}?image=${encodeURIComponent('registry.example.com/team/private:1')}`);
+    expect(other.status).toBe(403);
+    expect(other.body.msg).toBe(
+      `Task ${taskId} runs image ferrum-test/busybox, not registry.example.com/team/private:1`,
+    );
+    expect((await call('GET', path)).status).toBe(406);
+  });
+
   it('log chunks out of order or after the end, without corrupting the log', async () => {
     const { token } = await createRunnerToken(server, clusterA);
     const taskId = await holdTask(token, clusterA, 'logger-1');

@@ -270,6 +270,14 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       const { task } = await held(request);
       const { image } = request.query;
+      // Only the credentials of the image this task runs: the code's own image, or (a stack's
+      // image, which the runner's own configuration names) the one this installation names.
+      const revision = await worker.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
+      if (!revision) throw notFound(`Code package ${task.code_name} revision ${task.code_rev} no longer exists`);
+      if (revision.image && revision.image !== image)
+        throw forbidden(`Task ${task.id} runs image ${revision.image}, not ${image}`);
+      const stackImage = revision.stack ? ctx.config.worker.stacks[revision.stack] : undefined;
+      if (!revision.image && stackImage !== image) return { auth: null };
       return { auth: (await worker.credentials.forImage(task.project_id, image)) ?? null };
     },
   });
