@@ -15,8 +15,8 @@ export class ClusterAccess {
       ),
     ];
     for (const clusterId of named) {
-      const stored = await this.clusters.find(clusterId);
-      if (!stored || !mayUseCluster(stored.cluster, userId)) {
+      const cluster = await this.clusters.record(clusterId);
+      if (!cluster || !mayUseCluster(cluster, userId)) {
         throw badRequest(
           `cluster "${clusterId}" is neither "${DEFAULT_CLUSTER}" nor a cluster this project's owner may use`,
         );

@@ -49,6 +49,12 @@ export class ClusterStore {
     for (const userId of usersOf(cluster)) multi.sadd(this.keys.userClusters(userId), cluster.id);
   }
 
+  /** The cluster's record without opening its sealed secrets (access checks on every task post). */
+  async record(clusterId: string): Promise<Cluster | null> {
+    const record = await this.redis.hget(this.keys.cluster(clusterId), 'record');
+    return record ? (JSON.parse(record) as Cluster) : null;
+  }
+
   async find(clusterId: string): Promise<StoredCluster | null> {
     const [record, sealed, rev] = await this.redis.hmget(this.keys.cluster(clusterId), 'record', 'secrets', 'rev');
     if (!record || !sealed || rev === null || rev === undefined) return null;
