@@ -46,9 +46,14 @@ export class FailureLog {
 
   /** The wait before the next attempt: 0 while healthy, then base, 2×base, … up to max. */
   delayMs(): number {
-    if (this.failures === 0) return 0;
-    return Math.min(this.maxMs, this.baseMs * 2 ** Math.min(this.failures - 1, 20));
+    return backoffMs(this.failures, this.baseMs, this.maxMs);
   }
+}
+
+/** The wait after `failures` failed attempts in a row: 0, then base, 2×base, … up to max. */
+function backoffMs(failures: number, baseMs: number, maxMs: number): number {
+  if (failures === 0) return 0;
+  return Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
 }
 
 /** One member's side of a failure record: what a retried activity reports its attempts to. */
@@ -96,7 +101,7 @@ export class FailureGroup {
     const id = {};
     let failures = 0;
     let released = false;
-    const delayMs = () => (failures === 0 ? 0 : Math.min(this.maxMs, this.baseMs * 2 ** Math.min(failures - 1, 20)));
+    const delayMs = () => backoffMs(failures, this.baseMs, this.maxMs);
     const recover = () => {
       if (failures === 0) return;
       failures = 0;
