@@ -16,13 +16,19 @@ export interface ProjectAccessOptions {
   refuseLegacyTokens?: boolean;
 }
 
+/** A cached principal, keyed by the token's secret so that a hit needs no hashing; `digest` is what invalidations name. */
+interface CachedPrincipal {
+  digest: string;
+  principal: Principal;
+}
+
 /**
  * Turns a presented token into a Principal and checks project access, the one authentication
  * layer every service uses. Look-ups are cached for a few seconds in process; deletions and
  * project changes are broadcast so every controller drops its copy at once.
  */
 export class Authenticator {
-  private readonly principals: TtlCache<Principal>;
+  private readonly principals: TtlCache<CachedPrincipal>;
   private readonly projects: TtlCache<Project>;
   private readonly channel: string;
 
@@ -45,9 +51,8 @@ export class Authenticator {
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw unauthorized('Token not provided');
-    const digest = tokenDigest(secret);
-    const cached = this.principals.get(digest);
-    if (cached) return cached;
+    const cached = this.principals.get(secret);
+    if (cached) return cached.principal;
     const token = await this.store.findTokenBySecret(secret);
     if (!token) {
       // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
@@ -64,7 +69,7 @@ export class Authenticator {
       admin: token.admin,
       type: token.type,
     };
-    this.principals.set(digest, principal);
+    this.principals.set(secret, { digest: tokenDigest(secret), principal });
     return principal;
   }
 
@@ -126,7 +131,7 @@ export class Authenticator {
   private dropCached(message: string): void {
     try {
       const { token, project } = JSON.parse(message) as Invalidation;
-      if (token) this.principals.delete(token);
+      if (token) this.principals.deleteWhere((cached) => cached.digest === token);
       if (project) this.projects.delete(project);
     } catch {
       this.principals.clear();

@@ -27,6 +27,11 @@ export class TtlCache<V> {
     this.entries.delete(key);
   }
 
+  /** Drops every entry whose value `matches` (a scan: for rare invalidations, not per request). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }
