@@ -6,7 +6,8 @@ import type { Metrics } from '../src/metrics/registry.js';
  * and status class (2xx, 4xx, …), so the label sets stay bounded whatever clients ask for.
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style: no promise per response.
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.httpRequestDuration.observe(
       {
         method: request.method,
@@ -15,5 +16,6 @@ export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void
       },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 }

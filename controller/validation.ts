@@ -12,11 +12,12 @@ export function installValidation(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, context) => validationError(errors as ErrorObject[], context));
   // A body-less request to a route that expects a body is checked as {} so a missing
   // field answers 406 naming the field rather than "body must be object".
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body) {
       request.body = {};
       request.emptyJsonBody = true;
     }
+    done();
   });
 }
 
