@@ -129,10 +129,34 @@ export function luaKeysOf(own: string, resolved: string): LuaKeys {
   return { names: words.slice(0, -1), rest: last.slice(0, -3) };
 }
 
-/** Loads `<name>.lua` (includes resolved) from the folder of the module whose import.meta.url is given. */
+/** A top-level `local function name(...)` through its closing `end` at the start of a line. */
+const TOP_LEVEL_FUNCTION = /^local function ([A-Za-z_]\w*)\([^\n]*\n(?:(?!local function )[^\n]*\n)*?end\n/gm;
+
+/**
+ * `source` without the top-level local functions nothing in it calls. A script runs its whole
+ * text on every call, shared libraries included: each function defined is a closure made per
+ * call, so a script should define only those it uses.
+ */
+export function withoutUnusedFunctions(source: string): string {
+  const blocks = [...source.matchAll(TOP_LEVEL_FUNCTION)].map((match) => ({ name: match[1]!, text: match[0] }));
+  let rest = blocks.reduce((text, block) => text.replace(block.text, ''), source);
+  const used = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const block of blocks) {
+      if (used.has(block.name) || !new RegExp(`\\b${block.name}\\b`).test(rest)) continue;
+      used.add(block.name);
+      rest += block.text;
+      grew = true;
+    }
+  }
+  return blocks.reduce((text, block) => (used.has(block.name) ? text : text.replace(block.text, '')), source);
+}
+
+/** Loads `<name>.lua` (includes resolved, unused library functions left out) from the folder of the module whose import.meta.url is given. */
 export function loadLua(moduleUrl: string, name: string): LuaScript {
   const file = new URL(`./${name}.lua`, moduleUrl);
-  const source = luaSource(file);
+  const source = withoutUnusedFunctions(luaSource(file));
   const script = new LuaScript(name, source, luaKeysOf(fs.readFileSync(file, 'utf8'), source), fileURLToPath(file));
   loadedScripts.push(script);
   return script;

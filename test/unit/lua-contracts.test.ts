@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadedScripts, luaSource, type LuaScript } from '../../src/core/lua.js';
+import { loadedScripts, luaSource, withoutUnusedFunctions, type LuaScript } from '../../src/core/lua.js';
 import { QUEUE_KEY_PARTS } from '../../src/mq/keys.js';
 import { Outcome } from '../../src/mq/scripts.js';
 import { TASK_STATUSES } from '../../src/worker/types.js';
@@ -68,7 +68,32 @@ describe('Lua contracts', () => {
     const loaded = new Set(loadedScripts.map((script) => script.file));
     const orphans = luaFiles.filter((file) => !loaded.has(file) && !includedFiles.has(file));
     expect(orphans.map((file) => path.relative(ROOT, file))).toEqual([]);
-    for (const script of loadedScripts) expect(luaSource(new URL(`file://${script.file}`))).toBe(script.source);
+    for (const script of loadedScripts)
+      expect(withoutUnusedFunctions(luaSource(new URL(`file://${script.file}`)))).toBe(script.source);
+  });
+
+  it('a script keeps the library functions it calls, directly or through another, and no others', () => {
+    const source = [
+      'local LIMIT = 10',
+      'local function used_inside(x)',
+      '  if x then',
+      '    return LIMIT',
+      '  end',
+      'end',
+      'local function unused(y)',
+      '  return y',
+      'end',
+      'local function called(z)',
+      '  return used_inside(z)',
+      'end',
+      'return called(1)',
+      '',
+    ].join('\n');
+    const kept = withoutUnusedFunctions(source);
+    expect(kept).toContain('local function used_inside(x)\n  if x then\n    return LIMIT\n  end\nend\n');
+    expect(kept).toContain('local function called(z)');
+    expect(kept).not.toContain('unused');
+    expect(kept).toContain('return called(1)');
   });
 
   it('every script declares its keys, and reads exactly the keys it declares', () => {
