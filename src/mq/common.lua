@@ -194,8 +194,9 @@ end
 -- Compares the size with the one of the last evaluation (field alert_size, set when alerts are
 -- saved) and fires each crossed alert unless it fired less than `snooze` seconds ago.
 -- Returns the fired alerts as JSON [[id, type, direction, trigger, target queue, size, ms], ...].
-local function evaluate_alerts(now)
-  local state = redis.call('HMGET', K_QUEUE, 'alerts', 'alert_size')
+-- `state`: the fields alerts and alert_size when the caller has read them already.
+local function evaluate_alerts(now, state)
+  state = state or redis.call('HMGET', K_QUEUE, 'alerts', 'alert_size')
   if not state[1] then return '[]' end
   local after = queue_size()
   local before = tonumber(state[2] or after)

@@ -108,6 +108,7 @@ export class MessageStore {
         message.expiresIn ?? 0,
         message.timeout ?? 0,
       ]),
+      'fresh ids',
     );
     this.metrics?.posted.inc(ids.length);
     return ids;
@@ -118,19 +119,26 @@ export class MessageStore {
     await this.insert(
       ref,
       messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount, 0]),
+      'ids may repeat',
     );
   }
 
   /**
    * Messages as [id, body, delay, push headers JSON or '', reserved_count, expires in (0 = the
-   * queue's), timeout (0 = the queue's)], written in order, one bounded chunk per script.
+   * queue's), timeout (0 = the queue's)], written in order, one bounded chunk per script. Ids
+   * that may repeat are looked up first and those already on the queue skipped.
    */
-  private async insert(ref: QueueRef, messages: Row[]): Promise<void> {
+  private async insert(ref: QueueRef, messages: Row[], ids: 'fresh ids' | 'ids may repeat'): Promise<void> {
     for (const chunk of postChunks(messages)) {
       const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(
         this.redis,
         this.keys.queue(ref),
-        [LIMITS.defaultExpirationSeconds, this.keys.wakeChannel(ref), JSON.stringify(chunk)],
+        [
+          LIMITS.defaultExpirationSeconds,
+          this.keys.wakeChannel(ref),
+          JSON.stringify(chunk),
+          ids === 'ids may repeat' ? '1' : '0',
+        ],
       );
       if (created === 1) await this.queues.indexCreated(ref);
       await this.raiseAlerts(ref, alerts);

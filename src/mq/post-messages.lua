@@ -3,22 +3,24 @@
 -- ARGV: default expiration (s), wake channel, messages as one JSON list of
 -- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
 -- queue's message_expiration), reservation timeout (s; 0 or absent = the queue's)] (one argument
--- keeps big batches cheap to send).
--- An id already on the queue is skipped (dead letter hand-over may repeat).
+-- keeps big batches cheap to send), '1' when the ids may already be on the queue (dead letter
+-- hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up).
 -- Returns { queue created (0/1), messages inserted, fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
-if redis.call('EXISTS', K_QUEUE) == 0 then
+-- Every queue record has created_at (set by both this script and save-queue).
+local head = redis.call('HMGET', K_QUEUE, 'created_at', 'expiration', 'alerts', 'alert_size')
+if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
 end
-local expiration = tonumber(redis.call('HGET', K_QUEUE, 'expiration') or ARGV[1])
+local expiration = tonumber(head[2] or ARGV[1])
 
 local messages = cjson.decode(ARGV[3])
 local ids = {}
 for m, message in ipairs(messages) do ids[m] = message[1] end
 local present = {}
-for first = 1, #ids, CHUNK do
+for first = 1, ARGV[4] == '1' and #ids or 0, CHUNK do
   local scores = redis.call('ZMSCORE', K_EXPIRY, unpack(ids, first, math.min(first + CHUNK - 1, #ids)))
   for j = 1, #scores do present[first + j - 1] = scores[j] end
 end
@@ -65,4 +67,4 @@ if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
 if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
 redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)
 if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
-return { created, #bodies / 2, evaluate_alerts(now) }
+return { created, #bodies / 2, evaluate_alerts(now, { head[3], head[4] }) }
