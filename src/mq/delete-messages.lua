@@ -3,7 +3,9 @@
 -- '*' = whatever reservation it has)].
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else
 -- { outcome, position } of the first message that may not be deleted (nothing is deleted then).
-if redis.call('EXISTS', K_QUEUE) == 0 then return { -1 } end
+-- Every queue record has created_at (set by both post-messages and save-queue).
+local head = redis.call('HMGET', K_QUEUE, 'created_at', 'alerts', 'alert_size')
+if not head[1] then return { -1 } end
 local ids, rids = {}, {}
 for i, target in ipairs(cjson.decode(ARGV[1])) do
   ids[i] = target[1]
@@ -22,4 +24,4 @@ for i, outcome in ipairs(outcomes) do
 end
 remove_reserved(reserved)
 remove_messages(others)
-return { OK, 0, evaluate_alerts(now) }
+return { OK, 0, evaluate_alerts(now, { head[2], head[3] }) }

@@ -7,15 +7,17 @@
 -- Returns -1 for a missing queue, else JSON { moved, expired (messages dropped as expired), due (next due ms or -1), timeout (the
 -- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of
 -- [id, body, reserved_count, reservation_id, push headers or '', timeout (s)] }.
-if redis.call('EXISTS', K_QUEUE) == 0 then return -1 end
+-- Every queue record has created_at (set by both post-messages and save-queue).
+local head = redis.call('HMGET', K_QUEUE, 'created_at', 'timeout', 'dead_letter', 'alerts', 'alert_size')
+if not head[1] then return -1 end
 local now = now_ms()
 local expired = maintain(now)
 local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
 local delete, prefix = ARGV[3] == '1', ARGV[4]
 local own_timeouts = timeout == 0
-if own_timeouts then timeout = tonumber(redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
+if own_timeouts then timeout = tonumber(head[2] or ARGV[5]) end
 local max_reservations, dead_letter_queue
-local dead_letter = redis.call('HGET', K_QUEUE, 'dead_letter')
+local dead_letter = head[3]
 if dead_letter then
   local setting = cjson.decode(dead_letter)
   max_reservations, dead_letter_queue = tonumber(setting.max_reservations), setting.queue_name
@@ -78,5 +80,5 @@ if got > 0 then
     variadic('ZADD', K_RESERVED, reserved, 2)
   end
 end
-local alerts = (delete or moved > 0) and evaluate_alerts(now) or '[]'
+local alerts = (delete or moved > 0) and evaluate_alerts(now, { head[4], head[5] }) or '[]'
 return cjson.encode({ moved = moved, expired = expired, due = got == 0 and next_due() or -1, timeout = timeout, alerts = alerts, messages = out })
