@@ -4,6 +4,9 @@
  * process drives it. Prints messages/s and p50/p99 latency per scenario. Targets (not asserted):
  * batched produce >= 40,000 msg/s, batched consume >= 20,000 msg/s, single post p99 <= 5 ms at 50 clients
  * (closed loop: saturating; and paced50: open loop at BENCH_PACED_RATE rounds per second).
+ * wrk50 also drives two reference servers (bench/lib/reference-server.ts: fastify or Node's bare
+ * http, and one script, nothing else) with the same single post load: the floor this machine and
+ * stack give.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -12,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
+import { serveReference, type ReferenceKind } from './lib/reference-server.js';
 import { figure, sized } from './lib/report.js';
 import { wrk, type LoadFigures } from './lib/wrk.js';
 
@@ -33,6 +37,8 @@ const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
 
 if (process.env.BENCH_ROLE === 'server') {
   void serve();
+} else if (process.env.BENCH_ROLE === 'reference') {
+  void serveReference(process.env.BENCH_REFERENCE_KIND as ReferenceKind, process.env.BENCH_REFERENCE_REDIS_URL!);
 } else {
   void main();
 }
@@ -307,6 +313,9 @@ async function singleByWrk(target: Target, connections: number, child: ChildProc
   await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
   await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
   results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
+  const references: [string, LoadFigures][] = [];
+  for (const kind of ['fastify', 'node-http'] as const)
+    references.push([kind, await referencePost(kind, target, options, body)]);
   await fill(client, 'wrk-reserve', enough);
   results.push([
     'reserve',
@@ -331,12 +340,62 @@ function request() next_id = next_id + 1
     fs.rmSync(idsFile, { force: true });
   }
   for (const [name, figures] of results) {
-    console.log(
-      `single ${name} (${label})`.padEnd(50) +
-        ` ${Math.round(figures.rps).toLocaleString('en-US').padStart(9)} req/s   p50 ${figures.p50Ms.toFixed(2).padStart(6)} ms   p99 ${figures.p99Ms.toFixed(2).padStart(6)} ms   (${figures.requests} req)   server CPU ${figures.cpuUs.toFixed(0)} µs/req`,
-    );
+    printLoad(`single ${name} (${label})`, figures);
     figure(`single ${name} p50, ${label}`, figures.p50Ms, 'ms', { better: 'lower' });
     figure(`single ${name} p99, ${label}`, figures.p99Ms, 'ms', { better: 'lower', target: 5 });
   }
+  const post = results[0]![1];
+  for (const [kind, reference] of references) {
+    const name = `reference post (${kind} + 1 script)`;
+    printLoad(`${name} (${label})`, reference);
+    console.log(
+      `  Ferrum's post against it: ${(post.rps / reference.rps).toFixed(2)}× the rate, ` +
+        `${(post.p99Ms / reference.p99Ms).toFixed(2)}× the p99, ${(post.cpuUs / reference.cpuUs).toFixed(2)}× the server CPU per request`,
+    );
+    figure(`${name} p99, ${label}`, reference.p99Ms, 'ms', { better: 'lower' });
+    figure(`single post server CPU per request against ${kind}, ${label}`, post.cpuUs / reference.cpuUs, '×', {
+      better: 'lower',
+      reference: name,
+    });
+  }
   client.close();
+}
+
+function printLoad(label: string, figures: LoadFigures): void {
+  console.log(
+    label.padEnd(50) +
+      ` ${Math.round(figures.rps).toLocaleString('en-US').padStart(9)} req/s   p50 ${figures.p50Ms.toFixed(2).padStart(6)} ms   p99 ${figures.p99Ms.toFixed(2).padStart(6)} ms   (${figures.requests} req)   server CPU ${figures.cpuUs.toFixed(0)} µs/req`,
+  );
+}
+
+/**
+ * The same single post load against a reference server (bench/lib/reference-server.ts: fastify
+ * or bare http, and one script, nothing else) on the same Redis: the floor at this load.
+ */
+async function referencePost(
+  kind: ReferenceKind,
+  target: Target,
+  options: { seconds: number; connections: number },
+  body: string,
+): Promise<LoadFigures> {
+  const child = fork(process.argv[1]!, [], {
+    env: {
+      ...process.env,
+      BENCH_ROLE: 'reference',
+      BENCH_REFERENCE_KIND: kind,
+      BENCH_REFERENCE_REDIS_URL: target.redisUrl,
+    },
+  });
+  try {
+    const { url } = await new Promise<{ url: string }>((resolve) =>
+      child.once('message', (message) => resolve(message as { url: string })),
+    );
+    const path = `${url}/3/projects/reference/queues/wrk-post/messages`;
+    const request = { method: 'POST', body, headers: { 'content-type': 'application/json' } };
+    const load = { ...options, serverPid: child.pid! };
+    await wrk(path, { ...load, seconds: WARM_UP_SECONDS }, request);
+    return await wrk(path, load, request);
+  } finally {
+    child.send('stop');
+  }
 }
