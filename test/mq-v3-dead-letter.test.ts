@@ -158,4 +158,19 @@ describe('dead letter queues', () => {
     expect(await mq.reserve(source, { delete: true })).toEqual([]);
     expect((await mq.peek(deadLetter)).map((message) => message.id)).toEqual([id]);
   });
+
+  it('a hand-over repeated (after a crash between its steps) keeps one copy of each message', async () => {
+    const deadLetter = uniqueQueue('dead');
+    const ref = { projectId: server.projectId, name: deadLetter };
+    const moved = { id: '7000000000000000001', body: 'moved once', reservedCount: 3, pushHeaders: '' };
+    const store = server.running.ctx.mq.messages;
+    await store.transfer(ref, [moved]);
+    await store.transfer(ref, [moved, { ...moved, id: '7000000000000000002', body: 'new in the repeat' }]);
+    const peeked = await mq.peek(deadLetter, 10);
+    expect(peeked.map((message) => [message.id, message.body])).toEqual([
+      [moved.id, 'moved once'],
+      ['7000000000000000002', 'new in the repeat'],
+    ]);
+    expect(await mq.info(deadLetter)).toMatchObject({ size: 2, total_messages: 2 });
+  });
 });
