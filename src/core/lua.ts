@@ -141,7 +141,7 @@ export function withoutUnusedFunctions(source: string): string {
   const blocks = [...source.matchAll(TOP_LEVEL_FUNCTION)].map((match) => ({ name: match[1]!, text: match[0] }));
   let rest = blocks.reduce((text, block) => text.replace(block.text, ''), source);
   const used = new Set<string>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const block of blocks) {
       if (used.has(block.name) || !new RegExp(`\\b${block.name}\\b`).test(rest)) continue;
