@@ -12,6 +12,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import fs from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
@@ -264,7 +265,12 @@ async function single(
     stepsPerSecond,
     WARM_UP_SECONDS,
   );
+  // The load generator's own event-loop delay: a late timer makes a scheduled post late, and in
+  // an open loop that lateness counts as the post's latency although the server had no part in it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const roundTrips = await measured(child, redis, () => run(clients, round({ post, reserve, remove }), stepsPerSecond));
+  loopDelay.disable();
   for (const [name, stats] of [
     ['post', post],
     ['reserve', reserve],
@@ -281,6 +287,10 @@ async function single(
   const { stats, seconds, cpu } = roundTrips;
   console.log(
     `single post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
+  );
+  console.log(
+    `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
+      (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
   client.close();
 }
