@@ -33,6 +33,27 @@ describe('Redis reachable but refusing writes', () => {
     expect(got.body.value).toBe('v2');
   }
 
+  /** /ready's answer once it is 503 (waited for: the fault reaches the server's check within seconds). */
+  function readyRefuses() {
+    return eventually(
+      async () => {
+        const response = await server.http.get('/ready');
+        return response.status === 503 ? response : undefined;
+      },
+      5000,
+      '/ready 503',
+    );
+  }
+
+  /** A cache write while Redis refuses writes: 503 with Retry-After and a {"msg"}. */
+  async function writeRefused() {
+    const put = await server.http.put(item(), { value: 'v' });
+    expect(put.status, put.text).toBe(503);
+    expect(put.headers.get('retry-after')).toBe('1');
+    expect(typeof put.body.msg).toBe('string');
+    return put;
+  }
+
   it('works before any fault', async () => {
     expect(await readyStatus()).toBe(200);
     expect((await server.http.put(item(), { value: 'v' })).status).toBe(200);
@@ -42,20 +63,10 @@ describe('Redis reachable but refusing writes', () => {
     await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
     await admin.call('CONFIG', 'SET', 'maxmemory', '1');
     try {
-      const ready = await eventually(
-        async () => {
-          const response = await server.http.get('/ready');
-          return response.status === 503 ? response : undefined;
-        },
-        5000,
-        '/ready 503',
-      );
+      const ready = await readyRefuses();
       expect(ready.body.msg).toMatch(/OOM/);
       expect(ready.headers.get('retry-after')).toBe('1');
-      const put = await server.http.put(item(), { value: 'v' });
-      expect(put.status, put.text).toBe(503);
-      expect(put.headers.get('retry-after')).toBe('1');
-      expect(typeof put.body.msg).toBe('string');
+      const put = await writeRefused();
       expect(put.body.msg).not.toMatch(/\n\s+at /);
       // Reads still work: Redis refuses only what could grow its memory.
       expect((await server.http.get(item())).status).toBe(200);
@@ -69,19 +80,9 @@ describe('Redis reachable but refusing writes', () => {
     const closedPort = await freeLoopbackPort();
     await admin.call('REPLICAOF', '127.0.0.1', String(closedPort));
     try {
-      const ready = await eventually(
-        async () => {
-          const response = await server.http.get('/ready');
-          return response.status === 503 ? response : undefined;
-        },
-        5000,
-        '/ready 503',
-      );
+      const ready = await readyRefuses();
       expect(ready.body.msg).toMatch(/READONLY/);
-      const put = await server.http.put(item(), { value: 'v' });
-      expect(put.status, put.text).toBe(503);
-      expect(put.headers.get('retry-after')).toBe('1');
-      expect(typeof put.body.msg).toBe('string');
+      await writeRefused();
     } finally {
       await admin.call('REPLICAOF', 'NO', 'ONE');
     }
