@@ -3,8 +3,7 @@
 -- '*' = whatever reservation it has)].
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else
 -- { outcome, position } of the first message that may not be deleted (nothing is deleted then).
--- Every queue record has created_at (set by both post-messages and save-queue).
-local head = redis.call('HMGET', K_QUEUE, 'created_at', 'alerts', 'alert_size')
+local head = queue_record('alerts', 'alert_size')
 if not head[1] then return { -1 } end
 local ids, rids = {}, {}
 for i, target in ipairs(cjson.decode(ARGV[1])) do

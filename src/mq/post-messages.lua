@@ -8,8 +8,7 @@
 -- Returns { queue created (0/1), messages inserted, fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
--- Every queue record has created_at (set by both this script and save-queue).
-local head = redis.call('HMGET', K_QUEUE, 'created_at', 'expiration', 'alerts', 'alert_size')
+local head = queue_record('expiration', 'alerts', 'alert_size')
 if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1

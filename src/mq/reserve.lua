@@ -7,8 +7,7 @@
 -- Returns -1 for a missing queue, else JSON { moved, expired (messages dropped as expired), due (next due ms or -1), timeout (the
 -- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of
 -- [id, body, reserved_count, reservation_id, push headers or '', timeout (s)] }.
--- Every queue record has created_at (set by both post-messages and save-queue).
-local head = redis.call('HMGET', K_QUEUE, 'created_at', 'timeout', 'dead_letter', 'alerts', 'alert_size')
+local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size')
 if not head[1] then return -1 end
 local now = now_ms()
 local expired = maintain(now)
