@@ -4,6 +4,8 @@ interface Entry {
   parts: string[];
   bytes: number;
   settle: NodeJS.Timeout | null;
+  /** Its frame line has arrived on stderr. */
+  framed: boolean;
   resolve(text: string): void;
   done: Promise<string>;
 }
@@ -11,13 +13,18 @@ interface Entry {
 /** Stderr kept per call; the rest of a chattier call is dropped. */
 const MAX_CALL_LOG_BYTES = 1024 * 1024;
 
+/** Longest wait after an answer for the call's own frame line (stderr lagging behind answers). */
+const FRAME_WAIT_MS = 5000;
+
 /**
  * Splits the stderr of a hot container into the logs of its calls. The engine relays stderr
  * apart from the answer, so a call's last lines may arrive after its answer: a log is complete
  * once the next call's frame line arrives, the container ends, or `settleMs` passed after the
  * answer. Functions built with an FDK write a frame line `<frameName>=<call id>` to stderr as
  * each call starts (FN_LOGFRAME_NAME / FN_LOGFRAME_HDR); until one is seen, the container's
- * stderr goes to the call it is serving.
+ * stderr goes to the call it is serving. Once a container has written frame lines, a call's
+ * settle time starts when its own frame line arrives, so that stderr relayed late on a busy
+ * machine still reaches its call (up to FRAME_WAIT_MS after the answer).
  */
 export class CallLogFramer {
   private readonly entries = new Map<string, Entry>();
@@ -41,7 +48,7 @@ export class CallLogFramer {
   open(callId: string): void {
     let resolve: (text: string) => void = () => {};
     const done = new Promise<string>((settle) => (resolve = settle));
-    const entry: Entry = { parts: [], bytes: 0, settle: null, resolve, done };
+    const entry: Entry = { parts: [], bytes: 0, settle: null, framed: false, resolve, done };
     if (this.ended) resolve('');
     else this.entries.set(callId, entry);
     // Unframed, output goes to the newest call; the one before still ends at its settle time,
@@ -53,7 +60,8 @@ export class CallLogFramer {
   answered(callId: string): Promise<string> {
     const entry = this.entries.get(callId);
     if (!entry) return Promise.resolve('');
-    entry.settle ??= setTimeout(() => this.finish(entry), this.settleMs);
+    const frameToCome = this.framed && !entry.framed;
+    entry.settle ??= setTimeout(() => this.finish(entry), frameToCome ? FRAME_WAIT_MS : this.settleMs);
     return entry.done;
   }
 
@@ -84,6 +92,7 @@ export class CallLogFramer {
       const next = this.entries.get(line.slice(this.frameName.length + 1).trim()) ?? null;
       if (this.current && this.current !== next) this.finish(this.current);
       this.current = next;
+      if (next && !next.framed) this.frameArrived(next);
       return;
     }
     if (line === '' && !this.blank) {
@@ -93,6 +102,14 @@ export class CallLogFramer {
     if (this.blank) this.append('\n');
     this.blank = false;
     this.append(`${line}\n`);
+  }
+
+  /** An answered call waiting for its frame line now settles as any other. */
+  private frameArrived(entry: Entry): void {
+    entry.framed = true;
+    if (entry.settle === null) return;
+    clearTimeout(entry.settle);
+    entry.settle = setTimeout(() => this.finish(entry), this.settleMs);
   }
 
   private append(text: string): void {

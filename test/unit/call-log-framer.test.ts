@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CallLogFramer } from '../../runner/functions/call-log-framer.js';
+
+const SETTLE_MS = 10;
+
+/** Whether `promise` has settled, and with what (without waiting for it). */
+async function settled(promise: Promise<string>): Promise<string | undefined> {
+  let value: string | undefined;
+  void promise.then((text) => (value = text));
+  await vi.advanceTimersByTimeAsync(0);
+  return value;
+}
+
+describe('CallLogFramer', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('a framed container: a call answered before its frame line arrives waits for it, then settles', async () => {
+    const framer = new CallLogFramer('FRAME', SETTLE_MS);
+    framer.open('first');
+    framer.push(Buffer.from('FRAME=first\nfirst line\n'));
+    const first = framer.answered('first');
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await settled(first)).toBe('first line\n');
+
+    framer.open('second');
+    const second = framer.answered('second');
+    await vi.advanceTimersByTimeAsync(SETTLE_MS * 20);
+    expect(await settled(second)).toBeUndefined();
+    framer.push(Buffer.from('FRAME=second\nlate line\n'));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await settled(second)).toBe('late line\n');
+  });
+
+  it('a framed container: a frame line that never comes ends the wait at its bound', async () => {
+    const framer = new CallLogFramer('FRAME', SETTLE_MS);
+    framer.open('first');
+    framer.push(Buffer.from('FRAME=first\n'));
+    await vi.advanceTimersByTimeAsync(0);
+    framer.open('lost');
+    const lost = framer.answered('lost');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await settled(lost)).toBe('');
+  });
+
+  it('an unframed container settles its calls SETTLE_MS after the answer', async () => {
+    const framer = new CallLogFramer(null, SETTLE_MS);
+    framer.open('only');
+    framer.push(Buffer.from('said\n'));
+    const log = framer.answered('only');
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await settled(log)).toBe('said\n');
+  });
+});
