@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
-#   fast:     redis-server only (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
+#   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
+#   test:     services, plus Python, Ruby and Java (test/compat), busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
 #             Chromium for the dashboard's browser tests (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
@@ -63,6 +63,16 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
+# Python (with requests), Ruby and Java: test/compat sends requests exactly as the official
+# clients of those languages do.
+ensure_client_languages() {
+  local missing=()
+  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import requests' 2>/dev/null || missing+=(python3 python3-requests)
+  have ruby || missing+=(ruby)
+  have javac || missing+=(default-jdk-headless)
+  [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
+}
+
 ensure_rabbitmq() {
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
 }
@@ -74,6 +84,7 @@ case "$mode" in
     ;;
   fast)   # the unit and redis test lanes (npm run test:fast): Redis only
     ensure_redis
+    ensure_client_languages
     ;;
   test)
     ensure_redis
@@ -81,6 +92,7 @@ case "$mode" in
     ensure_test_images
     ensure_browser
     ensure_wrk
+    ensure_client_languages
     # bench:mq-rabbitmq's reference: installed here so the smoke benches after the tests
     # spend their budget measuring, not installing.
     ensure_rabbitmq
