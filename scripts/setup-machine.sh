@@ -2,7 +2,7 @@
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server only (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
+#   test:     services, plus busybox-static, python3 and ruby, the locally built test images, wrk, RabbitMQ and Debian's
 #             Chromium for the dashboard's browser tests (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
@@ -51,6 +51,9 @@ ensure_docker() {
 
 ensure_test_images() {
   have busybox || [ -x /bin/busybox ] || apt_install busybox-static || return 1
+  # The interpreters the python and ruby stack images are made of.
+  [ -x /usr/bin/python3 ] || apt_install python3 || return 1
+  [ -x /usr/bin/ruby ] || apt_install ruby || return 1
   bash "$(dirname "$0")/build-test-images.sh"
 }
 
