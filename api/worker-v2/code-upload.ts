@@ -103,7 +103,6 @@ function zipStackOf(
 }
 
 /** Checks every `data` field against the spec's rules and builds the upload. */
-
 export function uploadFrom(
   dataText: string | undefined,
   zip: Buffer | undefined,
