@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the images the tests run, from local files only (there is no registry):
 #   ferrum-test/busybox — a rootfs with busybox-static and its applets.
+#   ferrum-test/python, ferrum-test/ruby — stacks for zip packages naming those runtimes.
 set -euo pipefail
 
 image_exists() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -19,6 +20,50 @@ if ! image_exists ferrum-test/busybox; then
   tar -C "$root" -c . | docker import -c 'ENV PATH=/bin' -c 'CMD ["/bin/sh"]' - ferrum-test/busybox >/dev/null
   echo "built ferrum-test/busybox" >&2
 fi
+
+# ferrum-test/python and ferrum-test/ruby — stack images for zip packages of those runtimes, made
+# from this machine's own interpreter (Debian's /usr/bin/python3, /usr/bin/ruby): the program
+# under its plain name (python, ruby), its library folders, every shared library they link, and
+# busybox for /bin/sh. Rebuilt only when missing or when the host's version changed.
+host_runtime_image() {
+  local image="$1" name="$2" program="$3"
+  shift 3
+  local real version current root dir lib
+  real="$(readlink -f "$program")"
+  version="$("$real" --version 2>&1 | head -1)"
+  current="$(docker image inspect -f '{{ index .Config.Labels "runtime.version" }}' "$image" 2>/dev/null || true)"
+  [ "$current" = "$version" ] && return 0
+  root="$(mktemp -d)"
+  mkdir -p "$root/usr/bin" "$root/bin" "$root/tmp" "$root/etc"
+  chmod 1777 "$root/tmp"
+  cp "$real" "$root/usr/bin/$name"
+  for dir in "$@"; do
+    mkdir -p "$root$(dirname "$dir")"
+    cp -a "$dir" "$root$dir"
+  done
+  # The loader and every library the program and its extension modules link, at the same paths.
+  for lib in $( { ldd "$real"; find "$@" -name '*.so*' -type f -exec ldd {} \; 2>/dev/null; } \
+    | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+    [ -e "$lib" ] || continue
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+  cp "$(command -v busybox || echo /bin/busybox)" "$root/bin/busybox"
+  for applet in $("$root/bin/busybox" --list); do
+    [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+  done
+  echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+  tar -C "$root" -c . | docker import -c 'ENV PATH=/usr/bin:/bin' -c "LABEL runtime.version=\"$version\"" \
+    -c "CMD [\"$name\"]" - "$image" >/dev/null
+  rm -rf "$root"
+  echo "built $image ($version)" >&2
+}
+
+python_lib="$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
+host_runtime_image ferrum-test/python python /usr/bin/python3 "$python_lib"
+ruby_dirs="$(/usr/bin/ruby -e 'puts [RbConfig::CONFIG["rubylibdir"], RbConfig::CONFIG["archdir"]].uniq')"
+# shellcheck disable=SC2086 # one folder per line
+host_runtime_image ferrum-test/ruby ruby /usr/bin/ruby $ruby_dirs
 
 # ferrum-test/task-echo — a worker image that uses its own command: prints what a task gets
 # (payload, config, the task variables, its arguments) and exits with the code in the payload

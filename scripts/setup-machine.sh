@@ -2,8 +2,9 @@
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus Python, Ruby and Java (test/compat), busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
-#             Chromium for the dashboard's browser tests (npm test)
+#   test:     services, plus Python, Ruby and Java (test/compat; python3 and ruby also make the
+#             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ and
+#             Debian's Chromium for the dashboard's browser tests (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
@@ -51,6 +52,9 @@ ensure_docker() {
 
 ensure_test_images() {
   have busybox || [ -x /bin/busybox ] || apt_install busybox-static || return 1
+  # The interpreters the python and ruby stack images are made of.
+  [ -x /usr/bin/python3 ] || apt_install python3 || return 1
+  [ -x /usr/bin/ruby ] || apt_install ruby || return 1
   bash "$(dirname "$0")/build-test-images.sh"
 }
 

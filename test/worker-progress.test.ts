@@ -106,7 +106,6 @@ describe('task progress', () => {
       [{ percent: 'half' }, 400, 'percent'],
       [{ msg: 5 }, 400, 'msg'],
       [{}, 400, 'percent or msg is required'],
-      [{ percent: 10 }, 400, 'Progress is for running tasks: this one is queued'],
     ];
     for (const [body, status, msg] of cases) {
       const response = await server.http.post(worker.path(`/tasks/${queued}/progress`), body);
@@ -116,5 +115,8 @@ describe('task progress', () => {
     const unknown = await server.http.post(worker.path('/tasks/000000000000000000000000/progress'), { percent: 1 });
     expect(unknown.status).toBe(404);
     await server.http.post(worker.path(`/tasks/${queued}/cancel`));
+    const ended = await server.http.post(worker.path(`/tasks/${queued}/progress`), { percent: 10 });
+    expect(ended.status).toBe(400);
+    expect(ended.body.msg).toBe('Progress is for queued or running tasks: this one is cancelled');
   });
 });

@@ -126,11 +126,23 @@ describe('retry by hand', () => {
     expect(retried).toMatchObject({ original_task_id: id, retry_count: '1', delay: 1 });
   }, 20000);
 
-  it('refuses a task that has not ended, and an unknown task', async () => {
+  it('retries a running task too (Java client: {"delay": 0}), leaving it running', async () => {
+    const id = await worker.queue('steady', 'sleep 30');
+    await worker.waitFor(id, ['running']);
+    const response = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, {
+      raw: '{"delay":0}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    const retryId = response.body.tasks[0].id;
+    expect(await worker.task(id)).toMatchObject({ status: 'running', retry_task_id: retryId });
+    expect(await worker.task(retryId)).toMatchObject({ original_task_id: id, payload: 'sleep 30' });
+    for (const task of [id, retryId]) await server.http.post(worker.path(`/tasks/${task}/cancel`));
+    await worker.waitFor(retryId, ['cancelled']);
+  }, 20000);
+
+  it('refuses an unknown task and a bad delay', async () => {
     const id = await worker.queue('steady', 'sleep 30', { delay: 60 });
-    const early = await server.http.post(worker.path(`/tasks/${id}/retry`), {});
-    expect(early.status).toBe(400);
-    expect(early.body.msg).toContain('it is queued');
     await server.http.post(worker.path(`/tasks/${id}/cancel`));
     const unknown = await server.http.post(worker.path('/tasks/000000000000000000000000/retry'), {});
     expect(unknown.status).toBe(404);

@@ -5,6 +5,7 @@ import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
 import type { ZipLimits } from '../../src/core/config.js';
 import { checkZip } from '../../src/worker/codes/zip.js';
+import { runtimeCommand } from '../../src/worker/codes/runtime-commands.js';
 
 interface Form {
   data?: string;
@@ -61,22 +62,6 @@ function envVarsOf(data: Record<string, unknown>): Record<string, string> | unde
   return value as Record<string, string>;
 }
 
-const RUNTIME_COMMANDS: Record<string, string> = {
-  ruby: 'ruby',
-  python: 'python',
-  node: 'node',
-  php: 'php',
-  sh: 'sh',
-  bash: 'bash',
-};
-
-/** The command of an old-style zip package given only its file and runtime. */
-function zipCommand(fileName: string | undefined, runtime: string | undefined): string | undefined {
-  if (!fileName) return undefined;
-  const interpreter = runtime ? RUNTIME_COMMANDS[runtime] : undefined;
-  return interpreter ? `${interpreter} ${fileName}` : `./${fileName}`;
-}
-
 function parseData(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') throw notAcceptable('data is required');
   if (nestsDeeperThan(text, MAX_JSON_DEPTH))
@@ -91,24 +76,46 @@ function parseData(text: string | undefined): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-/** Checks every `data` field against the spec's rules and builds the upload. */
 export interface StackSettings {
   stacks: Record<string, string>;
   defaultStack: string;
+  /** Runtime → stack, for zip packages that name a runtime and no stack. */
+  runtimes: Record<string, string>;
 }
 
+function runtimeOf(data: Record<string, unknown>, runtimes: Record<string, string>): string | undefined {
+  const runtime = optionalString(data, 'runtime');
+  if (runtime !== undefined && !(runtime in runtimes))
+    throw badRequest(`runtime must be one of: ${Object.keys(runtimes).sort().join(', ')} (got "${runtime}")`);
+  return runtime;
+}
+
+/**
+ * The stack of a zip package: the one it names, else its runtime's, else the default one
+ * (old clients upload zips naming only a runtime).
+ */
+function zipStackOf(
+  runtime: string | undefined,
+  { runtimes, stacks, defaultStack }: StackSettings,
+): string | undefined {
+  if (runtime) return runtimes[runtime];
+  return defaultStack in stacks ? defaultStack : undefined;
+}
+
+/** Checks every `data` field against the spec's rules and builds the upload. */
 export function uploadFrom(
   dataText: string | undefined,
   zip: Buffer | undefined,
-  { stacks, defaultStack }: StackSettings,
+  stackSettings: StackSettings,
 ): Upload {
+  const { stacks } = stackSettings;
   const data = parseData(dataText);
   const name = optionalString(data, 'name');
   if (!name) throw notAcceptable('name is required');
   if (name.length > 255) throw badRequest('name must be at most 255 characters');
   const image = optionalString(data, 'image');
-  // Old clients upload zips naming only a runtime: those run on the default stack.
-  const stack = optionalString(data, 'stack') ?? (zip && !image && defaultStack in stacks ? defaultStack : undefined);
+  const runtime = runtimeOf(data, stackSettings.runtimes);
+  const stack = optionalString(data, 'stack') ?? (zip && !image ? zipStackOf(runtime, stackSettings) : undefined);
   if (image && stack) throw badRequest('stack is not supported for custom images: give image or stack, not both');
   if (stack && !(stack in stacks)) throw badRequest(`stack must be one of: ${Object.keys(stacks).sort().join(', ')}`);
   if (stack && !zip) throw badRequest('stack is for zip packages: add the code zip as "file"');
@@ -116,9 +123,8 @@ export function uploadFrom(
   const config = optionalString(data, 'config');
   if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes)
     throw badRequest(`config must be at most ${LIMITS.configBytes} bytes`);
-  const runtime = optionalString(data, 'runtime');
   const fileName = optionalString(data, 'file_name');
-  const command = optionalString(data, 'command') ?? (zip ? zipCommand(fileName, runtime) : undefined);
+  const command = optionalString(data, 'command') ?? (zip && fileName ? runtimeCommand(fileName, runtime) : undefined);
   if (zip && !command) throw notAcceptable('command is required for zip packages (or file_name and runtime)');
   const settings: CodeSettings = {
     image,

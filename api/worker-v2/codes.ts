@@ -25,7 +25,12 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
     handler: async (request) => {
       const { project_id: projectId } = request.params;
       const { page, per_page: perPage } = request.query;
-      return { codes: (await codes.list(projectId, { page, perPage })).map(codeView) };
+      const list = await codes.list(projectId, { page, perPage });
+      const paused = await worker.pause.pausedAmong(
+        projectId,
+        list.map((code) => code.id),
+      );
+      return { codes: list.map((code) => codeView(code, paused.has(code.id))) };
     },
   });
 
@@ -53,7 +58,9 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
     schema: { params: codeParams, response: { 200: codeSchema } },
     handler: async (request) => {
       const { project_id: projectId, code_id: codeId } = request.params;
-      return codeView(await codes.get(projectId, codeId));
+      const code = await codes.get(projectId, codeId);
+      const paused = await worker.pause.pausedAmong(projectId, [code.id]);
+      return codeView(code, paused.has(code.id));
     },
   });
 

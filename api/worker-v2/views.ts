@@ -18,7 +18,8 @@ function settingsView(settings: CodeSettings) {
   };
 }
 
-export function codeView(code: Code) {
+/** A package whose task queue is paused shows max_concurrency -1, as the original service did. */
+export function codeView(code: Code, paused = false) {
   return {
     id: code.id,
     project_id: code.project_id,
@@ -31,6 +32,7 @@ export function codeView(code: Code) {
     status: code.status,
     archived_at: toRfc3339(code.archived_at),
     ...settingsView(code),
+    ...(paused ? { max_concurrency: -1 } : {}),
   };
 }
 

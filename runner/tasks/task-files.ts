@@ -12,6 +12,12 @@ export interface TaskFiles {
   remove(): Promise<void>;
 }
 
+/** Writes a file in place of whatever the zip had there, a symbolic link included (never through it). */
+async function writeOver(file: string, content: string): Promise<void> {
+  await fs.promises.rm(file, { force: true });
+  await fs.promises.writeFile(file, content, { mode: 0o644, flag: 'wx' });
+}
+
 /** A local folder holding what goes into the task directory: payload, config and the code. */
 export async function prepareTaskFiles(
   payload: string,
@@ -23,8 +29,8 @@ export async function prepareTaskFiles(
   try {
     await fs.promises.chmod(dir, 0o755);
     if (zip) await extractZip(zip, dir, zipLimits);
-    await fs.promises.writeFile(path.join(dir, PAYLOAD_FILE), payload, { mode: 0o644 });
-    await fs.promises.writeFile(path.join(dir, CONFIG_FILE), config ?? '', { mode: 0o644 });
+    await writeOver(path.join(dir, PAYLOAD_FILE), payload);
+    await writeOver(path.join(dir, CONFIG_FILE), config ?? '');
   } catch (error) {
     await fs.promises.rm(dir, { recursive: true, force: true });
     throw error;

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from './version.js';
+import { DEFAULT_STACKS, runtimeStacksFrom, stacksFrom } from './worker-stacks.js';
 
 /** Every setting Ferrum reads from the environment; README's configuration table mirrors this. */
 export interface Config {
@@ -103,8 +104,10 @@ export interface RedisConfig {
 export interface WorkerConfig {
   /** Stack name → the image that runs zip packages naming it. */
   stacks: Record<string, string>;
-  /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
+  /** The stack of zip packages that name neither image, stack nor runtime. */
   defaultStack: string;
+  /** Runtime → the stack a zip package naming that runtime and no stack runs on. */
+  runtimes: Record<string, string>;
   maxCodeBytes: number;
   /** How long a pull with a project's registry credentials proves its access to the image, in ms. */
   imageProofMs: number;
@@ -253,24 +256,6 @@ export interface AwsConfig {
 
 type Env = Record<string, string | undefined>;
 
-/** "name=image,name=image" → { name: image }. */
-function stacksFrom(raw: string): Record<string, string> {
-  const stacks: Record<string, string> = {};
-  for (const entry of raw
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)) {
-    const at = entry.indexOf('=');
-    if (at <= 0 || at === entry.length - 1)
-      throw new Error(`FERRUM_WORKER_STACKS entries must be name=image, got "${entry}"`);
-    stacks[entry.slice(0, at)] = entry.slice(at + 1);
-  }
-  return stacks;
-}
-
-const DEFAULT_STACKS =
-  'node-20=node:20-alpine,python-3.12=python:3.12-alpine,ruby-3.3=ruby:3.3-alpine,php-8.3=php:8.3-cli-alpine,busybox=busybox:latest';
-
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -418,6 +403,8 @@ function gatewayOf(env: Env): RunnerConfig['gateway'] {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS);
+  const defaultStack = env.FERRUM_WORKER_DEFAULT_STACK || 'node-20';
   return {
     port: intFrom(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
@@ -441,8 +428,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     worker: {
-      stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
-      defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
+      stacks,
+      defaultStack,
+      runtimes: runtimeStacksFrom(nonEmpty(env.FERRUM_WORKER_RUNTIMES), stacks, defaultStack),
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
       imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
       zip: {

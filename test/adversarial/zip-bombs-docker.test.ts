@@ -99,6 +99,34 @@ describe('zip packages', () => {
   });
 });
 
+describe('symbolic links in zip packages', () => {
+  it('refuses a link leaving the package, naming it', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ 'run.sh': '/etc/shadow' }, /run\.sh is a symbolic link to the absolute path/],
+      [{ 'lib/up': '../../..' }, /lib\/up is a symbolic link leaving the package/],
+      [{ hop: 'lib', 'run.sh': 'hop/x' }, /run\.sh is a symbolic link through another link \(hop\)/],
+    ];
+    for (const [links, msg] of cases) {
+      const response = await uploadZip(await zipOf({ 'lib/x': 'x' }, { links }));
+      expect(response.status, JSON.stringify(links)).toBe(400);
+      expect(response.body.msg).toMatch(msg);
+    }
+  });
+
+  it('keeps a link inside the package: the task reads and runs through it', async () => {
+    const kept = await zipOf(
+      { 'versions/1/run.sh': 'echo "run via $0: $(cat current/msg)"', 'versions/1/msg': 'from version 1' },
+      { links: { current: 'versions/1', 'run.sh': 'versions/1/run.sh' } },
+    );
+    expect((await uploadZip(kept)).status).toBe(200);
+    const id = await worker.queue('bomb', '');
+    const task = await worker.waitFor(id, ['complete', 'error'], 60_000);
+    const log = await worker.log(id);
+    expect(task.status, log).toBe('complete');
+    expect(log).toBe('run via run.sh: from version 1\n');
+  });
+});
+
 describe('task containers', () => {
   it('have a bounded task folder: writing past it fails, the payload is still there', async () => {
     await worker.upload({ name: 'filler', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });

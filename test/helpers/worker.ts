@@ -69,9 +69,20 @@ export async function startWorkerServer(): Promise<TestServer> {
   return startTestServer(FAST_WORKER_ENV);
 }
 
-export function zipOf(files: Record<string, string>): Promise<Buffer> {
+export interface ZipOptions {
+  /** Unix mode of the files (default: executable). */
+  mode?: number;
+  /** Symbolic links to add: name → target. */
+  links?: Record<string, string>;
+}
+
+export function zipOf(
+  files: Record<string, string>,
+  { mode = 0o100755, links = {} }: ZipOptions = {},
+): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name, { mode: 0o100755 });
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name, { mode });
+  for (const [name, target] of Object.entries(links)) zip.addBuffer(Buffer.from(target), name, { mode: 0o120777 });
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../core/redis.js';
-import { badRequest, forbidden, notFound } from '../../core/errors.js';
+import { forbidden, notFound } from '../../core/errors.js';
 import { loadLua } from '../../core/lua.js';
 import { dueMember, type ScheduleKeys } from './schedule-keys.js';
 import type { Schedule } from './schedule-types.js';
@@ -91,11 +91,15 @@ export class ScheduleStore {
     return schedules.filter((schedule): schedule is Schedule => schedule !== null);
   }
 
-  async cancel(projectId: string, scheduleId: string, now = Date.now()): Promise<void> {
+  /**
+   * Cancels a schedule with runs left; one that has ended (complete or cancelled) is left as it
+   * is, as the original service did. Returns whether this call cancelled it.
+   */
+  async cancel(projectId: string, scheduleId: string, now = Date.now()): Promise<boolean> {
     const keys = [this.keys.schedule(projectId, scheduleId), this.keys.due(), this.keys.activeCount(projectId)];
     const previous = await cancelSchedule.run<string>(this.redis, keys, [dueMember(projectId, scheduleId), now]);
     if (previous === '') throw notFound('Schedule not found');
-    if (previous !== 'scheduled') throw badRequest(`Schedule cannot be cancelled: it is ${previous}`);
+    return previous === 'scheduled';
   }
 
   async dueBy(now: number, limit: number): Promise<DueRun[]> {

@@ -27,6 +27,13 @@ export class TaskQueuePause {
     await this.redis.set(this.keys.codePaused(projectId, codeId), String(Date.now()));
   }
 
+  /** Which of a project's code packages have their task queue paused. */
+  async pausedAmong(projectId: string, codeIds: string[]): Promise<Set<string>> {
+    if (codeIds.length === 0) return new Set();
+    const flags = await this.redis.mget(codeIds.map((codeId) => this.keys.codePaused(projectId, codeId)));
+    return new Set(codeIds.filter((_, i) => flags[i] !== null));
+  }
+
   /**
    * Queues again the tasks set aside while the project was suspended (the package's own pause
    * keeps them parked); a bounded batch per step. Returns how many were queued.

@@ -124,7 +124,7 @@ export class TaskStatusChanges {
     };
   }
 
-  /** Progress of a running task; refused (400) once it no longer runs. */
+  /** Progress of a queued or running task; refused (400) once it has ended. */
   async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
     const fields = Object.entries(progress).flatMap(([field, value]) =>
       value === undefined ? [] : [field, String(value)],
@@ -135,7 +135,7 @@ export class TaskStatusChanges {
       [String(Date.now()), ...fields],
     );
     if (current === '') throw notFound('Task not found');
-    if (changed !== 1) throw badRequest(`Progress is for running tasks: this one is ${current}`);
+    if (changed !== 1) throw badRequest(`Progress is for queued or running tasks: this one is ${current}`);
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {

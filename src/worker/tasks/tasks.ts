@@ -6,7 +6,7 @@ import type { TaskDistribution } from './distribution.js';
 import type { WorkerKeys } from '../keys.js';
 import type { ChangeResult, StatusChange, TaskStatusChanges } from './task-status.js';
 import type { TaskStore } from './task-store.js';
-import { FINAL_STATUSES, LIMITS, type Code, type Task, type TaskStatus } from '../types.js';
+import { LIMITS, type Code, type Task, type TaskStatus } from '../types.js';
 
 /** Statuses after which a code package's `retries` apply. */
 const RETRIED_STATUSES: readonly TaskStatus[] = ['error', 'timeout'];
@@ -80,9 +80,11 @@ export class TaskService {
     );
   }
 
-  /** Queues a finished task again as a new task linked both ways with the old one. */
+  /**
+   * Queues a task again as a new task linked both ways with the old one, whatever the old
+   * one's state (the original service retried queued and running tasks too).
+   */
   async retry(old: Task, delay?: number): Promise<Task> {
-    if (!FINAL_STATUSES.includes(old.status)) throw badRequest(`Task cannot be retried: it is ${old.status}`);
     const [task] = await this.queue(old.project_id, [{ ...requestOf(old), delay }], { retryOf: old });
     return task!;
   }
@@ -111,12 +113,20 @@ export class TaskService {
     return { ...newTask(task.project_id, code, request, Date.now()), ...linkOf({ retryOf: task }) };
   }
 
-  async cancel(projectId: string, taskId: string): Promise<void> {
+  /**
+   * Cancels a task that has not ended; one that has is left as it is (as the original service
+   * did, cancelling it again is no error). Returns whether this call cancelled it.
+   */
+  async cancel(projectId: string, taskId: string): Promise<boolean> {
     const task = await this.store.get(projectId, taskId);
     const result = await this.statuses.cancel(projectId, taskId);
-    if (!result.changed) throw badRequest(`Task cannot be cancelled: it is ${result.previous || 'gone'}`);
+    if (!result.changed) {
+      if (result.previous === '') throw notFound('Task not found');
+      return false;
+    }
     if (result.previous === 'queued') await this.distribution.remove(task.cluster, taskId);
     else await this.bus.publish(this.keys.cancelChannel(), taskId);
+    return true;
   }
 
   /** Cancels every queued and running task of a code package; returns how many. */
@@ -125,10 +135,9 @@ export class TaskService {
     for await (const ids of this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running'])) {
       for (const id of ids) {
         try {
-          await this.cancel(projectId, id);
-          cancelled++;
+          if (await this.cancel(projectId, id)) cancelled++;
         } catch (error) {
-          // Ended (or gone) since the index was read: nothing left to cancel.
+          // Gone since the index was read: nothing left to cancel.
           if (!(error instanceof HttpError)) throw error;
         }
       }
