@@ -12,6 +12,15 @@ export const CLIENT_HEADERS = {
     'Content-Type': 'application/json',
     'User-Agent': 'iron_mq_ruby-6.0.5 (iron_core_ruby-1.0.9)',
   },
+  rubyCache: {
+    'Content-Type': 'application/json',
+    'User-Agent': 'iron_cache_ruby-1.4.2 (iron_core_ruby-1.0.9)',
+  },
+  pythonCache: {
+    Accept: 'application/json',
+    'Content-Type': 'application/json',
+    'User-Agent': 'iron_cache_python (version: 0.3.2)',
+  },
   java: {
     'Content-Type': 'application/json',
     'User-Agent': 'IronMQ Java Client',
