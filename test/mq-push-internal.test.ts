@@ -209,6 +209,41 @@ describe('bad subscriber URLs are refused when the subscriber is created', () =>
   });
 });
 
+describe('push loops through other queues', () => {
+  const pushTo = (target: string) => ({
+    type: 'multicast',
+    push: { subscribers: [{ name: `to-${target}`, url: `ironmq:///${target}` }] },
+  });
+
+  it('a subscriber that would lead back through other queues is refused, naming the path', async () => {
+    const [a, b, c] = [uniqueQueue('loop-a'), uniqueQueue('loop-b'), uniqueQueue('loop-c')];
+    expect((await mq.createQueue(a, pushTo(b))).status).toBe(200);
+    expect((await mq.createQueue(b, pushTo(c))).status).toBe(200);
+    const closing = await mq.createQueue(c, pushTo(a));
+    expect(closing.status).toBe(400);
+    expect(closing.body.msg).toBe(`push subscribers would loop back to this queue: ${c} → ${a} → ${b} → ${c}`);
+    expect((await mq.http.get(mq.path(c))).status).toBe(404);
+
+    expect((await mq.createQueue(c, pushTo(uniqueQueue('sink')))).status).toBe(200);
+    const added = await server.http.post(mq.path(c, '/subscribers'), {
+      subscribers: [{ name: 'back', url: `ironmq:///${a}` }],
+    });
+    expect(added.status).toBe(400);
+    expect(added.body.msg).toMatch(/would loop back to this queue/);
+    const v1Loop = await v1.update(c, { subscribers: [{ url: `ironmq:///${b}` }] });
+    expect(v1Loop.status).toBe(400);
+    expect(v1Loop.body.msg).toBe(`push subscribers would loop back to this queue: ${c} → ${b} → ${c}`);
+  });
+
+  it('chains without a loop, and pushes to pull queues, are fine', async () => {
+    const [a, b, sink] = [uniqueQueue('chain-a'), uniqueQueue('chain-b'), uniqueQueue('chain-sink')];
+    expect((await mq.createQueue(b, pushTo(sink))).status).toBe(200);
+    expect((await mq.createQueue(a, pushTo(b))).status).toBe(200);
+    await mq.postBodies(a, 'along the chain');
+    expect((await messagesOn(sink)).map((message) => message.body)).toEqual(['along the chain']);
+  });
+});
+
 describe('subscribers where earlier clients put them', () => {
   // The Ruby client's Queue#update sends PUT {"queue": {"subscribers": [...]}}.
   it('PUT and PATCH with queue.subscribers: 400 naming queue.push.subscribers; nothing changes', async () => {

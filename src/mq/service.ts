@@ -11,6 +11,7 @@ import { MessageStore, type DeleteTarget, type ReserveOptions } from './message-
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
 import { checkNoSelfPush } from './push/internal-url.js';
+import { refusePushLoop } from './push/push-loops.js';
 import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
 import type {
@@ -95,6 +96,7 @@ export class MessageQueue {
    * dead letter queue is created with default settings when it does not exist.
    */
   async configure(ref: QueueRef, changes: QueueChanges, mode: 'upsert' | 'update'): Promise<QueueSettings> {
+    await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
     const { settings } = await this.queues.save(ref, (current) => {
       if (!current && mode === 'update') throw notFound('Queue not found');
       return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
@@ -112,6 +114,10 @@ export class MessageQueue {
 
   /** Version 1 update queue (creates the queue when missing; may change its push type). */
   async updateV1(ref: QueueRef, update: V1QueueUpdate): Promise<void> {
+    await this.refusePushLoop(
+      ref,
+      (update.subscriberUrls ?? []).map((url) => ({ url })),
+    );
     await this.queues.save(ref, (current) => withoutSelfPush(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
   }
 
@@ -124,6 +130,8 @@ export class MessageQueue {
     change: SubscriberChange,
     subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
   ): Promise<void> {
+    if (change !== 'remove')
+      await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
     await this.queues.save(ref, (current) => {
       if (!current) throw notFound('Queue not found');
       if (!current.push) throw badRequest('Subscribers can only be changed on a push queue');
@@ -132,6 +140,17 @@ export class MessageQueue {
       if (next.length === 0) throw badRequest('A push queue must keep at least one subscriber');
       return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
     });
+  }
+
+  private async refusePushLoop(ref: QueueRef, subscribers: ReadonlyArray<{ url: string }>): Promise<void> {
+    await refusePushLoop(
+      ref.name,
+      subscribers.map((subscriber) => subscriber.url),
+      async (name) => {
+        const info = await this.queues.info({ projectId: ref.projectId, name });
+        return (info?.push?.subscribers ?? []).map((subscriber) => subscriber.url);
+      },
+    );
   }
 
   /** Sets a pull queue's alerts to `change(current alerts)`; an empty list removes them. */
