@@ -47,7 +47,19 @@ function stringFrom(value: unknown, field: string, source: string): string | und
   return value;
 }
 
-/** One iron.json; `scheme` (what `ferrum start` writes) is read as `protocol`. */
+/**
+ * The protocol from its two names: `protocol` (Python's iron_core) and `scheme` (Node's, Ruby's
+ * and Java's). Either alone is enough; both must agree.
+ */
+function protocolFrom(protocol: string | undefined, scheme: string | undefined, source: string): string | undefined {
+  if (protocol !== undefined && scheme !== undefined && protocol !== scheme)
+    throw new ConfigError(
+      `${source}: protocol "${protocol}" and scheme "${scheme}" disagree; give one, or the same in both`,
+    );
+  return protocol ?? scheme;
+}
+
+/** One iron.json. */
 export function readIronJson(file: string, required = false): ConfigLayer {
   let text: string;
   try {
@@ -70,7 +82,7 @@ export function readIronJson(file: string, required = false): ConfigLayer {
     projectId: stringFrom(data.project_id, 'project_id', file),
     host: stringFrom(data.host, 'host', file),
     port: portFrom(data.port, file),
-    protocol: stringFrom(data.protocol ?? data.scheme, 'protocol', file),
+    protocol: protocolFrom(stringFrom(data.protocol, 'protocol', file), stringFrom(data.scheme, 'scheme', file), file),
   };
 }
 
@@ -80,7 +92,7 @@ export function envLayer(env: NodeJS.ProcessEnv): ConfigLayer {
     projectId: env.IRON_PROJECT_ID || undefined,
     host: env.IRON_HOST || undefined,
     port: portFrom(env.IRON_PORT, 'IRON_PORT'),
-    protocol: env.IRON_PROTOCOL || undefined,
+    protocol: protocolFrom(env.IRON_PROTOCOL || undefined, env.IRON_SCHEME || undefined, 'IRON_PROTOCOL/IRON_SCHEME'),
   };
 }
 

@@ -16,7 +16,7 @@ export const EXIT_USAGE = 2;
 
 const CONFIG_HELP = `
 Configuration, later sources overriding earlier ones (the platform's scheme):
-  ~/.iron.json, IRON_TOKEN / IRON_PROJECT_ID / IRON_HOST / IRON_PORT / IRON_PROTOCOL,
+  ~/.iron.json, IRON_TOKEN / IRON_PROJECT_ID / IRON_HOST / IRON_PORT / IRON_PROTOCOL (or IRON_SCHEME),
   .ferrum/iron.json (written by \`ferrum start\`; $FERRUM_DATA_DIR/iron.json), ./iron.json,
   --iron-json <file>, then the flags.`;
 

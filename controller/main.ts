@@ -81,7 +81,7 @@ export async function startController(config: Config, options: ControllerOptions
           project_id: bootstrap.projectId,
           host,
           port,
-          scheme: config.publicScheme,
+          protocol: config.publicScheme,
         })
       : null;
     const cacheSweeper = startCacheSweeper(ctx, app.log);

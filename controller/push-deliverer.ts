@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
+import { forbidden } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
+import type { QueueTask } from '../src/mq/push/internal-delivery.js';
 import type { MessageQueue } from '../src/mq/service.js';
 
 /** Starts push delivery (leader-elected among controllers) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
@@ -23,8 +25,17 @@ export function startPushDeliverer(
     config,
     publicUrl,
     guard,
+    queueTask: taskQueuerFor(ctx),
     leadership: ctx.metrics.leadership,
   });
   deliverer.start();
   return deliverer;
+}
+
+/** `ironworker:///<code>` subscribers queue tasks as the tasks API would, on the default cluster. */
+export function taskQueuerFor(ctx: AppContext): QueueTask {
+  return async (projectId, codeName, payload) => {
+    if (await ctx.lifecycle.isSuspended(projectId)) throw forbidden('Project is suspended: no tasks are queued');
+    await ctx.worker.tasks.queue(projectId, [{ code_name: codeName, payload }]);
+  };
 }

@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startController, type RunningController } from '../controller/main.js';
 import { loadConfig } from '../src/core/config.js';
 import { HttpClient } from './helpers/http.js';
+
+const execFileAsync = promisify(execFile);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bootstrap-'));
 const config = loadConfig({
@@ -17,6 +21,36 @@ const config = loadConfig({
   FERRUM_BOOTSTRAP_PASSWORD: 'owner-password',
 });
 let running: RunningController | null = null;
+
+// Each reads the protocol under the name its language's official client reads (Python's
+// iron_core: `protocol`; Ruby's: `scheme`) and lists the project's caches through it.
+const IRON_JSON_READERS = {
+  python: [
+    '/usr/bin/python3',
+    '-c',
+    `import json, sys, urllib.request
+c = json.load(open(sys.argv[1]))
+url = "%s://%s:%s/1/projects/%s/caches" % (c["protocol"], c["host"], c["port"], c["project_id"])
+req = urllib.request.Request(url, headers={"Authorization": "OAuth " + c["token"]})
+print(urllib.request.urlopen(req).status)`,
+  ],
+  ruby: [
+    'ruby',
+    '-rjson',
+    '-rnet/http',
+    '-e',
+    `c = JSON.parse(File.read(ARGV[0]))
+uri = URI("#{c['scheme']}://#{c['host']}:#{c['port']}/1/projects/#{c['project_id']}/caches")
+res = Net::HTTP.start(uri.host, uri.port, use_ssl: uri.scheme == 'https') { |h| h.get(uri.path, 'Authorization' => "OAuth #{c['token']}") }
+puts res.code`,
+  ],
+};
+
+async function statusThroughIronJson(language: keyof typeof IRON_JSON_READERS, dir: string): Promise<string> {
+  const [command, ...args] = IRON_JSON_READERS[language];
+  const { stdout } = await execFileAsync(command!, [...args, path.join(dir, 'iron.json')], { timeout: 30_000 });
+  return stdout.trim();
+}
 
 afterAll(async () => {
   await running?.stop();
@@ -38,8 +72,11 @@ describe('one-command start with a managed redis-server', () => {
       project_id: 'first-project',
       host: '127.0.0.1',
       port: running.port,
+      protocol: 'http',
       scheme: 'http',
     });
+    expect(await statusThroughIronJson('python', dataDir)).toBe('200');
+    expect(await statusThroughIronJson('ruby', dataDir)).toBe('200');
     expect(fs.statSync(path.join(dataDir, 'iron.json')).mode & 0o077).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'appendonlydir'))).toBe(true);
 

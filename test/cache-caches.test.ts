@@ -46,16 +46,34 @@ describe('listing caches', () => {
     expect(res.body).toEqual([]);
   });
 
-  it('does not list a cache once its items are cleared, deleted or all deleted one by one', async () => {
+  it('lists a cache from its first put or increment until it is deleted, cleared or emptied or not', async () => {
     const projectId = await newProject();
     for (const name of ['cleared', 'deleted', 'emptied', 'kept']) {
       await server.http.put(cachePaths(projectId, name).item('k'), { value: 1 });
     }
+    await server.http.post(cachePaths(projectId, 'incremented').increment('n'), { amount: 1 });
     await server.http.post(cachePaths(projectId, 'cleared').clear);
     await server.http.delete(cachePaths(projectId, 'deleted').cache);
     await server.http.delete(cachePaths(projectId, 'emptied').item('k'));
     const res = await server.http.get(`/1/projects/${projectId}/caches`);
-    expect(res.body).toEqual([{ project_id: projectId, name: 'kept' }]);
+    expect(res.body.map((entry: { name: string }) => entry.name)).toEqual([
+      'cleared',
+      'emptied',
+      'incremented',
+      'kept',
+    ]);
+  });
+
+  it('a failed put creates no cache; a put that keeps an item (add, replace) does', async () => {
+    const projectId = await newProject();
+    const refused = await server.http.put(cachePaths(projectId, 'refused').item('k'), { value: 1, cas: 7 });
+    expect(refused.status).toBe(404);
+    expect((await server.http.put(cachePaths(projectId, 'bad').item('k'), { value: null })).status).toBe(400);
+    const kept = await server.http.put(cachePaths(projectId, 'replaced').item('k'), { value: 1, replace: true });
+    expect(kept.status).toBe(200);
+    const res = await server.http.get(`/1/projects/${projectId}/caches`);
+    expect(res.body).toEqual([{ project_id: projectId, name: 'replaced' }]);
+    expect((await server.http.get(cachePaths(projectId, 'replaced').cache)).body.size).toBe(0);
   });
 });
 
@@ -70,13 +88,36 @@ describe('cache info', () => {
     expect(res.body).toEqual({ project_id: server.projectId, name, size: 3 });
   });
 
-  it('answers 404 for info and delete of a cache that holds nothing; clear of it succeeds', async () => {
+  it('answers 404 for info, clear and delete of a cache never put to, or deleted', async () => {
     const paths = cachePaths(server.projectId, uniqueCacheName('never-used'));
-    const info = await server.http.get(paths.cache);
-    expect(info.status).toBe(404);
-    expect(info.body.msg).toBe('Cache not found');
+    for (const res of [
+      await server.http.get(paths.cache),
+      await server.http.post(paths.clear),
+      await server.http.delete(paths.cache),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.msg).toBe('Cache not found');
+    }
+    await server.http.put(paths.item('k'), { value: 1 });
+    expect((await server.http.delete(paths.cache)).status).toBe(200);
+    expect((await server.http.get(paths.cache)).status).toBe(404);
+    expect((await server.http.post(paths.clear)).status).toBe(404);
+    expect(await server.http.get(paths.list).then((res) => res.body)).not.toContainEqual(
+      expect.objectContaining({ name: paths.cache.split('/').pop() }),
+    );
+  });
+
+  it('info of a cleared cache answers 200 with size 0, and it stays listed', async () => {
+    const name = uniqueCacheName('cleared');
+    const paths = cachePaths(server.projectId, name);
+    await server.http.put(paths.item('a'), { value: 1 });
+    await server.http.put(paths.item('b'), { value: 2 });
     expect((await server.http.post(paths.clear)).status).toBe(200);
-    expect((await server.http.delete(paths.cache)).status).toBe(404);
+    const info = await server.http.get(paths.cache);
+    expect(info.status).toBe(200);
+    expect(info.body).toEqual({ project_id: server.projectId, name, size: 0 });
+    expect((await server.http.get(paths.list)).body).toContainEqual({ project_id: server.projectId, name });
+    expect((await server.http.post(paths.clear)).status).toBe(200);
   });
 });
 
@@ -89,7 +130,7 @@ describe('project isolation and authentication', () => {
     await server.http.put(theirs.item('k'), { value: 'theirs' });
     expect((await server.http.get(mine.item('k'))).body.value).toBe('mine');
     expect((await server.http.get(theirs.item('k'))).body.value).toBe('theirs');
-    await server.http.post(theirs.clear);
+    await server.http.delete(theirs.cache);
     expect((await server.http.get(mine.item('k'))).body.value).toBe('mine');
     const listed = await server.http.get(`/1/projects/${other}/caches`);
     expect(listed.body).toEqual([]);

@@ -34,9 +34,9 @@ describe('expiry', () => {
     expect(await listAllCaches(server.http, server.projectId)).toContain(name);
 
     scriptClock.advance(2100);
-    // A cache whose items are all gone is no longer a cache: unknown caches answer 404.
-    expect((await server.http.get(paths.cache)).status).toBe(404);
-    expect(await listAllCaches(server.http, server.projectId)).not.toContain(name);
+    // The cache outlives its items: it is still listed, with size 0.
+    expect((await server.http.get(paths.cache)).body).toEqual({ project_id: server.projectId, name, size: 0 });
+    expect(await listAllCaches(server.http, server.projectId)).toContain(name);
     expect((await server.http.get(paths.item('short'))).status).toBe(404);
     expect((await footprint(name)).values).toBe(1); // still stored: nothing but the clock changed
   });
@@ -63,8 +63,10 @@ describe('expiry', () => {
     }
     const { cas } = (await server.http.get(paths.item('cas'))).body;
     scriptClock.advance(2100);
-    expect((await server.http.put(paths.item('add'), { value: 'new', add: true })).status).toBe(200);
-    expect((await server.http.put(paths.item('replace'), { value: 'new', replace: true })).status).toBe(404);
+    expect((await server.http.put(paths.item('add'), { value: 'new', add: true })).body).toEqual({ msg: 'Stored.' });
+    const replaced = await server.http.put(paths.item('replace'), { value: 'new', replace: true });
+    expect(replaced.body.msg).toMatch(/^Not stored/);
+    expect((await server.http.get(paths.item('replace'))).status).toBe(404);
     expect((await server.http.put(paths.item('cas'), { value: 'new', cas })).status).toBe(404);
     expect((await server.http.delete(paths.item('delete'))).status).toBe(404);
     expect((await server.http.post(paths.increment('incr'), { amount: 2 })).body.value).toBe(2);

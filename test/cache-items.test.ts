@@ -39,13 +39,14 @@ describe('item state table', () => {
     expect(await valueOf(paths.item('k'))).toBe(1);
   });
 
-  it('present + put add: unchanged, 409 saying the key exists', async () => {
+  it('present + put add: unchanged, 200 saying the item was not stored', async () => {
     const paths = freshCache();
     await server.http.put(paths.item('k'), { value: 'first' });
+    const { cas } = (await server.http.get(paths.item('k'))).body;
     const res = await server.http.put(paths.item('k'), { value: 'second', add: true });
-    expect(res.status).toBe(409);
-    expect(res.body.msg).toMatch(/already exists/);
-    expect(await valueOf(paths.item('k'))).toBe('first');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ msg: 'Not stored: add keeps the item already under this key.' });
+    expect((await server.http.get(paths.item('k'))).body).toMatchObject({ value: 'first', cas });
   });
 
   it('present + put replace: overwritten', async () => {
@@ -55,11 +56,11 @@ describe('item state table', () => {
     expect(await valueOf(paths.item('k'))).toBe('second');
   });
 
-  it('absent + put replace: not created, 404 saying the key is missing', async () => {
+  it('absent + put replace: not created, 200 saying the item was not stored', async () => {
     const paths = freshCache();
     const res = await server.http.put(paths.item('k'), { value: 'x', replace: true });
-    expect(res.status).toBe(404);
-    expect(res.body.msg).toMatch(/not found/i);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ msg: 'Not stored: replace stores only keys that are in the cache.' });
     expect((await server.http.get(paths.item('k'))).status).toBe(404);
   });
 
@@ -145,7 +146,7 @@ describe('item state table', () => {
     expect(again.body.msg).toBe('Item not found');
   });
 
-  it('present + clear cache: every item absent, size 0', async () => {
+  it('present + clear cache: every item absent; the cache stays, size 0', async () => {
     const paths = freshCache();
     await server.http.put(paths.item('a'), { value: 1 });
     await server.http.put(paths.item('b'), { value: 2, expires_in: 60 });
@@ -154,7 +155,9 @@ describe('item state table', () => {
     expect(res.body).toEqual({ msg: 'Cleared.' });
     expect((await server.http.get(paths.item('a'))).status).toBe(404);
     expect((await server.http.get(paths.item('b'))).status).toBe(404);
-    expect((await server.http.get(paths.cache)).status).toBe(404);
+    const info = await server.http.get(paths.cache);
+    expect(info.status).toBe(200);
+    expect(info.body.size).toBe(0);
   });
 
   it('present + delete cache: the cache and its items are gone', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from './helpers/mq.js';
+import { MqClient, pushStatuses, settledPushStatuses, uniqueQueue } from './helpers/mq.js';
 import { eventually } from './helpers/eventually.js';
 import { refusedUrl, TestSubscriber } from './helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -28,18 +28,9 @@ async function pushQueue(
   return name;
 }
 
-async function statuses(queue: string, id: string): Promise<any[]> {
-  const response = await mq.http.get(mq.path(queue, `/messages/${id}/subscribers`));
-  expect(response.status, response.text).toBe(200);
-  return response.body.subscribers;
-}
-
-async function settled(queue: string, id: string, expected: Record<string, string>): Promise<any[]> {
-  return eventually(async () => {
-    const list = await statuses(queue, id);
-    return list.every((entry) => entry.status === expected[entry.name]) ? list : undefined;
-  });
-}
+const statuses = (queue: string, id: string) => pushStatuses(mq, queue, id);
+const settled = (queue: string, id: string, expected: Record<string, string>) =>
+  settledPushStatuses(mq, queue, id, expected);
 
 beforeAll(async () => {
   server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1', FERRUM_MQ_PUSH_TIMEOUT_MS: '300' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
+import { taskQueuerFor } from '../controller/push-deliverer.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { eventually } from './helpers/eventually.js';
 import { TestSubscriber } from './helpers/push-subscriber.js';
@@ -81,6 +82,7 @@ describe('push delivery concurrency', () => {
       config: ctx.config.mq.push,
       publicUrl: server.url,
       guard: new OutboundGuard(ctx.config.outboundAllow),
+      queueTask: taskQueuerFor(ctx),
     });
     second.start();
     try {

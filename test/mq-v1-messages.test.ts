@@ -191,8 +191,6 @@ describe('version 1 messages', () => {
     expect(response.status).toBe(201);
     expect(response.body.msg).toBe('Messages put on queue.');
     expect((await v1.peek(queue)).map((message) => message.body)).toEqual(['event=1&x=2']);
-    const empty = await server.http.post(v1.path(queue, '/messages/webhook'), undefined, { raw: '' });
-    expect(empty.status).toBe(400);
   });
 });
 
@@ -248,7 +246,6 @@ describe.concurrent('bad input', () => {
     ['empty list', { messages: [] }, 400, /messages/],
     ['body missing', { messages: [{}] }, 406, /messages\[0\]\.body is required/],
     ['body not a string', { messages: [{ body: 5 }] }, 400, /messages\[0\]\.body must be string/],
-    ['empty body', { messages: [{ body: '' }] }, 400, /body/],
     [
       'timeout too big',
       { messages: [{ body: 'x', timeout: 86401 }] },

@@ -32,9 +32,9 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
     handler: async (request) => {
       const name = cacheNameOf(request);
       const projectId = projectOf(request).id;
-      // A cache exists while it holds items (put and increment create it; clear and delete end it).
+      // A cache exists from its first put or increment until it is deleted (cleared: size 0).
       const size = await store.size(projectId, name);
-      if (size === 0) throw notFound('Cache not found');
+      if (size === null) throw notFound('Cache not found');
       return { project_id: projectId, name, size };
     },
   });
@@ -42,8 +42,7 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
   app.delete(`${PREFIX}/:cache_name`, {
     schema: { params: cacheParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const held = await store.dropItems(projectOf(request).id, cacheNameOf(request));
-      if (held === 0) throw notFound('Cache not found');
+      if (!(await store.deleteCache(projectOf(request).id, cacheNameOf(request)))) throw notFound('Cache not found');
       return { msg: 'Deleted.' };
     },
   });
@@ -51,7 +50,7 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
   app.post(`${PREFIX}/:cache_name/clear`, {
     schema: { params: cacheParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      await store.dropItems(projectOf(request).id, cacheNameOf(request));
+      if (!(await store.clear(projectOf(request).id, cacheNameOf(request)))) throw notFound('Cache not found');
       return { msg: 'Cleared.' };
     },
   });

@@ -21,6 +21,11 @@ const putBody = {
   },
 } as const;
 
+const KEPT_MESSAGES = {
+  add: 'Not stored: add keeps the item already under this key.',
+  replace: 'Not stored: replace stores only keys that are in the cache.',
+};
+
 const incrementBody = {
   type: 'object',
   required: ['amount'],
@@ -36,11 +41,14 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
       const body = request.body;
-      await store.put(projectOf(request).id, cacheName, key, {
+      const condition = putCondition(body);
+      const result = await store.put(projectOf(request).id, cacheName, key, {
         json: encodeValue(body.value, maxValueBytes),
         expiresIn: body.expires_in ?? 0,
-        condition: putCondition(body),
+        condition,
       });
+      // A kept item is a success: the clients treat any other answer as a failure of the put.
+      if (!result.stored) return { msg: KEPT_MESSAGES[condition.kind as 'add' | 'replace'] };
       return { msg: 'Stored.' };
     },
   });

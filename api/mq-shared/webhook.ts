@@ -1,5 +1,4 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { badRequest } from '../../src/core/errors.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 
@@ -10,7 +9,7 @@ export interface WebhookOptions extends MqRouteOptions {
 
 /**
  * Webhook: whatever a third-party sender posts becomes one message's body, unparsed, whatever
- * its content type; `X-Subscribers-<Name>` headers become the message's push headers.
+ * its content type (an empty body included); `X-Subscribers-<Name>` headers become the message's push headers.
  * The queue is created when it does not exist. Both API versions register it at their path.
  */
 export const webhookRoutes: ApiPlugin<WebhookOptions> = async (app, { ctx, mq, path }) => {
@@ -33,8 +32,8 @@ export const webhookRoutes: ApiPlugin<WebhookOptions> = async (app, { ctx, mq, p
       },
     },
     handler: async (request, reply) => {
+      // An empty request body is an empty message body, as on every other post.
       const body = typeof request.body === 'string' ? request.body : '';
-      if (body === '') throw badRequest('body must not be empty: the webhook request body becomes the message body');
       const [id] = await mq.post(queueRefOf(request), [
         { body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) },
       ]);

@@ -28,7 +28,7 @@ const postBody = {
         type: 'object',
         required: ['body'],
         properties: {
-          body: { type: 'string', minLength: 1 },
+          body: { type: 'string' },
           timeout: { type: 'integer' },
           delay: delaySchema,
           expires_in: { type: 'integer', minimum: 0, maximum: LIMITS.maxExpirationSeconds },

@@ -41,7 +41,7 @@ const postBody = {
       items: {
         type: 'object',
         required: ['body'],
-        properties: { body: { type: 'string', minLength: 1 }, delay: delaySchema, push_headers: {} },
+        properties: { body: { type: 'string' }, delay: delaySchema, push_headers: {} },
       },
     },
   },

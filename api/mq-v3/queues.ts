@@ -1,13 +1,13 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
+import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queue-settings.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
 import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueResponseSchema, queueView } from './views.js';
 
-const queueBody = { type: 'object', properties: { queue: {} } } as const;
+const queueBody = { type: 'object', properties: { queue: {}, subscribers: {} } } as const;
 const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
@@ -18,6 +18,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
       const ref = queueRefOf(request);
+      refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
       const settings = await mq.configure(ref, changes, 'upsert');
       return queueView(ref.projectId, ref.name, settings);
@@ -28,6 +29,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
       const ref = queueRefOf(request);
+      refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
       await mq.configure(ref, changes, 'update');
       const info = await mq.queues.require(ref);

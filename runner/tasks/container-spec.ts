@@ -19,7 +19,7 @@ export interface SpecInputs {
 
 /**
  * How the task reaches the API: Ferrum's names and the ones iron client libraries read
- * (iron_core reads IRON_SCHEME, other clients IRON_PROTOCOL).
+ * (Python's iron_core reads IRON_PROTOCOL; Node's, Ruby's and Java's IRON_SCHEME).
  */
 function apiAccessEnv(apiUrl: string, token: string, projectId: string): Record<string, string> {
   const url = new URL(apiUrl);

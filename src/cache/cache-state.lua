@@ -1,14 +1,15 @@
---@keys values cas expiry names live due sequence
+--@keys values cas expiry names due sequence
 -- Shared functions of every cache item script (each includes it first).
 -- Key layout of the item scripts, all under one project's hash tag:
 --   KEYS[1] values   hash  item key -> the value as JSON text
 --   KEYS[2] cas      hash  item key -> cas of the stored version
 --   KEYS[3] expiry   zset  item key -> expiry time (ms); only items that expire
---   KEYS[4] names    zset  cache names holding items (score 0: ordered by name)
---   KEYS[5] live     zset  cache name -> when its last item expires (+inf: never)
---   KEYS[6] due      zset  cache name -> when its first item expires (for the sweeper)
---   KEYS[7] sequence string, the project's cas counter (never deleted, so a cas is never reused)
+--   KEYS[4] names    zset  the project's caches (score 0: ordered by name), items or not
+--   KEYS[5] due      zset  cache name -> when its first item expires (for the sweeper)
+--   KEYS[6] sequence string, the project's cas counter (never deleted, so a cas is never reused)
 -- An item is live when it is in the values hash and its expiry, if any, is in the future.
+-- A cache exists from the first put or increment addressed to it until it is deleted: clearing
+-- it, deleting its items or their expiry leave it listed, with size 0.
 
 --@include ../core/clock.lua
 
@@ -26,30 +27,29 @@ local function remove_items(keys)
 end
 
 local function next_cas()
-  return redis.call('INCR', KEYS[7])
+  return redis.call('INCR', KEYS[6])
 end
 
--- Brings the project's indexes of cache `name` in line with its items: a cache is listed
--- while it holds items, live until its last expiry, and due for sweeping at its first.
+local function cache_exists(name)
+  return redis.call('ZSCORE', KEYS[4], name) ~= false
+end
+
+-- Lists cache `name`: put and increment create the cache (nothing else does, so a sweep or an
+-- item delete racing a delete of the cache cannot bring it back).
+local function create_cache(name)
+  redis.call('ZADD', KEYS[4], 0, name)
+end
+
+-- Brings the sweeper's index of cache `name` in line with its items: due at its first expiry.
 local function refresh(name)
-  local count = redis.call('HLEN', KEYS[1])
-  if count == 0 then
+  if redis.call('HLEN', KEYS[1]) == 0 then
     redis.call('UNLINK', KEYS[2], KEYS[3])
-    redis.call('ZREM', KEYS[4], name)
     redis.call('ZREM', KEYS[5], name)
-    redis.call('ZREM', KEYS[6], name)
     return
   end
-  redis.call('ZADD', KEYS[4], 0, name)
-  local expiring = redis.call('ZCARD', KEYS[3])
-  if expiring < count then
-    redis.call('ZADD', KEYS[5], '+inf', name)
+  if redis.call('ZCARD', KEYS[3]) > 0 then
+    redis.call('ZADD', KEYS[5], redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2], name)
   else
-    redis.call('ZADD', KEYS[5], redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2], name)
-  end
-  if expiring > 0 then
-    redis.call('ZADD', KEYS[6], redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2], name)
-  else
-    redis.call('ZREM', KEYS[6], name)
+    redis.call('ZREM', KEYS[5], name)
   end
 end

@@ -17,12 +17,14 @@ export interface NewItem {
   condition: PutCondition;
 }
 
-type PutOutcome = ['stored', number] | ['exists'] | ['missing'] | ['cas_mismatch'];
+type PutOutcome = ['stored', number] | ['kept'] | ['missing'] | ['cas_mismatch'];
+
+/** What a put did: stored the item (with its new cas), or kept it as it was (add, replace). */
+export type PutResult = { stored: true; cas: number } | { stored: false };
 type IncrementOutcome = ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'];
 
-const PUT_REFUSALS: Record<Exclude<PutOutcome[0], 'stored'>, () => Error> = {
-  exists: () => conflict('Item already exists: add stores only keys that are not in the cache'),
-  missing: () => notFound('Item not found: replace and cas store only keys that are in the cache'),
+const PUT_REFUSALS: Record<'missing' | 'cas_mismatch', () => Error> = {
+  missing: () => notFound('Item not found: cas stores only keys that are in the cache'),
   cas_mismatch: () => conflict('cas mismatch: the item has changed since that cas was read'),
 };
 
@@ -46,26 +48,41 @@ export class CacheStore {
     this.cacheKeys = new CacheKeys(keys);
   }
 
-  /** Names of the caches holding live items, by name, `CACHES_PER_PAGE` per page. */
+  /** Names of the project's caches, by name, `CACHES_PER_PAGE` per page. */
   async listCaches(projectId: string, page: number): Promise<string[]> {
-    const [names, live] = this.cacheKeys.projectIndexes(projectId);
-    return scripts.list.run<string[]>(this.redis, [names, live], [page * CACHES_PER_PAGE, CACHES_PER_PAGE]);
+    const [names] = this.cacheKeys.projectIndexes(projectId);
+    const first = page * CACHES_PER_PAGE;
+    return this.redis.zrange(names, first, first + CACHES_PER_PAGE - 1);
   }
 
-  async size(projectId: string, cacheName: string): Promise<number> {
-    return scripts.size.run<number>(this.redis, this.cacheKeys.cacheItems(projectId, cacheName));
+  /** The number of live items of a cache; null when there is no such cache. */
+  async size(projectId: string, cacheName: string): Promise<number | null> {
+    const [names] = this.cacheKeys.projectIndexes(projectId);
+    const keys = [...this.cacheKeys.cacheItems(projectId, cacheName), names];
+    const size = await scripts.size.run<number>(this.redis, keys, [cacheName]);
+    return size < 0 ? null : size;
+  }
+
+  /** Removes every item; the cache stays, with size 0. False when there is no such cache. */
+  async clear(projectId: string, cacheName: string): Promise<boolean> {
+    return this.dropItems(projectId, cacheName, 'clear');
+  }
+
+  /** Removes the cache and its items. False when there is no such cache. */
+  async deleteCache(projectId: string, cacheName: string): Promise<boolean> {
+    return this.dropItems(projectId, cacheName, 'delete');
+  }
+
+  private async dropItems(projectId: string, cacheName: string, mode: 'clear' | 'delete'): Promise<boolean> {
+    const keys = this.cacheKeys.itemScriptKeys(projectId, cacheName);
+    return (await scripts.dropItems.run<number>(this.redis, keys, [cacheName, mode])) === 1;
   }
 
   /**
-   * Removes every item; the cache is gone until something is stored in it again. Returns how
-   * many live items it held: 0 means there was no such cache.
+   * Stores an item under its condition. An add that meets a live item, or a replace that meets
+   * none, leaves the item as it was; a cas that matches no item is a 404/409.
    */
-  async dropItems(projectId: string, cacheName: string): Promise<number> {
-    return scripts.dropItems.run<number>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [cacheName]);
-  }
-
-  /** Stores an item under its condition and returns the new cas; 404/409 when the condition fails. */
-  async put(projectId: string, cacheName: string, key: string, item: NewItem): Promise<number> {
+  async put(projectId: string, cacheName: string, key: string, item: NewItem): Promise<PutResult> {
     if (item.expiresIn > 0) await this.registerForSweeping(projectId);
     const { condition } = item;
     const outcome = await scripts.put.run<PutOutcome>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [
@@ -76,8 +93,9 @@ export class CacheStore {
       condition.kind === 'cas' ? condition.cas : '',
       item.expiresIn,
     ]);
-    if (outcome[0] !== 'stored') throw PUT_REFUSALS[outcome[0]]();
-    return outcome[1];
+    if (outcome[0] === 'stored') return { stored: true, cas: outcome[1] };
+    if (outcome[0] === 'kept') return { stored: false };
+    throw PUT_REFUSALS[outcome[0]]();
   }
 
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
@@ -111,7 +129,7 @@ export class CacheStore {
 
   /** Caches of a project whose first expiry is at or before `now`. */
   async dueCaches(projectId: string, now: number, limit: number): Promise<string[]> {
-    const [, , due] = this.cacheKeys.projectIndexes(projectId);
+    const [, due] = this.cacheKeys.projectIndexes(projectId);
     return this.redis.zrangebyscore(due, '-inf', now, 'LIMIT', 0, limit);
   }
 

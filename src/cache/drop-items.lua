@@ -1,7 +1,9 @@
 --@include cache-state.lua
--- Removes every item of a cache (clear and delete cache). ARGV: cache name.
--- Returns how many live items the cache held (0: there was no such cache).
-local live = redis.call('HLEN', KEYS[1]) - redis.call('ZCOUNT', KEYS[3], '-inf', now_ms())
+-- Removes every item of a cache: clear keeps the cache (listed, size 0), delete ends it.
+-- ARGV: cache name, 'clear' or 'delete'. Returns 1, or 0 when there is no such cache.
+local name = ARGV[1]
+if not cache_exists(name) then return 0 end
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
-refresh(ARGV[1])
-return live
+redis.call('ZREM', KEYS[5], name)
+if ARGV[2] == 'delete' then redis.call('ZREM', KEYS[4], name) end
+return 1

@@ -11,6 +11,7 @@ if not is_live(key, now_ms()) then
   remove_items({key})
   redis.call('HSET', KEYS[1], key, amount)
   redis.call('HSET', KEYS[2], key, next_cas())
+  create_cache(name)
   refresh(name)
   return {'ok', amount}
 end

@@ -11,7 +11,7 @@ export class CacheKeys {
     return `{cache:${projectId}}`;
   }
 
-  /** The seven keys of the item scripts that write, in the order cache-state.lua documents. */
+  /** The six keys of the item scripts that write, in the order cache-state.lua documents. */
   itemScriptKeys(projectId: string, cacheName: string): string[] {
     return [
       ...this.cacheItems(projectId, cacheName),
@@ -30,10 +30,10 @@ export class CacheKeys {
     ];
   }
 
-  /** names, live and due: the project-wide indexes of caches. */
-  projectIndexes(projectId: string): [string, string, string] {
+  /** names and due: the project-wide indexes of caches. */
+  projectIndexes(projectId: string): [string, string] {
     const tag = this.tag(projectId);
-    return [this.keys.of(tag, 'names'), this.keys.of(tag, 'live'), this.keys.of(tag, 'due')];
+    return [this.keys.of(tag, 'names'), this.keys.of(tag, 'due')];
   }
 
   /** The projects that have stored expiring items: what the sweeper visits. */

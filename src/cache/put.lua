@@ -1,16 +1,21 @@
 --@include cache-state.lua
--- Stores an item unless its condition fails.
+-- Stores an item unless its condition fails. Creates the cache, unless a cas check fails.
 -- ARGV: cache name, item key, value JSON, condition ('', 'add', 'replace' or 'cas'),
 --       expected cas (for 'cas'), expires_in seconds (0: never).
--- Returns {'stored', cas} or {'exists'} / {'missing'} / {'cas_mismatch'}.
+-- Returns {'stored', cas}; {'kept'} when add met a live item or replace met none (the item is
+-- left as it was: not overwritten, not created); {'missing'} / {'cas_mismatch'} for a cas
+-- that matches no item.
 local name, key, json, condition, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local expires_in = tonumber(ARGV[6])
 local now = now_ms()
 local live = is_live(key, now)
 
-if condition == 'add' and live then return {'exists'} end
-if (condition == 'replace' or condition == 'cas') and not live then return {'missing'} end
-if condition == 'cas' and redis.call('HGET', KEYS[2], key) ~= expected then return {'cas_mismatch'} end
+if condition == 'cas' then
+  if not live then return {'missing'} end
+  if redis.call('HGET', KEYS[2], key) ~= expected then return {'cas_mismatch'} end
+end
+create_cache(name)
+if (condition == 'add' and live) or (condition == 'replace' and not live) then return {'kept'} end
 
 local cas = next_cas()
 redis.call('HSET', KEYS[1], key, json)

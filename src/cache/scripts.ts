@@ -11,5 +11,4 @@ export const scripts = {
   dropItems: cacheScript('drop-items'),
   size: cacheScript('size'),
   sweep: cacheScript('sweep'),
-  list: cacheScript('list'),
 };

@@ -2,6 +2,7 @@ import { badRequest, notAcceptable } from '../core/errors.js';
 import { withAlertIds } from './alerts.js';
 import { checkQueueName, integerField, objectField, requiredField, stringField } from './fields.js';
 import { LIMITS } from './limits.js';
+import { isInternalUrl, parseInternalUrl } from './push/internal-url.js';
 import { pushHeaderProblem } from './push-headers.js';
 import {
   QUEUE_TYPES,
@@ -39,6 +40,23 @@ export const DEFAULT_SETTINGS: QueueSettings = {
 function secondsOrDefault(value: unknown, field: string, min: number, max: number, fallback: number): number {
   if (value === 0) return fallback;
   return integerField(value, field, min, max);
+}
+
+const SUBSCRIBERS_MOVED =
+  'push subscribers go in queue.push.subscribers (a list of {"name", "url"}) of a multicast or unicast queue, or ' +
+  'to POST/PUT /queues/{queue_name}/subscribers';
+
+/**
+ * A version 3 queue create or update body must not carry subscribers where earlier clients
+ * put them (`subscribers` beside or inside `queue`): ignoring them would leave a pull queue
+ * that the client believes pushes.
+ */
+export function refuseLegacySubscribers(body: { subscribers?: unknown; queue?: unknown }): void {
+  const given = (value: unknown) => value !== undefined && value !== null;
+  if (given(body.subscribers)) throw badRequest(`subscribers is not read here: ${SUBSCRIBERS_MOVED}`);
+  const queue = body.queue;
+  if (typeof queue === 'object' && queue !== null && given((queue as { subscribers?: unknown }).subscribers))
+    throw badRequest(`queue.subscribers is not read here: ${SUBSCRIBERS_MOVED}`);
 }
 
 export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueChanges {
@@ -117,13 +135,18 @@ export function parseSubscribers(value: unknown, field: string, { urlRequired = 
 
 function checkUrl(value: unknown, field: string): string {
   const text = stringField(value, field);
+  if (isInternalUrl(text)) {
+    parseInternalUrl(text, field);
+    return text;
+  }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw badRequest(`${field} must be an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badRequest(`${field} must be an http or https URL, or ironmq:///<queue> or ironworker:///<code>`);
   return text;
 }
 

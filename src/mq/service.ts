@@ -10,6 +10,8 @@ import { WakeHub } from './long-poll.js';
 import { MessageStore, type DeleteTarget, type ReserveOptions } from './message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
+import { checkNoSelfPush } from './push/internal-url.js';
+import { refusePushLoop } from './push/push-loops.js';
 import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
 import { QueueStore } from './queue-store.js';
 import type {
@@ -94,9 +96,10 @@ export class MessageQueue {
    * dead letter queue is created with default settings when it does not exist.
    */
   async configure(ref: QueueRef, changes: QueueChanges, mode: 'upsert' | 'update'): Promise<QueueSettings> {
+    await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
     const { settings } = await this.queues.save(ref, (current) => {
       if (!current && mode === 'update') throw notFound('Queue not found');
-      return { ...applyQueueChanges(ref.name, current, changes), api: 3 };
+      return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
     });
     if (settings.deadLetter)
       await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
@@ -111,7 +114,11 @@ export class MessageQueue {
 
   /** Version 1 update queue (creates the queue when missing; may change its push type). */
   async updateV1(ref: QueueRef, update: V1QueueUpdate): Promise<void> {
-    await this.queues.save(ref, (current) => ({ ...applyV1QueueUpdate(current, update), api: 1 }));
+    await this.refusePushLoop(
+      ref,
+      (update.subscriberUrls ?? []).map((url) => ({ url })),
+    );
+    await this.queues.save(ref, (current) => withoutSelfPush(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
   }
 
   /**
@@ -123,14 +130,27 @@ export class MessageQueue {
     change: SubscriberChange,
     subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
   ): Promise<void> {
+    if (change !== 'remove')
+      await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
     await this.queues.save(ref, (current) => {
       if (!current) throw notFound('Queue not found');
       if (!current.push) throw badRequest('Subscribers can only be changed on a push queue');
       const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
       const next = nextSubscribers(current.push.subscribers, change, given);
       if (next.length === 0) throw badRequest('A push queue must keep at least one subscriber');
-      return { ...current, push: { ...current.push, subscribers: next } };
+      return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
     });
+  }
+
+  private async refusePushLoop(ref: QueueRef, subscribers: ReadonlyArray<{ url: string }>): Promise<void> {
+    await refusePushLoop(
+      ref.name,
+      subscribers.map((subscriber) => subscriber.url),
+      async (name) => {
+        const info = await this.queues.info({ projectId: ref.projectId, name });
+        return (info?.push?.subscribers ?? []).map((subscriber) => subscriber.url);
+      },
+    );
   }
 
   /** Sets a pull queue's alerts to `change(current alerts)`; an empty list removes them. */
@@ -201,6 +221,12 @@ export class MessageQueue {
   async stopBackgroundWork(): Promise<void> {
     await this.sweeper.stop();
   }
+}
+
+/** `settings`, once checked that none of its subscribers pushes back to the queue itself. */
+function withoutSelfPush<T extends QueueSettings>(ref: QueueRef, settings: T): T {
+  checkNoSelfPush(ref.name, settings.push?.subscribers ?? []);
+  return settings;
 }
 
 function nextSubscribers(current: Subscriber[], change: SubscriberChange, given: Subscriber[]): Subscriber[] {

@@ -36,13 +36,12 @@ export async function listAllCaches(http: HttpClient, projectId: string): Promis
 
 /** What Redis holds for one cache: stored items, and whether the project's indexes name it. */
 export async function cacheFootprint(redis: RedisClient, cacheKeys: CacheKeys, projectId: string, cacheName: string) {
-  const [values, cas, expiry, names, live, due] = cacheKeys.itemScriptKeys(projectId, cacheName);
+  const [values, cas, expiry, names, due] = cacheKeys.itemScriptKeys(projectId, cacheName);
   return {
     values: await redis.hlen(values!),
     cas: await redis.hlen(cas!),
     expiry: await redis.zcard(expiry!),
     listed: (await redis.zscore(names!, cacheName)) !== null,
-    live: (await redis.zscore(live!, cacheName)) !== null,
     due: (await redis.zscore(due!, cacheName)) !== null,
   };
 }

@@ -92,6 +92,7 @@ export function ironJsonOf(server: { url: string; token: string; projectId: stri
     project_id: server.projectId,
     host: url.hostname,
     port: Number(url.port),
+    protocol: 'http',
     scheme: 'http',
   };
 }

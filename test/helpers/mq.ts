@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { eventually } from './eventually.js';
 import type { HttpClient } from './http.js';
 
 /** Shortcuts for the version 3 message queue API in tests. */
@@ -101,4 +102,25 @@ export function rawRequest(
     request.on('error', reject);
     request.end(payload);
   });
+}
+
+/** The push statuses of a message, one per subscriber. */
+export async function pushStatuses(mq: MqClient, queue: string, id: string): Promise<any[]> {
+  const response = await mq.http.get(mq.path(queue, `/messages/${id}/subscribers`));
+  if (response.status !== 200) throw new Error(`push statuses failed: ${response.status} ${response.text}`);
+  return response.body.subscribers;
+}
+
+/** The push statuses once every subscriber named in `expected` has the status given there. */
+export async function settledPushStatuses(
+  mq: MqClient,
+  queue: string,
+  id: string,
+  expected: Record<string, string>,
+  timeoutMs?: number,
+): Promise<any[]> {
+  return eventually(async () => {
+    const list = await pushStatuses(mq, queue, id);
+    return list.length > 0 && list.every((entry) => entry.status === expected[entry.name]) ? list : undefined;
+  }, timeoutMs);
 }

@@ -111,6 +111,38 @@ describe('client configuration', () => {
     expect(() => loadClientConfig(sources({ configFile: 'missing.json' }))).toThrow(ConfigError);
   });
 
+  it('takes the protocol as `protocol` or `scheme`, in iron.json and in IRON_PROTOCOL / IRON_SCHEME', () => {
+    const schemeOnly = sources();
+    writeJson(path.join(schemeOnly.cwd, 'iron.json'), { scheme: 'https' });
+    expect(loadClientConfig(schemeOnly).protocol).toBe('https');
+
+    const protocolOnly = sources();
+    writeJson(path.join(protocolOnly.cwd, 'iron.json'), { protocol: 'https' });
+    expect(loadClientConfig(protocolOnly).protocol).toBe('https');
+
+    const both = sources();
+    writeJson(path.join(both.cwd, 'iron.json'), { protocol: 'https', scheme: 'https' });
+    expect(loadClientConfig(both).protocol).toBe('https');
+
+    expect(loadClientConfig(sources({ env: { IRON_SCHEME: 'https' } })).protocol).toBe('https');
+    expect(loadClientConfig(sources({ env: { IRON_PROTOCOL: 'https', IRON_SCHEME: 'https' } })).protocol).toBe('https');
+  });
+
+  it('refuses a protocol and a scheme that disagree, naming the source', () => {
+    const file = sources();
+    writeJson(path.join(file.cwd, 'iron.json'), { protocol: 'http', scheme: 'https' });
+    expect(() => loadClientConfig(file)).toThrow(/iron\.json: protocol "http" and scheme "https" disagree/);
+    expect(() => loadClientConfig(sources({ env: { IRON_PROTOCOL: 'https', IRON_SCHEME: 'http' } }))).toThrow(
+      /IRON_PROTOCOL\/IRON_SCHEME: protocol "https" and scheme "http" disagree/,
+    );
+    const badScheme = sources();
+    writeJson(path.join(badScheme.cwd, 'iron.json'), { scheme: 7 });
+    expect(() => loadClientConfig(badScheme)).toThrow(/scheme must be a string/);
+    expect(() => loadClientConfig(sources({ env: { IRON_SCHEME: 'ftp' } }))).toThrow(
+      /protocol must be http or https, got "ftp"/,
+    );
+  });
+
   it('builds the base URL, bracketing IPv6 hosts', () => {
     expect(baseUrlOf({ host: '127.0.0.1', port: 8080, protocol: 'http' })).toBe('http://127.0.0.1:8080');
     expect(baseUrlOf({ host: '::1', port: 443, protocol: 'https' })).toBe('https://[::1]:443');

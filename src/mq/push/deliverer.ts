@@ -10,6 +10,8 @@ import type { MessageQueue } from '../service.js';
 import type { QueueInfo } from '../types.js';
 import { deliveryHeaders } from './delivery-headers.js';
 import { PushHttpClient } from './http-delivery.js';
+import { InternalDelivery, type QueueTask } from './internal-delivery.js';
+import { internalTargetOf } from './internal-url.js';
 import type { Send } from './message-round.js';
 import { QueueWorker } from './queue-worker.js';
 import { Slots } from './slots.js';
@@ -36,6 +38,8 @@ export interface PushDelivererDeps {
   publicUrl: string;
   /** Which addresses subscribers may be at. */
   guard: OutboundGuard;
+  /** How an `ironworker:///<code>` subscriber queues its task. */
+  queueTask: QueueTask;
   leadership?: LeadershipReport;
 }
 
@@ -60,6 +64,7 @@ interface Served {
 export class PushDeliverer {
   private readonly lease: Lease;
   private readonly http: PushHttpClient;
+  private readonly internal: InternalDelivery;
   private readonly slots: Slots;
   private readonly served = new Map<string, Served>();
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -79,6 +84,7 @@ export class PushDeliverer {
     this.listHealth = new FailureLog(deps.log, 'push delivery queue list');
     this.queueHealth = new FailureGroup(deps.log, 'push delivery', QUEUE_ERROR_PAUSE_MS, MAX_QUEUE_ERROR_PAUSE_MS);
     this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
+    this.internal = new InternalDelivery(deps.mq, deps.queueTask);
     this.slots = new Slots(deps.config.concurrency);
   }
 
@@ -238,6 +244,8 @@ export class PushDeliverer {
     const version = queue.api === 1 ? 1 : 3;
     const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
+      const target = internalTargetOf(subscriber.url);
+      if (target) return this.slots.run(() => this.internal.deliver(queue.projectId, target, message.body));
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
       return this.slots.run(() => this.http.post(subscriber.url, message.body, headers));
     };
