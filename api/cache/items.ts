@@ -5,6 +5,7 @@ import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
 import { itemPathOf } from './paths.js';
 import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 const ITEMS = '/1/projects/:project_id/caches/:cache_name/items';
 const ITEM = `${ITEMS}/:key`;
@@ -17,7 +18,7 @@ const putBody = {
     expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
     add: { type: 'boolean' },
     replace: { type: 'boolean' },
-    cas: {}, // a number or a string of digits: checked by putCondition
+    cas: ANY_BUT_NULL, // a number or a string of digits: checked by putCondition
   },
 } as const;
 

@@ -24,6 +24,7 @@ import {
   pushStatusView,
   reservedMessagesJson,
 } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 interface DeleteEntry {
   id: string;
@@ -41,7 +42,7 @@ const postBody = {
       items: {
         type: 'object',
         required: ['body'],
-        properties: { body: { type: 'string', minLength: 1 }, delay: delaySchema, push_headers: {} },
+        properties: { body: { type: 'string', minLength: 1 }, delay: delaySchema, push_headers: ANY_BUT_NULL },
       },
     },
   },
