@@ -15,6 +15,7 @@ import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
+import { installJsonContentType } from './json-content-type.js';
 import { installValidation } from './validation.js';
 
 /**
@@ -36,6 +37,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installErrorHandling(app, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);
+  installJsonContentType(app);
   installHttpMetrics(app, ctx.metrics);
   app.decorateRequest('principal', null);
   app.decorateRequest('project', null);
