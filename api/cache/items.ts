@@ -15,7 +15,7 @@ const putBody = {
   type: 'object',
   required: ['value'],
   properties: {
-    value: {},
+    value: ANY_BUT_NULL, // any JSON value; null is no value (406 value is required)
     expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
     add: { type: 'boolean' },
     replace: { type: 'boolean' },

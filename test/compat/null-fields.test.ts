@@ -64,7 +64,7 @@ print(json.dumps({'tasks': [tasks.status_code, tasks.headers['Content-Type'], ta
 });
 
 describe('null on a required field is a missing field (406 naming it)', () => {
-  it('tasks[0].code_name, tasks, messages[0].body, cache value amount, app name', async () => {
+  it('tasks[0].code_name, tasks, messages[0].body, cache amount and value, app name, dead letter queue_name', async () => {
     const cases: [string, string, unknown, number, string][] = [
       [
         'POST',
@@ -88,6 +88,7 @@ describe('null on a required field is a missing field (406 naming it)', () => {
         406,
         'amount is required',
       ],
+      ['PUT', `/1/projects/${server.projectId}/caches/c/items/k`, { value: null, cas: null }, 406, 'value is required'],
       // The functions API answers every schema failure 400, in its own error shape.
       ['POST', '/v1/apps', { app: { name: null } }, 400, 'app.name is required'],
       [
