@@ -106,6 +106,22 @@ describe('null on a required field is a missing field (406 naming it)', () => {
   });
 });
 
+describe('a body of JSON null is no body', () => {
+  it('counts as {} where a body is optional, and as missing where one is needed', async () => {
+    const queue = uniqueQueue('null-body');
+    await server.http.put(`/3/projects/${server.projectId}/queues/${queue}`, {});
+    const raw = { raw: 'null', headers: { 'Content-Type': 'application/json' } };
+    const reserved = await server.http.post(
+      `/3/projects/${server.projectId}/queues/${queue}/reservations`,
+      undefined,
+      raw,
+    );
+    expect([reserved.status, reserved.body]).toEqual([200, { messages: [] }]);
+    const tasks = await server.http.post(worker.path('/tasks'), undefined, raw);
+    expect([tasks.status, tasks.body.msg]).toEqual([406, 'tasks is required']);
+  });
+});
+
 describe('bodies read by hand treat null as not given too', () => {
   it('v3 queue settings, push subscribers, dead letter and alerts; v1 update; v3 message push_headers', async () => {
     const queue = uniqueQueue('nulls-hand');
@@ -169,7 +185,9 @@ describe('bodies read by hand treat null as not given too', () => {
       env_vars: { KEPT: 'x', DROPPED: null },
     });
     const code = (await server.http.get(worker.path(`/codes/${id}`))).body;
-    expect(code.env_vars ?? code.config_vars ?? { KEPT: 'x' }).toEqual({ KEPT: 'x' });
+    expect(code).toMatchObject({ name: 'nulls-data', image: 'ferrum-test/busybox', env_vars: { KEPT: 'x' } });
+    expect(code.env_vars).toEqual({ KEPT: 'x' });
+    expect(code.config).toBeUndefined();
     const form = new FormData();
     form.append('data', JSON.stringify({ name: null, image: 'ferrum-test/busybox' }));
     const refused = await server.http.post(worker.path('/codes'), undefined, { raw: form });
