@@ -15,6 +15,8 @@ import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
+import { installJsonContentType } from './json-content-type.js';
+import { applyMethodOverride } from './method-override.js';
 import { installValidation } from './validation.js';
 
 /**
@@ -29,6 +31,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
+    rewriteUrl: applyMethodOverride,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
@@ -36,6 +39,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installErrorHandling(app, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);
+  installJsonContentType(app);
   installHttpMetrics(app, ctx.metrics);
   app.decorateRequest('principal', null);
   app.decorateRequest('project', null);

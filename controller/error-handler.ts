@@ -3,6 +3,7 @@ import Router, { type HTTPMethod } from 'find-my-way';
 import { HttpError } from '../src/core/errors.js';
 import { withoutHostPaths } from '../src/core/host-paths.js';
 import { isRedisUnavailable, REDIS_UNAVAILABLE } from '../src/core/redis.js';
+import { JSON_CONTENT_TYPE } from './json-content-type.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -62,5 +63,11 @@ const ROUTER_MESSAGES: Record<string, string> = {
 
 /** Errors the router raises before any route runs (bad %-escapes, over-long parameters), as {"msg"}. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  reply.code(error.statusCode ?? 400).send({ msg: ROUTER_MESSAGES[error.code] ?? withoutHostPaths(error.message) });
+  // No onSend hook runs on these replies (fastify builds them outside any route), so the type is
+  // set here; a reply serializer of its own keeps fastify from appending a charset to it.
+  reply
+    .code(error.statusCode ?? 400)
+    .type(JSON_CONTENT_TYPE)
+    .serializer(JSON.stringify)
+    .send({ msg: ROUTER_MESSAGES[error.code] ?? withoutHostPaths(error.message) });
 }

@@ -4,7 +4,9 @@ import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
 import { itemPathOf } from './paths.js';
-import { incrementJson, itemJson, itemParams, JSON_TYPE, msgSchema } from './views.js';
+import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
+import { incrementJson, itemJson, itemParams, msgSchema } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 const ITEMS = '/1/projects/:project_id/caches/:cache_name/items';
 const ITEM = `${ITEMS}/:key`;
@@ -13,11 +15,11 @@ const putBody = {
   type: 'object',
   required: ['value'],
   properties: {
-    value: {},
+    value: ANY_BUT_NULL, // any JSON value; null is no value (406 value is required)
     expires_in: { type: 'integer', minimum: 0, maximum: MAX_EXPIRES_IN_SECONDS },
     add: { type: 'boolean' },
     replace: { type: 'boolean' },
-    cas: {}, // a number or a string of digits: checked by putCondition
+    cas: ANY_BUT_NULL, // a number or a string of digits: checked by putCondition
   },
 } as const;
 
@@ -59,7 +61,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { cacheName, key } = itemPathOf(request);
       const item = await store.get(projectOf(request).id, cacheName, key);
       if (!item) throw notFound('Item not found');
-      return reply.type(JSON_TYPE).send(itemJson(cacheName, key, item));
+      return reply.type(JSON_CONTENT_TYPE).send(itemJson(cacheName, key, item));
     },
   });
 
@@ -70,7 +72,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { amount } = request.body;
       checkAmount(amount);
       const value = await store.increment(projectOf(request).id, cacheName, key, amount);
-      return reply.type(JSON_TYPE).send(incrementJson(value));
+      return reply.type(JSON_CONTENT_TYPE).send(incrementJson(value));
     },
   });
 

@@ -41,5 +41,3 @@ export function itemJson(cacheName: string, key: string, item: StoredItem): stri
 export function incrementJson(value: string): string {
   return `{"msg":"Added","value":${value}}`;
 }
-
-export const JSON_TYPE = 'application/json; charset=utf-8';

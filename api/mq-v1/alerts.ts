@@ -5,8 +5,9 @@ import { objectField, requiredField, stringField } from '../../src/mq/fields.js'
 import { parseAlerts } from '../../src/mq/queue-settings.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueSchema, queueView } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
-const alertsBody = { type: 'object', required: ['alerts'], properties: { alerts: {} } } as const;
+const alertsBody = { type: 'object', required: ['alerts'], properties: { alerts: ANY_BUT_NULL } } as const;
 const alertParams = {
   type: 'object',
   required: ['project_id', 'queue_name', 'alert_id'],

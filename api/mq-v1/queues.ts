@@ -11,18 +11,23 @@ import {
 import { projectOf } from '../auth-hooks.js';
 import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
 const updateBody = {
   type: 'object',
   properties: {
-    subscribers: {},
+    subscribers: ANY_BUT_NULL,
     push_type: { type: 'string', enum: V1_PUSH_TYPES },
     retries: { type: 'integer' },
     retries_delay: { type: 'integer' },
   },
 } as const;
-const subscribersBody = { type: 'object', required: ['subscribers'], properties: { subscribers: {} } } as const;
+const subscribersBody = {
+  type: 'object',
+  required: ['subscribers'],
+  properties: { subscribers: ANY_BUT_NULL },
+} as const;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
 import type { ApiPlugin } from '../type-provider.js';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
@@ -24,6 +25,7 @@ import {
   pushStatusView,
   reservedMessagesJson,
 } from './views.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 interface DeleteEntry {
   id: string;
@@ -41,7 +43,7 @@ const postBody = {
       items: {
         type: 'object',
         required: ['body'],
-        properties: { body: { type: 'string' }, delay: delaySchema, push_headers: {} },
+        properties: { body: { type: 'string' }, delay: delaySchema, push_headers: ANY_BUT_NULL },
       },
     },
   },
@@ -168,7 +170,7 @@ export const messageRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq })
       };
       const signal = options.waitSeconds > 0 ? abortOnDisconnect(reply) : undefined;
       const messages = await mq.reserve(queueRefOf(request), options, signal);
-      return reply.type('application/json; charset=utf-8').send(reservedMessagesJson(messages));
+      return reply.type(JSON_CONTENT_TYPE).send(reservedMessagesJson(messages));
     },
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-depth.js';
 import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
+import { ANY_BUT_NULL, dropNullFields } from '../../src/core/null-fields.js';
 import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
 import type { ZipLimits } from '../../src/core/config.js';
@@ -37,14 +38,14 @@ async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<
 
 function optionalString(data: Record<string, unknown>, field: string): string | undefined {
   const value = data[field];
-  if (value === undefined || value === null || value === '') return undefined;
+  if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
   return value;
 }
 
 function optionalInteger(data: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
   const value = data[field];
-  if (value === undefined || value === null) return undefined;
+  if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be an integer`);
   if (value < min || value > max) throw badRequest(`${field} must be between ${min} and ${max}`);
   return value;
@@ -52,8 +53,9 @@ function optionalInteger(data: Record<string, unknown>, field: string, min: numb
 
 function envVarsOf(data: Record<string, unknown>): Record<string, string> | undefined {
   const value = data.env_vars;
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('env_vars must be an object of strings');
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('env_vars must be an object of strings');
   for (const [name, item] of Object.entries(value)) {
     if (typeof item !== 'string') throw badRequest(`env_vars.${name} must be a string`);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
@@ -61,6 +63,13 @@ function envVarsOf(data: Record<string, unknown>): Record<string, string> | unde
   }
   return value as Record<string, string>;
 }
+
+/** The `data` part's fields are checked below; a null among them (or among env_vars) is not given. */
+const DATA_FIELDS = {
+  type: 'object',
+  properties: { env_vars: { ...ANY_BUT_NULL, additionalProperties: ANY_BUT_NULL } },
+  additionalProperties: ANY_BUT_NULL,
+} as const;
 
 function parseData(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') throw notAcceptable('data is required');
@@ -73,7 +82,7 @@ function parseData(text: string | undefined): Record<string, unknown> {
     throw badRequest(`data must be JSON: ${(error as Error).message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('data must be a JSON object');
-  return data as Record<string, unknown>;
+  return dropNullFields(data as Record<string, unknown>, DATA_FIELDS);
 }
 
 export interface StackSettings {

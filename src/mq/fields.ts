@@ -1,4 +1,5 @@
 import { badRequest, notAcceptable } from '../core/errors.js';
+import { EVERY_FIELD_OPTIONAL, dropNullFields } from '../core/null-fields.js';
 import { LIMITS } from './limits.js';
 
 /** Small checks of client-supplied values; each error names the field. */
@@ -7,9 +8,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An object of a body read by hand; its null fields are not given (null-fields.ts), so a required one answers 406. */
 export function objectField(value: unknown, field: string): Record<string, unknown> {
   if (!isPlainObject(value)) throw badRequest(`${field} must be an object`);
-  return value;
+  return dropNullFields(value, EVERY_FIELD_OPTIONAL);
 }
 
 export function integerField(
