@@ -37,6 +37,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installValidation(app);
   installContentTypes(app);
   installHttpMetrics(app, ctx.metrics);
+  ctx.httpDrain.install(app);
   app.decorateRequest('principal', null);
   app.decorateRequest('project', null);
 

@@ -31,6 +31,13 @@ export interface RunningController {
   ironJsonPath: string | null;
   /** The redis-server this controller started and supervises (none with REDIS_URL). */
   managedRedis: ManagedRedis | null;
+  /**
+   * The first step of a graceful stop: /ready answers 503 and answers close their connections,
+   * while requests are still served for FERRUM_HTTP_DRAIN_MS (load balancers take the
+   * controller out meanwhile); resolves when that window is over.
+   */
+  drain(): Promise<void>;
+  /** Stops the loops, ends long-polls with what they have, lets open requests finish, closes. */
   stop(): Promise<void>;
 }
 
@@ -107,7 +114,9 @@ export async function startController(config: Config, options: ControllerOptions
       bootstrap,
       ironJsonPath,
       managedRedis: managed,
+      drain: () => ctx.httpDrain.begin(),
       async stop() {
+        void ctx.httpDrain.begin();
         stopRedisRoundTrip();
         const log = app.log;
         // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
@@ -123,6 +132,7 @@ export async function startController(config: Config, options: ControllerOptions
           cacheSweeper.stop(),
         ]);
         await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
+        // Long-polls (MQ reserve with wait) end at once with what they have (the MQ API's preClose).
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },

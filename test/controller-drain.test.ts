@@ -1,0 +1,66 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './helpers/eventually.js';
+import { MqClient, uniqueQueue } from './helpers/mq.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+const DRAIN_MS = 1500;
+
+/** One request on a keep-alive connection of its own (node:http shows the Connection header fetch hides). */
+function get(url: string): Promise<{ status: number; connection: string | undefined }> {
+  const agent = new http.Agent({ keepAlive: true });
+  return new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    http
+      .get(url, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
+      })
+      .on('error', reject);
+  }).finally(() => agent.destroy());
+}
+
+describe('a stopping controller drains', () => {
+  let server: TestServer;
+  let mq: MqClient;
+  beforeAll(async () => {
+    server = await startTestServer({ FERRUM_HTTP_DRAIN_MS: String(DRAIN_MS) });
+    mq = new MqClient(server.http, server.projectId);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('answers /ready 503 at once while still serving every request, then ends long-polls empty and closes', async () => {
+    const queue = uniqueQueue('drain');
+    await mq.createQueue(queue);
+    expect(await get(`${server.url}/ready`)).toMatchObject({ status: 200, connection: 'keep-alive' });
+    const longPoll = mq.http.post(mq.path(queue, '/reservations'), { n: 1, wait: 30 });
+    await eventually(() => server.running.ctx.mq.hub.waiterCount === 1, 5000, 'the long-poll waiting');
+
+    const drainStarted = Date.now();
+    const drained = server.running.drain();
+    expect(await get(`${server.url}/ready`)).toEqual({ status: 503, connection: 'close' });
+    // The listener is open and requests are served, each answer closing its connection.
+    expect(await get(`${server.url}/health`)).toEqual({ status: 200, connection: 'close' });
+    expect(await mq.postBodies(queue, 'during the drain')).toHaveLength(1);
+    // The long-poll was woken by that post: it got the message, not an error.
+    expect((await longPoll).body.messages.map((message: { body: string }) => message.body)).toEqual([
+      'during the drain',
+    ]);
+    const secondPoll = mq.http.post(mq.path(queue, '/reservations'), { n: 1, wait: 30 });
+    await eventually(() => server.running.ctx.mq.hub.waiterCount === 1, 5000, 'the second long-poll waiting');
+
+    await drained;
+    expect(Date.now() - drainStarted).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    const stopStarted = Date.now();
+    await server.running.stop();
+    // Cut short with an empty answer, well before its 30 s wait.
+    expect(await secondPoll).toMatchObject({ status: 200, body: { messages: [] } });
+    expect(Date.now() - stopStarted).toBeLessThan(10_000);
+    await expect(get(`${server.url}/health`)).rejects.toThrow(/ECONNREFUSED/);
+    // A long-poll reaching its wait after the waits were ended is not left waiting.
+    const late = await server.running.ctx.mq.hub.listen('a-late-channel');
+    expect(late.closed).toBe(true);
+    expect(server.running.ctx.mq.hub.waiterCount).toBe(0);
+  });
+});
