@@ -2,8 +2,9 @@
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server only (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
-#             Chromium for the dashboard's browser tests (npm test)
+#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ, Debian's
+#             Chromium for the dashboard's browser tests and nginx for the rolling-restart test
+#             (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
@@ -63,6 +64,12 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
+# nginx: the proxy of test/rolling-restart.test.ts, run there as a child process with its own
+# config (the package's system service is not used).
+ensure_nginx() {
+  [ -x /usr/sbin/nginx ] || apt_install nginx || return 1
+}
+
 ensure_rabbitmq() {
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
 }
@@ -81,6 +88,7 @@ case "$mode" in
     ensure_test_images
     ensure_browser
     ensure_wrk
+    ensure_nginx
     # bench:mq-rabbitmq's reference: installed here so the smoke benches after the tests
     # spend their budget measuring, not installing.
     ensure_rabbitmq
