@@ -1,8 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
-import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
+import {
+  bootstrapIdentity,
+  reapplyBootstrapToken,
+  type BootstrapResult,
+  type ReappliedToken,
+} from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
@@ -72,6 +77,7 @@ export async function startController(config: Config, options: ControllerOptions
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, config.bootstrap), ctx.log);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
@@ -142,6 +148,13 @@ export async function startController(config: Config, options: ControllerOptions
     await managed?.stop();
     throw error;
   }
+}
+
+function logReappliedToken(outcome: ReappliedToken, log: FastifyBaseLogger): void {
+  if (outcome === 'added')
+    log.info('FERRUM_BOOTSTRAP_TOKEN was new: added as another admin token of the bootstrap user');
+  if (outcome === 'no-admin-user')
+    log.warn('FERRUM_BOOTSTRAP_TOKEN is not a token and its admin user (FERRUM_BOOTSTRAP_EMAIL) is gone: not added');
 }
 
 /** The process's logger from fastify's `logger` option (silent when absent or false). */
