@@ -1,23 +1,10 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './helpers/eventually.js';
+import { getOnOwnConnection as get } from './helpers/http.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const DRAIN_MS = 1500;
-
-/** One request on a keep-alive connection of its own (node:http shows the Connection header fetch hides). */
-function get(url: string): Promise<{ status: number; connection: string | undefined }> {
-  const agent = new http.Agent({ keepAlive: true });
-  return new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-    http
-      .get(url, { agent }, (response) => {
-        response.resume();
-        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
-      })
-      .on('error', reject);
-  }).finally(() => agent.destroy());
-}
 
 describe('a stopping controller drains', () => {
   let server: TestServer;
