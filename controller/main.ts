@@ -54,6 +54,12 @@ export interface ControllerOptions {
 
 /** How long one shutdown step that needs Redis may take before it is given up. */
 const STOP_STEP_MS = 2000;
+/**
+ * How long a stopping controller waits for its requests in flight once its drain is over: with
+ * the loops' and the close's STOP_STEP_MS and the default 5 s drain, within the default 20 s
+ * shutdown timeout.
+ */
+const REQUESTS_FINISH_MS = 10_000;
 
 /**
  * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
@@ -138,7 +144,10 @@ export async function startController(config: Config, options: ControllerOptions
           cacheSweeper.stop(),
         ]);
         await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
-        // Long-polls (MQ reserve with wait) end at once with what they have (the MQ API's preClose).
+        // Long-polls (MQ reserve with wait) end at once with what they have; the other requests
+        // in flight (uploads, function calls) get up to REQUESTS_FINISH_MS.
+        mq.close();
+        await giveUpAfter(REQUESTS_FINISH_MS, 'requests in flight', ctx.httpDrain.idle(), log);
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './helpers/eventually.js';
 import { getOnOwnConnection as get } from './helpers/http.js';
@@ -5,6 +6,24 @@ import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const DRAIN_MS = 1500;
+
+/** A POST whose client sends the first bytes of its body now and the rest on finish(). */
+function slowPost(url: string, token: string, body: string) {
+  const request = http.request(url, {
+    method: 'POST',
+    agent: false,
+    headers: { Authorization: `OAuth ${token}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+  });
+  const answered = new Promise<number>((resolve, reject) => {
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode!));
+    });
+    request.on('error', reject);
+  });
+  request.write(body.slice(0, 10));
+  return { answered, finish: () => request.end(body.slice(10)) };
+}
 
 describe('a stopping controller drains', () => {
   let server: TestServer;
@@ -39,10 +58,23 @@ describe('a stopping controller drains', () => {
 
     await drained;
     expect(Date.now() - drainStarted).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    // An upload still arriving when the drain ends: its client takes 2.5 s to send the rest.
+    const drain = server.running.ctx.httpDrain;
+    const upload = slowPost(
+      `${server.url}${mq.path(queue, '/messages')}`,
+      server.token,
+      JSON.stringify({ messages: [{ body: 'slow' }] }),
+    );
+    await eventually(() => drain.requestsInFlight === 2, 5000, 'the upload in flight');
     const stopStarted = Date.now();
-    await server.running.stop();
+    // The process exits once stop() resolves: that must not come before the upload's answer.
+    const stopping = server.running.stop().then(() => Date.now());
     // Cut short with an empty answer, well before its 30 s wait.
     expect(await secondPoll).toMatchObject({ status: 200, body: { messages: [] } });
+    setTimeout(upload.finish, 2500);
+    expect(await upload.answered).toBe(201);
+    const answeredAt = Date.now();
+    expect(await stopping).toBeGreaterThanOrEqual(answeredAt);
     expect(Date.now() - stopStarted).toBeLessThan(10_000);
     await expect(get(`${server.url}/health`)).rejects.toThrow(/ECONNREFUSED/);
     // A long-poll reaching its wait after the waits were ended is not left waiting.
