@@ -140,6 +140,10 @@ describe('the Ferrum image', () => {
       expect(ironJson).toMatchObject({ token: BOOTSTRAP_TOKEN, scheme: 'http' });
     });
 
+    it("runs the Helm chart's preStop hook (sleep) in the running container", async () => {
+      await docker('exec', name, 'sleep', '0');
+    });
+
     it('stops cleanly on SIGTERM', async () => {
       await docker('stop', '--time', '20', name);
       expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
