@@ -1115,7 +1115,15 @@ describe('templates: production operations', () => {
       networkPolicy: { apiFrom, metricsFrom: [{ podSelector: { matchLabels: { app: 'prometheus' } } }] },
       runner: { metrics: { enabled: true } },
     });
-    expect(findObject(narrowed, 'NetworkPolicy', 'ferrum-controller').spec.ingress[0].from).toEqual(apiFrom);
+    expect(findObject(narrowed, 'NetworkPolicy', 'ferrum-controller').spec.ingress[0].from).toEqual([
+      // The release's own pods (the helm test, gateway runners) stay allowed.
+      {
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'ferrum', 'app.kubernetes.io/instance': 'ferrum' },
+        },
+      },
+      ...apiFrom,
+    ]);
     expect(findObject(narrowed, 'NetworkPolicy', 'ferrum-runner').spec.ingress[0].from).toEqual([
       { podSelector: { matchLabels: { app: 'prometheus' } } },
     ]);
