@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
  * Three lanes (vitest projects):
  * - unit: test/unit, no Redis, no Docker;
  * - docker: whatever needs the Docker engine: test/docker, any `*-docker.test.ts`, and the
- *   existing areas that start runners or containers (listed below);
+ *   existing areas that start runners or containers (listed below); also the heavy tests that
+ *   must run one file at a time (rolling-restart: two controllers and nginx under load);
  * - redis: every other test (the default for a new top-level test file): a real redis-server;
  * - cluster: test/cluster and a representative subset of the MQ, cache, identity, worker and
  *   functions suites again, each server on its own real 3-master Redis Cluster;
@@ -29,6 +30,7 @@ const DOCKER = [
   'test/dashboard*.test.ts',
   'test/cli-worker*.test.ts',
   'test/metrics*.test.ts',
+  'test/rolling-restart*.test.ts',
 ];
 
 /** The suites the cluster lane runs again on a Redis Cluster (beside test/cluster). */

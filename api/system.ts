@@ -6,10 +6,13 @@ import type { PluginOptions } from './context.js';
 export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.get('/health', async () => ({ status: 'ok' }));
 
+  // Not ready once the controller is stopping (it still serves during its drain window).
   // Ready when Redis takes commands, writes included (a replica, a full disk or a full memory
   // answer PING but refuse writes): a ping and a short-lived write, each within the command timeout.
   const probeKey = ctx.keys.of('ready-probe');
   app.get('/ready', async (_request, reply) => {
+    if (ctx.httpDrain.draining)
+      return reply.code(503).send({ msg: 'shutting down: this controller takes no new work' });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timeout')), ctx.config.redis.commandTimeoutMs + 1000);

@@ -4,7 +4,7 @@ import { buildProgram, runProgram } from '../cli/program.js';
 
 // The server modules load only for the server commands, so client commands start quickly.
 async function runServer(withRunner: boolean): Promise<void> {
-  const { loadConfig } = await import('../src/core/config.js');
+  const { loadConfig, shutdownTimeoutMs } = await import('../src/core/config.js');
   const { REDIS_INSTALL_HINT, redisServerAvailable } = await import('../src/core/managed-redis.js');
   const { startAllInOne } = await import('../controller/all-in-one.js');
   const { startController } = await import('../controller/main.js');
@@ -24,7 +24,13 @@ async function runServer(withRunner: boolean): Promise<void> {
   };
   const allInOne = withRunner ? await startAllInOne(config, options) : null;
   const running = allInOne?.controller ?? (await startController(config, options));
-  const stop = () => (allInOne ? allInOne.stop() : running.stop());
+  // A controller first drains (/ready 503, still serving) so load balancers take it out.
+  const stop = async () => {
+    if (allInOne) return allInOne.stop();
+    await running.drain();
+    await running.stop();
+  };
+  const timeoutMs = shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller');
   if (running.bootstrap) {
     const { email, password, token, projectId } = running.bootstrap;
     process.stdout.write(
@@ -47,12 +53,12 @@ async function runServer(withRunner: boolean): Promise<void> {
     if (stopping) return;
     stopping = true;
     const log = running.app.log;
-    log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
+    log.info({ signal, timeout_ms: timeoutMs, drain_ms: config.httpDrainMs }, 'shutting down');
     // Whatever state Redis and the tasks are in, the process is gone within the bound.
     setTimeout(() => {
-      log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown took too long; exiting now');
+      log.error({ timeout_ms: timeoutMs }, 'shutdown took too long; exiting now');
       process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
+    }, timeoutMs).unref();
     stop().then(
       () => process.exit(exitCode),
       (error) => {

@@ -9,7 +9,11 @@ export interface AllInOne {
   stop(): Promise<void>;
 }
 
-/** `ferrum start`: the controller plus one runner sharing its Redis; the runner drains first. */
+/**
+ * `ferrum start`: the controller plus one runner sharing its Redis. Stopping drains both at once
+ * (the controller keeps serving its running tasks' API calls while /ready answers 503), then
+ * stops the controller.
+ */
 export async function startAllInOne(config: Config, options: ControllerOptions = {}): Promise<AllInOne> {
   const controller = await startController(config, options);
   let runner: Runner;
@@ -33,7 +37,7 @@ export async function startAllInOne(config: Config, options: ControllerOptions =
     runner,
     async stop() {
       controller.ctx.localFunctions.runner = null;
-      await runner.stop();
+      await Promise.all([controller.drain(), runner.stop()]);
       await controller.stop();
     },
   };

@@ -17,6 +17,7 @@ import { openFunctionStores, type FunctionStores } from '../src/functions/servic
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/service.js';
+import { HttpDrain } from './http-drain.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 
 /**
@@ -44,6 +45,8 @@ export interface AppContext {
   lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */
   localFunctions: LocalFunctionHost;
+  /** Set once the process is stopping: /ready answers 503 while requests are still served. */
+  httpDrain: HttpDrain;
 }
 
 export interface OpenedContext {
@@ -112,6 +115,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     functions,
     lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
     localFunctions: { runner: null },
+    httpDrain: new HttpDrain(config.httpDrainMs),
   };
   return { ctx, close };
 }

@@ -41,6 +41,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installContentTypes(app);
   installJsonContentType(app);
   installHttpMetrics(app, ctx.metrics);
+  ctx.httpDrain.install(app);
   app.decorateRequest('principal', null);
   app.decorateRequest('project', null);
 

@@ -1,8 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
-import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
+import {
+  bootstrapIdentity,
+  reapplyBootstrapToken,
+  type BootstrapResult,
+  type ReappliedToken,
+} from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
@@ -31,6 +36,13 @@ export interface RunningController {
   ironJsonPath: string | null;
   /** The redis-server this controller started and supervises (none with REDIS_URL). */
   managedRedis: ManagedRedis | null;
+  /**
+   * The first step of a graceful stop: /ready answers 503 and answers close their connections,
+   * while requests are still served for FERRUM_HTTP_DRAIN_MS (load balancers take the
+   * controller out meanwhile); resolves when that window is over.
+   */
+  drain(): Promise<void>;
+  /** Stops the loops, ends long-polls with what they have, lets open requests finish, closes. */
   stop(): Promise<void>;
 }
 
@@ -42,6 +54,12 @@ export interface ControllerOptions {
 
 /** How long one shutdown step that needs Redis may take before it is given up. */
 const STOP_STEP_MS = 2000;
+/**
+ * How long a stopping controller waits for its requests in flight once its drain is over: with
+ * the loops' and the close's STOP_STEP_MS and the default 5 s drain, within the default 20 s
+ * shutdown timeout.
+ */
+const REQUESTS_FINISH_MS = 10_000;
 
 /**
  * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
@@ -65,6 +83,7 @@ export async function startController(config: Config, options: ControllerOptions
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
     const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, config.bootstrap), ctx.log);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
@@ -107,7 +126,9 @@ export async function startController(config: Config, options: ControllerOptions
       bootstrap,
       ironJsonPath,
       managedRedis: managed,
+      drain: () => ctx.httpDrain.begin(),
       async stop() {
+        void ctx.httpDrain.begin();
         stopRedisRoundTrip();
         const log = app.log;
         // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
@@ -123,6 +144,10 @@ export async function startController(config: Config, options: ControllerOptions
           cacheSweeper.stop(),
         ]);
         await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
+        // Long-polls (MQ reserve with wait) end at once with what they have; the other requests
+        // in flight (uploads, function calls) get up to REQUESTS_FINISH_MS.
+        mq.close();
+        await giveUpAfter(REQUESTS_FINISH_MS, 'requests in flight', ctx.httpDrain.idle(), log);
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },
@@ -132,6 +157,13 @@ export async function startController(config: Config, options: ControllerOptions
     await managed?.stop();
     throw error;
   }
+}
+
+function logReappliedToken(outcome: ReappliedToken, log: FastifyBaseLogger): void {
+  if (outcome === 'added')
+    log.info('FERRUM_BOOTSTRAP_TOKEN was new: added as another admin token of the bootstrap user');
+  if (outcome === 'no-admin-user')
+    log.warn('FERRUM_BOOTSTRAP_TOKEN is not a token and its admin user (FERRUM_BOOTSTRAP_EMAIL) is gone: not added');
 }
 
 /** The process's logger from fastify's `logger` option (silent when absent or false). */

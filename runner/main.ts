@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import type { Config } from '../src/core/config.js';
+import { shutdownTimeoutMs, type Config } from '../src/core/config.js';
 import { createProcessRegistry } from '../src/metrics/registry.js';
 import { serveRunnerMetrics } from './metrics-server.js';
 import { Runner } from './runner.js';
@@ -21,12 +21,13 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
     ? await Runner.startGateway(config, gateway, log, undefined, registry)
     : await Runner.start(config, config.redisUrl!, log, undefined, registry);
   const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
+  const timeoutMs = shutdownTimeoutMs(config, 'runner');
   const shutdown = (signal: string) => {
-    log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'draining');
+    log.info({ signal, timeout_ms: timeoutMs }, 'draining');
     setTimeout(() => {
-      log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown took too long; exiting now');
+      log.error({ timeout_ms: timeoutMs }, 'shutdown took too long; exiting now');
       process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
+    }, timeoutMs).unref();
     metricsServer.close();
     runner.stop().then(
       () => process.exit(0),

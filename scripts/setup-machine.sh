@@ -4,7 +4,8 @@
 #   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
 #   test:     services, plus Python, Ruby and Java (test/compat; python3 and ruby also make the
 #             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ and
-#             Debian's Chromium for the dashboard's browser tests (npm test)
+#             Debian's Chromium for the dashboard's browser tests and nginx for the
+#             rolling-restart test (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
@@ -77,6 +78,12 @@ ensure_client_languages() {
   [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 
+# nginx: the proxy of test/rolling-restart.test.ts, run there as a child process with its own
+# config (the package's system service is not used).
+ensure_nginx() {
+  [ -x /usr/sbin/nginx ] || apt_install nginx || return 1
+}
+
 ensure_rabbitmq() {
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
 }
@@ -97,6 +104,7 @@ case "$mode" in
     ensure_browser
     ensure_wrk
     ensure_client_languages
+    ensure_nginx
     # bench:mq-rabbitmq's reference: installed here so the smoke benches after the tests
     # spend their budget measuring, not installing.
     ensure_rabbitmq

@@ -97,4 +97,24 @@ describe('one-command start with a managed redis-server', () => {
     const login = await again.post('/1/authentication', { email: 'kept@example.com', password: 'pw' }, { token: null });
     expect(login.status).toBe(200);
   });
+
+  it('adds a changed FERRUM_BOOTSTRAP_TOKEN (a rotated Secret) as another admin token on the next start, once', async () => {
+    await running?.stop();
+    const rotated = { ...config, bootstrap: { ...config.bootstrap, token: 'rotated-bootstrap-token-0123456789' } };
+    running = await startController(rotated);
+    expect(running.bootstrap).toBeNull();
+    const fresh = new HttpClient(running.url, 'rotated-bootstrap-token-0123456789');
+    const tokens = (await fresh.get('/1/tokens')).body.tokens as Array<{ name: string; admin: boolean }>;
+    expect(tokens.filter((token) => token.name === 'bootstrap admin')).toHaveLength(2);
+    expect((await fresh.get('/1/users')).status).toBe(200);
+    // The earlier value stays valid until deleted.
+    expect((await new HttpClient(running.url, 'bootstrap-token-for-tests-0123456789').get('/1/users')).status).toBe(
+      200,
+    );
+    await running.stop();
+
+    running = await startController(rotated);
+    const again = new HttpClient(running.url, 'rotated-bootstrap-token-0123456789');
+    expect(((await again.get('/1/tokens')).body.tokens as unknown[]).length).toBe(tokens.length);
+  });
 });

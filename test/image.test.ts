@@ -140,6 +140,10 @@ describe('the Ferrum image', () => {
       expect(ironJson).toMatchObject({ token: BOOTSTRAP_TOKEN, scheme: 'http' });
     });
 
+    it("runs the Helm chart's preStop hook (sleep) in the running container", async () => {
+      await docker('exec', name, 'sleep', '0');
+    });
+
     it('stops cleanly on SIGTERM', async () => {
       await docker('stop', '--time', '20', name);
       expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
@@ -204,9 +208,8 @@ describe('the Ferrum image', () => {
         image,
         'runner',
       );
-      await sleep(3000);
-      const state = await containerState(name);
-      expect(state.running, await docker('logs', name)).toBe(true);
+      // Started once it serves /health: a SIGTERM before its handlers exist is lost on PID 1.
+      await waitForHealth(new HttpClient(`http://127.0.0.1:${port}`), name);
       await docker('stop', '--time', '30', name);
       expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
     }, 60_000);

@@ -1,3 +1,4 @@
+import { HttpError } from '../core/errors.js';
 import { newSecret } from '../core/ids.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { sleep } from '../core/time.js';
@@ -9,6 +10,9 @@ export interface BootstrapValues {
   email?: string;
   password?: string;
 }
+
+const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
+const DEFAULT_EMAIL = 'admin@ferrum.local';
 
 export interface BootstrapResult {
   email: string;
@@ -32,12 +36,12 @@ export async function bootstrapIdentity(
   while ((await redis.set(lockKey, '1', 'PX', 30_000, 'NX')) !== 'OK') await sleep(100);
   try {
     if ((await store.countUsers()) > 0) return null;
-    const email = values.email ?? 'admin@ferrum.local';
+    const email = values.email ?? DEFAULT_EMAIL;
     const password = values.password ?? newSecret(18);
     const user = await store.createUser({ email, password, admin: true });
     const token = await store.createToken({
       userId: user.id,
-      name: 'bootstrap admin',
+      name: BOOTSTRAP_TOKEN_NAME,
       type: 'standard',
       admin: true,
       secret: values.token,
@@ -46,5 +50,36 @@ export async function bootstrapIdentity(
     return { email, password, token: token.secret, projectId: project.id };
   } finally {
     await redis.del(lockKey);
+  }
+}
+
+/** What a start did with FERRUM_BOOTSTRAP_TOKEN on a store that already had users. */
+export type ReappliedToken = 'unset' | 'present' | 'added' | 'no-admin-user';
+
+/**
+ * Makes the configured bootstrap token work on a store that already has users (a changed
+ * FERRUM_BOOTSTRAP_TOKEN, e.g. a rotated Kubernetes Secret): when no token has that value, it is
+ * added as another admin token of the bootstrap user (FERRUM_BOOTSTRAP_EMAIL). Earlier values
+ * stay valid until deleted (DELETE /1/tokens/{id}): a controller started with an older value
+ * during a rollout must not revoke the newer one.
+ */
+export async function reapplyBootstrapToken(store: IdentityStore, values: BootstrapValues): Promise<ReappliedToken> {
+  if (!values.token) return 'unset';
+  if (await store.findTokenBySecret(values.token)) return 'present';
+  const user = await store.findUserByEmail(values.email ?? DEFAULT_EMAIL);
+  if (!user?.admin) return 'no-admin-user';
+  try {
+    await store.createToken({
+      userId: user.id,
+      name: BOOTSTRAP_TOKEN_NAME,
+      type: 'standard',
+      admin: true,
+      secret: values.token,
+    });
+    return 'added';
+  } catch (error) {
+    // Another controller starting at the same time added it first.
+    if (error instanceof HttpError && error.statusCode === 409) return 'present';
+    throw error;
   }
 }

@@ -12,8 +12,16 @@ export interface Config {
   keyPrefix: string;
   dataDir: string;
   redis: RedisConfig;
-  /** How long SIGTERM/SIGINT may take before the process exits anyway, in ms. */
-  shutdownTimeoutMs: number;
+  /**
+   * How long SIGTERM/SIGINT may take before the process exits anyway, in ms; undefined: the
+   * role's own default (see shutdownTimeoutMs()).
+   */
+  shutdownTimeoutMs: number | undefined;
+  /**
+   * On SIGTERM, how long a controller keeps serving with /ready answering 503 (so load
+   * balancers take it out) before it stops accepting connections, in ms.
+   */
+  httpDrainMs: number;
   bodyLimitBytes: number;
   tokenCacheMs: number;
   logLevel: string;
@@ -402,6 +410,23 @@ function gatewayOf(env: Env): RunnerConfig['gateway'] {
   return { url, token };
 }
 
+/** What a process runs: its shutdown bound covers what it drains. */
+export type ProcessRole = 'controller' | 'runner' | 'all-in-one';
+
+/**
+ * How long SIGTERM/SIGINT may take before the process exits anyway: FERRUM_SHUTDOWN_TIMEOUT_MS,
+ * else the role's drain plus time to finish. A controller's default (HTTP drain + 15 s, 20 s)
+ * stays inside Kubernetes' default 30 s grace period.
+ */
+export function shutdownTimeoutMs(config: Config, role: ProcessRole): number {
+  if (config.shutdownTimeoutMs !== undefined) return config.shutdownTimeoutMs;
+  const controller = config.httpDrainMs + 15_000;
+  const runner = config.runner.drainMs + 20_000;
+  if (role === 'controller') return controller;
+  if (role === 'runner') return runner;
+  return Math.max(controller, runner);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS);
   const defaultStack = env.FERRUM_WORKER_DEFAULT_STACK || 'node-20';
@@ -417,10 +442,10 @@ export function loadConfig(env: Env = process.env): Config {
       appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
       restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),
     },
-    shutdownTimeoutMs: Math.max(
-      1000,
-      intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', intFrom(env, 'FERRUM_RUNNER_DRAIN_MS', 60000) + 20_000),
-    ),
+    shutdownTimeoutMs: env.FERRUM_SHUTDOWN_TIMEOUT_MS
+      ? Math.max(1000, intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', 0))
+      : undefined,
+    httpDrainMs: Math.max(0, intFrom(env, 'FERRUM_HTTP_DRAIN_MS', 5000)),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',

@@ -58,11 +58,17 @@ interface Channel {
  */
 export class WakeHub {
   private readonly channels = new Map<string, Channel>();
+  private closed = false;
 
   constructor(private readonly bus: EventBus) {}
 
-  /** Registers a waiter; resolves once the channel subscription is active. */
+  /** Registers a waiter; resolves once the channel subscription is active. After closeAll, a closed waiter. */
   async listen(channelName: string): Promise<Waiter> {
+    if (this.closed) {
+      const waiter = new Waiter(() => undefined);
+      waiter.close();
+      return waiter;
+    }
     let channel = this.channels.get(channelName);
     if (!channel) {
       const waiters = new Set<Waiter>();
@@ -79,8 +85,9 @@ export class WakeHub {
     return waiter;
   }
 
-  /** Wakes every waiter (shutdown): their requests answer with what they have. */
+  /** Wakes every waiter and every later one (shutdown): their requests answer with what they have. */
   closeAll(): void {
+    this.closed = true;
     for (const channel of [...this.channels.values()]) for (const waiter of [...channel.waiters]) waiter.close();
   }
 

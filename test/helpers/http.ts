@@ -1,3 +1,5 @@
+import http from 'node:http';
+
 export interface HttpResponse<T = any> {
   status: number;
   body: T;
@@ -60,4 +62,20 @@ export class HttpClient {
   delete<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>('DELETE', path, { ...options, body });
   }
+}
+
+/**
+ * A GET on a keep-alive connection of its own, with the answer's Connection header (which fetch
+ * hides): `close` when the server ends the connection after it.
+ */
+export function getOnOwnConnection(url: string): Promise<{ status: number; connection: string | undefined }> {
+  const agent = new http.Agent({ keepAlive: true });
+  return new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    http
+      .get(url, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
+      })
+      .on('error', reject);
+  }).finally(() => agent.destroy());
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig, shutdownTimeoutMs } from '../../src/core/config.js';
 import {
   chartValues,
   findObject,
@@ -229,9 +229,12 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
     expect(rendered.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort()).toEqual([
       'Deployment/ferrum-controller',
       'Deployment/ferrum-runner',
+      'NetworkPolicy/ferrum-controller',
       'NetworkPolicy/ferrum-redis',
+      'NetworkPolicy/ferrum-runner',
       'Pod/ferrum-test-ready',
       'PodDisruptionBudget/ferrum-controller',
+      'PodDisruptionBudget/ferrum-runner',
       'Secret/ferrum-secrets',
       'Service/ferrum-controller',
       'Service/ferrum-redis',
@@ -327,7 +330,10 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
       storageClassName: 'fast-ssd',
       resources: { requests: { storage: '20Gi' } },
     });
-    expect(container(statefulSet, 'redis').volumeMounts).toEqual([{ name: 'data', mountPath: '/data' }]);
+    expect(container(statefulSet, 'redis').volumeMounts).toEqual([
+      { name: 'data', mountPath: '/data' },
+      { name: 'config', mountPath: '/run/redis' },
+    ]);
     expect(container(statefulSet, 'redis').args).toContain('--appendonly');
     expect(findObject(rendered, 'Service', 'ferrum-redis').spec.ports[0].port).toBe(6379);
   });
@@ -527,7 +533,7 @@ describe('templates: gateway runners only (examples/gateway-runners.yaml)', () =
   it('renders the runners alone: no controller, Redis, Secret or helm test', () => {
     expectWellFormed(rendered);
     const kinds = rendered.objects.map((object) => `${object.kind}/${object.metadata.name}`).sort();
-    expect(kinds).toEqual(['Deployment/ferrum-runner', 'ServiceAccount/ferrum']);
+    expect(kinds).toEqual(['Deployment/ferrum-runner', 'PodDisruptionBudget/ferrum-runner', 'ServiceAccount/ferrum']);
   });
 
   it('gives the runner the API URL and the token from its Secret, and no Redis URL, password or key', () => {
@@ -655,9 +661,12 @@ describe('templates: other values', () => {
       'prod-controller',
       'prod-controller',
       'prod-controller',
+      'prod-controller',
       'prod-redis',
       'prod-redis',
       'prod-redis',
+      'prod-runner',
+      'prod-runner',
       'prod-runner',
       'prod-secrets',
       'prod-test-ready',
@@ -839,7 +848,15 @@ describe('templates: operations', () => {
   it('locks the bundled Redis: a password from the Secret, a NetworkPolicy, a hardened container', async () => {
     const rendered = await renderChart(chartDir, inlineSecrets);
     const redis = container(findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis');
-    expect(redis.args.slice(-2)).toEqual(['--requirepass', '$(REDIS_PASSWORD)']);
+    // The password reaches redis-server through a config file in memory, never its command line.
+    expect(JSON.stringify([redis.command, redis.args])).not.toMatch(/REDIS_PASSWORD\)|--requirepass/);
+    expect(redis.command.slice(0, 2)).toEqual(['sh', '-c']);
+    expect(redis.command[2]).toContain(`printf 'requirepass "%s"\\n' "$REDIS_PASSWORD" > /run/redis/auth.conf`);
+    expect(redis.command[2]).toContain('exec redis-server /run/redis/auth.conf "$@"');
+    expect(podSpec(findObject(rendered, 'StatefulSet', 'ferrum-redis')).volumes).toContainEqual({
+      name: 'config',
+      emptyDir: { medium: 'Memory', sizeLimit: '1Mi' },
+    });
     expect(env(redis).REDIS_PASSWORD).toEqual({ secretKeyRef: { name: 'ferrum-secrets', key: 'redis-password' } });
     expect(redis.securityContext).toEqual({
       allowPrivilegeEscalation: false,
@@ -997,5 +1014,276 @@ describe('templates: operations', () => {
     expect(chart.home).toMatch(/^https:\/\//);
     expect(chart.sources.length).toBeGreaterThan(0);
     expect(chart.maintainers[0].name).toBeTruthy();
+  });
+});
+
+describe('templates: production operations', () => {
+  const controllerOf = async (values: Values) =>
+    findObject(await renderChart(chartDir, { ...inlineSecrets, ...values }), 'Deployment', 'ferrum-controller');
+
+  it('stops a controller within its grace period: preStop, then the drain, then at most the shutdown timeout', async () => {
+    const deployment = await controllerOf({});
+    const spec = podSpec(deployment);
+    const controller = container(deployment, 'controller');
+    const preStopSeconds = Number(controller.lifecycle.preStop.exec.command[1]);
+    expect(controller.lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
+    const variables = env(controller);
+    expect(variables).toMatchObject({ FERRUM_HTTP_DRAIN_MS: '5000', FERRUM_SHUTDOWN_TIMEOUT_MS: '20000' });
+    const config = loadConfig(variables);
+    expect(config.httpDrainMs).toBe(5000);
+    expect(shutdownTimeoutMs(config, 'controller')).toBe(20_000);
+    expect(spec.terminationGracePeriodSeconds).toBe(30);
+    expect(preStopSeconds * 1000 + shutdownTimeoutMs(config, 'controller')).toBeLessThan(
+      spec.terminationGracePeriodSeconds * 1000,
+    );
+    // Without the chart, a controller's own default fits Kubernetes' default 30 s too.
+    expect(shutdownTimeoutMs(loadConfig({}), 'controller')).toBeLessThan(30_000);
+  });
+
+  it('refuses controller stop settings that do not fit together', async () => {
+    const refused: [Values, RegExp][] = [
+      [{ shutdownTimeoutSeconds: 5, drainSeconds: 5 }, /shutdownTimeoutSeconds must exceed controller.drainSeconds/],
+      [
+        { terminationGracePeriodSeconds: 20 },
+        /terminationGracePeriodSeconds must exceed controller.shutdownTimeoutSeconds/,
+      ],
+      [
+        { preStopSeconds: 40, terminationGracePeriodSeconds: 30 },
+        /terminationGracePeriodSeconds must exceed controller.preStopSeconds/,
+      ],
+    ];
+    for (const [controller, message] of refused)
+      await expect(renderChart(chartDir, { ...inlineSecrets, controller })).rejects.toThrow(message);
+  });
+
+  it('tunes the probes of controllers and runners from values, keeping their paths', async () => {
+    const values = {
+      ...inlineSecrets,
+      controller: {
+        probes: { readiness: { periodSeconds: 2, failureThreshold: 4 }, startup: { failureThreshold: 150 } },
+      },
+      runner: { probes: { liveness: { timeoutSeconds: 9 } } },
+    };
+    expect(schemaErrors(chartValues(chartDir, values))).toEqual([]);
+    const rendered = await renderChart(chartDir, values);
+    const controller = container(findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller');
+    expect(controller.readinessProbe).toEqual({
+      httpGet: { path: '/ready', port: 'http' },
+      periodSeconds: 2,
+      failureThreshold: 4,
+      timeoutSeconds: 3,
+    });
+    expect(controller.startupProbe).toEqual({
+      httpGet: { path: '/health', port: 'http' },
+      periodSeconds: 2,
+      failureThreshold: 150,
+    });
+    const runner = container(findObject(rendered, 'Deployment', 'ferrum-runner'), 'runner');
+    expect(runner.livenessProbe).toMatchObject({ httpGet: { path: '/health', port: 'metrics' }, timeoutSeconds: 9 });
+    expect(schemaErrors(chartValues(chartDir, { controller: { probes: { liveness: { path: '/x' } } } }))).toContain(
+      '/controller/probes/liveness must NOT have additional properties',
+    );
+  });
+
+  it('bounds the bundled Redis below its memory limit and never evicts Ferrum data', async () => {
+    const rendered = await renderChart(chartDir, inlineSecrets);
+    const redis = container(findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis');
+    const option = (name: string) => redis.args[redis.args.indexOf(name) + 1];
+    expect(option('--maxmemory-policy')).toBe('noeviction');
+    const maxmemoryBytes = Number(/^(\d+)mb$/.exec(option('--maxmemory'))![1]) * 1024 * 1024;
+    const limitBytes = Number(/^(\d+)Gi$/.exec(redis.resources.limits.memory)![1]) * 1024 ** 3;
+    expect(maxmemoryBytes).toBeLessThanOrEqual(limitBytes * 0.75);
+    expect(redis.resources.requests.memory).toBe(redis.resources.limits.memory);
+    expect(schemaErrors(chartValues(chartDir, { redis: { bundled: { maxmemory: '1Gi' } } }))).toContain(
+      '/redis/bundled/maxmemory must match pattern "^[1-9][0-9]*(kb|mb|gb)$"',
+    );
+  });
+
+  it('admits traffic to controllers on their HTTP port and to runners on their metrics port only', async () => {
+    const open = await renderChart(chartDir, inlineSecrets);
+    const controllerPolicy = findObject(open, 'NetworkPolicy', 'ferrum-controller');
+    expect(controllerPolicy.spec.podSelector.matchLabels).toEqual(
+      findObject(open, 'Deployment', 'ferrum-controller').spec.selector.matchLabels,
+    );
+    expect(controllerPolicy.spec.ingress).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }] }]);
+    const runnerPolicy = findObject(open, 'NetworkPolicy', 'ferrum-runner');
+    expect(runnerPolicy.spec.ingress).toEqual([{ ports: [{ port: 9090, protocol: 'TCP' }] }]);
+
+    const apiFrom = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }];
+    const narrowed = await renderChart(chartDir, {
+      ...inlineSecrets,
+      networkPolicy: { apiFrom, metricsFrom: [{ podSelector: { matchLabels: { app: 'prometheus' } } }] },
+      runner: { metrics: { enabled: true } },
+    });
+    expect(findObject(narrowed, 'NetworkPolicy', 'ferrum-controller').spec.ingress[0].from).toEqual([
+      // The release's own pods (the helm test, gateway runners) stay allowed.
+      {
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'ferrum', 'app.kubernetes.io/instance': 'ferrum' },
+        },
+      },
+      ...apiFrom,
+    ]);
+    expect(findObject(narrowed, 'NetworkPolicy', 'ferrum-runner').spec.ingress[0].from).toEqual([
+      { podSelector: { matchLabels: { app: 'prometheus' } } },
+    ]);
+    const silent = await renderChart(chartDir, { ...inlineSecrets, runner: { metrics: { enabled: false } } });
+    expect(findObject(silent, 'NetworkPolicy', 'ferrum-runner').spec).toMatchObject({
+      policyTypes: ['Ingress'],
+      ingress: [],
+    });
+    const off = await renderChart(chartDir, { ...inlineSecrets, networkPolicy: { enabled: false } });
+    expect(off.objects.some((object) => object.kind === 'NetworkPolicy')).toBe(false);
+  });
+
+  it('routes the APIs and the dashboard through the Ingress, never /metrics, /ready or /health, with a body limit for uploads', async () => {
+    const ingressOf = async (ingress: Values) =>
+      findObject(
+        await renderChart(chartDir, {
+          ...inlineSecrets,
+          ingress: { enabled: true, hosts: ['f.example.com'], ...ingress },
+        }),
+        'Ingress',
+        'ferrum-controller',
+      );
+    const ingress = await ingressOf({ annotations: { 'example.com/team': 'platform' } });
+    expect(ingress.metadata.annotations).toEqual({
+      'nginx.ingress.kubernetes.io/proxy-body-size': '65m',
+      'example.com/team': 'platform',
+    });
+    const paths: { path: string; pathType: string }[] = ingress.spec.rules[0].http.paths;
+    // Kubernetes' matching: Exact whole path; Prefix by whole path elements.
+    const routed = (url: string) =>
+      paths.some(({ path, pathType }) =>
+        pathType === 'Exact' ? url === path : url === path || url.startsWith(`${path}/`),
+      );
+    for (const url of ['/metrics', '/ready', '/health', '/readyz', '/metrics/x']) expect(routed(url), url).toBe(false);
+    for (const url of [
+      '/',
+      '/ui/app.js',
+      '/1/projects',
+      '/2/projects/p/tasks',
+      '/3/projects/p/queues/q/messages',
+      '/v1/apps',
+      '/r/app/route',
+      '/runner/v1/tasks',
+    ])
+      expect(routed(url), url).toBe(true);
+    for (const entry of ingress.spec.rules[0].http.paths)
+      expect(entry.backend).toEqual({ service: { name: 'ferrum-controller', port: { name: 'http' } } });
+    const own = await ingressOf({ annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '200m' } });
+    expect(own.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/proxy-body-size': '200m' });
+  });
+
+  it('keeps runners available through node drains and spreads them over nodes', async () => {
+    const rendered = await renderChart(chartDir, inlineSecrets);
+    const deployment = findObject(rendered, 'Deployment', 'ferrum-runner');
+    const budget = findObject(rendered, 'PodDisruptionBudget', 'ferrum-runner');
+    expect(budget.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: deployment.spec.selector.matchLabels } });
+    expect(podSpec(deployment).topologySpreadConstraints).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: deployment.spec.selector.matchLabels },
+      },
+    ]);
+    const daemons = await renderChart(chartDir, {
+      ...inlineSecrets,
+      runner: { kind: 'DaemonSet', podDisruptionBudget: { maxUnavailable: '25%' } },
+    });
+    expect(podSpec(findObject(daemons, 'DaemonSet', 'ferrum-runner')).topologySpreadConstraints).toBeUndefined();
+    expect(findObject(daemons, 'PodDisruptionBudget', 'ferrum-runner').spec.maxUnavailable).toBe('25%');
+  });
+
+  it('gives every workload its priorityClassName, extra pod labels, and controller and runner extra volumes', async () => {
+    const volume = { name: 'ca-bundle', configMap: { name: 'corporate-ca' } };
+    const mount = { name: 'ca-bundle', mountPath: '/etc/ssl/corporate', readOnly: true };
+    const values = {
+      ...inlineSecrets,
+      controller: {
+        priorityClassName: 'ferrum-api',
+        podLabels: { team: 'platform' },
+        extraVolumes: [volume],
+        extraVolumeMounts: [mount],
+      },
+      runner: {
+        priorityClassName: 'ferrum-batch',
+        podLabels: { team: 'batch' },
+        extraVolumes: [volume],
+        extraVolumeMounts: [mount],
+      },
+      redis: { bundled: { priorityClassName: 'ferrum-data', podLabels: { backup: 'daily' } } },
+    };
+    expect(schemaErrors(chartValues(chartDir, values))).toEqual([]);
+    const rendered = await renderChart(chartDir, values);
+    expectWellFormed(rendered);
+    const cases: [KubeObject, string, string, Record<string, string>][] = [
+      [findObject(rendered, 'Deployment', 'ferrum-controller'), 'controller', 'ferrum-api', { team: 'platform' }],
+      [findObject(rendered, 'Deployment', 'ferrum-runner'), 'runner', 'ferrum-batch', { team: 'batch' }],
+      [findObject(rendered, 'StatefulSet', 'ferrum-redis'), 'redis', 'ferrum-data', { backup: 'daily' }],
+    ];
+    for (const [workload, name, priorityClassName, labels] of cases) {
+      expect(podSpec(workload).priorityClassName, name).toBe(priorityClassName);
+      expect(workload.spec.template.metadata.labels, name).toMatchObject({
+        ...labels,
+        'app.kubernetes.io/component': name,
+      });
+      // Selectors stay the chart's own: an upgrade that changes podLabels keeps the workload.
+      expect(Object.keys(workload.spec.selector.matchLabels), name).not.toContain(Object.keys(labels)[0]);
+      if (name === 'redis') continue;
+      expect(podSpec(workload).volumes, name).toContainEqual(volume);
+      expect(container(workload, name).volumeMounts, name).toContainEqual(mount);
+    }
+    const defaults = await renderChart(chartDir, inlineSecrets);
+    for (const [, spec] of podSpecsOf(defaults)) expect(spec.priorityClassName).toBeUndefined();
+    expect(
+      schemaErrors(chartValues(chartDir, { controller: { podLabels: { 'app.kubernetes.io/component': 'x' } } })),
+    ).toContain('/controller/podLabels property name must be valid');
+  });
+
+  it('adds custom alert rules, each with its runbook link, beside the built-in ones', async () => {
+    const extraRules = [
+      {
+        alert: 'FerrumQueueBacklog',
+        expr: 'max(ferrum_mq_queue_depth_messages) > 100000',
+        for: '15m',
+        labels: { severity: 'warning' },
+        annotations: { summary: 'Queue {{ $labels.queue }} is backed up' },
+        runbookUrl: 'https://runbooks.example.com/ferrum/queue-backlog',
+      },
+      { alert: 'FerrumDown', expr: 'absent(up{job="ferrum"})', runbookUrl: 'https://runbooks.example.com/ferrum/down' },
+    ];
+    const values = { ...inlineSecrets, metrics: { prometheusRule: { enabled: true, extraRules } } };
+    expect(schemaErrors(chartValues(chartDir, values))).toEqual([]);
+    const groups = findObject(await renderChart(chartDir, values), 'PrometheusRule', 'ferrum').spec.groups;
+    expect(groups.map((group: any) => group.name)).toEqual(['ferrum', 'ferrum-custom']);
+    expect(groups[1].rules).toEqual([
+      {
+        alert: 'FerrumQueueBacklog',
+        expr: 'max(ferrum_mq_queue_depth_messages) > 100000',
+        for: '15m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'Queue {{ $labels.queue }} is backed up',
+          runbook_url: 'https://runbooks.example.com/ferrum/queue-backlog',
+        },
+      },
+      {
+        alert: 'FerrumDown',
+        expr: 'absent(up{job="ferrum"})',
+        annotations: { runbook_url: 'https://runbooks.example.com/ferrum/down' },
+      },
+    ]);
+    const withoutRunbook = { metrics: { prometheusRule: { extraRules: [{ alert: 'X', expr: 'up == 0' }] } } };
+    expect(schemaErrors(chartValues(chartDir, withoutRunbook))).toContain(
+      "/metrics/prometheusRule/extraRules/0 must have required property 'runbookUrl'",
+    );
+    const plain = findObject(
+      await renderChart(chartDir, { ...inlineSecrets, metrics: { prometheusRule: { enabled: true } } }),
+      'PrometheusRule',
+      'ferrum',
+    );
+    expect(plain.spec.groups.map((group: any) => group.name)).toEqual(['ferrum']);
   });
 });

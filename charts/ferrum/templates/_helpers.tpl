@@ -106,6 +106,22 @@ http://{{ template "ferrum.prefix" . }}-controller:{{ .Values.controller.service
 {{- if le .Values.runner.terminationGracePeriodSeconds .Values.runner.drainSeconds -}}
 {{- template "ferrum: runner.terminationGracePeriodSeconds must exceed runner.drainSeconds" -}}
 {{- end -}}
+{{- template "ferrum.checkControllerStop" . -}}
+{{- end -}}
+
+{{- /* The controller's stop fits in its grace period (Go templates cannot add, so each part is
+compared on its own; README: preStopSeconds + shutdownTimeoutSeconds < terminationGracePeriodSeconds). */ -}}
+{{- define "ferrum.checkControllerStop" -}}
+{{- $controller := .Values.controller -}}
+{{- if le $controller.shutdownTimeoutSeconds $controller.drainSeconds -}}
+{{- template "ferrum: controller.shutdownTimeoutSeconds must exceed controller.drainSeconds" -}}
+{{- end -}}
+{{- if le $controller.terminationGracePeriodSeconds $controller.shutdownTimeoutSeconds -}}
+{{- template "ferrum: controller.terminationGracePeriodSeconds must exceed controller.shutdownTimeoutSeconds" -}}
+{{- end -}}
+{{- if le $controller.terminationGracePeriodSeconds $controller.preStopSeconds -}}
+{{- template "ferrum: controller.terminationGracePeriodSeconds must exceed controller.preStopSeconds" -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "ferrum.secretName" -}}
@@ -178,6 +194,25 @@ default
                 secretKeyRef:
                   name: {{ template "ferrum.secretName" . }}
                   key: encryption-key
+{{- end -}}
+
+{{- /* A workload's extra pod labels (podLabels), continuing a flow map of labels: `{ ... {{- template "ferrum.podLabels" .Values.x.podLabels }} }`. */ -}}
+{{- define "ferrum.podLabels" -}}
+{{- range $key, $value := . }}, {{ printf "%q" $key }}: {{ printf "%q" $value }}{{ end -}}
+{{- end -}}
+
+{{- /* A pod's priorityClassName (6 spaces deep), when one is named. */ -}}
+{{- define "ferrum.priorityClass" -}}
+{{- if . }}
+      priorityClassName: {{ printf "%q" . }}
+{{- end -}}
+{{- end -}}
+
+{{- /* A probe's timing (12 spaces deep): the keys set in a `probes.<name>` value. */ -}}
+{{- define "ferrum.probeTuning" -}}
+{{- range $key, $value := . }}
+            {{ $key }}: {{ $value }}
+{{- end -}}
 {{- end -}}
 
 {{- define "ferrum.imagePullSecrets" -}}
