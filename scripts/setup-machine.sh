@@ -93,7 +93,7 @@ case "$mode" in
     ensure_redis || true   # the server itself explains how to install Redis when it is missing
     ensure_docker || echo "ferrum setup: continuing without Docker; tasks and functions need it" >&2
     ;;
-  fast)   # the unit and redis test lanes (npm run test:fast): Redis only
+  fast)   # the unit and redis test lanes (npm run test:fast): Redis and the client languages
     ensure_redis
     ensure_client_languages
     ;;
