@@ -68,6 +68,28 @@ describe('code packages', () => {
     expect(typeof code.latest_history_id).toBe('string');
   });
 
+  it("registers an image from a JSON body, as the Ruby client's codes_register sends it", async () => {
+    const headers = { 'User-Agent': 'iron_worker_ruby-3.4.2 (iron_core_ruby-1.0.12)' };
+    const body = { name: 'registered', image: 'ferrum-test/busybox', command: 'echo hi', env_vars: { A: '1' } };
+    const response = await server.http.post(worker.path('/codes'), body, { headers });
+    expect(response.status).toBe(200);
+    const code = (await server.http.get(worker.path(`/codes/${response.body.id}`))).body;
+    expect(code).toMatchObject({ name: 'registered', image: 'ferrum-test/busybox', env_vars: { A: '1' } });
+    // The same rules as the multipart data part: a name is required, a zip cannot come this way.
+    const nameless = await server.http.post(worker.path('/codes'), { image: 'ferrum-test/busybox' }, { headers });
+    expect(nameless.status).toBe(406);
+    expect(nameless.body.msg).toBe('name is required');
+    const stack = await server.http.post(worker.path('/codes'), { name: 'x', stack: 'sh' }, { headers });
+    expect(stack.status).toBe(400);
+    expect(stack.body.msg).toMatch(/zip packages/);
+    const text = await server.http.post(worker.path('/codes'), undefined, {
+      raw: 'name=x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(text.status).toBe(400);
+    expect(text.body.msg).toMatch(/multipart\/form-data .* or application\/json/);
+  });
+
   it('adds revisions under the same name and downloads each zip', async () => {
     const first = await zipOf({ 'one.sh': 'echo one' });
     const second = await zipOf({ 'two.sh': 'echo two', 'lib/x.txt': 'x' });
@@ -211,10 +233,10 @@ describe('code packages', () => {
       expect(response.body.msg).toContain('command is required for zip packages');
     });
 
-    it('a JSON body instead of a multipart form', async () => {
+    it('a JSON body that wraps the fields in "data" instead of being them', async () => {
       const response = await server.http.post(worker.path('/codes'), { data: { name: 'x', image: 'x' } });
-      expect(response.status).toBe(400);
-      expect(response.body.msg).toContain('multipart/form-data');
+      expect(response.status).toBe(406);
+      expect(response.body.msg).toBe('name is required');
     });
 
     it('a broken multipart body', async () => {

@@ -14,8 +14,15 @@ interface Form {
 }
 
 /** Reads the multipart form of a code upload: the `data` field and the optional `file`. */
+/** A JSON body is the `data` part alone: how the Ruby client's `codes_register` registers an image. */
+function isJsonRegistration(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+}
+
 async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<Form> {
-  if (!request.isMultipart()) throw badRequest('Content-Type must be multipart/form-data with a "data" field');
+  if (isJsonRegistration(request)) return { data: request.emptyJsonBody ? '' : JSON.stringify(request.body) };
+  if (!request.isMultipart())
+    throw badRequest('Content-Type must be multipart/form-data with a "data" field, or application/json');
   const form: Form = {};
   try {
     for await (const part of request.parts()) {
