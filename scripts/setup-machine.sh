@@ -2,8 +2,9 @@
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server only (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ and Debian's
-#             Chromium for the dashboard's browser tests (npm test)
+#   test:     services, plus busybox-static, the locally built test images, wrk, RabbitMQ, Debian's
+#             Chromium for the dashboard's browser tests and Debian's Prometheus (promtool and the
+#             server, for the alert rules' test) (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
@@ -63,6 +64,11 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
+# prometheus and promtool: test/metrics-alerts.test.ts runs the chart's alert rules on them.
+ensure_prometheus() {
+  { have prometheus && have promtool; } || apt_install prometheus || return 1
+}
+
 ensure_rabbitmq() {
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
 }
@@ -81,6 +87,7 @@ case "$mode" in
     ensure_test_images
     ensure_browser
     ensure_wrk
+    ensure_prometheus
     # bench:mq-rabbitmq's reference: installed here so the smoke benches after the tests
     # spend their budget measuring, not installing.
     ensure_rabbitmq
