@@ -90,6 +90,11 @@ async function chartRuleGroups(): Promise<unknown[]> {
   return findObject(rendered, 'PrometheusRule', 'ferrum').spec.groups;
 }
 
+/** The alert is neither pending nor firing: its condition, not an earlier one, will make it fire. */
+async function expectQuiet(name: string, labels: Record<string, string> = {}): Promise<void> {
+  expect(await prometheus.active(name, labels), `${name} before its condition`).toEqual([]);
+}
+
 async function redisServerPid(): Promise<number> {
   const redis = server.openRedis();
   try {
@@ -177,11 +182,13 @@ describe('/metrics as Prometheus reads it', () => {
 
 describe('alerts, each for its real condition', () => {
   it('FerrumMessagesWaitingTooLong: a ready message waits on a small queue', async () => {
+    await expectQuiet('FerrumMessagesWaitingTooLong');
     await new MqClient(server.http, server.projectId).postBodies(uniqueQueue('waits'), 'nobody reads me');
     await prometheus.firing('FerrumMessagesWaitingTooLong');
-  });
+  }, 90_000);
 
   it('FerrumNoRunners and FerrumTasksWaitingTooLong: a tenant cluster without runners, beside one with a runner', async () => {
+    for (const name of ['FerrumNoRunners', 'FerrumTasksWaitingTooLong']) await expectQuiet(name);
     await worker.upload({ name: 'ok', image: 'ferrum-test/busybox', command: 'true' });
     await worker.queue('ok', '', { cluster: unservedCluster });
     // The served tenant cluster's runner is online under the same label, and hides nothing.
@@ -189,25 +196,28 @@ describe('alerts, each for its real condition', () => {
     const alert = await prometheus.firing('FerrumNoRunners', { cluster: 'tenants' });
     expect(Number(alert.value)).toBe(1);
     await prometheus.firing('FerrumTasksWaitingTooLong', { cluster: 'tenants' });
-  });
+  }, 90_000);
 
   it('FerrumTaskErrors: tasks end in error', async () => {
+    await expectQuiet('FerrumTaskErrors');
     await worker.upload({ name: 'fails', image: 'ferrum-test/busybox', command: 'sh -c "exit 3"' });
     const id = await worker.queue('fails', '', { cluster: servedCluster });
     await worker.waitFor(id, ['error'], 30_000);
     await prometheus.firing('FerrumTaskErrors', { cluster: servedCluster });
-  });
+  }, 90_000);
 
   it('FerrumRunnersSaturated: due tasks wait while every slot is busy', async () => {
+    await expectQuiet('FerrumRunnersSaturated');
     await worker.upload({ name: 'sleeps', image: 'ferrum-test/busybox', command: 'sleep 60' });
     const running = await worker.queue('sleeps', '', { cluster: servedCluster });
     await worker.waitFor(running, ['running'], 30_000);
     const waiting = await worker.queue('sleeps', '', { cluster: servedCluster });
     await prometheus.firing('FerrumRunnersSaturated', { cluster: 'tenants' });
     for (const id of [waiting, running]) await server.http.post(worker.path(`/tasks/${id}/cancel`));
-  });
+  }, 90_000);
 
   it('FerrumPushFailures: a subscriber keeps failing', async () => {
+    await expectQuiet('FerrumPushFailures');
     const broken = await TestSubscriber.start(() => 500);
     subscribers.push(broken);
     const mq = new MqClient(server.http, server.projectId);
@@ -218,9 +228,10 @@ describe('alerts, each for its real condition', () => {
     expect(created.status).toBe(200);
     await mq.postBodies(queue, 'undeliverable');
     await prometheus.firing('FerrumPushFailures');
-  });
+  }, 90_000);
 
   it('FerrumRedisRefusingWrites: Redis answers PING but refuses writes', async () => {
+    await expectQuiet('FerrumRedisRefusingWrites');
     await redisConfigSet('min-replicas-to-write', '1');
     try {
       const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 0);
@@ -230,43 +241,56 @@ describe('alerts, each for its real condition', () => {
       await redisConfigSet('min-replicas-to-write', '0');
     }
     await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 1);
-  });
+  }, 90_000);
 
-  it('with Redis frozen: /metrics still answers at once, and the Redis, 5xx and staleness alerts fire', async () => {
+  it('with Redis frozen: /metrics still answers with the last sample, and the Redis, 5xx and staleness alerts fire', async () => {
+    const instance = new URL(server.url).host;
+    const outageAlerts = [
+      ['FerrumRedisUnreachable', { instance }],
+      ['FerrumRedisErrors', { kind: 'timeout' }],
+      ['FerrumHttp5xx', {}],
+      ['FerrumMetricsStale', {}],
+    ] as const;
+    for (const [name, labels] of outageAlerts) await expectQuiet(name, labels);
     const before = parsePrometheus((await scrape(server.url)).text);
     redisPid = await redisServerPid();
     process.kill(redisPid, 'SIGSTOP');
-    // Requests that need Redis fail (503) once the command timeout passes.
-    for (let i = 0; i < 5; i++)
-      expect((await server.http.get(`/3/projects/${server.projectId}/queues`)).status).toBe(503);
-    const during = await eventually(async () => {
-      const scraped = await scrape(server.url);
-      expect(scraped.status).toBe(200);
-      expect(scraped.ms).toBeLessThan(1000);
-      const metrics = parsePrometheus(scraped.text);
-      return metrics.value('ferrum_redis_up') === 0 && metrics.value('ferrum_metrics_sample_age_seconds') > 2
-        ? metrics
-        : undefined;
-    }, 15_000);
-    // The last sample is still served.
-    expect(during.value('ferrum_mq_messages', { state: 'ready' })).toBe(
-      before.value('ferrum_mq_messages', { state: 'ready' }),
-    );
-    expect(during.value('ferrum_cluster_runners_online', { cluster: 'tenants' })).toBe(1);
-    const instance = new URL(server.url).host;
-    await prometheus.firing('FerrumRedisUnreachable', { instance });
-    await prometheus.firing('FerrumRedisErrors', { kind: 'timeout' });
-    await prometheus.firing('FerrumHttp5xx');
-    await prometheus.firing('FerrumMetricsStale');
-    // Prometheus kept scraping the controller throughout.
-    expect(await prometheus.query(`up{instance="${instance}"}`)).toBe(1);
-    expect(await prometheus.query(`min_over_time(up{instance="${instance}"}[5s])`)).toBe(1);
+    // Clients keep calling meanwhile; requests that need Redis fail (503) once the command timeout passes.
+    let outage = true;
+    const refused: number[] = [];
+    const clients = (async () => {
+      while (outage) refused.push((await server.http.get(`/3/projects/${server.projectId}/queues`)).status);
+    })();
+    try {
+      const during = await eventually(async () => {
+        const scraped = await scrape(server.url);
+        // Were a scrape to read Redis, it would fail or take the command timeout (500 ms).
+        expect(scraped.status).toBe(200);
+        expect(scraped.ms).toBeLessThan(2000);
+        const metrics = parsePrometheus(scraped.text);
+        return metrics.value('ferrum_redis_up') === 0 && metrics.value('ferrum_metrics_sample_age_seconds') > 2
+          ? metrics
+          : undefined;
+      }, 15_000);
+      expect(during.value('ferrum_mq_messages', { state: 'ready' })).toBe(
+        before.value('ferrum_mq_messages', { state: 'ready' }),
+      );
+      expect(during.value('ferrum_cluster_runners_online', { cluster: 'tenants' })).toBe(1);
+      for (const [name, labels] of outageAlerts) await prometheus.firing(name, labels);
+      // Prometheus kept scraping the controller throughout.
+      expect(await prometheus.query(`min_over_time(up{instance="${instance}"}[5s])`)).toBe(1);
+    } finally {
+      outage = false;
+      await clients;
+    }
+    expect(new Set(refused)).toEqual(new Set([503]));
     process.kill(redisPid, 'SIGCONT');
     redisPid = undefined;
     await scrapeUntil((metrics) => metrics.value('ferrum_redis_up') === 1);
-  });
+  }, 90_000);
 
   it('FerrumTargetDown and FerrumNoLeader: the runner, then the controller, go away', async () => {
+    for (const name of ['FerrumTargetDown', 'FerrumNoLeader']) await expectQuiet(name);
     runnerMetrics!.closeAllConnections();
     await new Promise((resolve) => runnerMetrics!.close(resolve));
     runnerMetrics = undefined;
@@ -276,5 +300,5 @@ describe('alerts, each for its real condition', () => {
     await server.running.stop();
     await prometheus.firing('FerrumTargetDown', { instance: new URL(server.url).host });
     await prometheus.firing('FerrumNoLeader');
-  });
+  }, 90_000);
 });

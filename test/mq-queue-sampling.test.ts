@@ -29,7 +29,7 @@ describe('sampling every queue', () => {
   let oldestId: string;
 
   beforeAll(async () => {
-    [oldestId] = await mq.postBodies(small, 'the oldest');
+    oldestId = (await mq.postBodies(small, 'the oldest'))[0]!;
     for (const queue of deep) await mq.postBodies(queue, 'a', 'b', 'c', 'd', 'e');
     await mq.post(deep[0]!, [{ body: 'later', delay: 600 }]);
     expect(await mq.reserve(deep[1]!, { n: 2 })).toHaveLength(2);

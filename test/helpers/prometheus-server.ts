@@ -88,16 +88,18 @@ export class TestPrometheus {
     return body.data.alerts;
   }
 
+  /** Alert `name` with labels including `labels`, pending or firing. */
+  async active(name: string, labels: Record<string, string> = {}): Promise<Alert[]> {
+    return (await this.alerts()).filter(
+      (alert) =>
+        alert.labels.alertname === name && Object.entries(labels).every(([key, value]) => alert.labels[key] === value),
+    );
+  }
+
   /** Waits until alert `name` fires with labels including `labels`; returns it. */
   firing(name: string, labels: Record<string, string> = {}, timeoutMs = 30_000): Promise<Alert> {
     return eventually(
-      async () =>
-        (await this.alerts()).find(
-          (alert) =>
-            alert.state === 'firing' &&
-            alert.labels.alertname === name &&
-            Object.entries(labels).every(([key, value]) => alert.labels[key] === value),
-        ),
+      async () => (await this.active(name, labels)).find((alert) => alert.state === 'firing'),
       timeoutMs,
       `alert ${name} ${JSON.stringify(labels)} firing`,
     );
