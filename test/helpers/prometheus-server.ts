@@ -71,6 +71,8 @@ export class TestPrometheus {
     );
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    // No prometheus binary: `bash scripts/setup-machine.sh test` installs Debian's.
+    child.once('error', (error) => (stderr += `${error.message}\n`));
     const prometheus = new TestPrometheus(child, dir, `http://127.0.0.1:${port}`, () => stderr);
     await eventually(
       async () => child.exitCode === null && (await fetch(`${prometheus.url}/-/ready`).catch(() => null))?.ok,
