@@ -136,7 +136,8 @@ beforeAll(async () => {
     job: JOB,
     targets: [new URL(server.url).host, runnerTarget],
     ruleGroups: await chartRuleGroups(),
-    interval: '500ms',
+    // Also the scrape timeout: on a loaded machine a shorter one would fail scrapes (stale series).
+    interval: '1s',
   });
 }, 90_000);
 
@@ -212,6 +213,7 @@ describe('alerts, each for its real condition', () => {
     const running = await worker.queue('sleeps', '', { cluster: servedCluster });
     await worker.waitFor(running, ['running'], 30_000);
     const waiting = await worker.queue('sleeps', '', { cluster: servedCluster });
+    await scrapeUntil((metrics) => metrics.value('ferrum_worker_clusters_saturated', { cluster: 'tenants' }) === 1);
     await prometheus.firing('FerrumRunnersSaturated', { cluster: 'tenants' });
     for (const id of [waiting, running]) await server.http.post(worker.path(`/tasks/${id}/cancel`));
   }, 90_000);
