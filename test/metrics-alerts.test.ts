@@ -128,7 +128,8 @@ beforeAll(async () => {
     FERRUM_RUNNER_SLOTS: '1',
   });
   const registry = new Registry();
-  runner = await Runner.start(config, config.redisUrl!, pino({ level: 'warn' }), new Docker(), registry);
+  // Its warnings while Redis refuses writes are the test's own doing.
+  runner = await Runner.start(config, config.redisUrl!, pino({ level: 'error' }), new Docker(), registry);
   const runnerPort = await freeLoopbackPort();
   runnerMetrics = serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
   runnerTarget = `127.0.0.1:${runnerPort}`;
