@@ -41,6 +41,7 @@ const ON_CLUSTER = [
   'test/mq-v3-dead-letter.test.ts',
   'test/mq-v3-expiry-sweep.test.ts',
   'test/mq-push-delivery.test.ts',
+  'test/mq-queue-sampling.test.ts',
   'test/cache-items.test.ts',
   'test/cache-expiry.test.ts',
   'test/cache-sweeper.test.ts',

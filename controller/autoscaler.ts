@@ -5,7 +5,6 @@ import { LeaderLoop } from '../src/core/leader-loop.js';
 import { isRedisUnavailable } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import type { WorkerServices } from '../src/worker/services.js';
-import { registerClusterInstanceGauge, registerRunnersOnlineGauge } from './cluster-metrics.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
@@ -66,8 +65,6 @@ export async function startAutoscaler(
     autoscalerLog,
     ownerIsAdmin,
   );
-  registerClusterInstanceGauge(ctx.metrics.registry, worker);
-  registerRunnersOnlineGauge(ctx.metrics.registry, worker, ctx.config.metrics.tenantLabels);
   const loop = new LeaderLoop({
     redis: ctx.redis,
     keys: ctx.keys,

@@ -8,14 +8,12 @@ import type { Metrics } from '../src/metrics/registry.js';
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   // Callback style: no promise per response.
   app.addHook('onResponse', (request, reply, done) => {
+    const status = `${Math.floor(reply.statusCode / 100)}xx`;
     metrics.httpRequestDuration.observe(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: `${Math.floor(reply.statusCode / 100)}xx`,
-      },
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status },
       reply.elapsedTime / 1000,
     );
+    metrics.httpResponses.inc({ status });
     done();
   });
 }

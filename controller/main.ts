@@ -18,7 +18,7 @@ import { startAutoscaler } from './autoscaler.js';
 import { startCacheSweeper } from './cache-sweeper.js';
 import { startHistorySampler } from './history-sampler.js';
 import { startMetricsSampler } from './metrics-sampler.js';
-import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
+import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
 import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
@@ -117,7 +117,7 @@ export async function startController(config: Config, options: ControllerOptions
     const projectJanitor = startProjectJanitor(ctx, app.log);
     const autoscaler = await startAutoscaler(ctx, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
     const metricsSampler = startMetricsSampler(ctx, mq, app.log);
-    const stopRedisRoundTrip = startRedisRoundTrip(ctx.redis, ctx.metrics.registry, config.metrics.redisPingMs);
+    const stopRedisProbe = startRedisProbe(ctx.redis, ctx.metrics.registry, redisProbeOptions(config, ctx.keys));
     return {
       app,
       ctx,
@@ -129,7 +129,7 @@ export async function startController(config: Config, options: ControllerOptions
       drain: () => ctx.httpDrain.begin(),
       async stop() {
         void ctx.httpDrain.begin();
-        stopRedisRoundTrip();
+        stopRedisProbe();
         const log = app.log;
         // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
         const loops = Promise.all([

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { TaskStatus } from '../src/worker/types.js';
+import { FINAL_STATUSES, type TaskStatus } from '../src/worker/types.js';
 
 // Task waits and runs range from milliseconds to the longest task timeout (an hour).
 const TASK_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
@@ -42,6 +42,8 @@ export class RunnerMetrics {
       buckets: TASK_SECONDS_BUCKETS,
       registers: [registry],
     });
+    this.startedTasks.inc({ cluster }, 0);
+    for (const status of FINAL_STATUSES) this.finishedTasks.inc({ cluster, status }, 0);
     new Gauge({
       name: 'ferrum_runner_slots',
       help: 'Task slots of this runner, by state: busy (running a task) or free',

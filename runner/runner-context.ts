@@ -3,7 +3,7 @@ import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, KeySpace, SUBSCRIBER_OPTIONS, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
+import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
 import { redisErrorsCounter } from '../src/metrics/registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 
@@ -50,7 +50,7 @@ export function openRunnerContext(config: Config, redisUrl: string, registry: Re
     taskQueueConnection: createRedisClient(redisUrl, 'runner-bullmq', blockingOptions),
     functionCallConnection: createRedisClient(redisUrl, 'runner-functions', blockingOptions),
   };
-  const stopRoundTrip = startRedisRoundTrip(redis, registry, config.metrics.redisPingMs);
+  const stopRoundTrip = startRedisProbe(redis, registry, redisProbeOptions(config, keys));
   let closing: Promise<void> | null = null;
   return {
     ctx,

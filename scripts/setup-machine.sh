@@ -3,9 +3,9 @@
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
 #   test:     services, plus Python, Ruby and Java (test/compat; python3 and ruby also make the
-#             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ and
-#             Debian's Chromium for the dashboard's browser tests and nginx for the
-#             rolling-restart test (npm test)
+#             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ,
+#             Debian's Chromium (the dashboard's browser tests), nginx (the rolling-restart test)
+#             and Debian's Prometheus (promtool and the server, for the alert rules' test) (npm test)
 #   rabbitmq: Debian's RabbitMQ server, the reference of bench/mq-rabbitmq.ts
 # Idempotent and quick when everything is already there.
 set -euo pipefail
@@ -84,6 +84,11 @@ ensure_nginx() {
   [ -x /usr/sbin/nginx ] || apt_install nginx || return 1
 }
 
+# prometheus and promtool: test/metrics-alerts.test.ts runs the chart's alert rules on them.
+ensure_prometheus() {
+  { have prometheus && have promtool; } || apt_install prometheus || return 1
+}
+
 ensure_rabbitmq() {
   [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || apt_install rabbitmq-server || return 1
 }
@@ -105,6 +110,7 @@ case "$mode" in
     ensure_wrk
     ensure_client_languages
     ensure_nginx
+    ensure_prometheus
     # bench:mq-rabbitmq's reference: installed here so the smoke benches after the tests
     # spend their budget measuring, not installing.
     ensure_rabbitmq

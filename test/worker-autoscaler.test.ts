@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../src/core/time.js';
 import { INSTANCE_LABELS } from '../controller/providers/docker-provider.js';
 import type { Runner } from '../runner/runner.js';
+import { eventually } from './helpers/eventually.js';
 import { buildFerrumImage, docker } from './helpers/image.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { createCluster, FAST_WORKER_ENV, startRunner, WorkerClient } from './helpers/worker.js';
@@ -54,6 +55,7 @@ beforeAll(async () => {
     FERRUM_AUTOSCALER_COOLDOWN_MS: '1500',
     FERRUM_AUTOSCALER_DOCKER_IMAGE: IMAGE,
     FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS: '600000',
+    FERRUM_METRICS_SAMPLE_MS: '300',
   });
   worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
@@ -135,8 +137,12 @@ describe('the docker provider', () => {
     expect(await containersOf(clusterId)).toEqual([]);
     // A terminated instance's token is revoked.
     expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toEqual([]);
-    const metrics = (await server.http.get('/metrics')).text;
-    expect(metrics).toMatch(/ferrum_cluster_instances\{type="TERMINATE"\} [1-9]/);
+    // Sampled by the leader's metrics sampler, which may not have run since the last termination.
+    await eventually(
+      async () => /ferrum_cluster_instances\{type="TERMINATE"\} [1-9]/.test((await server.http.get('/metrics')).text),
+      10_000,
+      'ferrum_cluster_instances counts the terminated instances',
+    );
   }, 300_000);
 
   it('never loses a running task of a KILL instance: it finishes, then the instance terminates', async () => {

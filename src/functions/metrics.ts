@@ -1,5 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { CallOutcome, RouteFormat } from './types.js';
+import { ROUTE_FORMATS, type CallOutcome, type RouteFormat } from './types.js';
+
+const OUTCOMES: ReadonlyArray<CallOutcome | 'accepted'> = ['success', 'error', 'timeout', 'accepted'];
 
 /** Calls answered by this controller: `outcome` is how a sync call ended, `accepted` for async calls. */
 export class FunctionMetrics {
@@ -20,6 +22,9 @@ export class FunctionMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+    for (const format of ROUTE_FORMATS) {
+      for (const outcome of OUTCOMES) this.calls.inc({ format, outcome }, 0);
+    }
   }
 
   accepted(format: RouteFormat): void {

@@ -1,26 +1,24 @@
-import os from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
 import type { LeadershipReport } from '../core/leader-loop.js';
 
 /**
- * ferrum_leader{loop, controller}: 1 while this process holds a loop's leader lease, else 0; the
- * controller label (host name and pid) says which controller runs the scheduler, the sweepers,
- * the autoscaler and push delivery.
+ * ferrum_leader{loop}: 1 while this process holds a loop's leader lease, else 0. Which controller
+ * holds it is the scrape target's own `instance` label: no host or pid label, which would start a
+ * new series on every restart.
  */
 export class LeadershipGauge implements LeadershipReport {
-  private readonly gauge: Gauge<'loop' | 'controller'>;
-  private readonly controller = `${os.hostname()}:${process.pid}`;
+  private readonly gauge: Gauge<'loop'>;
 
   constructor(registry: Registry) {
     this.gauge = new Gauge({
       name: 'ferrum_leader',
       help: 'Whether this controller holds the leader lease of a background loop (1) or not (0)',
-      labelNames: ['loop', 'controller'] as const,
+      labelNames: ['loop'] as const,
       registers: [registry],
     });
   }
 
   report(loop: string, held: boolean): void {
-    this.gauge.set({ loop, controller: this.controller }, held ? 1 : 0);
+    this.gauge.set({ loop }, held ? 1 : 0);
   }
 }

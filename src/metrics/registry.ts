@@ -7,14 +7,26 @@ import { perRegistry } from './per-registry.js';
 export interface Metrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  httpResponses: Counter<'status'>;
   leadership: LeadershipGauge;
   redisErrors: Counter<'kind'>;
 }
+
+/**
+ * prom-client's default gauges whose names end in _total, which Prometheus keeps for counters
+ * (`promtool check metrics` flags them): their per-type siblings (…_active_handles{type}, …) remain.
+ */
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /** A process's registry: Node's default metrics and ferrum_build_info. */
 export function createProcessRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ferrum_' });
+  for (const name of GAUGES_NAMED_AS_COUNTERS) registry.removeSingleMetric(`ferrum_${name}`);
   new Gauge({
     name: 'ferrum_build_info',
     help: 'Always 1; the labels say which Ferrum build and Node.js this process runs',
@@ -33,9 +45,22 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
+  const httpResponses = new Counter({
+    name: 'ferrum_http_responses_total',
+    help: 'HTTP responses by status class (1xx … 5xx), every class from 0: the error-rate alert needs no route',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  for (const status of ['1xx', '2xx', '3xx', '4xx', '5xx']) httpResponses.inc({ status }, 0);
   const redisErrors = redisErrorsCounter(registry);
-  return { registry, httpRequestDuration, leadership: new LeadershipGauge(registry), redisErrors };
+  return { registry, httpRequestDuration, httpResponses, leadership: new LeadershipGauge(registry), redisErrors };
 }
+
+/**
+ * Kinds whose series exist from the start, so that rate() sees their first error: the ones an
+ * outage brings (see redisErrorKind); rarer kinds appear when first seen.
+ */
+const COMMON_REDIS_ERROR_KINDS = ['unavailable', 'timeout', 'ECONNREFUSED', 'ECONNRESET', 'OOM', 'READONLY'];
 
 /**
  * ferrum_redis_errors_total of a registry, by kind (see redisErrorKind): one per registry, as
@@ -49,5 +74,7 @@ export function redisErrorsCounter(registry: Registry): Counter<'kind'> {
       labelNames: ['kind'] as const,
       registers: [registry],
     });
-  return perRegistry(registry, 'redis-errors', create);
+  const counter = perRegistry(registry, 'redis-errors', create);
+  for (const kind of COMMON_REDIS_ERROR_KINDS) counter.inc({ kind }, 0);
+  return counter;
 }

@@ -1,126 +1,176 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { QueueRef } from '../mq/keys.js';
-import type { ClusterTaskCounts, TaskCounts } from '../worker/tasks/task-counts.js';
+import type { QueueTotals, SampledQueue } from '../mq/queue-depth.js';
+import type { TaskCounts } from '../worker/tasks/task-counts.js';
+
+/** What the sampler saw of one cluster (see controller/cluster-metrics.ts). */
+export interface SampledCluster {
+  queued: number;
+  active: number;
+  oldestDueAt: number | null;
+  runners: number;
+  slots: number;
+  freeSlots: number;
+}
 
 /** One pass of the leader's metrics sampler. */
 export interface ControllerSample {
+  /** Every queue of every project, summed. */
+  queues: QueueTotals;
   /** The deepest queues over all projects, deepest first (at most FERRUM_METRICS_TOP_QUEUES). */
-  deepestQueues: Array<{ item: QueueRef; value: number }>;
-  /** Per deepest queue (same order), when its oldest ready message was posted (epoch ms), or null. */
-  oldestReadyAt: Array<number | null>;
+  deepestQueues: Array<{ item: SampledQueue; value: number }>;
   tasks: TaskCounts;
-  clusters: Map<string, ClusterTaskCounts>;
+  clusters: Map<string, SampledCluster>;
+  /** Instances of all clusters by type. */
+  instances: Map<string, number>;
 }
 
+const seconds = (ms: number) => ms / 1000;
+
 /**
- * Gauges the leader controller fills from Redis each sample. Each pass replaces every series, so
- * the queue depth gauge never holds more than the top N queues; a process that stopped sampling
- * (it lost the lease) drops its series once they are older than `maxAgeMs`, so only the current
- * leader reports them.
+ * Gauges the leader controller fills from Redis each sample; /metrics only reads them, so a scrape
+ * never waits on Redis. While Redis cannot be read they keep the last sample (its age says how
+ * old); a process that lost the sampler's lease to another controller drops them (retire()), so
+ * only the current leader reports them.
  */
 export class SampledGauges {
   private sampledAt = 0;
-  private readonly queueDepth: Gauge<'project_id' | 'queue'>;
-  private readonly tasks: Gauge<'state'>;
-  private readonly clusterTasks: Gauge<'cluster' | 'state'>;
-  private readonly oldestTaskAge: Gauge<'cluster'>;
-  private readonly oldestMessageAge: Gauge<'project_id' | 'queue'>;
-  private readonly oldestMessageAgeMax: Gauge;
+  private readonly all: Array<Gauge<string>> = [];
+  private readonly queueMessages;
+  private readonly queueCount;
+  private readonly oldestMessageAgeMax;
+  private readonly queueDepth;
+  private readonly oldestMessageAge;
+  private readonly tasks;
+  private readonly clusterTasks;
+  private readonly oldestTaskAge;
+  private readonly runnersOnline;
+  private readonly clustersWithoutRunners;
+  private readonly clustersSaturated;
+  private readonly instances;
 
   /**
-   * `tenantLabels` off (the default): no queue depth series and tenant clusters summed as
+   * `tenantLabels` off (the default): no per-queue series and tenant clusters summed as
    * cluster="tenants", so that /metrics names no project, queue or tenant cluster.
    */
   constructor(
     registry: Registry,
-    maxAgeMs: number,
-    private readonly privacy: { tenantLabels: boolean; operatorCluster: string },
+    private readonly privacy: { tenantLabels: boolean; operatorClusters: string[] },
   ) {
-    const dropWhenStale = (gauge: Gauge<string>) => {
-      if (Date.now() - this.sampledAt > maxAgeMs) gauge.reset();
+    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => {
+      const made = new Gauge<L>({ name, help, labelNames, registers: [registry] });
+      this.all.push(made as Gauge<string>);
+      return made;
     };
-    this.queueDepth = new Gauge({
-      name: 'ferrum_mq_queue_depth_messages',
-      help: 'Messages (available, delayed and reserved) on the deepest queues over all projects, the top N only',
-      labelNames: ['project_id', 'queue'] as const,
+    const ageOfSample = () => (this.sampledAt > 0 ? seconds(Date.now() - this.sampledAt) : null);
+    new Gauge({
+      name: 'ferrum_metrics_sample_age_seconds',
+      help: 'Age of the sampled gauges this controller serves (it runs the sampler); grows while Redis cannot be read',
       registers: [registry],
       collect() {
-        dropWhenStale(this);
+        this.reset();
+        const age = ageOfSample();
+        if (age !== null) this.set(age);
       },
     });
-    this.tasks = new Gauge({
-      name: 'ferrum_worker_tasks',
-      help: 'Task records over all projects, by status',
-      labelNames: ['state'] as const,
-      registers: [registry],
-      collect() {
-        dropWhenStale(this);
-      },
-    });
-    this.clusterTasks = new Gauge({
-      name: 'ferrum_worker_cluster_tasks',
-      help: 'Tasks per cluster: queued (waiting for a runner, due or delayed) and active (held by a runner)',
-      labelNames: ['cluster', 'state'] as const,
-      registers: [registry],
-      collect() {
-        dropWhenStale(this);
-      },
-    });
-    this.oldestTaskAge = new Gauge({
-      name: 'ferrum_worker_oldest_queued_task_age_seconds',
-      help: 'Per cluster, how long the longest-waiting due task has waited for a runner (0 when none waits)',
-      labelNames: ['cluster'] as const,
-      registers: [registry],
-      collect() {
-        dropWhenStale(this);
-      },
-    });
-    this.oldestMessageAge = new Gauge({
-      name: 'ferrum_mq_oldest_message_age_seconds',
-      help: 'How long the next message to be reserved has waited, on each of the deepest queues (the top N only)',
-      labelNames: ['project_id', 'queue'] as const,
-      registers: [registry],
-      collect() {
-        dropWhenStale(this);
-      },
-    });
-    this.oldestMessageAgeMax = new Gauge({
-      name: 'ferrum_mq_oldest_message_age_max_seconds',
-      help: 'The longest wait of a ready message over the deepest queues (0 when none is ready); names no queue',
-      registers: [registry],
-      collect() {
-        dropWhenStale(this);
-      },
-    });
+    this.queueMessages = gauge(
+      'ferrum_mq_messages',
+      'Messages on all queues of all projects, by state (ready, delayed, reserved)',
+      ['state'],
+    );
+    this.queueCount = gauge('ferrum_mq_queues', 'Queues over all projects');
+    this.oldestMessageAgeMax = gauge(
+      'ferrum_mq_oldest_message_age_max_seconds',
+      'How long the oldest ready message over all queues has waited (0 when none is ready); names no queue',
+    );
+    this.queueDepth = gauge(
+      'ferrum_mq_queue_depth_messages',
+      'Messages (available, delayed and reserved) on the deepest queues over all projects, the top N only',
+      ['project_id', 'queue'],
+    );
+    this.oldestMessageAge = gauge(
+      'ferrum_mq_oldest_message_age_seconds',
+      'How long the next message to be reserved has waited, on each of the deepest queues (the top N only)',
+      ['project_id', 'queue'],
+    );
+    this.tasks = gauge('ferrum_worker_tasks', 'Task records over all projects, by status', ['state']);
+    this.clusterTasks = gauge(
+      'ferrum_worker_cluster_tasks',
+      'Tasks per cluster: queued (waiting for a runner, due or delayed) and active (held by a runner)',
+      ['cluster', 'state'],
+    );
+    this.oldestTaskAge = gauge(
+      'ferrum_worker_oldest_queued_task_age_seconds',
+      'Per cluster, how long the longest-waiting due task has waited for a runner (0 when none waits)',
+      ['cluster'],
+    );
+    this.runnersOnline = gauge('ferrum_cluster_runners_online', 'Runners whose heartbeat is current, per cluster', [
+      'cluster',
+    ]);
+    this.clustersWithoutRunners = gauge(
+      'ferrum_worker_clusters_without_runners',
+      'Clusters where due tasks wait and no runner is online (each cluster judged on its own, then counted under its label)',
+      ['cluster'],
+    );
+    this.clustersSaturated = gauge(
+      'ferrum_worker_clusters_saturated',
+      'Clusters where due tasks wait while every slot of their online runners is busy',
+      ['cluster'],
+    );
+    this.instances = gauge(
+      'ferrum_cluster_instances',
+      'Instances of all clusters by type (ADD, LIVE, KILL, TERMINATE)',
+      ['type'],
+    );
+  }
+
+  /** Drops every sampled series: another controller samples now. */
+  retire(): void {
+    for (const gauge of this.all) gauge.reset();
+    this.sampledAt = 0;
   }
 
   publish(sample: ControllerSample): void {
     const now = Date.now();
-    this.queueDepth.reset();
-    this.oldestMessageAge.reset();
-    let longestWaitMs = 0;
-    sample.deepestQueues.forEach(({ item, value }, i) => {
-      const postedAt = sample.oldestReadyAt[i];
-      const waitedMs = postedAt == null ? null : Math.max(0, now - postedAt);
-      longestWaitMs = Math.max(longestWaitMs, waitedMs ?? 0);
-      if (!this.privacy.tenantLabels) return;
-      const labels = { project_id: item.projectId, queue: item.name };
-      this.queueDepth.set(labels, value);
-      if (waitedMs !== null) this.oldestMessageAge.set(labels, waitedMs / 1000);
-    });
-    this.oldestMessageAgeMax.set(longestWaitMs / 1000);
+    const waited = (since: number | null) => (since === null ? 0 : seconds(Math.max(0, now - since)));
+    for (const gauge of this.all) gauge.reset();
+    const { queues } = sample;
+    for (const state of ['ready', 'delayed', 'reserved'] as const) this.queueMessages.set({ state }, queues[state]);
+    this.queueCount.set(queues.queues);
+    this.oldestMessageAgeMax.set(waited(queues.oldestReadyAt));
+    if (this.privacy.tenantLabels) {
+      for (const { item, value } of sample.deepestQueues) {
+        const labels = { project_id: item.ref.projectId, queue: item.ref.name };
+        this.queueDepth.set(labels, value);
+        if (item.oldestReadyAt !== null) this.oldestMessageAge.set(labels, waited(item.oldestReadyAt));
+      }
+    }
     for (const [state, count] of Object.entries(sample.tasks)) this.tasks.set({ state }, count);
-    this.clusterTasks.reset();
-    this.oldestTaskAge.reset();
+    this.publishClusters(sample.clusters, waited);
+    for (const [type, count] of sample.instances) this.instances.set({ type }, count);
+    this.sampledAt = now;
+  }
+
+  /**
+   * Each cluster is judged on its own (does it lack runners? are they all busy?) before tenant
+   * clusters are summed under one label, so one tenant's runners never hide another's outage.
+   */
+  private publishClusters(clusters: Map<string, SampledCluster>, waited: (since: number | null) => number): void {
     const oldest = new Map<string, number>();
-    for (const [id, counts] of sample.clusters) {
-      const cluster = this.privacy.tenantLabels || id === this.privacy.operatorCluster ? id : 'tenants';
+    for (const [id, counts] of clusters) {
+      const cluster = this.labelOf(id);
+      const labels = { cluster };
       this.clusterTasks.inc({ cluster, state: 'queued' }, counts.queued);
       this.clusterTasks.inc({ cluster, state: 'active' }, counts.active);
-      const waitedMs = counts.oldestDueAt === null ? 0 : Math.max(0, now - counts.oldestDueAt);
-      oldest.set(cluster, Math.max(oldest.get(cluster) ?? 0, waitedMs));
+      this.runnersOnline.inc(labels, counts.runners);
+      const due = counts.oldestDueAt !== null;
+      this.clustersWithoutRunners.inc(labels, due && counts.runners === 0 ? 1 : 0);
+      this.clustersSaturated.inc(labels, due && counts.runners > 0 && counts.freeSlots === 0 ? 1 : 0);
+      oldest.set(cluster, Math.max(oldest.get(cluster) ?? 0, waited(counts.oldestDueAt)));
     }
-    for (const [cluster, waitedMs] of oldest) this.oldestTaskAge.set({ cluster }, waitedMs / 1000);
-    this.sampledAt = Date.now();
+    for (const [cluster, age] of oldest) this.oldestTaskAge.set({ cluster }, age);
+  }
+
+  private labelOf(clusterId: string): string {
+    return this.privacy.tenantLabels || this.privacy.operatorClusters.includes(clusterId) ? clusterId : 'tenants';
   }
 }

@@ -42,6 +42,7 @@ export class MqMetrics {
       labelNames: ['outcome'] as const,
       registers: [registry],
     });
+    for (const outcome of Object.values(PUSH_OUTCOMES)) if (outcome) this.pushDeliveries.inc({ outcome }, 0);
     new Gauge({
       name: 'ferrum_mq_long_poll_waiters',
       help: 'Reserve requests of this process waiting for messages',

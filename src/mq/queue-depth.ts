@@ -5,53 +5,74 @@ import type { MqKeys, QueueRef } from './keys.js';
 
 const PAGE = 500;
 
-/** A queue and its size (available + delayed + reserved messages). */
-export interface QueueDepth {
+/** One queue as the metrics sampler saw it. */
+export interface SampledQueue {
   ref: QueueRef;
-  size: number;
+  /** When the next message to be reserved was posted (epoch ms); null when nothing is ready. */
+  oldestReadyAt: number | null;
+}
+
+/** Every queue's messages summed by state, and the longest-waiting ready message over all of them. */
+export interface QueueTotals {
+  queues: number;
+  ready: number;
+  delayed: number;
+  reserved: number;
+  /** When the oldest ready message of any queue was posted (epoch ms); null when none is ready. */
+  oldestReadyAt: number | null;
+}
+
+export function emptyQueueTotals(): QueueTotals {
+  return { queues: 0, ready: 0, delayed: 0, reserved: 0, oldestReadyAt: null };
+}
+
+/** When the message at the head of a ready set was posted (its id says), or null. */
+function postedAt(head: string[]): number | null {
+  const id = head[0];
+  return id && isMessageId(id) ? messageIdTime(id) : null;
 }
 
 /**
- * Offers every queue of `projectId` with its size to `top`: one auto-pipelined round of ZCARDs
- * per page of queue names, no scripts (expired messages not yet swept still count).
+ * Adds every queue of `projectId` to `totals` and offers it, by size, to `top`. A page of queue
+ * names costs one round of four constant-time commands per queue (three ZCARDs and the ready
+ * set's head), auto-pipelined; pages follow one another, so a pass's cost grows with the number
+ * of queues but no single command or script does (expired messages not yet swept still count).
  */
-export async function offerQueueDepths(
+export async function sampleProjectQueues(
   redis: RedisClient,
   keys: MqKeys,
   projectId: string,
-  top: TopN<QueueRef>,
+  totals: QueueTotals,
+  top: TopN<SampledQueue>,
 ): Promise<void> {
   let from = '-';
   for (;;) {
     const names = await redis.zrangebylex(keys.queueIndex(projectId), from, '+', 'LIMIT', 0, PAGE);
     if (names.length === 0) return;
-    const refs = names.map((name) => ({ projectId, name }));
     // Each queue has a slot of its own on a Redis Cluster: separate (auto-pipelined) commands,
     // not one ioredis pipeline, which must stay within one node's slots.
-    const sizes = await Promise.all(
-      refs.map(async (ref) =>
-        (await Promise.all(keys.sizeKeys(ref).map((key) => redis.zcard(key)))).reduce((a, b) => a + b, 0),
-      ),
+    const sampled = await Promise.all(
+      names.map(async (name) => {
+        const ref = { projectId, name };
+        const [ready, delayed, reserved] = keys.sizeKeys(ref) as [string, string, string];
+        const [sizes, head] = await Promise.all([
+          Promise.all([redis.zcard(ready), redis.zcard(delayed), redis.zcard(reserved)]),
+          redis.zrange(ready, 0, 0),
+        ]);
+        return { ref, sizes, oldestReadyAt: postedAt(head) };
+      }),
     );
-    refs.forEach((ref, i) => top.offer(ref, sizes[i]!));
+    for (const { ref, sizes, oldestReadyAt } of sampled) {
+      totals.queues += 1;
+      totals.ready += sizes[0];
+      totals.delayed += sizes[1];
+      totals.reserved += sizes[2];
+      if (oldestReadyAt !== null && (totals.oldestReadyAt === null || oldestReadyAt < totals.oldestReadyAt)) {
+        totals.oldestReadyAt = oldestReadyAt;
+      }
+      top.offer({ ref, oldestReadyAt }, sizes[0] + sizes[1] + sizes[2]);
+    }
     if (names.length < PAGE) return;
     from = `(${names[names.length - 1]}`;
   }
-}
-
-/**
- * For each queue, when the message at the head of its ready set (the next to be reserved) was
- * posted, in epoch ms, or null when nothing is ready: one auto-pipelined round of commands.
- */
-export async function oldestReadyMessages(
-  redis: RedisClient,
-  keys: MqKeys,
-  refs: QueueRef[],
-): Promise<Array<number | null>> {
-  if (refs.length === 0) return [];
-  const heads = await Promise.all(refs.map((ref) => redis.zrange(keys.sizeKeys(ref)[0]!, 0, 0)));
-  return heads.map((head) => {
-    const id = head[0];
-    return id && isMessageId(id) ? messageIdTime(id) : null;
-  });
 }

@@ -897,17 +897,30 @@ describe('templates: operations', () => {
       },
     });
     const rules = findObject(rendered, 'PrometheusRule', 'ferrum').spec.groups[0].rules;
-    expect(rules.map((rule: any) => rule.alert)).toEqual([
+    const byName = new Map<string, any>(rules.map((rule: any) => [rule.alert, rule]));
+    expect([...byName.keys()]).toEqual([
+      'FerrumTargetDown',
+      'FerrumRedisUnreachable',
+      'FerrumRedisRefusingWrites',
+      'FerrumRedisErrors',
+      'FerrumMetricsStale',
       'FerrumNoRunners',
+      'FerrumRunnersSaturated',
       'FerrumTasksWaitingTooLong',
       'FerrumMessagesWaitingTooLong',
-      'FerrumRedisErrors',
+      'FerrumTaskErrors',
+      'FerrumHttp5xx',
       'FerrumPushFailures',
       'FerrumNoLeader',
     ]);
-    expect(rules[1].expr).toContain('> 900');
-    expect(rules[2].expr).toContain('ferrum_mq_oldest_message_age_max_seconds) > 7200');
-    expect(rules[0].annotations.summary).toContain('{{ $labels.cluster }}');
+    expect(byName.get('FerrumTasksWaitingTooLong').expr).toContain('> 900');
+    expect(byName.get('FerrumMessagesWaitingTooLong').expr).toContain(
+      'ferrum_mq_oldest_message_age_max_seconds) > 7200',
+    );
+    expect(byName.get('FerrumNoRunners').annotations.summary).toContain('{{ $labels.cluster }}');
+    expect(byName.get('FerrumTargetDown').expr).toBe('up{job=~"(.+/)?ferrum-(controller|runner)"} == 0');
+    expect(byName.get('FerrumRedisErrors').expr).toContain('[5m]');
+    expect(byName.get('FerrumRunnersSaturated').for).toBe('15m');
     const { data } = findObject(rendered, 'ConfigMap', 'ferrum-dashboard') as { data?: Record<string, string> };
     const dashboard = JSON.parse(data!['ferrum.json']!);
     const queries = dashboard.panels.flatMap((panel: any) => panel.targets);

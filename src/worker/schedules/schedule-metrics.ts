@@ -2,6 +2,8 @@ import { Counter, type Registry } from 'prom-client';
 import { perRegistry } from '../../metrics/per-registry.js';
 import type { ScheduleRunOutcome } from './scheduler.js';
 
+const SCHEDULE_RUN_OUTCOMES: readonly ScheduleRunOutcome[] = ['queued', 'skipped', 'failed'];
+
 /** Counts every due schedule run the scheduler handles, by outcome (ferrum_worker_schedule_runs_total). */
 export function scheduleRunCounter(registry: Registry): (outcome: ScheduleRunOutcome) => void {
   const create = () =>
@@ -12,5 +14,6 @@ export function scheduleRunCounter(registry: Registry): (outcome: ScheduleRunOut
       registers: [registry],
     });
   const counter = perRegistry(registry, 'schedule-runs', create);
+  for (const outcome of SCHEDULE_RUN_OUTCOMES) counter.inc({ outcome }, 0);
   return (outcome) => counter.inc({ outcome });
 }
