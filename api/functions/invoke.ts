@@ -12,20 +12,15 @@ import { RouteCache } from '../../src/functions/route-cache.js';
 import { checkRouteSecret } from '../../src/functions/route-secret.js';
 import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
+import { callerHeaders, callerUrl } from './caller-request.js';
 import { errorBody, installFunctionErrors } from './errors.js';
 
 export const CALL_ID_HEADER = 'Fn-Call-Id';
 const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 /** Headers a function's answer may not set: the server frames the response itself. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
-
-function headerMap(request: FastifyRequest): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
+/** An HTTP token (RFC 9110): what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The route's headers as defaults, the function's own over them. */
 function sendResult(reply: FastifyReply, route: Route, result: CallReply): FastifyReply {
@@ -36,6 +31,11 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
       .headers(result.headers)
       .send(errorBody(result.errorMessage ?? 'The function failed'));
   }
+  const invalid = Object.keys(result.headers).find((name) => !HEADER_NAME.test(name));
+  if (invalid !== undefined)
+    return reply
+      .code(502)
+      .send(errorBody(`The function answered with an invalid header name: ${JSON.stringify(invalid)}`));
   const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
   for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
     if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
@@ -82,8 +82,8 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
       {
         callId,
         method: request.method,
-        requestUrl: `${request.protocol}://${request.host}${request.url}`,
-        headers: headerMap(request),
+        requestUrl: callerUrl(request),
+        headers: callerHeaders(request),
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
       },
     );
