@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
-import { newObjectId } from '../../src/core/ids.js';
+import { newUnguessableId } from '../../src/core/ids.js';
 import type { CallReply } from '../../src/functions/call-message.js';
 import { CallReplies } from '../../src/functions/call-replies.js';
 import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
@@ -76,7 +76,7 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
     if (!route) throw notFound('Route not found');
     if (suspended) throw forbidden(SUSPENDED_MESSAGE);
     await checkRouteSecret(route, request.headers.authorization);
-    const callId = newObjectId();
+    const callId = newUnguessableId();
     const invocation = invocationOf(
       { app: found, route },
       {
