@@ -18,6 +18,7 @@ import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
 import { writeIronJson } from './iron-json.js';
+import { startFunctionsListener } from './functions-listener.js';
 import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -26,6 +27,8 @@ export interface RunningController {
   ctx: AppContext;
   url: string;
   port: number;
+  /** The port of the functions' own listener (FERRUM_FUNCTIONS_PORT); null without one. */
+  functionsPort: number | null;
   /** What the first start created; null when the store already had users. */
   bootstrap: BootstrapResult | null;
   ironJsonPath: string | null;
@@ -71,6 +74,10 @@ export async function startController(config: Config, options: ControllerOptions
     await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
+    const functionsListener =
+      config.functions.port === undefined
+        ? null
+        : await startFunctionsListener(app, config.functions.port, config.host);
     const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
@@ -104,6 +111,7 @@ export async function startController(config: Config, options: ControllerOptions
       ctx,
       url,
       port,
+      functionsPort: functionsListener?.port ?? null,
       bootstrap,
       ironJsonPath,
       managedRedis: managed,
@@ -123,6 +131,7 @@ export async function startController(config: Config, options: ControllerOptions
           cacheSweeper.stop(),
         ]);
         await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
+        await giveUpAfter(STOP_STEP_MS, 'open function calls', functionsListener?.close() ?? Promise.resolve(), log);
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },

@@ -14,6 +14,7 @@ import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
 import { callerHeaders, callerUrl } from './caller-request.js';
 import { errorBody, installFunctionErrors } from './errors.js';
+import { confineSharedOriginAnswers } from './origin.js';
 
 export const CALL_ID_HEADER = 'Fn-Call-Id';
 const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
@@ -50,6 +51,7 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
 export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
   const settings = ctx.config.functions;
+  confineSharedOriginAnswers(app, settings);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) =>
     done(null, body),
