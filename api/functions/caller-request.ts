@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { withoutSessionCookie } from '../dashboard-session-cookie.js';
 
 /** The platform's token scheme: `Authorization: OAuth <token>` (other schemes are the function's). */
 const PLATFORM_AUTHORIZATION = /^\s*OAuth(\s|$)/i;
@@ -9,8 +10,9 @@ const PLATFORM_HEADER_PREFIX = 'fn-';
 
 /**
  * The caller's headers as the function gets them, names in lower case: without the platform's
- * token (a caller that also uses the management API may send it; the function must never see
- * it) nor any Fn-* header of the platform's own.
+ * token (a caller that also uses the management API may send it, and a browser sends the
+ * dashboard's session cookie; the function must never see it) nor any Fn-* header of the
+ * platform's own.
  */
 export function callerHeaders(request: FastifyRequest): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -20,6 +22,11 @@ export function callerHeaders(request: FastifyRequest): Record<string, string> {
     const joined = Array.isArray(value) ? value.join(', ') : value;
     if (lower.startsWith(PLATFORM_HEADER_PREFIX)) continue;
     if (lower === 'authorization' && PLATFORM_AUTHORIZATION.test(joined)) continue;
+    if (lower === 'cookie') {
+      const kept = withoutSessionCookie(joined);
+      if (kept !== '') headers.cookie = kept;
+      continue;
+    }
     headers[lower] = joined;
   }
   return headers;
