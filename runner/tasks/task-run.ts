@@ -67,7 +67,9 @@ export class TaskRun {
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
       const image = this.imageOf(revision);
-      const imageInfo = revision.image ? await this.tenantImage(image) : await this.deps.executor.ensureImage(image);
+      const imageInfo = revision.image
+        ? await this.tenantImage(image)
+        : await this.deps.executor.ensureImage(image, undefined, { operator: true });
       if ('reason' in imageInfo) return await this.finish(['preparing'], { status: 'error', msg: imageInfo.reason });
       files = await prepareTaskFiles(
         task.payload,
@@ -98,7 +100,8 @@ export class TaskRun {
    * A tenant's image, checked against what the engine holds under its reference (by id, so a
    * private image named by id, prefix or digest is found); pulled first when the project's
    * credentials say so. Checked again when the reference came to name another image meanwhile
-   * (a pull of a name the engine lacked). A stack's image is the operator's, for every project.
+   * (a pull of a name the engine lacked). A stack's image is the operator's, for every project,
+   * from whatever registry the operator names.
    */
   private async tenantImage(image: string): Promise<ImageInfo | { reason: string }> {
     const { backend, executor } = this.deps;
