@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden } from '../src/core/errors.js';
+import { forbidden, unauthorized } from '../src/core/errors.js';
 
 /** The dashboard's session: the token in a cookie no script can read (HttpOnly). */
 export const SESSION_COOKIE = 'ferrum_session';
@@ -13,18 +13,25 @@ export const DASHBOARD_HEADER = 'x-ferrum-dashboard';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The value of the cookie `name` in a Cookie header; undefined when absent. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The values of the cookies named `name` in a Cookie header. */
+function cookieValues(header: string | undefined, name: string): string[] {
+  const values: string[] = [];
   for (const pair of (header ?? '').split(';')) {
     const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim() || undefined;
+    if (at > 0 && pair.slice(0, at).trim() === name) values.push(pair.slice(at + 1).trim());
   }
-  return undefined;
+  return values.filter((value) => value !== '');
 }
 
-/** The session cookie's token; a state-changing request with it must come from the dashboard. */
+/**
+ * The session cookie's token; a state-changing request with it must come from the dashboard.
+ * Two session cookies mean a page of the same host (another port) planted one with a narrower
+ * path, to have the dashboard act as someone else: neither is taken.
+ */
 export function sessionCookieToken(request: FastifyRequest): string | undefined {
-  const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  const tokens = new Set(cookieValues(request.headers.cookie, SESSION_COOKIE));
+  if (tokens.size > 1) throw unauthorized('More than one session cookie: sign in again');
+  const [token] = tokens;
   if (token === undefined) return undefined;
   if (!SAFE_METHODS.has(request.method) && request.headers[DASHBOARD_HEADER] === undefined)
     throw forbidden(`A request signed in by the dashboard's session cookie needs the ${DASHBOARD_HEADER} header`);

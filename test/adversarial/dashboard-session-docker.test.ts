@@ -71,6 +71,9 @@ describe("the dashboard's session", () => {
       { headers: { ...jar, 'x-ferrum-dashboard': '1' } },
     );
     expect([200, 201]).toContain(fromDashboard.status);
+    // A second session cookie planted by a page of the same host (cookies ignore ports) is not taken.
+    const tossed = { cookie: `ferrum_session=planted-by-a-function; ferrum_session=${cookie!.value}` };
+    expect((await plain.get('/1/projects', { headers: tossed })).status).toBe(401);
     // Signing out clears the cookie.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
