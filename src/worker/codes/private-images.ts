@@ -67,13 +67,21 @@ export class PrivateImages {
     return imageId ? [byName, this.keys.privateImage(imageId)] : [byName];
   }
 
-  /** Each project's latest pull with credentials, under the reference or the id. */
+  /**
+   * Each project's latest pull with credentials, under the reference or the id. Pulls recorded
+   * under the name only (before ids were kept) are copied to the id the name now stands for:
+   * that makes the image private to more projects' proofs, never less.
+   */
   private async pullsOf(image: string, imageId: string | null): Promise<Map<string, number>> {
-    const pulls = new Map<string, number>();
-    for (const key of this.keysOf(image, imageId)) {
-      for (const [project, at] of Object.entries(await this.redis.hgetall(key)))
-        pulls.set(project, Math.max(pulls.get(project) ?? 0, Number(at)));
-    }
+    const [byName, byId] = this.keysOf(image, imageId);
+    const named = await this.redis.hgetall(byName!);
+    const pulls = new Map(Object.entries(named).map(([project, at]) => [project, Number(at)]));
+    if (!byId) return pulls;
+    const identified = await this.redis.hgetall(byId);
+    const missing = Object.entries(named).filter(([project]) => identified[project] === undefined);
+    if (missing.length > 0) await this.redis.hset(byId, Object.fromEntries(missing));
+    for (const [project, at] of Object.entries(identified))
+      pulls.set(project, Math.max(pulls.get(project) ?? 0, Number(at)));
     return pulls;
   }
 }
