@@ -3,6 +3,7 @@ import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { forbidden, unauthorized } from '../src/core/errors.js';
 import type { AppContext } from '../controller/app-context.js';
+import { sessionCookieToken } from './dashboard-session-cookie.js';
 import { pathParameter, queryParameter } from './request-fields.js';
 
 declare module 'fastify' {
@@ -15,8 +16,9 @@ declare module 'fastify' {
 const SCHEME = 'OAuth ';
 
 /**
- * The token a request presents: `Authorization: OAuth <token>` (exactly that case) or `?oauth=`.
- * A header with another scheme is a bad credential, not a missing one.
+ * The token a request presents: `Authorization: OAuth <token>` (exactly that case), `?oauth=`,
+ * or the dashboard's session cookie. A header with another scheme is a bad credential, not a
+ * missing one.
  */
 export function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -25,7 +27,8 @@ export function presentedToken(request: FastifyRequest): string | undefined {
     return header.slice(SCHEME.length).trim() || undefined;
   }
   const fromQuery = queryParameter(request, 'oauth');
-  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  return sessionCookieToken(request);
 }
 
 /** Task tokens reach their own project's APIs only: never identity, clusters or anything not under a project. */

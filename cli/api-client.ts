@@ -15,6 +15,8 @@ export interface RequestOptions {
   /** Sent as is (multipart forms, raw function bodies, a stream). */
   body?: string | Buffer | FormData | Readable;
   headers?: Record<string, string>;
+  /** Without the platform token: a function call (/r/) must not hand it to the function. */
+  anonymous?: boolean;
 }
 
 export interface RawResponse {
@@ -68,8 +70,11 @@ export class ApiClient {
   }
 
   private headersFor(options: RequestOptions): Record<string, string> {
-    if (!this.config.token) throw new CliError('no token: set token in iron.json, IRON_TOKEN, or pass --token', 2);
-    const headers: Record<string, string> = { authorization: `OAuth ${this.config.token}`, accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (!options.anonymous) {
+      if (!this.config.token) throw new CliError('no token: set token in iron.json, IRON_TOKEN, or pass --token', 2);
+      headers.authorization = `OAuth ${this.config.token}`;
+    }
     if (options.json !== undefined) headers['content-type'] = 'application/json';
     return { ...headers, ...options.headers };
   }

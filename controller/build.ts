@@ -4,6 +4,7 @@ import { cacheApi } from '../api/cache/index.js';
 import { dashboard } from '../api/dashboard.js';
 import { functionCallsApi } from '../api/functions/invoke.js';
 import { functionsApi } from '../api/functions/index.js';
+import { keepFunctionsOriginToCalls } from '../api/functions/origin.js';
 import { historyApi } from '../api/history.js';
 import { identityApi } from '../api/identity/index.js';
 import { mqV1Api } from '../api/mq-v1/index.js';
@@ -42,6 +43,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installJsonContentType(app);
   installHttpMetrics(app, ctx.metrics);
   ctx.httpDrain.install(app);
+  keepFunctionsOriginToCalls(app, ctx.config.functions);
   app.decorateRequest('principal', null);
   app.decorateRequest('project', null);
 

@@ -23,6 +23,7 @@ import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
 import { writeIronJson } from './iron-json.js';
+import { startFunctionsListener } from './functions-listener.js';
 import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -31,6 +32,8 @@ export interface RunningController {
   ctx: AppContext;
   url: string;
   port: number;
+  /** The port of the functions' own listener (FERRUM_FUNCTIONS_PORT); null without one. */
+  functionsPort: number | null;
   /** What the first start created; null when the store already had users. */
   bootstrap: BootstrapResult | null;
   ironJsonPath: string | null;
@@ -90,6 +93,10 @@ export async function startController(config: Config, options: ControllerOptions
     await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
+    const functionsListener =
+      config.functions.port === undefined
+        ? null
+        : await startFunctionsListener(app, config.functions.port, config.host);
     const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
@@ -123,6 +130,7 @@ export async function startController(config: Config, options: ControllerOptions
       ctx,
       url,
       port,
+      functionsPort: functionsListener?.port ?? null,
       bootstrap,
       ironJsonPath,
       managedRedis: managed,
@@ -148,6 +156,7 @@ export async function startController(config: Config, options: ControllerOptions
         // in flight (uploads, function calls) get up to REQUESTS_FINISH_MS.
         mq.close();
         await giveUpAfter(REQUESTS_FINISH_MS, 'requests in flight', ctx.httpDrain.idle(), log);
+        await giveUpAfter(STOP_STEP_MS, 'open function calls', functionsListener?.close() ?? Promise.resolve(), log);
         await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
         await managed?.stop();
       },

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import type Docker from 'dockerode';
 import tar from 'tar-fs';
+import { OutboundGuard } from '../src/core/outbound-guard.js';
+import { namesImageById, type EngineImage } from '../src/worker/codes/private-images.js';
 import type { RegistryAuth } from '../src/worker/codes/registry-credentials.js';
+import { RegistryGuard } from '../src/worker/codes/registry-guard.js';
 import { TtyOutputDecoder } from './tasks/tty-output.js';
 
 /** The limits every Ferrum container runs under. */
@@ -104,12 +107,35 @@ const IMAGE_SEEN_MS = 30_000;
 
 /** What a task needs to know of an image it runs. */
 export interface ImageInfo {
+  /** The engine's id of the image ("sha256:…"), whatever reference named it. */
+  id: string;
   /** The image's own command (CMD), to which a task's arguments are appended. */
   cmd: string[];
 }
 
 function imageInfoOf(inspected: Docker.ImageInspectInfo): ImageInfo {
-  return { cmd: inspected.Config?.Cmd ?? [] };
+  return { id: inspected.Id, cmd: inspected.Config?.Cmd ?? [] };
+}
+
+/**
+ * Registry answers a tenant may read. Anything else (a refused or reset connection, a TLS or
+ * HTTP mismatch, a timeout) says what listens at the registry's address and port, so it is
+ * reported as one message whatever the cause.
+ */
+const REGISTRY_ANSWERS =
+  /pull access denied|manifest unknown|manifest for \S+ not found|unauthorized|denied|toomanyrequests|invalid reference format/i;
+
+function pullFailure(message: string): string {
+  return REGISTRY_ANSWERS.test(message) && !/dial |tcp |connect/i.test(message)
+    ? message
+    : 'its registry could not be reached or did not answer as a registry';
+}
+
+export interface EnsureOptions {
+  /** Pull even when the engine has the image. */
+  pull?: boolean;
+  /** The operator's image (a stack's): its registry is not checked against the outbound guard. */
+  operator?: boolean;
 }
 
 /** Runs task containers through the Docker engine. */
@@ -119,13 +145,27 @@ export class DockerExecutor {
   /** Removals of exited containers still under way; the task's end does not wait for them. */
   private readonly removals = new Set<Promise<void>>();
 
-  constructor(private readonly docker: Docker) {}
+  constructor(
+    private readonly docker: Docker,
+    private readonly registries: RegistryGuard = new RegistryGuard(new OutboundGuard([])),
+  ) {}
+
+  /** The image the engine holds under `image` (a name, a tag, an id, a prefix of one, a digest); null when none. */
+  async imageOnEngine(image: string): Promise<EngineImage | null> {
+    try {
+      const { Id: id } = await this.docker.getImage(image).inspect();
+      return { id, byId: namesImageById(image, id) };
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw engineError(`inspect image ${image}`, error);
+    }
+  }
 
   /**
    * Pulls the image unless the engine has it (or always, with `pull`); answers what the image
    * says of itself; fails with a message naming the image.
    */
-  async ensureImage(image: string, auth?: RegistryAuth, options: { pull?: boolean } = {}): Promise<ImageInfo> {
+  async ensureImage(image: string, auth?: RegistryAuth, options: EnsureOptions = {}): Promise<ImageInfo> {
     if (!options.pull) {
       const seen = this.imagesSeen.get(image);
       if (seen && seen.until > Date.now()) return seen.info;
@@ -135,6 +175,8 @@ export class DockerExecutor {
         if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
       }
     }
+    const refusal = options.operator ? null : await this.registries.refusalOf(image);
+    if (refusal) throw new ExecutorError(`Image ${image} is not available: ${refusal}`);
     try {
       const stream = await this.docker.pull(image, auth ? { authconfig: auth } : {});
       const events = await new Promise<{ error?: string }[]>((resolve, reject) => {
@@ -147,7 +189,7 @@ export class DockerExecutor {
       return this.remember(image, await this.docker.getImage(image).inspect());
     } catch (error) {
       const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
-      throw new ExecutorError(`Image ${image} is not available: ${message}`);
+      throw new ExecutorError(`Image ${image} is not available: ${pullFailure(message)}`);
     }
   }
 

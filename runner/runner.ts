@@ -1,3 +1,5 @@
+import { OutboundGuard } from '../src/core/outbound-guard.js';
+import { RegistryGuard } from '../src/worker/codes/registry-guard.js';
 import type { RedisClient } from '../src/core/redis.js';
 import os from 'node:os';
 import Docker from 'dockerode';
@@ -67,7 +69,7 @@ export class Runner {
     this.id = config.runner.instanceId ?? newObjectId();
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
     this.metrics = new RunnerMetrics(registry, config.runner.cluster, config.runner.slots, () => this.runs.size);
-    this.executor = new DockerExecutor(docker);
+    this.executor = new DockerExecutor(docker, registryGuardOf(config));
     this.identity = {
       id: this.id,
       labels: {
@@ -320,6 +322,11 @@ export class Runner {
   }
 }
 
+/** The registries the engine may pull tenants' images from: FERRUM_OUTBOUND_ALLOW opens internal ones. */
+function registryGuardOf(config: Config): RegistryGuard {
+  return new RegistryGuard(new OutboundGuard(config.outboundAllow));
+}
+
 interface FunctionWorkerDeps {
   docker: Docker;
   stores: FunctionStores;
@@ -364,6 +371,7 @@ function functionWorkerOf(
       socketRoot: functions.socketDir,
       busyWaitMs: functions.busyWaitMs,
       maxWaiting: functions.maxWaitingCalls,
+      registries: registryGuardOf(config),
       log: deps.log,
     });
   const images = new FunctionImageGate(deps.worker.credentials, deps.worker.privateImages, executor);

@@ -1,16 +1,18 @@
-// The dashboard talks to Ferrum only through its public HTTP API, with the session's token.
+// The dashboard talks to Ferrum only through its public HTTP API. It is signed in by an
+// HttpOnly session cookie (POST /ui/session) that no script can read: this file keeps no token.
 
-const TOKEN_KEY = 'ferrum.token';
+const SIGNED_IN_KEY = 'ferrum.signed-in';
 const PROJECT_KEY = 'ferrum.project';
 const PROJECT_NAME_KEY = 'ferrum.project-name';
 
 export const session = {
-  get token() {
-    return sessionStorage.getItem(TOKEN_KEY);
+  /** Whether this tab signed in (the cookie itself is out of the script's reach). */
+  get signedIn() {
+    return sessionStorage.getItem(SIGNED_IN_KEY) === '1';
   },
-  set token(value) {
-    if (value) sessionStorage.setItem(TOKEN_KEY, value);
-    else sessionStorage.removeItem(TOKEN_KEY);
+  set signedIn(value) {
+    if (value) sessionStorage.setItem(SIGNED_IN_KEY, '1');
+    else sessionStorage.removeItem(SIGNED_IN_KEY);
   },
   get projectId() {
     return sessionStorage.getItem(PROJECT_KEY);
@@ -29,11 +31,23 @@ export const session = {
     else sessionStorage.removeItem(PROJECT_NAME_KEY);
   },
   clear() {
-    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(SIGNED_IN_KEY);
     sessionStorage.removeItem(PROJECT_KEY);
     sessionStorage.removeItem(PROJECT_NAME_KEY);
   },
 };
+
+/** Hands `token` to the server once, which keeps it in the session cookie; the token is not kept here. */
+export async function startSession(token) {
+  await api('POST', '/ui/session', undefined, { token });
+  session.signedIn = true;
+}
+
+/** Forgets the session here and on the server (the cookie is cleared). */
+export async function endSession() {
+  session.clear();
+  await api('DELETE', '/ui/session').catch(() => undefined);
+}
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -43,9 +57,10 @@ export class ApiError extends Error {
 }
 
 /** Calls the API; resolves to the parsed body (or text), rejects with ApiError carrying `msg`. */
-export async function api(method, path, body, { auth = true, accept } = {}) {
-  const headers = {};
-  if (auth && session.token) headers.Authorization = `OAuth ${session.token}`;
+export async function api(method, path, body, { token, accept } = {}) {
+  // The header tells the server this request is the dashboard's own (no other page can add it).
+  const headers = { 'X-Ferrum-Dashboard': '1' };
+  if (token) headers.Authorization = `OAuth ${token}`;
   if (accept) headers.Accept = accept;
   const init = { method, headers };
   if (body !== undefined) {

@@ -1,4 +1,4 @@
-import { api, ApiError, session } from './api.js';
+import { api, ApiError, endSession, session } from './api.js';
 import { errorBox, h } from './dom.js';
 import { cachePage, cachesPage } from './pages/caches.js';
 import { clusterPage, clustersPage } from './pages/clusters.js';
@@ -48,7 +48,7 @@ function parseHash() {
   const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
   const [name, ...rest] = path.split('/');
   return {
-    name: name || (session.token ? 'overview' : 'signin'),
+    name: name || (session.signedIn ? 'overview' : 'signin'),
     id: rest.length ? decodeURIComponent(rest.join('/')) : undefined,
     params: new URLSearchParams(query),
   };
@@ -57,7 +57,7 @@ function parseHash() {
 function renderNav(active) {
   const nav = document.getElementById('nav');
   const sessionBox = document.getElementById('session');
-  if (!session.token) {
+  if (!session.signedIn) {
     nav.replaceChildren();
     sessionBox.replaceChildren();
     return;
@@ -77,8 +77,8 @@ function renderNav(active) {
       'button',
       {
         class: 'link',
-        onclick: () => {
-          session.clear();
+        onclick: async () => {
+          await endSession();
           navigate('#/signin');
         },
       },
@@ -126,7 +126,7 @@ async function render({ live = false } = {}) {
     main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Home')));
     return;
   }
-  if (!route.public && !session.token) return navigate('#/signin');
+  if (!route.public && !session.signedIn) return navigate('#/signin');
   if (route.needsProject && !session.projectId) {
     name = 'projects';
     route = ROUTES.projects;

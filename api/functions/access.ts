@@ -5,12 +5,13 @@ import type { AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';
+import { sessionCookieToken } from '../dashboard-session-cookie.js';
 import { queryParameter } from '../request-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
 
 const SCHEMES = /^(OAuth|Bearer) (.+)$/;
 
-/** `Authorization: OAuth <token>` or `Bearer <token>`, else `?oauth=`. */
+/** `Authorization: OAuth <token>` or `Bearer <token>`, else `?oauth=`, else the dashboard's session cookie. */
 function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header) {
@@ -19,7 +20,8 @@ function presentedToken(request: FastifyRequest): string | undefined {
     return match[2]!.trim() || undefined;
   }
   const fromQuery = queryParameter(request, 'oauth');
-  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  return sessionCookieToken(request);
 }
 
 /** Who may see which apps: an app is visible to tokens that can use its project. */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
-import { newObjectId } from '../../src/core/ids.js';
+import { newUnguessableId } from '../../src/core/ids.js';
 import type { CallReply } from '../../src/functions/call-message.js';
 import { CallReplies } from '../../src/functions/call-replies.js';
 import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
@@ -12,20 +12,16 @@ import { RouteCache } from '../../src/functions/route-cache.js';
 import { checkRouteSecret } from '../../src/functions/route-secret.js';
 import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
+import { callerHeaders, callerUrl } from './caller-request.js';
 import { errorBody, installFunctionErrors } from './errors.js';
+import { confineSharedOriginAnswers } from './origin.js';
 
 export const CALL_ID_HEADER = 'Fn-Call-Id';
 const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 /** Headers a function's answer may not set: the server frames the response itself. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
-
-function headerMap(request: FastifyRequest): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
+/** An HTTP token (RFC 9110): what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The route's headers as defaults, the function's own over them. */
 function sendResult(reply: FastifyReply, route: Route, result: CallReply): FastifyReply {
@@ -36,6 +32,11 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
       .headers(result.headers)
       .send(errorBody(result.errorMessage ?? 'The function failed'));
   }
+  const invalid = Object.keys(result.headers).find((name) => !HEADER_NAME.test(name));
+  if (invalid !== undefined)
+    return reply
+      .code(502)
+      .send(errorBody(`The function answered with an invalid header name: ${JSON.stringify(invalid)}`));
   const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
   for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
     if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
@@ -50,6 +51,7 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
 export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
   const settings = ctx.config.functions;
+  confineSharedOriginAnswers(app, settings);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) =>
     done(null, body),
@@ -76,14 +78,14 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
     if (!route) throw notFound('Route not found');
     if (suspended) throw forbidden(SUSPENDED_MESSAGE);
     await checkRouteSecret(route, request.headers.authorization);
-    const callId = newObjectId();
+    const callId = newUnguessableId();
     const invocation = invocationOf(
       { app: found, route },
       {
         callId,
         method: request.method,
-        requestUrl: `${request.protocol}://${request.host}${request.url}`,
-        headers: headerMap(request),
+        requestUrl: callerUrl(request),
+        headers: callerHeaders(request),
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
       },
     );

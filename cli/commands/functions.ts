@@ -108,6 +108,7 @@ interface CallOptions {
 async function callRoute(api: ApiClient, app: string, path: string, options: CallOptions, body: string | undefined) {
   const method = options.method.toUpperCase() as Dispatcher.HttpMethod;
   const request = api.raw(method, `/r/${encodeURIComponent(app)}${routePath(path)}`, {
+    anonymous: true,
     body,
     headers: body === undefined ? {} : { 'content-type': options.contentType },
   });

@@ -1,4 +1,5 @@
 import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
+import type { EngineImage } from '../../src/worker/codes/private-images.js';
 import type { RegistryAuth } from '../../src/worker/codes/registry-credentials.js';
 import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
@@ -15,11 +16,12 @@ export interface TaskBackend {
   /**
    * How this task may use `image`: with its project's registry credentials (pulled with them, so
    * the registry decides), as it is on the engine, or not at all (another project pulled it with
-   * credentials this project lacks).
+   * credentials this project lacks). `onEngine`: what the engine holds under `image` now, which
+   * is what runs whatever form the reference takes (a name, an id or a prefix of one, a digest).
    */
-  imageAccess(task: Task, image: string): Promise<ImageAccess>;
-  /** The image was pulled for this task with its project's credentials. */
-  imagePulled(task: Task, image: string): Promise<void>;
+  imageAccess(task: Task, image: string, onEngine: EngineImage | null): Promise<ImageAccess>;
+  /** The image of id `imageId` was pulled for this task with its project's credentials. */
+  imagePulled(task: Task, image: string, imageId: string): Promise<void>;
   /** preparing → running; the container's task token, or null when the task is no longer this runner's. */
   start(task: Task): Promise<string | null>;
   /** Appends output to the task's log; calls never overlap (LogShipper). */

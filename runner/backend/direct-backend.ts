@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
 import { storeIdOf } from '../../src/core/store-id.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
+import type { EngineImage } from '../../src/worker/codes/private-images.js';
 import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
 import { queueNameOf, type TaskJob } from '../../src/worker/tasks/distribution.js';
 import type { WorkerServices } from '../../src/worker/services.js';
@@ -142,14 +143,14 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
     return this.services.codes.zip(revision);
   }
 
-  async imageAccess(task: Task, image: string): Promise<ImageAccess> {
+  async imageAccess(task: Task, image: string, onEngine: EngineImage | null): Promise<ImageAccess> {
     const auth = await this.services.credentials.forImage(task.project_id, image);
-    const decision = await this.services.privateImages.decide(image, task.project_id, auth !== undefined);
+    const decision = await this.services.privateImages.decide(image, task.project_id, auth !== undefined, onEngine);
     return decision.action === 'refuse' ? decision : { action: decision.action, auth };
   }
 
-  imagePulled(task: Task, image: string): Promise<void> {
-    return this.services.privateImages.recordPull(image, task.project_id);
+  imagePulled(task: Task, image: string, imageId: string): Promise<void> {
+    return this.services.privateImages.recordPull(image, task.project_id, imageId);
   }
 
   /** preparing → running, tried again like finish while Redis is unavailable for a moment. */

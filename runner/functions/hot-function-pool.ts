@@ -1,3 +1,4 @@
+import type { RegistryGuard } from '../../src/worker/codes/registry-guard.js';
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
@@ -34,6 +35,8 @@ export interface HotFunctionPoolOptions {
   busyWaitMs: number;
   /** Most calls of one route waiting for a container at once; more are refused at once (503). */
   maxWaiting: number;
+  /** Which registries an image may be pulled from (internal addresses refused by default). */
+  registries?: RegistryGuard;
   log?: Logger;
 }
 
@@ -92,7 +95,7 @@ export class HotFunctionPool implements FunctionExecutor {
     private readonly docker: Docker,
     private readonly options: HotFunctionPoolOptions,
   ) {
-    this.images = new DockerExecutor(docker);
+    this.images = new DockerExecutor(docker, options.registries);
   }
 
   async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {

@@ -15,7 +15,9 @@ const MOST_DECISIONS = 10_000;
 /**
  * The private-image rule of tasks (PrivateImages), for function containers: an image some
  * project pulled with registry credentials runs for another project only after that project
- * pulled it with credentials of its own; an image on the engine is no proof of access.
+ * pulled it with credentials of its own; an image on the engine is no proof of access. The
+ * rule looks at what the engine holds under the reference, so naming a private image by its
+ * id, a prefix of it or a digest finds it too.
  */
 export class FunctionImageGate {
   private readonly decided = new Map<string, Decided>();
@@ -31,15 +33,21 @@ export class FunctionImageGate {
     const key = `${projectId} ${image}`;
     const known = this.decided.get(key);
     if (known && known.until > Date.now()) return known.refusal;
-    const auth = await this.credentials.forImage(projectId, image);
-    const decision = await this.privateImages.decide(image, projectId, auth !== undefined);
-    if (decision.action === 'pull') {
-      await this.images.ensureImage(image, auth, { pull: true });
-      if (auth) await this.privateImages.recordPull(image, projectId);
-    }
-    const refusal = decision.action === 'refuse' ? decision.reason : null;
+    const refusal = await this.decide(projectId, image);
     this.remember(key, refusal);
     return refusal;
+  }
+
+  private async decide(projectId: string, image: string): Promise<string | null> {
+    const auth = await this.credentials.forImage(projectId, image);
+    const onEngine = await this.images.imageOnEngine(image);
+    const decision = await this.privateImages.decide(image, projectId, auth !== undefined, onEngine);
+    if (decision.action === 'refuse') return decision.reason;
+    if (decision.action === 'pull') {
+      const pulled = await this.images.ensureImage(image, auth, { pull: true });
+      if (auth) await this.privateImages.recordPull(image, projectId, pulled.id);
+    }
+    return null;
   }
 
   private remember(key: string, refusal: string | null): void {

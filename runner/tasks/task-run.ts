@@ -5,7 +5,7 @@ import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 import type { TaskBackend } from '../backend/backend.js';
 import { containerSpecOf } from './container-spec.js';
-import { ExecutorError, type DockerExecutor } from '../docker-executor.js';
+import { ExecutorError, type DockerExecutor, type ImageInfo } from '../docker-executor.js';
 import { LogShipper } from './log-shipper.js';
 import type { RunnerMetrics } from '../metrics.js';
 import { prepareTaskFiles, type TaskFiles } from './task-files.js';
@@ -67,10 +67,10 @@ export class TaskRun {
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
       const image = this.imageOf(revision);
-      const access = await backend.imageAccess(task, image);
-      if (access.action === 'refuse') return await this.finish(['preparing'], { status: 'error', msg: access.reason });
-      const imageInfo = await this.deps.executor.ensureImage(image, access.auth, { pull: access.action === 'pull' });
-      if (access.action === 'pull' && access.auth) await backend.imagePulled(task, image);
+      const imageInfo = revision.image
+        ? await this.tenantImage(image)
+        : await this.deps.executor.ensureImage(image, undefined, { operator: true });
+      if ('reason' in imageInfo) return await this.finish(['preparing'], { status: 'error', msg: imageInfo.reason });
       files = await prepareTaskFiles(
         task.payload,
         revision.config,
@@ -94,6 +94,27 @@ export class TaskRun {
       await files?.remove();
       await backend.release(task, token);
     }
+  }
+
+  /**
+   * A tenant's image, checked against what the engine holds under its reference (by id, so a
+   * private image named by id, prefix or digest is found); pulled first when the project's
+   * credentials say so. Checked again when the reference came to name another image meanwhile
+   * (a pull of a name the engine lacked). A stack's image is the operator's, for every project,
+   * from whatever registry the operator names.
+   */
+  private async tenantImage(image: string): Promise<ImageInfo | { reason: string }> {
+    const { backend, executor } = this.deps;
+    const onEngine = await executor.imageOnEngine(image);
+    const access = await backend.imageAccess(this.task, image, onEngine);
+    if (access.action === 'refuse') return access;
+    const info = await executor.ensureImage(image, access.auth, { pull: access.action === 'pull' });
+    if (access.action === 'pull' && access.auth) await backend.imagePulled(this.task, image, info.id);
+    else if (info.id !== onEngine?.id) {
+      const again = await backend.imageAccess(this.task, image, await executor.imageOnEngine(image));
+      if (again.action === 'refuse') return again;
+    }
+    return info;
   }
 
   private imageOf(revision: CodeRevision): string {

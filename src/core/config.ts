@@ -245,6 +245,13 @@ export interface FunctionsConfig {
   recordFlushMs: number;
   /** How long a controller keeps a route calls read; changes are broadcast and apply at once. */
   routeCacheMs: number;
+  /**
+   * A second listener serving only function calls (/r/), so their answers have an origin of
+   * their own, apart from the dashboard's (0: any free port); undefined: none.
+   */
+  port: number | undefined;
+  /** A host name (Host header) on which only function calls are served, for the same reason. */
+  host: string | undefined;
 }
 
 /** Settings of the AWS instance provider of the cluster autoscaler. */
@@ -510,6 +517,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
       recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
       routeCacheMs: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_ROUTE_CACHE_MS', 5000)),
+      port: nonEmpty(env.FERRUM_FUNCTIONS_PORT) === undefined ? undefined : intFrom(env, 'FERRUM_FUNCTIONS_PORT', 0),
+      host: nonEmpty(env.FERRUM_FUNCTIONS_HOST)?.toLowerCase().replace(/\.$/, ''),
     },
     aws: {
       ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),

@@ -13,6 +13,19 @@ export function newObjectId(nowMs: number = Date.now()): string {
   return seconds + processRandom + objectIdCounter.toString(16).padStart(6, '0');
 }
 
+/**
+ * A 24-hex id ordered by time to the millisecond (the seconds first, as in an ObjectId, so it
+ * sorts among ObjectIds too, then the milliseconds) whose other 52 bits are random: no id tells
+ * another, unlike an ObjectId's per-process counter. For ids a stranger must not guess (call ids).
+ */
+export function newUnguessableId(nowMs: number = Date.now()): string {
+  const seconds = Math.floor(nowMs / 1000)
+    .toString(16)
+    .padStart(8, '0');
+  const millis = (nowMs % 1000).toString(16).padStart(3, '0');
+  return seconds + millis + randomBytes(7).toString('hex').slice(0, 13);
+}
+
 export function isObjectId(value: string): boolean {
   return /^[0-9a-f]{24}$/.test(value);
 }

@@ -40,6 +40,10 @@ export function checkRoutePath(path: string): void {
       'route path must be absolute ("/name"), of segments made of letters, digits and "._~-", without a trailing "/"',
     );
   }
+  // A client or proxy resolves dot segments before the request arrives, so such a route
+  // could never be called by its own path, and /a/../b would shadow /b in a listing.
+  if (path.split('/').some((segment) => segment === '.' || segment === '..'))
+    throw badRequest('route path may not have "." or ".." segments');
 }
 
 export function checkImage(image: string): void {

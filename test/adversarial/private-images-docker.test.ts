@@ -14,8 +14,10 @@ import { createTenant, expectHealthy, startHardenedServer, type Tenant } from '.
 //
 // No registry is reachable here, so the victim's private pull is recorded as the runner records
 // it after a pull with credentials (PrivateImages.recordPull), and the image is put on the
-// engine by tagging a local one under a registry name that does not resolve. Any pull then
-// fails, so an image that runs came from the engine's copy, and only by the access rules.
+// engine by committing a local one (with a label of its own, so its id is its own) under a
+// registry name that does not resolve. Any pull then fails, so an image that runs came from
+// the engine's copy, and only by the access rules. The attacker also names it by its id, a
+// prefix of that id, and `sha256:` and the id: the rule holds for the image, not the name.
 
 const REGISTRY = 'registry.ferrum.invalid';
 const IMAGE = `${REGISTRY}/victim/secret-${process.pid}`;
@@ -26,6 +28,31 @@ let runner: Runner;
 let victim: Tenant;
 let attacker: Tenant;
 let redis: Redis;
+/** The victim's image's id on the engine ("sha256:…"). */
+let imageId: string;
+
+/** The shortest prefix (4 or more characters) of the image's id that no other image on the engine shares. */
+async function uniquePrefix(): Promise<string> {
+  const hex = imageId.slice('sha256:'.length);
+  const others = (await docker('images', '-aq', '--no-trunc'))
+    .split('\n')
+    .map((id) => id.replace(/^sha256:/, ''))
+    .filter((id) => id !== hex);
+  for (let length = 4; ; length++) {
+    const prefix = hex.slice(0, length);
+    if (!others.some((other) => other.startsWith(prefix))) return prefix;
+  }
+}
+
+/** The forms of the victim's image's reference that are not its name. */
+async function idForms(): Promise<string[]> {
+  return [
+    imageId,
+    imageId.slice('sha256:'.length),
+    imageId.slice('sha256:'.length, 'sha256:'.length + 12),
+    await uniquePrefix(),
+  ];
+}
 
 const auth = (username: string) =>
   Buffer.from(JSON.stringify({ username, password: `${username}-pw`, serveraddress: REGISTRY })).toString('base64');
@@ -39,7 +66,18 @@ async function runImage(tenant: Tenant, image: string): Promise<{ status: string
 }
 
 beforeAll(async () => {
-  await docker('tag', 'ferrum-test/busybox', `${IMAGE}:latest`);
+  const container = await docker('create', 'ferrum-test/busybox', 'true');
+  await docker(
+    'commit',
+    '--change',
+    `LABEL ferrum.test.secret=${process.pid}-${Date.now()}`,
+    '--change',
+    'CMD ["sh"]',
+    container,
+    `${IMAGE}:latest`,
+  );
+  await docker('rm', container);
+  imageId = await docker('image', 'inspect', '--format', '{{.Id}}', `${IMAGE}:latest`);
   server = await startHardenedServer(ENV);
   runner = await startRunner(server, ENV);
   victim = await createTenant(server, 'image-victim');
@@ -50,6 +88,7 @@ beforeAll(async () => {
   await new PrivateImages(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)), 600_000).recordPull(
     `${IMAGE}:latest`,
     victim.projectId,
+    imageId,
   );
 }, 60_000);
 
@@ -74,6 +113,21 @@ describe('a privately pulled image on the engine', () => {
       expect(run.msg).toMatch(/is private to the projects that pulled it/);
       expect(run.log).not.toContain('ran-the-private-image');
     }
+  });
+
+  it('does not run for another project named by its id, a prefix of it or sha256: and the id', async () => {
+    for (const image of await idForms()) {
+      const run = await runImage(attacker, image);
+      expect(run.status, image).toBe('error');
+      expect(run.msg).toMatch(/is private to the projects that pulled it/);
+      expect(run.log).not.toContain('ran-the-private-image');
+    }
+  });
+
+  it('runs for the project that pulled it named by its id too', async () => {
+    const run = await runImage(victim, imageId);
+    expect(run.status, run.msg).toBe('complete');
+    expect(run.log).toContain('ran-the-private-image');
   });
 
   it("is pulled again with the other project's own credentials, which the registry must accept", async () => {
@@ -115,10 +169,12 @@ describe('a privately pulled image as a function', () => {
     expect(own.status, own.text).toBe(200);
     expect(own.text).toContain('ran-the-private-image');
     const stranger = await createTenant(server, 'function-attacker');
-    const refused = await call(stranger, await functionOf(stranger, IMAGE));
-    expect(refused.status).toBe(403);
-    expect(refused.text).toMatch(/is private to the projects that pulled it/);
-    expect(refused.text).not.toContain('ran-the-private-image');
+    for (const image of [IMAGE, ...(await idForms())]) {
+      const refused = await call(stranger, await functionOf(stranger, image));
+      expect(refused.status, image).toBe(403);
+      expect(refused.text).toMatch(/is private to the projects that pulled it/);
+      expect(refused.text).not.toContain('ran-the-private-image');
+    }
     await expectHealthy(server);
   });
 });

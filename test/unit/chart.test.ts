@@ -615,6 +615,24 @@ describe('templates: other values', () => {
     expect(spec.containers[1].restartPolicy).toBeUndefined();
   });
 
+  it("serves function calls on a port and host of their own when asked, through the controller's Service", async () => {
+    const rendered = await renderChart(chartDir, {
+      ...inlineSecrets,
+      controller: { functions: { port: 8081, servicePort: 81, host: 'fn.example.com' } },
+    });
+    const deployment = findObject(rendered, 'Deployment', 'ferrum-controller');
+    const controller = container(deployment, 'controller');
+    expect(controller.ports).toContainEqual({ name: 'functions', containerPort: 8081, protocol: 'TCP' });
+    expect(env(controller)).toMatchObject({ FERRUM_FUNCTIONS_PORT: '8081', FERRUM_FUNCTIONS_HOST: 'fn.example.com' });
+    const service = findObject(rendered, 'Service', 'ferrum-controller');
+    expect(service.spec.ports).toContainEqual({
+      name: 'functions',
+      port: 81,
+      targetPort: 'functions',
+      protocol: 'TCP',
+    });
+  });
+
   it('passes extra env, pod annotations, affinity and pull secrets through unchanged', async () => {
     const affinity = {
       nodeAffinity: {

@@ -1,4 +1,4 @@
-import { api, session } from '../api.js';
+import { api, endSession, session, startSession } from '../api.js';
 import { field, form, h } from '../dom.js';
 
 export async function signInPage(navigate) {
@@ -13,8 +13,8 @@ export async function signInPage(navigate) {
       ],
       'Sign in',
       async ({ email, password }) => {
-        const user = await api('POST', '/1/authentication', { email, password }, { auth: false });
-        session.token = user.tokens[0];
+        const user = await api('POST', '/1/authentication', { email, password });
+        await startSession(user.tokens[0]);
         const { projects } = await api('GET', '/1/projects');
         session.projectId = projects[0] ? projects[0].id : null;
         navigate(session.projectId ? '#/overview' : '#/projects');
@@ -26,12 +26,12 @@ export async function signInPage(navigate) {
       [field('Token', { name: 'token', type: 'password', required: true, autocomplete: 'off' })],
       'Use token',
       async ({ token }) => {
-        session.token = token.trim();
+        await startSession(token.trim());
         try {
           const { projects } = await api('GET', '/1/projects');
           session.projectId = projects[0] ? projects[0].id : null;
         } catch (error) {
-          session.clear();
+          await endSession();
           throw error;
         }
         navigate(session.projectId ? '#/overview' : '#/projects');

@@ -11,7 +11,7 @@ export interface RegistryAuth {
   serveraddress: string;
 }
 
-const DOCKER_HUB = 'docker.io';
+export const DOCKER_HUB = 'docker.io';
 
 /** The `auth` field of the credentials request: base64 of a JSON object. */
 export function parseAuthField(auth: string): RegistryAuth {
@@ -48,10 +48,15 @@ export function normalizeRegistry(address: string): string {
   return host === 'index.docker.io' || host === 'registry-1.docker.io' || host === '' ? DOCKER_HUB : host;
 }
 
-/** The registry an image reference pulls from. */
+/**
+ * The registry an image reference pulls from: its first component when that is a host the way
+ * the engine reads it (a dot, a port, "localhost", or any capital letter), else Docker Hub.
+ */
 export function registryOfImage(image: string): string {
   const first = image.split('/')[0]!;
-  const isHost = image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const isHost =
+    image.includes('/') &&
+    (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
   return isHost ? normalizeRegistry(first) : DOCKER_HUB;
 }
 
