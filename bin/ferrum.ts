@@ -81,7 +81,10 @@ function serverCommands(program: Command): void {
     )
     .option('--api <url>', 'gateway mode: the Ferrum API the runner reaches (FERRUM_API_URL)')
     .option('--token <token>', "gateway mode: a runner token of the runner's cluster (FERRUM_RUNNER_TOKEN)")
-    .action(async (options: { api?: string; token?: string }) => {
+    .action(async (_options: unknown, command: Command) => {
+      // The program's global --token (the client's access token) is parsed wherever it appears,
+      // so `ferrum runner --token T` lands there: the runner reads it from the merged options.
+      const options = command.optsWithGlobals<{ api?: string; token?: string }>();
       if (options.api) process.env.FERRUM_API_URL = options.api;
       if (options.token) process.env.FERRUM_RUNNER_TOKEN = options.token;
       const { loadConfig } = await import('../src/core/config.js');

@@ -5,7 +5,8 @@ import { serveRunnerMetrics } from './metrics-server.js';
 import { Runner } from './runner.js';
 
 /**
- * `ferrum runner`: a runner daemon, until SIGTERM or SIGINT; /metrics on HOST:PORT. With
+ * `ferrum runner`: a runner daemon, until SIGTERM or SIGINT; /metrics and /health on
+ * HOST:FERRUM_RUNNER_METRICS_PORT (exits at once when that port cannot be had). With
  * FERRUM_RUNNER_TOKEN it reaches the installation only through the runner API at FERRUM_API_URL
  * (gateway mode); otherwise it works against the Redis of REDIS_URL (direct mode).
  */
@@ -17,10 +18,16 @@ export async function runRunnerDaemon(config: Config): Promise<Runner> {
     );
   const log: Logger = pino({ level: config.logLevel });
   const registry = createProcessRegistry();
-  const runner = gateway
-    ? await Runner.startGateway(config, gateway, log, undefined, registry)
-    : await Runner.start(config, config.redisUrl!, log, undefined, registry);
-  const metricsServer = serveRunnerMetrics(registry, config.host, config.port, log);
+  // Listening first: a runner that cannot serve its probes stops before it takes any task.
+  const metricsServer = await serveRunnerMetrics(registry, config.host, config.runner.metricsPort, log);
+  const runner = await (
+    gateway
+      ? Runner.startGateway(config, gateway, log, undefined, registry)
+      : Runner.start(config, config.redisUrl!, log, undefined, registry)
+  ).catch((error: unknown) => {
+    metricsServer.close();
+    throw error;
+  });
   const shutdown = (signal: string) => {
     log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'draining');
     setTimeout(() => {

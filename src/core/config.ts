@@ -204,6 +204,11 @@ export interface RunnerConfig {
   apiUrl: string;
   /** How soon a task that found its code package's max_concurrency slots all held is tried again. */
   gateRetryMs: number;
+  /**
+   * Port of a standalone runner's /metrics and /health (FERRUM_RUNNER_METRICS_PORT, else PORT,
+   * else its own default, apart from the controller's); 0 picks a free one.
+   */
+  metricsPort: number;
 }
 
 /** Settings of the functions platform (controller and runner sides). */
@@ -270,6 +275,9 @@ function stacksFrom(raw: string): Record<string, string> {
 
 const DEFAULT_STACKS =
   'node-20=node:20-alpine,python-3.12=python:3.12-alpine,ruby-3.3=ruby:3.3-alpine,php-8.3=php:8.3-cli-alpine,busybox=busybox:latest';
+
+/** A standalone runner's default metrics port: not the controller's 8080, so both fit on one machine. */
+export const RUNNER_METRICS_PORT = 8081;
 
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -482,6 +490,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl:
         env.FERRUM_RUNNER_API_URL || nonEmpty(env.FERRUM_API_URL) || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
+      metricsPort: intFrom(env, 'FERRUM_RUNNER_METRICS_PORT', intFrom(env, 'PORT', RUNNER_METRICS_PORT)),
     },
     functions: {
       cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',
