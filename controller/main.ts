@@ -17,7 +17,7 @@ import { startRedisRoundTrip } from '../src/metrics/redis-round-trip.js';
 import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
-import { writeIronJson } from './iron-json.js';
+import { publicHostOf, writeIronJson } from './iron-json.js';
 import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
@@ -64,17 +64,19 @@ export async function startController(config: Config, options: ControllerOptions
   try {
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
-    const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
     await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
+    // Only once listening: a first start that cannot listen (port in use) creates no admin whose
+    // token nobody saw; the next start bootstraps and prints it.
+    const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
-    const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
+    const host = publicHostOf(config);
     const ironJsonPath = bootstrap
       ? writeIronJson(config.dataDir, {
           token: bootstrap.token,
