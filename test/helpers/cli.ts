@@ -20,6 +20,8 @@ export interface CliRun {
   input?: string;
   /** Called with each stdout chunk as it arrives. */
   onStdout?: (chunk: string) => void;
+  /** Called with each stderr chunk as it arrives. */
+  onStderr?: (chunk: string) => void;
   /**
    * Run bin/ferrum.ts through tsx rather than the bundle: the server commands (`runner`,
    * `start`) read their Lua scripts beside their modules, which the bundle does not keep.
@@ -76,7 +78,10 @@ export class Cli {
       stdout += chunk;
       options.onStdout?.(chunk);
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(chunk);
+    });
     child.stdin.end(options.input ?? '');
     const result = new Promise<CliResult>((resolve, reject) => {
       child.on('error', reject);
