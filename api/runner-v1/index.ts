@@ -151,12 +151,17 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
 
   /**
    * A task taken for a runner that never started it goes back to the queue for another runner,
-   * no retry used; the job of one no longer preparing (ended, or gone) leaves the queue.
+   * no retry used; one no longer preparing (ended, or gone) has its token and slot freed and its
+   * job leaves the queue.
    */
   async function giveBack(cluster: string, instanceId: string, lease: GatewayLease): Promise<void> {
     const task = { project_id: lease.project_id, code_id: lease.code_id, id: lease.task_id };
-    if (await worker.runnerTasks.giveBack(task, instanceId)) await jobs.giveBack(cluster, lease);
-    else await jobs.complete(cluster, lease);
+    if (await worker.runnerTasks.giveBack(task, instanceId)) {
+      await jobs.giveBack(cluster, lease);
+    } else {
+      await worker.runnerTasks.release(task, lease.task_token ?? null);
+      await jobs.complete(cluster, lease);
+    }
     await worker.gatewayLeases.drop(cluster, instanceId, lease.task_id);
   }
 
