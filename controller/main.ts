@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
-import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
+import { bootstrapIdentity, undoBootstrap, type BootstrapResult } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
@@ -61,18 +61,17 @@ export async function startController(config: Config, options: ControllerOptions
   }
   const redisUrl = config.redisUrl ?? managed!.url;
   let opened: OpenedContext | null = null;
+  let bootstrap: BootstrapResult | null = null;
   try {
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
+    bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
     await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
-    // Only once listening: a first start that cannot listen (port in use) creates no admin whose
-    // token nobody saw; the next start bootstraps and prints it.
-    const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
@@ -130,6 +129,8 @@ export async function startController(config: Config, options: ControllerOptions
       },
     };
   } catch (error) {
+    // A first start that fails (the port in use) leaves no admin whose token nobody saw.
+    if (bootstrap && opened) await undoBootstrap(opened.ctx.identity, bootstrap).catch(() => undefined);
     await opened?.close();
     await managed?.stop();
     throw error;
