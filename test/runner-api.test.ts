@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from './helpers/eventually.js';
 import type { HttpClient } from './helpers/http.js';
 import type { TestServer } from './helpers/server.js';
@@ -230,18 +230,6 @@ describe('the runner API refuses', () => {
   });
 });
 
-/** Redis clients blocked in a command (BullMQ's fetch waiting for a job), over every master. */
-async function blockedClients(): Promise<number> {
-  const redis = server.openRedis();
-  try {
-    const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
-    const infos = await Promise.all(nodes.map((node) => node.info('clients')));
-    return infos.reduce((sum, info) => sum + Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0), 0);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 describe('a task its runner never started', { timeout: 60_000 }, () => {
   it('goes to another runner when the token is revoked during the long-poll that would take it', async () => {
     const cluster = await createCluster(server.http, 'runner-api-revoke');
@@ -256,10 +244,15 @@ describe('a task its runner never started', { timeout: 60_000 }, () => {
         200,
       );
     }
-    // The poll is open and waiting (its fetch blocks in Redis) before the token is revoked.
-    await eventually(async () => (await blockedClients()) === 0, 10_000, 'no fetch waiting');
+    // The poll is past its token check (it asks whether its instance is alive next) before the
+    // token is revoked.
+    const alive = vi.spyOn(server.running.ctx.worker.runners, 'isAlive');
     const poll = runnerCall(revoked.token)('POST', `${base('revoked-1')}/tasks/next?wait_ms=20000`);
-    await eventually(async () => (await blockedClients()) > 0, 10_000, 'the poll waiting');
+    try {
+      await eventually(() => alive.mock.calls.some(([, instance]) => instance === 'revoked-1'), 10_000, 'the poll');
+    } finally {
+      alive.mockRestore();
+    }
     expect((await server.http.delete(`/2/clusters/${cluster}/tokens/${revoked.id}`)).status).toBe(200);
     const taskId = await worker.queue('shell', 'echo', { cluster });
 
@@ -274,20 +267,23 @@ describe('a task its runner never started', { timeout: 60_000 }, () => {
     expect(task.retry_task_id).toBeUndefined();
   });
 
+  // Each on a cluster of its own: the tasks earlier tests left held by runners gone by now go
+  // back to their queues too.
   it('goes back to the queue, no retry used, when the runner never got the answer', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'unanswered-1');
+    const cluster = await createCluster(server.http, 'runner-api-unanswered');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'unanswered-1');
     const call = runnerCall(token);
     // Its heartbeats do not list the task: it never received it.
     await eventually(
       async () => {
-        await call('POST', `/runner/v1/clusters/${clusterA}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
+        await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
         return (await worker.task(taskId)).status === 'queued';
       },
       20_000,
       'the task queued again',
     );
-    const next = await call('POST', `/runner/v1/clusters/${clusterA}/instances/unanswered-1/tasks/next?wait_ms=10000`);
+    const next = await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/tasks/next?wait_ms=10000`);
     expect(next.status).toBe(200);
     expect(next.body.task.id).toBe(taskId);
     const task = await worker.task(taskId);
@@ -296,10 +292,11 @@ describe('a task its runner never started', { timeout: 60_000 }, () => {
   });
 
   it('goes back to the queue, no retry used, when its runner stopped before starting it', async () => {
-    const { token } = await createRunnerToken(server, clusterB);
-    const taskId = await holdTask(token, clusterB, 'vanished-1');
+    const cluster = await createCluster(server.http, 'runner-api-vanished');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'vanished-1');
     const call = runnerCall(token);
-    const base = (instance: string) => `/runner/v1/clusters/${clusterB}/instances/${instance}`;
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
     // It heartbeats no more: once it is no longer alive, the job its lock held is another runner's.
     await eventually(
       async () => !(await call('GET', `${base('vanished-1')}/alive`)).body.alive,
