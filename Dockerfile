@@ -41,9 +41,10 @@ LABEL org.opencontainers.image.title="Ferrum" \
       org.opencontainers.image.description="Self-hosted cloud platform: identity, cache, message queue, worker and functions" \
       org.opencontainers.image.version="${FERRUM_VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
+# No PORT here: the controller listens on 8080 and a runner serves its metrics on 8081 unless told
+# otherwise, so both roles fit on one host network.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=8080 \
     FERRUM_DATA_DIR=/var/lib/ferrum
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -51,9 +52,10 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 RUN mkdir -p /var/lib/ferrum && chown 1000:1000 /var/lib/ferrum
 USER 1000:1000
-EXPOSE 8080
-# Both roles answer GET /health on PORT (the controller's API, the runner's metrics server).
+EXPOSE 8080 8081
+# Both roles answer GET /health: the controller on PORT (8080), a runner (process 1 runs
+# `ferrum runner`) on FERRUM_RUNNER_METRICS_PORT, else PORT, else 8081.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const e = process.env; const runner = require('fs').readFileSync('/proc/1/cmdline', 'utf8').split('\\0').includes('runner'); const port = (runner && e.FERRUM_RUNNER_METRICS_PORT) || e.PORT || (runner ? 8081 : 8080); fetch('http://127.0.0.1:' + port + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/app/dist/bin/ferrum.js"]
 CMD ["controller"]

@@ -2,6 +2,41 @@
 import type { Command } from 'commander';
 import { buildProgram, runProgram } from '../cli/program.js';
 
+function printBootstrap(
+  bootstrap: { email: string; password: string; token: string; projectId: string },
+  ironJsonPath: string | null,
+): void {
+  const { email, password, token, projectId } = bootstrap;
+  process.stdout.write(
+    [
+      '',
+      'Ferrum bootstrap: created the first admin user, token and project.',
+      `  email:      ${email}`,
+      `  password:   ${password}`,
+      `  token:      ${token}`,
+      `  project_id: ${projectId}`,
+      `  iron.json:  ${ironJsonPath}`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+/** `ferrum admin token`: a new admin token, printed and written to iron.json (or the bootstrap, on a fresh store). */
+async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<void> {
+  const { loadConfig } = await import('../src/core/config.js');
+  const { issueAdminToken } = await import('../controller/admin-token.js');
+  const issued = await issueAdminToken(loadConfig(), { revokeEarlier: Boolean(options.revokeEarlier) });
+  if (issued.bootstrap) return printBootstrap(issued.bootstrap, issued.ironJsonPath);
+  const lines = [
+    `Ferrum: a new admin token for ${issued.email}.`,
+    `  token:      ${issued.token}`,
+    `  project_id: ${issued.projectId ?? '(the admin has no project)'}`,
+    ...(issued.ironJsonPath ? [`  iron.json:  ${issued.ironJsonPath}`] : []),
+    ...(options.revokeEarlier ? [`  revoked:    ${issued.revoked} earlier admin token(s)`] : []),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
 // The server modules load only for the server commands, so client commands start quickly.
 async function runServer(withRunner: boolean): Promise<void> {
   const { loadConfig, shutdownTimeoutMs } = await import('../src/core/config.js');
@@ -31,21 +66,7 @@ async function runServer(withRunner: boolean): Promise<void> {
     await running.stop();
   };
   const timeoutMs = shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller');
-  if (running.bootstrap) {
-    const { email, password, token, projectId } = running.bootstrap;
-    process.stdout.write(
-      [
-        '',
-        'Ferrum bootstrap: created the first admin user, token and project.',
-        `  email:      ${email}`,
-        `  password:   ${password}`,
-        `  token:      ${token}`,
-        `  project_id: ${projectId}`,
-        `  iron.json:  ${running.ironJsonPath}`,
-        '',
-      ].join('\n') + '\n',
-    );
-  }
+  if (running.bootstrap) printBootstrap(running.bootstrap, running.ironJsonPath);
   process.stdout.write(`Ferrum listening on ${running.url}\n`);
 
   let stopping = false;
@@ -80,6 +101,16 @@ function serverCommands(program: Command): void {
     .command('controller')
     .description('the HTTP APIs and background loops')
     .action(() => runServer(false));
+  const admin = program
+    .command('admin')
+    .description("the installation's own administration, through its Redis (REDIS_URL or FERRUM_DATA_DIR's)");
+  admin
+    .command('token')
+    .description(
+      "make a new admin token for the first admin user, print it and write it to iron.json (the first start's is shown only once); on a store with no user yet, bootstrap it",
+    )
+    .option('--revoke-earlier', 'revoke the admin tokens made earlier at bootstrap or by this command')
+    .action(printAdminToken);
   program
     .command('runner')
     .description(
@@ -87,7 +118,10 @@ function serverCommands(program: Command): void {
     )
     .option('--api <url>', 'gateway mode: the Ferrum API the runner reaches (FERRUM_API_URL)')
     .option('--token <token>', "gateway mode: a runner token of the runner's cluster (FERRUM_RUNNER_TOKEN)")
-    .action(async (options: { api?: string; token?: string }) => {
+    .action(async (_options: unknown, command: Command) => {
+      // The program's global --token (the client's access token) is parsed wherever it appears,
+      // so `ferrum runner --token T` lands there: the runner reads it from the merged options.
+      const options = command.optsWithGlobals<{ api?: string; token?: string }>();
       if (options.api) process.env.FERRUM_API_URL = options.api;
       if (options.token) process.env.FERRUM_RUNNER_TOKEN = options.token;
       const { loadConfig } = await import('../src/core/config.js');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../src/core/config.js';
 
 export interface IronJsonSettings {
   token: string;
@@ -22,4 +23,9 @@ export function writeIronJson(dataDir: string, settings: IronJsonSettings): stri
   const contents = { ...settings, scheme: settings.protocol };
   fs.writeFileSync(file, JSON.stringify(contents, null, 2) + '\n', { mode: 0o600 });
   return file;
+}
+
+/** The host clients are told to reach: FERRUM_PUBLIC_HOST, else HOST (loopback for a wildcard). */
+export function publicHostOf(config: Pick<Config, 'publicHost' | 'host'>): string {
+  return config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
 }

@@ -5,6 +5,7 @@ import type { AppContext } from './app-context.js';
 import {
   bootstrapIdentity,
   reapplyBootstrapToken,
+  undoBootstrap,
   type BootstrapResult,
   type ReappliedToken,
 } from '../src/auth/bootstrap.js';
@@ -22,7 +23,7 @@ import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.j
 import { startScheduler } from './scheduler.js';
 import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
-import { writeIronJson } from './iron-json.js';
+import { publicHostOf, writeIronJson } from './iron-json.js';
 import { startFunctionsListener } from './functions-listener.js';
 import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
@@ -82,10 +83,11 @@ export async function startController(config: Config, options: ControllerOptions
   }
   const redisUrl = config.redisUrl ?? managed!.url;
   let opened: OpenedContext | null = null;
+  let bootstrap: BootstrapResult | null = null;
   try {
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
-    const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
+    bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, config.bootstrap), ctx.log);
     await ctx.identity.hashStoredSecrets();
     await ctx.identity.moveEarlierProjects();
@@ -100,7 +102,7 @@ export async function startController(config: Config, options: ControllerOptions
     const { mq } = ctx;
     mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
-    const host = config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
+    const host = publicHostOf(config);
     const ironJsonPath = bootstrap
       ? writeIronJson(config.dataDir, {
           token: bootstrap.token,
@@ -162,6 +164,8 @@ export async function startController(config: Config, options: ControllerOptions
       },
     };
   } catch (error) {
+    // A first start that fails (the port in use) leaves no admin whose token nobody saw.
+    if (bootstrap && opened) await undoBootstrap(opened.ctx.identity, bootstrap).catch(() => undefined);
     await opened?.close();
     await managed?.stop();
     throw error;

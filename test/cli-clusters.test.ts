@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { createCluster } from './helpers/worker.js';
+import { eventually } from './helpers/eventually.js';
+import { createCluster, WorkerClient } from './helpers/worker.js';
 
 let server: TestServer;
 let cli: Cli;
@@ -133,5 +134,81 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
     const notObject = await ferrum(['clusters', 'create', '-'], '[1, 2]');
     expect(notObject.code).toBe(2);
     expect(notObject.stderr).toContain('- is not a JSON object');
+  });
+});
+
+describe('clusters by name', { timeout: 120_000 }, () => {
+  it('clusters create --name, then every <cluster> and --cluster take the name', async () => {
+    const created = await ferrum(['clusters', 'create', '--name', 'by-name', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { cluster } = JSON.parse(created.stdout);
+    expect(cluster.name).toBe('by-name');
+
+    const shown = await ferrum(['clusters', 'show', 'by-name']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^id\\s+${cluster.id}$`, 'm'));
+    expect((await ferrum(['runners', 'list', 'by-name'])).stdout).toBe('(none)\n');
+    expect((await ferrum(['clusters', 'tokens', 'create', 'by-name'])).code).toBe(0);
+    expect((await ferrum(['clusters', 'tokens', 'list', 'by-name'])).stdout).toMatch(/^ID\s+CREATED_AT$/m);
+
+    const worker = new WorkerClient(server.http, server.projectId);
+    await worker.upload({ name: 'by-name-code', image: 'ferrum-test/busybox', command: 'true' });
+    const queued = await ferrum(['worker', 'queue', 'by-name-code', '--cluster', 'by-name', '--json']);
+    expect(queued.code, queued.stderr).toBe(0);
+    const taskId = JSON.parse(queued.stdout).tasks[0].id;
+    expect((await worker.task(taskId)).cluster).toBe(cluster.id);
+    const scheduled = await ferrum(
+      'worker schedule create by-name-code --cluster by-name --run-times 1 --json'.split(' '),
+    );
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    const scheduleId = JSON.parse(scheduled.stdout).schedules[0].id;
+    const schedule = await server.http.get(`/2/projects/${server.projectId}/schedules/${scheduleId}`);
+    expect(schedule.body.cluster).toBe(cluster.id);
+    // The file's name gives way to --name.
+    fs.writeFileSync(path.join(cwd, 'named.json'), JSON.stringify({ name: 'from-file', memory: 512 }));
+    const both = await ferrum(['clusters', 'create', 'named.json', '--name', 'from-flag', '--json']);
+    expect(JSON.parse(both.stdout).cluster).toMatchObject({ name: 'from-flag', memory: 512 });
+  });
+
+  it('refuses an unknown or ambiguous name, and create with neither --name nor a file', async () => {
+    const unknown = await ferrum(['worker', 'queue', 'anything', '--cluster', 'no-such-name']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      'ferrum: Cluster no-such-name not found: no cluster you can see has that id or name (ferrum clusters list)\n',
+    );
+    const first = await createCluster(server.http, 'twice-named');
+    const second = await createCluster(server.http, 'twice-named');
+    const ambiguous = await ferrum(['clusters', 'show', 'twice-named']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain('2 clusters are named "twice-named"');
+    expect(ambiguous.stderr).toContain(first);
+    expect(ambiguous.stderr).toContain(second);
+    const neither = await ferrum(['clusters', 'create']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('give --name or a cluster file');
+  });
+});
+
+describe('ferrum worker log --follow on a cluster no runner serves', { timeout: 120_000 }, () => {
+  it('says so on stderr and keeps waiting until the task ends', async () => {
+    const cluster = await createCluster(server.http, 'unserved');
+    const worker = new WorkerClient(server.http, server.projectId);
+    await worker.upload({ name: 'unserved-code', image: 'ferrum-test/busybox', command: 'true' });
+    const taskId = await worker.queue('unserved-code', '{}', { cluster });
+    let stderr = '';
+    const follow = cli.start(['worker', 'log', taskId, '--follow', '--interval', '50'], {
+      cwd,
+      onStderr: (chunk) => (stderr += chunk),
+    });
+    await eventually(() => stderr.includes('no runner serves'), 30_000, 'the notice');
+    expect(stderr).toBe(
+      `ferrum: no runner serves cluster ${cluster}: task ${taskId} stays queued until one starts ` +
+        `(ferrum runners list ${cluster}); still waiting\n`,
+    );
+    expect(follow.child.exitCode).toBeNull();
+    expect((await server.http.post(`/2/projects/${server.projectId}/tasks/${taskId}/cancel`)).status).toBe(200);
+    const ended = await follow.result;
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toContain(`task ${taskId} ended cancelled`);
   });
 });

@@ -149,12 +149,15 @@ describe('ferrum usage', { timeout: 120_000 }, () => {
       'start',
       'controller',
       'runner',
+      'admin',
       'users',
       'tokens',
       'projects',
       'mq',
       'cache',
       'worker',
+      'clusters',
+      'runners',
       'functions',
     ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b`, 'm'));

@@ -131,7 +131,7 @@ beforeAll(async () => {
   // Its warnings while Redis refuses writes are the test's own doing.
   runner = await Runner.start(config, config.redisUrl!, pino({ level: 'error' }), new Docker(), registry);
   const runnerPort = await freeLoopbackPort();
-  runnerMetrics = serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
+  runnerMetrics = await serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
   runnerTarget = `127.0.0.1:${runnerPort}`;
   prometheus = await TestPrometheus.start({
     job: JOB,

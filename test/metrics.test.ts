@@ -64,7 +64,7 @@ beforeAll(async () => {
   const registry = new Registry();
   runner = await Runner.start(config, config.redisUrl!, pino({ level: 'warn' }), undefined, registry);
   runnerPort = await freeLoopbackPort();
-  runnerMetrics = serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
+  runnerMetrics = await serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
 });
 
 afterAll(async () => {

@@ -86,7 +86,7 @@ describe('ferrum_redis_errors_total of a direct-mode runner', () => {
     const noEngine = new Docker({ socketPath: path.join(os.tmpdir(), 'ferrum-no-docker-engine.sock') });
     runner = await Runner.start(config, config.redisUrl!, pino({ level: 'silent' }), noEngine, registry);
     runnerPort = await freeLoopbackPort();
-    runnerMetrics = serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'silent' }));
+    runnerMetrics = await serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'silent' }));
   });
   afterAll(async () => {
     runnerMetrics?.close();

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventually } from './helpers/eventually.js';
 import type { HttpClient } from './helpers/http.js';
 import type { TestServer } from './helpers/server.js';
 import { createCluster, createRunnerToken, startWorkerServer, WorkerClient } from './helpers/worker.js';
@@ -226,5 +227,88 @@ describe('the runner API refuses', () => {
     const response = await runnerCall(token)('POST', `/runner/v1/clusters/${clusterA}/instances/ghost/tasks/next`);
     expect(response.status).toBe(409);
     expect(response.body.msg).toContain('heartbeat first');
+  });
+});
+
+describe('a task its runner never started', { timeout: 60_000 }, () => {
+  it('goes to another runner when the token is revoked during the long-poll that would take it', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-revoke');
+    const revoked = await createRunnerToken(server, cluster);
+    const other = await createRunnerToken(server, cluster);
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    for (const [token, instance] of [
+      [revoked.token, 'revoked-1'],
+      [other.token, 'other-1'],
+    ]) {
+      expect((await runnerCall(token!)('POST', `${base(instance!)}/heartbeat`, { body: heartbeat() })).status).toBe(
+        200,
+      );
+    }
+    // The poll is past its token check (it asks whether its instance is alive next) before the
+    // token is revoked.
+    const alive = vi.spyOn(server.running.ctx.worker.runners, 'isAlive');
+    const poll = runnerCall(revoked.token)('POST', `${base('revoked-1')}/tasks/next?wait_ms=20000`);
+    try {
+      await eventually(() => alive.mock.calls.some(([, instance]) => instance === 'revoked-1'), 10_000, 'the poll');
+    } finally {
+      alive.mockRestore();
+    }
+    expect((await server.http.delete(`/2/clusters/${cluster}/tokens/${revoked.id}`)).status).toBe(200);
+    const taskId = await worker.queue('shell', 'echo', { cluster });
+
+    const refused = await poll;
+    expect(refused.status).toBe(401);
+    expect(refused.body.msg).toBe('Invalid or revoked runner token');
+    const next = await runnerCall(other.token)('POST', `${base('other-1')}/tasks/next?wait_ms=10000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task).toMatchObject({ status: 'preparing', runner_id: 'other-1' });
+    expect(task.retry_task_id).toBeUndefined();
+  });
+
+  // Each on a cluster of its own: the tasks earlier tests left held by runners gone by now go
+  // back to their queues too.
+  it('goes back to the queue, no retry used, when the runner never got the answer', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-unanswered');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'unanswered-1');
+    const call = runnerCall(token);
+    // Its heartbeats do not list the task: it never received it.
+    await eventually(
+      async () => {
+        await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
+        return (await worker.task(taskId)).status === 'queued';
+      },
+      20_000,
+      'the task queued again',
+    );
+    const next = await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/tasks/next?wait_ms=10000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task.status).toBe('preparing');
+    expect(task.retry_task_id).toBeUndefined();
+  });
+
+  it('goes back to the queue, no retry used, when its runner stopped before starting it', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-vanished');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'vanished-1');
+    const call = runnerCall(token);
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    // It heartbeats no more: once it is no longer alive, the job its lock held is another runner's.
+    await eventually(
+      async () => !(await call('GET', `${base('vanished-1')}/alive`)).body.alive,
+      20_000,
+      'the runner gone',
+    );
+    expect((await call('POST', `${base('heir-1')}/heartbeat`, { body: heartbeat() })).status).toBe(200);
+    const next = await call('POST', `${base('heir-1')}/tasks/next?wait_ms=15000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task).toMatchObject({ status: 'preparing', runner_id: 'heir-1' });
+    expect(task.retry_task_id).toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { conflict, forbidden, notFound } from '../../src/core/errors.js';
+import { conflict, forbidden, notFound, unauthorized } from '../../src/core/errors.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
 import { TASK_STATUSES, type Task } from '../../src/worker/types.js';
 import type { PluginOptions } from '../context.js';
 import { GatewayJobs } from './job-pump.js';
-import { grantOf, requireRunnerToken } from './runner-auth.js';
+import { grantOf, requireRunnerToken, stillGranted } from './runner-auth.js';
 
 /** The longest a runner's long-poll for its next task is held open. */
 const MAX_WAIT_MS = 30_000;
@@ -134,9 +134,9 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       );
       const lock = Math.max(lockMs, liveness);
       await Promise.all(kept.map((lease) => jobs.extendLock(cluster, lease, lock).catch(() => {})));
-      // A task taken for this runner whose answer it never got (its long-poll dropped) is given up.
+      // A task taken for this runner whose answer it never got (its long-poll dropped) is given back.
       for (const lease of leases) {
-        if (!running.includes(lease.task_id) && now - lease.taken_at > lock) await giveUp(cluster, instanceId, lease);
+        if (!running.includes(lease.task_id) && now - lease.taken_at > lock) await giveBack(cluster, instanceId, lease);
       }
       const cancelled: string[] = [];
       for (const lease of kept) {
@@ -149,14 +149,19 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     },
   });
 
-  async function giveUp(cluster: string, instanceId: string, lease: GatewayLease): Promise<void> {
-    const task = await worker.taskStore.find(lease.project_id, lease.task_id);
-    if (task) {
-      const msg = 'The runner never received this task';
-      await worker.runnerTasks.finish(task, instanceId, ['preparing'], { status: 'error', msg }, app.log);
+  /**
+   * A task taken for a runner that never started it goes back to the queue for another runner,
+   * no retry used; one no longer preparing (ended, or gone) has its token and slot freed and its
+   * job leaves the queue.
+   */
+  async function giveBack(cluster: string, instanceId: string, lease: GatewayLease): Promise<void> {
+    const task = { project_id: lease.project_id, code_id: lease.code_id, id: lease.task_id };
+    if (await worker.runnerTasks.giveBack(task, instanceId)) {
+      await jobs.giveBack(cluster, lease);
+    } else {
       await worker.runnerTasks.release(task, lease.task_token ?? null);
+      await jobs.complete(cluster, lease);
     }
-    await jobs.complete(cluster, lease);
     await worker.gatewayLeases.drop(cluster, instanceId, lease.task_id);
   }
 
@@ -205,6 +210,11 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
           await job.moveToDelayed(Date.now(), lock).catch(() => {});
           return reply;
         }
+        // A token revoked while this poll waited takes nothing: the job goes back for another runner.
+        if (!(await stillGranted(request, worker.runnerTokens))) {
+          await job.moveToDelayed(Date.now(), lock).catch(() => {});
+          throw unauthorized('Invalid or revoked runner token');
+        }
         const { project_id: projectId, task_id: taskId } = job.data;
         const taken = await worker.runnerTasks.take(projectId, taskId, instanceId, livenessMsOf(heartbeatMs), app.log);
         if (taken === 'gated') {
@@ -226,7 +236,7 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
         };
         await worker.gatewayLeases.put(cluster, instanceId, lease, leaseTtl(heartbeatMs));
         if (gone.aborted) {
-          await giveUp(cluster, instanceId, lease);
+          await giveBack(cluster, instanceId, lease);
           return reply;
         }
         return { task: taken };

@@ -139,6 +139,13 @@ export class GatewayJobs {
     if (job) await job.extendLock(lease.lock, lockMs);
   }
 
+  /** The job of a task its runner never started goes back to the queue, no attempt counted. */
+  async giveBack(cluster: string, lease: GatewayLease): Promise<void> {
+    const job = await this.jobOf(cluster, lease);
+    // A lock lost to the stalled check means the job went back already.
+    if (job) await job.moveToDelayed(Date.now(), lease.lock).catch(() => {});
+  }
+
   /** The job of a task whose run is over leaves the queue (as a direct runner's processor returning). */
   async complete(cluster: string, lease: GatewayLease): Promise<void> {
     const job = await this.jobOf(cluster, lease);

@@ -20,7 +20,7 @@ export function requireRunnerToken(tokens: RunnerTokens): preHandlerAsyncHookHan
   return async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     if (!header.startsWith(SCHEME)) throw unauthorized('The runner API needs "Authorization: Bearer <runner token>"');
-    const grant = await tokens.find(header.slice(SCHEME.length).trim());
+    const grant = await tokens.find(tokenOf(request));
     if (!grant) throw unauthorized('Invalid or revoked runner token');
     const clusterId = pathParameter(request, 'cluster_id');
     const instanceId = pathParameter(request, 'instance_id');
@@ -30,6 +30,15 @@ export function requireRunnerToken(tokens: RunnerTokens): preHandlerAsyncHookHan
       throw forbidden(`This runner token is for instance ${grant.instance_id}, not ${instanceId}`);
     request.runnerGrant = grant;
   };
+}
+
+function tokenOf(request: FastifyRequest): string {
+  return (request.headers.authorization ?? '').slice(SCHEME.length).trim();
+}
+
+/** Whether the request's token still works: a long-poll checks again before it hands out a task. */
+export async function stillGranted(request: FastifyRequest, tokens: RunnerTokens): Promise<boolean> {
+  return (await tokens.find(tokenOf(request))) !== null;
 }
 
 export function grantOf(request: FastifyRequest): RunnerGrant {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import type { Json } from '../api-client.js';
+import { clusterIdOf } from '../cluster-ref.js';
 import { action } from '../context.js';
 import { CliError } from '../errors.js';
 import { columns } from '../output.js';
@@ -41,44 +42,52 @@ export function clustersCommand(): Command {
       }),
     );
   clusters
-    .command('show <cluster_id>')
+    .command('show <cluster>')
     .description('show a cluster with its machines')
     .action(
-      action(async ({ api, out }, id: string) => {
-        const result = await api.get<{ cluster: Json }>(clusterPath(id));
+      action(async ({ api, out }, ref: string) => {
+        const result = await api.get<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)));
         out.record(result.cluster, result);
       }),
     );
   clusters
-    .command('create <file>')
-    .description('create a cluster from a JSON file (- for stdin), e.g. {"name": "gpu", "autoscale": {…}}')
+    .command('create [file]')
+    .description(
+      'create a cluster named --name, or from a JSON file (- for stdin), e.g. {"name": "gpu", "autoscale": {…}}',
+    )
+    .option('--name <name>', "the cluster's name (over the file's)")
     .action(
-      action(async ({ api, out }, file: string) => {
-        const result = await api.post<{ cluster: Json }>('/2/clusters', clusterFile(file));
+      action(async ({ api, out }, file: string | undefined, options: { name?: string }) => {
+        if (file === undefined && options.name === undefined) throw new CliError('give --name or a cluster file', 2);
+        const body = { ...(file === undefined ? {} : clusterFile(file)), ...options };
+        const result = await api.post<{ cluster: Json }>('/2/clusters', body);
         out.record(result.cluster, result);
       }),
     );
   clusters
-    .command('update <cluster_id> <file>')
+    .command('update <cluster> <file>')
     .description('change a cluster from a JSON file of the fields to change (- for stdin)')
     .action(
-      action(async ({ api, out }, id: string, file: string) => {
-        const result = await api.put<{ cluster: Json }>(clusterPath(id), clusterFile(file));
+      action(async ({ api, out }, ref: string, file: string) => {
+        const body = clusterFile(file);
+        const result = await api.put<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)), body);
         out.record(result.cluster, result);
       }),
     );
   clusters
-    .command('delete <cluster_id>')
+    .command('delete <cluster>')
     .description('delete a cluster (terminate its instances first)')
     .action(
-      action(async ({ api, out }, id: string) => out.confirm(await api.delete<{ msg: string }>(clusterPath(id)))),
+      action(async ({ api, out }, ref: string) =>
+        out.confirm(await api.delete<{ msg: string }>(clusterPath(await clusterIdOf(api, ref)))),
+      ),
     );
   clusters
-    .command('terminate <cluster_id>')
+    .command('terminate <cluster>')
     .description('retire every instance of a cluster (running tasks finish first)')
     .action(
-      action(async ({ api, out }, id: string) =>
-        out.confirm(await api.post<{ msg: string }>(clusterPath(id, '/terminate'))),
+      action(async ({ api, out }, ref: string) =>
+        out.confirm(await api.post<{ msg: string }>(clusterPath(await clusterIdOf(api, ref), '/terminate'))),
       ),
     );
   clusters.addCommand(tokensCommand());
@@ -89,30 +98,31 @@ export function clustersCommand(): Command {
 function tokensCommand(): Command {
   const tokens = new Command('tokens').description("a cluster's runner tokens");
   tokens
-    .command('list <cluster_id>')
+    .command('list <cluster>')
     .description('list runner tokens (without their secrets)')
     .action(
-      action(async ({ api, out }, id: string) => {
-        const result = await api.get<{ tokens: Json[] }>(clusterPath(id, '/tokens'));
+      action(async ({ api, out }, ref: string) => {
+        const result = await api.get<{ tokens: Json[] }>(clusterPath(await clusterIdOf(api, ref), '/tokens'));
         out.table(result.tokens, TOKEN_COLUMNS, result);
       }),
     );
   tokens
-    .command('create <cluster_id>')
+    .command('create <cluster>')
     .description('create a runner token; its secret is printed only now')
     .action(
-      action(async ({ api, out }, id: string) => {
-        const result = await api.post<{ token: Json }>(clusterPath(id, '/tokens'));
+      action(async ({ api, out }, ref: string) => {
+        const result = await api.post<{ token: Json }>(clusterPath(await clusterIdOf(api, ref), '/tokens'));
         out.record(result.token, result);
       }),
     );
   tokens
-    .command('delete <cluster_id> <token_id>')
+    .command('delete <cluster> <token_id>')
     .description('revoke a runner token at once')
     .action(
-      action(async ({ api, out }, id: string, tokenId: string) =>
-        out.confirm(await api.delete<{ msg: string }>(clusterPath(id, `/tokens/${encodeURIComponent(tokenId)}`))),
-      ),
+      action(async ({ api, out }, ref: string, tokenId: string) => {
+        const path = clusterPath(await clusterIdOf(api, ref), `/tokens/${encodeURIComponent(tokenId)}`);
+        out.confirm(await api.delete<{ msg: string }>(path));
+      }),
     );
   return tokens;
 }
@@ -121,11 +131,11 @@ function tokensCommand(): Command {
 export function runnersCommand(): Command {
   const runners = new Command('runners').description('runners of a cluster');
   runners
-    .command('list <cluster_id>')
+    .command('list <cluster>')
     .description('list the runners online in a cluster, their host and the tasks they run now')
     .action(
-      action(async ({ api, out }, id: string) => {
-        const result = await api.get<{ runners: Json[] }>(clusterPath(id, '/runners'));
+      action(async ({ api, out }, ref: string) => {
+        const result = await api.get<{ runners: Json[] }>(clusterPath(await clusterIdOf(api, ref), '/runners'));
         const rows = result.runners.map((runner) => ({ ...runner, tasks: (runner.tasks as string[]).join(' ') }));
         out.table(rows, RUNNER_COLUMNS, result);
       }),

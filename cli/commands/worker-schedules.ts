@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { type ApiClient, type Json } from '../api-client.js';
+import { optionalClusterIdOf } from '../cluster-ref.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer } from '../options.js';
@@ -35,7 +36,7 @@ export function scheduleCommand(): Command {
     .option('--run-times <n>', 'number of runs', integer(1))
     .option('--priority <p>', '0, 1 or 2', integer(0, 2))
     .option('--timeout <seconds>', 'run time limit of each task', integer(1, 3600))
-    .option('--cluster <name>', 'cluster to run on')
+    .option('--cluster <cluster>', 'cluster to run on, by id or name')
     .option('--delay <seconds>', 'seconds added before each task becomes available', integer(0, 604800))
     .option('--label <label>', 'a label for the schedule')
     .action(
@@ -55,7 +56,7 @@ export function scheduleCommand(): Command {
           run_times: options.runTimes,
           priority: options.priority,
           timeout: options.timeout,
-          cluster: options.cluster,
+          cluster: await optionalClusterIdOf(api, options.cluster),
           delay: options.delay,
           label: options.label,
         };

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { Response } from 'undici';
 import { type ApiClient, FormData, type Json } from '../api-client.js';
+import { optionalClusterIdOf } from '../cluster-ref.js';
 import { codeArchive } from '../code-package.js';
 import { action } from '../context.js';
 import { columns } from '../output.js';
@@ -141,7 +142,7 @@ export function workerCommand(): Command {
     .option('--payload <text>', 'the payload (default {})')
     .option('--payload-file <file>', 'the payload from a file, - for stdin')
     .option('--priority <p>', '0, 1 or 2', integer(0, 2))
-    .option('--cluster <name>', 'cluster to run on')
+    .option('--cluster <cluster>', 'cluster to run on, by id or name')
     .option('--timeout <seconds>', 'run time limit', integer(1, 3600))
     .option('--delay <seconds>', 'seconds before the task is queued', integer(0, 604800))
     .option('--label <label>', 'a label for the task')
@@ -157,7 +158,7 @@ export function workerCommand(): Command {
           code_name: codeName,
           payload,
           priority: options.priority,
-          cluster: options.cluster,
+          cluster: await optionalClusterIdOf(api, options.cluster),
           timeout: options.timeout,
           delay: options.delay,
           label: options.label,

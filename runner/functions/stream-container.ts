@@ -60,7 +60,13 @@ function waitForFile(dir: string, file: string, bootMs: number, gone: Promise<st
     // A watch can miss an event on some filesystems: look now and then too.
     const poll = setInterval(check, 25);
     const limit = setTimeout(
-      () => finish(new Error(`the function did not listen on ${CONTAINER_SOCKET_DIR}/${file} within ${bootMs} ms`)),
+      () =>
+        finish(
+          new Error(
+            `the function did not listen on ${CONTAINER_SOCKET_DIR}/${file} within ${bootMs} ms ` +
+              "(a runner in a container needs FERRUM_FUNCTIONS_SOCKET_DIR to be a folder the Docker engine's host sees at the same path)",
+          ),
+        ),
       bootMs,
     );
     void gone.then((message) => finish(new Error(`${message} before listening on its socket`)));

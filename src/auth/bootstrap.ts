@@ -83,3 +83,14 @@ export async function reapplyBootstrapToken(store: IdentityStore, values: Bootst
     throw error;
   }
 }
+
+/**
+ * Removes what bootstrapIdentity created, for a first start that failed after it (the port in
+ * use): nothing is left whose token nobody saw, and the next start bootstraps and prints again.
+ */
+export async function undoBootstrap(store: IdentityStore, created: BootstrapResult): Promise<void> {
+  const project = await store.getProject(created.projectId);
+  if (project) await store.deleteProject(project);
+  const user = await store.findUserByEmail(created.email);
+  if (user) await store.deleteUser(user);
+}

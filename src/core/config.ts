@@ -215,6 +215,11 @@ export interface RunnerConfig {
   apiUrl: string;
   /** How soon a task that found its code package's max_concurrency slots all held is tried again. */
   gateRetryMs: number;
+  /**
+   * Port of a standalone runner's /metrics and /health (FERRUM_RUNNER_METRICS_PORT, else PORT,
+   * else its own default, apart from the controller's); 0 picks a free one.
+   */
+  metricsPort: number;
 }
 
 /** Settings of the functions platform (controller and runner sides). */
@@ -270,6 +275,9 @@ export interface AwsConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** A standalone runner's default metrics port: not the controller's 8080, so both fit on one machine. */
+export const RUNNER_METRICS_PORT = 8081;
 
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -502,6 +510,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl:
         env.FERRUM_RUNNER_API_URL || nonEmpty(env.FERRUM_API_URL) || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
+      metricsPort: intFrom(env, 'FERRUM_RUNNER_METRICS_PORT', intFrom(env, 'PORT', RUNNER_METRICS_PORT)),
     },
     functions: {
       cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',

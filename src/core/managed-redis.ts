@@ -38,6 +38,7 @@ export interface ManagedRedisOptions {
 }
 
 const READY_TIMEOUT_MS = 15_000;
+const PORT_FILE = 'redis.port';
 const STOP_TIMEOUT_MS = 5_000;
 /** A child that ran this long before dying counts as having restarted successfully. */
 const STABLE_MS = 10_000;
@@ -78,6 +79,8 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   const pidFile = path.join(options.dataDir, 'redis.pid');
   await stopLeftover(pidFile);
   const port = options.port ?? (await freeLoopbackPort());
+  // For other commands on the same data folder (`ferrum admin token`) while this one runs.
+  fs.writeFileSync(path.join(options.dataDir, PORT_FILE), `${port}\n`, { mode: 0o600 });
   const supervisor = new RedisSupervisor(options, port, pidFile);
   await supervisor.start();
   return supervisor;
@@ -235,5 +238,26 @@ function isRedisProcess(pid: number): boolean {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('redis-server');
   } catch {
     return false;
+  }
+}
+
+/**
+ * The URL of the managed redis-server a running `ferrum start` or `ferrum controller` keeps for
+ * `dataDir` (its pid and port files, the password beside them); null when none runs.
+ */
+export function runningManagedRedisUrl(dataDir: string): string | null {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isRedisProcess(pid)) return null;
+  try {
+    const port = Number(fs.readFileSync(path.join(dataDir, PORT_FILE), 'utf8').trim());
+    const password = fs.readFileSync(path.join(dataDir, 'redis.password'), 'utf8').trim();
+    return `redis://:${password}@127.0.0.1:${port}`;
+  } catch (error) {
+    throw new Error(`a redis-server (pid ${pid}) runs for ${dataDir} but its address is unknown (${String(error)})`);
   }
 }

@@ -1,10 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 export interface CliResult {
   code: number | null;
@@ -18,6 +20,13 @@ export interface CliRun {
   input?: string;
   /** Called with each stdout chunk as it arrives. */
   onStdout?: (chunk: string) => void;
+  /** Called with each stderr chunk as it arrives. */
+  onStderr?: (chunk: string) => void;
+  /**
+   * Run bin/ferrum.ts through tsx rather than the bundle: the server commands (`runner`,
+   * `start`) read their Lua scripts beside their modules, which the bundle does not keep.
+   */
+  fromSource?: boolean;
 }
 
 /**
@@ -49,10 +58,16 @@ export class Cli {
 
   /** Runs `ferrum <args>` with a private HOME and no IRON_* variables but those given. */
   run(args: string[], options: CliRun = {}): Promise<CliResult> {
+    return this.start(args, options).result;
+  }
+
+  /** As `run`, with the child process at hand (to signal a long-running command such as `ferrum runner`). */
+  start(args: string[], options: CliRun = {}): { child: ChildProcess; result: Promise<CliResult> } {
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('IRON_') && name !== 'FERRUM_DATA_DIR'),
     );
-    const child = spawn(process.execPath, [this.entry, ...args], {
+    const entry = options.fromSource ? ['--import', TSX_LOADER, path.join(ROOT, 'bin/ferrum.ts')] : [this.entry];
+    const child = spawn(process.execPath, [...entry, ...args], {
       cwd: options.cwd ?? this.home,
       env: { ...inherited, HOME: this.home, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -63,12 +78,16 @@ export class Cli {
       stdout += chunk;
       options.onStdout?.(chunk);
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(chunk);
+    });
     child.stdin.end(options.input ?? '');
-    return new Promise((resolve, reject) => {
+    const result = new Promise<CliResult>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
+    return { child, result };
   }
 
   cleanUp(): void {

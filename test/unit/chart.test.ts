@@ -302,6 +302,11 @@ describe('templates: dind mode with the bundled Redis (examples/dind.yaml)', () 
       FERRUM_ENCRYPTION_KEY: { secretKeyRef: { name: 'ferrum-secrets', key: 'encryption-key' } },
     });
     expect(runner.volumeMounts).toContainEqual({ name: 'dind-socket', mountPath: '/var/run/dind' });
+    // http-stream function sockets: one emptyDir, the same path in the runner and the engine.
+    expect(env(runner).FERRUM_FUNCTIONS_SOCKET_DIR).toBe('/var/run/ferrum-fn-sockets');
+    expect(runner.volumeMounts).toContainEqual({ name: 'fn-sockets', mountPath: '/var/run/ferrum-fn-sockets' });
+    expect(dind.volumeMounts).toContainEqual({ name: 'fn-sockets', mountPath: '/var/run/ferrum-fn-sockets' });
+    expect(spec.volumes).toContainEqual({ name: 'fn-sockets', emptyDir: {} });
     expect(runner.volumeMounts).toContainEqual({ name: 'data', mountPath: '/var/lib/ferrum' });
     expect(runner.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect(spec.volumes).toContainEqual({ name: 'dind-socket', emptyDir: {} });
@@ -378,7 +383,7 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     const daemonSet = findObject(rendered, 'DaemonSet', 'ferrum-runner');
     expect(daemonSet.spec.replicas).toBeUndefined();
     const spec = podSpec(daemonSet);
-    expect(spec.initContainers).toBeUndefined();
+    expect(spec.initContainers.map((entry: any) => entry.name)).toEqual(['fn-sockets']);
     expect(spec.containers.map((entry: any) => entry.name)).toEqual(['runner']);
     expect(spec.volumes).toContainEqual({
       name: 'docker-socket',
@@ -392,6 +397,25 @@ describe('templates: hostSocket mode, DaemonSet runners, Redis by URL (examples/
     expect(
       rendered.objects.some((object) => object.kind === 'Deployment' && object.metadata.name === 'ferrum-runner'),
     ).toBe(false);
+  });
+
+  it("shares the http-stream socket folder with the node's engine at the same path", () => {
+    const daemonSet = findObject(rendered, 'DaemonSet', 'ferrum-runner');
+    const spec = podSpec(daemonSet);
+    const folder = '/var/run/ferrum-fn-sockets';
+    expect(spec.volumes).toContainEqual({ name: 'fn-sockets', hostPath: { path: folder, type: 'DirectoryOrCreate' } });
+    const runner = container(daemonSet, 'runner');
+    expect(env(runner).FERRUM_FUNCTIONS_SOCKET_DIR).toBe(folder);
+    expect(runner.volumeMounts).toContainEqual({ name: 'fn-sockets', mountPath: folder });
+    // The kubelet makes the folder for root; the init container opens it to the runner's user.
+    const opener = container(daemonSet, 'fn-sockets');
+    expect(opener.command).toEqual(['node', '-e', "require('fs').chmodSync(process.argv[1], 0o1777)", folder]);
+    expect(opener.securityContext).toMatchObject({
+      runAsUser: 0,
+      runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+    });
+    expect(opener.volumeMounts).toEqual([{ name: 'fn-sockets', mountPath: folder }]);
   });
 
   it('keeps the Redis URL in a Secret and bundles no Redis', () => {

@@ -244,4 +244,7 @@ listens only on a unix socket in a volume shared with the runner, owned by socke
               mountPath: /var/run/dind
             - name: dind-storage
               mountPath: /var/lib/docker
+            # The runner's http-stream function sockets, at the same path as in the runner.
+            - name: fn-sockets
+              mountPath: {{ printf "%q" .Values.runner.docker.functionSocketDir }}
 {{- end -}}

@@ -45,7 +45,9 @@ export class RunnerTasks {
   async take(projectId: string, taskId: string, runnerId: string, leaseMs: number, log: TaskLog) {
     const task = await this.deps.tasks.find(projectId, taskId);
     if (!task) return null;
-    const taken = await this.deps.statuses.take(task, runnerId, leaseMs);
+    let taken = await this.deps.statuses.take(task, runnerId, leaseMs);
+    if (taken.previous === 'preparing' && !taken.changed && (await this.giveBackUnstarted(task, runnerId, log)))
+      taken = await this.deps.statuses.take(task, runnerId, leaseMs);
     if (taken.gated) return 'gated' as const;
     if (taken.changed) return task;
     if (taken.previous === 'preparing' || taken.previous === 'running') await this.endLostRun(task, runnerId, log);
@@ -79,6 +81,31 @@ export class RunnerTasks {
   async release(task: Pick<Task, 'project_id' | 'code_id' | 'id'>, taskToken: string | null): Promise<void> {
     if (taskToken) await this.deps.taskTokens.revoke(taskToken);
     await this.deps.gate.release({ projectId: task.project_id, codeId: task.code_id, taskId: task.id });
+  }
+
+  /**
+   * preparing → queued: a run its runner never started (its answer lost, its token revoked)
+   * goes back to the queue with its max_concurrency slot freed, using none of its retries.
+   * Whether it went back (false once it started or ended).
+   */
+  async giveBack(task: Pick<Task, 'project_id' | 'code_id' | 'id'>, runnerId: string): Promise<boolean> {
+    const back = await this.deps.statuses.change(task.project_id, task.id, {
+      from: ['preparing'],
+      to: 'queued',
+      runner: runnerId,
+    });
+    if (back.changed) await this.release(task, null);
+    return back.changed;
+  }
+
+  /** BullMQ handed back a task whose runner stopped heartbeating before it started it: queued again. */
+  private async giveBackUnstarted(task: Task, runnerId: string, log: TaskLog): Promise<boolean> {
+    const holder = task.runner;
+    if (!holder || holder === runnerId) return false;
+    if (await this.deps.runners.isAlive(task.cluster, holder)) return false;
+    const back = await this.giveBack(task, holder);
+    if (back) log.info({ task: task.id, runner: holder }, 'task its runner never started queued again');
+    return back;
   }
 
   /** BullMQ handed back a task whose runner stopped heartbeating: it ends as an error. */

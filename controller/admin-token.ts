@@ -1,0 +1,102 @@
+import { pino } from 'pino';
+import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
+import { IdentityStore } from '../src/auth/identity-store.js';
+import type { User } from '../src/auth/types.js';
+import type { Config } from '../src/core/config.js';
+import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { publicHostOf, writeIronJson } from './iron-json.js';
+
+/** The name of the admin tokens `ferrum admin token` makes. */
+export const ADMIN_TOKEN_NAME = 'ferrum admin token';
+const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
+const DEFAULT_ADMIN_EMAIL = 'admin@ferrum.local';
+
+export interface AdminToken {
+  email: string;
+  token: string;
+  projectId: string | null;
+  ironJsonPath: string | null;
+  /** Set when the store had no user yet: this call bootstrapped it (the password is new too). */
+  bootstrap: BootstrapResult | null;
+  /** How many earlier admin tokens (made at bootstrap or by this command) were revoked. */
+  revoked: number;
+}
+
+/**
+ * `ferrum admin token`: a new admin token for the installation's first admin, printed and
+ * written to iron.json, for when the one printed at the first start is lost (tokens are kept
+ * only as digests, so none can be shown again). On a store without users it bootstraps instead.
+ * Reaches REDIS_URL, or the managed Redis of FERRUM_DATA_DIR (running or started for the call).
+ */
+export async function issueAdminToken(config: Config, options: { revokeEarlier: boolean }): Promise<AdminToken> {
+  let managed: ManagedRedis | null = null;
+  let url = config.redisUrl ?? runningManagedRedisUrl(config.dataDir);
+  if (!url) {
+    managed = await startManagedRedis({ dataDir: config.dataDir, persistent: true, appendfsync: 'always' });
+    url = managed.url;
+  }
+  // One try: a command run by hand says at once that it cannot reach Redis.
+  const redis = createRedisClient(url, 'admin-token', { log: pino({ level: 'silent' }), maxRetriesPerRequest: 1 });
+  let connectError: Error | undefined;
+  redis.on('error', (error: Error) => (connectError = error));
+  try {
+    await redis.ping().catch((error: Error) => {
+      const which = config.redisUrl ? 'REDIS_URL' : 'the managed one';
+      throw new Error(`cannot reach Redis (${which}): ${(connectError ?? error).message}`);
+    });
+    const keys = new KeySpace(config.keyPrefix);
+    const store = new IdentityStore(redis, keys);
+    const bootstrap = await bootstrapIdentity(store, redis, keys, config.bootstrap);
+    if (bootstrap) {
+      const { email, token, projectId } = bootstrap;
+      return { email, token, projectId, ironJsonPath: saveIronJson(config, token, projectId), bootstrap, revoked: 0 };
+    }
+    const admin = await firstAdmin(store, config.bootstrap.email ?? DEFAULT_ADMIN_EMAIL);
+    const created = await store.createToken({
+      userId: admin.id,
+      name: ADMIN_TOKEN_NAME,
+      type: 'standard',
+      admin: true,
+    });
+    let revoked = 0;
+    if (options.revokeEarlier) {
+      for (const token of await store.listTokens(admin.id)) {
+        if (token.id === created.id || !token.admin) continue;
+        if (token.name !== BOOTSTRAP_TOKEN_NAME && token.name !== ADMIN_TOKEN_NAME) continue;
+        await store.deleteToken(token);
+        revoked++;
+      }
+    }
+    const projectId = (await store.listProjectsOf(admin.id))[0]?.id ?? null;
+    const ironJsonPath = projectId ? saveIronJson(config, created.secret, projectId) : null;
+    return { email: admin.email, token: created.secret, projectId, ironJsonPath, bootstrap: null, revoked };
+  } finally {
+    redis.disconnect();
+    await managed?.stop();
+  }
+}
+
+/** The bootstrap admin (by FERRUM_BOOTSTRAP_EMAIL), else the first active admin user. */
+async function firstAdmin(store: IdentityStore, email: string): Promise<User> {
+  const named = await store.findUserByEmail(email);
+  if (named?.admin && named.status === 'active') return named;
+  let previous: string | undefined;
+  for (;;) {
+    const page = await store.listUsers(previous, 100);
+    const admin = page.find((user) => user.admin && user.status === 'active');
+    if (admin) return admin;
+    if (page.length < 100) throw new Error('this installation has no active admin user');
+    previous = page[page.length - 1]!.id;
+  }
+}
+
+function saveIronJson(config: Config, token: string, projectId: string): string {
+  return writeIronJson(config.dataDir, {
+    token,
+    project_id: projectId,
+    host: publicHostOf(config),
+    port: config.port,
+    protocol: config.publicScheme,
+  });
+}
