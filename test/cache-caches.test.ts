@@ -68,7 +68,7 @@ describe('listing caches', () => {
     const projectId = await newProject();
     const refused = await server.http.put(cachePaths(projectId, 'refused').item('k'), { value: 1, cas: 7 });
     expect(refused.status).toBe(404);
-    expect((await server.http.put(cachePaths(projectId, 'bad').item('k'), { value: null })).status).toBe(400);
+    expect((await server.http.put(cachePaths(projectId, 'bad').item('k'), { value: null })).status).toBe(406);
     const kept = await server.http.put(cachePaths(projectId, 'replaced').item('k'), { value: 1, replace: true });
     expect(kept.status).toBe(200);
     const res = await server.http.get(`/1/projects/${projectId}/caches`);
