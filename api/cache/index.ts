@@ -11,6 +11,7 @@ export const cacheApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const options: CacheApiOptions = {
     store: new CacheStore(ctx.redis, ctx.keys),
     maxValueBytes: ctx.config.cache.maxValueBytes,
+    quotas: ctx.config.quotas,
   };
   app.addHook('onRequest', requireProject(ctx));
   await app.register(cacheRoutes, options);

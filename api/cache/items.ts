@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
+import { quotasOf } from '../../src/auth/quotas.js';
+import type { CacheQuotas } from '../../src/cache/cache-store.js';
 import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
 import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
@@ -28,7 +31,12 @@ const incrementBody = {
 } as const;
 
 /** Items of a cache: put, get, increment, delete. */
-export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
+export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes, quotas }) => {
+  const quotasFor = (request: FastifyRequest): CacheQuotas => {
+    const project = quotasOf(projectOf(request), quotas);
+    return { storedBytes: project.stored_bytes, caches: project.caches };
+  };
+
   app.put(ITEM, {
     // A value may be up to maxValueBytes: the body around it gets room beyond that.
     bodyLimit: maxValueBytes + 64 * 1024,
@@ -36,11 +44,17 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
       const body = request.body;
-      await store.put(projectOf(request).id, cacheName, key, {
-        json: encodeValue(body.value, maxValueBytes),
-        expiresIn: body.expires_in ?? 0,
-        condition: putCondition(body),
-      });
+      await store.put(
+        projectOf(request).id,
+        cacheName,
+        key,
+        {
+          json: encodeValue(body.value, maxValueBytes),
+          expiresIn: body.expires_in ?? 0,
+          condition: putCondition(body),
+        },
+        quotasFor(request),
+      );
       return { msg: 'Stored.' };
     },
   });
@@ -61,7 +75,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { cacheName, key } = itemPathOf(request);
       const { amount } = request.body;
       checkAmount(amount);
-      const value = await store.increment(projectOf(request).id, cacheName, key, amount);
+      const value = await store.increment(projectOf(request).id, cacheName, key, amount, quotasFor(request));
       return reply.type(JSON_TYPE).send(incrementJson(value));
     },
   });

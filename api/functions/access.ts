@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { countQuotaReached, quotasOf } from '../../src/auth/quotas.js';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
 import type { AppScope } from '../../src/functions/app-store.js';
@@ -59,6 +60,18 @@ export class FunctionAccess {
   async scopeOf(principal: Principal): Promise<AppScope> {
     if (principal.admin) return 'all';
     return { projectIds: (await this.ctx.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+  }
+
+  /**
+   * 403 naming the quota when the project has no room for one more route (and, with
+   * `newApp`, one more app): see src/auth/quotas.ts.
+   */
+  async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
+    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    if (what.newApp && (await this.stores.apps.count(projectId)) >= quotas.apps)
+      throw countQuotaReached('apps', quotas.apps, 'apps');
+    if (what.newRoute && (await this.stores.apps.routeCount(projectId)) >= quotas.routes)
+      throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
   }
 
   /**

@@ -27,6 +27,7 @@ export function routeRoutes(app: ApiInstance, { ctx, stores, access }: Managemen
     if (existing && !(await access.visibleApp(principal, appName))) throw notFound('App not found');
     const project = existing ? existing.projectId : await access.projectForNewApp(principal, projectId);
     const route = newRouteOf(appName, input.path ?? '', input, ctx.config.functions);
+    await access.checkRoom(project, { newApp: !existing, newRoute: true });
     const outcome = await stores.routes.create(project, route);
     if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
     if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);

@@ -1,6 +1,7 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
 import { readProjectCounters } from '../../src/auth/project-counters.js';
+import { quotasOf } from '../../src/auth/quotas.js';
 import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
@@ -17,8 +18,25 @@ const projectParams = {
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 async function viewOf(ctx: AppContext, project: Project) {
-  return projectView(project, await readProjectCounters(ctx.redis, ctx.keys, project.id));
+  const counters = await readProjectCounters(ctx.redis, ctx.keys, project.id);
+  return projectView(project, counters, quotasOf(project, ctx.config.quotas));
 }
+
+const quotaValue = { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/** PATCH `quotas`: each a number (the project's own) or null (back to the operator's default). */
+const quotaChangesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    stored_bytes: quotaValue,
+    queue_bytes: quotaValue,
+    queues: quotaValue,
+    caches: quotaValue,
+    apps: quotaValue,
+    routes: quotaValue,
+  },
+} as const;
 
 /**
  * The user identifiers of a share/unshare body. Accepted forms: ["id", …], [{"user_id": …}, …],
@@ -128,6 +146,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
           name: { type: 'string', minLength: 1, maxLength: 200 },
           status: { type: 'string', enum: [...PROJECT_STATUSES] },
           max_schedules: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+          quotas: quotaChangesSchema,
         },
       },
       response: { 200: projectSchema },
@@ -135,13 +154,17 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       const project = await projectFromPath(request, true);
       const body = request.body;
-      if ((body.status !== undefined || body.max_schedules !== undefined) && !principalOf(request).admin) {
-        throw forbidden('Only admin tokens may change a project status or max_schedules');
+      if (
+        (body.status !== undefined || body.max_schedules !== undefined || body.quotas !== undefined) &&
+        !principalOf(request).admin
+      ) {
+        throw forbidden('Only admin tokens may change a project status, max_schedules or quotas');
       }
       const updated = await ctx.identity.updateProject(project, {
         name: body.name,
         status: body.status,
         maxSchedules: body.max_schedules,
+        quotas: body.quotas,
       });
       if (body.status !== undefined && body.status !== project.status) {
         const owner = await ctx.identity.getUser(project.userId);

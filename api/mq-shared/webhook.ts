@@ -1,7 +1,7 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { badRequest } from '../../src/core/errors.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
-import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
+import { queueParams, queueQuotasOf, queueRefOf, type MqRouteOptions } from './params.js';
 
 export interface WebhookOptions extends MqRouteOptions {
   /** The route: v3 `/3/…/queues/:queue_name/webhook`, v1 `/1/…/queues/:queue_name/messages/webhook`. */
@@ -35,9 +35,11 @@ export const webhookRoutes: ApiPlugin<WebhookOptions> = async (app, { ctx, mq, p
     handler: async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
       if (body === '') throw badRequest('body must not be empty: the webhook request body becomes the message body');
-      const [id] = await mq.post(queueRefOf(request), [
-        { body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) },
-      ]);
+      const [id] = await mq.post(
+        queueRefOf(request),
+        [{ body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) }],
+        queueQuotasOf(request, ctx.config.quotas),
+      );
       return reply.code(201).send({ id, ids: [id], msg: 'Messages put on queue.' });
     },
   });

@@ -4,7 +4,14 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers } from '../../src/mq/queue-settings.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
-import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
+import {
+  msgSchema,
+  projectParams,
+  queueParams,
+  queueQuotasOf,
+  queueRefOf,
+  type MqRouteOptions,
+} from '../mq-shared/params.js';
 import { queueResponseSchema, queueView } from './views.js';
 
 const queueBody = { type: 'object', properties: { queue: {} } } as const;
@@ -19,7 +26,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     handler: async (request) => {
       const ref = queueRefOf(request);
       const changes = parseQueueChanges(request.body.queue, limits);
-      const settings = await mq.configure(ref, changes, 'upsert');
+      const settings = await mq.configure(ref, changes, 'upsert', queueQuotasOf(request, ctx.config.quotas));
       return queueView(ref.projectId, ref.name, settings);
     },
   });
@@ -29,7 +36,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     handler: async (request) => {
       const ref = queueRefOf(request);
       const changes = parseQueueChanges(request.body.queue, limits);
-      await mq.configure(ref, changes, 'update');
+      await mq.configure(ref, changes, 'update', queueQuotasOf(request, ctx.config.quotas));
       const info = await mq.queues.require(ref);
       return queueView(ref.projectId, ref.name, info, info);
     },
@@ -47,7 +54,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
   app.delete('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await mq.queues.delete(queueRefOf(request)))) throw notFound('Queue not found');
+      if (!(await mq.deleteQueue(queueRefOf(request)))) throw notFound('Queue not found');
       return { msg: 'Deleted' };
     },
   });

@@ -1,6 +1,7 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
-import { requireProject } from '../auth-hooks.js';
+import { projectOf, requireProject } from '../auth-hooks.js';
+import { quotasOf } from '../../src/auth/quotas.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams } from './params.js';
 import { statsQuery, statsRangeOf, statsSchema } from './stats-query.js';
@@ -44,7 +45,8 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
         ctx.config.worker,
         ctx.config.worker.zip,
       );
-      const code = await codes.upload(projectId, upload);
+      const quota = quotasOf(projectOf(request), ctx.config.quotas).stored_bytes;
+      const code = await codes.upload(projectId, upload, quota);
       return { id: code.id, msg: 'Upload successful.' };
     },
   });
@@ -121,6 +123,10 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
       const { revision: rev } = request.query;
       const revision = await codes.revision(projectId, codeId, rev);
       const zip = await codes.zip(revision);
+      if (revision.archive_pruned)
+        throw notFound(
+          `Revision ${revision.rev} of code package ${revision.name}: its zip was deleted, only the newest revisions keep theirs (FERRUM_WORKER_REVISIONS_KEPT)`,
+        );
       if (!zip)
         throw notFound(`Revision ${revision.rev} of code package ${revision.name} is an image package: it has no zip`);
       return reply

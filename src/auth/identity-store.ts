@@ -4,6 +4,7 @@ import { newObjectId, newSecret } from '../core/ids.js';
 import { loadLua } from '../core/lua.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { hashPassword } from './password.js';
+import type { Quotas } from './quotas.js';
 import type { Project, ProjectStatus, Token, TokenType, User, UserStatus } from './types.js';
 
 const createUserScript = loadLua(import.meta.url, 'create-user');
@@ -310,6 +311,7 @@ export class IdentityStore {
       partner: null,
       status: 'active',
       maxSchedules: input.maxSchedules ?? 100,
+      quotas: {},
       flags: {},
       sharedWith: [],
       createdAt: now,
@@ -360,12 +362,13 @@ export class IdentityStore {
 
   async updateProject(
     project: Project,
-    changes: { name?: string; status?: ProjectStatus; maxSchedules?: number },
+    changes: { name?: string; status?: ProjectStatus; maxSchedules?: number; quotas?: QuotaChanges },
   ): Promise<Project> {
     const fields: Record<string, string> = { updated_at: String(Date.now()) };
     if (changes.name !== undefined) fields.name = changes.name;
     if (changes.status !== undefined) fields.status = changes.status;
     if (changes.maxSchedules !== undefined) fields.max_schedules = String(changes.maxSchedules);
+    if (changes.quotas !== undefined) fields.quotas = JSON.stringify(mergedQuotas(project.quotas, changes.quotas));
     await this.redis.hset(this.projectKey(project.id), fields);
     return this.mustGetProject(project.id);
   }
@@ -431,6 +434,18 @@ export class IdentityStore {
   }
 }
 
+/** Quota changes of one project: a number sets the project's own value, null returns to the default. */
+export type QuotaChanges = Partial<Record<keyof Quotas, number | null>>;
+
+function mergedQuotas(current: Partial<Quotas>, changes: QuotaChanges): Partial<Quotas> {
+  const merged: Partial<Quotas> = { ...current };
+  for (const [name, value] of Object.entries(changes) as Array<[keyof Quotas, number | null]>) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
+
 function userToHash(user: User): Record<string, string> {
   return {
     id: user.id,
@@ -494,6 +509,7 @@ function projectToHash(project: Project): Record<string, string> {
     partner: project.partner ?? '',
     status: project.status,
     max_schedules: String(project.maxSchedules),
+    quotas: JSON.stringify(project.quotas),
     flags: JSON.stringify(project.flags),
     created_at: String(project.createdAt),
     updated_at: String(project.updatedAt),
@@ -509,6 +525,7 @@ function projectFromHash(hash: Record<string, string>, sharedWith: string[]): Pr
     partner: hash.partner ? hash.partner : null,
     status: (hash.status as ProjectStatus) ?? 'active',
     maxSchedules: Number(hash.max_schedules ?? 100),
+    quotas: JSON.parse(hash.quotas ?? '{}') as Partial<Quotas>,
     flags: JSON.parse(hash.flags ?? '{}') as Record<string, boolean>,
     sharedWith: sharedWith.sort(),
     createdAt: Number(hash.created_at),

@@ -1,3 +1,5 @@
+import type { Quotas } from './quotas.js';
+
 /** Token types: tokens of the earlier API generation are refused by the version 3 APIs. */
 export const TOKEN_TYPES = ['standard', 'v2'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -42,6 +44,8 @@ export interface Project {
   partner: string | null;
   status: ProjectStatus;
   maxSchedules: number;
+  /** Quotas an admin set for this project; the others are the operator's defaults. */
+  quotas: Partial<Quotas>;
   flags: Record<string, boolean>;
   sharedWith: string[];
   createdAt: number;

@@ -1,5 +1,7 @@
 import { badRequest, conflict, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
+import { byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
+import { ProjectStorage } from '../core/stored-bytes.js';
 import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
@@ -17,16 +19,34 @@ export interface NewItem {
   condition: PutCondition;
 }
 
-type PutOutcome = ['stored', number] | ['exists'] | ['missing'] | ['cas_mismatch'];
-type IncrementOutcome = ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'];
+/** What a project's caches may hold: its stored_bytes (shared with code archives) and caches quotas. */
+export interface CacheQuotas {
+  storedBytes: number;
+  caches: number;
+}
 
-const PUT_REFUSALS: Record<Exclude<PutOutcome[0], 'stored'>, () => Error> = {
+type QuotaRefusal = ['caches_quota'] | ['bytes_quota'];
+type PutOutcome = ['stored', number] | ['exists'] | ['missing'] | ['cas_mismatch'] | QuotaRefusal;
+type IncrementOutcome =
+  ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'] | QuotaRefusal;
+
+function quotaRefusal(outcome: QuotaRefusal[0], quotas: CacheQuotas): Error {
+  return outcome === 'caches_quota'
+    ? countQuotaReached('caches', quotas.caches, 'caches')
+    : byteQuotaReached('stored_bytes', quotas.storedBytes, 'the project (code archives and cache items)');
+}
+
+function isQuotaRefusal(outcome: string): outcome is QuotaRefusal[0] {
+  return outcome === 'caches_quota' || outcome === 'bytes_quota';
+}
+
+const PUT_REFUSALS: Record<Exclude<PutOutcome[0], 'stored' | QuotaRefusal[0]>, () => Error> = {
   exists: () => conflict('Item already exists: add stores only keys that are not in the cache'),
   missing: () => notFound('Item not found: replace and cas store only keys that are in the cache'),
   cas_mismatch: () => conflict('cas mismatch: the item has changed since that cas was read'),
 };
 
-const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok'>, string> = {
+const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok' | QuotaRefusal[0]>, string> = {
   not_numeric: 'Cannot increment: the value is not a number',
   not_integer: 'Cannot increment: the value is not an integer',
   out_of_range: 'Cannot increment: the value is not an integer in the 64-bit signed range',
@@ -36,6 +56,7 @@ const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok'>, string> = {
 /** Named caches of key/value items in Redis. Knows nothing of HTTP or of who may call. */
 export class CacheStore {
   private readonly cacheKeys: CacheKeys;
+  private readonly storage: ProjectStorage;
   /** Projects known to be registered for sweeping, so the registration is sent once. */
   private readonly registered = new Set<string>();
 
@@ -44,6 +65,7 @@ export class CacheStore {
     keys: KeySpace,
   ) {
     this.cacheKeys = new CacheKeys(keys);
+    this.storage = new ProjectStorage(redis, keys);
   }
 
   /** Names of the caches holding live items, by name, `CACHES_PER_PAGE` per page. */
@@ -64,8 +86,11 @@ export class CacheStore {
     return scripts.dropItems.run<number>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [cacheName]);
   }
 
-  /** Stores an item under its condition and returns the new cas; 404/409 when the condition fails. */
-  async put(projectId: string, cacheName: string, key: string, item: NewItem): Promise<number> {
+  /**
+   * Stores an item under its condition and returns the new cas; 404/409 when the condition
+   * fails, 403/413 past a quota (nothing stored).
+   */
+  async put(projectId: string, cacheName: string, key: string, item: NewItem, quotas: CacheQuotas): Promise<number> {
     if (item.expiresIn > 0) await this.registerForSweeping(projectId);
     const { condition } = item;
     const outcome = await scripts.put.run<PutOutcome>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [
@@ -75,7 +100,10 @@ export class CacheStore {
       condition.kind === 'always' ? '' : condition.kind,
       condition.kind === 'cas' ? condition.cas : '',
       item.expiresIn,
+      await this.storage.allowance('cache', projectId, quotas.storedBytes),
+      quotas.caches,
     ]);
+    if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] !== 'stored') throw PUT_REFUSALS[outcome[0]]();
     return outcome[1];
   }
@@ -87,12 +115,20 @@ export class CacheStore {
   }
 
   /** Adds `amount` atomically and returns the resulting integer as decimal text. */
-  async increment(projectId: string, cacheName: string, key: string, amount: number): Promise<string> {
+  async increment(
+    projectId: string,
+    cacheName: string,
+    key: string,
+    amount: number,
+    quotas: CacheQuotas,
+  ): Promise<string> {
+    const allowance = await this.storage.allowance('cache', projectId, quotas.storedBytes);
     const outcome = await scripts.increment.run<IncrementOutcome>(
       this.redis,
       this.cacheKeys.itemScriptKeys(projectId, cacheName),
-      [cacheName, key, String(amount)],
+      [cacheName, key, String(amount), allowance, quotas.caches],
     );
+    if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] !== 'ok') throw badRequest(INCREMENT_REFUSALS[outcome[0]]);
     return outcome[1];
   }

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { Quotas } from '../auth/quotas.js';
 import { VERSION } from './version.js';
 
 /** Every setting Ferrum reads from the environment; README's configuration table mirrors this. */
@@ -73,6 +74,8 @@ export interface Config {
   login: { perAccount: number; perAddress: number; windowMs: number };
   /** How many projects and API tokens a user may have through non-admin requests. */
   tenantLimits: { projectsPerUser: number; tokensPerUser: number };
+  /** Each project's quotas unless an admin set its own (see src/auth/quotas.ts). */
+  quotas: Quotas;
   /**
    * Where the server may connect for a tenant (push subscribers, alerts, webhooks): loopback,
    * link-local, private and unique-local addresses are refused unless these CIDRs or host
@@ -97,6 +100,8 @@ export interface RedisConfig {
   appendfsync: 'always' | 'everysec' | 'no';
   /** How many times in a row the managed redis-server may fail to come back before the process exits. */
   restartAttempts: number;
+  /** maxmemory of the managed redis-server in bytes (policy noeviction); 0 = no limit. */
+  maxmemoryBytes: number;
 }
 
 /** Settings of the worker service's API side (codes, tasks). */
@@ -106,6 +111,8 @@ export interface WorkerConfig {
   /** The stack of zip packages that name neither image nor stack (old clients send only a runtime). */
   defaultStack: string;
   maxCodeBytes: number;
+  /** How many of a code package's newest revisions keep their zip; older archives are deleted. */
+  revisionsKept: number;
   /** How long a pull with a project's registry credentials proves its access to the image, in ms. */
   imageProofMs: number;
   /** Limits of a zip package, checked from its central directory and enforced while it is unpacked. */
@@ -417,6 +424,13 @@ function gatewayOf(env: Env): RunnerConfig['gateway'] {
   return { url, token };
 }
 
+const MIB = 1024 * 1024;
+
+/** Half of the machine's memory: room for Redis's own overhead, the controller and the runner. */
+function defaultMaxmemoryMb(): number {
+  return Math.max(64, Math.floor(os.totalmem() / MIB / 2));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 8080),
@@ -429,6 +443,7 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: Math.max(100, intFrom(env, 'FERRUM_REDIS_CONNECT_TIMEOUT_MS', 30_000)),
       appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
       restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),
+      maxmemoryBytes: Math.max(0, intFrom(env, 'FERRUM_REDIS_MAXMEMORY_MB', defaultMaxmemoryMb())) * MIB,
     },
     shutdownTimeoutMs: Math.max(
       1000,
@@ -444,6 +459,7 @@ export function loadConfig(env: Env = process.env): Config {
       stacks: stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS),
       defaultStack: env.FERRUM_WORKER_DEFAULT_STACK || 'node-20',
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
+      revisionsKept: Math.max(1, intFrom(env, 'FERRUM_WORKER_REVISIONS_KEPT', 10)),
       imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
       zip: {
         maxUnpackedBytes: intFrom(env, 'FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES', 512 * 1024 * 1024),
@@ -555,6 +571,14 @@ export function loadConfig(env: Env = process.env): Config {
     tenantLimits: {
       projectsPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_PROJECTS_PER_USER', 100)),
       tokensPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_TOKENS_PER_USER', 100)),
+    },
+    quotas: {
+      stored_bytes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_STORED_BYTES', 256 * MIB)),
+      queue_bytes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUE_BYTES', 64 * MIB)),
+      queues: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUES', 1000)),
+      caches: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_CACHES', 1000)),
+      apps: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_APPS', 50)),
+      routes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_ROUTES', 500)),
     },
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
     bootstrap: {

@@ -77,6 +77,18 @@ export class AppStore {
     return 'deleted';
   }
 
+  /** How many apps the project has. */
+  async count(projectId: string): Promise<number> {
+    return this.redis.zcard(this.keys.projectApps(projectId));
+  }
+
+  /** How many routes the project's apps have together (read when a route is created). */
+  async routeCount(projectId: string): Promise<number> {
+    const names = await this.redis.zrange(this.keys.projectApps(projectId), 0, -1);
+    const counts = await Promise.all(names.map((name) => this.redis.zcard(this.keys.routes(name))));
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
   /** Apps in name order after `cursor` (a name), at most `perPage`. */
   async list(scope: AppScope, cursor: string | undefined, perPage: number): Promise<App[]> {
     const from = cursor ? `(${cursor}` : '-';
