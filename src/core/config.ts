@@ -71,7 +71,7 @@ export interface Config {
     };
   };
   /** Dashboard sign-in limits (POST /1/authentication), counted in Redis. */
-  login: { perAccount: number; perAddress: number; windowMs: number };
+  login: { perAccount: number; perAddress: number; windowMs: number; maxDelayMs: number };
   /** How many projects and API tokens a user may have through non-admin requests. */
   tenantLimits: { projectsPerUser: number; tokensPerUser: number };
   /** Each project's quotas unless an admin set its own (see src/auth/quotas.ts). */
@@ -567,6 +567,7 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ACCOUNT', 10)),
       perAddress: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ADDRESS', 100)),
       windowMs: Math.max(1000, intFrom(env, 'FERRUM_LOGIN_WINDOW_MS', 15 * 60_000)),
+      maxDelayMs: Math.max(0, intFrom(env, 'FERRUM_LOGIN_MAX_DELAY_MS', 5000)),
     },
     tenantLimits: {
       projectsPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_PROJECTS_PER_USER', 100)),
