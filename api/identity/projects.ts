@@ -107,9 +107,9 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
       const cap = ctx.config.tenantLimits.projectsPerUser;
-      if (!principal.admin && (await ctx.identity.countProjectsOf(principal.userId)) >= cap)
+      if (!principal.admin && (await ctx.identity.countOwnedProjects(principal.userId)) >= cap)
         throw forbidden(
-          `you have ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
+          `you own ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
         );
       if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
         throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
@@ -185,6 +185,20 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       await lifecycle.deleted(project.id);
       await ctx.authenticator.projectChanged(project.id);
       return { msg: 'Deleted' };
+    },
+  });
+
+  // A user a project is shared with leaves the share (the owner shares, only the user leaves).
+  app.post('/1/projects/:project_id/leave', {
+    schema: { params: projectParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const project = await projectFromPath(request, false);
+      const { userId } = principalOf(request);
+      if (project.userId === userId) throw badRequest('The owner cannot leave its own project: delete it instead');
+      if (!project.sharedWith.includes(userId)) throw notFound('This project is not shared with you');
+      await ctx.identity.unshare(project, [userId]);
+      await ctx.authenticator.projectChanged(project.id);
+      return { msg: 'Left the project' };
     },
   });
 

@@ -348,9 +348,11 @@ export class IdentityStore {
     return this.redis.zrangebylex(this.key('projects'), after ? `(${after}` : '-', '+', 'LIMIT', 0, count);
   }
 
-  /** How many projects the user owns or has shared with it. */
-  async countProjectsOf(userId: string): Promise<number> {
-    return this.redis.scard(this.key('user', userId, 'projects'));
+  /** How many projects the user owns (those shared with it do not count: others choose them). */
+  async countOwnedProjects(userId: string): Promise<number> {
+    const ids = await this.redis.smembers(this.key('user', userId, 'projects'));
+    const owners = await Promise.all(ids.map((id) => this.redis.hget(this.projectKey(id), 'user_id')));
+    return owners.filter((owner) => owner === userId).length;
   }
 
   /** The projects a user owns or that are shared with it, in id order. */
