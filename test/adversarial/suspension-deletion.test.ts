@@ -110,6 +110,20 @@ describe('a suspended project', () => {
     expect((await worker.taskStore.find(hostile.projectId, parkedTask))!.status).toBe('queued');
   });
 
+  it('stops its running tasks, as a deletion does; queued ones wait for the suspension to end', async () => {
+    await setStatus(hostile, 'active');
+    const runningId = await hostileWorker.queue('job', 'long');
+    const waitingId = await hostileWorker.queue('job', 'waits');
+    const running = (await worker.taskStore.find(hostile.projectId, runningId))!;
+    expect(await worker.statuses.take(running, 'a-runner', 30_000)).toMatchObject({ changed: true });
+    await setStatus(hostile, 'suspended');
+    await eventually('the running task was cancelled', async () => {
+      return (await worker.taskStore.find(hostile.projectId, runningId))!.status === 'cancelled';
+    });
+    expect((await worker.taskStore.find(hostile.projectId, waitingId))!.status).toBe('queued');
+    await setStatus(hostile, 'active');
+  });
+
   it('suspends the projects of a suspended user', async () => {
     const user = await server.http.patch(`/1/users/${hostile.id}`, { status: 'suspended' });
     expect(user.status, user.text).toBe(200);
