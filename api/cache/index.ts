@@ -13,7 +13,7 @@ export const cacheApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     maxValueBytes: ctx.config.cache.maxValueBytes,
     quotas: ctx.config.quotas,
   };
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx, { allowTaskTokens: true }));
   await app.register(cacheRoutes, options);
   await app.register(itemRoutes, options);
 };

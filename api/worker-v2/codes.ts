@@ -1,6 +1,7 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
-import { projectOf, requireProject } from '../auth-hooks.js';
+import { projectOf } from '../auth-hooks.js';
+import { requireProjectOrOwnTask } from './task-token-auth.js';
 import { quotasOf } from '../../src/auth/quotas.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams } from './params.js';
@@ -14,7 +15,7 @@ function downloadName(name: string, rev: number): string {
 }
 
 export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProjectOrOwnTask(ctx));
   const { codes } = worker;
 
   app.get('/2/projects/:project_id/codes', {
@@ -71,6 +72,8 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
 
   const codeAction = (action: string, run: (projectId: string, codeId: string) => Promise<string>) =>
     app.post(`/2/projects/:project_id/codes/:code_id/${action}`, {
+      // Pausing, resuming and cancelling the package's tasks is not a task token's to do.
+      config: { taskToken: 'refused' },
       schema: { params: codeParams, response: { 200: msgSchema } },
       handler: async (request) => {
         const { project_id: projectId, code_id: codeId } = request.params;
