@@ -35,6 +35,7 @@ const quotaChangesSchema = {
     caches: quotaValue,
     apps: quotaValue,
     routes: quotaValue,
+    queued_calls: quotaValue,
   },
 } as const;
 

@@ -4,7 +4,15 @@ import { forbidden, payloadTooLarge, type HttpError } from '../core/errors.js';
  * What a project may hold. Operators set the defaults (FERRUM_PROJECT_MAX_*) and an admin
  * token may override any of them for one project (PATCH /1/projects/{id} `quotas`).
  */
-export const QUOTA_NAMES = ['stored_bytes', 'queue_bytes', 'queues', 'caches', 'apps', 'routes'] as const;
+export const QUOTA_NAMES = [
+  'stored_bytes',
+  'queue_bytes',
+  'queues',
+  'caches',
+  'apps',
+  'routes',
+  'queued_calls',
+] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 export type Quotas = Record<QuotaName, number>;
 
@@ -16,6 +24,7 @@ export const QUOTA_SETTINGS: Record<QuotaName, string> = {
   caches: 'FERRUM_PROJECT_MAX_CACHES',
   apps: 'FERRUM_PROJECT_MAX_APPS',
   routes: 'FERRUM_PROJECT_MAX_ROUTES',
+  queued_calls: 'FERRUM_PROJECT_MAX_QUEUED_CALLS',
 };
 
 /** The project's quotas: its own overrides over the operator's defaults. */

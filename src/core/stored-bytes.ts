@@ -1,7 +1,5 @@
-import { loadLua } from './lua.js';
+import { boundedAdd, boundedRelease } from './bounded-counter.js';
 import type { KeySpace, RedisClient } from './redis.js';
-
-const reserveBytes = loadLua(import.meta.url, 'reserve-bytes');
 
 /** The services whose stored bytes count toward a project's stored_bytes quota. */
 export const STORING_SERVICES = ['code', 'cache'] as const;
@@ -44,12 +42,11 @@ export class ProjectStorage {
   /** Adds `bytes` unless the project would pass `quota`; false (nothing added) then. */
   async reserve(service: StoringService, projectId: string, bytes: number, quota: number): Promise<boolean> {
     const allowance = await this.allowance(service, projectId, quota);
-    const counter = this.counter(service, projectId);
-    return (await reserveBytes.run<number>(this.redis, [counter], [bytes, allowance])) !== -1;
+    return boundedAdd(this.redis, this.counter(service, projectId), bytes, allowance);
   }
 
   async release(service: StoringService, projectId: string, bytes: number): Promise<void> {
-    if (bytes > 0) await reserveBytes.run<number>(this.redis, [this.counter(service, projectId)], [-bytes, 0]);
+    await boundedRelease(this.redis, this.counter(service, projectId), bytes);
   }
 
   private async read(service: StoringService, projectId: string): Promise<number> {

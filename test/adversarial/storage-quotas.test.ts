@@ -26,6 +26,7 @@ beforeAll(async () => {
     FERRUM_PROJECT_MAX_CACHES: '3',
     FERRUM_PROJECT_MAX_APPS: '2',
     FERRUM_PROJECT_MAX_ROUTES: '3',
+    FERRUM_PROJECT_MAX_QUEUED_CALLS: '2',
     FERRUM_WORKER_REVISIONS_KEPT: '2',
   });
   victim = await newTenant(server, 'victim');
@@ -185,7 +186,7 @@ describe('functions', () => {
     const thirdApp = await hostile.http.post('/v1/apps', apps('quota-a3'));
     expect(thirdApp.status).toBe(403);
     expect(thirdApp.text).toContain('FERRUM_PROJECT_MAX_APPS');
-    const route = (path: string) => ({ route: { path, image: 'busybox' } });
+    const route = (path: string) => ({ route: { path, image: 'busybox', type: 'async' } });
     for (const path of ['/r1', '/r2', '/r3'])
       expect((await hostile.http.post('/v1/apps/quota-a1/routes', route(path))).status).toBe(200);
     const fourthRoute = await hostile.http.post('/v1/apps/quota-a2/routes', route('/r4'));
@@ -195,6 +196,17 @@ describe('functions', () => {
     const newApp = await hostile.http.post(`/v1/apps/quota-a3/routes?project_id=${hostile.projectId}`, route('/x'));
     expect(newApp.status).toBe(403);
     expect((await hostile.http.get('/v1/apps/quota-a3')).status).toBe(404);
+  });
+
+  it('refuses an async call past the queued calls quota with 403 naming it; the queued ones stay', async () => {
+    // No runner takes calls in this server: they wait in the queue.
+    for (let i = 0; i < 2; i++)
+      expect((await server.http.post('/r/quota-a1/r1', 'x', { token: null })).status).toBe(202);
+    const refused = await server.http.post('/r/quota-a1/r1', 'x', { token: null });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('FERRUM_PROJECT_MAX_QUEUED_CALLS');
+    const records = await hostile.http.get('/v1/apps/quota-a1/calls');
+    expect(records.body.calls.map((call: any) => call.status)).toEqual(['queued', 'queued']);
   });
 });
 

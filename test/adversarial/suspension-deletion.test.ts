@@ -72,7 +72,7 @@ describe('a suspended project', () => {
     expect(created.status, created.text).toBe(200);
     // A call record as the invoke route writes it, queued before the runner gets to it.
     await redis.hset(stores.keys.call('hostile-app', 'call-1'), { id: 'call-1', status: 'queued' });
-    expect(await stores.calls.start('hostile-app', 'call-1')).toBe('suspended');
+    expect((await stores.calls.start('hostile-app', 'call-1')).outcome).toBe('suspended');
     expect(await redis.hget(stores.keys.call('hostile-app', 'call-1'), 'status')).toBe('error');
   });
 

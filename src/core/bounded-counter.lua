@@ -1,6 +1,7 @@
 --@keys counter
--- Counts bytes a project stores in one service (the counter lives under that service's hash tag).
--- ARGV: change in bytes (negative: freed), allowance (the most the counter may reach).
+-- A counter that may not grow past an allowance: a project's stored bytes in one service, its
+-- queued calls.
+-- ARGV: change (negative: released), allowance (the most the counter may reach).
 -- A growth that would pass the allowance is refused: returns -1 and changes nothing. Otherwise
 -- returns the new count (never below 0).
 local change, allowance = tonumber(ARGV[1]), tonumber(ARGV[2])
