@@ -17,6 +17,8 @@ const projectParams = {
 
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+const isEmailAddress = (identifier: string) => identifier.includes('@');
+
 async function viewOf(ctx: AppContext, project: Project) {
   const counters = await readProjectCounters(ctx.redis, ctx.keys, project.id);
   return projectView(project, counters, quotasOf(project, ctx.config.quotas));
@@ -77,10 +79,11 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     return project;
   }
 
-  async function resolveUsers(identifiers: string[]): Promise<string[]> {
-    const users = await Promise.all(identifiers.map((id) => ctx.identity.findUser(id)));
+  /** User ids as given (404 for an unknown one: ids tell nothing about e-mail addresses). */
+  async function resolveIds(ids: string[]): Promise<string[]> {
+    const users = await Promise.all(ids.map((id) => ctx.identity.getUser(id)));
     return users.map((user, i) => {
-      if (!user) throw notFound(`User not found: ${identifiers[i]}`);
+      if (!user) throw notFound(`User not found: ${ids[i]}`);
       return user.id;
     });
   }
@@ -203,13 +206,21 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     },
   });
 
+  // E-mail addresses are shared with (and unshared) whether or not a user has them, and shown
+  // as given: no answer tells whether an address belongs to someone.
   for (const action of ['share', 'unshare'] as const) {
     app.patch(`/1/projects/:project_id/${action}`, {
       schema: { params: projectParams, response: { 200: projectSchema } },
       handler: async (request) => {
         const project = await projectFromPath(request, true);
-        const userIds = await resolveUsers(shareIdentifiers(request.body));
-        const updated = await ctx.identity[action](project, userIds);
+        const identifiers = shareIdentifiers(request.body);
+        const emails = identifiers.filter(isEmailAddress);
+        const userIds = await resolveIds(identifiers.filter((identifier) => !isEmailAddress(identifier)));
+        let updated = await ctx.identity[action](project, userIds);
+        if (emails.length > 0)
+          updated = await (action === 'share'
+            ? ctx.identity.shareWithEmails(updated, emails)
+            : ctx.identity.unshareEmails(updated, emails));
         await ctx.authenticator.projectChanged(project.id);
         return viewOf(ctx, updated);
       },

@@ -44,6 +44,12 @@ export interface ProjectCounters {
   hourly_time: number | null;
 }
 
+/** Users shared with by id, and the addresses shared with by e-mail (known to belong to someone or not). */
+function sharedWithView(project: Project): string[] {
+  const byEmail = new Set(Object.values(project.sharedEmails));
+  return [...project.sharedWith.filter((id) => !byEmail.has(id)), ...Object.keys(project.sharedEmails)].sort();
+}
+
 export function projectView(project: Project, counters: ProjectCounters, quotas: Quotas) {
   return {
     id: project.id,
@@ -60,7 +66,7 @@ export function projectView(project: Project, counters: ProjectCounters, quotas:
     hourly_task_count: counters.hourly_task_count,
     hourly_time: toRfc3339(counters.hourly_time) ?? null,
     flags: project.flags,
-    shared_with: project.sharedWith,
+    shared_with: sharedWithView(project),
     created_at: toRfc3339(project.createdAt),
     updated_at: toRfc3339(project.updatedAt),
   };

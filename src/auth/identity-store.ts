@@ -314,6 +314,7 @@ export class IdentityStore {
       quotas: {},
       flags: {},
       sharedWith: [],
+      sharedEmails: {},
       createdAt: now,
       updatedAt: now,
     };
@@ -330,11 +331,12 @@ export class IdentityStore {
   }
 
   async getProject(id: string): Promise<Project | null> {
-    const [hash, shared] = await Promise.all([
+    const [hash, shared, emails] = await Promise.all([
       this.redis.hgetall(this.projectKey(id)),
       this.redis.smembers(this.projectKey(id, 'shared')),
+      this.redis.hgetall(this.projectKey(id, 'shared-emails')),
     ]);
-    return hash.id && hash.user_id ? projectFromHash(hash, shared) : null;
+    return hash.id && hash.user_id ? { ...projectFromHash(hash, shared), sharedEmails: emails } : null;
   }
 
   async mustGetProject(id: string): Promise<Project> {
@@ -376,7 +378,11 @@ export class IdentityStore {
   }
 
   async deleteProject(project: Project): Promise<void> {
-    await this.redis.del(this.projectKey(project.id), this.projectKey(project.id, 'shared'));
+    await this.redis.del(
+      this.projectKey(project.id),
+      this.projectKey(project.id, 'shared'),
+      this.projectKey(project.id, 'shared-emails'),
+    );
     const multi = this.redis.multi();
     multi.zrem(this.key('projects'), project.id);
     for (const userId of [project.userId, ...project.sharedWith]) {
@@ -395,8 +401,56 @@ export class IdentityStore {
     return this.changeSharing(project, userIds, 'srem');
   }
 
+  /**
+   * Shares with e-mail addresses, whether or not a user has them: a known address's user gets
+   * access now, an unknown one's when a user is created with it (see acceptInvitations).
+   */
+  async shareWithEmails(project: Project, emails: string[]): Promise<Project> {
+    const addresses = emails.map(normalizeEmail).filter((email) => !(email in project.sharedEmails));
+    const users = await Promise.all(addresses.map((email) => this.findUserByEmail(email)));
+    const members = users.map((user) => (user && user.id !== project.userId ? user.id : ''));
+    if (addresses.length > 0)
+      await this.redis.hset(this.projectKey(project.id, 'shared-emails'), zipPairs(addresses, members));
+    const pending = addresses.filter((_, i) => members[i] === '');
+    for (const email of pending) await this.redis.sadd(this.key('invitations', email), project.id);
+    return this.changeSharing(
+      project,
+      members.filter((id) => id !== ''),
+      'sadd',
+    );
+  }
+
+  /** Ends shares made by e-mail (an address never shared with is no error). */
+  async unshareEmails(project: Project, emails: string[]): Promise<Project> {
+    const addresses = emails.map(normalizeEmail);
+    const members = addresses.map((email) => project.sharedEmails[email]).filter((id): id is string => Boolean(id));
+    await this.redis.hdel(this.projectKey(project.id, 'shared-emails'), ...addresses);
+    for (const email of addresses) await this.redis.srem(this.key('invitations', email), project.id);
+    return this.changeSharing(project, members, 'srem');
+  }
+
+  /** A new user gets the shares made to its e-mail address before it existed. */
+  async acceptInvitations(user: User): Promise<void> {
+    const email = normalizeEmail(user.email);
+    const invitations = this.key('invitations', email);
+    for (const projectId of await this.redis.smembers(invitations)) {
+      const project = await this.getProject(projectId);
+      if (project?.sharedEmails[email] !== '') continue;
+      await this.redis.hset(this.projectKey(projectId, 'shared-emails'), email, user.id);
+      await this.changeSharing(project, [user.id], 'sadd');
+    }
+    await this.redis.del(invitations);
+  }
+
   private async changeSharing(project: Project, userIds: string[], change: 'sadd' | 'srem'): Promise<Project> {
     const others = userIds.filter((userId) => userId !== project.userId);
+    if (change === 'srem') {
+      // A share made by e-mail ends too when its user is unshared by id (or leaves).
+      const byEmail = Object.keys(project.sharedEmails).filter((email) =>
+        others.includes(project.sharedEmails[email]!),
+      );
+      if (byEmail.length > 0) await this.redis.hdel(this.projectKey(project.id, 'shared-emails'), ...byEmail);
+    }
     if (others.length > 0) {
       await this.redis[change](this.projectKey(project.id, 'shared'), ...others);
       const multi = this.redis.multi();
@@ -446,6 +500,10 @@ function mergedQuotas(current: Partial<Quotas>, changes: QuotaChanges): Partial<
     else merged[name] = value;
   }
   return merged;
+}
+
+function zipPairs(names: string[], values: string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
 }
 
 function userToHash(user: User): Record<string, string> {
@@ -530,6 +588,7 @@ function projectFromHash(hash: Record<string, string>, sharedWith: string[]): Pr
     quotas: JSON.parse(hash.quotas ?? '{}') as Partial<Quotas>,
     flags: JSON.parse(hash.flags ?? '{}') as Record<string, boolean>,
     sharedWith: sharedWith.sort(),
+    sharedEmails: {},
     createdAt: Number(hash.created_at),
     updatedAt: Number(hash.updated_at),
   };

@@ -48,6 +48,11 @@ export interface Project {
   quotas: Partial<Quotas>;
   flags: Record<string, boolean>;
   sharedWith: string[];
+  /**
+   * Shares made by e-mail address: address → the user's id, or '' while no user has it (the
+   * user gets the share when created). Shown as the addresses, so no answer tells whether one exists.
+   */
+  sharedEmails: Record<string, string>;
   createdAt: number;
   updatedAt: number;
 }
