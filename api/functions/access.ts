@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { countQuotaReached, quotasOf } from '../../src/auth/quotas.js';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
-import type { AppScope } from '../../src/functions/app-store.js';
+import { isHotFormat, type AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
-import type { App } from '../../src/functions/types.js';
+import type { App, Route } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';
 import { queryParameter } from '../request-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
@@ -72,6 +72,22 @@ export class FunctionAccess {
       throw countQuotaReached('apps', quotas.apps, 'apps');
     if (what.newRoute && (await this.stores.apps.routeCount(projectId)) >= quotas.routes)
       throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+  }
+
+  /**
+   * 403 naming the quota when `route` (new, or `route` as a change makes it) would give the
+   * project more hot containers per runner than its `hot_containers` quota.
+   */
+  async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
+    if (!isHotFormat(route.format)) return;
+    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    const others = await this.stores.apps.hotContainers(projectId, { app: route.appName, path: route.path });
+    if (others + route.maxConcurrency > quotas.hot_containers)
+      throw countQuotaReached(
+        'hot_containers',
+        quotas.hot_containers,
+        'hot containers per runner (the max_concurrency of its http, json and http-stream routes together)',
+      );
   }
 
   /**

@@ -37,6 +37,7 @@ const quotaChangesSchema = {
     caches: quotaValue,
     apps: quotaValue,
     routes: quotaValue,
+    hot_containers: quotaValue,
     queued_calls: quotaValue,
   },
 } as const;

@@ -11,6 +11,7 @@ export const QUOTA_NAMES = [
   'caches',
   'apps',
   'routes',
+  'hot_containers',
   'queued_calls',
 ] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
@@ -24,6 +25,7 @@ export const QUOTA_SETTINGS: Record<QuotaName, string> = {
   caches: 'FERRUM_PROJECT_MAX_CACHES',
   apps: 'FERRUM_PROJECT_MAX_APPS',
   routes: 'FERRUM_PROJECT_MAX_ROUTES',
+  hot_containers: 'FERRUM_PROJECT_MAX_HOT_CONTAINERS',
   queued_calls: 'FERRUM_PROJECT_MAX_QUEUED_CALLS',
 };
 

@@ -580,6 +580,7 @@ export function loadConfig(env: Env = process.env): Config {
       caches: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_CACHES', 1000)),
       apps: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_APPS', 50)),
       routes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_ROUTES', 500)),
+      hot_containers: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_HOT_CONTAINERS', 200)),
       queued_calls: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUED_CALLS', 10_000)),
     },
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),

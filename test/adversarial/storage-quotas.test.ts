@@ -27,6 +27,7 @@ beforeAll(async () => {
     FERRUM_PROJECT_MAX_APPS: '2',
     FERRUM_PROJECT_MAX_ROUTES: '3',
     FERRUM_PROJECT_MAX_QUEUED_CALLS: '2',
+    FERRUM_PROJECT_MAX_HOT_CONTAINERS: '15',
     FERRUM_WORKER_REVISIONS_KEPT: '2',
   });
   victim = await newTenant(server, 'victim');
@@ -207,6 +208,21 @@ describe('functions', () => {
     expect(refused.text).toContain('FERRUM_PROJECT_MAX_QUEUED_CALLS');
     const records = await hostile.http.get('/v1/apps/quota-a1/calls');
     expect(records.body.calls.map((call: any) => call.status)).toEqual(['queued', 'queued']);
+  });
+});
+
+describe('hot containers', () => {
+  it("refuses a route whose max_concurrency would pass the project's hot containers with 403 naming it", async () => {
+    const hot = (fields: Record<string, unknown>) => ({ route: { format: 'http', ...fields } });
+    expect((await hostile.http.patch('/v1/apps/quota-a1/routes/r2', hot({ max_concurrency: 10 }))).status).toBe(200);
+    const refused = await hostile.http.patch('/v1/apps/quota-a1/routes/r3', hot({ max_concurrency: 10 }));
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('FERRUM_PROJECT_MAX_HOT_CONTAINERS');
+    expect((await hostile.http.get('/v1/apps/quota-a1/routes/r3')).body.route.format).toBe('default');
+    expect((await hostile.http.patch('/v1/apps/quota-a1/routes/r3', hot({ max_concurrency: 5 }))).status).toBe(200);
+    // A route's own change counts only once: lowering it and raising it again within the quota is fine.
+    expect((await hostile.http.patch('/v1/apps/quota-a1/routes/r2', hot({ max_concurrency: 9 }))).status).toBe(200);
+    expect((await hostile.http.patch('/v1/apps/quota-a1/routes/r2', hot({ max_concurrency: 10 }))).status).toBe(200);
   });
 });
 
