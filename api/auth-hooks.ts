@@ -31,10 +31,19 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return sessionCookieToken(request);
 }
 
+/** What a running task's own token may use (README, "How tasks run"); every other route refuses it with this. */
+export const TASK_TOKEN_SCOPE =
+  "A task token is valid only for its own project's queues, caches and code packages, for queueing and reading its tasks, and for its own task's progress";
+
 /** Task tokens reach their own project's APIs only: never identity, clusters or anything not under a project. */
 export function refuseTaskToken(principal: Principal): Principal {
-  if (principal.task) throw forbidden("A task token is valid only for its own project's queues, caches and tasks");
+  if (principal.task) throw forbidden(TASK_TOKEN_SCOPE);
   return principal;
+}
+
+export interface ProjectHookOptions extends ProjectAccessOptions {
+  /** The routes are in a task token's scope (queues, caches, code packages, tasks); others refuse it. */
+  allowTaskTokens?: boolean;
 }
 
 /**
@@ -48,9 +57,10 @@ export function requireToken(ctx: AppContext): onRequestAsyncHookHandler {
 }
 
 /** Hook: a valid token with access to the `project_id` path parameter's project. */
-export function requireProject(ctx: AppContext, options: ProjectAccessOptions = {}): onRequestAsyncHookHandler {
+export function requireProject(ctx: AppContext, options: ProjectHookOptions = {}): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await ctx.authenticator.authenticate(presentedToken(request));
+    if (!options.allowTaskTokens) refuseTaskToken(principal);
     const projectId = pathParameter(request, 'project_id') ?? '';
     request.principal = principal;
     request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);

@@ -11,6 +11,9 @@ import { KeySpace } from '../src/core/redis.js';
 import { startCacheServer } from './lib/cache-server-child.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 
+/** The bench's direct writes are not a tenant's: no quota applies. */
+const UNLIMITED = { storedBytes: Number.MAX_SAFE_INTEGER, caches: Number.MAX_SAFE_INTEGER };
+
 const CLIENTS = 50;
 const SECONDS = sized('BENCH_SECONDS', 5, 1);
 const WARM_UP_SECONDS = 3;
@@ -38,16 +41,22 @@ const operations: Operation[] = [
     name: 'put',
     http: { method: 'PUT', path: `/caches/${CACHE}/items/put-key`, body: JSON.stringify({ value: VALUE }) },
     direct: (store, projectId) =>
-      store.put(projectId, CACHE, 'put-key', {
-        json: JSON.stringify(VALUE),
-        expiresIn: 0,
-        condition: { kind: 'always' },
-      }),
+      store.put(
+        projectId,
+        CACHE,
+        'put-key',
+        {
+          json: JSON.stringify(VALUE),
+          expiresIn: 0,
+          condition: { kind: 'always' },
+        },
+        UNLIMITED,
+      ),
   },
   {
     name: 'increment (one hot key)',
     http: { method: 'POST', path: `/caches/${CACHE}/items/counter/increment`, body: JSON.stringify({ amount: 1 }) },
-    direct: (store, projectId) => store.increment(projectId, CACHE, 'counter', 1),
+    direct: (store, projectId) => store.increment(projectId, CACHE, 'counter', 1, UNLIMITED),
   },
 ];
 
@@ -99,11 +108,17 @@ async function main() {
   const redis = new Redis(info.redisUrl);
   const store = new CacheStore(redis, new KeySpace(info.keyPrefix));
   try {
-    await store.put(info.projectId, CACHE, 'hot', {
-      json: JSON.stringify(VALUE),
-      expiresIn: 0,
-      condition: { kind: 'always' },
-    });
+    await store.put(
+      info.projectId,
+      CACHE,
+      'hot',
+      {
+        json: JSON.stringify(VALUE),
+        expiresIn: 0,
+        condition: { kind: 'always' },
+      },
+      UNLIMITED,
+    );
     const projectUrl = `${info.url}/1/projects/${info.projectId}`;
     // Warm-up until the server's JIT has compiled the request path: cold runs read far lower.
     if (!SMOKE)

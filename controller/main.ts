@@ -76,6 +76,7 @@ export async function startController(config: Config, options: ControllerOptions
       dataDir: config.dataDir,
       persistent: true,
       appendfsync: config.redis.appendfsync,
+      maxmemoryBytes: config.redis.maxmemoryBytes,
       restartAttempts: config.redis.restartAttempts,
       log: fallbackLog(),
       onGiveUp: (error) => options.onFatal?.(error),

@@ -22,7 +22,7 @@ async function unlinkMatching(redis: RedisClient, pattern: string, isStopping: (
 
 /**
  * The background half of suspension and deletion (see ProjectLifecycle), on the leader:
- * queues again the tasks set aside while a project was suspended, and purges deleted projects —
+ * cancels the running tasks of projects just suspended, queues again the tasks set aside while a project was suspended, and purges deleted projects —
  * their tasks (cancelled first), logs, codes, schedules, queues and messages, caches, apps,
  * routes and calls — one bounded Redis command at a time.
  */
@@ -41,6 +41,11 @@ export class ProjectJanitor {
 
   async pass(isStopping: () => boolean = () => false): Promise<void> {
     const { redis } = this.ctx;
+    for (const projectId of await redis.zrange(this.lifecycle.suspendedKey(), 0, PROJECTS_PER_PASS - 1)) {
+      if (isStopping()) return;
+      if (await this.lifecycle.isSuspended(projectId)) await this.stopRunning(projectId);
+      await redis.zrem(this.lifecycle.suspendedKey(), projectId);
+    }
     for (const projectId of await redis.zrange(this.lifecycle.resumedKey(), 0, PROJECTS_PER_PASS - 1)) {
       if (isStopping()) return;
       if (!(await this.lifecycle.isSuspended(projectId))) await this.requeue(projectId);
@@ -51,6 +56,12 @@ export class ProjectJanitor {
       await this.purge(projectId, isStopping);
       if (!isStopping()) await redis.zrem(this.lifecycle.purgeKey(), projectId);
     }
+  }
+
+  /** A suspended project's running tasks are cancelled (their runners stop them), as a deletion's are. */
+  private async stopRunning(projectId: string): Promise<void> {
+    for await (const codeIds of zsetMembers(this.ctx.redis, this.worker.keys.codeIndex(projectId)))
+      for (const codeId of codeIds) await this.worker.tasks.cancelAll(projectId, codeId, 'running');
   }
 
   private async requeue(projectId: string): Promise<void> {
@@ -86,7 +97,7 @@ export class ProjectJanitor {
         await unlinkMatching(redis, `${prefix}{fn-calls:${app}}:*`, isStopping);
       }
     }
-    await redis.unlink(fn.projectApps(projectId));
+    await unlinkEach(redis, [fn.projectApps(projectId), fn.queuedCalls(projectId)]);
     // Its apps are gone, their suspension flags too: no cached route may still serve them.
     await this.ctx.functions.notices.changed();
     await redis.srem(this.cacheKeys.sweptProjects(), projectId);

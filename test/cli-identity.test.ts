@@ -83,7 +83,7 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
     expect(configured.stdout).toMatch(new RegExp(`^id\\s+${server.projectId}$`, 'm'));
 
     const shared = JSON.parse((await ferrum('projects', 'share', project.id, 'share-me@example.com', '--json')).stdout);
-    expect(shared.shared_with).toEqual([other.user_id]);
+    expect(shared.shared_with).toEqual(['share-me@example.com']);
     const unshared = JSON.parse((await ferrum('projects', 'unshare', project.id, other.user_id, '--json')).stdout);
     expect(unshared.shared_with).toEqual([]);
 

@@ -179,12 +179,7 @@ describe('creating a cluster', () => {
       400,
       'autoscale.aws.subnet_ids must be array',
     ],
-    [
-      'an unknown user in shared_to',
-      { name: 'x', shared_to: ['nobody@example.com'] },
-      400,
-      'shared_to: no user "nobody@example.com"',
-    ],
+    ['an unknown user id in shared_to', { name: 'x', shared_to: ['nobody'] }, 400, 'shared_to: no user "nobody"'],
     ['a body that is not an object', [], 400, 'body must be object'],
   ])('refuses %s', async (_case, body, status, msg) => {
     const response = await alice.http.post('/2/clusters', body);
@@ -220,7 +215,7 @@ describe('reading, updating and deleting', () => {
     expect(got.body.cluster).toMatchObject({
       id: shared.id,
       user_id: bob.id,
-      shared_to: [carol.id],
+      shared_to: [carol.email.toLowerCase()],
       machines: [],
       runners_total: 0,
       runners_available: 0,

@@ -11,8 +11,9 @@ export const cacheApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const options: CacheApiOptions = {
     store: new CacheStore(ctx.redis, ctx.keys),
     maxValueBytes: ctx.config.cache.maxValueBytes,
+    quotas: ctx.config.quotas,
   };
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx, { allowTaskTokens: true }));
   await app.register(cacheRoutes, options);
   await app.register(itemRoutes, options);
 };

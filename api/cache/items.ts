@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
+import { quotasOf } from '../../src/auth/quotas.js';
+import type { CacheQuotas } from '../../src/cache/cache-store.js';
 import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
 import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
@@ -35,7 +38,12 @@ const incrementBody = {
 } as const;
 
 /** Items of a cache: put, get, increment, delete. */
-export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes }) => {
+export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes, quotas }) => {
+  const quotasFor = (request: FastifyRequest): CacheQuotas => {
+    const project = quotasOf(projectOf(request), quotas);
+    return { storedBytes: project.stored_bytes, caches: project.caches };
+  };
+
   app.put(ITEM, {
     // A value may be up to maxValueBytes: the body around it gets room beyond that.
     bodyLimit: maxValueBytes + 64 * 1024,
@@ -44,11 +52,17 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { cacheName, key } = itemPathOf(request);
       const body = request.body;
       const condition = putCondition(body);
-      const result = await store.put(projectOf(request).id, cacheName, key, {
-        json: encodeValue(body.value, maxValueBytes),
-        expiresIn: body.expires_in ?? 0,
-        condition,
-      });
+      const result = await store.put(
+        projectOf(request).id,
+        cacheName,
+        key,
+        {
+          json: encodeValue(body.value, maxValueBytes),
+          expiresIn: body.expires_in ?? 0,
+          condition,
+        },
+        quotasFor(request),
+      );
       // A kept item is a success: the clients treat any other answer as a failure of the put.
       if (!result.stored) return { msg: KEPT_MESSAGES[condition.kind as 'add' | 'replace'] };
       return { msg: 'Stored.' };
@@ -71,7 +85,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { cacheName, key } = itemPathOf(request);
       const { amount } = request.body;
       checkAmount(amount);
-      const value = await store.increment(projectOf(request).id, cacheName, key, amount);
+      const value = await store.increment(projectOf(request).id, cacheName, key, amount, quotasFor(request));
       return reply.type(JSON_CONTENT_TYPE).send(incrementJson(value));
     },
   });

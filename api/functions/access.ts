@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
+import { countQuotaReached, quotasOf } from '../../src/auth/quotas.js';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
-import type { AppScope } from '../../src/functions/app-store.js';
+import { isHotFormat, type AppScope } from '../../src/functions/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
-import type { App } from '../../src/functions/types.js';
+import type { App, Route } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';
 import { sessionCookieToken } from '../dashboard-session-cookie.js';
 import { queryParameter } from '../request-fields.js';
@@ -61,6 +62,34 @@ export class FunctionAccess {
   async scopeOf(principal: Principal): Promise<AppScope> {
     if (principal.admin) return 'all';
     return { projectIds: (await this.ctx.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+  }
+
+  /**
+   * 403 naming the quota when the project has no room for one more route (and, with
+   * `newApp`, one more app): see src/auth/quotas.ts.
+   */
+  async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
+    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    if (what.newApp && (await this.stores.apps.count(projectId)) >= quotas.apps)
+      throw countQuotaReached('apps', quotas.apps, 'apps');
+    if (what.newRoute && (await this.stores.apps.routeCount(projectId)) >= quotas.routes)
+      throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+  }
+
+  /**
+   * 403 naming the quota when `route` (new, or `route` as a change makes it) would give the
+   * project more hot containers per runner than its `hot_containers` quota.
+   */
+  async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
+    if (!isHotFormat(route.format)) return;
+    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    const others = await this.stores.apps.hotContainers(projectId, { app: route.appName, path: route.path });
+    if (others + route.maxConcurrency > quotas.hot_containers)
+      throw countQuotaReached(
+        'hot_containers',
+        quotas.hot_containers,
+        'hot containers per runner (the max_concurrency of its http, json and http-stream routes together)',
+      );
   }
 
   /**

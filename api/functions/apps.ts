@@ -21,6 +21,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
       checkAppName(name);
       checkConfig('app config', config);
       const project = await access.projectForNewApp(principalOf(request), projectId ?? request.query.project_id);
+      await access.checkRoom(project, { newApp: true, newRoute: false });
       const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
       const created = await stores.apps.create(name, project, values);
       if (!created) throw conflict(`App "${name}" already exists`);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
+import { quotasOf } from '../../src/auth/quotas.js';
 import { forbidden, notFound } from '../../src/core/errors.js';
 import { newUnguessableId } from '../../src/core/ids.js';
 import type { CallReply } from '../../src/functions/call-message.js';
@@ -91,7 +92,9 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
     );
     reply.header(CALL_ID_HEADER, callId);
     if (route.type === 'async') {
-      await calls.startAsync(invocation, found.projectId);
+      const project = await ctx.authenticator.getProject(found.projectId);
+      const quota = quotasOf(project ?? { quotas: {} }, ctx.config.quotas).queued_calls;
+      await calls.startAsync(invocation, found.projectId, quota);
       metrics.accepted(route.format);
       return reply.code(202).send({ call_id: callId });
     }

@@ -27,6 +27,8 @@ export function routeRoutes(app: ApiInstance, { ctx, stores, access }: Managemen
     if (existing && !(await access.visibleApp(principal, appName))) throw notFound('App not found');
     const project = existing ? existing.projectId : await access.projectForNewApp(principal, projectId);
     const route = newRouteOf(appName, input.path ?? '', input, ctx.config.functions);
+    await access.checkRoom(project, { newApp: !existing, newRoute: true });
+    await access.checkHotContainers(project, route);
     const outcome = await stores.routes.create(project, route);
     if (outcome === 'exists') throw conflict(`Route ${route.path} already exists`);
     if (outcome === 'app-of-another-project') throw conflict(`App "${appName}" already exists`);
@@ -92,7 +94,10 @@ export function routeRoutes(app: ApiInstance, { ctx, stores, access }: Managemen
   async function update(principal: Principal, params: RouteParams, input: RouteInput): Promise<Route> {
     const route = await mustFindRoute(principal, params);
     checkSamePath(input, route.path);
-    const updated = await stores.routes.update(route.appName, route.path, routeChangesOf(input, ctx.config.functions));
+    const changes = routeChangesOf(input, ctx.config.functions);
+    const app = await stores.apps.get(route.appName);
+    if (app) await access.checkHotContainers(app.projectId, { ...route, ...changes });
+    const updated = await stores.routes.update(route.appName, route.path, changes);
     if (!updated) throw notFound('Route not found');
     return updated;
   }

@@ -42,7 +42,7 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
         throw unauthorized('Invalid e-mail or password');
       }
       if (user.status === 'suspended') throw forbidden('User suspended');
-      await ctx.loginGuard.succeeded(email);
+      await ctx.loginGuard.succeeded(email, request.ip);
       // Stored tokens are hashes: each sign-in gets a session token of its own, shown this once.
       const { token, revoked } = await ctx.identity.createSignInToken(user);
       await ctx.authenticator.tokensRevoked(revoked);

@@ -1,6 +1,7 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { access } from '../../src/auth/access.js';
 import { readProjectCounters } from '../../src/auth/project-counters.js';
+import { quotasOf } from '../../src/auth/quotas.js';
 import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
@@ -16,9 +17,30 @@ const projectParams = {
 
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+const isEmailAddress = (identifier: string) => identifier.includes('@');
+
 async function viewOf(ctx: AppContext, project: Project) {
-  return projectView(project, await readProjectCounters(ctx.redis, ctx.keys, project.id));
+  const counters = await readProjectCounters(ctx.redis, ctx.keys, project.id);
+  return projectView(project, counters, quotasOf(project, ctx.config.quotas));
 }
+
+const quotaValue = { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+/** PATCH `quotas`: each a number (the project's own) or null (back to the operator's default). */
+const quotaChangesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    stored_bytes: quotaValue,
+    queue_bytes: quotaValue,
+    queues: quotaValue,
+    caches: quotaValue,
+    apps: quotaValue,
+    routes: quotaValue,
+    hot_containers: quotaValue,
+    queued_calls: quotaValue,
+  },
+} as const;
 
 /**
  * The user identifiers of a share/unshare body. Accepted forms: ["id", …], [{"user_id": …}, …],
@@ -58,10 +80,11 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     return project;
   }
 
-  async function resolveUsers(identifiers: string[]): Promise<string[]> {
-    const users = await Promise.all(identifiers.map((id) => ctx.identity.findUser(id)));
+  /** User ids as given (404 for an unknown one: ids tell nothing about e-mail addresses). */
+  async function resolveIds(ids: string[]): Promise<string[]> {
+    const users = await Promise.all(ids.map((id) => ctx.identity.getUser(id)));
     return users.map((user, i) => {
-      if (!user) throw notFound(`User not found: ${identifiers[i]}`);
+      if (!user) throw notFound(`User not found: ${ids[i]}`);
       return user.id;
     });
   }
@@ -89,9 +112,9 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
       const cap = ctx.config.tenantLimits.projectsPerUser;
-      if (!principal.admin && (await ctx.identity.countProjectsOf(principal.userId)) >= cap)
+      if (!principal.admin && (await ctx.identity.countOwnedProjects(principal.userId)) >= cap)
         throw forbidden(
-          `you have ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
+          `you own ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
         );
       if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
         throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
@@ -128,6 +151,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
           name: { type: 'string', minLength: 1, maxLength: 200 },
           status: { type: 'string', enum: [...PROJECT_STATUSES] },
           max_schedules: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+          quotas: quotaChangesSchema,
         },
       },
       response: { 200: projectSchema },
@@ -135,13 +159,17 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       const project = await projectFromPath(request, true);
       const body = request.body;
-      if ((body.status !== undefined || body.max_schedules !== undefined) && !principalOf(request).admin) {
-        throw forbidden('Only admin tokens may change a project status or max_schedules');
+      if (
+        (body.status !== undefined || body.max_schedules !== undefined || body.quotas !== undefined) &&
+        !principalOf(request).admin
+      ) {
+        throw forbidden('Only admin tokens may change a project status, max_schedules or quotas');
       }
       const updated = await ctx.identity.updateProject(project, {
         name: body.name,
         status: body.status,
         maxSchedules: body.max_schedules,
+        quotas: body.quotas,
       });
       if (body.status !== undefined && body.status !== project.status) {
         const owner = await ctx.identity.getUser(project.userId);
@@ -165,13 +193,35 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     },
   });
 
+  // A user a project is shared with leaves the share (the owner shares, only the user leaves).
+  app.post('/1/projects/:project_id/leave', {
+    schema: { params: projectParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      const project = await projectFromPath(request, false);
+      const { userId } = principalOf(request);
+      if (project.userId === userId) throw badRequest('The owner cannot leave its own project: delete it instead');
+      if (!project.sharedWith.includes(userId)) throw notFound('This project is not shared with you');
+      await ctx.identity.unshare(project, [userId]);
+      await ctx.authenticator.projectChanged(project.id);
+      return { msg: 'Left the project' };
+    },
+  });
+
+  // E-mail addresses are shared with (and unshared) whether or not a user has them, and shown
+  // as given: no answer tells whether an address belongs to someone.
   for (const action of ['share', 'unshare'] as const) {
     app.patch(`/1/projects/:project_id/${action}`, {
       schema: { params: projectParams, response: { 200: projectSchema } },
       handler: async (request) => {
         const project = await projectFromPath(request, true);
-        const userIds = await resolveUsers(shareIdentifiers(request.body));
-        const updated = await ctx.identity[action](project, userIds);
+        const identifiers = shareIdentifiers(request.body);
+        const emails = identifiers.filter(isEmailAddress);
+        const userIds = await resolveIds(identifiers.filter((identifier) => !isEmailAddress(identifier)));
+        let updated = await ctx.identity[action](project, userIds);
+        if (emails.length > 0)
+          updated = await (action === 'share'
+            ? ctx.identity.shareWithEmails(updated, emails)
+            : ctx.identity.unshareEmails(updated, emails));
         await ctx.authenticator.projectChanged(project.id);
         return viewOf(ctx, updated);
       },

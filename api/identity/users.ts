@@ -27,6 +27,12 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     return user;
   }
 
+  /** The shares made to a user's e-mail address before anyone had it. */
+  async function acceptInvitations(user: User): Promise<void> {
+    await ctx.identity.acceptInvitations(user);
+    await ctx.worker.clusters.acceptInvitations(user.email.trim().toLowerCase(), user.id);
+  }
+
   app.post('/1/users', {
     schema: {
       body: {
@@ -42,6 +48,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       checkEmail(email);
       checkPassword(password);
       const user = await ctx.identity.createUser({ email, password, admin });
+      await acceptInvitations(user);
       return reply.code(201).send(userView(user, []));
     },
   });
@@ -87,11 +94,15 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const user = await visibleUser(request);
       const changes = request.body;
       if (changes.email !== undefined) checkEmail(changes.email);
+      // A taken address answers 409: only admins (who see every user anyway) may try one.
+      if (changes.email !== undefined && !principalOf(request).admin)
+        throw forbidden('Only admin tokens may change an e-mail address');
       if (changes.password !== undefined) checkPassword(changes.password);
       if (changes.status !== undefined && !principalOf(request).admin) {
         throw forbidden('Only admin tokens may change a user status');
       }
       const updated = await ctx.identity.updateUser(user, changes);
+      if (changes.email !== undefined) await acceptInvitations(updated);
       if (changes.status !== undefined && changes.status !== user.status) {
         for (const project of await ctx.identity.listProjectsOf(user.id)) {
           if (project.userId !== user.id) continue;

@@ -1,4 +1,5 @@
 import type { Project, Token, User } from '../../src/auth/types.js';
+import type { Quotas } from '../../src/auth/quotas.js';
 import { toRfc3339 } from '../../src/core/time.js';
 
 /**
@@ -43,7 +44,13 @@ export interface ProjectCounters {
   hourly_time: number | null;
 }
 
-export function projectView(project: Project, counters: ProjectCounters) {
+/** Users shared with by id, and the addresses shared with by e-mail (known to belong to someone or not). */
+function sharedWithView(project: Project): string[] {
+  const byEmail = new Set(Object.values(project.sharedEmails));
+  return [...project.sharedWith.filter((id) => !byEmail.has(id)), ...Object.keys(project.sharedEmails)].sort();
+}
+
+export function projectView(project: Project, counters: ProjectCounters, quotas: Quotas) {
   return {
     id: project.id,
     user_id: project.userId,
@@ -53,12 +60,13 @@ export function projectView(project: Project, counters: ProjectCounters) {
     status: project.status,
     total_duration: counters.total_duration,
     max_schedules: project.maxSchedules,
+    quotas,
     schedules_count: counters.schedules_count,
     task_count: counters.task_count,
     hourly_task_count: counters.hourly_task_count,
     hourly_time: toRfc3339(counters.hourly_time) ?? null,
     flags: project.flags,
-    shared_with: project.sharedWith,
+    shared_with: sharedWithView(project),
     created_at: toRfc3339(project.createdAt),
     updated_at: toRfc3339(project.updatedAt),
   };
@@ -108,6 +116,7 @@ export const projectSchema = {
     status: { type: 'string' },
     total_duration: { type: 'number' },
     max_schedules: { type: 'number' },
+    quotas: { type: 'object', additionalProperties: { type: 'number' } },
     schedules_count: { type: 'number' },
     task_count: { type: 'number' },
     hourly_task_count: { type: 'number' },

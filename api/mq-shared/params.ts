@@ -3,7 +3,9 @@ import type { WithParams } from '../type-provider.js';
 import { checkQueueName } from '../../src/mq/fields.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import type { QueueRef } from '../../src/mq/keys.js';
-import type { MessageQueue } from '../../src/mq/service.js';
+import type { FastifyRequest } from 'fastify';
+import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
+import type { MessageQueue, QueueQuotas } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 
@@ -46,6 +48,12 @@ export const messageParams = {
 export function queueRefOf(request: WithParams<{ queue_name: string }>): QueueRef {
   const { queue_name: name } = request.params;
   return { projectId: projectOf(request).id, name: checkQueueName(name) };
+}
+
+/** The queue quotas of the request's project: its own, else the operator's defaults. */
+export function queueQuotasOf(request: FastifyRequest, defaults: Quotas): QueueQuotas {
+  const quotas = quotasOf(projectOf(request), defaults);
+  return { queues: quotas.queues, queueBytes: quotas.queue_bytes };
 }
 
 export function messageIdOf(request: WithParams<{ message_id: string }>): string {

@@ -1,6 +1,6 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
-import { queueParams, queueRefOf, type MqRouteOptions } from './params.js';
+import { queueParams, queueQuotasOf, queueRefOf, type MqRouteOptions } from './params.js';
 
 export interface WebhookOptions extends MqRouteOptions {
   /** The route: v3 `/3/…/queues/:queue_name/webhook`, v1 `/1/…/queues/:queue_name/messages/webhook`. */
@@ -34,9 +34,11 @@ export const webhookRoutes: ApiPlugin<WebhookOptions> = async (app, { ctx, mq, p
     handler: async (request, reply) => {
       // An empty request body is an empty message body, as on every other post.
       const body = typeof request.body === 'string' ? request.body : '';
-      const [id] = await mq.post(queueRefOf(request), [
-        { body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) },
-      ]);
+      const [id] = await mq.post(
+        queueRefOf(request),
+        [{ body, pushHeaders: pushHeadersFromWebhook(request.raw.rawHeaders) }],
+        queueQuotasOf(request, ctx.config.quotas),
+      );
       return reply.code(201).send({ id, ids: [id], msg: 'Messages put on queue.' });
     },
   });

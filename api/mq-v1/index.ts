@@ -12,7 +12,7 @@ import { webhookRoutes } from '../mq-shared/webhook.js';
  */
 export const mqV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { mq } = ctx;
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx, { allowTaskTokens: true }));
   await app.register(queueRoutes, { ctx, mq });
   await app.register(messageRoutes, { ctx, mq });
   await app.register(alertRoutes, { ctx, mq });

@@ -14,6 +14,7 @@ import {
   queueParams,
   queueRefOf,
   type MqRouteOptions,
+  queueQuotasOf,
 } from '../mq-shared/params.js';
 import { messageSchema, messagesSchema, messageView } from './views.js';
 
@@ -119,7 +120,7 @@ export const messageRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq })
         timeout: timeoutOrOwn(message.timeout, `messages[${i}].timeout`),
         expiresIn: message.expires_in || undefined,
       }));
-      const ids = await mq.post(queueRefOf(request), posted);
+      const ids = await mq.post(queueRefOf(request), posted, queueQuotasOf(request, ctx.config.quotas));
       return reply.code(201).send({ ids, msg: 'Messages put on queue.' });
     },
   });

@@ -9,7 +9,14 @@ import {
   V1_PUSH_TYPES,
 } from '../../src/mq/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
-import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
+import {
+  msgSchema,
+  projectParams,
+  queueParams,
+  queueQuotasOf,
+  queueRefOf,
+  type MqRouteOptions,
+} from '../mq-shared/params.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
@@ -30,7 +37,7 @@ const subscribersBody = {
 } as const;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
-export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
+export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
   async function answerQueue(request: WithParams<{ queue_name: string }>) {
     return queueView(await mq.queues.require(queueRefOf(request)));
   }
@@ -63,7 +70,11 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
     bodyLimit: 128 * 1024,
     schema: { params: queueParams, body: updateBody, response: { 200: queueSchema } },
     handler: async (request) => {
-      await mq.updateV1(queueRefOf(request), parseV1QueueUpdate(request.body));
+      await mq.updateV1(
+        queueRefOf(request),
+        parseV1QueueUpdate(request.body),
+        queueQuotasOf(request, ctx.config.quotas),
+      );
       return answerQueue(request);
     },
   });
@@ -71,7 +82,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
   app.delete('/1/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await mq.queues.delete(queueRefOf(request)))) throw notFound('Queue not found');
+      if (!(await mq.deleteQueue(queueRefOf(request)))) throw notFound('Queue not found');
       return { msg: 'Deleted.' };
     },
   });

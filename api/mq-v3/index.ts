@@ -8,7 +8,7 @@ import { webhookRoutes } from '../mq-shared/webhook.js';
 /** The version 3 message queue API under /3/projects/:project_id/queues. */
 export const mqV3Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { mq } = ctx;
-  app.addHook('onRequest', requireProject(ctx, { refuseLegacyTokens: true }));
+  app.addHook('onRequest', requireProject(ctx, { refuseLegacyTokens: true, allowTaskTokens: true }));
   // Long-polls would hold the server open for up to 30 s: answer them before it closes.
   app.addHook('preClose', async () => mq.close());
   await app.register(queueRoutes, { ctx, mq });

@@ -16,6 +16,7 @@ import {
   queueParams,
   queueRefOf,
   type MqRouteOptions,
+  queueQuotasOf,
 } from '../mq-shared/params.js';
 import {
   messageSchema,
@@ -152,7 +153,7 @@ export const messageRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq })
             ? undefined
             : checkPushHeaders(message.push_headers, `messages[${i}].push_headers`),
       }));
-      const ids = await mq.post(queueRefOf(request), posted);
+      const ids = await mq.post(queueRefOf(request), posted, queueQuotasOf(request, ctx.config.quotas));
       return reply.code(201).send({ ids, msg: 'Messages put on queue.' });
     },
   });

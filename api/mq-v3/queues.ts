@@ -4,7 +4,14 @@ import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queue-settings.js';
 import type { SubscriberChange } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
-import { msgSchema, projectParams, queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
+import {
+  msgSchema,
+  projectParams,
+  queueParams,
+  queueQuotasOf,
+  queueRefOf,
+  type MqRouteOptions,
+} from '../mq-shared/params.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
@@ -25,7 +32,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       const ref = queueRefOf(request);
       refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
-      const settings = await mq.configure(ref, changes, 'upsert');
+      const settings = await mq.configure(ref, changes, 'upsert', queueQuotasOf(request, ctx.config.quotas));
       return queueView(ref.projectId, ref.name, settings);
     },
   });
@@ -36,7 +43,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       const ref = queueRefOf(request);
       refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
-      await mq.configure(ref, changes, 'update');
+      await mq.configure(ref, changes, 'update', queueQuotasOf(request, ctx.config.quotas));
       const info = await mq.queues.require(ref);
       return queueView(ref.projectId, ref.name, info, info);
     },
@@ -54,7 +61,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
   app.delete('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await mq.queues.delete(queueRefOf(request)))) throw notFound('Queue not found');
+      if (!(await mq.deleteQueue(queueRefOf(request)))) throw notFound('Queue not found');
       return { msg: 'Deleted' };
     },
   });

@@ -78,7 +78,7 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     await jobs.close();
   });
   app.decorateRequest('runnerGrant', null);
-  app.addHook('preHandler', requireRunnerToken(worker.runnerTokens));
+  app.addHook('onRequest', requireRunnerToken(worker.runnerTokens));
   app.addContentTypeParser(
     'application/octet-stream',
     { parseAs: 'buffer', bodyLimit: 8 * 1024 * 1024 },

@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../../src/core/errors.js';
 import { pathParameter } from '../request-fields.js';
 import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runner-tokens.js';
@@ -14,9 +14,10 @@ const SCHEME = 'Bearer ';
 /**
  * Hook: a live runner token (`Authorization: Bearer runner_…`), for the `cluster_id` path
  * parameter's cluster and, for an instance's own token, that `instance_id`. Checked on every
- * call, so a revoked token stops working at once.
+ * call, so a revoked token stops working at once, and before the body is parsed or validated,
+ * so a stranger learns nothing of what a body should hold.
  */
-export function requireRunnerToken(tokens: RunnerTokens): preHandlerAsyncHookHandler {
+export function requireRunnerToken(tokens: RunnerTokens): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     if (!header.startsWith(SCHEME)) throw unauthorized('The runner API needs "Authorization: Bearer <runner token>"');

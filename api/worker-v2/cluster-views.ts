@@ -5,6 +5,13 @@ import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 
 /** Wire shapes of clusters: times in RFC 3339; secrets are not part of a Cluster at all. */
 
+/** Users shared to by id, and the addresses shared to by e-mail (whether a user has them or not). */
+function sharedToView(cluster: Cluster): string[] {
+  const emails = cluster.shared_emails ?? {};
+  const byEmail = new Set(Object.values(emails));
+  return [...cluster.shared_to.filter((id) => !byEmail.has(id)), ...Object.keys(emails)];
+}
+
 export function clusterListEntry(cluster: Cluster) {
   return {
     id: cluster.id,
@@ -45,7 +52,7 @@ export function clusterView(
     machines: machines.instances.map(instanceView),
     runners_total: machines.runners_total,
     runners_available: machines.runners_available,
-    shared_to: cluster.shared_to,
+    shared_to: sharedToView(cluster),
     autoscale: cluster.autoscale,
     created_at: toRfc3339(cluster.created_at),
     updated_at: toRfc3339(cluster.updated_at),

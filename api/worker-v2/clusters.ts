@@ -33,16 +33,26 @@ import { msgSchema } from './views.js';
 const mayManage = (principal: Principal, cluster: Cluster) => principal.admin || cluster.user_id === principal.userId;
 const maySee = (principal: Principal, cluster: Cluster) => principal.admin || mayUseCluster(cluster, principal.userId);
 
-/** shared_to names users by id or e-mail; stored as user ids. */
-async function sharedUserIds(ctx: AppContext, names: string[] | undefined): Promise<string[] | undefined> {
-  if (names === undefined) return undefined;
-  const ids: string[] = [];
+/**
+ * shared_to names users by id (400 for an unknown one) or by e-mail address: an address is
+ * accepted whether or not a user has it (one created later gets the share), so no answer tells
+ * which addresses exist. Stored as user ids, with the addresses beside them.
+ */
+async function sharedTargets(
+  ctx: AppContext,
+  names: string[] | undefined,
+): Promise<{ shared_to?: string[]; shared_emails?: Record<string, string> }> {
+  if (names === undefined) return {};
+  const ids = new Set<string>();
+  const emails: Record<string, string> = {};
   for (const name of names) {
-    const user = await ctx.identity.findUser(name);
-    if (!user) throw badRequest(`shared_to: no user "${name}"`);
-    if (!ids.includes(user.id)) ids.push(user.id);
+    const email = name.includes('@') ? name.trim().toLowerCase() : null;
+    const user = email ? await ctx.identity.findUserByEmail(email) : await ctx.identity.getUser(name);
+    if (email) emails[email] = user?.id ?? '';
+    else if (!user) throw badRequest(`shared_to: no user "${name}"`);
+    if (user) ids.add(user.id);
   }
-  return ids;
+  return { shared_to: [...ids], shared_emails: emails };
 }
 
 /** Clusters: user-scoped (not under a project), /2/clusters. */
@@ -117,10 +127,11 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
       const base = { id: newObjectId(), user_id: principalOf(request).userId, now: Date.now() };
       const { cluster, secrets } = resolveCluster(
         base,
-        { ...input, shared_to: await sharedUserIds(ctx, input.shared_to) },
+        { ...input, ...(await sharedTargets(ctx, input.shared_to)) },
         policyOf(request),
       );
       await worker.clusters.create(cluster, secrets);
+      await worker.clusters.invite(cluster);
       return { msg: 'Cluster created', cluster: await fullView(cluster) };
     },
   });
@@ -135,10 +146,11 @@ export const clusterRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, w
     handler: async (request) => {
       const { id, user_id } = await owned(request);
       const input = request.body;
-      const shared = await sharedUserIds(ctx, input.shared_to);
+      const shared = await sharedTargets(ctx, input.shared_to);
       const updated = await worker.clusters.update(id, (old: StoredCluster) =>
-        resolveCluster({ id, user_id, now: Date.now() }, { ...input, shared_to: shared }, policyOf(request), old),
+        resolveCluster({ id, user_id, now: Date.now() }, { ...input, ...shared }, policyOf(request), old),
       );
+      await worker.clusters.invite(updated);
       return { msg: 'Cluster updated', cluster: await fullView(updated) };
     },
   });

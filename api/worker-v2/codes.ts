@@ -1,6 +1,8 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
-import { requireProject } from '../auth-hooks.js';
+import { projectOf } from '../auth-hooks.js';
+import { requireProjectOrOwnTask } from './task-token-auth.js';
+import { quotasOf } from '../../src/auth/quotas.js';
 import { readUpload } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams } from './params.js';
 import { statsQuery, statsRangeOf, statsSchema } from './stats-query.js';
@@ -13,7 +15,7 @@ function downloadName(name: string, rev: number): string {
 }
 
 export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProjectOrOwnTask(ctx));
   const { codes } = worker;
 
   app.get('/2/projects/:project_id/codes', {
@@ -49,7 +51,8 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
         ctx.config.worker,
         ctx.config.worker.zip,
       );
-      const code = await codes.upload(projectId, upload);
+      const quota = quotasOf(projectOf(request), ctx.config.quotas).stored_bytes;
+      const code = await codes.upload(projectId, upload, quota);
       return { id: code.id, msg: 'Upload successful.' };
     },
   });
@@ -76,6 +79,8 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
 
   const codeAction = (action: string, run: (projectId: string, codeId: string) => Promise<string>) =>
     app.post(`/2/projects/:project_id/codes/:code_id/${action}`, {
+      // Pausing, resuming and cancelling the package's tasks is not a task token's to do.
+      config: { taskToken: 'refused' },
       schema: { params: codeParams, response: { 200: msgSchema } },
       handler: async (request) => {
         const { project_id: projectId, code_id: codeId } = request.params;
@@ -128,6 +133,10 @@ export const codeRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
       const { revision: rev } = request.query;
       const revision = await codes.revision(projectId, codeId, rev);
       const zip = await codes.zip(revision);
+      if (revision.archive_pruned)
+        throw notFound(
+          `Revision ${revision.rev} of code package ${revision.name}: its zip was deleted, only the newest revisions keep theirs (FERRUM_WORKER_REVISIONS_KEPT)`,
+        );
       if (!zip)
         throw notFound(`Revision ${revision.rev} of code package ${revision.name} is an image package: it has no zip`);
       return reply

@@ -104,7 +104,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
   });
 
   app.post('/2/projects/:project_id/tasks/:task_id/progress', {
-    config: { ownTaskOnly: true },
+    config: { taskToken: 'own task only' },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { percent, msg } = request.body;
@@ -115,6 +115,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
   });
 
   app.post('/2/projects/:project_id/tasks/:task_id/cancel', {
+    config: { taskToken: 'refused' },
     schema: { params: taskParams, response: { 200: msgSchema } },
     handler: async (request) => {
       await worker.tasks.cancel(projectIdOf(request), taskIdOf(request));
@@ -123,6 +124,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
   });
 
   app.post('/2/projects/:project_id/tasks/:task_id/retry', {
+    config: { taskToken: 'refused' },
     preValidation: requireJsonContentType,
     schema: {
       params: taskParams,

@@ -12,7 +12,7 @@ import { LIMITS } from '../../src/worker/types.js';
 export const webhookRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.addHook('onRequest', requireProject(ctx));
+  app.addHook('onRequest', requireProject(ctx, { allowTaskTokens: true }));
 
   app.post('/2/projects/:project_id/tasks/webhook', {
     bodyLimit: LIMITS.payloadRequestBytes,

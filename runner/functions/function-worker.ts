@@ -141,9 +141,13 @@ export class FunctionWorker {
     // A sync call is guarded by its start-by time (and its project's suspension was checked when it
     // was queued); an async one may be a re-run of a call that ended, or of a suspended project
     // (start-call.lua ends it then).
-    if (!replyTo && (await this.stores.calls.start(appName, callId)) !== 'started') {
-      await this.stores.queue.done(cluster, runnerId, raw);
-      return;
+    if (!replyTo) {
+      const { outcome, leftQueue } = await this.stores.calls.start(appName, callId);
+      if (leftQueue) await this.stores.calls.leftQueue(invocation.projectId);
+      if (outcome !== 'started') {
+        await this.stores.queue.done(cluster, runnerId, raw);
+        return;
+      }
     }
     const result = await this.invoke(invocation);
     if (replyTo) await this.bus.publish(replyTo, encodeCallReply(callId, result));

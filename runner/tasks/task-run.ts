@@ -66,6 +66,11 @@ export class TaskRun {
           status: 'error',
           msg: `Code package ${task.code_name} revision ${task.code_rev} no longer exists`,
         });
+      if (revision.archive_pruned)
+        return await this.finish(['preparing'], {
+          status: 'error',
+          msg: `Code package ${task.code_name} revision ${task.code_rev}'s zip was deleted: only the newest revisions keep theirs (FERRUM_WORKER_REVISIONS_KEPT)`,
+        });
       const image = this.imageOf(revision);
       const imageInfo = revision.image
         ? await this.tenantImage(image)

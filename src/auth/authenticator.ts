@@ -106,7 +106,8 @@ export class Authenticator {
     return project;
   }
 
-  private async getProject(projectId: string): Promise<Project | null> {
+  /** A project's record, from this controller's cache when it has it (changes are broadcast). */
+  async getProject(projectId: string): Promise<Project | null> {
     const cached = this.projects.get(projectId);
     if (cached) return cached;
     const project = await this.store.getProject(projectId);

@@ -4,6 +4,7 @@ import { newObjectId, newSecret } from '../core/ids.js';
 import { loadLua } from '../core/lua.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { hashPassword } from './password.js';
+import type { Quotas } from './quotas.js';
 import type { Project, ProjectStatus, Token, TokenType, User, UserStatus } from './types.js';
 
 const createUserScript = loadLua(import.meta.url, 'create-user');
@@ -310,8 +311,10 @@ export class IdentityStore {
       partner: null,
       status: 'active',
       maxSchedules: input.maxSchedules ?? 100,
+      quotas: {},
       flags: {},
       sharedWith: [],
+      sharedEmails: {},
       createdAt: now,
       updatedAt: now,
     };
@@ -328,11 +331,12 @@ export class IdentityStore {
   }
 
   async getProject(id: string): Promise<Project | null> {
-    const [hash, shared] = await Promise.all([
+    const [hash, shared, emails] = await Promise.all([
       this.redis.hgetall(this.projectKey(id)),
       this.redis.smembers(this.projectKey(id, 'shared')),
+      this.redis.hgetall(this.projectKey(id, 'shared-emails')),
     ]);
-    return hash.id && hash.user_id ? projectFromHash(hash, shared) : null;
+    return hash.id && hash.user_id ? { ...projectFromHash(hash, shared), sharedEmails: emails } : null;
   }
 
   async mustGetProject(id: string): Promise<Project> {
@@ -346,9 +350,11 @@ export class IdentityStore {
     return this.redis.zrangebylex(this.key('projects'), after ? `(${after}` : '-', '+', 'LIMIT', 0, count);
   }
 
-  /** How many projects the user owns or has shared with it. */
-  async countProjectsOf(userId: string): Promise<number> {
-    return this.redis.scard(this.key('user', userId, 'projects'));
+  /** How many projects the user owns (those shared with it do not count: others choose them). */
+  async countOwnedProjects(userId: string): Promise<number> {
+    const ids = await this.redis.smembers(this.key('user', userId, 'projects'));
+    const owners = await Promise.all(ids.map((id) => this.redis.hget(this.projectKey(id), 'user_id')));
+    return owners.filter((owner) => owner === userId).length;
   }
 
   /** The projects a user owns or that are shared with it, in id order. */
@@ -360,18 +366,23 @@ export class IdentityStore {
 
   async updateProject(
     project: Project,
-    changes: { name?: string; status?: ProjectStatus; maxSchedules?: number },
+    changes: { name?: string; status?: ProjectStatus; maxSchedules?: number; quotas?: QuotaChanges },
   ): Promise<Project> {
     const fields: Record<string, string> = { updated_at: String(Date.now()) };
     if (changes.name !== undefined) fields.name = changes.name;
     if (changes.status !== undefined) fields.status = changes.status;
     if (changes.maxSchedules !== undefined) fields.max_schedules = String(changes.maxSchedules);
+    if (changes.quotas !== undefined) fields.quotas = JSON.stringify(mergedQuotas(project.quotas, changes.quotas));
     await this.redis.hset(this.projectKey(project.id), fields);
     return this.mustGetProject(project.id);
   }
 
   async deleteProject(project: Project): Promise<void> {
-    await this.redis.del(this.projectKey(project.id), this.projectKey(project.id, 'shared'));
+    await this.redis.del(
+      this.projectKey(project.id),
+      this.projectKey(project.id, 'shared'),
+      this.projectKey(project.id, 'shared-emails'),
+    );
     const multi = this.redis.multi();
     multi.zrem(this.key('projects'), project.id);
     for (const userId of [project.userId, ...project.sharedWith]) {
@@ -390,8 +401,56 @@ export class IdentityStore {
     return this.changeSharing(project, userIds, 'srem');
   }
 
+  /**
+   * Shares with e-mail addresses, whether or not a user has them: a known address's user gets
+   * access now, an unknown one's when a user is created with it (see acceptInvitations).
+   */
+  async shareWithEmails(project: Project, emails: string[]): Promise<Project> {
+    const addresses = emails.map(normalizeEmail).filter((email) => !(email in project.sharedEmails));
+    const users = await Promise.all(addresses.map((email) => this.findUserByEmail(email)));
+    const members = users.map((user) => (user && user.id !== project.userId ? user.id : ''));
+    if (addresses.length > 0)
+      await this.redis.hset(this.projectKey(project.id, 'shared-emails'), zipPairs(addresses, members));
+    const pending = addresses.filter((_, i) => members[i] === '');
+    for (const email of pending) await this.redis.sadd(this.key('invitations', email), project.id);
+    return this.changeSharing(
+      project,
+      members.filter((id) => id !== ''),
+      'sadd',
+    );
+  }
+
+  /** Ends shares made by e-mail (an address never shared with is no error). */
+  async unshareEmails(project: Project, emails: string[]): Promise<Project> {
+    const addresses = emails.map(normalizeEmail);
+    const members = addresses.map((email) => project.sharedEmails[email]).filter((id): id is string => Boolean(id));
+    await this.redis.hdel(this.projectKey(project.id, 'shared-emails'), ...addresses);
+    for (const email of addresses) await this.redis.srem(this.key('invitations', email), project.id);
+    return this.changeSharing(project, members, 'srem');
+  }
+
+  /** A new user gets the shares made to its e-mail address before it existed. */
+  async acceptInvitations(user: User): Promise<void> {
+    const email = normalizeEmail(user.email);
+    const invitations = this.key('invitations', email);
+    for (const projectId of await this.redis.smembers(invitations)) {
+      const project = await this.getProject(projectId);
+      if (project?.sharedEmails[email] !== '') continue;
+      await this.redis.hset(this.projectKey(projectId, 'shared-emails'), email, user.id);
+      await this.changeSharing(project, [user.id], 'sadd');
+    }
+    await this.redis.del(invitations);
+  }
+
   private async changeSharing(project: Project, userIds: string[], change: 'sadd' | 'srem'): Promise<Project> {
     const others = userIds.filter((userId) => userId !== project.userId);
+    if (change === 'srem') {
+      // A share made by e-mail ends too when its user is unshared by id (or leaves).
+      const byEmail = Object.keys(project.sharedEmails).filter((email) =>
+        others.includes(project.sharedEmails[email]!),
+      );
+      if (byEmail.length > 0) await this.redis.hdel(this.projectKey(project.id, 'shared-emails'), ...byEmail);
+    }
     if (others.length > 0) {
       await this.redis[change](this.projectKey(project.id, 'shared'), ...others);
       const multi = this.redis.multi();
@@ -429,6 +488,22 @@ export class IdentityStore {
     await this.redis.del(this.key('project', id), this.key('project', id, 'shared'));
     return Boolean(hash.id);
   }
+}
+
+/** Quota changes of one project: a number sets the project's own value, null returns to the default. */
+export type QuotaChanges = Partial<Record<keyof Quotas, number | null>>;
+
+function mergedQuotas(current: Partial<Quotas>, changes: QuotaChanges): Partial<Quotas> {
+  const merged: Partial<Quotas> = { ...current };
+  for (const [name, value] of Object.entries(changes) as Array<[keyof Quotas, number | null]>) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
+
+function zipPairs(names: string[], values: string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
 }
 
 function userToHash(user: User): Record<string, string> {
@@ -494,6 +569,7 @@ function projectToHash(project: Project): Record<string, string> {
     partner: project.partner ?? '',
     status: project.status,
     max_schedules: String(project.maxSchedules),
+    quotas: JSON.stringify(project.quotas),
     flags: JSON.stringify(project.flags),
     created_at: String(project.createdAt),
     updated_at: String(project.updatedAt),
@@ -509,8 +585,10 @@ function projectFromHash(hash: Record<string, string>, sharedWith: string[]): Pr
     partner: hash.partner ? hash.partner : null,
     status: (hash.status as ProjectStatus) ?? 'active',
     maxSchedules: Number(hash.max_schedules ?? 100),
+    quotas: JSON.parse(hash.quotas ?? '{}') as Partial<Quotas>,
     flags: JSON.parse(hash.flags ?? '{}') as Record<string, boolean>,
     sharedWith: sharedWith.sort(),
+    sharedEmails: {},
     createdAt: Number(hash.created_at),
     updatedAt: Number(hash.updated_at),
   };

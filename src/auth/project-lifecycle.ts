@@ -25,7 +25,8 @@ export async function* zsetMembers(redis: RedisClient, key: string): AsyncGenera
  * one whose owner is suspended) carries flags, one per hash tag family, that the scripts
  * starting work read atomically: take-task (tasks are set aside), claim-schedule-run (runs are
  * skipped) and start-call (calls end as errors). The end of a suspension and a deletion leave
- * work for the project janitor (a leader loop): queue the set-aside tasks again, purge the
+ * work for the project janitor (a leader loop): stop the running tasks of a project just
+ * suspended, queue the set-aside tasks again, purge the
  * project's data in bounded steps. A deleted project's id is kept as a tombstone, never reused.
  */
 export class ProjectLifecycle {
@@ -47,6 +48,10 @@ export class ProjectLifecycle {
   /** Zset of projects whose suspension ended, scored by when: their set-aside tasks wait to be queued again. */
   resumedKey(): string {
     return this.keys.of('{auth}', 'projects-resumed');
+  }
+  /** Zset of projects just suspended, scored by when: their running tasks wait to be stopped. */
+  suspendedKey(): string {
+    return this.keys.of('{auth}', 'projects-suspended');
   }
   /** Zset of deleted projects whose data is still to be purged, scored by deletion time. */
   purgeKey(): string {
@@ -72,7 +77,7 @@ export class ProjectLifecycle {
       else await unlinkEach(this.redis, batch);
     }
     await this.routeNotices.changed();
-    if (!suspended) await this.redis.zadd(this.resumedKey(), Date.now(), projectId);
+    await this.redis.zadd(suspended ? this.suspendedKey() : this.resumedKey(), Date.now(), projectId);
   }
 
   /** A new app of a suspended project starts suspended too. */

@@ -1,3 +1,5 @@
+import type { Quotas } from './quotas.js';
+
 /** Token types: tokens of the earlier API generation are refused by the version 3 APIs. */
 export const TOKEN_TYPES = ['standard', 'v2'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -42,8 +44,15 @@ export interface Project {
   partner: string | null;
   status: ProjectStatus;
   maxSchedules: number;
+  /** Quotas an admin set for this project; the others are the operator's defaults. */
+  quotas: Partial<Quotas>;
   flags: Record<string, boolean>;
   sharedWith: string[];
+  /**
+   * Shares made by e-mail address: address → the user's id, or '' while no user has it (the
+   * user gets the share when created). Shown as the addresses, so no answer tells whether one exists.
+   */
+  sharedEmails: Record<string, string>;
   createdAt: number;
   updatedAt: number;
 }

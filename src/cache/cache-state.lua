@@ -1,4 +1,4 @@
---@keys values cas expiry names due sequence
+--@keys values cas expiry names due sequence bytes stored
 -- Shared functions of every cache item script (each includes it first).
 -- Key layout of the item scripts, all under one project's hash tag:
 --   KEYS[1] values   hash  item key -> the value as JSON text
@@ -7,6 +7,8 @@
 --   KEYS[4] names    zset  the project's caches (score 0: ordered by name), items or not
 --   KEYS[5] due      zset  cache name -> when its first item expires (for the sweeper)
 --   KEYS[6] sequence string, the project's cas counter (never deleted, so a cas is never reused)
+--   KEYS[7] bytes    hash  cache name -> bytes its items take (keys + value JSON)
+--   KEYS[8] stored   string, the bytes of every cache of the project (its stored_bytes quota)
 -- An item is live when it is in the values hash and its expiry, if any, is in the future.
 -- A cache exists from the first put or increment addressed to it until it is deleted: clearing
 -- it, deleting its items or their expiry leave it listed, with size 0.
@@ -19,8 +21,38 @@ local function is_live(key, now)
   return (not expires_at) or tonumber(expires_at) > now
 end
 
-local function remove_items(keys)
+-- Bytes an item takes (its key and value JSON); 0 when absent.
+local function item_bytes(key)
+  local length = redis.call('HSTRLEN', KEYS[1], key)
+  if length == 0 then return 0 end
+  return #key + length
+end
+
+-- Counts `change` bytes for cache `name` and for the project.
+local function account(name, change)
+  if change == 0 then return end
+  if redis.call('HINCRBY', KEYS[7], name, change) <= 0 then redis.call('HDEL', KEYS[7], name) end
+  if redis.call('INCRBY', KEYS[8], change) < 0 then redis.call('SET', KEYS[8], 0) end
+end
+
+local function cache_exists(name)
+  return redis.call('ZSCORE', KEYS[4], name) ~= false
+end
+
+-- Whether a write growing cache `name` by `change` bytes passes a quota: 'caches_quota' when
+-- it would add a cache past `max_caches`, 'bytes_quota' when the project's bytes would pass
+-- `allowance`, else nil.
+local function quota_refusal(name, change, allowance, max_caches)
+  if not cache_exists(name) and redis.call('ZCARD', KEYS[4]) >= max_caches then return 'caches_quota' end
+  if change > 0 and tonumber(redis.call('GET', KEYS[8]) or '0') + change > allowance then return 'bytes_quota' end
+  return nil
+end
+
+local function remove_items(name, keys)
   if #keys == 0 then return end
+  local freed = 0
+  for _, key in ipairs(keys) do freed = freed + item_bytes(key) end
+  account(name, -freed)
   redis.call('HDEL', KEYS[1], unpack(keys))
   redis.call('HDEL', KEYS[2], unpack(keys))
   redis.call('ZREM', KEYS[3], unpack(keys))
@@ -28,10 +60,6 @@ end
 
 local function next_cas()
   return redis.call('INCR', KEYS[6])
-end
-
-local function cache_exists(name)
-  return redis.call('ZSCORE', KEYS[4], name) ~= false
 end
 
 -- Lists cache `name`: put and increment create the cache (nothing else does, so a sweep or an
@@ -44,6 +72,7 @@ end
 local function refresh(name)
   if redis.call('HLEN', KEYS[1]) == 0 then
     redis.call('UNLINK', KEYS[2], KEYS[3])
+    redis.call('HDEL', KEYS[7], name)
     redis.call('ZREM', KEYS[5], name)
     return
   end

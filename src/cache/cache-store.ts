@@ -1,5 +1,7 @@
 import { badRequest, conflict, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
+import { byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
+import { ProjectStorage } from '../core/stored-bytes.js';
 import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
@@ -17,18 +19,36 @@ export interface NewItem {
   condition: PutCondition;
 }
 
-type PutOutcome = ['stored', number] | ['kept'] | ['missing'] | ['cas_mismatch'];
+/** What a project's caches may hold: its stored_bytes (shared with code archives) and caches quotas. */
+export interface CacheQuotas {
+  storedBytes: number;
+  caches: number;
+}
+
+type QuotaRefusal = ['caches_quota'] | ['bytes_quota'];
+type PutOutcome = ['stored', number] | ['kept'] | ['missing'] | ['cas_mismatch'] | QuotaRefusal;
 
 /** What a put did: stored the item (with its new cas), or kept it as it was (add, replace). */
 export type PutResult = { stored: true; cas: number } | { stored: false };
-type IncrementOutcome = ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'];
+type IncrementOutcome =
+  ['ok', string] | ['not_numeric'] | ['not_integer'] | ['out_of_range'] | ['overflow'] | QuotaRefusal;
+
+function quotaRefusal(outcome: QuotaRefusal[0], quotas: CacheQuotas): Error {
+  return outcome === 'caches_quota'
+    ? countQuotaReached('caches', quotas.caches, 'caches')
+    : byteQuotaReached('stored_bytes', quotas.storedBytes, 'the project (code archives and cache items)');
+}
+
+function isQuotaRefusal(outcome: string): outcome is QuotaRefusal[0] {
+  return outcome === 'caches_quota' || outcome === 'bytes_quota';
+}
 
 const PUT_REFUSALS: Record<'missing' | 'cas_mismatch', () => Error> = {
   missing: () => notFound('Item not found: cas stores only keys that are in the cache'),
   cas_mismatch: () => conflict('cas mismatch: the item has changed since that cas was read'),
 };
 
-const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok'>, string> = {
+const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok' | QuotaRefusal[0]>, string> = {
   not_numeric: 'Cannot increment: the value is not a number',
   not_integer: 'Cannot increment: the value is not an integer',
   out_of_range: 'Cannot increment: the value is not an integer in the 64-bit signed range',
@@ -38,6 +58,7 @@ const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok'>, string> = {
 /** Named caches of key/value items in Redis. Knows nothing of HTTP or of who may call. */
 export class CacheStore {
   private readonly cacheKeys: CacheKeys;
+  private readonly storage: ProjectStorage;
   /** Projects known to be registered for sweeping, so the registration is sent once. */
   private readonly registered = new Set<string>();
 
@@ -46,6 +67,7 @@ export class CacheStore {
     keys: KeySpace,
   ) {
     this.cacheKeys = new CacheKeys(keys);
+    this.storage = new ProjectStorage(redis, keys);
   }
 
   /** Names of the project's caches, by name, `CACHES_PER_PAGE` per page. */
@@ -82,7 +104,7 @@ export class CacheStore {
    * Stores an item under its condition. An add that meets a live item, or a replace that meets
    * none, leaves the item as it was; a cas that matches no item is a 404/409.
    */
-  async put(projectId: string, cacheName: string, key: string, item: NewItem): Promise<PutResult> {
+  async put(projectId: string, cacheName: string, key: string, item: NewItem, quotas: CacheQuotas): Promise<PutResult> {
     if (item.expiresIn > 0) await this.registerForSweeping(projectId);
     const { condition } = item;
     const outcome = await scripts.put.run<PutOutcome>(this.redis, this.cacheKeys.itemScriptKeys(projectId, cacheName), [
@@ -92,7 +114,10 @@ export class CacheStore {
       condition.kind === 'always' ? '' : condition.kind,
       condition.kind === 'cas' ? condition.cas : '',
       item.expiresIn,
+      await this.storage.allowance('cache', projectId, quotas.storedBytes),
+      quotas.caches,
     ]);
+    if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] === 'stored') return { stored: true, cas: outcome[1] };
     if (outcome[0] === 'kept') return { stored: false };
     throw PUT_REFUSALS[outcome[0]]();
@@ -105,12 +130,20 @@ export class CacheStore {
   }
 
   /** Adds `amount` atomically and returns the resulting integer as decimal text. */
-  async increment(projectId: string, cacheName: string, key: string, amount: number): Promise<string> {
+  async increment(
+    projectId: string,
+    cacheName: string,
+    key: string,
+    amount: number,
+    quotas: CacheQuotas,
+  ): Promise<string> {
+    const allowance = await this.storage.allowance('cache', projectId, quotas.storedBytes);
     const outcome = await scripts.increment.run<IncrementOutcome>(
       this.redis,
       this.cacheKeys.itemScriptKeys(projectId, cacheName),
-      [cacheName, key, String(amount)],
+      [cacheName, key, String(amount), allowance, quotas.caches],
     );
+    if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] !== 'ok') throw badRequest(INCREMENT_REFUSALS[outcome[0]]);
     return outcome[1];
   }

@@ -3,12 +3,17 @@
 -- Redis's HINCRBY does the exact 64-bit signed arithmetic and refuses overflow; the result is
 -- read back as text because Lua numbers are doubles. A value stored as a string of digits
 -- stays a string.
--- ARGV: cache name, item key, amount (decimal integer text).
--- Returns {'ok', value text} or {'not_numeric'} / {'not_integer'} / {'out_of_range'} / {'overflow'}.
+-- ARGV: cache name, item key, amount (decimal integer text), bytes allowance, most caches (see put.lua).
+-- Returns {'ok', value text} or {'not_numeric'} / {'not_integer'} / {'out_of_range'} / {'overflow'} /
+-- {'caches_quota'} / {'bytes_quota'}.
 local name, key, amount = ARGV[1], ARGV[2], ARGV[3]
+local allowance, max_caches = tonumber(ARGV[4]), tonumber(ARGV[5])
 
 if not is_live(key, now_ms()) then
-  remove_items({key})
+  local refusal = quota_refusal(name, #key + #amount - item_bytes(key), allowance, max_caches)
+  if refusal then return {refusal} end
+  remove_items(name, {key})
+  account(name, #key + #amount)
   redis.call('HSET', KEYS[1], key, amount)
   redis.call('HSET', KEYS[2], key, next_cas())
   create_cache(name)
@@ -35,5 +40,6 @@ end
 
 local result = redis.call('HGET', KEYS[1], key)
 if quoted then redis.call('HSET', KEYS[1], key, '"' .. result .. '"') end
+account(name, item_bytes(key) - #key - #current)
 redis.call('HSET', KEYS[2], key, next_cas())
 return {'ok', result}

@@ -11,12 +11,16 @@ export class CacheKeys {
     return `{cache:${projectId}}`;
   }
 
-  /** The six keys of the item scripts that write, in the order cache-state.lua documents. */
+  /** The eight keys of the item scripts that write, in the order cache-state.lua documents. */
   itemScriptKeys(projectId: string, cacheName: string): string[] {
+    const tag = this.tag(projectId);
     return [
       ...this.cacheItems(projectId, cacheName),
       ...this.projectIndexes(projectId),
-      this.keys.of(this.tag(projectId), 'cas-sequence'),
+      this.keys.of(tag, 'cas-sequence'),
+      this.keys.of(tag, 'bytes'),
+      // The counter ProjectStorage reads for the project's stored_bytes quota.
+      this.keys.of(tag, 'stored-bytes'),
     ];
   }
 

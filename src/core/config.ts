@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { Quotas } from '../auth/quotas.js';
 import { VERSION } from './version.js';
 import { DEFAULT_STACKS, runtimeStacksFrom, stacksFrom } from './worker-stacks.js';
 
@@ -79,9 +80,11 @@ export interface Config {
     };
   };
   /** Dashboard sign-in limits (POST /1/authentication), counted in Redis. */
-  login: { perAccount: number; perAddress: number; windowMs: number };
+  login: { perAccount: number; perAddress: number; windowMs: number; maxDelayMs: number };
   /** How many projects and API tokens a user may have through non-admin requests. */
   tenantLimits: { projectsPerUser: number; tokensPerUser: number };
+  /** Each project's quotas unless an admin set its own (see src/auth/quotas.ts). */
+  quotas: Quotas;
   /**
    * Where the server may connect for a tenant (push subscribers, alerts, webhooks): loopback,
    * link-local, private and unique-local addresses are refused unless these CIDRs or host
@@ -106,6 +109,8 @@ export interface RedisConfig {
   appendfsync: 'always' | 'everysec' | 'no';
   /** How many times in a row the managed redis-server may fail to come back before the process exits. */
   restartAttempts: number;
+  /** maxmemory of the managed redis-server in bytes (policy noeviction); 0 = no limit. */
+  maxmemoryBytes: number;
 }
 
 /** Settings of the worker service's API side (codes, tasks). */
@@ -117,6 +122,8 @@ export interface WorkerConfig {
   /** Runtime → the stack a zip package naming that runtime and no stack runs on. */
   runtimes: Record<string, string>;
   maxCodeBytes: number;
+  /** How many of a code package's newest revisions keep their zip; older archives are deleted. */
+  revisionsKept: number;
   /** How long a pull with a project's registry credentials proves its access to the image, in ms. */
   imageProofMs: number;
   /** Limits of a zip package, checked from its central directory and enforced while it is unpacked. */
@@ -442,6 +449,13 @@ export function shutdownTimeoutMs(config: Config, role: ProcessRole): number {
   return Math.max(controller, runner);
 }
 
+const MIB = 1024 * 1024;
+
+/** Half of the machine's memory: room for Redis's own overhead, the controller and the runner. */
+function defaultMaxmemoryMb(): number {
+  return Math.max(64, Math.floor(os.totalmem() / MIB / 2));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS);
   const defaultStack = env.FERRUM_WORKER_DEFAULT_STACK || 'node-20';
@@ -456,6 +470,7 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: Math.max(100, intFrom(env, 'FERRUM_REDIS_CONNECT_TIMEOUT_MS', 30_000)),
       appendfsync: oneOf(env, 'FERRUM_REDIS_APPENDFSYNC', ['always', 'everysec', 'no'] as const, 'everysec'),
       restartAttempts: Math.max(1, intFrom(env, 'FERRUM_REDIS_RESTART_ATTEMPTS', 5)),
+      maxmemoryBytes: Math.max(0, intFrom(env, 'FERRUM_REDIS_MAXMEMORY_MB', defaultMaxmemoryMb())) * MIB,
     },
     shutdownTimeoutMs: env.FERRUM_SHUTDOWN_TIMEOUT_MS
       ? Math.max(1000, intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', 0))
@@ -472,6 +487,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultStack,
       runtimes: runtimeStacksFrom(nonEmpty(env.FERRUM_WORKER_RUNTIMES), stacks, defaultStack),
       maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
+      revisionsKept: Math.max(1, intFrom(env, 'FERRUM_WORKER_REVISIONS_KEPT', 10)),
       imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
       zip: {
         maxUnpackedBytes: intFrom(env, 'FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES', 512 * 1024 * 1024),
@@ -582,10 +598,21 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ACCOUNT', 10)),
       perAddress: Math.max(1, intFrom(env, 'FERRUM_LOGIN_MAX_PER_ADDRESS', 100)),
       windowMs: Math.max(1000, intFrom(env, 'FERRUM_LOGIN_WINDOW_MS', 15 * 60_000)),
+      maxDelayMs: Math.max(0, intFrom(env, 'FERRUM_LOGIN_MAX_DELAY_MS', 5000)),
     },
     tenantLimits: {
       projectsPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_PROJECTS_PER_USER', 100)),
       tokensPerUser: Math.max(1, intFrom(env, 'FERRUM_MAX_TOKENS_PER_USER', 100)),
+    },
+    quotas: {
+      stored_bytes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_STORED_BYTES', 256 * MIB)),
+      queue_bytes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUE_BYTES', 64 * MIB)),
+      queues: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUES', 1000)),
+      caches: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_CACHES', 1000)),
+      apps: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_APPS', 50)),
+      routes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_ROUTES', 500)),
+      hot_containers: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_HOT_CONTAINERS', 200)),
+      queued_calls: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUED_CALLS', 10_000)),
     },
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
     bootstrap: {

@@ -26,6 +26,11 @@ export interface ManagedRedisOptions {
   /** Append-only persistence; on for the all-in-one process, off for throwaway test servers. */
   persistent: boolean;
   appendfsync?: 'always' | 'everysec' | 'no';
+  /**
+   * Redis's `maxmemory` in bytes (0: none). With `noeviction`, a full Redis refuses writes
+   * (answered 503) and never drops a tenant's data to make room.
+   */
+  maxmemoryBytes?: number;
   port?: number;
   /**
    * Supervision: when the child exits on its own it is started again (same port, same data
@@ -107,6 +112,7 @@ class RedisSupervisor implements ManagedRedis {
     this.args.push('--pidfile', pidFile, '--logfile', path.join(dataDir, 'redis.log'));
     if (options.persistent) this.args.push('--appendonly', 'yes', '--appendfsync', options.appendfsync ?? 'everysec');
     else this.args.push('--appendonly', 'no', '--save', '');
+    this.args.push('--maxmemory', String(options.maxmemoryBytes ?? 0), '--maxmemory-policy', 'noeviction');
   }
 
   get pid(): number | null {

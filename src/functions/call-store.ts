@@ -1,3 +1,5 @@
+import { countQuotaReached } from '../auth/quotas.js';
+import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
 import type { RedisClient } from '../core/redis.js';
 import type { FunctionKeys } from './keys.js';
 import { scripts } from './scripts.js';
@@ -79,13 +81,31 @@ export class CallStore {
 
   /** Marks the call running; false when it is over (or expired) and must not run. */
   /** Starts a call: 'started', 'over' (already ended or gone) or 'suspended' (ended as an error now). */
-  async start(appName: string, callId: string): Promise<'started' | 'over' | 'suspended'> {
-    const outcome = await scripts.startCall.run<number>(
+  /**
+   * Starts an async call; `leftQueue` says it was waiting until now, so it no longer counts
+   * toward its project's queued calls (see leftQueue).
+   */
+  async start(
+    appName: string,
+    callId: string,
+  ): Promise<{ outcome: 'started' | 'over' | 'suspended'; leftQueue: boolean }> {
+    const [outcome, wasQueued] = await scripts.startCall.run<[number, number]>(
       this.redis,
       [this.keys.call(appName, callId), this.keys.appSuspended(appName)],
       [Date.now(), SUSPENDED_MESSAGE],
     );
-    return outcome === 1 ? 'started' : outcome === -1 ? 'suspended' : 'over';
+    return { outcome: outcome === 1 ? 'started' : outcome === -1 ? 'suspended' : 'over', leftQueue: wasQueued === 1 };
+  }
+
+  /** Counts an async call waiting for a runner; 403 naming the quota when the project has `most` waiting. */
+  async enterQueue(projectId: string, most: number): Promise<void> {
+    if (!(await boundedAdd(this.redis, this.keys.queuedCalls(projectId), 1, most)))
+      throw countQuotaReached('queued_calls', most, 'async calls waiting for a runner');
+  }
+
+  /** An async call left the queue (started, ended unstarted, or was never queued after all). */
+  async leftQueue(projectId: string): Promise<void> {
+    await boundedRelease(this.redis, this.keys.queuedCalls(projectId), 1);
   }
 
   /**

@@ -53,8 +53,15 @@ export class FunctionCalls {
     await Promise.all([this.record(invocation, projectId, type), this.queue.push(this.options.cluster, message)]);
   }
 
-  async startAsync(invocation: FunctionInvocation, projectId: string): Promise<void> {
-    await this.recordAndQueue(invocation, projectId, 'async', encodeCallMessage({ invocation }));
+  /** Queues an async call unless its project already has `maxQueued` waiting (403 naming the quota). */
+  async startAsync(invocation: FunctionInvocation, projectId: string, maxQueued: number): Promise<void> {
+    await this.calls.enterQueue(projectId, maxQueued);
+    try {
+      await this.recordAndQueue(invocation, projectId, 'async', encodeCallMessage({ invocation }));
+    } catch (error) {
+      await this.calls.leftQueue(projectId);
+      throw error;
+    }
   }
 
   async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {

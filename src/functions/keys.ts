@@ -78,6 +78,11 @@ export class FunctionKeys {
     return this.calls(app, 'log', callId);
   }
 
+  /** Counter of the project's async calls waiting for a runner (its queued_calls quota). */
+  queuedCalls(projectId: string) {
+    return this.keys.of(`{fn-p:${projectId}}`, 'queued-calls');
+  }
+
   private queue(cluster: string, ...parts: string[]): string {
     return this.keys.of(`{fn-q:${cluster}}`, ...parts);
   }

@@ -52,8 +52,12 @@ end
 
 -- Removes a message's record (expiry entry, body, count, headers, timeout) and, for each place
 -- given in `places`, its entry there (ready, delayed, reserved, rid, released).
+-- The queue record's `bytes` counts its messages' bodies (the project's queue_bytes quota).
 local function remove_records(ids, places)
   if #ids == 0 then return end
+  local freed = 0
+  for _, id in ipairs(ids) do freed = freed + redis.call('HSTRLEN', K_BODY, id) end
+  if freed > 0 and redis.call('HINCRBY', K_QUEUE, 'bytes', -freed) < 0 then redis.call('HSET', K_QUEUE, 'bytes', 0) end
   variadic('ZREM', K_EXPIRY, ids)
   variadic('HDEL', K_BODY, ids)
   for _, key in ipairs(existing({ K_COUNT, K_HEADERS, K_TIMEOUT })) do variadic('HDEL', key, ids) end

@@ -3,6 +3,7 @@ import { boundedChunks } from '../core/chunks.js';
 import { randomUUID } from 'node:crypto';
 import { forbidden, notFound } from '../core/errors.js';
 import { newMessageId } from '../core/ids.js';
+import { byteQuotaReached } from '../auth/quotas.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts.js';
 import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
 import { LIMITS } from './limits.js';
@@ -95,7 +96,7 @@ export class MessageStore {
   ) {}
 
   /** Posts messages in order (counted, whoever posts: clients, alerts, push error reports); returns their ids in the same order. */
-  async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+  async post(ref: QueueRef, messages: NewMessage[], maxQueueBytes?: number): Promise<string[]> {
     const ids = messages.map(() => newMessageId());
     await this.insert(
       ref,
@@ -109,6 +110,7 @@ export class MessageStore {
         message.timeout ?? 0,
       ]),
       'fresh ids',
+      maxQueueBytes,
     );
     this.metrics?.posted.inc(ids.length);
     return ids;
@@ -128,9 +130,17 @@ export class MessageStore {
    * queue's), timeout (0 = the queue's)], written in order, one bounded chunk per script. Ids
    * that may repeat are looked up first and those already on the queue skipped.
    */
-  private async insert(ref: QueueRef, messages: Row[], ids: 'fresh ids' | 'ids may repeat'): Promise<void> {
+  private async insert(
+    ref: QueueRef,
+    messages: Row[],
+    ids: 'fresh ids' | 'ids may repeat',
+    maxQueueBytes?: number,
+  ): Promise<void> {
+    // The first chunk checks the whole post against the queue's byte quota: a refused post stores nothing.
+    let limit = maxQueueBytes === undefined ? '' : String(maxQueueBytes);
+    const bytes = messages.reduce((sum, row) => sum + Buffer.byteLength(row[1]), 0);
     for (const chunk of postChunks(messages)) {
-      const [created, , alerts] = await scripts.postMessages.run<[number, number, string]>(
+      const [created, inserted, alerts] = await scripts.postMessages.run<[number, number, string]>(
         this.redis,
         this.keys.queue(ref),
         [
@@ -138,8 +148,13 @@ export class MessageStore {
           this.keys.wakeChannel(ref),
           JSON.stringify(chunk),
           ids === 'ids may repeat' ? '1' : '0',
+          limit,
+          bytes,
         ],
       );
+      if (inserted === -1)
+        throw byteQuotaReached('queue_bytes', maxQueueBytes ?? 0, `the queue ${ref.name} (its messages' bodies)`);
+      limit = '';
       if (created === 1) await this.queues.indexCreated(ref);
       await this.raiseAlerts(ref, alerts);
     }

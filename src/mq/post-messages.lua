@@ -4,11 +4,15 @@
 -- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
 -- queue's message_expiration), reservation timeout (s; 0 or absent = the queue's)] (one argument
 -- keeps big batches cheap to send), '1' when the ids may already be on the queue (dead letter
--- hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up).
--- Returns { queue created (0/1), messages inserted, fired alerts (JSON, see evaluate_alerts) }.
+-- hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up), the most bytes
+-- the queue's bodies may take ('' = no limit), the bodies' bytes of the whole post (checked
+-- against that limit by the post's first chunk, so a refused post stores nothing).
+-- Returns { queue created (0/1), messages inserted (-1: refused by the byte limit, nothing
+-- written), fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
-local head = queue_record('expiration', 'alerts', 'alert_size')
+local head = queue_record('expiration', 'alerts', 'alert_size', 'bytes')
+if ARGV[5] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[6]) > tonumber(ARGV[5]) then return { 0, -1, '[]' } end
 if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
@@ -65,5 +69,8 @@ variadic('ZADD', K_EXPIRY, expiry, 2)
 if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
 if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
 redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)
+local added = 0
+for b = 2, #bodies, 2 do added = added + #bodies[b] end
+redis.call('HINCRBY', K_QUEUE, 'bytes', added)
 if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
 return { created, #bodies / 2, evaluate_alerts(now, { head[3], head[4] }) }

@@ -2,14 +2,22 @@ import { badRequest } from '../core/errors.js';
 import { isPlainObject } from './fields.js';
 import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from './limits.js';
 
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Every control character but horizontal tab, which header values may hold.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
 /** Why a header breaks the push header restrictions, or null when it is fine. */
 export function pushHeaderProblem(name: string, value: unknown): string | null {
   if (name === '') return 'name must not be empty';
+  if (!HTTP_TOKEN.test(name)) return "name must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)";
   if (Buffer.byteLength(name) > LIMITS.maxPushHeaderNameBytes)
     return `name must be at most ${LIMITS.maxPushHeaderNameBytes} bytes`;
   if (RESERVED_PUSH_HEADER_NAMES.includes(name.toLowerCase())) return 'name is reserved';
   if (typeof value !== 'string') return 'value must be a string';
   if (value === '') return 'value must not be empty';
+  // A CR or LF would end the header in the delivery request and start one of the sender's own.
+  if (CONTROL_CHARACTERS.test(value)) return 'value must not contain CR, LF or other control characters';
   if (Buffer.byteLength(value) > LIMITS.maxPushHeaderValueBytes)
     return `value must be at most ${LIMITS.maxPushHeaderValueBytes} bytes`;
   return null;

@@ -71,6 +71,15 @@ export class QueueStore {
     throw unavailable('The queue is being changed by other requests; try again');
   }
 
+  async exists(ref: QueueRef): Promise<boolean> {
+    return (await this.redis.exists(this.keys.queue(ref)[QUEUE_KEY]!)) === 1;
+  }
+
+  /** How many queues the project has. */
+  async count(projectId: string): Promise<number> {
+    return this.redis.zcard(this.keys.queueIndex(projectId));
+  }
+
   /** Creates a queue with default settings unless it exists. */
   async ensure(ref: QueueRef): Promise<void> {
     const written = await scripts.saveQueue.run<number>(this.redis, this.keys.queue(ref), ['']);
@@ -126,6 +135,7 @@ export class QueueStore {
       .multi()
       .exists(queueKey!)
       .unlink(...messageKeys)
+      .hdel(queueKey!, 'bytes')
       .exec()) as [[null, number], unknown];
     return existed === 1;
   }

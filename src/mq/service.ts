@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
+import { countQuotaReached } from '../auth/quotas.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
@@ -42,6 +43,19 @@ export interface MessageQueueDeps {
 
 const DEFAULT_MAX_POST_MESSAGES = 1000;
 
+/** A project's queue quotas (see src/auth/quotas.ts): most queues, most bytes of bodies per queue. */
+export interface QueueQuotas {
+  queues: number;
+  queueBytes: number;
+}
+
+/** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
+const KNOWN_QUEUES = 10_000;
+
+function queueCacheKey(ref: QueueRef): string {
+  return `${ref.projectId}\n${ref.name}`;
+}
+
 const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
 export type SubscriberChange = 'add' | 'replace' | 'remove';
@@ -58,6 +72,7 @@ export class MessageQueue {
   readonly push: PushStore;
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
+  private readonly knownQueues = new Set<string>();
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
@@ -77,12 +92,40 @@ export class MessageQueue {
     );
   }
 
-  /** Posts messages (creating the queue when missing); returns their ids in order. */
-  async post(ref: QueueRef, messages: NewMessage[]): Promise<string[]> {
+  /**
+   * Posts messages (creating the queue when missing); returns their ids in order. A tenant's
+   * post passes its project's quotas: a new queue past `queues` is 403, bodies past the
+   * queue's `queueBytes` 413, and nothing is stored then.
+   */
+  async post(ref: QueueRef, messages: NewMessage[], quotas?: QueueQuotas): Promise<string[]> {
     const most = this.deps.maxPostMessages ?? DEFAULT_MAX_POST_MESSAGES;
     if (messages.length > most)
       throw badRequest(`messages: at most ${most} messages per request, got ${messages.length}`);
-    return this.messages.post(ref, messages);
+    if (quotas) await this.checkNewQueue(ref, quotas);
+    const ids = await this.messages.post(ref, messages, quotas?.queueBytes);
+    if (quotas) this.remember(ref);
+    return ids;
+  }
+
+  private remember(ref: QueueRef): void {
+    if (this.knownQueues.size >= KNOWN_QUEUES) this.knownQueues.clear();
+    this.knownQueues.add(queueCacheKey(ref));
+  }
+
+  /** Deletes a queue and its messages; false when it did not exist. */
+  async deleteQueue(ref: QueueRef): Promise<boolean> {
+    this.knownQueues.delete(queueCacheKey(ref));
+    return this.queues.delete(ref);
+  }
+
+  /**
+   * 403 when `ref` is a new queue and its project already has `quotas.queues`. Queues this
+   * controller saw are not looked up again (a post is one round trip); a deleted one is forgotten.
+   */
+  private async checkNewQueue(ref: QueueRef, quotas: QueueQuotas): Promise<void> {
+    if (this.knownQueues.has(queueCacheKey(ref)) || (await this.queues.exists(ref))) return;
+    if ((await this.queues.count(ref.projectId)) >= quotas.queues)
+      throw countQuotaReached('queues', quotas.queues, 'queues');
   }
 
   /** Deletes all the targets or none (see MessageStore.delete). */
@@ -95,14 +138,23 @@ export class MessageQueue {
    * Creates (`upsert`) or changes (`update`, the queue must exist) a queue's settings. A named
    * dead letter queue is created with default settings when it does not exist.
    */
-  async configure(ref: QueueRef, changes: QueueChanges, mode: 'upsert' | 'update'): Promise<QueueSettings> {
+  async configure(
+    ref: QueueRef,
+    changes: QueueChanges,
+    mode: 'upsert' | 'update',
+    quotas?: QueueQuotas,
+  ): Promise<QueueSettings> {
+    if (quotas && mode === 'upsert') await this.checkNewQueue(ref, quotas);
     await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
     const { settings } = await this.queues.save(ref, (current) => {
       if (!current && mode === 'update') throw notFound('Queue not found');
       return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
     });
-    if (settings.deadLetter)
-      await this.queues.ensure({ projectId: ref.projectId, name: settings.deadLetter.queue_name });
+    if (settings.deadLetter) {
+      const deadLetter = { projectId: ref.projectId, name: settings.deadLetter.queue_name };
+      if (quotas) await this.checkNewQueue(deadLetter, quotas);
+      await this.queues.ensure(deadLetter);
+    }
     return settings;
   }
 
@@ -113,7 +165,8 @@ export class MessageQueue {
   }
 
   /** Version 1 update queue (creates the queue when missing; may change its push type). */
-  async updateV1(ref: QueueRef, update: V1QueueUpdate): Promise<void> {
+  async updateV1(ref: QueueRef, update: V1QueueUpdate, quotas?: QueueQuotas): Promise<void> {
+    if (quotas) await this.checkNewQueue(ref, quotas);
     await this.refusePushLoop(
       ref,
       (update.subscriberUrls ?? []).map((url) => ({ url })),

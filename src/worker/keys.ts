@@ -146,6 +146,10 @@ export class WorkerKeys {
   userClusters(userId: string) {
     return this.keys.of('{clusters}', 'user', userId);
   }
+  /** Set of the clusters shared to an e-mail address no user had yet. */
+  clusterInvitations(email: string) {
+    return this.keys.of('{clusters}', 'invitations', email);
+  }
   /** Exists once every cluster is in its users' indexes (an earlier version kept none). */
   userClustersIndexed() {
     return this.keys.of('{clusters}', 'users-indexed');

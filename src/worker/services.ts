@@ -2,6 +2,7 @@ import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
+import { ProjectStorage } from '../core/stored-bytes.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
 import { ClusterStatus } from './clusters/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
@@ -74,7 +75,8 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedis
     enableAutoPipelining: false,
     ...(onRedisError ? { onError: onRedisError } : {}),
   });
-  const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis));
+  const storage = new ProjectStorage(redis, keys);
+  const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis), storage, config.worker.revisionsKept);
   const tasks = new TaskStore(redis, workerKeys);
   const statuses = new TaskStatusChanges(
     redis,

@@ -45,6 +45,8 @@ export interface CodeRevision extends CodeSettings {
   code_size?: number;
   /** Blob key of the zip; zip packages only. */
   blob?: string;
+  /** The zip was deleted: only the newest FERRUM_WORKER_REVISIONS_KEPT revisions keep theirs. */
+  archive_pruned?: boolean;
 }
 
 export interface Code extends CodeSettings {

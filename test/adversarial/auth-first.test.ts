@@ -36,6 +36,8 @@ describe('authentication comes before validation', () => {
     { method: 'POST', path: '/1/tokens', body: { type: 'bogus' } },
     { method: 'POST', path: '/1/users', body: {} },
     { method: 'POST', path: '/2/clusters', body: { name: 5 } },
+    { method: 'POST', path: '/runner/v1/clusters/default/instances/i1/heartbeat', body: { running: 'x' } },
+    { method: 'POST', path: '/runner/v1/clusters/default/instances/i1/tasks/t1/finish', body: { status: 9 } },
   ];
 
   it('a stranger without a token gets 401, whatever the body', async () => {

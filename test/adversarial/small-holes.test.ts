@@ -134,3 +134,34 @@ describe('error messages', () => {
     await expectHealthyAndIntact(server, victim);
   });
 });
+
+describe('push headers', () => {
+  const queue = (name: string) => `/3/projects/${hostile.projectId}/queues/${name}`;
+  const subscriberWith = (headers: Record<string, string>) => ({
+    queue: { type: 'multicast', push: { subscribers: [{ name: 's', url: 'http://example.com/hook', headers }] } },
+  });
+
+  it.each([
+    ['a CR LF in a value', { 'X-Note': 'fine\r\nX-Injected: yes' }, 'CR, LF'],
+    ['a bare LF in a value', { 'X-Note': 'fine\nX-Injected: yes' }, 'CR, LF'],
+    ['a NUL in a value', { 'X-Note': 'fine\u0000' }, 'CR, LF'],
+    ['a colon in a name', { 'X-Note: yes\r\nX-Other': 'v' }, 'HTTP header name'],
+    ['a space in a name', { 'X Note': 'v' }, 'HTTP header name'],
+  ])('refuses %s with 400, in subscribers and in messages; nothing is stored', async (_what, headers, problem) => {
+    const created = await hostile.http.put(queue('headers'), subscriberWith(headers));
+    expect(created.status).toBe(400);
+    expect(created.body.msg).toContain(problem);
+    expect((await hostile.http.get(queue('headers'))).status).toBe(404);
+    expect((await hostile.http.put(queue('plain'), { queue: {} })).status).toBe(200);
+    const posted = await hostile.http.post(`${queue('plain')}/messages`, {
+      messages: [{ body: 'x', push_headers: headers }],
+    });
+    expect(posted.status).toBe(400);
+    expect(posted.body.msg).toContain(problem);
+  });
+
+  it('accepts ordinary headers, a tab in a value included', async () => {
+    const created = await hostile.http.put(queue('tabbed'), subscriberWith({ 'X-Note': 'one\ttwo' }));
+    expect(created.status, created.text).toBe(200);
+  });
+});

@@ -72,7 +72,7 @@ describe('a suspended project', () => {
     expect(created.status, created.text).toBe(200);
     // A call record as the invoke route writes it, queued before the runner gets to it.
     await redis.hset(stores.keys.call('hostile-app', 'call-1'), { id: 'call-1', status: 'queued' });
-    expect(await stores.calls.start('hostile-app', 'call-1')).toBe('suspended');
+    expect((await stores.calls.start('hostile-app', 'call-1')).outcome).toBe('suspended');
     expect(await redis.hget(stores.keys.call('hostile-app', 'call-1'), 'status')).toBe('error');
   });
 
@@ -108,6 +108,20 @@ describe('a suspended project', () => {
     const parked = worker.keys.parkedTasks(hostile.projectId, task.code_id);
     await eventually('the parked task was queued again', async () => (await redis.zcard(parked)) === 0);
     expect((await worker.taskStore.find(hostile.projectId, parkedTask))!.status).toBe('queued');
+  });
+
+  it('stops its running tasks, as a deletion does; queued ones wait for the suspension to end', async () => {
+    await setStatus(hostile, 'active');
+    const runningId = await hostileWorker.queue('job', 'long');
+    const waitingId = await hostileWorker.queue('job', 'waits');
+    const running = (await worker.taskStore.find(hostile.projectId, runningId))!;
+    expect(await worker.statuses.take(running, 'a-runner', 30_000)).toMatchObject({ changed: true });
+    await setStatus(hostile, 'suspended');
+    await eventually('the running task was cancelled', async () => {
+      return (await worker.taskStore.find(hostile.projectId, runningId))!.status === 'cancelled';
+    });
+    expect((await worker.taskStore.find(hostile.projectId, waitingId))!.status).toBe('queued');
+    await setStatus(hostile, 'active');
   });
 
   it('suspends the projects of a suspended user', async () => {

@@ -43,3 +43,29 @@ it('has at most the capped number of API tokens (403 naming the setting); admins
   expect((await server.http.post('/1/tokens', { name: 'by-admin', user_id: greedy.id })).status).toBe(201);
   await expectHealthyAndIntact(server, victim);
 });
+
+it('does not count projects shared with a user toward its cap; the user may leave a share', async () => {
+  const sharer = await newTenant(server, 'sharer');
+  const recipient = await newTenant(server, 'recipient');
+  const shared = [sharer.projectId];
+  for (const name of ['s2', 's3']) shared.push((await sharer.http.post('/1/projects', { name })).body.id);
+  for (const id of shared)
+    expect((await sharer.http.patch(`/1/projects/${id}/share`, [recipient.id])).status).toBe(200);
+  // Three shared projects and one of its own: the recipient still creates up to its own cap.
+  for (const name of ['own-2', 'own-3']) expect((await recipient.http.post('/1/projects', { name })).status).toBe(201);
+  expect((await recipient.http.post('/1/projects', { name: 'own-4' })).status).toBe(403);
+  // Leaving a share: it is no longer listed and no longer usable.
+  const left = await recipient.http.post(`/1/projects/${shared[0]}/leave`, {});
+  expect(left.status, left.text).toBe(200);
+  const listed = (await recipient.http.get('/1/projects')).body.projects.map((p: any) => p.id);
+  expect(listed).not.toContain(shared[0]);
+  expect(listed).toContain(shared[1]);
+  expect((await recipient.http.get(`/1/projects/${shared[0]}`)).status).toBe(403);
+  expect((await sharer.http.get(`/1/projects/${shared[0]}`)).body.shared_with).toEqual([]);
+  // Only a user a project is shared with may leave it.
+  expect((await recipient.http.post(`/1/projects/${shared[0]}/leave`, {})).status).toBe(403);
+  expect((await recipient.http.post(`/1/projects/${recipient.projectId}/leave`, {})).status).toBe(400);
+  const byAdmin = await server.http.post(`/1/projects/${shared[1]}/leave`, {});
+  expect(byAdmin.status).toBe(404);
+  await expectHealthyAndIntact(server, victim);
+});

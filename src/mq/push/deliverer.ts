@@ -245,9 +245,10 @@ export class PushDeliverer {
     const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
       const target = internalTargetOf(subscriber.url);
-      if (target) return this.slots.run(() => this.internal.deliver(queue.projectId, target, message.body));
+      if (target)
+        return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message.body));
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
-      return this.slots.run(() => this.http.post(subscriber.url, message.body, headers));
+      return this.slots.run(queue.projectId, () => this.http.post(subscriber.url, message.body, headers));
     };
   }
 }

@@ -180,6 +180,7 @@ export function resolveCluster(
     disk: input.disk ?? old?.cluster.disk ?? CLUSTER_DEFAULTS.disk,
     cpu_share: input.cpu_share ?? old?.cluster.cpu_share ?? CLUSTER_DEFAULTS.cpu_share,
     shared_to: input.shared_to ?? old?.cluster.shared_to ?? [],
+    shared_emails: input.shared_to ? (input.shared_emails ?? {}) : (old?.cluster.shared_emails ?? {}),
     autoscale: autoscaleOf(old?.cluster, input.autoscale, memory),
     created_at: old?.cluster.created_at ?? base.now,
     updated_at: base.now,

@@ -104,6 +104,30 @@ export class ClusterStore {
     await this.redis.set(this.keys.userClustersIndexed(), '1');
   }
 
+  /** Remembers the addresses without a user among a cluster's shares (see acceptInvitations). */
+  async invite(cluster: Cluster): Promise<void> {
+    for (const [email, userId] of Object.entries(cluster.shared_emails ?? {}))
+      if (userId === '') await this.redis.sadd(this.keys.clusterInvitations(email), cluster.id);
+  }
+
+  /** A new user gets the clusters shared to its (normalized) e-mail address before it existed. */
+  async acceptInvitations(email: string, userId: string): Promise<void> {
+    const invitations = this.keys.clusterInvitations(email);
+    for (const clusterId of await this.redis.smembers(invitations)) {
+      const stored = await this.find(clusterId);
+      if (stored?.cluster.shared_emails?.[email] !== '') continue;
+      await this.update(clusterId, ({ cluster, secrets }) => ({
+        cluster: {
+          ...cluster,
+          shared_to: [...new Set([...cluster.shared_to, userId])],
+          shared_emails: { ...cluster.shared_emails, [email]: userId },
+        },
+        secrets,
+      }));
+    }
+    await this.redis.del(invitations);
+  }
+
   /** Read, change, and save if unchanged meanwhile; `change` runs again after a concurrent update. */
   async update(
     clusterId: string,

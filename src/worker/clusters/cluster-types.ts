@@ -45,6 +45,11 @@ export interface Cluster {
   cpu_share: number;
   /** Ids of the users who may direct their projects' tasks to the cluster. */
   shared_to: string[];
+  /**
+   * Shares made by e-mail address: address → the user's id, or '' while no user has it (the
+   * user gets the share when created); shown as the addresses, so no answer tells which exist.
+   */
+  shared_emails?: Record<string, string>;
   autoscale: AutoscaleSettings;
   created_at: number;
   updated_at: number;
@@ -64,6 +69,7 @@ export interface ClusterInput {
   disk?: number;
   cpu_share?: number;
   shared_to?: string[];
+  shared_emails?: Record<string, string>;
   autoscale?: {
     provider?: ProviderKind;
     disable?: boolean;

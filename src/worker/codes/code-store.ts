@@ -1,5 +1,7 @@
 import type { RedisClient } from '../../core/redis.js';
 import { notFound } from '../../core/errors.js';
+import type { ProjectStorage } from '../../core/stored-bytes.js';
+import { byteQuotaReached } from '../../auth/quotas.js';
 import { newObjectId } from '../../core/ids.js';
 import { loadLua } from '../../core/lua.js';
 import type { BlobStore } from './blobs.js';
@@ -9,6 +11,7 @@ import { md5 } from './zip.js';
 
 const saveRevision = loadLua(import.meta.url, 'save-code-revision');
 const deleteCodeScript = loadLua(import.meta.url, 'delete-code');
+const pruneRevisionScript = loadLua(import.meta.url, 'prune-revision');
 /** Revisions read per step: the list grows by one per upload, so it is never read whole. */
 const REVISION_BATCH = 100;
 
@@ -30,16 +33,36 @@ export class CodeStore {
     private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly blobs: BlobStore,
+    private readonly storage: ProjectStorage,
+    /** How many of a package's newest revisions keep their zip. */
+    private readonly revisionsKept: number,
   ) {}
 
-  /** Creates the package or adds a revision; returns the package as it now is. */
-  async upload(projectId: string, upload: Upload): Promise<Code> {
+  /**
+   * Creates the package or adds a revision; returns the package as it now is. The zip counts
+   * toward the project's stored bytes (413 past `storedBytesQuota`, nothing stored); the zip of
+   * the revision that falls out of the newest `revisionsKept` is deleted.
+   */
+  async upload(projectId: string, upload: Upload, storedBytesQuota: number): Promise<Code> {
     const revisionId = newObjectId();
     let blob: string | undefined;
     if (upload.zip) {
+      if (!(await this.storage.reserve('code', projectId, upload.zip.length, storedBytesQuota)))
+        throw byteQuotaReached('stored_bytes', storedBytesQuota, 'the project (code archives and cache items)');
       blob = this.keys.blob(projectId, revisionId);
-      await this.blobs.put(blob, upload.zip);
+      try {
+        await this.blobs.put(blob, upload.zip);
+      } catch (error) {
+        await this.storage.release('code', projectId, upload.zip.length);
+        throw error;
+      }
     }
+    const code = await this.saveRevision(projectId, upload, revisionId, blob);
+    await this.pruneArchive(projectId, code.id, code.rev - this.revisionsKept);
+    return code;
+  }
+
+  private async saveRevision(projectId: string, upload: Upload, revisionId: string, blob?: string): Promise<Code> {
     for (;;) {
       const existingId = await this.redis.hget(this.keys.codeNames(projectId), upload.name);
       const existing = existingId ? await this.find(projectId, existingId) : null;
@@ -88,6 +111,21 @@ export class CodeStore {
       );
       if (saved === 1) return code;
     }
+  }
+
+  /** Deletes the zip of revision `rev` (1-based), if it still has one. */
+  private async pruneArchive(projectId: string, codeId: string, rev: number): Promise<void> {
+    if (rev < 1) return;
+    const key = this.keys.revisions(projectId, codeId);
+    const json = await this.redis.lindex(key, rev - 1);
+    if (!json) return;
+    const { blob, ...revision } = JSON.parse(json) as CodeRevision;
+    if (blob === undefined) return;
+    const pruned = JSON.stringify({ ...revision, archive_pruned: true });
+    const counter = this.storage.counter('code', projectId);
+    const args = [rev - 1, json, pruned, revision.code_size ?? 0];
+    if ((await pruneRevisionScript.run<number>(this.redis, [key, counter], args)) === 1)
+      await this.blobs.delete([blob]);
   }
 
   async find(projectId: string, codeId: string): Promise<Code | null> {
@@ -145,17 +183,20 @@ export class CodeStore {
     }
   }
 
-  /** Every revision's blob key, read a bounded batch at a time. */
-  private async blobKeys(projectId: string, codeId: string): Promise<string[]> {
+  /** Every kept zip's blob key and their total size, read a bounded batch at a time. */
+  private async archives(projectId: string, codeId: string): Promise<{ blobs: string[]; bytes: number }> {
     const key = this.keys.revisions(projectId, codeId);
     const blobs: string[] = [];
+    let bytes = 0;
     for (let start = 0; ; start += REVISION_BATCH) {
       const jsons = await this.redis.lrange(key, start, start + REVISION_BATCH - 1);
       for (const json of jsons) {
-        const blob = (JSON.parse(json) as CodeRevision).blob;
-        if (blob !== undefined) blobs.push(blob);
+        const revision = JSON.parse(json) as CodeRevision;
+        if (revision.blob === undefined) continue;
+        blobs.push(revision.blob);
+        bytes += revision.code_size ?? 0;
       }
-      if (jsons.length < REVISION_BATCH) return blobs;
+      if (jsons.length < REVISION_BATCH) return { blobs, bytes };
     }
   }
 
@@ -165,7 +206,7 @@ export class CodeStore {
 
   async delete(projectId: string, codeId: string): Promise<void> {
     const code = await this.get(projectId, codeId);
-    const blobs = await this.blobKeys(projectId, codeId);
+    const { blobs, bytes } = await this.archives(projectId, codeId);
     const deleted = await deleteCodeScript.run<number>(
       this.redis,
       [
@@ -178,5 +219,6 @@ export class CodeStore {
     );
     if (deleted === 0) throw notFound('Code package not found');
     for (let i = 0; i < blobs.length; i += REVISION_BATCH) await this.blobs.delete(blobs.slice(i, i + REVISION_BATCH));
+    await this.storage.release('code', projectId, bytes);
   }
 }

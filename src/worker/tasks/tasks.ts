@@ -129,10 +129,14 @@ export class TaskService {
     return true;
   }
 
-  /** Cancels every queued and running task of a code package; returns how many. */
-  async cancelAll(projectId: string, codeId: string): Promise<number> {
+  /**
+   * Cancels every queued and running task of a code package (or only the running ones: those
+   * preparing or running); returns how many.
+   */
+  async cancelAll(projectId: string, codeId: string, which: 'all' | 'running' = 'all'): Promise<number> {
     let cancelled = 0;
-    for await (const ids of this.store.idsOfCode(projectId, codeId, ['queued', 'preparing', 'running'])) {
+    const statuses: TaskStatus[] = which === 'all' ? ['queued', 'preparing', 'running'] : ['preparing', 'running'];
+    for await (const ids of this.store.idsOfCode(projectId, codeId, statuses)) {
       for (const id of ids) {
         try {
           if (await this.cancel(projectId, id)) cancelled++;

@@ -1,0 +1,49 @@
+import { forbidden, payloadTooLarge, type HttpError } from '../core/errors.js';
+
+/**
+ * What a project may hold. Operators set the defaults (FERRUM_PROJECT_MAX_*) and an admin
+ * token may override any of them for one project (PATCH /1/projects/{id} `quotas`).
+ */
+export const QUOTA_NAMES = [
+  'stored_bytes',
+  'queue_bytes',
+  'queues',
+  'caches',
+  'apps',
+  'routes',
+  'hot_containers',
+  'queued_calls',
+] as const;
+export type QuotaName = (typeof QUOTA_NAMES)[number];
+export type Quotas = Record<QuotaName, number>;
+
+/** The setting that gives each quota its default, named in every refusal. */
+export const QUOTA_SETTINGS: Record<QuotaName, string> = {
+  stored_bytes: 'FERRUM_PROJECT_MAX_STORED_BYTES',
+  queue_bytes: 'FERRUM_PROJECT_MAX_QUEUE_BYTES',
+  queues: 'FERRUM_PROJECT_MAX_QUEUES',
+  caches: 'FERRUM_PROJECT_MAX_CACHES',
+  apps: 'FERRUM_PROJECT_MAX_APPS',
+  routes: 'FERRUM_PROJECT_MAX_ROUTES',
+  hot_containers: 'FERRUM_PROJECT_MAX_HOT_CONTAINERS',
+  queued_calls: 'FERRUM_PROJECT_MAX_QUEUED_CALLS',
+};
+
+/** The project's quotas: its own overrides over the operator's defaults. */
+export function quotasOf(project: { quotas: Partial<Quotas> }, defaults: Quotas): Quotas {
+  return { ...defaults, ...project.quotas };
+}
+
+/** 403 for a count quota that a new queue, cache, app or route would pass. */
+export function countQuotaReached(name: QuotaName, limit: number, what: string): HttpError {
+  return forbidden(
+    `quota ${name} reached: the project may have at most ${limit} ${what} (${QUOTA_SETTINGS[name]}, or the project's quotas.${name}); delete one first`,
+  );
+}
+
+/** 413 for a byte quota that a write would pass; nothing of the write is kept. */
+export function byteQuotaReached(name: QuotaName, limit: number, what: string): HttpError {
+  return payloadTooLarge(
+    `quota ${name} reached: ${what} may hold at most ${limit} bytes (${QUOTA_SETTINGS[name]}, or the project's quotas.${name}); delete something first`,
+  );
+}
