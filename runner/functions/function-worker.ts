@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { sleep } from '../../src/core/time.js';
-import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
+import { decodeCallMessage, type CallMessage } from '../../src/functions/call-message.js';
 import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
@@ -14,6 +14,8 @@ export interface FunctionWorkerOptions {
   runnerId: string;
   /** Most calls run at once. */
   slots: number;
+  /** Largest answer body a call may give; a larger one is refused (502). */
+  maxAnswerBytes: number;
   /** How often the in-flight calls of dead runners are looked for. */
   reclaimEveryMs: number;
   /** How often ended calls' records are written. */
@@ -146,7 +148,7 @@ export class FunctionWorker {
       return;
     }
     const result = await this.invoke(invocation);
-    if (replyTo) await this.bus.publish(replyTo, encodeCallReply(callId, result));
+    if (replyTo) await this.bus.publish(replyTo, await this.stores.replyBodies.notice(callId, result));
     this.record(invocation, result, startedAt, inFlight);
   }
 
@@ -193,11 +195,21 @@ export class FunctionWorker {
     try {
       const refusal = await this.executors.images?.refusal(invocation.projectId ?? '', invocation.image);
       if (refusal) return { ...unavailable(refusal), status: 403 };
-      return await executor.invoke(invocation);
+      const result = await executor.invoke(invocation);
+      // No one reads an async call's answer: only sync answers travel, so only they are bounded.
+      return invocation.type === 'async' ? result : this.withinAnswerLimit(result);
     } catch (error) {
       this.log.error({ err: error, call: invocation.callId }, 'function executor failed');
       return unavailable(`The function could not be run: ${(error as Error).message}`);
     }
+  }
+
+  /** An answer past the limit is replaced by an error naming it (the log is kept). */
+  private withinAnswerLimit(result: FunctionResult): FunctionResult {
+    const limit = this.options.maxAnswerBytes;
+    if (result.body.length <= limit) return result;
+    const message = `The function's answer is ${result.body.length} bytes, more than the limit of ${limit} bytes`;
+    return { ...unavailable(message), stderr: result.stderr, laterLog: result.laterLog };
   }
 
   private async reclaim(): Promise<void> {

@@ -215,6 +215,8 @@ export interface FunctionsConfig {
   cluster: string;
   /** Largest request body of a call, in bytes. */
   bodyLimitBytes: number;
+  /** Largest answer body of a call, in bytes; a larger answer is refused (502). */
+  maxAnswerBytes: number;
   /** Largest `memory` a route may ask for, in MiB. */
   maxMemoryMb: number;
   /** How long a sync call may wait for a runner to take it, in ms. */
@@ -474,6 +476,7 @@ export function loadConfig(env: Env = process.env): Config {
     functions: {
       cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',
       bodyLimitBytes: intFrom(env, 'FERRUM_FUNCTIONS_BODY_LIMIT', 6 * 1024 * 1024),
+      maxAnswerBytes: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_ANSWER_BYTES', 6 * 1024 * 1024)),
       maxMemoryMb: Math.max(8, intFrom(env, 'FERRUM_FUNCTIONS_MAX_MEMORY_MB', 4096)),
       queueWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_QUEUE_WAIT_MS', 30_000)),
       graceMs: intFrom(env, 'FERRUM_FUNCTIONS_GRACE_MS', 30_000),

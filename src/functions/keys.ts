@@ -98,4 +98,8 @@ export class FunctionKeys {
   replyChannel(processId: string) {
     return this.keys.of('fn-reply', processId);
   }
+  /** String, kept briefly: the body of a sync call's answer too large to travel by pub/sub. */
+  replyBody(callId: string) {
+    return this.keys.of('fn-reply-body', callId);
+  }
 }
