@@ -350,6 +350,7 @@ function functionWorkerOf(
     cluster: settings.cluster,
     runnerId: identity.id,
     slots: functions.runnerSlots,
+    projectSlots: functions.projectSlots,
     maxAnswerBytes: functions.maxAnswerBytes,
     reclaimEveryMs: settings.stalledCheckMs,
     recordFlushMs: functions.recordFlushMs,

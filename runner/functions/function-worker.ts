@@ -14,6 +14,8 @@ export interface FunctionWorkerOptions {
   runnerId: string;
   /** Most calls run at once. */
   slots: number;
+  /** Most of those slots the calls of one project hold at once, so others' calls still run. */
+  projectSlots: number;
   /** Largest answer body a call may give; a larger one is refused (502). */
   maxAnswerBytes: number;
   /** How often the in-flight calls of dead runners are looked for. */
@@ -35,7 +37,7 @@ export interface FunctionExecutors {
   };
 }
 
-/** How long one blocking take waits before the loop looks at its stop flag again. */
+/** How long one wait for calls blocks before the loop looks at its stop flag (and the queue) again. */
 const TAKE_WAIT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 500;
 
@@ -56,6 +58,8 @@ const unavailable = (errorMessage: string): FunctionResult => ({
  */
 export class FunctionWorker {
   private readonly running = new Set<Promise<void>>();
+  /** How many of the running calls each project has. */
+  private readonly perProject = new Map<string, number>();
   private stopping = false;
   private loop: Promise<void> | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
@@ -66,7 +70,7 @@ export class FunctionWorker {
   constructor(
     private readonly stores: FunctionStores,
     private readonly bus: EventBus,
-    /** A connection of its own: BLMOVE blocks it. */
+    /** A connection of its own: waiting for calls (BLPOP) blocks it. */
     private readonly blocking: RedisClient,
     private readonly executors: FunctionExecutors,
     private readonly options: FunctionWorkerOptions,
@@ -97,9 +101,10 @@ export class FunctionWorker {
         continue;
       }
       try {
-        const raw = await this.stores.queue.take(this.blocking, cluster, runnerId, TAKE_WAIT_SECONDS);
+        const raw = await this.stores.queue.take(cluster, runnerId, this.fullProjects());
         this.takeHealth.succeeded();
-        if (raw !== null) this.track(this.handle(raw));
+        if (raw !== null) this.begin(raw);
+        else await this.stores.queue.waitForCalls(this.blocking, cluster, TAKE_WAIT_SECONDS);
       } catch (error) {
         if (this.stopping) break;
         await sleep(this.takeHealth.failed(error));
@@ -107,14 +112,42 @@ export class FunctionWorker {
     }
   }
 
-  private track(run: Promise<void>): void {
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+  /** The projects whose calls hold all the slots one project may hold here: their calls wait. */
+  private fullProjects(): string[] {
+    const { projectSlots } = this.options;
+    return [...this.perProject].filter(([, count]) => count >= projectSlots).map(([project]) => project);
   }
 
-  private async handle(raw: string): Promise<void> {
+  private begin(raw: string): void {
+    let message: CallMessage;
     try {
-      await this.run(decodeCallMessage(raw), raw);
+      message = decodeCallMessage(raw);
+    } catch (error) {
+      this.log.error({ err: error }, 'dropped a function call message that could not be read');
+      void this.stores.queue.done(this.options.cluster, this.options.runnerId, raw).catch(() => {});
+      return;
+    }
+    const project = message.invocation.projectId ?? '';
+    this.perProject.set(project, (this.perProject.get(project) ?? 0) + 1);
+    const run = this.handle(message, raw).finally(() => {
+      this.running.delete(run);
+      this.projectCallEnded(project);
+    });
+    this.running.add(run);
+  }
+
+  private projectCallEnded(project: string): void {
+    const count = (this.perProject.get(project) ?? 1) - 1;
+    if (count > 0) this.perProject.set(project, count);
+    else this.perProject.delete(project);
+    // Its calls were skipped while it was full: a runner waiting for calls (this one too) looks again.
+    if (count + 1 >= this.options.projectSlots && !this.stopping)
+      void this.stores.queue.wake(this.options.cluster).catch(() => {});
+  }
+
+  private async handle(message: CallMessage, raw: string): Promise<void> {
+    try {
+      await this.run(message, raw);
     } catch (error) {
       // Redis failed: the message stays in flight and is re-run once this runner is gone.
       this.log.error({ err: error }, 'function call failed');

@@ -229,6 +229,8 @@ export interface FunctionsConfig {
   maxLogBytes: number;
   /** Most calls one runner runs at once. */
   runnerSlots: number;
+  /** Most of a runner's slots one project's calls hold at once (the others wait their turn). */
+  projectSlots: number;
   /** Host folder (shared with the Docker engine) holding the sockets of `http-stream` containers. */
   socketDir: string;
   /** Longest a call waits for a container of a route whose containers are all busy, in ms; then 503. */
@@ -404,6 +406,28 @@ function gatewayOf(env: Env): RunnerConfig['gateway'] {
   return { url, token };
 }
 
+/** The functions platform's settings. */
+function functionsConfigOf(env: Env): FunctionsConfig {
+  const runnerSlots = Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RUNNER_SLOTS', 8));
+  return {
+    cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',
+    bodyLimitBytes: intFrom(env, 'FERRUM_FUNCTIONS_BODY_LIMIT', 6 * 1024 * 1024),
+    maxAnswerBytes: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_ANSWER_BYTES', 6 * 1024 * 1024)),
+    maxMemoryMb: Math.max(8, intFrom(env, 'FERRUM_FUNCTIONS_MAX_MEMORY_MB', 4096)),
+    queueWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_QUEUE_WAIT_MS', 30_000)),
+    graceMs: intFrom(env, 'FERRUM_FUNCTIONS_GRACE_MS', 30_000),
+    callRetentionMs: Math.max(1000, intFrom(env, 'FERRUM_FUNCTIONS_CALL_RETENTION_MS', 7 * 24 * 3_600_000)),
+    maxLogBytes: intFrom(env, 'FERRUM_FUNCTIONS_MAX_LOG_BYTES', 1024 * 1024),
+    runnerSlots,
+    projectSlots: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_PROJECT_SLOTS', Math.ceil(runnerSlots / 2))),
+    socketDir: env.FERRUM_FUNCTIONS_SOCKET_DIR || path.join(os.tmpdir(), 'ferrum-fn-sockets'),
+    busyWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_BUSY_WAIT_MS', 10_000)),
+    maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
+    recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
+    routeCacheMs: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_ROUTE_CACHE_MS', 5000)),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS);
   const defaultStack = env.FERRUM_WORKER_DEFAULT_STACK || 'node-20';
@@ -473,22 +497,7 @@ export function loadConfig(env: Env = process.env): Config {
         env.FERRUM_RUNNER_API_URL || nonEmpty(env.FERRUM_API_URL) || `http://127.0.0.1:${intFrom(env, 'PORT', 8080)}`,
       gateRetryMs: Math.max(10, intFrom(env, 'FERRUM_RUNNER_GATE_RETRY_MS', 1000)),
     },
-    functions: {
-      cluster: env.FERRUM_FUNCTIONS_CLUSTER || 'default',
-      bodyLimitBytes: intFrom(env, 'FERRUM_FUNCTIONS_BODY_LIMIT', 6 * 1024 * 1024),
-      maxAnswerBytes: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_ANSWER_BYTES', 6 * 1024 * 1024)),
-      maxMemoryMb: Math.max(8, intFrom(env, 'FERRUM_FUNCTIONS_MAX_MEMORY_MB', 4096)),
-      queueWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_QUEUE_WAIT_MS', 30_000)),
-      graceMs: intFrom(env, 'FERRUM_FUNCTIONS_GRACE_MS', 30_000),
-      callRetentionMs: Math.max(1000, intFrom(env, 'FERRUM_FUNCTIONS_CALL_RETENTION_MS', 7 * 24 * 3_600_000)),
-      maxLogBytes: intFrom(env, 'FERRUM_FUNCTIONS_MAX_LOG_BYTES', 1024 * 1024),
-      runnerSlots: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RUNNER_SLOTS', 8)),
-      socketDir: env.FERRUM_FUNCTIONS_SOCKET_DIR || path.join(os.tmpdir(), 'ferrum-fn-sockets'),
-      busyWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_BUSY_WAIT_MS', 10_000)),
-      maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
-      recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
-      routeCacheMs: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_ROUTE_CACHE_MS', 5000)),
-    },
+    functions: functionsConfigOf(env),
     aws: {
       ownerTag: ownerTagFrom(env.FERRUM_AWS_OWNER_TAG),
       endpoint: nonEmpty(env.FERRUM_AWS_ENDPOINT),
