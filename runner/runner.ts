@@ -366,6 +366,8 @@ function functionWorkerOf(
       socketRoot: functions.socketDir,
       busyWaitMs: functions.busyWaitMs,
       maxWaiting: functions.maxWaitingCalls,
+      maxProjectContainers: functions.maxProjectHotContainers,
+      maxIdleMs: functions.maxIdleMs,
       log: deps.log,
     });
   const images = new FunctionImageGate(deps.worker.credentials, deps.worker.privateImages, executor);

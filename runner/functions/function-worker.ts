@@ -7,6 +7,7 @@ import { decodeCallMessage, type CallMessage } from '../../src/functions/call-me
 import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import { goneRouteOf, type RouteGone } from '../../src/functions/route-notices.js';
 import type { FunctionImageGate } from './image-gate.js';
 
 export interface FunctionWorkerOptions {
@@ -34,6 +35,8 @@ export interface FunctionExecutors {
   hot: FunctionExecutor & {
     /** Whether a call of this route may run here now, without the queue (see HotFunctionPool). */
     acceptsHere?(invocation: FunctionInvocation): boolean;
+    /** The route (or app) was deleted: its hot containers stop (busy ones once their call is done). */
+    retireRoute?(gone: RouteGone): void;
   };
 }
 
@@ -63,6 +66,7 @@ export class FunctionWorker {
   private stopping = false;
   private loop: Promise<void> | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
+  private stopNotices: (() => Promise<void>) | null = null;
   private readonly records: CallRecordBatch;
   private takeHealth: FailureLog;
   private reclaimHealth: FailureLog;
@@ -85,6 +89,10 @@ export class FunctionWorker {
 
   async start(): Promise<void> {
     await this.stores.queue.hold(this.options.cluster, this.options.runnerId);
+    this.stopNotices = await this.bus.subscribe(this.stores.notices.channel, (message) => {
+      const gone = goneRouteOf(message);
+      if (gone) this.executors.hot.retireRoute?.(gone);
+    });
     this.loop = this.takeCalls();
     this.reclaimTimer = setInterval(() => void this.reclaim(), this.options.reclaimEveryMs);
   }
@@ -260,6 +268,7 @@ export class FunctionWorker {
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    await this.stopNotices?.().catch(() => {});
     this.blocking.disconnect();
     await this.loop;
     await Promise.race([Promise.all(this.running), sleep(drainMs)]);

@@ -237,6 +237,10 @@ export interface FunctionsConfig {
   busyWaitMs: number;
   /** Most calls of one route waiting for a busy container on one runner; more get 503 at once. */
   maxWaitingCalls: number;
+  /** Most hot containers the routes of one project keep on one runner at once. */
+  maxProjectHotContainers: number;
+  /** Longest a runner keeps an idle hot container, whatever its route's idle_timeout, in ms. */
+  maxIdleMs: number;
   /** How often finished calls' records and logs are written (in one batch), in ms. */
   recordFlushMs: number;
   /** How long a controller keeps a route calls read; changes are broadcast and apply at once. */
@@ -423,6 +427,8 @@ function functionsConfigOf(env: Env): FunctionsConfig {
     socketDir: env.FERRUM_FUNCTIONS_SOCKET_DIR || path.join(os.tmpdir(), 'ferrum-fn-sockets'),
     busyWaitMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_BUSY_WAIT_MS', 10_000)),
     maxWaitingCalls: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_MAX_WAITING_CALLS', 100)),
+    maxProjectHotContainers: Math.max(1, intFrom(env, 'FERRUM_QUOTA_HOT_CONTAINERS', 20)),
+    maxIdleMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_MAX_IDLE_SECONDS', 600)) * 1000,
     recordFlushMs: Math.max(1, intFrom(env, 'FERRUM_FUNCTIONS_RECORD_FLUSH_MS', 20)),
     routeCacheMs: Math.max(0, intFrom(env, 'FERRUM_FUNCTIONS_ROUTE_CACHE_MS', 5000)),
   };
