@@ -14,8 +14,9 @@
 // (the victim's client), so neither client's work shows in the other's figures.
 import { startCacheServer, type CacheServerInfo } from './lib/cache-server-child.js';
 import { figure, SMOKE } from './lib/report.js';
-import { runFunctionFlood } from './lib/isolation-function-flood.js';
-import { runStorageFlood } from './lib/isolation-storage-flood.js';
+import { serveAttack } from './lib/attacker-child.js';
+import { functionFlood, runFunctionFlood } from './lib/isolation-function-flood.js';
+import { runStorageFlood, storageFlood } from './lib/isolation-storage-flood.js';
 import { api, newTenant, type Tenant } from './lib/tenants.js';
 import { VICTIM_CLIENTS, victimGets } from './lib/victim-gets.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -196,7 +197,13 @@ async function runWipes(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'attacker') {
+if (process.argv[2] === 'storage-attacker') {
+  await serveAttack(storageFlood);
+  process.exit(0);
+} else if (process.argv[2] === 'function-attacker') {
+  await serveAttack(functionFlood);
+  process.exit(0);
+} else if (process.argv[2] === 'attacker') {
   const { info, tenant } = JSON.parse(process.env.BENCH_ATTACK!) as { info: ServerInfo; tenant: Tenant };
   await attacker(info, tenant);
   process.exit(0);

@@ -1,6 +1,7 @@
 // The function flood of the isolation benchmark: a hostile tenant queues slow async calls as fast
 // as it can, on the same runner as a victim whose sync calls of a hot function are timed, alone
 // and under the flood (target: p99 under 2x alone), beside the victim's cache GET (p99 < 50 ms).
+import { startAttacker, type Attack } from './attacker-child.js';
 import { startCacheServer } from './cache-server-child.js';
 import { figure, SMOKE } from './report.js';
 import { api, newTenant, type Tenant } from './tenants.js';
@@ -33,6 +34,25 @@ async function callUntil(url: string, endAt: number, callers: number, headers: R
   return { latencies: latencies.sort((a, b) => a - b), failures };
 }
 
+/** The attacker's part (in a process of its own): queues slow calls until the time is up; how many. */
+export async function functionFlood({ url, seconds }: { url: string; seconds: number }): Promise<number> {
+  const endAt = Date.now() + seconds * 1000;
+  let queued = 0;
+  const poster = async () => {
+    while (Date.now() < endAt) {
+      const response = await fetch(`${url}/r/hostile-app/slow`, {
+        method: 'POST',
+        body: 'flood',
+        headers: { 'x-sleep-ms': String(SLOW_CALL_MS) },
+      });
+      await response.arrayBuffer();
+      if (response.status === 202) queued++;
+    }
+  };
+  await Promise.all(Array.from({ length: FLOOD_POSTERS }, poster));
+  return queued;
+}
+
 async function route(info: { url: string }, tenant: Tenant, app: string, settings: Record<string, unknown>) {
   await api(info, tenant.token, 'POST', `/v1/apps/${app}/routes`, { route: settings });
 }
@@ -40,6 +60,7 @@ async function route(info: { url: string }, tenant: Tenant, app: string, setting
 /** Runs the scenario on a server with a runner of its own; prints its lines and figures. */
 export async function runFunctionFlood(seconds: number): Promise<void> {
   const { child: server, info } = await startCacheServer('bench/function-server.ts');
+  let attacker: Attack<number> | null = null;
   try {
     const victim = await newTenant(info, 'victim');
     const hostile = await newTenant(info, 'hostile');
@@ -50,25 +71,15 @@ export async function runFunctionFlood(seconds: number): Promise<void> {
     await callUntil(victimUrl, Date.now() + 1000, VICTIM_CALLERS); // its hot containers started
     const alone = await callUntil(victimUrl, Date.now() + (SMOKE ? 2 : 5) * 1000, VICTIM_CALLERS);
 
+    const attack = startAttacker<number>('function-attacker', { url: info.url, seconds });
+    attacker = attack;
+    await attack.started;
     const endAt = Date.now() + seconds * 1000;
-    let queued = 0;
-    const poster = async () => {
-      while (Date.now() < endAt) {
-        const response = await fetch(`${info.url}/r/hostile-app/slow`, {
-          method: 'POST',
-          body: 'flood',
-          headers: { 'x-sleep-ms': String(SLOW_CALL_MS) },
-        });
-        await response.arrayBuffer();
-        if (response.status === 202) queued++;
-      }
-    };
-    const flood = Promise.all(Array.from({ length: FLOOD_POSTERS }, poster));
     const [during, gets] = await Promise.all([
       callUntil(victimUrl, endAt, VICTIM_CALLERS),
       victimGets(info, victim, seconds),
-      flood,
     ]);
+    const queued = await attack.outcome;
     const p99Alone = percentile(alone.latencies, 99);
     const p99During = percentile(during.latencies, 99);
     console.log(
@@ -88,6 +99,7 @@ export async function runFunctionFlood(seconds: number): Promise<void> {
     if (during.failures.length > 0)
       throw new Error(`${during.failures.length} of the victim's calls failed under the flood`);
   } finally {
+    attacker?.stop();
     server.kill('SIGTERM');
   }
 }

@@ -1,6 +1,7 @@
 // The storage flood of the isolation benchmark: a hostile tenant writes as much as it can —
 // cache items of the largest size allowed, over and over, and full batches of the largest
 // messages — while the victim's cache GET latency is measured (target p99 < 50 ms).
+import { startAttacker, type Attack } from './attacker-child.js';
 import { startCacheServer } from './cache-server-child.js';
 import { figure, SMOKE } from './report.js';
 import { api, newTenant, type Tenant } from './tenants.js';
@@ -35,7 +36,15 @@ async function send(info: { url: string }, tenant: Tenant, method: string, path:
   return response.status;
 }
 
-async function flood(info: { url: string }, hostile: Tenant, endAt: number): Promise<Written> {
+export interface StorageAttack {
+  info: { url: string };
+  hostile: Tenant;
+  seconds: number;
+}
+
+/** The attacker's part (in a process of its own: see attacker-child.ts). */
+export async function storageFlood({ info, hostile, seconds }: StorageAttack): Promise<Written> {
+  const endAt = Date.now() + seconds * 1000;
   const written: Written = { items: 0, posts: 0, refused: 0 };
   const cache = `/1/projects/${hostile.projectId}/caches/flood/items`;
   const queue = `/3/projects/${hostile.projectId}/queues/flood/messages`;
@@ -62,14 +71,17 @@ const describe = (latency: Latency) =>
 /** Runs the scenario on a server of its own; prints its lines and figures. */
 export async function runStorageFlood(seconds: number): Promise<void> {
   const { child: server, info } = await startCacheServer();
+  let attacker: Attack<Written> | null = null;
   try {
     const victim = await newTenant(info, 'victim');
     const hostile = await newTenant(info, 'hostile');
     await api(info, victim.token, 'PUT', `/1/projects/${victim.projectId}/caches/mine/items/hot`, { value: 'v' });
     const alone = await victimGets(info, victim, SMOKE ? 1 : 3);
-    const attack = flood(info, hostile, Date.now() + seconds * 1000);
+    const attack = startAttacker<Written>('storage-attacker', { info: { url: info.url }, hostile, seconds });
+    attacker = attack;
+    await attack.started;
     const during = await victimGets(info, victim, seconds);
-    const { items, posts, refused } = await attack;
+    const { items, posts, refused } = await attack.outcome;
     console.log(
       `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
     );
@@ -82,6 +94,7 @@ export async function runStorageFlood(seconds: number): Promise<void> {
       reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
     });
   } finally {
+    attacker?.stop();
     server.kill('SIGTERM');
   }
 }
