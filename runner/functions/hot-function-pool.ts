@@ -209,11 +209,15 @@ export class HotFunctionPool implements FunctionExecutor {
     return `the project's ${most} hot containers on this runner are all busy (the most one project may keep)`;
   }
 
-  /** Stops the containers of a deleted route (without a path: of every route of the app). */
-  retireRoute({ app, path }: RouteGone): void {
+  /** Stops the containers of a deleted route, of every route of an app, or of a project. */
+  retireRoute(gone: RouteGone): void {
     for (const [routeKey, { pool }] of this.routes) {
-      const [routeApp, routePath] = routeKey.split('\0');
-      if (routeApp !== app || (path !== undefined && routePath !== path)) continue;
+      const [app, path] = routeKey.split('\0');
+      const matches =
+        'project' in gone
+          ? this.pools.get(pool) === gone.project
+          : app === gone.app && (gone.path === undefined || path === gone.path);
+      if (!matches) continue;
       this.routes.delete(routeKey);
       pool.retire();
     }

@@ -1,17 +1,19 @@
 import type { RedisClient } from '../core/redis.js';
 
-/** A deleted route (or, without a path, every route of an app): its hot containers are stopped. */
-export interface RouteGone {
-  app: string;
-  path?: string;
-}
+/**
+ * Routes whose hot containers are to stop: a deleted route, every route of an app (no path), or
+ * every route of a suspended or deleted project.
+ */
+export type RouteGone = { app: string; path?: string } | { project: string };
 
 /** The route a notice says is gone, or null when it tells of some other change. */
 export function goneRouteOf(message: string): RouteGone | null {
   if (message === '*') return null;
   try {
-    const { gone } = JSON.parse(message) as { gone?: RouteGone };
-    return typeof gone?.app === 'string' ? gone : null;
+    const { gone } = JSON.parse(message) as { gone?: Record<string, unknown> };
+    if (typeof gone?.project === 'string') return { project: gone.project };
+    if (typeof gone?.app !== 'string') return null;
+    return typeof gone.path === 'string' ? { app: gone.app, path: gone.path } : { app: gone.app };
   } catch {
     return null;
   }

@@ -122,6 +122,29 @@ describe('hot containers', () => {
     );
   }, 60_000);
 
+  it('of a suspended project stop at once', async () => {
+    const tenant = await newTenant(server, 'suspended');
+    const app = `suspended${process.pid}`;
+    const fn = new FunctionsClient(tenant.http);
+    await fn.route(app, {
+      image: 'ferrum-test/fn-hot-http',
+      format: 'http',
+      idle_timeout: 3600,
+      timeout: 20,
+      path: '/hot',
+    });
+    const answer = await fn.call('POST', `${app}/hot`, 'ping');
+    expect(answer.status, answer.text).toBe(200);
+    expect(await containersOf(app, '/hot')).toHaveLength(1);
+    const suspended = await server.http.patch(`/1/projects/${tenant.projectId}`, { status: 'suspended' });
+    expect(suspended.status, suspended.text).toBe(200);
+    await eventually(
+      'the suspended project to have no container',
+      async () => (await containersOf(app, '/hot')).length === 0,
+      15_000,
+    );
+  }, 60_000);
+
   it('of one project are bounded: an idle one of another route makes room', async () => {
     const route = { image: 'ferrum-test/fn-hot-http', format: 'http', idle_timeout: 3600, timeout: 20 };
     const paths = ['/q1', '/q2', '/q3'];
