@@ -35,7 +35,10 @@ export interface FunctionExecutors {
   hot: FunctionExecutor & {
     /** Whether a call of this route may run here now, without the queue (see HotFunctionPool). */
     acceptsHere?(invocation: FunctionInvocation): boolean;
-    /** The route (or app) was deleted: its hot containers stop (busy ones once their call is done). */
+    /**
+     * A route or app was deleted, or a project suspended or deleted: its hot containers stop
+     * (busy ones once their call is done).
+     */
     retireRoute?(gone: RouteGone): void;
   };
 }
