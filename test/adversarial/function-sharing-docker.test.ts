@@ -160,6 +160,23 @@ describe('hot containers', () => {
 });
 
 describe('a flood of slow calls', () => {
+  it("of sync calls from one tenant leaves the victim's calls answered in time", async () => {
+    await hostileFn.route(HOSTILE_APP, { path: '/wait', image: 'ferrum-test/fn-echo', timeout: 20 });
+    const flood = Array.from({ length: 8 }, () => hostileFn.call('POST', `${HOSTILE_APP}/wait`, 'sleep=6'));
+    // Sync calls are recorded once over: the flood's containers tell what it holds.
+    const running = async () =>
+      (
+        await docker.listContainers({
+          filters: { label: [`ferrum.runner=${runner.id}`], ancestor: ['ferrum-test/fn-echo'], status: ['running'] },
+        })
+      ).length;
+    await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
+    for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while sync-flooded ${i}`);
+    expect(await running()).toBeLessThanOrEqual(2);
+    // Only the flood's own calls wait past the queue wait.
+    for (const answer of await Promise.all(flood)) expect([200, 504]).toContain(answer.status);
+  }, 90_000);
+
   it("from one tenant leaves the victim's sync and async calls answered in time", async () => {
     await hostileFn.route(HOSTILE_APP, { path: '/slow', image: 'ferrum-test/fn-echo', type: 'async', timeout: 60 });
     await victimFn.route(VICTIM_APP, { path: '/later', image: 'ferrum-test/fn-echo', type: 'async', timeout: 20 });
