@@ -106,49 +106,41 @@ describe('an answer larger than the limit', () => {
   });
 });
 
+const HOT_ROUTE = { image: 'ferrum-test/fn-hot-http', format: 'http', idle_timeout: 3600, timeout: 20 };
+
+/** A hot route of `tenant` with one container warm; then `stop` must stop that container at once. */
+async function expectHotContainerStopped(
+  tenant: Tenant,
+  app: string,
+  stop: () => Promise<{ status: number; text: string }>,
+) {
+  const fn = new FunctionsClient(tenant.http);
+  await fn.route(app, { ...HOT_ROUTE, path: '/hot' });
+  const answer = await fn.call('POST', `${app}/hot`, 'ping');
+  expect(answer.status, answer.text).toBe(200);
+  expect(await containersOf(app, '/hot')).toHaveLength(1);
+  const stopped = await stop();
+  expect(stopped.status, stopped.text).toBe(200);
+  await eventually('the hot container to stop', async () => (await containersOf(app, '/hot')).length === 0, 15_000);
+}
+
 describe('hot containers', () => {
   it('of a deleted route stop at once', async () => {
-    const route = { image: 'ferrum-test/fn-hot-http', format: 'http', idle_timeout: 3600, timeout: 20 };
-    await hostileFn.route(HOSTILE_APP, { ...route, path: '/hot' });
-    const answer = await hostileFn.call('POST', `${HOSTILE_APP}/hot`, 'ping');
-    expect(answer.status, answer.text).toBe(200);
-    expect(await containersOf(HOSTILE_APP, '/hot')).toHaveLength(1);
-    const deleted = await hostile.http.delete(`/v1/apps/${HOSTILE_APP}/routes/hot`);
-    expect(deleted.status, deleted.text).toBe(200);
-    await eventually(
-      'the deleted route to have no container',
-      async () => (await containersOf(HOSTILE_APP, '/hot')).length === 0,
-      15_000,
+    await expectHotContainerStopped(hostile, HOSTILE_APP, () =>
+      hostile.http.delete(`/v1/apps/${HOSTILE_APP}/routes/hot`),
     );
   }, 60_000);
 
   it('of a suspended project stop at once', async () => {
     const tenant = await newTenant(server, 'suspended');
-    const app = `suspended${process.pid}`;
-    const fn = new FunctionsClient(tenant.http);
-    await fn.route(app, {
-      image: 'ferrum-test/fn-hot-http',
-      format: 'http',
-      idle_timeout: 3600,
-      timeout: 20,
-      path: '/hot',
-    });
-    const answer = await fn.call('POST', `${app}/hot`, 'ping');
-    expect(answer.status, answer.text).toBe(200);
-    expect(await containersOf(app, '/hot')).toHaveLength(1);
-    const suspended = await server.http.patch(`/1/projects/${tenant.projectId}`, { status: 'suspended' });
-    expect(suspended.status, suspended.text).toBe(200);
-    await eventually(
-      'the suspended project to have no container',
-      async () => (await containersOf(app, '/hot')).length === 0,
-      15_000,
+    await expectHotContainerStopped(tenant, `suspended${process.pid}`, () =>
+      server.http.patch(`/1/projects/${tenant.projectId}`, { status: 'suspended' }),
     );
   }, 60_000);
 
   it('of one project are bounded: an idle one of another route makes room', async () => {
-    const route = { image: 'ferrum-test/fn-hot-http', format: 'http', idle_timeout: 3600, timeout: 20 };
     const paths = ['/q1', '/q2', '/q3'];
-    for (const path of paths) await hostileFn.route(HOSTILE_APP, { ...route, path });
+    for (const path of paths) await hostileFn.route(HOSTILE_APP, { ...HOT_ROUTE, path });
     for (const path of paths) {
       const answer = await hostileFn.call('POST', `${HOSTILE_APP}${path}`, 'ping');
       expect(answer.status, answer.text).toBe(200);
