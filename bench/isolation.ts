@@ -1,16 +1,26 @@
-// Tenant isolation under a hostile neighbour: while one tenant posts maximal message batches
-// and clears (and deletes) huge queues and caches, another tenant's cache GET latency is
-// measured, and Redis's SLOWLOG shows the longest single command or script of the run.
-// Targets: the victim's p99 under 50 ms, no SLOWLOG entry over 20 ms.
+// Tenant isolation under a hostile neighbour, three scenarios, each on a server of its own:
+// 1. wipes: one tenant posts maximal message batches and clears (and deletes) huge queues and
+//    caches; Redis's SLOWLOG shows the longest single command or script of the run;
+// 2. storage flood (lib/isolation-storage-flood.ts): it writes the largest cache items and
+//    message batches as fast as it can;
+// 3. function flood (lib/isolation-function-flood.ts): it queues slow async function calls as
+//    fast as it can on the runner the victim's hot function also runs on.
+// Throughout, the victim's cache GET latency is measured (and in 3 its function calls, alone and
+// under the flood). Targets: the victim's GET p99 under 50 ms, no SLOWLOG entry over 20 ms, its
+// function call p99 under the flood below 2x alone.
 // Run with `npm run bench:isolation`; BENCH_SMOKE=1 runs a small version in seconds,
-// BENCH_SECONDS sets the attack's length (default 15).
-// Three processes: the server (controller + its redis-server), the attacker, and this one
+// BENCH_SECONDS sets each attack's length (default 15).
+// In 1, three processes: the server (controller + its redis-server), the attacker, and this one
 // (the victim's client), so neither client's work shows in the other's figures.
 import { startCacheServer, type CacheServerInfo } from './lib/cache-server-child.js';
 import { figure, SMOKE } from './lib/report.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { serveAttack } from './lib/attacker-child.js';
+import { functionFlood, runFunctionFlood } from './lib/isolation-function-flood.js';
+import { runStorageFlood, storageFlood } from './lib/isolation-storage-flood.js';
+import { api, newTenant, type Tenant } from './lib/tenants.js';
+import { VICTIM_CLIENTS, victimGets } from './lib/victim-gets.js';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { KeySpace } from '../src/core/redis.js';
@@ -25,36 +35,9 @@ const SEEDED_ITEMS = SMOKE ? 5_000 : 300_000;
 /** The most a post may carry (FERRUM_MQ_MAX_POST_MESSAGES's default) and a 1 KB body each. */
 const BATCH = 1000;
 const BODY = 'x'.repeat(1000);
-const VICTIM_CLIENTS = 4;
 const SLOWLOG_FLOOR_US = 1000;
 
 type ServerInfo = CacheServerInfo;
-
-interface Tenant {
-  token: string;
-  projectId: string;
-}
-
-async function api(info: { url: string }, token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(info.url + path, {
-    method,
-    headers: { authorization: `OAuth ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
-}
-
-async function newTenant(info: ServerInfo, name: string): Promise<Tenant> {
-  const user = await api(info, info.token, 'POST', '/1/users', {
-    email: `${name}-${process.pid}@example.com`,
-    password: `${name}-password`,
-  });
-  const token = await api(info, info.token, 'POST', '/1/tokens', { user_id: user!.user_id, name });
-  const project = await api(info, token!.token as string, 'POST', '/1/projects', { name });
-  return { token: token!.token as string, projectId: (project!.id ?? project!._id) as string };
-}
 
 function batch(): { messages: Array<{ body: string }> } {
   return { messages: Array.from({ length: BATCH }, () => ({ body: BODY })) };
@@ -127,22 +110,6 @@ async function attacker(info: ServerInfo, tenant: Tenant): Promise<void> {
 
 const startServer = startCacheServer;
 
-async function victimGets(info: ServerInfo, victim: Tenant, seconds: number) {
-  const result = await autocannon({
-    url: `${info.url}/1/projects/${victim.projectId}/caches/mine/items/hot`,
-    headers: { authorization: `OAuth ${victim.token}` },
-    connections: VICTIM_CLIENTS,
-    duration: seconds,
-  });
-  if (result.non2xx > 0 || result.errors > 0) {
-    const statuses = Object.entries(result.statusCodeStats ?? {})
-      .map(([status, { count }]) => `${count} × ${status}`)
-      .join(', ');
-    throw new Error(`victim GET: ${result.non2xx} non-2xx answers (${statuses}), ${result.errors} errors`);
-  }
-  return { p99: result.latency.p99, p50: result.latency.p50, max: result.latency.max, rps: result.requests.average };
-}
-
 interface SlowEntry {
   micros: number;
   command: string;
@@ -162,6 +129,14 @@ async function slowlog(redis: Redis): Promise<SlowEntry[]> {
 }
 
 async function main(): Promise<void> {
+  await runWipes();
+  await runStorageFlood(SECONDS);
+  execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
+  await runFunctionFlood(SECONDS);
+}
+
+/** The first scenario: huge posts, clears and deletes of queues and caches, SLOWLOG watched. */
+async function runWipes(): Promise<void> {
   const { child: server, info } = await startServer();
   const redis = new Redis(info.redisUrl);
   let attack: ChildProcess | null = null;
@@ -231,7 +206,13 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'attacker') {
+if (process.argv[2] === 'storage-attacker') {
+  await serveAttack(storageFlood);
+  process.exit(0);
+} else if (process.argv[2] === 'function-attacker') {
+  await serveAttack(functionFlood);
+  process.exit(0);
+} else if (process.argv[2] === 'attacker') {
   const { info, tenant } = JSON.parse(process.env.BENCH_ATTACK!) as { info: ServerInfo; tenant: Tenant };
   await attacker(info, tenant);
   process.exit(0);

@@ -21,7 +21,7 @@ export interface RunnerContext {
   functions: FunctionStores;
   /** The BullMQ Worker's connection (BullMQ wants one that retries forever). */
   taskQueueConnection: RedisClient;
-  /** The function worker's connection: BLMOVE blocks it. */
+  /** The function worker's connection: waiting for calls (BLPOP) blocks it. */
   functionCallConnection: RedisClient;
 }
 

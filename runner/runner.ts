@@ -357,6 +357,8 @@ function functionWorkerOf(
     cluster: settings.cluster,
     runnerId: identity.id,
     slots: functions.runnerSlots,
+    projectSlots: functions.projectSlots,
+    maxAnswerBytes: functions.maxAnswerBytes,
     reclaimEveryMs: settings.stalledCheckMs,
     recordFlushMs: functions.recordFlushMs,
     isAlive: deps.isAlive,
@@ -372,6 +374,8 @@ function functionWorkerOf(
       busyWaitMs: functions.busyWaitMs,
       maxWaiting: functions.maxWaitingCalls,
       registries: registryGuardOf(config),
+      maxProjectContainers: functions.maxProjectHotContainers,
+      maxIdleMs: functions.maxIdleMs,
       log: deps.log,
     });
   const images = new FunctionImageGate(deps.worker.credentials, deps.worker.privateImages, executor);

@@ -15,6 +15,7 @@ const ENV = {
   FERRUM_FUNCTIONS_MAX_WAITING_CALLS: '20',
   // The route's bound, not the runner's, is what refuses calls here.
   FERRUM_FUNCTIONS_RUNNER_SLOTS: '40',
+  FERRUM_FUNCTIONS_PROJECT_SLOTS: '40',
 };
 const APP = 'streams';
 const IMAGE = 'ferrum-test/fn-hot-stream';

@@ -59,7 +59,7 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   );
 
   const stores = ctx.functions;
-  const replies = new CallReplies(ctx.bus, stores.keys);
+  const replies = new CallReplies(ctx.bus, stores.keys, stores.replyBodies);
   await replies.start();
   const routes = new RouteCache(stores.routes, stores.notices, settings.routeCacheMs);
   const stopRoutes = await routes.start(ctx.bus);

@@ -1,4 +1,5 @@
-// Starts bench/cache-server.ts (a controller with its own redis-server) in a process of its own.
+// Starts bench/cache-server.ts (a controller with its own redis-server), or another server script
+// that prints the same JSON line, in a process of its own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 
@@ -14,8 +15,10 @@ export interface CacheServerInfo {
  * The server process and what it printed when ready. It prints one JSON line then; a log line
  * it writes before that (a JSON object without `url`) is passed on to stderr, not taken for it.
  */
-export async function startCacheServer(): Promise<{ child: ChildProcess; info: CacheServerInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cache-server.ts'], {
+export async function startCacheServer(
+  script = 'bench/cache-server.ts',
+): Promise<{ child: ChildProcess; info: CacheServerInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout! });

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { sleep } from '../../src/core/time.js';
-import { decodeCallMessage, encodeCallReply, type CallMessage } from '../../src/functions/call-message.js';
+import { decodeCallMessage, type CallMessage } from '../../src/functions/call-message.js';
 import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import { goneRouteOf, type RouteGone } from '../../src/functions/route-notices.js';
 import type { FunctionImageGate } from './image-gate.js';
 
 export interface FunctionWorkerOptions {
@@ -14,6 +15,10 @@ export interface FunctionWorkerOptions {
   runnerId: string;
   /** Most calls run at once. */
   slots: number;
+  /** Most of those slots the calls of one project hold at once, so others' calls still run. */
+  projectSlots: number;
+  /** Largest answer body a call may give; a larger one is refused (502). */
+  maxAnswerBytes: number;
   /** How often the in-flight calls of dead runners are looked for. */
   reclaimEveryMs: number;
   /** How often ended calls' records are written. */
@@ -30,10 +35,15 @@ export interface FunctionExecutors {
   hot: FunctionExecutor & {
     /** Whether a call of this route may run here now, without the queue (see HotFunctionPool). */
     acceptsHere?(invocation: FunctionInvocation): boolean;
+    /**
+     * A route or app was deleted, or a project suspended or deleted: its hot containers stop
+     * (busy ones once their call is done).
+     */
+    retireRoute?(gone: RouteGone): void;
   };
 }
 
-/** How long one blocking take waits before the loop looks at its stop flag again. */
+/** How long one wait for calls blocks before the loop looks at its stop flag (and the queue) again. */
 const TAKE_WAIT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 500;
 
@@ -54,9 +64,12 @@ const unavailable = (errorMessage: string): FunctionResult => ({
  */
 export class FunctionWorker {
   private readonly running = new Set<Promise<void>>();
+  /** How many of the running calls each project has. */
+  private readonly perProject = new Map<string, number>();
   private stopping = false;
   private loop: Promise<void> | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
+  private stopNotices: (() => Promise<void>) | null = null;
   private readonly records: CallRecordBatch;
   private takeHealth: FailureLog;
   private reclaimHealth: FailureLog;
@@ -64,7 +77,7 @@ export class FunctionWorker {
   constructor(
     private readonly stores: FunctionStores,
     private readonly bus: EventBus,
-    /** A connection of its own: BLMOVE blocks it. */
+    /** A connection of its own: waiting for calls (BLPOP) blocks it. */
     private readonly blocking: RedisClient,
     private readonly executors: FunctionExecutors,
     private readonly options: FunctionWorkerOptions,
@@ -79,6 +92,10 @@ export class FunctionWorker {
 
   async start(): Promise<void> {
     await this.stores.queue.hold(this.options.cluster, this.options.runnerId);
+    this.stopNotices = await this.bus.subscribe(this.stores.notices.channel, (message) => {
+      const gone = goneRouteOf(message);
+      if (gone) this.executors.hot.retireRoute?.(gone);
+    });
     this.loop = this.takeCalls();
     this.reclaimTimer = setInterval(() => void this.reclaim(), this.options.reclaimEveryMs);
   }
@@ -95,9 +112,10 @@ export class FunctionWorker {
         continue;
       }
       try {
-        const raw = await this.stores.queue.take(this.blocking, cluster, runnerId, TAKE_WAIT_SECONDS);
+        const raw = await this.stores.queue.take(cluster, runnerId, this.fullProjects());
         this.takeHealth.succeeded();
-        if (raw !== null) this.track(this.handle(raw));
+        if (raw !== null) this.begin(raw);
+        else await this.stores.queue.waitForCalls(this.blocking, cluster, TAKE_WAIT_SECONDS);
       } catch (error) {
         if (this.stopping) break;
         await sleep(this.takeHealth.failed(error));
@@ -105,14 +123,42 @@ export class FunctionWorker {
     }
   }
 
-  private track(run: Promise<void>): void {
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+  /** The projects whose calls hold all the slots one project may hold here: their calls wait. */
+  private fullProjects(): string[] {
+    const { projectSlots } = this.options;
+    return [...this.perProject].filter(([, count]) => count >= projectSlots).map(([project]) => project);
   }
 
-  private async handle(raw: string): Promise<void> {
+  private begin(raw: string): void {
+    let message: CallMessage;
     try {
-      await this.run(decodeCallMessage(raw), raw);
+      message = decodeCallMessage(raw);
+    } catch (error) {
+      this.log.error({ err: error }, 'dropped a function call message that could not be read');
+      void this.stores.queue.done(this.options.cluster, this.options.runnerId, raw).catch(() => {});
+      return;
+    }
+    const project = message.invocation.projectId ?? '';
+    this.perProject.set(project, (this.perProject.get(project) ?? 0) + 1);
+    const run = this.handle(message, raw).finally(() => {
+      this.running.delete(run);
+      this.projectCallEnded(project);
+    });
+    this.running.add(run);
+  }
+
+  private projectCallEnded(project: string): void {
+    const count = (this.perProject.get(project) ?? 1) - 1;
+    if (count > 0) this.perProject.set(project, count);
+    else this.perProject.delete(project);
+    // Its calls were skipped while it was full: a runner waiting for calls (this one too) looks again.
+    if (count + 1 >= this.options.projectSlots && !this.stopping)
+      void this.stores.queue.wake(this.options.cluster).catch(() => {});
+  }
+
+  private async handle(message: CallMessage, raw: string): Promise<void> {
+    try {
+      await this.run(message, raw);
     } catch (error) {
       // Redis failed: the message stays in flight and is re-run once this runner is gone.
       this.log.error({ err: error }, 'function call failed');
@@ -150,7 +196,7 @@ export class FunctionWorker {
       }
     }
     const result = await this.invoke(invocation);
-    if (replyTo) await this.bus.publish(replyTo, encodeCallReply(callId, result));
+    if (replyTo) await this.bus.publish(replyTo, await this.stores.replyBodies.notice(callId, result));
     this.record(invocation, result, startedAt, inFlight);
   }
 
@@ -197,11 +243,21 @@ export class FunctionWorker {
     try {
       const refusal = await this.executors.images?.refusal(invocation.projectId ?? '', invocation.image);
       if (refusal) return { ...unavailable(refusal), status: 403 };
-      return await executor.invoke(invocation);
+      const result = await executor.invoke(invocation);
+      // No one reads an async call's answer: only sync answers travel, so only they are bounded.
+      return invocation.type === 'async' ? result : this.withinAnswerLimit(result);
     } catch (error) {
       this.log.error({ err: error, call: invocation.callId }, 'function executor failed');
       return unavailable(`The function could not be run: ${(error as Error).message}`);
     }
+  }
+
+  /** An answer past the limit is replaced by an error naming it (the log is kept). */
+  private withinAnswerLimit(result: FunctionResult): FunctionResult {
+    const limit = this.options.maxAnswerBytes;
+    if (result.body.length <= limit) return result;
+    const message = `The function's answer is ${result.body.length} bytes, more than the limit of ${limit} bytes`;
+    return { ...unavailable(message), stderr: result.stderr, laterLog: result.laterLog };
   }
 
   private async reclaim(): Promise<void> {
@@ -219,6 +275,7 @@ export class FunctionWorker {
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    await this.stopNotices?.().catch(() => {});
     this.blocking.disconnect();
     await this.loop;
     await Promise.race([Promise.all(this.running), sleep(drainMs)]);

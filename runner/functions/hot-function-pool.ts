@@ -10,6 +10,7 @@ import { HotCallError, HotContainer, type HotContainerSpec } from './hot-contain
 import { httpCodec } from './hot-http-codec.js';
 import { jsonCodec } from './hot-json-codec.js';
 import { HotRoutePool, RouteBusyError } from './hot-route-pool.js';
+import type { RouteGone } from '../../src/functions/route-notices.js';
 import { streamRequestOf } from './stream-codec.js';
 import { StreamContainer } from './stream-container.js';
 
@@ -37,6 +38,10 @@ export interface HotFunctionPoolOptions {
   maxWaiting: number;
   /** Which registries an image may be pulled from (internal addresses refused by default). */
   registries?: RegistryGuard;
+  /** Most hot containers the routes of one project keep here at once; none: no bound. */
+  maxProjectContainers?: number;
+  /** Longest an idle container is kept, whatever its route asks; none: the route's idle timeout. */
+  maxIdleMs?: number;
   log?: Logger;
 }
 
@@ -86,8 +91,8 @@ function failure(outcome: 'error' | 'timeout', message: string, stderr = '', sta
 export class HotFunctionPool implements FunctionExecutor {
   /** The current pool of each route (`app` + NUL + `path`). */
   private readonly routes = new Map<string, { version: string; pool: HotRoutePool<AnyHotContainer> }>();
-  /** Every pool still holding containers or calls, retired ones included. */
-  private readonly pools = new Set<HotRoutePool<AnyHotContainer>>();
+  /** Every pool still holding containers or calls, retired ones included, with its route's project. */
+  private readonly pools = new Map<HotRoutePool<AnyHotContainer>, string>();
   private readonly images: DockerExecutor;
   private closed = false;
 
@@ -164,7 +169,7 @@ export class HotFunctionPool implements FunctionExecutor {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.pools].map((pool) => pool.close('the function runner is shutting down')));
+    await Promise.all([...this.pools.keys()].map((pool) => pool.close('the function runner is shutting down')));
   }
 
   private poolFor(invocation: FunctionInvocation, codec: HotCodec | undefined): HotRoutePool<AnyHotContainer> {
@@ -172,7 +177,7 @@ export class HotFunctionPool implements FunctionExecutor {
     const version = routeVersionOf(invocation);
     const settings = {
       maxConcurrency: Math.max(1, invocation.maxConcurrency),
-      idleTimeoutMs: invocation.idleTimeoutMs,
+      idleTimeoutMs: Math.min(invocation.idleTimeoutMs, this.options.maxIdleMs ?? Infinity),
       maxWaiting: this.options.maxWaiting,
     };
     const current = this.routes.get(routeKey);
@@ -182,14 +187,43 @@ export class HotFunctionPool implements FunctionExecutor {
     }
     current?.pool.retire();
     const spec = this.specOf(invocation, version);
-    const pool = new HotRoutePool<AnyHotContainer>(
+    const project = invocation.projectId;
+    const pool: HotRoutePool<AnyHotContainer> = new HotRoutePool<AnyHotContainer>(
       settings,
       () => this.startContainer(spec, codec),
       (empty) => this.forget(routeKey, empty),
+      () => this.roomFor(project, pool),
     );
     this.routes.set(routeKey, { version, pool });
-    this.pools.add(pool);
+    this.pools.set(pool, project);
     return pool;
+  }
+
+  /**
+   * Null when the project may start one more container here: under its bound, or once an idle
+   * container of another of its routes is stopped to make room; else why not.
+   */
+  private roomFor(project: string, starting: HotRoutePool<AnyHotContainer>): string | null {
+    const most = this.options.maxProjectContainers;
+    if (most === undefined) return null;
+    const own = [...this.pools].filter(([, owner]) => owner === project).map(([pool]) => pool);
+    if (own.reduce((count, pool) => count + pool.size, 0) < most) return null;
+    if (own.some((pool) => pool !== starting && pool.stopIdle())) return null;
+    return `the project's ${most} hot containers on this runner are all busy (the most one project may keep)`;
+  }
+
+  /** Stops the containers of a deleted route, of every route of an app, or of a project. */
+  retireRoute(gone: RouteGone): void {
+    for (const [routeKey, { pool }] of this.routes) {
+      const [app, path] = routeKey.split('\0');
+      const matches =
+        'project' in gone
+          ? this.pools.get(pool) === gone.project
+          : app === gone.app && (gone.path === undefined || path === gone.path);
+      if (!matches) continue;
+      this.routes.delete(routeKey);
+      pool.retire();
+    }
   }
 
   private async startContainer(spec: HotContainerSpec, codec: HotCodec | undefined): Promise<AnyHotContainer> {

@@ -51,6 +51,8 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     private readonly startContainer: () => Promise<HotContainer>,
     /** Called when the pool holds no container and no call. */
     private readonly onEmpty: (pool: HotRoutePool<HotContainer>) => void,
+    /** Null when one more container may start now, else why not (e.g. a quota of its owner). */
+    private readonly mayStart: () => string | null = () => null,
   ) {}
 
   update(settings: RouteSettings): void {
@@ -136,9 +138,33 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     this.pending.add(tracked);
   }
 
+  /** Stops the container idle the longest, if any; whether one was. */
+  stopIdle(): boolean {
+    const container = this.idle[0];
+    if (container) this.stop(container);
+    return container !== undefined;
+  }
+
   private pump(): void {
     while (this.waiters.length > 0 && this.idle.length > 0) this.handOver(this.takeIdle());
-    while (this.waiters.length > this.starting && this.size < this.settings.maxConcurrency) this.startOne();
+    while (this.waiters.length > this.starting && this.size < this.settings.maxConcurrency) {
+      const refusal = this.mayStart();
+      if (refusal === null) {
+        this.startOne();
+        continue;
+      }
+      // With no container of its own to wait for, no call here would be served: refused now.
+      if (this.size === 0) this.refuseWaiting(refusal);
+      break;
+    }
+  }
+
+  private refuseWaiting(reason: string): void {
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new RouteBusyError(reason));
+    }
+    this.checkEmpty();
   }
 
   private startOne(): void {

@@ -76,7 +76,8 @@ export class ProjectLifecycle {
       if (suspended) await Promise.all(batch.map((flag) => this.redis.set(flag, '1')));
       else await unlinkEach(this.redis, batch);
     }
-    await this.routeNotices.changed();
+    // A suspended project's hot containers stop too.
+    await this.routeNotices.changed(suspended ? { project: projectId } : undefined);
     await this.redis.zadd(suspended ? this.suspendedKey() : this.resumedKey(), Date.now(), projectId);
   }
 
@@ -94,5 +95,6 @@ export class ProjectLifecycle {
   async deleted(projectId: string): Promise<void> {
     const now = Date.now();
     await this.redis.multi().zadd(this.tombstonesKey(), now, projectId).zadd(this.purgeKey(), now, projectId).exec();
+    await this.routeNotices.changed({ project: projectId });
   }
 }

@@ -20,6 +20,17 @@ export interface CallReply {
   errorMessage?: string;
 }
 
+/**
+ * A reply as published: its body inline when small, else only the key where the runner stored it
+ * for a short while (pub/sub carries small notifications only: a large message would overflow
+ * the subscriber connection's output buffer, and Redis would close the connection every
+ * listener of the process shares).
+ */
+export interface ReplyNotice extends Omit<CallReply, 'body'> {
+  body: Buffer | null;
+  bodyKey?: string;
+}
+
 interface WireMessage extends Omit<CallMessage, 'invocation'> {
   invocation: Omit<FunctionInvocation, 'body'> & { body: string };
 }
@@ -37,12 +48,14 @@ export function decodeCallMessage(raw: string): CallMessage {
   return { ...wire, invocation: { ...wire.invocation, body: Buffer.from(wire.invocation.body, 'base64') } };
 }
 
-export function encodeCallReply(callId: string, result: FunctionResult): string {
+/** `bodyKey`: where the body was stored instead of travelling in the notice. */
+export function encodeCallReply(callId: string, result: FunctionResult, bodyKey?: string): string {
   const { outcome, status, headers, errorMessage } = result;
-  return JSON.stringify({ callId, outcome, status, headers, errorMessage, body: result.body.toString('base64') });
+  const body = bodyKey ? undefined : result.body.toString('base64');
+  return JSON.stringify({ callId, outcome, status, headers, errorMessage, body, bodyKey });
 }
 
-export function decodeCallReply(raw: string): CallReply {
-  const wire = JSON.parse(raw) as Omit<CallReply, 'body'> & { body: string };
-  return { ...wire, body: Buffer.from(wire.body, 'base64') };
+export function decodeCallReply(raw: string): ReplyNotice {
+  const wire = JSON.parse(raw) as Omit<ReplyNotice, 'body'> & { body?: string };
+  return { ...wire, body: wire.body === undefined ? null : Buffer.from(wire.body, 'base64') };
 }

@@ -1,7 +1,8 @@
 import type { EventBus } from '../core/bus.js';
 import { newObjectId } from '../core/ids.js';
-import { decodeCallReply, type CallReply } from './call-message.js';
+import type { CallReply } from './call-message.js';
 import type { FunctionKeys } from './keys.js';
+import type { ReplyBodies } from './reply-bodies.js';
 
 export interface ReplyWait {
   /** The reply, or null when none came within the time given. */
@@ -21,15 +22,22 @@ export class CallReplies {
   constructor(
     private readonly bus: EventBus,
     keys: FunctionKeys,
+    private readonly bodies: ReplyBodies,
   ) {
     this.channel = keys.replyChannel(newObjectId());
   }
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.bus.subscribe(this.channel, (raw) => {
-      const reply = decodeCallReply(raw);
+    this.unsubscribe = await this.bus.subscribe(this.channel, (raw) => void this.deliver(raw));
+  }
+
+  private async deliver(raw: string): Promise<void> {
+    try {
+      const reply = await this.bodies.reply(raw);
       this.waiting.get(reply.callId)?.(reply);
-    });
+    } catch {
+      // Redis failed while taking a stored body: the waiter times out as for a lost reply.
+    }
   }
 
   /** Call before the call is queued, so a fast reply is not missed. */

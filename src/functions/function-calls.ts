@@ -50,7 +50,11 @@ export class FunctionCalls {
     type: RouteType,
     message: string,
   ): Promise<void> {
-    await Promise.all([this.record(invocation, projectId, type), this.queue.push(this.options.cluster, message)]);
+    const owner = { appName: invocation.appName, projectId };
+    await Promise.all([
+      this.record(invocation, projectId, type),
+      this.queue.push(this.options.cluster, owner, message),
+    ]);
   }
 
   /** Queues an async call unless its project already has `maxQueued` waiting (403 naming the quota). */
@@ -81,7 +85,7 @@ export class FunctionCalls {
     }
     const reply = await wait.reply;
     if (reply) return reply;
-    const notTaken = await this.queue.withdraw(cluster, message);
+    const notTaken = await this.queue.withdraw(cluster, { appName: invocation.appName, projectId }, message);
     const errorMessage = notTaken ? 'No runner took the call in time' : 'The call did not finish in time';
     await this.calls.finish(invocation.appName, invocation.callId, 'timeout', errorMessage, '');
     return {

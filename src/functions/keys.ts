@@ -4,7 +4,7 @@ import type { KeySpace } from '../core/redis.js';
  * Key names of the functions platform. The indexes of app names share the hash tag {fn}; an
  * app's record, config and routes share {fn:<app>} (a route's creation may create its app, and
  * every call reads both); the calls of one app share {fn-calls:<app>}; the dispatch queue of
- * one cluster shares {fn-q:<cluster>}.
+ * one cluster (every app's line and the rings of apps and projects) shares {fn-q:<cluster>}.
  */
 export class FunctionKeys {
   constructor(private readonly keys: KeySpace) {}
@@ -86,9 +86,25 @@ export class FunctionKeys {
   private queue(cluster: string, ...parts: string[]): string {
     return this.keys.of(`{fn-q:${cluster}}`, ...parts);
   }
-  /** List of call messages waiting for a runner (pushed on the left, taken from the right). */
+  /** The one list of call messages of earlier versions, still taken from until empty. */
   pending(cluster: string) {
     return this.queue(cluster, 'pending');
+  }
+  /** List of one app's call messages waiting for a runner (pushed on the left, taken from the right). */
+  appPending(cluster: string, app: string) {
+    return this.queue(cluster, 'pending', app);
+  }
+  /** List, a ring: the apps of one project with calls waiting. */
+  queuedApps(cluster: string, projectId: string) {
+    return this.queue(cluster, 'ready', projectId);
+  }
+  /** List, a ring: the projects with calls waiting. */
+  queuedProjects(cluster: string) {
+    return this.queue(cluster, 'ready');
+  }
+  /** List of tokens, one per queued call, that blocked runners wait on (BLPOP). */
+  wake(cluster: string) {
+    return this.queue(cluster, 'wake');
   }
   /** List of the call messages one runner has taken and not yet finished. */
   inFlight(cluster: string, runnerId: string) {
@@ -102,5 +118,9 @@ export class FunctionKeys {
   /** Pub/sub channel on which a controller process receives the results of its sync calls. */
   replyChannel(processId: string) {
     return this.keys.of('fn-reply', processId);
+  }
+  /** String, kept briefly: the body of a sync call's answer too large to travel by pub/sub. */
+  replyBody(callId: string) {
+    return this.keys.of('fn-reply-body', callId);
   }
 }

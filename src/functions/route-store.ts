@@ -97,7 +97,7 @@ export class RouteStore {
       [path],
     );
     if (deleted !== 1) return false;
-    await this.notices.changed();
+    await this.notices.changed({ app: appName, path });
     return true;
   }
 

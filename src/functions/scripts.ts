@@ -11,6 +11,9 @@ export const scripts = {
   finishCall: loadLua(import.meta.url, 'finish-call'),
   recordCalls: loadLua(import.meta.url, 'record-calls'),
   reclaimCalls: loadLua(import.meta.url, 'reclaim-calls'),
+  pushCall: loadLua(import.meta.url, 'push-call'),
+  takeCall: loadLua(import.meta.url, 'take-call'),
+  withdrawCall: loadLua(import.meta.url, 'withdraw-call'),
 };
 
 /** The change a patch-record script applies: record fields, and per map hash the keys set and removed. */

@@ -4,6 +4,7 @@ import { AppStore } from './app-store.js';
 import { CallQueue } from './call-queue.js';
 import { CallStore } from './call-store.js';
 import { FunctionKeys } from './keys.js';
+import { ReplyBodies } from './reply-bodies.js';
 import { RouteNotices } from './route-notices.js';
 import { RouteStore } from './route-store.js';
 
@@ -16,6 +17,8 @@ export interface FunctionStores {
   queue: CallQueue;
   /** Every change to apps and routes goes through here (route caches listen). */
   notices: RouteNotices;
+  /** How sync calls' answers travel back (bodies too large for pub/sub apart). */
+  replyBodies: ReplyBodies;
 }
 
 export function openFunctionStores(config: Config, redis: RedisClient, keySpace: KeySpace): FunctionStores {
@@ -29,5 +32,6 @@ export function openFunctionStores(config: Config, redis: RedisClient, keySpace:
     routes: new RouteStore(redis, keys, apps, notices),
     calls: new CallStore(redis, keys, config.functions.callRetentionMs, config.functions.maxLogBytes),
     queue: new CallQueue(redis, keys),
+    replyBodies: new ReplyBodies(redis, keys),
   };
 }

@@ -1,0 +1,100 @@
+// The storage flood of the isolation benchmark: a hostile tenant writes as much as it can —
+// cache items of the largest size allowed, over and over, and full batches of the largest
+// messages — while the victim's cache GET latency is measured (target p99 < 50 ms).
+import { startAttacker, type Attack } from './attacker-child.js';
+import { startCacheServer } from './cache-server-child.js';
+import { figure, SMOKE } from './report.js';
+import { api, newTenant, type Tenant } from './tenants.js';
+import { VICTIM_CLIENTS, victimGets, type Latency } from './victim-gets.js';
+
+/** The largest cache value by default (FERRUM_CACHE_MAX_VALUE_BYTES), less room for the JSON. */
+const ITEM = 'x'.repeat(1024 * 1024 - 64);
+/** Items written over and over, so the flood's footprint stays bounded. */
+const ITEM_KEYS = 200;
+/** A post of 90 messages of 64 KB (the largest body; the most under the post body limit, 6 MiB). */
+const POST = JSON.stringify({ messages: Array.from({ length: 90 }, () => ({ body: 'm'.repeat(64 * 1024) })) });
+/** The queue is cleared after this many posts, for the same reason. */
+const POSTS_PER_CLEAR = 10;
+const WRITERS = 4;
+
+interface Written {
+  items: number;
+  posts: number;
+  /** Writes answered 4xx (a quota, say): the flood goes on regardless. */
+  refused: number;
+}
+
+/** Sends one request as `tenant`; its status (a 5xx fails the scenario: the server must hold). */
+async function send(info: { url: string }, tenant: Tenant, method: string, path: string, body: string) {
+  const response = await fetch(info.url + path, {
+    method,
+    headers: { authorization: `OAuth ${tenant.token}`, 'content-type': 'application/json' },
+    body,
+  });
+  await response.arrayBuffer();
+  if (response.status >= 500) throw new Error(`${method} ${path}: ${response.status}`);
+  return response.status;
+}
+
+export interface StorageAttack {
+  info: { url: string };
+  hostile: Tenant;
+  seconds: number;
+}
+
+/** The attacker's part (in a process of its own: see attacker-child.ts). */
+export async function storageFlood({ info, hostile, seconds }: StorageAttack): Promise<Written> {
+  const endAt = Date.now() + seconds * 1000;
+  const written: Written = { items: 0, posts: 0, refused: 0 };
+  const cache = `/1/projects/${hostile.projectId}/caches/flood/items`;
+  const queue = `/3/projects/${hostile.projectId}/queues/flood/messages`;
+  const item = JSON.stringify({ value: ITEM });
+  const count = (status: number, kind: 'items' | 'posts') => (status < 300 ? written[kind]++ : written.refused++);
+  const itemWriter = async (writer: number) => {
+    for (let i = writer; Date.now() < endAt; i += WRITERS)
+      count(await send(info, hostile, 'PUT', `${cache}/k${i % ITEM_KEYS}`, item), 'items');
+  };
+  const poster = async () => {
+    while (Date.now() < endAt) {
+      count(await send(info, hostile, 'POST', queue, POST), 'posts');
+      if (written.posts % POSTS_PER_CLEAR === 0) await send(info, hostile, 'DELETE', queue, '{}');
+    }
+  };
+  const writers = Array.from({ length: WRITERS }, (_, writer) => itemWriter(writer));
+  await Promise.all([...writers, poster()]);
+  return written;
+}
+
+const describe = (latency: Latency) =>
+  `p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms, ${Math.round(latency.rps)} req/s`;
+
+/** Runs the scenario on a server of its own; prints its lines and figures. */
+export async function runStorageFlood(seconds: number): Promise<void> {
+  const { child: server, info } = await startCacheServer();
+  let attacker: Attack<Written> | null = null;
+  try {
+    const victim = await newTenant(info, 'victim');
+    const hostile = await newTenant(info, 'hostile');
+    await api(info, victim.token, 'PUT', `/1/projects/${victim.projectId}/caches/mine/items/hot`, { value: 'v' });
+    const alone = await victimGets(info, victim, SMOKE ? 1 : 3);
+    const attack = startAttacker<Written>('storage-attacker', { info: { url: info.url }, hostile, seconds });
+    attacker = attack;
+    await attack.started;
+    const during = await victimGets(info, victim, seconds);
+    const { items, posts, refused } = await attack.outcome;
+    console.log(
+      `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
+    );
+    console.log(
+      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; under the storage flood ${describe(during)}   (target p99 < 50 ms)`,
+    );
+    figure('isolation victim cache GET p99 under storage flood', during.p99, 'ms', {
+      better: 'lower',
+      target: 50,
+      reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
+    });
+  } finally {
+    attacker?.stop();
+    server.kill('SIGTERM');
+  }
+}
