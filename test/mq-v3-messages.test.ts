@@ -404,6 +404,30 @@ describe('messages', () => {
     expect((await mq.reserve(queue))[0].body).toBe(body);
   });
 
+  it('the reserve answer is the JSON text JSON.stringify writes, byte for byte (the script writes it)', async () => {
+    const queue = uniqueQueue('answer-bytes');
+    const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
+    const bodies = [`${controls} "q" \\ / \u007f é ☃ 😀 \u2028`, '\\/ \\u007f \\\\"', ''];
+    await mq.post(queue, [
+      { body: bodies[0]! },
+      { body: bodies[1]!, push_headers: { 'X-Path': 'a/b "c"', Other: 'é' } },
+      { body: bodies[2]! },
+    ]);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.body.messages.map((message: { body: string }) => message.body)).toEqual(bodies);
+    expect(response.body.messages[1].push_headers).toEqual({ 'X-Path': 'a/b "c"', Other: 'é' });
+    expect(response.text).toBe(JSON.stringify(response.body));
+    expect(response.body.messages.map((message: object) => Object.keys(message))).toEqual([
+      ['id', 'body', 'reserved_count', 'reservation_id'],
+      ['id', 'body', 'reserved_count', 'reservation_id', 'push_headers'],
+      ['id', 'body', 'reserved_count', 'reservation_id'],
+    ]);
+    const empty = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(empty.text).toBe('{"messages":[]}');
+  });
+
   it('clients sending JSON bodies with GET and DELETE are understood', async () => {
     const queue = uniqueQueue('json-on-get');
     await mq.postBodies(queue, 'a');
