@@ -1,13 +1,17 @@
 /**
  * Ferrum's message queue beside RabbitMQ, on this machine in one run, with the same message
- * count, size and batch. RabbitMQ (Debian's package, installed when absent and started as a
- * private node on 127.0.0.1:5673 when not running): a durable queue, transient messages (as
- * Ferrum's bench Redis persists nothing; BENCH_RABBITMQ_PERSISTENT=1 for persistent ones),
- * publisher confirms per 100, manual acks (one per message), prefetch 100. Ferrum: v3
- * over HTTP keep-alive, batches of 100 (post; reserve n=100 then delete the batch, and reserve
- * with delete: true), its server (controller + redis-server) in a process of its own.
- * 4 clients on each side. Prints msg/s, the ratios (target: Ferrum >= RabbitMQ on both sides)
- * and each system's server CPU seconds per 100,000 messages from /proc.
+ * count, size and batch, at two durability levels (rows):
+ * - durable: Ferrum on a Redis with AOF fsynced every second (its managed Redis's default);
+ *   RabbitMQ with persistent messages on a durable queue.
+ * - transient: no persistence on either (a Redis without AOF or snapshots; transient messages
+ *   on a non-durable queue).
+ * RabbitMQ (Debian's package, installed when absent and started as a private node on
+ * 127.0.0.1:5673 when not running) is driven as its experts do: publisher confirms per 100,
+ * prefetch 100 and one ack with `multiple` per 100 messages. The transient row also consumes
+ * with one ack per message, labelled as such. Ferrum: v3 over HTTP keep-alive, batches of 100
+ * (post; reserve n=100 then delete the batch, and reserve with delete: true), its server
+ * (controller + redis-server) in a process of its own. 4 clients on each side. Prints msg/s,
+ * the ratios and each system's server CPU seconds per 100,000 messages from /proc.
  * BENCH_MESSAGES (default 100,000) scales it; BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -29,9 +33,11 @@ const CLIENTS = 4;
 const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
 const RABBITMQ_NODE = `ferrum-bench-${RABBITMQ_PORT}@localhost`;
 const RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:${RABBITMQ_PORT}`;
-const QUEUE = 'ferrum-bench';
-/** Persistent messages are written to disk before they are confirmed; Ferrum's bench Redis persists nothing. */
-const PERSISTENT = process.env.BENCH_RABBITMQ_PERSISTENT === '1';
+
+/** The two rows: both systems persisting what they confirm (each its own default way), or neither. */
+type Durability = 'durable' | 'transient';
+const DURABILITIES: Durability[] = ['durable', 'transient'];
+const queueOf = (durability: Durability) => `ferrum-bench-${durability}`;
 const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
 const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
 
@@ -116,9 +122,11 @@ async function ferrumConsume(
   return consumed;
 }
 
-async function startFerrum(): Promise<{ child: ChildProcess; target: Target; pids: () => number[] }> {
+async function startFerrum(
+  durability: Durability,
+): Promise<{ child: ChildProcess; target: Target; pids: () => number[] }> {
   const child = fork(process.argv[1]!, [], {
-    env: { ...process.env, BENCH_ROLE: 'server' },
+    env: { ...process.env, BENCH_ROLE: 'server', BENCH_REDIS_DURABILITY: durability },
     execArgv: [
       ...process.execArgv,
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mq-rabbitmq-prof'] : []),
@@ -135,8 +143,14 @@ async function startFerrum(): Promise<{ child: ChildProcess; target: Target; pid
   return { child, target, pids: () => [child.pid!, redisPid] };
 }
 
-async function benchFerrum(): Promise<{ produce: Phase; consume: Phase; consumeDeleting: Phase }> {
-  const { child, target, pids } = await startFerrum();
+interface FerrumRow {
+  produce: Phase;
+  consume: Phase;
+  consumeDeleting: Phase;
+}
+
+async function benchFerrum(durability: Durability): Promise<FerrumRow> {
+  const { child, target, pids } = await startFerrum(durability);
   const client = new Client(target, CLIENTS);
   try {
     // Warm-up: the server's JIT and Redis's script cache, as in a running server.
@@ -231,14 +245,15 @@ async function startRabbit(): Promise<RabbitNode> {
   };
 }
 
-async function rabbitProduce(total = MESSAGES): Promise<number> {
+async function rabbitProduce(durability: Durability, total = MESSAGES): Promise<number> {
   const take = batches(total);
+  const persistent = durability === 'durable';
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       const connection = await amqp.connect(RABBITMQ_URL);
       const channel = await connection.createConfirmChannel();
       for (let batch = take(); batch; batch = take()) {
-        for (const i of batch) channel.sendToQueue(QUEUE, Buffer.from(bodyOf(i)), { persistent: PERSISTENT });
+        for (const i of batch) channel.sendToQueue(queueOf(durability), Buffer.from(bodyOf(i)), { persistent });
         await channel.waitForConfirms();
       }
       await connection.close();
@@ -247,50 +262,136 @@ async function rabbitProduce(total = MESSAGES): Promise<number> {
   return total;
 }
 
-async function rabbitConsume(total = MESSAGES): Promise<number> {
+/**
+ * Consumes `total` messages with prefetch 100 on 4 channels. `batched`: one ack with `multiple`
+ * per 100 messages of a channel (and one for the rest at the end), as RabbitMQ's experts run it;
+ * `each`: one ack per message.
+ */
+async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', total = MESSAGES): Promise<number> {
   const connections = await Promise.all(Array.from({ length: CLIENTS }, () => amqp.connect(RABBITMQ_URL)));
   let consumed = 0;
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
-  await Promise.all(
+  const channels = await Promise.all(
     connections.map(async (connection) => {
       const channel = await connection.createChannel();
       await channel.prefetch(BATCH);
+      const state = { channel, unacked: null as amqp.ConsumeMessage | null, pending: 0 };
       await channel.consume(
-        QUEUE,
+        queueOf(durability),
         (message) => {
           if (!message) return;
-          channel.ack(message);
+          if (acks === 'each') channel.ack(message);
+          else if (++state.pending === BATCH) {
+            channel.ack(message, true);
+            state.pending = 0;
+            state.unacked = null;
+          } else state.unacked = message;
           consumed += 1;
           if (consumed === total) done();
         },
         { noAck: false },
       );
+      return state;
     }),
   );
   await finished;
+  // A channel closed with unacknowledged messages would put them back on the queue.
+  for (const { channel, unacked } of channels) if (unacked) channel.ack(unacked, true);
   await Promise.all(connections.map((connection) => connection.close()));
   return consumed;
 }
 
-async function benchRabbit(): Promise<{ produce: Phase; consume: Phase; version: string }> {
-  const node = await startRabbit();
-  try {
-    const connection = await amqp.connect(RABBITMQ_URL);
-    const version = String(connection.connection.serverProperties.version ?? 'unknown');
-    const channel = await connection.createChannel();
-    await channel.assertQueue(QUEUE, { durable: true });
-    await channel.purgeQueue(QUEUE);
-    await connection.close();
-    // Warm-up, like Ferrum's.
-    await rabbitProduce(WARM_UP);
-    await rabbitConsume(WARM_UP);
-    const produce = await phase(node.pids, () => rabbitProduce());
-    const consume = await phase(node.pids, () => rabbitConsume());
-    return { produce, consume, version };
-  } finally {
-    await node.stop();
-  }
+interface RabbitRow {
+  produce: Phase;
+  consume: Phase;
+  /** The same consume with one ack per message (the transient row only). */
+  consumeEachAck?: Phase;
+}
+
+async function benchRabbit(node: RabbitNode, durability: Durability): Promise<RabbitRow> {
+  const connection = await amqp.connect(RABBITMQ_URL);
+  const channel = await connection.createChannel();
+  await channel.assertQueue(queueOf(durability), { durable: durability === 'durable' });
+  await channel.purgeQueue(queueOf(durability));
+  await connection.close();
+  // Warm-up, like Ferrum's.
+  await rabbitProduce(durability, WARM_UP);
+  await rabbitConsume(durability, 'batched', WARM_UP);
+  const produce = await phase(node.pids, () => rabbitProduce(durability));
+  const consume = await phase(node.pids, () => rabbitConsume(durability, 'batched'));
+  if (durability !== 'transient') return { produce, consume };
+  await rabbitProduce(durability);
+  const consumeEachAck = await phase(node.pids, () => rabbitConsume(durability, 'each'));
+  return { produce, consume, consumeEachAck };
+}
+
+async function rabbitVersion(): Promise<string> {
+  const connection = await amqp.connect(RABBITMQ_URL);
+  const version = String(connection.connection.serverProperties.version ?? 'unknown');
+  await connection.close();
+  return version;
+}
+
+const ROW_TITLES: Record<Durability, { rabbit: string; ferrum: string }> = {
+  durable: {
+    rabbit: 'durable queue, persistent messages',
+    ferrum: 'Redis with AOF, appendfsync everysec (the managed Redis default)',
+  },
+  transient: { rabbit: 'non-durable queue, transient messages', ferrum: 'Redis without persistence' },
+};
+
+function report(durability: Durability, version: string, rabbit: RabbitRow, ferrum: FerrumRow): void {
+  const titles = ROW_TITLES[durability];
+  console.log(`${durability}:`);
+  console.log(` RabbitMQ ${version} (${titles.rabbit}, confirms per 100, prefetch 100, an ack with multiple per 100):`);
+  show('produce', rabbit.produce);
+  show('consume', rabbit.consume);
+  if (rabbit.consumeEachAck) show('consume, one ack per message', rabbit.consumeEachAck);
+  console.log(` Ferrum (${titles.ferrum}; v3 over HTTP keep-alive, batches of 100):`);
+  show('produce', ferrum.produce);
+  show('consume (reserve n=100 + delete batch)', ferrum.consume);
+  show('consume (reserve n=100, delete: true)', ferrum.consumeDeleting);
+  const reference = `RabbitMQ ${version} in the same run (${titles.rabbit}, batched acks)`;
+  const ratio = (name: string, ours: Phase, theirs: Phase, target?: number) =>
+    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(ours) / rate(theirs), 'x', {
+      better: 'higher',
+      ...(target === undefined ? {} : { target }),
+      reference,
+    });
+  ratio('produce', ferrum.produce, rabbit.produce, 3);
+  ratio('consume (reserve + delete)', ferrum.consume, rabbit.consume, 1);
+  ratio('consume (reserve, delete: true)', ferrum.consumeDeleting, rabbit.consume, 2);
+  if (rabbit.consumeEachAck)
+    figure(
+      `${durability}: consume (reserve + delete) Ferrum/RabbitMQ acking each message`,
+      rate(ferrum.consume) / rate(rabbit.consumeEachAck),
+      'x',
+      {
+        better: 'higher',
+        reference: `RabbitMQ ${version} in the same run (${titles.rabbit}, one ack per message)`,
+      },
+    );
+  figure(`${durability}: Ferrum produce`, rate(ferrum.produce), 'msg/s', { better: 'higher' });
+  figure(`${durability}: Ferrum consume (reserve + delete)`, rate(ferrum.consume), 'msg/s', { better: 'higher' });
+  figure(`${durability}: Ferrum consume (reserve, delete: true)`, rate(ferrum.consumeDeleting), 'msg/s', {
+    better: 'higher',
+  });
+  figure(`${durability}: RabbitMQ produce`, rate(rabbit.produce), 'msg/s', { better: 'higher' });
+  figure(`${durability}: RabbitMQ consume (batched acks)`, rate(rabbit.consume), 'msg/s', { better: 'higher' });
+  if (rabbit.consumeEachAck)
+    figure(`${durability}: RabbitMQ consume (one ack per message)`, rate(rabbit.consumeEachAck), 'msg/s', {
+      better: 'higher',
+    });
+  const cpu = 'server CPU s per 100k msgs';
+  const cpuFigure = (name: string, p: Phase) =>
+    figure(`${durability}: ${name} ${cpu}`, cpuPer100k(p), 's', { better: 'lower' });
+  cpuFigure('Ferrum produce', ferrum.produce);
+  cpuFigure('Ferrum consume (reserve + delete)', ferrum.consume);
+  cpuFigure('Ferrum consume (delete: true)', ferrum.consumeDeleting);
+  cpuFigure('RabbitMQ produce', rabbit.produce);
+  cpuFigure('RabbitMQ consume (batched acks)', rabbit.consume);
+  if (rabbit.consumeEachAck) cpuFigure('RabbitMQ consume (one ack per message)', rabbit.consumeEachAck);
 }
 
 async function main(): Promise<void> {
@@ -301,44 +402,19 @@ async function main(): Promise<void> {
         .map((load) => load.toFixed(2))
         .join(' ')}`,
   );
-  const rabbit = await benchRabbit();
-  const ferrum = await benchFerrum();
-  console.log(
-    `RabbitMQ ${rabbit.version} (durable queue, ${PERSISTENT ? 'persistent' : 'transient'} messages, confirms per 100, prefetch 100, manual acks):`,
-  );
-  show('produce', rabbit.produce);
-  show('consume', rabbit.consume);
-  console.log('Ferrum (v3 over HTTP keep-alive, batches of 100):');
-  show('produce', ferrum.produce);
-  show('consume (reserve n=100 + delete batch)', ferrum.consume);
-  show('consume (reserve n=100, delete: true)', ferrum.consumeDeleting);
-  const reference = `RabbitMQ ${rabbit.version} in the same run`;
-  figure('produce Ferrum/RabbitMQ', rate(ferrum.produce) / rate(rabbit.produce), 'x', {
-    better: 'higher',
-    target: 1,
-    reference,
-  });
-  figure('consume (reserve + delete) Ferrum/RabbitMQ', rate(ferrum.consume) / rate(rabbit.consume), 'x', {
-    better: 'higher',
-    target: 1,
-    reference,
-  });
-  figure('consume (reserve, delete: true) Ferrum/RabbitMQ', rate(ferrum.consumeDeleting) / rate(rabbit.consume), 'x', {
-    better: 'higher',
-    target: 1,
-    reference,
-  });
-  figure('Ferrum produce', rate(ferrum.produce), 'msg/s', { better: 'higher' });
-  figure('Ferrum consume (reserve + delete)', rate(ferrum.consume), 'msg/s', { better: 'higher' });
-  figure('Ferrum consume (reserve, delete: true)', rate(ferrum.consumeDeleting), 'msg/s', { better: 'higher' });
-  figure('RabbitMQ produce', rate(rabbit.produce), 'msg/s', { better: 'higher' });
-  figure('RabbitMQ consume', rate(rabbit.consume), 'msg/s', { better: 'higher' });
-  const cpu = 'CPU s per 100k msgs';
-  figure(`Ferrum produce server ${cpu}`, cpuPer100k(ferrum.produce), 's', { better: 'lower' });
-  figure(`Ferrum consume (reserve + delete) server ${cpu}`, cpuPer100k(ferrum.consume), 's', { better: 'lower' });
-  figure(`Ferrum consume (delete: true) server ${cpu}`, cpuPer100k(ferrum.consumeDeleting), 's', { better: 'lower' });
-  figure(`RabbitMQ produce server ${cpu}`, cpuPer100k(rabbit.produce), 's', { better: 'lower' });
-  figure(`RabbitMQ consume server ${cpu}`, cpuPer100k(rabbit.consume), 's', { better: 'lower' });
+  const node = await startRabbit();
+  const rows: Array<{ durability: Durability; rabbit: RabbitRow; ferrum: FerrumRow }> = [];
+  let version = 'unknown';
+  try {
+    version = await rabbitVersion();
+    for (const durability of DURABILITIES) {
+      const rabbit = await benchRabbit(node, durability);
+      rows.push({ durability, rabbit, ferrum: await benchFerrum(durability) });
+    }
+  } finally {
+    await node.stop();
+  }
+  for (const row of rows) report(row.durability, version, row.rabbit, row.ferrum);
   console.log(
     `load average at end: ${os
       .loadavg()
@@ -347,7 +423,10 @@ async function main(): Promise<void> {
   );
 }
 
-const role = process.env.BENCH_ROLE === 'server' ? serveInChild() : main();
+const role =
+  process.env.BENCH_ROLE === 'server'
+    ? serveInChild({}, { persistent: process.env.BENCH_REDIS_DURABILITY === 'durable' })
+    : main();
 role.then(
   () => {
     if (process.env.BENCH_ROLE !== 'server') process.exit(0);

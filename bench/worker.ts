@@ -3,7 +3,8 @@
  * (a) N tasks of a container that exits at once, on one runner with 4 slots: queue-to-start
  *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
  *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.2×).
- * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s).
+ * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s), beside bare
+ *     BullMQ addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
@@ -15,14 +16,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startController } from '../controller/main.js';
 import { Runner } from '../runner/runner.js';
 import { loadConfig } from '../src/core/config.js';
+import { newObjectId } from '../src/core/ids.js';
 import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
+import { bullPriority, queueNameOf } from '../src/worker/tasks/distribution.js';
 import { HttpClient } from '../test/helpers/http.js';
 import { startTestRedis } from '../test/helpers/redis.js';
 import { createCluster } from '../test/helpers/worker.js';
@@ -54,6 +58,31 @@ async function postFresh(http: HttpClient, path: string, body: unknown) {
     if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
     return http.post(path, body);
   }
+}
+
+/**
+ * What Ferrum's task queueing does in BullMQ (TaskDistribution.add) without the API and the task
+ * records: addBulk of the same jobs, batches of 100, `parallel` calls in flight.
+ */
+async function bullAddAll(queue: Queue, projectId: string, count: number, parallel: number): Promise<void> {
+  let next = 0;
+  const adder = async () => {
+    while (next < count) {
+      const size = Math.min(100, count - next);
+      next += size;
+      await queue.addBulk(
+        Array.from({ length: size }, () => {
+          const taskId = newObjectId();
+          return {
+            name: 'task',
+            data: { project_id: projectId, task_id: taskId },
+            opts: { jobId: taskId, delay: 0, priority: bullPriority(0) },
+          };
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, adder));
 }
 
 async function queueAll(
@@ -184,19 +213,49 @@ async function main(): Promise<void> {
     );
     figure('tasks: queue-to-start p50 on an idle runner', percentile(idleLatencies, 50), 'ms', { better: 'lower' });
 
-    console.log(`(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight`);
+    console.log(
+      `(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight, beside bare BullMQ addBulk of the same jobs on the same Redis`,
+    );
     // Clusters without runners, so that the tasks stay queued and only queueing is measured.
     const warmUp = await createCluster(http, 'bench-warmup');
     const idle = await createCluster(http, 'bench-idle');
-    await queueAll(http, projectId, WARM_UP_TASKS, warmUp, 8); // JIT and script caches warm, as in a running server
-    const queueStarted = performance.now();
-    await queueAll(http, projectId, QUEUE_TASKS, idle, 8);
-    const queueSeconds = (performance.now() - queueStarted) / 1000;
-    console.log(`    ${(QUEUE_TASKS / queueSeconds).toFixed(0)} tasks/s queued (target >= 3000)`);
-    figure('tasks queued through the API (batches of 100)', QUEUE_TASKS / queueSeconds, 'tasks/s', {
-      better: 'higher',
-      target: 3000,
-    });
+    const bullConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const bull = new Queue(queueNameOf('bench-bullmq'), { connection: bullConnection, prefix: 'bench-bullmq' });
+    try {
+      // JIT and script caches warm, as in a running server.
+      await queueAll(http, projectId, WARM_UP_TASKS, warmUp, 8);
+      await bullAddAll(bull, projectId, WARM_UP_TASKS, 8);
+      // The two sides alternate in rounds (F B B F) so that both see the same load.
+      let ferrumSeconds = 0;
+      let bullSeconds = 0;
+      const round = QUEUE_TASKS / 2;
+      const timed = async (work: () => Promise<void>) => {
+        const started = performance.now();
+        await work();
+        return (performance.now() - started) / 1000;
+      };
+      ferrumSeconds += await timed(() => queueAll(http, projectId, round, idle, 8));
+      bullSeconds += await timed(() => bullAddAll(bull, projectId, round, 8));
+      bullSeconds += await timed(() => bullAddAll(bull, projectId, round, 8));
+      ferrumSeconds += await timed(() => queueAll(http, projectId, round, idle, 8));
+      const ferrumRate = QUEUE_TASKS / ferrumSeconds;
+      const bullRate = QUEUE_TASKS / bullSeconds;
+      console.log(`    Ferrum: ${ferrumRate.toFixed(0)} tasks/s queued (target >= 3000)`);
+      console.log(`    bare BullMQ addBulk: ${bullRate.toFixed(0)} jobs/s`);
+      figure('tasks queued through the API (batches of 100)', ferrumRate, 'tasks/s', {
+        better: 'higher',
+        target: 3000,
+      });
+      figure('bare BullMQ addBulk of the same jobs (batches of 100)', bullRate, 'jobs/s', { better: 'higher' });
+      figure('tasks queued: Ferrum API / bare BullMQ addBulk', ferrumRate / bullRate, 'x', {
+        better: 'higher',
+        target: 0.7,
+        reference: 'BullMQ addBulk of the same jobs on the same Redis, in the same run',
+      });
+    } finally {
+      await bull.close();
+      await bullConnection.quit();
+    }
   } finally {
     await client.quit();
     await runner.stop();

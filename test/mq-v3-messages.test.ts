@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient, rawRequest, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { scriptClock } from '../src/core/lua.js';
+import { QUEUE_KEY_PARTS } from '../src/mq/keys.js';
 
 // Reservation timeouts and delays of a second; the script clock (scriptClock) moves past them, so the
 // suites that move it run their tests one at a time.
@@ -402,6 +403,51 @@ describe('messages', () => {
     const body = 'héllo ☃ "quoted" \\ \n {"json": [1, 2]} \u0001';
     await mq.postBodies(queue, body);
     expect((await mq.reserve(queue))[0].body).toBe(body);
+  });
+
+  it('a queue’s reservation hashes stay hash tables once messages were reserved (no listpack scans), and their marker is no message', async () => {
+    const queue = uniqueQueue('hash-tables');
+    const keys = server.running.ctx.mq.keys.queue({ projectId: server.projectId, name: queue });
+    const [countKey, ridKey] = [keys[QUEUE_KEY_PARTS.indexOf('count')]!, keys[QUEUE_KEY_PARTS.indexOf('rid')]!];
+    const redis = server.openRedis();
+    try {
+      await mq.postBodies(queue, 'a', 'b');
+      const reserved = await mq.reserve(queue, { n: 2 });
+      expect(await redis.object('ENCODING', countKey)).toBe('hashtable');
+      expect(await redis.object('ENCODING', ridKey)).toBe('hashtable');
+      const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
+      expect((await mq.http.delete(mq.path(queue, '/messages'), { ids })).status).toBe(200);
+      expect(await redis.object('ENCODING', ridKey)).toBe('hashtable');
+      expect((await mq.info(queue)).size).toBe(0);
+      expect((await mq.http.get(mq.path(queue, '/messages/~'))).status).toBe(404);
+      expect(await mq.reserve(queue)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('the reserve answer is the JSON text JSON.stringify writes, byte for byte (the script writes it)', async () => {
+    const queue = uniqueQueue('answer-bytes');
+    const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
+    const bodies = [`${controls} "q" \\ / \u007f é ☃ 😀 \u2028`, '\\/ \\u007f \\\\"', ''];
+    await mq.post(queue, [
+      { body: bodies[0]! },
+      { body: bodies[1]!, push_headers: { 'X-Path': 'a/b "c"', Other: 'é' } },
+      { body: bodies[2]! },
+    ]);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.body.messages.map((message: { body: string }) => message.body)).toEqual(bodies);
+    expect(response.body.messages[1].push_headers).toEqual({ 'X-Path': 'a/b "c"', Other: 'é' });
+    expect(response.text).toBe(JSON.stringify(response.body));
+    expect(response.body.messages.map((message: object) => Object.keys(message))).toEqual([
+      ['id', 'body', 'reserved_count', 'reservation_id'],
+      ['id', 'body', 'reserved_count', 'reservation_id', 'push_headers'],
+      ['id', 'body', 'reserved_count', 'reservation_id'],
+    ]);
+    const empty = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(empty.text).toBe('{"messages":[]}');
   });
 
   it('clients sending JSON bodies with GET and DELETE are understood', async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startAllInOne } from '../../controller/all-in-one.js';
 import { startController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
+import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { mastersOf, type RedisClient } from '../../src/core/redis.js';
 import { startTestRedisOf } from '../../test/helpers/redis.js';
 
@@ -15,13 +16,15 @@ export interface ChildServerOptions {
   withRunner?: boolean;
   /** A private redis-server (the default), or a private 3-master Redis Cluster. */
   topology?: 'standalone' | 'cluster';
+  /** A standalone Redis with append-only persistence fsynced every second (Ferrum's default); none when absent. */
+  persistent?: boolean;
 }
 
 export async function serveInChild(
   env: Record<string, string | undefined> = {},
   options: ChildServerOptions = {},
 ): Promise<void> {
-  const redis = await startTestRedisOf(options.topology ?? 'standalone');
+  const redis = options.persistent ? await persistentRedis() : await startTestRedisOf(options.topology ?? 'standalone');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-'));
   const config = loadConfig({
     ...env,
@@ -50,6 +53,20 @@ export async function serveInChild(
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
+}
+
+/** A private redis-server with AOF and appendfsync everysec, as the managed Redis runs by default. */
+async function persistentRedis(): Promise<{ url: string; env: Record<string, string>; stop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-redis-'));
+  const redis = await startManagedRedis({ dataDir, persistent: true, appendfsync: 'everysec' });
+  return {
+    url: redis.url,
+    env: { REDIS_URL: redis.url },
+    async stop() {
+      await redis.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** CPU ms the child started by serveInChild has used so far (it answers the 'cpu' message). */

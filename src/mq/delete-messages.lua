@@ -1,14 +1,14 @@
 --@include common.lua
--- Deletes messages, all or none. ARGV: one JSON list of [id, reservation id ('' = none given,
--- '*' = whatever reservation it has)].
+-- Deletes messages, all or none. ARGV: id, reservation id ('' = none given, '*' = whatever
+-- reservation it has), for each message.
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else
 -- { outcome, position } of the first message that may not be deleted (nothing is deleted then).
 local head = queue_record('alerts', 'alert_size')
 if not head[1] then return { -1 } end
 local ids, rids = {}, {}
-for i, target in ipairs(cjson.decode(ARGV[1])) do
-  ids[i] = target[1]
-  rids[i] = target[2]
+for i = 1, #ARGV, 2 do
+  ids[#ids + 1] = ARGV[i]
+  rids[#rids + 1] = ARGV[i + 1]
 end
 local now = now_ms()
 local outcomes, until_ms = check_reservations(ids, rids, now)

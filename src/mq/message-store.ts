@@ -258,11 +258,13 @@ export class MessageStore {
 
   /** Deletes all the targets or, when one may not be deleted, none (the error names it). */
   async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
-    const list = JSON.stringify(targets.map((target) => [target.id, reservationArg(target.reservationId)]));
+    // Straight to the script's arguments: no JSON to write here nor to decode there.
+    const args: string[] = [];
+    for (const target of targets) args.push(target.id, reservationArg(target.reservationId));
     const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(
       this.redis,
       this.keys.queue(ref),
-      [list],
+      args,
     );
     if (outcome === Outcome.ok) return this.raiseAlerts(ref, alerts);
     throw refusal(outcome!, targets.length > 1 && position !== undefined ? targets[position - 1]!.id : undefined);

@@ -69,6 +69,8 @@ if got > 0 then
     -- Popped from the ready set: only their records are left.
     remove_records(taken, {})
   else
+    keep_hash_table(K_COUNT)
+    keep_hash_table(K_RID)
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)
     local reserved = {}
