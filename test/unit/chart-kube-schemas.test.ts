@@ -290,7 +290,7 @@ describe('the schema check itself', () => {
     expect(await kubeSchemaErrors(rule)).toEqual(['/spec/groups/0/rules/0/runbookUrl is not a field of its object']);
   });
 
-  it('leaves maps and free-form objects alone', async () => {
+  it('leaves maps (labels, resource limits) alone, whatever their keys', async () => {
     const rendered = await renderDefaults();
     const deployment = findObject(rendered, 'Deployment', 'ferrum-controller');
     deployment.metadata.labels!['example.com/any-key'] = 'x';
