@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as initGoTemplate } from '@evertdespiegeleer/go-template';
+import { Ajv, type ValidateFunction } from 'ajv';
 import YAML from 'yaml';
 
 /**
@@ -44,6 +45,8 @@ export interface KubeObject {
 export interface RenderedChart {
   objects: KubeObject[];
   notes: string;
+  /** The file under templates/ each object came from. */
+  templateOf: Map<KubeObject, string>;
 }
 
 export interface Release {
@@ -75,6 +78,19 @@ export function readYamlFile(file: string): Values {
 
 export function chartValues(chartDir: string, ...overrides: Values[]): Values {
   return overrides.reduce(mergeValues, readYamlFile(path.join(chartDir, 'values.yaml')));
+}
+
+const valuesValidators = new Map<string, ValidateFunction>();
+
+/** What the chart's values.schema.json finds wrong in values (merged ones: see chartValues). */
+export function valuesSchemaErrors(chartDir: string, values: Values): string[] {
+  let validate = valuesValidators.get(chartDir);
+  if (!validate) {
+    const schema: unknown = JSON.parse(fs.readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8'));
+    validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(schema as object);
+    valuesValidators.set(chartDir, validate);
+  }
+  return validate(values) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
 }
 
 function chartObject(chartDir: string): Values {
@@ -122,16 +138,19 @@ export async function renderChart(
   };
 
   const objects: KubeObject[] = [];
+  const templateOf = new Map<KubeObject, string>();
   for (const file of files.filter((name) => name.endsWith('.yaml'))) {
     const text = await render(file);
     for (const document of YAML.parseAllDocuments(text)) {
       if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]!.message}\n${text}`);
-      const object: unknown = document.toJS();
-      if (object !== null) objects.push(object as KubeObject);
+      const object = document.toJS() as KubeObject | null;
+      if (object === null) continue;
+      objects.push(object);
+      templateOf.set(object, file);
     }
   }
   const notes = files.includes('NOTES.txt') ? await render('NOTES.txt') : '';
-  return { objects, notes };
+  return { objects, notes, templateOf };
 }
 
 /** The one object of a kind and name; throws when absent so tests fail with a clear message. */

@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, shutdownTimeoutMs } from '../../src/core/config.js';
 import {
@@ -9,32 +7,15 @@ import {
   readYamlFile,
   renderChart,
   type KubeObject,
+  valuesSchemaErrors,
   type RenderedChart,
   type Values,
 } from '../helpers/chart.js';
+import { chartDir, everyOptionalObject, example, exampleFiles, inlineSecrets } from '../helpers/chart-values.js';
 
-const chartDir = path.resolve('charts/ferrum');
-const examplesDir = path.join(chartDir, 'examples');
-const exampleFiles = fs
-  .readdirSync(examplesDir)
-  .filter((file) => file.endsWith('.yaml'))
-  .sort();
-const example = (file: string) => readYamlFile(path.join(examplesDir, file));
 const appVersion = (readYamlFile(path.join(chartDir, 'Chart.yaml')) as { appVersion: string }).appVersion;
 
-const inlineSecrets = {
-  secrets: { bootstrapToken: 'a'.repeat(40), encryptionKey: 'b'.repeat(64), redisPassword: 'c'.repeat(32) },
-};
-
-let validate: ValidateFunction;
-beforeAll(() => {
-  const schema = JSON.parse(fs.readFileSync(path.join(chartDir, 'values.schema.json'), 'utf8'));
-  validate = new Ajv({ allErrors: true, allowUnionTypes: true }).compile(schema);
-});
-
-function schemaErrors(values: Values): string[] {
-  return validate(values) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
-}
+const schemaErrors = (values: Values) => valuesSchemaErrors(chartDir, values);
 
 function podSpec(object: KubeObject): any {
   return object.spec.template.spec;
@@ -998,22 +979,12 @@ describe('templates: operations', () => {
     // "-", which the cut must drop, and the prefix of component names is different from the
     // fullname then. Every optional object is on.
     const release = `${'r'.repeat(45)}-release`;
-    const everything: Values = {
-      ...inlineSecrets,
-      controller: { autoscaling: { enabled: true } },
-      ingress: { enabled: true, hosts: ['ferrum.example.com'] },
-      metrics: {
-        serviceMonitor: { enabled: true },
-        prometheusRule: { enabled: true },
-        grafanaDashboard: { enabled: true },
-      },
-    };
     const cases: [string, Values, string][] = [
-      ['a long release name and nameOverride', { ...everything, nameOverride: 'n'.repeat(32) }, release],
-      ['a 63-character fullnameOverride', { ...everything, fullnameOverride: `${'f'.repeat(62)}x` }, 'ferrum'],
+      ['a long release name and nameOverride', { ...everyOptionalObject, nameOverride: 'n'.repeat(32) }, release],
+      ['a 63-character fullnameOverride', { ...everyOptionalObject, fullnameOverride: `${'f'.repeat(62)}x` }, 'ferrum'],
       [
         'an external Redis by URL',
-        { ...everything, redis: { url: 'redis://r:6379', bundled: { enabled: false } } },
+        { ...everyOptionalObject, redis: { url: 'redis://r:6379', bundled: { enabled: false } } },
         release,
       ],
     ];
