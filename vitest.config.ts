@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three lanes (vitest projects):
+ * Five lanes (vitest projects):
  * - unit: test/unit, no Redis, no Docker;
  * - docker: whatever needs the Docker engine: test/docker, any `*-docker.test.ts`, and the
  *   existing areas that start runners or containers (listed below); also the heavy tests that
@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
  *   functions suites again, each server on its own real 3-master Redis Cluster;
  * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
  *   names (with one replica).
- * `npm run test:fast` runs unit and redis; `npm test` runs all four.
+ * `npm run test:fast` runs unit and redis; `npm test` runs all five (scripts/test-lanes.sh).
  */
 const DOCKER = [
   'test/docker/**/*.test.ts',
