@@ -6,7 +6,7 @@
 //   (a count, or a code where negative means the record is missing), or a table whose first
 //   element is the code or status and the rest its details (`{'stored', cas}`, `{1, 'queued'}`);
 //   each caller turns these into domain results or HttpErrors in one place;
-// - every script reads the clock through clock.lua, which tests may move (scriptClock).
+// - scripts that read the time (the MQ and cache libraries) read it through clock.lua, which tests may move (scriptClock).
 // test/unit/lua-contracts.test.ts checks the header lines against the scripts and the constants
 // both sides share.
 import { createHash } from 'node:crypto';
