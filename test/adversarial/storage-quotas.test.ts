@@ -211,6 +211,74 @@ describe('functions', () => {
   });
 });
 
+describe('stored bytes (call records and logs, message bodies)', () => {
+  // A project of its own, with a small stored_bytes an admin sets: a few records fill it.
+  let caller: Tenant;
+  const ROOM = 1200;
+
+  beforeAll(async () => {
+    caller = await newTenant(server, 'caller');
+    const quotas = { stored_bytes: ROOM, queued_calls: 100 };
+    expect((await server.http.patch(`/1/projects/${caller.projectId}`, { quotas })).status).toBe(200);
+  });
+
+  async function newApp(name: string): Promise<void> {
+    expect((await caller.http.post('/v1/apps', { app: { name, project_id: caller.projectId } })).status).toBe(200);
+    for (const [path, type] of [
+      ['/later', 'async'],
+      ['/now', 'sync'],
+    ])
+      expect(
+        (await caller.http.post(`/v1/apps/${name}/routes`, { route: { path, image: 'busybox', type } })).status,
+      ).toBe(200);
+  }
+
+  function expectStoredBytesRefusal(answer: { status: number; text: string }): void {
+    expect(answer.status, answer.text).toBe(413);
+    expect(answer.text).toContain('quota stored_bytes reached');
+    expect(answer.text).toContain('call records and logs');
+  }
+
+  it('counts call records: past the quota async and sync calls get 413, the records stay, deleting the app frees room', async () => {
+    await newApp('bytes-app');
+    let accepted = 0;
+    let refused = await server.http.post('/r/bytes-app/later', 'x', { token: null });
+    while (refused.status === 202 && accepted < 50) {
+      accepted++;
+      refused = await server.http.post('/r/bytes-app/later', 'x', { token: null });
+    }
+    expect(accepted).toBeGreaterThan(1);
+    expectStoredBytesRefusal(refused);
+    expectStoredBytesRefusal(await server.http.post('/r/bytes-app/now', 'x', { token: null }));
+    const records = await caller.http.get('/v1/apps/bytes-app/calls');
+    expect(records.body.calls).toHaveLength(accepted);
+    for (const path of ['/later', '/now'])
+      expect((await caller.http.delete(`/v1/apps/bytes-app/routes${path}`)).status).toBe(200);
+    expect((await caller.http.delete('/v1/apps/bytes-app')).status).toBe(200);
+    await newApp('bytes-app');
+    expect((await server.http.post('/r/bytes-app/later', 'x', { token: null })).status).toBe(202);
+    for (const path of ['/later', '/now'])
+      expect((await caller.http.delete(`/v1/apps/bytes-app/routes${path}`)).status).toBe(200);
+    expect((await caller.http.delete('/v1/apps/bytes-app')).status).toBe(200);
+  });
+
+  it('counts message bodies: a post past the quota gets 413, the messages stay, deleting one frees room', async () => {
+    const queue = `/3/projects/${caller.projectId}/queues/bytes`;
+    const posted = await caller.http.post(`${queue}/messages`, { messages: [{ body: 'm'.repeat(800) }] });
+    expect(posted.status, posted.text).toBe(201);
+    const late = { messages: [{ body: 'n'.repeat(600) }] };
+    expectStoredBytesRefusal(await caller.http.post(`${queue}/messages`, late));
+    expect((await caller.http.get(queue)).body.queue.size).toBe(1);
+    const id = posted.body.ids[0];
+    expect((await caller.http.get(`${queue}/messages/${id}`)).body.message.body).toBe('m'.repeat(800));
+    // Messages share the quota with cache items.
+    const item = `/1/projects/${caller.projectId}/caches/c/items/k`;
+    expectStoredBytesRefusal(await caller.http.put(item, { value: 'v'.repeat(600) }));
+    expect((await caller.http.delete(`${queue}/messages/${id}`, {})).status).toBe(200);
+    expect((await caller.http.post(`${queue}/messages`, late)).status).toBe(201);
+  });
+});
+
 describe('hot containers', () => {
   it("refuses a route whose max_concurrency would pass the project's hot containers with 403 naming it", async () => {
     const hot = (fields: Record<string, unknown>) => ({ route: { format: 'http', ...fields } });
