@@ -83,15 +83,18 @@ export class CallStore {
     const key = this.keys.call(call.appName, call.id);
     const index = this.keys.callIndex(call.appName);
     const fields = fieldsOf(call);
-    await this.redis
-      .multi()
-      .hset(key, fields)
-      .pexpire(key, this.retentionMs)
-      .zadd(index, 0, call.id)
-      .zremrangebylex(index, '-', `(${firstIdAt(call.createdAt - this.retentionMs)}`)
-      .pexpire(index, this.retentionMs)
-      .exec();
-    await this.bytes.count(call.projectId, [{ appName: call.appName, callId: call.id, bytes: storedSize(fields, '') }]);
+    // Counted alongside (another hash tag): a record whose write failed is counted until its entry expires.
+    await Promise.all([
+      this.redis
+        .multi()
+        .hset(key, fields)
+        .pexpire(key, this.retentionMs)
+        .zadd(index, 0, call.id)
+        .zremrangebylex(index, '-', `(${firstIdAt(call.createdAt - this.retentionMs)}`)
+        .pexpire(index, this.retentionMs)
+        .exec(),
+      this.bytes.count(call.projectId, [{ appName: call.appName, callId: call.id, bytes: storedSize(fields, '') }]),
+    ]);
   }
 
   /** Marks the call running; false when it is over (or expired) and must not run. */

@@ -8,7 +8,9 @@ import { loadConfig } from '../../src/core/config.js';
 import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { uploadForm, zipOf } from '../helpers/worker.js';
-import { expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
+import { ProjectStorage } from '../../src/core/stored-bytes.js';
+import { CallBytes } from '../../src/functions/call-bytes.js';
+import { eventually, expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
 
 // A tenant cannot fill Redis until everything stops: what a project stores is counted and
 // capped by quotas the operator sets (and an admin may change per project); past one the
@@ -260,6 +262,55 @@ describe('stored bytes (call records and logs, message bodies)', () => {
     for (const path of ['/later', '/now'])
       expect((await caller.http.delete(`/v1/apps/bytes-app/routes${path}`)).status).toBe(200);
     expect((await caller.http.delete('/v1/apps/bytes-app')).status).toBe(200);
+  });
+
+  it("counts a call's log when the call ends, once", async () => {
+    const { redis, keys, functions } = server.running.ctx;
+    const counter = new ProjectStorage(redis, keys).counter('calls', 'log-project');
+    const record = {
+      id: 'log-call',
+      appName: 'log-app',
+      path: '/p',
+      projectId: 'log-project',
+      format: 'default' as const,
+      type: 'async' as const,
+      status: 'queued' as const,
+      createdAt: Date.now(),
+      startedAt: null,
+      completedAt: null,
+      error: null,
+    };
+    await functions.calls.create(record);
+    const queued = Number(await redis.get(counter));
+    expect(queued).toBeGreaterThan(0);
+    expect(await functions.calls.finish('log-app', 'log-call', 'success', undefined, 'l'.repeat(3000))).toBe(true);
+    const ended = Number(await redis.get(counter));
+    expect(ended).toBeGreaterThan(queued + 3000);
+    expect(ended).toBeLessThan(queued + 3200);
+    await expect(functions.calls.bytes.checkRoom('log-project', 3000)).rejects.toThrow('quota stored_bytes reached');
+    expect(await functions.calls.log('log-app', 'log-call')).toBe('l'.repeat(3000));
+    // A second end changes nothing, and deleting the app's calls gives everything back.
+    expect(await functions.calls.finish('log-app', 'log-call', 'error', 'late', 'more')).toBe(false);
+    expect(Number(await redis.get(counter))).toBe(ended);
+    await functions.calls.dropApp('log-project', 'log-app');
+    expect(await redis.get(counter)).toBe('0');
+    expect(await functions.calls.get('log-app', 'log-call')).toBeNull();
+  });
+
+  it('gives back the bytes of calls once their records are past the retention', async () => {
+    const { redis, keys, functions } = server.running.ctx;
+    const retentionMs = 50;
+    const calls = new CallBytes(redis, functions.keys, new ProjectStorage(redis, keys), retentionMs);
+    const projectId = 'retention-project';
+    await calls.count(projectId, [{ appName: 'gone', callId: 'c1', bytes: 5000 }]);
+    await expect(calls.checkRoom(projectId, 1000)).rejects.toThrow('quota stored_bytes reached');
+    await eventually('the expired call is given back', () =>
+      calls.checkRoom(projectId, 1000).then(
+        () => true,
+        () => false,
+      ),
+    );
+    expect(await redis.get(new ProjectStorage(redis, keys).counter('calls', projectId))).toBe('0');
   });
 
   it('counts message bodies: a post past the quota gets 413, the messages stay, deleting one frees room', async () => {
