@@ -47,6 +47,7 @@ const ON_CLUSTER = [
   'test/cache-sweeper.test.ts',
   'test/identity-projects.test.ts',
   'test/adversarial/suspension-deletion.test.ts',
+  'test/adversarial/storage-quotas.test.ts',
   'test/adversarial/function-calls-transport.test.ts',
   'test/worker-tasks-api.test.ts',
   'test/worker-clusters-api.test.ts',

@@ -101,7 +101,13 @@ export class ProjectJanitor {
     // Its apps are gone, their suspension flags too: no cached route may still serve them.
     await this.ctx.functions.notices.changed();
     await redis.srem(this.cacheKeys.sweptProjects(), projectId);
-    for (const pattern of [`{w:${projectId}}:*`, `{mq:${projectId}:*`, `{mq:${projectId}}:*`, `{cache:${projectId}}:*`])
+    for (const pattern of [
+      `{w:${projectId}}:*`,
+      `{mq:${projectId}:*`,
+      `{mq:${projectId}}:*`,
+      `{cache:${projectId}}:*`,
+      `{fn-p:${projectId}}:*`,
+    ])
       await unlinkMatching(redis, prefix + pattern, isStopping);
     await unlinkMatching(redis, `${prefix}history:${projectId}:*`, isStopping);
     await unlinkEach(redis, [projectCountersKey(keys, projectId), projectSchedulesCountKey(keys, projectId)]);

@@ -65,7 +65,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
     const outcome = await stores.apps.delete(found);
     if (outcome === 'missing') throw notFound('App not found');
     if (outcome === 'has-routes') throw conflict('Cannot remove an app that has routes: delete its routes first');
-    await stores.calls.dropIndex(found.name);
+    await stores.calls.dropApp(found.projectId, found.name);
     return { message: 'App successfully deleted' };
   });
 }

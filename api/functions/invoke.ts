@@ -91,10 +91,12 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
       },
     );
     reply.header(CALL_ID_HEADER, callId);
+    const project = await ctx.authenticator.getProject(found.projectId);
+    const quotas = quotasOf(project ?? { quotas: {} }, ctx.config.quotas);
+    // Its record and log will count toward the project's stored bytes: none once they are full.
+    await stores.calls.bytes.checkRoom(found.projectId, quotas.stored_bytes);
     if (route.type === 'async') {
-      const project = await ctx.authenticator.getProject(found.projectId);
-      const quota = quotasOf(project ?? { quotas: {} }, ctx.config.quotas).queued_calls;
-      await calls.startAsync(invocation, found.projectId, quota);
+      await calls.startAsync(invocation, found.projectId, quotas.queued_calls);
       metrics.accepted(route.format);
       return reply.code(202).send({ call_id: callId });
     }

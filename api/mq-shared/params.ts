@@ -53,7 +53,7 @@ export function queueRefOf(request: WithParams<{ queue_name: string }>): QueueRe
 /** The queue quotas of the request's project: its own, else the operator's defaults. */
 export function queueQuotasOf(request: FastifyRequest, defaults: Quotas): QueueQuotas {
   const quotas = quotasOf(projectOf(request), defaults);
-  return { queues: quotas.queues, queueBytes: quotas.queue_bytes };
+  return { queues: quotas.queues, queueBytes: quotas.queue_bytes, storedBytes: quotas.stored_bytes };
 }
 
 export function messageIdOf(request: WithParams<{ message_id: string }>): string {

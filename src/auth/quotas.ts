@@ -41,6 +41,9 @@ export function countQuotaReached(name: QuotaName, limit: number, what: string):
   );
 }
 
+/** What the stored_bytes quota counts, as its refusals name it. */
+export const STORED_BYTES_COUNTED = 'the project (code archives, cache items, message bodies, call records and logs)';
+
 /** 413 for a byte quota that a write would pass; nothing of the write is kept. */
 export function byteQuotaReached(name: QuotaName, limit: number, what: string): HttpError {
   return payloadTooLarge(

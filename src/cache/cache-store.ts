@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
-import { byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
 import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
@@ -36,7 +36,7 @@ type IncrementOutcome =
 function quotaRefusal(outcome: QuotaRefusal[0], quotas: CacheQuotas): Error {
   return outcome === 'caches_quota'
     ? countQuotaReached('caches', quotas.caches, 'caches')
-    : byteQuotaReached('stored_bytes', quotas.storedBytes, 'the project (code archives and cache items)');
+    : byteQuotaReached('stored_bytes', quotas.storedBytes, STORED_BYTES_COUNTED);
 }
 
 function isQuotaRefusal(outcome: string): outcome is QuotaRefusal[0] {

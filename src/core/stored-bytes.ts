@@ -1,26 +1,36 @@
+import { ProjectMessageBytes } from '../mq/project-bytes.js';
 import { boundedAdd, boundedRelease } from './bounded-counter.js';
 import type { KeySpace, RedisClient } from './redis.js';
 
-/** The services whose stored bytes count toward a project's stored_bytes quota. */
-export const STORING_SERVICES = ['code', 'cache'] as const;
+/** The services that keep an exact counter of their stored bytes toward a project's stored_bytes quota. */
+export const STORING_SERVICES = ['code', 'cache', 'calls'] as const;
 export type StoringService = (typeof STORING_SERVICES)[number];
 
-// Each counter shares its service's hash tag (worker/keys.ts, cache/keys.ts), so that service's
-// scripts may change it in the same step as the data.
+// Each counter shares its service's hash tag (worker/keys.ts, cache/keys.ts, functions/keys.ts),
+// so that service's scripts may change it in the same step as the data.
 const TAGS: Record<StoringService, (projectId: string) => string> = {
   code: (projectId) => `{w:${projectId}}`,
   cache: (projectId) => `{cache:${projectId}}`,
+  calls: (projectId) => `{fn-p:${projectId}}`,
 };
 
+/** What a project stores that is not one of the counted services' own: its message bodies. */
+export type ProjectPart = StoringService | 'messages';
+
 /**
- * A project's stored bytes, one counter per service. A write reserves its bytes before it
- * stores anything (a refused one leaves nothing behind); a deletion releases them.
+ * A project's stored bytes: one counter per service, and its message bodies summed over its
+ * queues (see ProjectMessageBytes). A write reserves its bytes before it stores anything (a
+ * refused one leaves nothing behind); a deletion releases them.
  */
 export class ProjectStorage {
+  readonly messages: ProjectMessageBytes;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeySpace,
-  ) {}
+  ) {
+    this.messages = new ProjectMessageBytes(redis, keys);
+  }
 
   counter(service: StoringService, projectId: string): string {
     return this.keys.of(TAGS[service](projectId), 'stored-bytes');
@@ -28,15 +38,13 @@ export class ProjectStorage {
 
   /** Bytes the project stores over every service. */
   async total(projectId: string): Promise<number> {
-    const counts = await Promise.all(STORING_SERVICES.map((service) => this.read(service, projectId)));
-    return counts.reduce((sum, count) => sum + count, 0);
+    const [others, messages] = await Promise.all([this.others('messages', projectId), this.messages.total(projectId)]);
+    return others + messages;
   }
 
-  /** How far `service`'s counter may grow: the quota less what the other services store. */
-  async allowance(service: StoringService, projectId: string, quota: number): Promise<number> {
-    const others = STORING_SERVICES.filter((other) => other !== service);
-    const counts = await Promise.all(others.map((other) => this.read(other, projectId)));
-    return quota - counts.reduce((sum, count) => sum + count, 0);
+  /** How far `service`'s bytes may grow: the quota less what the other parts store. */
+  async allowance(service: ProjectPart, projectId: string, quota: number): Promise<number> {
+    return quota - (await this.others(service, projectId));
   }
 
   /** Adds `bytes` unless the project would pass `quota`; false (nothing added) then. */
@@ -47,6 +55,16 @@ export class ProjectStorage {
 
   async release(service: StoringService, projectId: string, bytes: number): Promise<void> {
     await boundedRelease(this.redis, this.counter(service, projectId), bytes);
+  }
+
+  /** What every part but `part` stores. */
+  private async others(part: ProjectPart, projectId: string): Promise<number> {
+    const services = STORING_SERVICES.filter((service) => service !== part);
+    const counts = await Promise.all([
+      ...services.map((service) => this.read(service, projectId)),
+      part === 'messages' ? 0 : this.messages.total(projectId),
+    ]);
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 
   private async read(service: StoringService, projectId: string): Promise<number> {

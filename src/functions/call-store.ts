@@ -1,6 +1,8 @@
 import { countQuotaReached } from '../auth/quotas.js';
 import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
 import type { RedisClient } from '../core/redis.js';
+import { zsetMembers } from '../auth/project-lifecycle.js';
+import { storedSize, type CallBytes } from './call-bytes.js';
 import type { FunctionKeys } from './keys.js';
 import { scripts } from './scripts.js';
 import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
@@ -22,6 +24,24 @@ function firstIdAt(ms: number): string {
   return Math.max(0, Math.floor(ms / 1000))
     .toString(16)
     .padStart(8, '0');
+}
+
+/** The fields of a call's record as its hash holds them (times and error only once set). */
+function fieldsOf(call: CallRecord): Record<string, string> {
+  const fields: Record<string, string> = {
+    id: call.id,
+    app_name: call.appName,
+    path: call.path,
+    project_id: call.projectId,
+    format: call.format,
+    type: call.type,
+    status: call.status,
+    created_at: String(call.createdAt),
+  };
+  if (call.startedAt !== null) fields.started_at = String(call.startedAt);
+  if (call.completedAt !== null) fields.completed_at = String(call.completedAt);
+  if (call.error) fields.error = call.error;
+  return fields;
 }
 
 function recordOf(hash: Record<string, string>): CallRecord | null {
@@ -55,28 +75,26 @@ export class CallStore {
     private readonly keys: FunctionKeys,
     private readonly retentionMs: number,
     private readonly maxLogBytes: number,
+    /** The project's stored_bytes share of call records and logs. */
+    readonly bytes: CallBytes,
   ) {}
 
   async create(call: CallRecord): Promise<void> {
     const key = this.keys.call(call.appName, call.id);
     const index = this.keys.callIndex(call.appName);
-    await this.redis
-      .multi()
-      .hset(key, {
-        id: call.id,
-        app_name: call.appName,
-        path: call.path,
-        project_id: call.projectId,
-        format: call.format,
-        type: call.type,
-        status: call.status,
-        created_at: String(call.createdAt),
-      })
-      .pexpire(key, this.retentionMs)
-      .zadd(index, 0, call.id)
-      .zremrangebylex(index, '-', `(${firstIdAt(call.createdAt - this.retentionMs)}`)
-      .pexpire(index, this.retentionMs)
-      .exec();
+    const fields = fieldsOf(call);
+    // Counted alongside (another hash tag): a record whose write failed is counted until its entry expires.
+    await Promise.all([
+      this.redis
+        .multi()
+        .hset(key, fields)
+        .pexpire(key, this.retentionMs)
+        .zadd(index, 0, call.id)
+        .zremrangebylex(index, '-', `(${firstIdAt(call.createdAt - this.retentionMs)}`)
+        .pexpire(index, this.retentionMs)
+        .exec(),
+      this.bytes.count(call.projectId, [{ appName: call.appName, callId: call.id, bytes: storedSize(fields, '') }]),
+    ]);
   }
 
   /** Marks the call running; false when it is over (or expired) and must not run. */
@@ -116,8 +134,11 @@ export class CallStore {
     if (calls.length === 0) return;
     const keys = [this.keys.callIndex(appName)];
     const args: (string | number)[] = [this.retentionMs, firstIdAt(Date.now() - this.retentionMs), appName];
+    const counted = new Map<string, { appName: string; callId: string; bytes: number }[]>();
     for (const { record, log } of calls) {
       keys.push(this.keys.call(appName, record.id), this.keys.callLog(appName, record.id));
+      const bytes = storedSize(fieldsOf(record), this.trimmed(log));
+      counted.set(record.projectId, [...(counted.get(record.projectId) ?? []), { appName, callId: record.id, bytes }]);
       args.push(
         record.id,
         record.path,
@@ -133,6 +154,7 @@ export class CallStore {
       );
     }
     await scripts.recordCalls.run(this.redis, keys, args);
+    await Promise.all([...counted].map(([projectId, ended]) => this.bytes.count(projectId, ended)));
   }
 
   private trimmed(log: string): string {
@@ -159,7 +181,14 @@ export class CallStore {
       this.retentionMs,
       times.startedAt ?? '',
     ];
-    return (await scripts.finishCall.run<number>(this.redis, keys, args)) === 1;
+    const [finished, projectId, bytes] = await scripts.finishCall.run<[number, string?, number?]>(
+      this.redis,
+      keys,
+      args,
+    );
+    if (finished !== 1) return false;
+    if (projectId) await this.bytes.count(projectId, [{ appName, callId, bytes: bytes ?? 0 }]);
+    return true;
   }
 
   async get(appName: string, callId: string): Promise<CallRecord | null> {
@@ -182,8 +211,13 @@ export class CallStore {
     return { calls, nextCursor: ids.length === perPage ? ids[ids.length - 1] : undefined };
   }
 
-  /** Forgets the app's call index (the records expire on their own). */
-  async dropIndex(appName: string): Promise<void> {
-    await this.redis.unlink(this.keys.callIndex(appName));
+  /** Deletes the records and logs of a deleted app's calls, giving their bytes back, then its index. */
+  async dropApp(projectId: string, appName: string): Promise<void> {
+    const index = this.keys.callIndex(appName);
+    for await (const ids of zsetMembers(this.redis, index)) {
+      await this.redis.unlink(...ids.flatMap((id) => [this.keys.call(appName, id), this.keys.callLog(appName, id)]));
+      await this.bytes.release(projectId, appName, ids);
+    }
+    await this.redis.unlink(index);
   }
 }

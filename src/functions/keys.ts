@@ -82,6 +82,14 @@ export class FunctionKeys {
   queuedCalls(projectId: string) {
     return this.keys.of(`{fn-p:${projectId}}`, 'queued-calls');
   }
+  /** Zset: the project's counted calls (app and id, see count-call-bytes.lua) by when their records expire. */
+  storedCalls(projectId: string) {
+    return this.keys.of(`{fn-p:${projectId}}`, 'stored-calls');
+  }
+  /** Hash: the bytes each of the project's counted calls stores. */
+  storedCallSizes(projectId: string) {
+    return this.keys.of(`{fn-p:${projectId}}`, 'stored-call-sizes');
+  }
 
   private queue(cluster: string, ...parts: string[]): string {
     return this.keys.of(`{fn-q:${cluster}}`, ...parts);

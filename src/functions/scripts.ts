@@ -14,6 +14,7 @@ export const scripts = {
   pushCall: loadLua(import.meta.url, 'push-call'),
   takeCall: loadLua(import.meta.url, 'take-call'),
   withdrawCall: loadLua(import.meta.url, 'withdraw-call'),
+  countCallBytes: loadLua(import.meta.url, 'count-call-bytes'),
 };
 
 /** The change a patch-record script applies: record fields, and per map hash the keys set and removed. */

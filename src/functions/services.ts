@@ -2,6 +2,8 @@ import type { Config } from '../core/config.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { AppStore } from './app-store.js';
 import { CallQueue } from './call-queue.js';
+import { ProjectStorage } from '../core/stored-bytes.js';
+import { CallBytes } from './call-bytes.js';
 import { CallStore } from './call-store.js';
 import { FunctionKeys } from './keys.js';
 import { ReplyBodies } from './reply-bodies.js';
@@ -25,12 +27,14 @@ export function openFunctionStores(config: Config, redis: RedisClient, keySpace:
   const keys = new FunctionKeys(keySpace);
   const notices = new RouteNotices(redis, keys.routesChanged());
   const apps = new AppStore(redis, keys, notices);
+  const { callRetentionMs, maxLogBytes } = config.functions;
+  const bytes = new CallBytes(redis, keys, new ProjectStorage(redis, keySpace), callRetentionMs);
   return {
     keys,
     apps,
     notices,
     routes: new RouteStore(redis, keys, apps, notices),
-    calls: new CallStore(redis, keys, config.functions.callRetentionMs, config.functions.maxLogBytes),
+    calls: new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes),
     queue: new CallQueue(redis, keys),
     replyBodies: new ReplyBodies(redis, keys),
   };

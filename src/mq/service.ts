@@ -1,9 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
-import { countQuotaReached } from '../auth/quotas.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
+import { ProjectStorage } from '../core/stored-bytes.js';
 import { handOverDeadLetters } from './dead-letters.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { MqKeys, type QueueRef } from './keys.js';
@@ -43,10 +44,14 @@ export interface MessageQueueDeps {
 
 const DEFAULT_MAX_POST_MESSAGES = 1000;
 
-/** A project's queue quotas (see src/auth/quotas.ts): most queues, most bytes of bodies per queue. */
+/**
+ * A project's queue quotas (see src/auth/quotas.ts): most queues, most bytes of bodies per
+ * queue, and the project's stored bytes over every service.
+ */
 export interface QueueQuotas {
   queues: number;
   queueBytes: number;
+  storedBytes: number;
 }
 
 /** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
@@ -73,9 +78,11 @@ export class MessageQueue {
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
   private readonly knownQueues = new Set<string>();
+  private readonly storage: ProjectStorage;
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.keys = new MqKeys(deps.keys);
+    this.storage = new ProjectStorage(deps.redis, deps.keys);
     this.hub = new WakeHub(deps.bus);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
     this.queues = new QueueStore(deps.redis, this.keys, (expired) => this.metrics?.expired.inc(expired));
@@ -101,10 +108,29 @@ export class MessageQueue {
     const most = this.deps.maxPostMessages ?? DEFAULT_MAX_POST_MESSAGES;
     if (messages.length > most)
       throw badRequest(`messages: at most ${most} messages per request, got ${messages.length}`);
-    if (quotas) await this.checkNewQueue(ref, quotas);
+    const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.body), 0);
+    if (quotas) await Promise.all([this.checkNewQueue(ref, quotas), this.checkStoredBytes(ref, bytes, quotas)]);
     const ids = await this.messages.post(ref, messages, quotas?.queueBytes);
+    this.storage.messages.added(ref.projectId, bytes);
     if (quotas) this.remember(ref);
     return ids;
+  }
+
+  /**
+   * 413 when `bytes` more of bodies would take the project past its stored_bytes. The sum of
+   * its queues' bytes may be a moment old (ProjectMessageBytes): only a refusal sums them again.
+   * Posts to several queues at once may pass the quota by those posts; each queue's own
+   * queue_bytes, checked in the post's script, is the bound that holds exactly.
+   */
+  private async checkStoredBytes(ref: QueueRef, bytes: number, quotas: QueueQuotas): Promise<void> {
+    const { projectId } = ref;
+    const [allowance, recent] = await Promise.all([
+      this.storage.allowance('messages', projectId, quotas.storedBytes),
+      this.storage.messages.total(projectId),
+    ]);
+    if (recent + bytes <= allowance) return;
+    if ((await this.storage.messages.total(projectId, true)) + bytes > allowance)
+      throw byteQuotaReached('stored_bytes', quotas.storedBytes, STORED_BYTES_COUNTED);
   }
 
   private remember(ref: QueueRef): void {

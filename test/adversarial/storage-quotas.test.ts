@@ -8,7 +8,9 @@ import { loadConfig } from '../../src/core/config.js';
 import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { uploadForm, zipOf } from '../helpers/worker.js';
-import { expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
+import { ProjectStorage } from '../../src/core/stored-bytes.js';
+import { CallBytes } from '../../src/functions/call-bytes.js';
+import { eventually, expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
 
 // A tenant cannot fill Redis until everything stops: what a project stores is counted and
 // capped by quotas the operator sets (and an admin may change per project); past one the
@@ -208,6 +210,123 @@ describe('functions', () => {
     expect(refused.text).toContain('FERRUM_PROJECT_MAX_QUEUED_CALLS');
     const records = await hostile.http.get('/v1/apps/quota-a1/calls');
     expect(records.body.calls.map((call: any) => call.status)).toEqual(['queued', 'queued']);
+  });
+});
+
+describe('stored bytes (call records and logs, message bodies)', () => {
+  // A project of its own, with a small stored_bytes an admin sets: a few records fill it.
+  let caller: Tenant;
+  const ROOM = 1200;
+
+  beforeAll(async () => {
+    caller = await newTenant(server, 'caller');
+    const quotas = { stored_bytes: ROOM, queued_calls: 100 };
+    expect((await server.http.patch(`/1/projects/${caller.projectId}`, { quotas })).status).toBe(200);
+  });
+
+  async function newApp(name: string): Promise<void> {
+    expect((await caller.http.post('/v1/apps', { app: { name, project_id: caller.projectId } })).status).toBe(200);
+    for (const [path, type] of [
+      ['/later', 'async'],
+      ['/now', 'sync'],
+    ])
+      expect(
+        (await caller.http.post(`/v1/apps/${name}/routes`, { route: { path, image: 'busybox', type } })).status,
+      ).toBe(200);
+  }
+
+  function expectStoredBytesRefusal(answer: { status: number; text: string }): void {
+    expect(answer.status, answer.text).toBe(413);
+    expect(answer.text).toContain('quota stored_bytes reached');
+    expect(answer.text).toContain('call records and logs');
+  }
+
+  it('counts call records: past the quota async and sync calls get 413, the records stay, deleting the app frees room', async () => {
+    await newApp('bytes-app');
+    let accepted = 0;
+    let refused = await server.http.post('/r/bytes-app/later', 'x', { token: null });
+    while (refused.status === 202 && accepted < 50) {
+      accepted++;
+      refused = await server.http.post('/r/bytes-app/later', 'x', { token: null });
+    }
+    expect(accepted).toBeGreaterThan(1);
+    expectStoredBytesRefusal(refused);
+    expectStoredBytesRefusal(await server.http.post('/r/bytes-app/now', 'x', { token: null }));
+    const records = await caller.http.get('/v1/apps/bytes-app/calls');
+    expect(records.body.calls).toHaveLength(accepted);
+    for (const path of ['/later', '/now'])
+      expect((await caller.http.delete(`/v1/apps/bytes-app/routes${path}`)).status).toBe(200);
+    expect((await caller.http.delete('/v1/apps/bytes-app')).status).toBe(200);
+    await newApp('bytes-app');
+    expect((await server.http.post('/r/bytes-app/later', 'x', { token: null })).status).toBe(202);
+    for (const path of ['/later', '/now'])
+      expect((await caller.http.delete(`/v1/apps/bytes-app/routes${path}`)).status).toBe(200);
+    expect((await caller.http.delete('/v1/apps/bytes-app')).status).toBe(200);
+  });
+
+  it("counts a call's log when the call ends, once", async () => {
+    const { redis, keys, functions } = server.running.ctx;
+    const counter = new ProjectStorage(redis, keys).counter('calls', 'log-project');
+    const record = {
+      id: 'log-call',
+      appName: 'log-app',
+      path: '/p',
+      projectId: 'log-project',
+      format: 'default' as const,
+      type: 'async' as const,
+      status: 'queued' as const,
+      createdAt: Date.now(),
+      startedAt: null,
+      completedAt: null,
+      error: null,
+    };
+    await functions.calls.create(record);
+    const queued = Number(await redis.get(counter));
+    expect(queued).toBeGreaterThan(0);
+    expect(await functions.calls.finish('log-app', 'log-call', 'success', undefined, 'l'.repeat(3000))).toBe(true);
+    const ended = Number(await redis.get(counter));
+    expect(ended).toBeGreaterThan(queued + 3000);
+    expect(ended).toBeLessThan(queued + 3200);
+    await expect(functions.calls.bytes.checkRoom('log-project', 3000)).rejects.toThrow('quota stored_bytes reached');
+    expect(await functions.calls.log('log-app', 'log-call')).toBe('l'.repeat(3000));
+    // A second end changes nothing, and deleting the app's calls gives everything back.
+    expect(await functions.calls.finish('log-app', 'log-call', 'error', 'late', 'more')).toBe(false);
+    expect(Number(await redis.get(counter))).toBe(ended);
+    await functions.calls.dropApp('log-project', 'log-app');
+    expect(await redis.get(counter)).toBe('0');
+    expect(await functions.calls.get('log-app', 'log-call')).toBeNull();
+  });
+
+  it('gives back the bytes of calls once their records are past the retention', async () => {
+    const { redis, keys, functions } = server.running.ctx;
+    const retentionMs = 50;
+    const calls = new CallBytes(redis, functions.keys, new ProjectStorage(redis, keys), retentionMs);
+    const projectId = 'retention-project';
+    await calls.count(projectId, [{ appName: 'gone', callId: 'c1', bytes: 5000 }]);
+    await expect(calls.checkRoom(projectId, 1000)).rejects.toThrow('quota stored_bytes reached');
+    await eventually('the expired call is given back', () =>
+      calls.checkRoom(projectId, 1000).then(
+        () => true,
+        () => false,
+      ),
+    );
+    expect(await redis.get(new ProjectStorage(redis, keys).counter('calls', projectId))).toBe('0');
+  });
+
+  it('counts message bodies: a post past the quota gets 413, the messages stay, deleting one frees room', async () => {
+    const queue = `/3/projects/${caller.projectId}/queues/bytes`;
+    const posted = await caller.http.post(`${queue}/messages`, { messages: [{ body: 'm'.repeat(800) }] });
+    expect(posted.status, posted.text).toBe(201);
+    const late = { messages: [{ body: 'n'.repeat(600) }] };
+    expectStoredBytesRefusal(await caller.http.post(`${queue}/messages`, late));
+    expect((await caller.http.get(queue)).body.queue.size).toBe(1);
+    const id = posted.body.ids[0];
+    expect((await caller.http.get(`${queue}/messages/${id}`)).body.message.body).toBe('m'.repeat(800));
+    // Messages share the quota with cache items.
+    const item = `/1/projects/${caller.projectId}/caches/c/items/k`;
+    expectStoredBytesRefusal(await caller.http.put(item, { value: 'v'.repeat(600) }));
+    expect((await caller.http.delete(`${queue}/messages/${id}`, {})).status).toBe(200);
+    expect((await caller.http.post(`${queue}/messages`, late)).status).toBe(201);
   });
 });
 

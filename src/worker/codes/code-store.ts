@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../core/redis.js';
 import { notFound } from '../../core/errors.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
-import { byteQuotaReached } from '../../auth/quotas.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
 import { newObjectId } from '../../core/ids.js';
 import { loadLua } from '../../core/lua.js';
 import type { BlobStore } from './blobs.js';
@@ -48,7 +48,7 @@ export class CodeStore {
     let blob: string | undefined;
     if (upload.zip) {
       if (!(await this.storage.reserve('code', projectId, upload.zip.length, storedBytesQuota)))
-        throw byteQuotaReached('stored_bytes', storedBytesQuota, 'the project (code archives and cache items)');
+        throw byteQuotaReached('stored_bytes', storedBytesQuota, STORED_BYTES_COUNTED);
       blob = this.keys.blob(projectId, revisionId);
       try {
         await this.blobs.put(blob, upload.zip);
