@@ -437,7 +437,7 @@ describe('messages', () => {
     ]);
     const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
     expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.body.messages.map((message: { body: string }) => message.body)).toEqual(bodies);
     expect(response.body.messages[1].push_headers).toEqual({ 'X-Path': 'a/b "c"', Other: 'é' });
     expect(response.text).toBe(JSON.stringify(response.body));
