@@ -16,7 +16,14 @@ import os from 'node:os';
 import { Pool } from 'undici';
 import path from 'node:path';
 import { HttpClient } from '../test/helpers/http.js';
-import { containerProcessesUnder, cpuSplit, engineGroups, treeOf, type CpuGroups } from './lib/cpu-split.js';
+import {
+  containerProcessesUnder,
+  contextSwitches,
+  cpuSplit,
+  engineGroups,
+  treeOf,
+  type CpuGroups,
+} from './lib/cpu-split.js';
 import { serveInChild } from './lib/child-server.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 import { wrk as runWrk, type LoadFigures, type WrkRequest } from './lib/wrk.js';
@@ -43,15 +50,18 @@ async function wrkSplit(
   url: string,
   request: WrkRequest,
   serverPid: number,
-): Promise<{ figures: LoadFigures; split: Record<string, number> }> {
+): Promise<{ figures: LoadFigures; split: Record<string, number>; switches: number }> {
   const since = cpuSplit(groupsOf(serverPid));
+  const switched = contextSwitches(serverPid);
   const figures = await wrk(url, HOT_SECONDS, request, serverPid);
-  return { figures, split: since(figures.requests) };
+  const switches = (contextSwitches(serverPid) - switched) / figures.requests;
+  return { figures, split: since(figures.requests), switches };
 }
 
-function splitLine(split: Record<string, number>): string {
+/** The other processes' CPU per request, and how often the server's event loop slept (or was preempted) per request. */
+function splitLine({ split, switches }: { split: Record<string, number>; switches: number }): string {
   const parts = Object.entries(split).map(([name, us]) => `${name} ${us.toFixed(0)}`);
-  return `      other CPU per request (µs, from /proc): ${parts.join(', ')}`;
+  return `      other CPU per request (µs, from /proc): ${parts.join(', ')}; server context switches per request ${switches.toFixed(2)}`;
 }
 
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
@@ -222,9 +232,10 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     `(a) hot echo functions, ${HOT_CALLERS} callers (wrk), max_concurrency ${HOT_CALLERS}, ${HOT_SECONDS} s each`,
   );
   await wrk(url + cachePath, WARM_SECONDS, cacheGet, pid);
-  const { figures: cache, split: cacheSplit } = await wrkSplit(url + cachePath, cacheGet, pid);
+  const cacheRun = await wrkSplit(url + cachePath, cacheGet, pid);
+  const cache = cacheRun.figures;
   console.log(line('GET cache item (authenticated)', cache));
-  console.log(splitLine(cacheSplit));
+  console.log(splitLine(cacheRun));
   const hot: Partial<Record<HotFormat, LoadFigures>> = {};
   for (const format of HOT_FORMATS) {
     // Warm-up: the containers start (10 calls at once), then the server's JIT compiles the call path.
@@ -235,10 +246,10 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     );
     if (started.some((response) => response.status !== 200)) throw new Error(`warming hot-${format} failed`);
     await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
-    const { figures, split } = await wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid);
-    hot[format] = figures;
-    console.log(line(`POST /r/bench/hot-${format}`, figures, cache));
-    console.log(splitLine(split));
+    const run = await wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid);
+    hot[format] = run.figures;
+    console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));
+    console.log(splitLine(run));
   }
   if (HOT_FORMATS.length < Object.keys(HOT_IMAGES).length) return; // a partial run prints its lines only
   const stream = hot['http-stream']!;
@@ -313,7 +324,9 @@ async function main(): Promise<void> {
 }
 
 const role =
-  process.env.BENCH_ROLE === 'server' ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none', FERRUM_FUNCTIONS_SOCKET_DIR: SOCKET_DIR }, { withRunner: true }) : main();
+  process.env.BENCH_ROLE === 'server'
+    ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none', FERRUM_FUNCTIONS_SOCKET_DIR: SOCKET_DIR }, { withRunner: true })
+    : main();
 role.then(
   () => {
     if (process.env.BENCH_ROLE !== 'server') process.exit(0);

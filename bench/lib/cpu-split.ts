@@ -21,7 +21,7 @@ function parentOf(pid: number): number {
 export function treeOf(pid: number): number[] {
   const all = findProcesses('');
   const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const other of all) {
       if (!tree.has(other) && tree.has(parentOf(other))) {
@@ -56,6 +56,19 @@ export function engineGroups(): CpuGroups {
     dockerd: () => findProcesses('dockerd'),
     'containerd + shims': () => findProcesses('containerd'),
   };
+}
+
+/** How often a process has been switched out so far: it slept (voluntary, e.g. an idle event loop) or was preempted. */
+export function contextSwitches(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)].reduce(
+      (sum, [, n]) => sum + Number(n),
+      0,
+    );
+  } catch {
+    return 0;
+  }
 }
 
 /** Samples each group's CPU now; the returned function gives each group's µs per request since. */
