@@ -198,6 +198,20 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
   });
 }
 
+/**
+ * The cache GET again, each caller pausing between requests so that the rate comes near the
+ * http-stream calls': a server that is idle between requests pays for each wake-up alone, so
+ * this tells how much of the CPU ratio is the lower rate rather than the call's own work.
+ */
+async function benchPacedCache(url: string, request: WrkRequest, pid: number, stream: LoadFigures): Promise<void> {
+  const pauseMs = Math.max(1, Math.round((HOT_CALLERS / stream.rps) * 1000 - 0.5));
+  const run = await wrkSplit(url, { ...request, lua: `function delay() return ${pauseMs} end` }, pid);
+  console.log(
+    `${line(`GET cache item, ${pauseMs} ms pauses`, run.figures)}, http-stream is ${(stream.cpuUs / run.figures.cpuUs).toFixed(1)}x its CPU`,
+  );
+  console.log(splitLine(run));
+}
+
 /** Creates the routes through the functions API and measures calls at /r/bench/…. */
 async function benchHttp(http: HttpClient, url: string, server: ChildProcess, projectId: string, token: string) {
   console.log('Measuring through HTTP: /r/bench/… on an all-in-one server (controller + runner) in a child process.');
@@ -251,6 +265,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));
     console.log(splitLine(run));
   }
+  if (hot['http-stream']) await benchPacedCache(url + cachePath, cacheGet, pid, hot['http-stream']);
   if (HOT_FORMATS.length < Object.keys(HOT_IMAGES).length) return; // a partial run prints its lines only
   const stream = hot['http-stream']!;
   const reference = `authenticated cache GET, ${HOT_CALLERS} callers, same run`;
