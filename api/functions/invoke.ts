@@ -39,10 +39,16 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
       .code(502)
       .send(errorBody(`The function answered with an invalid header name: ${JSON.stringify(invalid)}`));
   const headers: Record<string, string> = { 'content-type': DEFAULT_CONTENT_TYPE };
-  for (const [name, value] of [...Object.entries(route.headers), ...Object.entries(result.headers)]) {
-    if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-  }
+  addAnswerHeaders(headers, route.headers);
+  addAnswerHeaders(headers, result.headers);
   return reply.code(result.status).headers(headers).send(result.body);
+}
+
+function addAnswerHeaders(headers: Record<string, string>, added: Record<string, string>): void {
+  for (const name in added) {
+    const lower = name.toLowerCase();
+    if (!FRAMING_HEADERS.has(lower)) headers[lower] = added[name]!;
+  }
 }
 
 /**

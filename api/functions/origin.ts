@@ -36,11 +36,13 @@ export function keepFunctionsOriginToCalls(app: FastifyInstance, settings: Pick<
  * function cannot set cookies there. On the functions' own origin they are left as they are.
  */
 export function confineSharedOriginAnswers(app: FastifyInstance, settings: Pick<FunctionsConfig, 'host'>): void {
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (onFunctionsOrigin(request, settings)) return payload;
-    reply.removeHeader('set-cookie');
-    const own = reply.getHeader('content-security-policy');
-    reply.header('content-security-policy', own ? `${String(own)}, sandbox` : 'sandbox');
-    return payload;
+  // A callback hook, not an async one: it runs on every call, and a promise per call shows.
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+    if (!onFunctionsOrigin(request, settings)) {
+      reply.removeHeader('set-cookie');
+      const own = reply.getHeader('content-security-policy');
+      reply.header('content-security-policy', own ? `${String(own)}, sandbox` : 'sandbox');
+    }
+    done(null, payload);
   });
 }

@@ -187,13 +187,12 @@ export class StreamContainer {
     this.busy = true;
     this.callId = request.callId;
     this.logs.open(request.callId);
-    const failed = new Promise<never>((_resolve, reject) => (this.failCall = reject));
     const timer = setTimeout(
       () => this.die('timeout', `the function did not answer within ${timeoutMs} ms`),
       timeoutMs,
     );
     try {
-      const response = await Promise.race([this.exchange(request), failed]);
+      const response = await this.exchange(request);
       return { response, log: this.logs.answered(request.callId) };
     } catch (error) {
       if (error instanceof HotCallError) throw error;
@@ -215,9 +214,13 @@ export class StreamContainer {
     }
   }
 
-  /** One POST /call on the keep-alive connection; the answer gathered straight from undici's handler (no body stream). */
+  /**
+   * One POST /call on the keep-alive connection; the answer gathered straight from undici's
+   * handler (no body stream). The container's death (`fail`) rejects it at once.
+   */
   private exchange(request: StreamRequest): Promise<HotResponse> {
     return new Promise<HotResponse>((resolve, reject) => {
+      this.failCall = reject;
       const chunks: Buffer[] = [];
       let bytes = 0;
       let status = 0;
