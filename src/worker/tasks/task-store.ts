@@ -56,6 +56,12 @@ export function creationArgs(task: Task): string[] {
   return [task.id, String(task.created_at), String(fields.length), ...fields];
 }
 
+/** create-tasks.lua's arguments for one task: id, created_at, its index set's number, n, n field/value arguments. */
+function indexedCreationArgs(task: Task, indexSet: number): string[] {
+  const fields = hashOf(task);
+  return [task.id, String(task.created_at), String(indexSet), String(fields.length), ...fields];
+}
+
 /**
  * Task records and their list indexes: one per combination of code name, cluster and status
  * (each optional), scored by created_at, so every list filter reads its indexes directly.
@@ -73,16 +79,23 @@ export class TaskStore {
   async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
+      const chunk = tasks.slice(start, start + CREATE_CHUNK);
       const keys = [this.keys.undispatchedTasks(projectId), this.keys.projectCounters(projectId)];
-      const args = [String(Date.now())];
-      for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
-        keys.push(
-          this.keys.task(projectId, task.id),
-          ...this.keys.anyStatusIndexes(projectId, task),
-          ...this.keys.statusGroup(projectId, task, 'queued'),
-        );
-        args.push(...creationArgs(task));
+      const args = [String(Date.now()), String(chunk.length)];
+      const indexSets = new Map<string, number>();
+      const indexKeys: string[] = [];
+      for (const task of chunk) {
+        keys.push(this.keys.task(projectId, task.id));
+        const scope = `${task.code_id}\n${task.code_name}\n${task.cluster}`;
+        let set = indexSets.get(scope);
+        if (set === undefined) {
+          set = indexSets.size + 1;
+          indexSets.set(scope, set);
+          indexKeys.push(...this.keys.statusGroup(projectId, task, 'queued'));
+        }
+        args.push(...indexedCreationArgs(task, set));
       }
+      keys.push(...indexKeys);
       if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
       runs.push(createTasks.run(this.redis, keys, args));
     }
@@ -149,10 +162,9 @@ export class TaskStore {
     return this.redis.getrangeBuffer(this.keys.taskLog(projectId, taskId), offset, -1);
   }
 
-  /** Newest first: one page of the indexes the filter names, one per status asked for. */
+  /** Newest first: one page of the indexes the filter names, one per status asked for (none: all seven). */
   async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
-    const everyStatus = filter.statuses.length === 0 || filter.statuses.length === TASK_STATUSES.length;
-    const statuses = everyStatus ? [undefined] : filter.statuses;
+    const statuses = filter.statuses.length === 0 ? TASK_STATUSES : filter.statuses;
     const keys = statuses.map((status) =>
       this.keys.taskListIndex(projectId, { codeName: filter.codeName, cluster: filter.cluster, status }),
     );
