@@ -8,18 +8,21 @@
 --       of GROUP keys each (the queued status group of the tasks' code and cluster); then optionally
 --       (one key more) the hash of the task these retry, which gets retry_task_id = the first
 --       new task's id
--- ARGV: now ms, the number of tasks, then per task: id, created_at ms, its index set's number
---       (from 1), n, then n field/value arguments
+-- ARGV: now ms, the number of tasks, m, m field/value arguments every task gets, then per
+--       task: id, created_at ms, its index set's number (from 1), n, n field/value arguments
 local per_set = GROUP
 local count = tonumber(ARGV[2])
 local sets_first = 3 + count
 local retried = (#KEYS - sets_first + 1) % per_set == 1
 local members = {}
 local undispatched = {}
-local a = 3
+local m = tonumber(ARGV[3])
+local first_id = ARGV[4 + m]
+local a = 4 + m
 for t = 1, count do
   local id, created, set, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  redis.call('HSET', KEYS[2 + t], unpack(ARGV, a + 4, a + 3 + n))
+  if n > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, a + 4, a + 3 + n)) end
+  if m > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, 4, 3 + m)) end
   local list = members[set]
   if not list then
     list = {}
@@ -39,5 +42,5 @@ for set, list in pairs(members) do
 end
 redis.call('ZADD', KEYS[1], unpack(undispatched))
 count_created(KEYS[2], count, tonumber(ARGV[1]))
-if retried then redis.call('HSET', KEYS[#KEYS], 'retry_task_id', ARGV[3]) end
+if retried then redis.call('HSET', KEYS[#KEYS], 'retry_task_id', first_id) end
 return count
