@@ -63,9 +63,8 @@ export class WorkerKeys {
   }
   /**
    * The list index of a project's tasks with the given code name, cluster and status (each
-   * optional), scored by created_at. Every combination with a status exists, so any list
-   * filter reads straight from one index per status it asks for (all seven when it names none);
-   * those without a status were kept by earlier versions only.
+   * optional), scored by created_at. Every combination exists, so any list filter reads
+   * straight from one index per status it asks for.
    */
   taskListIndex(projectId: string, scope: ListScope = {}) {
     const parts = ['tasks'];
@@ -82,10 +81,7 @@ export class WorkerKeys {
   statusIndexes(projectId: string): string[] {
     return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
   }
-  /**
-   * The list indexes earlier versions kept a task in whatever its status (task-lib.lua's ANY
-   * group): none writes or reads them now, the retention sweeper only drops expiring tasks from them.
-   */
+  /** The list indexes a task is in whatever its status (task-lib.lua's ANY group). */
   anyStatusIndexes(projectId: string, task: IndexedTask): string[] {
     const { code_name: codeName, cluster } = task;
     return [{}, { codeName }, { cluster }, { codeName, cluster }].map((scope) => this.taskListIndex(projectId, scope));

@@ -5,12 +5,12 @@
 -- cluster, so they share their index keys: each index gets one ZADD of all its new members
 -- rather than one per task.
 -- KEYS: the undispatched set, the project's counters, then one hash per task, then index sets
---       of GROUP keys each (the queued status group of the tasks' code and cluster); then optionally
---       (one key more) the hash of the task these retry, which gets retry_task_id = the first
---       new task's id
+--       of ANY + GROUP keys each (the ANY list indexes and the queued status group of the
+--       tasks' code and cluster); then optionally (one key more) the hash of the task these
+--       retry, which gets retry_task_id = the first new task's id
 -- ARGV: now ms, the number of tasks, m, m field/value arguments every task gets, then per
 --       task: id, created_at ms, its index set's number (from 1), n, n field/value arguments
-local per_set = GROUP
+local per_set = ANY + GROUP
 local count = tonumber(ARGV[2])
 local sets_first = 3 + count
 local retried = (#KEYS - sets_first + 1) % per_set == 1

@@ -1,17 +1,17 @@
 -- Shared by the task scripts (each includes it first).
--- A task's index keys come in status groups: a group (GROUP keys) holds the list indexes of
--- one status (all tasks, by code, by cluster, by code and cluster), scored by created_at,
--- then its code package's stats index, which is scored by the time of the change. A list
--- of every status reads the union of the seven groups' lists.
--- Earlier versions also kept ANY (4) list indexes per task whatever its status; nothing
--- reads them any more, and the retention sweeper still drops expiring tasks from them.
+-- A task's index keys come in groups: ANY (4 keys) are the list indexes it is in whatever its
+-- status (all tasks, by code, by cluster, by code and cluster), scored by created_at; a status
+-- group (GROUP keys) holds the same four for one status, then its code package's stats index,
+-- which is scored by the time of the change.
 local STATUSES = {'queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'}
 local FINAL = {complete = true, error = true, cancelled = true, timeout = true}
 local ANY = 4
 local GROUP = 5
 
--- Adds `id` to the status group starting at KEYS[group_first]; the stats index gets `changed_at`.
-local function index_task(group_first, id, created, changed_at)
+-- Adds `id` to the ANY list indexes starting at KEYS[any_first] and to the status group
+-- starting at KEYS[group_first]; the stats index gets `changed_at`.
+local function index_task(any_first, group_first, id, created, changed_at)
+  for i = any_first, any_first + ANY - 1 do redis.call('ZADD', KEYS[i], created, id) end
   for i = group_first, group_first + GROUP - 2 do redis.call('ZADD', KEYS[i], created, id) end
   redis.call('ZADD', KEYS[group_first + GROUP - 1], changed_at, id)
 end
@@ -19,7 +19,8 @@ end
 -- Moves `id` from one status group to another.
 local function move_task(from_first, to_first, id, created, changed_at)
   for i = from_first, from_first + GROUP - 1 do redis.call('ZREM', KEYS[i], id) end
-  index_task(to_first, id, created, changed_at)
+  for i = to_first, to_first + GROUP - 2 do redis.call('ZADD', KEYS[i], created, id) end
+  redis.call('ZADD', KEYS[to_first + GROUP - 1], changed_at, id)
 end
 
 -- Counts `n` new tasks in the project's usage figures: task_count, and hourly_task_count of
@@ -37,10 +38,10 @@ end
 -- Writes a new queued task from ARGV[a .. a + 2 + n] (id, created_at, n, n field/value
 -- arguments), indexes it and marks it undispatched until its BullMQ job exists.
 -- Returns the id and the ARGV position after it.
-local function create_queued(hash, queued_first, undispatched, now, a)
+local function create_queued(hash, any_first, queued_first, undispatched, now, a)
   local id, created, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
   redis.call('HSET', hash, unpack(ARGV, a + 3, a + 2 + n))
-  index_task(queued_first, id, created, created)
+  index_task(any_first, queued_first, id, created, created)
   redis.call('ZADD', undispatched, now, id)
   return id, a + 3 + n
 end
