@@ -111,10 +111,17 @@ export interface ImageInfo {
   id: string;
   /** The image's own command (CMD), to which a task's arguments are appended. */
   cmd: string[];
+  /** The image's entrypoint (ENTRYPOINT), which the tmpfs task folder's prelude runs in the end. */
+  entrypoint: string[];
 }
 
 function imageInfoOf(inspected: Docker.ImageInspectInfo): ImageInfo {
-  return { id: inspected.Id, cmd: inspected.Config?.Cmd ?? [] };
+  const entrypoint = inspected.Config?.Entrypoint ?? [];
+  return {
+    id: inspected.Id,
+    cmd: inspected.Config?.Cmd ?? [],
+    entrypoint: typeof entrypoint === 'string' ? [entrypoint] : entrypoint,
+  };
 }
 
 /**
@@ -167,10 +174,8 @@ export class DockerExecutor {
    */
   async ensureImage(image: string, auth?: RegistryAuth, options: EnsureOptions = {}): Promise<ImageInfo> {
     if (!options.pull) {
-      const seen = this.imagesSeen.get(image);
-      if (seen && seen.until > Date.now()) return seen.info;
       try {
-        return this.remember(image, await this.docker.getImage(image).inspect());
+        return await this.imageInfo(image);
       } catch (error) {
         if (statusOf(error) !== 404) throw engineError(`inspect image ${image}`, error);
       }
@@ -191,6 +196,13 @@ export class DockerExecutor {
       const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
       throw new ExecutorError(`Image ${image} is not available: ${pullFailure(message)}`);
     }
+  }
+
+  /** What the engine's image says of itself, as inspected at most IMAGE_SEEN_MS ago. */
+  private async imageInfo(image: string): Promise<ImageInfo> {
+    const seen = this.imagesSeen.get(image);
+    if (seen && seen.until > Date.now()) return seen.info;
+    return this.remember(image, await this.docker.getImage(image).inspect());
   }
 
   private remember(image: string, inspected: Docker.ImageInspectInfo): ImageInfo {
@@ -318,9 +330,10 @@ export class DockerExecutor {
     options.HostConfig!.Tmpfs = { [spec.taskDir]: `rw,exec,nosuid,nodev,size=${diskMb}m` };
     // The engine cannot copy files into a tmpfs before the start: a prelude does, then runs
     // the image's own entrypoint and command (or the task's command) as they were.
-    const image = (await this.docker.getImage(spec.image).inspect()).Config;
+    // Usually remembered from ensureImage() just before: no engine round trip per task.
+    const image = await this.imageInfo(spec.image);
     options.Entrypoint = ['/bin/sh', '-c', `cp -Rp ${STAGING_DIR}/. "$0"/ && exec "$@"`, spec.taskDir];
-    options.Cmd = [...(image.Entrypoint ?? []), ...(spec.cmd ?? image.Cmd ?? [])];
+    options.Cmd = [...image.entrypoint, ...(spec.cmd ?? image.cmd)];
     return options;
   }
 

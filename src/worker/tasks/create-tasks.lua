@@ -1,22 +1,46 @@
 --@include task-lib.lua
---@keys undispatched counters tasks...
+--@keys undispatched counters tasks_then_index_sets...
 -- Writes new task records (all queued, all of one project), indexes them and counts them in
--- the project's usage figures.
--- KEYS: the undispatched set, the project's counters, then per task 1 + ANY + GROUP keys: task
---       hash, its list indexes, its queued group; then optionally (one key more) the hash of
---       the task these retry, which gets retry_task_id = the first new task's id
--- ARGV: now ms, then per task: id, created_at ms, n, then n field/value arguments
-local per_task = 1 + ANY + GROUP
-local first = 3
-local tasks_end = #KEYS - ((#KEYS - first + 1) % per_task)
-local a = 2
-local first_id
-for k = first, tasks_end, per_task do
-  local id
-  id, a = create_queued(KEYS[k], k + 1, k + 1 + ANY, KEYS[1], ARGV[1], a)
-  first_id = first_id or id
+-- the project's usage figures. The tasks of one request mostly share their code package and
+-- cluster, so they share their index keys: each index gets one ZADD of all its new members
+-- rather than one per task.
+-- KEYS: the undispatched set, the project's counters, then one hash per task, then index sets
+--       of ANY + GROUP keys each (the ANY list indexes and the queued status group of the
+--       tasks' code and cluster); then optionally (one key more) the hash of the task these
+--       retry, which gets retry_task_id = the first new task's id
+-- ARGV: now ms, the number of tasks, m, m field/value arguments every task gets, then per
+--       task: id, created_at ms, its index set's number (from 1), n, n field/value arguments
+local per_set = ANY + GROUP
+local count = tonumber(ARGV[2])
+local sets_first = 3 + count
+local retried = (#KEYS - sets_first + 1) % per_set == 1
+local members = {}
+local undispatched = {}
+local m = tonumber(ARGV[3])
+local first_id = ARGV[4 + m]
+local a = 4 + m
+for t = 1, count do
+  local id, created, set, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  if n > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, a + 4, a + 3 + n)) end
+  if m > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, 4, 3 + m)) end
+  local list = members[set]
+  if not list then
+    list = {}
+    members[set] = list
+  end
+  list[#list + 1] = created
+  list[#list + 1] = id
+  undispatched[#undispatched + 1] = ARGV[1]
+  undispatched[#undispatched + 1] = id
+  a = a + 4 + n
 end
-local created = (tasks_end - first + 1) / per_task
-count_created(KEYS[2], created, tonumber(ARGV[1]))
-if tasks_end < #KEYS then redis.call('HSET', KEYS[#KEYS], 'retry_task_id', first_id) end
-return created
+for set, list in pairs(members) do
+  local first = sets_first + (set - 1) * per_set
+  -- Every index of the set but the last (the code package's stats index) is scored by
+  -- created_at; the stats index by the time of the change, which for a new task is the same.
+  for i = first, first + per_set - 1 do redis.call('ZADD', KEYS[i], unpack(list)) end
+end
+redis.call('ZADD', KEYS[1], unpack(undispatched))
+count_created(KEYS[2], count, tonumber(ARGV[1]))
+if retried then redis.call('HSET', KEYS[#KEYS], 'retry_task_id', first_id) end
+return count

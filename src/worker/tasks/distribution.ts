@@ -48,10 +48,16 @@ export class TaskDistribution {
   async add(tasks: Task[], jobIdSuffix = ''): Promise<void> {
     const now = Date.now();
     const byCluster = new Map<string, Task[]>();
-    for (const task of tasks) byCluster.set(task.cluster, [...(byCluster.get(task.cluster) ?? []), task]);
-    if (byCluster.size > 0) await this.connection.sadd(this.keys.clusters(), ...byCluster.keys());
-    await Promise.all(
-      [...byCluster].map(([cluster, group]) =>
+    for (const task of tasks) {
+      const group = byCluster.get(task.cluster);
+      if (group) group.push(task);
+      else byCluster.set(task.cluster, [task]);
+    }
+    if (byCluster.size === 0) return;
+    // Sent with the jobs rather than before them: one round trip, not two.
+    await Promise.all([
+      this.connection.sadd(this.keys.clusters(), ...byCluster.keys()),
+      ...[...byCluster].map(([cluster, group]) =>
         this.queueOf(cluster).addBulk(
           group.map((task) => ({
             name: 'task',
@@ -65,7 +71,7 @@ export class TaskDistribution {
           })),
         ),
       ),
-    );
+    ]);
   }
 
   /** Drops a job that no runner holds yet; a held one is left to see the record's status. */

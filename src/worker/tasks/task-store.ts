@@ -57,6 +57,29 @@ export function creationArgs(task: Task): string[] {
 }
 
 /**
+ * The fields (as field/value arguments) every task of `tasks` has with one value, and each
+ * task's others: a request's tasks mostly differ in id and payload alone, so create-tasks.lua
+ * gets the rest once per run.
+ */
+function splitSharedFields(tasks: Task[]): { shared: string[]; own: string[][] } {
+  const [first, ...others] = tasks as [Task, ...Task[]];
+  const sharedFields = new Set<string>();
+  for (const [field, value] of Object.entries(first)) {
+    if (value !== undefined && others.every((task) => (task as unknown as Record<string, unknown>)[field] === value))
+      sharedFields.add(field);
+  }
+  const shared: string[] = [];
+  for (const field of sharedFields) shared.push(field, String((first as unknown as Record<string, unknown>)[field]));
+  const own = tasks.map((task) => {
+    const pairs: string[] = [];
+    for (const [field, value] of Object.entries(task))
+      if (value !== undefined && !sharedFields.has(field)) pairs.push(field, String(value));
+    return pairs;
+  });
+  return { shared, own };
+}
+
+/**
  * Task records and their list indexes: one per combination of code name, cluster and status
  * (each optional), scored by created_at, so every list filter reads its indexes directly.
  */
@@ -73,16 +96,28 @@ export class TaskStore {
   async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
     const runs: Promise<unknown>[] = [];
     for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
+      const chunk = tasks.slice(start, start + CREATE_CHUNK);
       const keys = [this.keys.undispatchedTasks(projectId), this.keys.projectCounters(projectId)];
-      const args = [String(Date.now())];
-      for (const task of tasks.slice(start, start + CREATE_CHUNK)) {
-        keys.push(
-          this.keys.task(projectId, task.id),
-          ...this.keys.anyStatusIndexes(projectId, task),
-          ...this.keys.statusGroup(projectId, task, 'queued'),
-        );
-        args.push(...creationArgs(task));
-      }
+      const { shared, own } = splitSharedFields(chunk);
+      const args = [String(Date.now()), String(chunk.length), String(shared.length), ...shared];
+      const indexSets = new Map<string, number>();
+      const indexKeys: string[] = [];
+      chunk.forEach((task, i) => {
+        keys.push(this.keys.task(projectId, task.id));
+        const scope = `${task.code_id}\n${task.code_name}\n${task.cluster}`;
+        let set = indexSets.get(scope);
+        if (set === undefined) {
+          set = indexSets.size + 1;
+          indexSets.set(scope, set);
+          indexKeys.push(
+            ...this.keys.anyStatusIndexes(projectId, task),
+            ...this.keys.statusGroup(projectId, task, 'queued'),
+          );
+        }
+        const fields = own[i]!;
+        args.push(task.id, String(task.created_at), String(set), String(fields.length), ...fields);
+      });
+      keys.push(...indexKeys);
       if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
       runs.push(createTasks.run(this.redis, keys, args));
     }
