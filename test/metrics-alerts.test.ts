@@ -210,7 +210,9 @@ describe('alerts, each for its real condition', () => {
 
   it('FerrumRunnersSaturated: due tasks wait while every slot is busy', async () => {
     await expectQuiet('FerrumRunnersSaturated');
-    await worker.upload({ name: 'sleeps', image: 'ferrum-test/busybox', command: 'sleep 60' });
+    // The task's -payload … arguments follow the command line ("$@"): `true` takes them, where
+    // busybox's sleep would refuse them and end the task at once.
+    await worker.upload({ name: 'sleeps', image: 'ferrum-test/busybox', command: 'sleep 60 && true' });
     const running = await worker.queue('sleeps', '', { cluster: servedCluster });
     await worker.waitFor(running, ['running'], 30_000);
     const waiting = await worker.queue('sleeps', '', { cluster: servedCluster });
