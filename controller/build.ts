@@ -16,6 +16,7 @@ import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
+import { installLargeBodyGate } from './large-body-gate.js';
 import { installJsonContentType } from './json-content-type.js';
 import { applyMethodOverride } from './method-override.js';
 import { installValidation } from './validation.js';
@@ -41,6 +42,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installValidation(app);
   installContentTypes(app);
   installJsonContentType(app);
+  installLargeBodyGate(app, ctx.config.largeBodies);
   installHttpMetrics(app, ctx.metrics);
   ctx.httpDrain.install(app);
   keepFunctionsOriginToCalls(app, ctx.config.functions);

@@ -24,6 +24,8 @@ export interface Config {
    */
   httpDrainMs: number;
   bodyLimitBytes: number;
+  /** Bodies of at least `thresholdBytes` are read `perProject` at a time per project (0: no bound). */
+  largeBodies: { thresholdBytes: number; perProject: number; bytesPerSecond: number };
   tokenCacheMs: number;
   logLevel: string;
   /** Log every request and response (pino, info level); off by default because it costs throughput. */
@@ -511,6 +513,11 @@ export function loadConfig(env: Env = process.env): Config {
       : undefined,
     httpDrainMs: Math.max(0, intFrom(env, 'FERRUM_HTTP_DRAIN_MS', 5000)),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
+    largeBodies: {
+      thresholdBytes: Math.max(1, intFrom(env, 'FERRUM_LARGE_BODY_BYTES', 256 * 1024)),
+      perProject: Math.max(0, intFrom(env, 'FERRUM_LARGE_BODIES_PER_PROJECT', 2)),
+      bytesPerSecond: Math.max(0, intFrom(env, 'FERRUM_LARGE_BODY_BYTES_PER_SECOND', 32 * 1024 * 1024)),
+    },
     tokenCacheMs: intFrom(env, 'FERRUM_TOKEN_CACHE_MS', 5000),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: env.FERRUM_LOG_REQUESTS === '1',
