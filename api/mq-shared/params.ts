@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
 import type { MessageQueue, QueueQuotas } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
+import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
 
 /** What each route group of both message queue API versions is given. */
@@ -23,6 +24,13 @@ export function countOf(n: number | undefined): number {
   return Math.min(n ?? 1, LIMITS.maxMessagesPerCall);
 }
 export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
+
+/** Body of the subscriber routes (add, replace, remove) of v1 and v3; each checks the list itself. */
+export const subscribersBody = {
+  type: 'object',
+  required: ['subscribers'],
+  properties: { subscribers: ANY_BUT_NULL },
+} as const;
 
 export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
 

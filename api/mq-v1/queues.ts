@@ -15,6 +15,7 @@ import {
   queueParams,
   queueQuotasOf,
   queueRefOf,
+  subscribersBody,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
@@ -29,11 +30,6 @@ const updateBody = {
     retries: { type: 'integer' },
     retries_delay: { type: 'integer' },
   },
-} as const;
-const subscribersBody = {
-  type: 'object',
-  required: ['subscribers'],
-  properties: { subscribers: ANY_BUT_NULL },
 } as const;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */

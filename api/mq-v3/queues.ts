@@ -10,17 +10,13 @@ import {
   queueParams,
   queueQuotasOf,
   queueRefOf,
+  subscribersBody,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 const queueBody = { type: 'object', properties: { queue: ANY_BUT_NULL, subscribers: ANY_BUT_NULL } } as const;
-const subscribersBody = {
-  type: 'object',
-  required: ['subscribers'],
-  properties: { subscribers: ANY_BUT_NULL },
-} as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
