@@ -52,6 +52,9 @@ export const MQ_ERRORS = {} as const;
 // ---- worker: codes, tasks, schedules, clusters, runners ------------------------------------
 export const WORKER_ERRORS = {} as const;
 
+// ---- runner API: the /1/runner routes remote runners call ---------------------------------
+export const RUNNER_ERRORS = {} as const;
+
 // ---- functions: apps, routes, calls --------------------------------------------------------
 export const FUNCTIONS_ERRORS = {} as const;
 
@@ -63,6 +66,7 @@ export const ERRORS = {
   ...CACHE_ERRORS,
   ...MQ_ERRORS,
   ...WORKER_ERRORS,
+  ...RUNNER_ERRORS,
   ...FUNCTIONS_ERRORS,
 } satisfies Record<string, ErrorRow>;
 
