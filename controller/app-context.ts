@@ -16,7 +16,7 @@ import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
-import { MessageQueue } from '../src/mq/service.js';
+import { MessageQueue } from '../src/mq/message-queue.js';
 import { HttpDrain } from './http-drain.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
-import type { MessageQueue } from '../src/mq/service.js';
+import type { MessageQueue } from '../src/mq/message-queue.js';
 import { ActivityHistory, type QueueDepthSample } from '../src/metrics/history.js';
 
 const PAGE = 100;

@@ -5,8 +5,8 @@ import { LeaderLoop } from '../src/core/leader-loop.js';
 import { perRegistry } from '../src/metrics/per-registry.js';
 import { SampledGauges } from '../src/metrics/sampled-gauges.js';
 import { TopN } from '../src/metrics/top-n.js';
-import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queue-depth.js';
-import type { MessageQueue } from '../src/mq/service.js';
+import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queues/queue-depth.js';
+import type { MessageQueue } from '../src/mq/message-queue.js';
 import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/task-counts.js';
 import { DEFAULT_CLUSTER } from '../src/worker/tasks/tasks.js';
 

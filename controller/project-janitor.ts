@@ -6,7 +6,7 @@ import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/projec
 import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
-import type { MessageQueue } from '../src/mq/service.js';
+import type { MessageQueue } from '../src/mq/message-queue.js';
 import { dueMember } from '../src/worker/schedules/schedule-keys.js';
 import type { WorkerServices } from '../src/worker/services.js';
 

@@ -4,7 +4,7 @@ import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { forbidden } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { QueueTask } from '../src/mq/push/internal-delivery.js';
-import type { MessageQueue } from '../src/mq/service.js';
+import type { MessageQueue } from '../src/mq/message-queue.js';
 
 /** Starts push delivery (leader-elected among controllers) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
 export function startPushDeliverer(

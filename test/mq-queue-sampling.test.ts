@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageIdTime } from '../src/core/ids.js';
 import { TopN } from '../src/metrics/top-n.js';
-import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queue-depth.js';
+import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queues/queue-depth.js';
 import { eventually } from './helpers/eventually.js';
 import { MqClient, uniqueQueue } from './helpers/mq.js';
 import { parsePrometheus } from './helpers/prometheus.js';

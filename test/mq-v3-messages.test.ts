@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient, rawRequest, uniqueQueue } from './helpers/mq.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { scriptClock } from '../src/core/lua.js';
-import { QUEUE_KEY_PARTS } from '../src/mq/keys.js';
+import { QUEUE_KEY_PARTS } from '../src/mq/scripts.js';
 
 // Reservation timeouts and delays of a second; the script clock (scriptClock) moves past them, so the
 // suites that move it run their tests one at a time.

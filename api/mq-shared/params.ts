@@ -2,10 +2,10 @@
 import type { WithParams } from '../type-provider.js';
 import { checkQueueName } from '../../src/mq/fields.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import type { QueueRef } from '../../src/mq/keys.js';
+import type { QueueRef } from '../../src/mq/scripts.js';
 import type { FastifyRequest } from 'fastify';
 import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
-import type { MessageQueue, QueueQuotas } from '../../src/mq/service.js';
+import type { MessageQueue, QueueQuotas } from '../../src/mq/message-queue.js';
 import { projectOf } from '../auth-hooks.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { AppContext } from '../../controller/app-context.js';

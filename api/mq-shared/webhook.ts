@@ -1,5 +1,5 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { pushHeadersFromWebhook } from '../../src/mq/push-headers.js';
+import { pushHeadersFromWebhook } from '../../src/mq/messages/push-headers.js';
 import { queueParams, queueQuotasOf, queueRefOf, type MqRouteOptions } from './params.js';
 
 export interface WebhookOptions extends MqRouteOptions {

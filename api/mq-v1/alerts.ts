@@ -1,8 +1,8 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts.js';
+import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts/alerts.js';
 import { badRequest } from '../../src/core/errors.js';
 import { objectField, requiredField, stringField } from '../../src/mq/fields.js';
-import { parseAlerts } from '../../src/mq/queue-settings.js';
+import { parseAlerts } from '../../src/mq/queues/queue-settings.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';

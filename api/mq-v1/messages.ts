@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
 import { badRequest } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import { anyReservation } from '../../src/mq/message-store.js';
-import { acknowledgePushBySubscriberId, readPushStatuses, subscriberIdOf } from '../../src/mq/push-status.js';
+import { anyReservation } from '../../src/mq/messages/message-store.js';
+import { acknowledgePushBySubscriberId, readPushStatuses, subscriberIdOf } from '../../src/mq/push/v1-subscribers.js';
 import {
   countOf,
   countSchema,

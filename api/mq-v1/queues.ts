@@ -1,13 +1,13 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import type { SubscriberChange } from '../../src/mq/service.js';
+import type { SubscriberChange } from '../../src/mq/message-queue.js';
 import {
   parseV1QueueUpdate,
   parseV1SubscriberUrls,
   subscribersForUrls,
   V1_PUSH_TYPES,
-} from '../../src/mq/v1-queue-update.js';
+} from '../../src/mq/queues/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
 import {
   msgSchema,

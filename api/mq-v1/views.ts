@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../src/mq/limits.js';
-import type { QueueRef } from '../../src/mq/keys.js';
+import type { QueueRef } from '../../src/mq/scripts.js';
 import type { Message, QueueInfo } from '../../src/mq/types.js';
 
 /** Wire shapes of the version 1 message queue. */

@@ -3,8 +3,8 @@ import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
 import type { ApiPlugin } from '../type-provider.js';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import { checkPushHeaders } from '../../src/mq/push-headers.js';
-import type { QueueRef } from '../../src/mq/keys.js';
+import { checkPushHeaders } from '../../src/mq/messages/push-headers.js';
+import type { QueueRef } from '../../src/mq/scripts.js';
 import type { NewMessage } from '../../src/mq/types.js';
 import {
   countOf,

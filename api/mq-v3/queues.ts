@@ -1,8 +1,8 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { notFound } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queue-settings.js';
-import type { SubscriberChange } from '../../src/mq/service.js';
+import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queues/queue-settings.js';
+import type { SubscriberChange } from '../../src/mq/message-queue.js';
 import { projectOf } from '../auth-hooks.js';
 import {
   msgSchema,

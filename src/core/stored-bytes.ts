@@ -1,4 +1,4 @@
-import { ProjectMessageBytes } from '../mq/project-bytes.js';
+import { ProjectMessageBytes } from '../mq/queues/project-bytes.js';
 import { boundedAdd, boundedRelease } from './bounded-counter.js';
 import type { KeySpace, RedisClient } from './redis.js';
 

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { QueueTotals, SampledQueue } from '../mq/queue-depth.js';
+import type { QueueTotals, SampledQueue } from '../mq/queues/queue-depth.js';
 import type { TaskCounts } from '../worker/tasks/task-counts.js';
 
 /** What the sampler saw of one cluster (see controller/cluster-metrics.ts). */

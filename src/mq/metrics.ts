@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { perRegistry } from '../metrics/per-registry.js';
-import type { WakeHub } from './long-poll.js';
+import type { WakeHub } from './messages/wake-hub.js';
 import type { ReserveResult } from './types.js';
 import type { PushState } from './push/status.js';
 

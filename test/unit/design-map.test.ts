@@ -127,12 +127,12 @@ describe('DESIGN.md "Find your way"', () => {
 
   it('the checker refuses a missing file, a missing method and a missing route', () => {
     expect(cellProblems(['src/mq/no-such-file.ts'])).toEqual(['src/mq/no-such-file.ts: no such file']);
-    expect(cellProblems(['src/mq/service.ts', 'MessageQueue.noSuchMethod'])).toEqual([
-      'MessageQueue.noSuchMethod: not in src/mq/service.ts',
+    expect(cellProblems(['src/mq/message-queue.ts', 'MessageQueue.noSuchMethod'])).toEqual([
+      'MessageQueue.noSuchMethod: not in src/mq/message-queue.ts',
     ]);
-    expect(cellProblems(['src/mq/service.ts', 'NoSuchClass.post'])).toHaveLength(1);
+    expect(cellProblems(['src/mq/message-queue.ts', 'NoSuchClass.post'])).toHaveLength(1);
     expect(cellProblems(['api/mq-v3/messages.ts', "'/3/no/such/route'"])).toHaveLength(1);
-    expect(cellProblems(['src/mq/service.ts', 'MessageQueue.post'])).toEqual([]);
+    expect(cellProblems(['src/mq/message-queue.ts', 'MessageQueue.post'])).toEqual([]);
     expect(cellProblems(['MessageQueue.post'])).toEqual(['MessageQueue.post: no file named before it']);
   });
 

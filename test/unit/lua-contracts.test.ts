@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadedScripts, luaSource, withoutUnusedFunctions, type LuaScript } from '../../src/core/lua.js';
-import { QUEUE_KEY_PARTS } from '../../src/mq/keys.js';
-import { Outcome } from '../../src/mq/scripts.js';
+import { QUEUE_KEY_PARTS, Outcome } from '../../src/mq/scripts.js';
 import { TASK_STATUSES } from '../../src/worker/types.js';
 
 // The contract between each Lua script and its TypeScript callers, checked rather than commented:
@@ -132,7 +131,7 @@ describe('Lua contracts', () => {
   });
 
   it("a queue's keys are named alike in keys.ts and common.lua, and the outcome codes agree", () => {
-    const common = fs.readFileSync(path.join(ROOT, 'src/mq/common.lua'), 'utf8');
+    const common = fs.readFileSync(path.join(ROOT, 'src/mq/lua/common.lua'), 'utf8');
     const declared = /^--@keys (.+)$/m.exec(common)![1]!.split(' ');
     expect(declared).toEqual([...QUEUE_KEY_PARTS]);
     const constants = luaConstants(common);

@@ -1,5 +1,5 @@
 import { isHttpError } from '../../core/errors.js';
-import type { MessageQueue } from '../service.js';
+import type { MessageQueue } from '../message-queue.js';
 import type { DeliveryOutcome } from './http-delivery.js';
 import type { InternalTarget } from './internal-url.js';
 

@@ -1,7 +1,14 @@
 import type { Message, QueueType, Subscriber } from '../types.js';
 import type { DeliveryOutcome } from './http-delivery.js';
 import type { StatusMap } from './push-store.js';
-import { afterLapse, afterTry, isAccepted, isDue, isLapsedReservation, type RoundContext } from './round.js';
+import {
+  afterLapse,
+  afterTry,
+  isAccepted,
+  isDue,
+  isLapsedReservation,
+  type RoundContext,
+} from './status-transitions.js';
 import { freshStatus, type SubscriberStatus } from './status.js';
 
 /** Sends one delivery of `message` to `subscriber`. */

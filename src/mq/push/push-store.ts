@@ -1,12 +1,10 @@
 import type { RedisClient } from '../../core/redis.js';
 import { badRequest, forbidden, notFound } from '../../core/errors.js';
-import type { MqKeys, QueueRef } from '../keys.js';
-import type { MessageStore } from '../message-store.js';
-import type { QueueStore } from '../queue-store.js';
-import { MISSING_QUEUE, Outcome } from '../scripts.js';
+import { type MqKeys, type QueueRef, MISSING_QUEUE, Outcome, pushScripts } from '../scripts.js';
+import type { MessageStore } from '../messages/message-store.js';
+import type { QueueStore } from '../queues/queue-store.js';
 import type { Message, PushSettings, QueueInfo } from '../types.js';
 import { errorQueueMessage } from './error-queue.js';
-import { pushScripts } from './scripts.js';
 import { freshStatus, type PushStatus, type SubscriberStatus } from './status.js';
 
 /** A push message's delivery status per subscriber name. */

@@ -1,9 +1,9 @@
 import type { FailureGroupMember } from '../../core/failure-log.js';
 import type { MqLogger } from '../types.js';
-import type { QueueRef } from '../keys.js';
-import type { MessageStore } from '../message-store.js';
+import type { QueueRef } from '../scripts.js';
+import type { MessageStore } from '../messages/message-store.js';
 import type { MqMetrics } from '../metrics.js';
-import type { QueueStore } from '../queue-store.js';
+import type { QueueStore } from '../queues/queue-store.js';
 import type { QueueInfo, ReservedMessage } from '../types.js';
 import { runRound, type Send } from './message-round.js';
 import type { FinishedRound, PushStore, StatusMap } from './push-store.js';

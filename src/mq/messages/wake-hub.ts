@@ -1,4 +1,4 @@
-import type { EventBus } from '../core/bus.js';
+import type { EventBus } from '../../core/bus.js';
 
 /**
  * One waiting reserve request. `next()` resolves when the queue announces new messages, when

@@ -1,8 +1,8 @@
-import { badRequest, notAcceptable } from '../core/errors.js';
-import { integerField, objectField, requiredField } from './fields.js';
-import { LIMITS } from './limits.js';
+import { badRequest, notAcceptable } from '../../core/errors.js';
+import { integerField, objectField, requiredField } from '../fields.js';
+import { LIMITS } from '../limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
-import type { QueueSettings, QueueType, Subscriber } from './types.js';
+import type { QueueSettings, QueueType, Subscriber } from '../types.js';
 
 /** Version 1 update queue: the subscriber set is replaced; push_type can turn a queue back to pull. */
 export interface V1QueueUpdate {

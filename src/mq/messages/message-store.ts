@@ -1,16 +1,23 @@
-import type { RedisClient } from '../core/redis.js';
-import { boundedChunks } from '../core/chunks.js';
+import type { RedisClient } from '../../core/redis.js';
+import { boundedChunks } from '../../core/chunks.js';
 import { randomUUID } from 'node:crypto';
-import { forbidden, notFound } from '../core/errors.js';
-import { newMessageId } from '../core/ids.js';
-import { byteQuotaReached } from '../auth/quotas.js';
-import { alertMessageBody, parseFiredAlerts } from './alerts.js';
-import { DEAD_LETTER_OUTBOX_KEY, type MqKeys, type QueueRef } from './keys.js';
-import { LIMITS } from './limits.js';
-import type { MqMetrics } from './metrics.js';
-import type { QueueStore } from './queue-store.js';
-import { ANY_RESERVATION, MISSING_QUEUE, Outcome, scripts } from './scripts.js';
-import type { Message, MqLogger, NewMessage, ReserveResult } from './types.js';
+import { forbidden, notFound } from '../../core/errors.js';
+import { newMessageId } from '../../core/ids.js';
+import { byteQuotaReached } from '../../auth/quotas.js';
+import { alertMessageBody, parseFiredAlerts } from '../alerts/alerts.js';
+import {
+  DEAD_LETTER_OUTBOX_KEY,
+  type MqKeys,
+  type QueueRef,
+  ANY_RESERVATION,
+  MISSING_QUEUE,
+  Outcome,
+  scripts,
+} from '../scripts.js';
+import { LIMITS } from '../limits.js';
+import type { MqMetrics } from '../metrics.js';
+import type { QueueStore } from '../queues/queue-store.js';
+import type { Message, MqLogger, NewMessage, ReserveResult } from '../types.js';
 
 export interface ReserveOptions {
   n: number;

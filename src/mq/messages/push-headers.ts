@@ -1,6 +1,6 @@
-import { badRequest } from '../core/errors.js';
-import { isPlainObject } from './fields.js';
-import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from './limits.js';
+import { badRequest } from '../../core/errors.js';
+import { isPlainObject } from '../fields.js';
+import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from '../limits.js';
 
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Every control character but horizontal tab, which header values may hold.

@@ -1,9 +1,9 @@
-import { badRequest, notAcceptable } from '../core/errors.js';
-import { withAlertIds } from './alerts.js';
-import { checkQueueName, integerField, objectField, requiredField, stringField } from './fields.js';
-import { LIMITS } from './limits.js';
-import { isInternalUrl, parseInternalUrl } from './push/internal-url.js';
-import { pushHeaderProblem } from './push-headers.js';
+import { badRequest, notAcceptable } from '../../core/errors.js';
+import { withAlertIds } from '../alerts/alerts.js';
+import { checkQueueName, integerField, objectField, requiredField, stringField } from '../fields.js';
+import { LIMITS } from '../limits.js';
+import { isInternalUrl, parseInternalUrl } from '../push/internal-url.js';
+import { pushHeaderProblem } from '../messages/push-headers.js';
 import {
   QUEUE_TYPES,
   type Alert,
@@ -13,7 +13,7 @@ import {
   type QueueSettings,
   type QueueType,
   type Subscriber,
-} from './types.js';
+} from '../types.js';
 
 /** A client's `queue` object, checked field by field; read-only fields are ignored. */
 export interface QueueChanges {

@@ -1,8 +1,8 @@
-import { badRequest, notFound } from '../core/errors.js';
-import { newObjectId } from '../core/ids.js';
-import { toRfc3339 } from '../core/time.js';
-import type { QueueRef } from './keys.js';
-import type { Alert, AlertSpec } from './types.js';
+import { badRequest, notFound } from '../../core/errors.js';
+import { newObjectId } from '../../core/ids.js';
+import { toRfc3339 } from '../../core/time.js';
+import type { QueueRef } from '../scripts.js';
+import type { Alert, AlertSpec } from '../types.js';
 
 export const MAX_ALERTS_PER_QUEUE = 5;
 

@@ -1,9 +1,8 @@
-import type { RedisClient } from '../core/redis.js';
-import { notFound, unavailable } from '../core/errors.js';
-import { QUEUE_KEY, type MqKeys, type QueueRef } from './keys.js';
-import { scripts } from './scripts.js';
+import type { RedisClient } from '../../core/redis.js';
+import { notFound, unavailable } from '../../core/errors.js';
+import { QUEUE_KEY, type MqKeys, type QueueRef, scripts } from '../scripts.js';
 import { settingsFromFields, settingsToFields } from './queue-settings.js';
-import type { QueueInfo, QueueSettings } from './types.js';
+import type { QueueInfo, QueueSettings } from '../types.js';
 
 const SAVE_ATTEMPTS = 10;
 

@@ -1,6 +1,6 @@
-import type { QueueRef } from './keys.js';
+import type { QueueRef } from '../scripts.js';
 import type { MessageStore } from './message-store.js';
-import type { MqLogger } from './types.js';
+import type { MqLogger } from '../types.js';
 
 const HAND_OVER_BATCH = 100;
 

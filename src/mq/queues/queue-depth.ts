@@ -1,7 +1,7 @@
-import type { RedisClient } from '../core/redis.js';
-import { isMessageId, messageIdTime } from '../core/ids.js';
-import { TopN } from '../metrics/top-n.js';
-import type { MqKeys, QueueRef } from './keys.js';
+import type { RedisClient } from '../../core/redis.js';
+import { isMessageId, messageIdTime } from '../../core/ids.js';
+import { TopN } from '../../metrics/top-n.js';
+import type { MqKeys, QueueRef } from '../scripts.js';
 
 const PAGE = 500;
 

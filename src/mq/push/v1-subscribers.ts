@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { notFound } from '../core/errors.js';
-import type { QueueRef } from './keys.js';
-import type { PushStatus } from './push/status.js';
-import type { MessageQueue } from './service.js';
+import { notFound } from '../../core/errors.js';
+import type { QueueRef } from '../scripts.js';
+import type { PushStatus } from './status.js';
+import type { MessageQueue } from '../message-queue.js';
 
 /** The version 1 id of a subscriber (v1 paths carry ids; subscribers are stored by name). */
 export function subscriberIdOf(name: string): string {

@@ -5,17 +5,17 @@ import { badRequest, notFound } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
-import { handOverDeadLetters } from './dead-letters.js';
-import { ExpirySweeper } from './expiry-sweeper.js';
-import { MqKeys, type QueueRef } from './keys.js';
-import { WakeHub } from './long-poll.js';
-import { MessageStore, type DeleteTarget, type ReserveOptions } from './message-store.js';
+import { handOverDeadLetters } from './messages/dead-letters.js';
+import { ExpirySweeper } from './messages/expiry-sweeper.js';
+import { MqKeys, type QueueRef } from './scripts.js';
+import { WakeHub } from './messages/wake-hub.js';
+import { MessageStore, type DeleteTarget, type ReserveOptions } from './messages/message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
 import { checkNoSelfPush } from './push/internal-url.js';
 import { refusePushLoop } from './push/push-loops.js';
-import { applyQueueChanges, isPushQueue, type QueueChanges } from './queue-settings.js';
-import { QueueStore } from './queue-store.js';
+import { applyQueueChanges, isPushQueue, type QueueChanges } from './queues/queue-settings.js';
+import { QueueStore } from './queues/queue-store.js';
 import type {
   Alert,
   MqLogger,
@@ -25,7 +25,7 @@ import type {
   ReserveResult,
   Subscriber,
 } from './types.js';
-import { applyV1QueueUpdate, type V1QueueUpdate } from './v1-queue-update.js';
+import { applyV1QueueUpdate, type V1QueueUpdate } from './queues/v1-queue-update.js';
 
 export interface MessageQueueDeps {
   redis: RedisClient;

@@ -1,9 +1,8 @@
-import { LeaderLoop } from '../core/leader-loop.js';
-import type { KeySpace, RedisClient } from '../core/redis.js';
-import { scanKeys } from '../core/scan.js';
-import type { MqLogger } from './types.js';
-import type { MqKeys } from './keys.js';
-import { scripts } from './scripts.js';
+import { LeaderLoop } from '../../core/leader-loop.js';
+import type { KeySpace, RedisClient } from '../../core/redis.js';
+import { scanKeys } from '../../core/scan.js';
+import type { MqLogger } from '../types.js';
+import { type MqKeys, scripts } from '../scripts.js';
 
 const SCAN_COUNT = 200;
 

@@ -1,7 +1,7 @@
-import { zsetMembers } from '../auth/project-lifecycle.js';
-import type { KeySpace, RedisClient } from '../core/redis.js';
-import { TtlCache } from '../core/ttl-cache.js';
-import { MqKeys, QUEUE_KEY } from './keys.js';
+import { zsetMembers } from '../../auth/project-lifecycle.js';
+import type { KeySpace, RedisClient } from '../../core/redis.js';
+import { TtlCache } from '../../core/ttl-cache.js';
+import { MqKeys, QUEUE_KEY } from '../scripts.js';
 
 /** How long a project's message bytes, once summed, are used before they are summed again. */
 const FRESH_MS = 1000;
