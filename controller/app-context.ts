@@ -83,6 +83,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     registry: metrics.registry,
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
+    minTimeoutSeconds: config.mq.minTimeoutSeconds,
   });
   const functions = openFunctionStores(config, redis, keys);
   let closing: Promise<void> | null = null;

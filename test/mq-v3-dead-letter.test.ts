@@ -163,7 +163,7 @@ describe('dead letter queues', () => {
     const deadLetter = uniqueQueue('dead');
     const ref = { projectId: server.projectId, name: deadLetter };
     const moved = { id: '7000000000000000001', body: 'moved once', reservedCount: 3, pushHeaders: '' };
-    const store = server.running.ctx.mq.messages;
+    const store = server.running.ctx.mq;
     await store.transfer(ref, [moved]);
     await store.transfer(ref, [moved, { ...moved, id: '7000000000000000002', body: 'new in the repeat' }]);
     const peeked = await mq.peek(deadLetter, 10);

@@ -43,8 +43,8 @@ it('a message can carry its own expiration (for API versions that allow it)', as
   const service = server.running.ctx.mq;
   const queue = uniqueQueue('own-expiry');
   const ref = { projectId: server.projectId, name: queue };
-  const [short, long] = await service.messages.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);
+  const [short, long] = await service.post(ref, [{ body: 'short', expiresIn: 1 }, { body: 'queue default' }]);
   scriptClock.advance(1100);
-  await expect(service.messages.get(ref, short!)).rejects.toThrow('Message not found');
-  expect((await service.messages.get(ref, long!)).body).toBe('queue default');
+  await expect(service.get(ref, short!)).rejects.toThrow('Message not found');
+  expect((await service.get(ref, long!)).body).toBe('queue default');
 });

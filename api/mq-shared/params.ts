@@ -5,7 +5,8 @@ import { LIMITS } from '../../src/mq/limits.js';
 import type { QueueRef } from '../../src/mq/scripts.js';
 import type { FastifyRequest } from 'fastify';
 import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
-import type { MessageQueue, QueueQuotas } from '../../src/mq/message-queue.js';
+import type { MessageQueue } from '../../src/mq/message-queue.js';
+import type { QueueQuotas } from '../../src/mq/queues/queue-quotas.js';
 import { projectOf } from '../auth-hooks.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
@@ -19,10 +20,6 @@ export interface MqRouteOptions {
 /** `n` of reserve and peek, and `delay` of post and release: the same limits in both API versions. */
 export const countSchema = { type: 'integer', minimum: 1 } as const;
 
-/** `n` above the documented 100 is served as 100 (fewer messages may always come back). */
-export function countOf(n: number | undefined): number {
-  return Math.min(n ?? 1, LIMITS.maxMessagesPerCall);
-}
 export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 
 /** Body of the subscriber routes (add, replace, remove) of v1 and v3; each checks the list itself. */

@@ -1,6 +1,6 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts/alerts.js';
-import { badRequest } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { objectField, requiredField, stringField } from '../../src/mq/fields.js';
 import { parseAlerts } from '../../src/mq/queues/queue-settings.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
@@ -16,7 +16,7 @@ const alertParams = {
 
 /** The ids of `alerts: [{id}, ...]` (a delete request). */
 function alertIdsOf(value: unknown): string[] {
-  if (!Array.isArray(value)) throw badRequest('alerts must be a list');
+  if (!Array.isArray(value)) throw fail('mq_not_a_list', 'alerts');
   return value.map((item, index) => {
     const at = `alerts[${index}]`;
     return stringField(requiredField(objectField(item, at).id, `${at}.id`), `${at}.id`);
@@ -36,7 +36,7 @@ export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
     handler: async (request) => {
       const ref = queueRefOf(request);
       const specs = parseAlerts(request.body.alerts, 'alerts');
-      await mq.changeAlerts(ref, (current) => addAlerts(ref.name, current, specs));
+      await mq.queues.changeAlerts(ref, (current) => addAlerts(ref.name, current, specs));
       return answerQueue(request);
     },
   });
@@ -46,7 +46,7 @@ export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
     handler: async (request) => {
       const ref = queueRefOf(request);
       const specs = parseAlerts(request.body.alerts, 'alerts');
-      await mq.changeAlerts(ref, (current) => withAlertIds(ref.name, current, specs));
+      await mq.queues.changeAlerts(ref, (current) => withAlertIds(ref.name, current, specs));
       return answerQueue(request);
     },
   });
@@ -55,7 +55,7 @@ export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
     schema,
     handler: async (request) => {
       const ids = alertIdsOf(request.body.alerts);
-      await mq.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, ids));
+      await mq.queues.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, ids));
       return answerQueue(request);
     },
   });
@@ -64,7 +64,7 @@ export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
     schema: { params: alertParams, response: { 200: queueSchema } },
     handler: async (request) => {
       const { alert_id: id } = request.params;
-      await mq.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, [id]));
+      await mq.queues.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, [id]));
       return answerQueue(request);
     },
   });

@@ -1,7 +1,7 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import type { SubscriberChange } from '../../src/mq/message-queue.js';
+import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
 import {
   parseV1QueueUpdate,
   parseV1SubscriberUrls,
@@ -66,7 +66,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     bodyLimit: 128 * 1024,
     schema: { params: queueParams, body: updateBody, response: { 200: queueSchema } },
     handler: async (request) => {
-      await mq.updateV1(
+      await mq.queues.updateV1(
         queueRefOf(request),
         parseV1QueueUpdate(request.body),
         queueQuotasOf(request, ctx.config.quotas),
@@ -78,7 +78,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
   app.delete('/1/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await mq.deleteQueue(queueRefOf(request)))) throw notFound('Queue not found');
+      if (!(await mq.queues.delete(queueRefOf(request)))) throw fail('mq_queue_not_found');
       return { msg: 'Deleted.' };
     },
   });
@@ -100,7 +100,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       schema: { params: queueParams, body: subscribersBody, response: { 200: queueSchema } },
       handler: async (request) => {
         const urls = parseV1SubscriberUrls(request.body.subscribers);
-        await mq.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
+        await mq.queues.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
         return answerQueue(request);
       },
     });

@@ -1,8 +1,8 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queues/queue-settings.js';
-import type { SubscriberChange } from '../../src/mq/message-queue.js';
+import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
 import { projectOf } from '../auth-hooks.js';
 import {
   msgSchema,
@@ -28,7 +28,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       const ref = queueRefOf(request);
       refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
-      const settings = await mq.configure(ref, changes, 'upsert', queueQuotasOf(request, ctx.config.quotas));
+      const settings = await mq.queues.configure(ref, changes, 'upsert', queueQuotasOf(request, ctx.config.quotas));
       return queueView(ref.projectId, ref.name, settings);
     },
   });
@@ -39,7 +39,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       const ref = queueRefOf(request);
       refuseLegacySubscribers(request.body);
       const changes = parseQueueChanges(request.body.queue, limits);
-      await mq.configure(ref, changes, 'update', queueQuotasOf(request, ctx.config.quotas));
+      await mq.queues.configure(ref, changes, 'update', queueQuotasOf(request, ctx.config.quotas));
       const info = await mq.queues.require(ref);
       return queueView(ref.projectId, ref.name, info, info);
     },
@@ -57,7 +57,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
   app.delete('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await mq.deleteQueue(queueRefOf(request)))) throw notFound('Queue not found');
+      if (!(await mq.queues.delete(queueRefOf(request)))) throw fail('mq_queue_not_found');
       return { msg: 'Deleted' };
     },
   });
@@ -104,7 +104,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
       handler: async (request) => {
         const given = request.body.subscribers;
         const subscribers = parseSubscribers(given, 'subscribers', { urlRequired: change !== 'remove' });
-        await mq.changeSubscribers(queueRefOf(request), change, subscribers);
+        await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers);
         return { msg: 'Updated' };
       },
     });

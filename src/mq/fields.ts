@@ -1,4 +1,4 @@
-import { badRequest, notAcceptable } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 import { EVERY_FIELD_OPTIONAL, dropNullFields } from '../core/null-fields.js';
 import { LIMITS } from './limits.js';
 
@@ -10,7 +10,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** An object of a body read by hand; its null fields are not given (null-fields.ts), so a required one answers 406. */
 export function objectField(value: unknown, field: string): Record<string, unknown> {
-  if (!isPlainObject(value)) throw badRequest(`${field} must be an object`);
+  if (!isPlainObject(value)) throw fail('mq_not_an_object', field);
   return dropNullFields(value, EVERY_FIELD_OPTIONAL);
 }
 
@@ -20,33 +20,29 @@ export function integerField(
   min: number,
   max: number = Number.MAX_SAFE_INTEGER,
 ): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be an integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw fail('mq_not_an_integer', field);
   if (value < min || value > max) {
-    throw badRequest(
-      max === Number.MAX_SAFE_INTEGER
-        ? `${field} must be at least ${min}`
-        : `${field} must be between ${min} and ${max}`,
-    );
+    throw max === Number.MAX_SAFE_INTEGER ? fail('mq_too_small', field, min) : fail('mq_out_of_range', field, min, max);
   }
   return value;
 }
 
 export function stringField(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
+  if (typeof value !== 'string') throw fail('mq_not_a_string', field);
   return value;
 }
 
 export function requiredField(value: unknown, field: string): unknown {
-  if (value === undefined || value === null) throw notAcceptable(`${field} is required`);
+  if (value === undefined || value === null) throw fail('mq_field_required', field);
   return value;
 }
 
 /** Queue names: 1 to 255 bytes, no '/', no control characters. */
 export function checkQueueName(name: string, field = 'queue name'): string {
-  if (name === '') throw badRequest(`${field} must not be empty`);
+  if (name === '') throw fail('mq_field_empty', field);
   if (Buffer.byteLength(name) > LIMITS.maxQueueNameBytes)
-    throw badRequest(`${field} must be at most ${LIMITS.maxQueueNameBytes} bytes`);
+    throw fail('mq_queue_name_too_long', field, LIMITS.maxQueueNameBytes);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f/]/.test(name)) throw badRequest(`${field} must not contain '/' or control characters`);
+  if (/[\u0000-\u001f\u007f/]/.test(name)) throw fail('mq_queue_name_characters', field);
   return name;
 }

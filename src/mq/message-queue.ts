@@ -1,31 +1,38 @@
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
-import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { byteQuotaReached } from '../auth/quotas.js';
+import { fail } from '../core/errors.js';
+import { newMessageId } from '../core/ids.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
+import { alertMessageBody, parseFiredAlerts } from './alerts/alerts.js';
+import { LIMITS } from './limits.js';
 import { handOverDeadLetters } from './messages/dead-letters.js';
 import { ExpirySweeper } from './messages/expiry-sweeper.js';
-import { MqKeys, type QueueRef } from './scripts.js';
+import { reservationOf, messageCount, timeoutOrQueues, type ReservationRequest } from './messages/reservation.js';
+import {
+  outboxEntry,
+  peekedMessages,
+  postChunks,
+  refusal,
+  parseHeaders,
+  reservationArg,
+  reservationPrefix,
+  reservedMessages,
+  type DeleteTarget,
+  type PostRow,
+  type ReservationRef,
+  type ReserveReply,
+  type TransferredMessage,
+} from './messages/script-io.js';
 import { WakeHub } from './messages/wake-hub.js';
-import { MessageStore, type DeleteTarget, type ReserveOptions } from './messages/message-store.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
-import { checkNoSelfPush } from './push/internal-url.js';
-import { refusePushLoop } from './push/push-loops.js';
-import { applyQueueChanges, isPushQueue, type QueueChanges } from './queues/queue-settings.js';
+import type { QueueQuotas } from './queues/queue-quotas.js';
 import { QueueStore } from './queues/queue-store.js';
-import type {
-  Alert,
-  MqLogger,
-  NewMessage,
-  QueueSettings,
-  ReservedMessage,
-  ReserveResult,
-  Subscriber,
-} from './types.js';
-import { applyV1QueueUpdate, type V1QueueUpdate } from './queues/v1-queue-update.js';
+import { DEAD_LETTER_OUTBOX_KEY, MISSING_QUEUE, MqKeys, Outcome, scripts, type QueueRef } from './scripts.js';
+import type { Message, MqLogger, NewMessage, ReserveResult } from './types.js';
 
 export interface MessageQueueDeps {
   redis: RedisClient;
@@ -40,60 +47,43 @@ export interface MessageQueueDeps {
   pushStatusRetentionMs?: number;
   /** Most messages one post request may carry (FERRUM_MQ_MAX_POST_MESSAGES). */
   maxPostMessages?: number;
+  /** The shortest reservation timeout a client may ask for (FERRUM_MQ_MIN_TIMEOUT). */
+  minTimeoutSeconds: number;
 }
 
 const DEFAULT_MAX_POST_MESSAGES = 1000;
-
-/**
- * A project's queue quotas (see src/auth/quotas.ts): most queues, most bytes of bodies per
- * queue, and the project's stored bytes over every service.
- */
-export interface QueueQuotas {
-  queues: number;
-  queueBytes: number;
-  storedBytes: number;
-}
-
-/** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
-const KNOWN_QUEUES = 10_000;
-
-function queueCacheKey(ref: QueueRef): string {
-  return `${ref.projectId}\n${ref.name}`;
-}
-
 const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
-
-export type SubscriberChange = 'add' | 'replace' | 'remove';
 
 // A reserve retried right at the due time can miss it by the clocks' difference; wait a little past.
 const DUE_SLACK_MS = 5;
 
-/** The message queue service: queue records, message operations, long-poll and dead letters. */
+/**
+ * The message queue: every message operation is one method here running one Lua script on
+ * the queue's keys (lua/), after the domain's rules (reservation bounds, quotas). Queue
+ * settings live in `queues` (QueueStore), push delivery state in `push` (PushStore). Every
+ * operation on a missing queue answers 404 `Queue not found` except posting, which creates it.
+ */
 export class MessageQueue {
   readonly keys: MqKeys;
   readonly queues: QueueStore;
-  readonly messages: MessageStore;
   readonly hub: WakeHub;
   readonly push: PushStore;
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
-  private readonly knownQueues = new Set<string>();
   private readonly storage: ProjectStorage;
+  private readonly redis: RedisClient;
+  private readonly minTimeoutSeconds: number;
 
   constructor(private readonly deps: MessageQueueDeps) {
+    this.redis = deps.redis;
+    this.minTimeoutSeconds = deps.minTimeoutSeconds;
     this.keys = new MqKeys(deps.keys);
     this.storage = new ProjectStorage(deps.redis, deps.keys);
     this.hub = new WakeHub(deps.bus);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
-    this.queues = new QueueStore(deps.redis, this.keys, (expired) => this.metrics?.expired.inc(expired));
-    this.messages = new MessageStore(deps.redis, this.keys, this.queues, deps.log, this.metrics);
-    this.push = new PushStore(
-      deps.redis,
-      this.keys,
-      this.queues,
-      this.messages,
-      deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS,
-    );
+    this.queues = new QueueStore(deps.redis, this.keys, this.storage, (expired) => this.metrics?.expired.inc(expired));
+    const retentionMs = deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS;
+    this.push = new PushStore(deps.redis, this.keys, this.queues, this, retentionMs);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log, (expired) =>
       this.metrics?.expired.inc(expired),
     );
@@ -102,165 +92,101 @@ export class MessageQueue {
   /**
    * Posts messages (creating the queue when missing); returns their ids in order. A tenant's
    * post passes its project's quotas: a new queue past `queues` is 403, bodies past the
-   * queue's `queueBytes` 413, and nothing is stored then.
+   * queue's `queueBytes` 413, and nothing is stored then. A version 1 message's own timeout
+   * is checked like a reservation's.
    */
   async post(ref: QueueRef, messages: NewMessage[], quotas?: QueueQuotas): Promise<string[]> {
+    const rows = messages.map((message, i): PostRow => {
+      const { timeout } = message;
+      const seconds = timeout ? timeoutOrQueues(timeout, `messages[${i}].timeout`, this.minTimeoutSeconds) : 0;
+      const headers = message.pushHeaders ? JSON.stringify(message.pushHeaders) : '';
+      return [newMessageId(), message.body, message.delay ?? 0, headers, 0, message.expiresIn ?? 0, seconds];
+    });
     const most = this.deps.maxPostMessages ?? DEFAULT_MAX_POST_MESSAGES;
-    if (messages.length > most)
-      throw badRequest(`messages: at most ${most} messages per request, got ${messages.length}`);
+    if (messages.length > most) throw fail('mq_too_many_messages', most, messages.length);
     const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.body), 0);
-    if (quotas) await Promise.all([this.checkNewQueue(ref, quotas), this.checkStoredBytes(ref, bytes, quotas)]);
-    const ids = await this.messages.post(ref, messages, quotas?.queueBytes);
+    const gate = this.queues.quotas;
+    if (quotas) await Promise.all([gate.checkNewQueue(ref, quotas), gate.checkStoredBytes(ref, bytes, quotas)]);
+    await this.insert(ref, rows, 'fresh ids', quotas?.queueBytes);
     this.storage.messages.added(ref.projectId, bytes);
-    if (quotas) this.remember(ref);
-    return ids;
+    if (quotas) gate.remember(ref);
+    return rows.map((row) => row[0]);
   }
 
   /**
-   * 413 when `bytes` more of bodies would take the project past its stored_bytes. The sum of
-   * its queues' bytes may be a moment old (ProjectMessageBytes): only a refusal sums them again.
-   * Posts to several queues at once may pass the quota by those posts; each queue's own
-   * queue_bytes, checked in the post's script, is the bound that holds exactly.
+   * Posts messages the queues write themselves (alert messages, push error reports): no
+   * tenant's limits or quotas apply.
    */
-  private async checkStoredBytes(ref: QueueRef, bytes: number, quotas: QueueQuotas): Promise<void> {
-    const { projectId } = ref;
-    const [allowance, recent] = await Promise.all([
-      this.storage.allowance('messages', projectId, quotas.storedBytes),
-      this.storage.messages.total(projectId),
-    ]);
-    if (recent + bytes <= allowance) return;
-    if ((await this.storage.messages.total(projectId, true)) + bytes > allowance)
-      throw byteQuotaReached('stored_bytes', quotas.storedBytes, STORED_BYTES_COUNTED);
-  }
-
-  private remember(ref: QueueRef): void {
-    if (this.knownQueues.size >= KNOWN_QUEUES) this.knownQueues.clear();
-    this.knownQueues.add(queueCacheKey(ref));
-  }
-
-  /** Deletes a queue and its messages; false when it did not exist. */
-  async deleteQueue(ref: QueueRef): Promise<boolean> {
-    this.knownQueues.delete(queueCacheKey(ref));
-    return this.queues.delete(ref);
-  }
-
-  /**
-   * 403 when `ref` is a new queue and its project already has `quotas.queues`. Queues this
-   * controller saw are not looked up again (a post is one round trip); a deleted one is forgotten.
-   */
-  private async checkNewQueue(ref: QueueRef, quotas: QueueQuotas): Promise<void> {
-    if (this.knownQueues.has(queueCacheKey(ref)) || (await this.queues.exists(ref))) return;
-    if ((await this.queues.count(ref.projectId)) >= quotas.queues)
-      throw countQuotaReached('queues', quotas.queues, 'queues');
-  }
-
-  /** Deletes all the targets or none (see MessageStore.delete). */
-  async delete(ref: QueueRef, targets: DeleteTarget[]): Promise<void> {
-    await this.messages.delete(ref, targets);
-    this.metrics?.deleted.inc(targets.length);
-  }
-
-  /**
-   * Creates (`upsert`) or changes (`update`, the queue must exist) a queue's settings. A named
-   * dead letter queue is created with default settings when it does not exist.
-   */
-  async configure(
-    ref: QueueRef,
-    changes: QueueChanges,
-    mode: 'upsert' | 'update',
-    quotas?: QueueQuotas,
-  ): Promise<QueueSettings> {
-    if (quotas && mode === 'upsert') await this.checkNewQueue(ref, quotas);
-    await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
-    const { settings } = await this.queues.save(ref, (current) => {
-      if (!current && mode === 'update') throw notFound('Queue not found');
-      return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
-    });
-    if (settings.deadLetter) {
-      const deadLetter = { projectId: ref.projectId, name: settings.deadLetter.queue_name };
-      if (quotas) await this.checkNewQueue(deadLetter, quotas);
-      await this.queues.ensure(deadLetter);
-    }
-    return settings;
-  }
-
-  /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
-  async clear(ref: QueueRef): Promise<void> {
-    if (!(await this.queues.clear(ref))) throw notFound('Queue not found');
-    await this.messages.checkAlerts(ref);
-  }
-
-  /** Version 1 update queue (creates the queue when missing; may change its push type). */
-  async updateV1(ref: QueueRef, update: V1QueueUpdate, quotas?: QueueQuotas): Promise<void> {
-    if (quotas) await this.checkNewQueue(ref, quotas);
-    await this.refusePushLoop(
+  async postInternal(ref: QueueRef, bodies: string[]): Promise<void> {
+    await this.insert(
       ref,
-      (update.subscriberUrls ?? []).map((url) => ({ url })),
+      bodies.map((body) => [newMessageId(), body, 0, '', 0, 0, 0]),
+      'fresh ids',
     );
-    await this.queues.save(ref, (current) => withoutSelfPush(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
+  }
+
+  /** Puts messages that keep their id and reserved_count (dead letter hand-over); repeats are skipped. */
+  async transfer(ref: QueueRef, messages: TransferredMessage[]): Promise<void> {
+    await this.insert(
+      ref,
+      messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount, 0]),
+      'ids may repeat',
+    );
   }
 
   /**
-   * Adds or updates (by name), replaces, or removes subscribers of a push queue; `subscribers`
-   * may be derived from the current ones (read in the same save).
+   * Writes messages in order, one bounded chunk per post-messages.lua run (counted, whoever
+   * posts: clients, alerts, push error reports). Ids that may repeat are looked up first and
+   * those already on the queue skipped.
    */
-  async changeSubscribers(
+  private async insert(
     ref: QueueRef,
-    change: SubscriberChange,
-    subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
+    messages: PostRow[],
+    ids: 'fresh ids' | 'ids may repeat',
+    maxQueueBytes?: number,
   ): Promise<void> {
-    if (change !== 'remove')
-      await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
-    await this.queues.save(ref, (current) => {
-      if (!current) throw notFound('Queue not found');
-      if (!current.push) throw badRequest('Subscribers can only be changed on a push queue');
-      const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
-      const next = nextSubscribers(current.push.subscribers, change, given);
-      if (next.length === 0) throw badRequest('A push queue must keep at least one subscriber');
-      return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
-    });
-  }
-
-  private async refusePushLoop(ref: QueueRef, subscribers: ReadonlyArray<{ url: string }>): Promise<void> {
-    await refusePushLoop(
-      ref.name,
-      subscribers.map((subscriber) => subscriber.url),
-      async (name) => {
-        const info = await this.queues.info({ projectId: ref.projectId, name });
-        return (info?.push?.subscribers ?? []).map((subscriber) => subscriber.url);
-      },
-    );
-  }
-
-  /** Sets a pull queue's alerts to `change(current alerts)`; an empty list removes them. */
-  async changeAlerts(ref: QueueRef, change: (current: Alert[] | undefined) => Alert[]): Promise<void> {
-    await this.queues.save(ref, (current) => {
-      if (!current) throw notFound('Queue not found');
-      if (isPushQueue(current)) throw badRequest('alerts cannot be set on a push queue');
-      const alerts = change(current.alerts);
-      return { ...current, alerts: alerts.length > 0 ? alerts : undefined };
-    });
+    // The first chunk checks the whole post against the queue's byte quota: a refused post stores nothing.
+    let limit = maxQueueBytes === undefined ? '' : String(maxQueueBytes);
+    const bytes = messages.reduce((sum, row) => sum + Buffer.byteLength(row[1]), 0);
+    for (const chunk of postChunks(messages)) {
+      const [created, inserted, alerts] = await scripts.postMessages.run<[number, number, string]>(
+        this.redis,
+        this.keys.queue(ref),
+        [
+          LIMITS.defaultExpirationSeconds,
+          this.keys.wakeChannel(ref),
+          JSON.stringify(chunk),
+          ids === 'ids may repeat' ? '1' : '0',
+          limit,
+          bytes,
+        ],
+      );
+      if (inserted === -1)
+        throw byteQuotaReached('queue_bytes', maxQueueBytes ?? 0, `the queue ${ref.name} (its messages' bodies)`);
+      limit = '';
+      if (created === 1) await this.queues.indexCreated(ref);
+      await this.raiseAlerts(ref, alerts);
+    }
+    if (ids === 'fresh ids') this.metrics?.posted.inc(messages.length);
   }
 
   /**
-   * Reserves messages; with `waitSeconds` > 0 an empty queue is waited on until a message
-   * arrives (woken through pub/sub, or at the moment a delayed or reserved message falls due),
-   * the wait ends, or `signal` aborts (client gone, shutdown).
+   * Reserves messages within the reservation rule (messages/reservation.ts); with a wait, an
+   * empty queue is waited on until a message arrives (woken through pub/sub, or at the moment
+   * a delayed or reserved message falls due), the wait ends, or `signal` aborts (client gone,
+   * shutdown).
    */
-  async reserve(
-    ref: QueueRef,
-    options: ReserveOptions & { waitSeconds: number },
-    signal?: AbortSignal,
-  ): Promise<ReservedMessage[]> {
-    const first = await this.reserveOnce(ref, options);
-    if (first.messages.length > 0 || options.waitSeconds <= 0) return first.messages;
-    const deadline = Date.now() + options.waitSeconds * 1000;
+  async reserve(ref: QueueRef, request: ReservationRequest, signal?: AbortSignal): Promise<ReserveResult> {
+    const reservation = reservationOf(request, this.minTimeoutSeconds);
+    const first = await this.reserveNow(ref, reservation);
+    if (first.messages.length > 0 || reservation.waitSeconds <= 0) return first;
+    const deadline = Date.now() + reservation.waitSeconds * 1000;
     const waiter = await this.hub.listen(this.keys.wakeChannel(ref));
     const stop = () => waiter.close();
     signal?.addEventListener('abort', stop);
     try {
       // Subscribed now: this reserve sees everything posted before, the waiter everything after.
-      let result = await this.reserveOnce(ref, options);
+      let result = await this.reserveNow(ref, reservation);
       while (result.messages.length === 0) {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || waiter.closed) break;
@@ -268,23 +194,166 @@ export class MessageQueue {
           result.nextDueMs >= 0 ? Math.max(result.nextDueMs - scriptClock.now(), 0) + DUE_SLACK_MS : Infinity;
         await waiter.next(Math.min(remaining, untilDue));
         if (waiter.closed) break;
-        result = await this.reserveOnce(ref, options);
+        result = await this.reserveNow(ref, reservation);
       }
-      return result.messages;
+      return result;
     } finally {
       signal?.removeEventListener('abort', stop);
       waiter.close();
     }
   }
 
-  /** One reserve without waiting (dead letters handed over, counted). */
-  async reserveOnce(ref: QueueRef, options: ReserveOptions): Promise<ReserveResult> {
-    const result = await this.messages.reserve(ref, options);
+  /**
+   * One run of reserve.lua without waiting (push delivery reserves this way too): counted, its
+   * dead letters handed over. `timeout` 0 is the queue's (or a v1 message's own).
+   */
+  async reserveNow(
+    ref: QueueRef,
+    reservation: { n: number; timeout: number; delete?: boolean },
+  ): Promise<ReserveResult> {
+    const reply = await scripts.reserve.run<string | number>(this.redis, this.keys.queue(ref), [
+      reservation.n,
+      reservation.timeout,
+      reservation.delete ? '1' : '0',
+      reservationPrefix(),
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
+    const parsed = JSON.parse(String(reply)) as ReserveReply;
+    const result: ReserveResult = {
+      messages: reservedMessages(parsed),
+      movedToDeadLetter: parsed.moved,
+      expired: parsed.expired,
+      nextDueMs: parsed.due,
+      timeout: parsed.timeout,
+    };
+    await this.raiseAlerts(ref, parsed.alerts);
     this.metrics?.countReserve(result);
-    if (result.movedToDeadLetter > 0) {
-      await handOverDeadLetters(this.messages, ref, this.deps.log);
-    }
+    if (result.movedToDeadLetter > 0) await handOverDeadLetters(this, ref, this.deps.log);
     return result;
+  }
+
+  /** The first n available messages, not reserved. */
+  async peek(ref: QueueRef, n: number | undefined): Promise<Message[]> {
+    const reply = await scripts.peek.run<string | number>(this.redis, this.keys.queue(ref), [
+      messageCount(n),
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
+    const result = JSON.parse(String(reply)) as Parameters<typeof peekedMessages>[0] & { expired: number };
+    this.metrics?.expired.inc(result.expired);
+    return peekedMessages(result);
+  }
+
+  async get(ref: QueueRef, id: string): Promise<Message> {
+    const reply = await scripts.readMessage.run<(string | number)[]>(this.redis, this.keys.queue(ref), [
+      id,
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (reply[0] !== Outcome.ok) throw refusal(Number(reply[0]));
+    return {
+      id,
+      body: String(reply[1]),
+      reservedCount: Number(reply[2]),
+      pushHeaders: parseHeaders(String(reply[3])),
+      timeout: Number(reply[4]),
+    };
+  }
+
+  /**
+   * Deletes all the targets or, when one may not be deleted, none (the error names it).
+   * Targets naming a subscriber acknowledge that subscriber's push delivery instead, one at a
+   * time, in order (PushStore.acknowledge).
+   */
+  async delete(ref: QueueRef, given: DeleteTarget[]): Promise<void> {
+    const targets = given.some((target) => target.subscriberName) ? await this.acknowledgeNamed(ref, given) : given;
+    if (targets.length === 0) return;
+    // Straight to the script's arguments: no JSON to write here nor to decode there.
+    const args: string[] = [];
+    for (const target of targets) args.push(target.id, reservationArg(target.reservationId));
+    const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(
+      this.redis,
+      this.keys.queue(ref),
+      args,
+    );
+    if (outcome !== Outcome.ok)
+      throw refusal(outcome, targets.length > 1 && position !== undefined ? targets[position - 1]!.id : undefined);
+    this.metrics?.deleted.inc(targets.length);
+    await this.raiseAlerts(ref, alerts);
+  }
+
+  /** Acknowledges the targets that name a subscriber; returns the others. */
+  private async acknowledgeNamed(ref: QueueRef, targets: DeleteTarget[]): Promise<DeleteTarget[]> {
+    const deletes: DeleteTarget[] = [];
+    for (const target of targets) {
+      if (!target.subscriberName) {
+        deletes.push(target);
+        continue;
+      }
+      if (typeof target.reservationId !== 'string') throw fail('mq_acknowledge_needs_reservation');
+      await this.push.acknowledge(ref, target.id, target.reservationId, target.subscriberName);
+    }
+    return deletes;
+  }
+
+  /**
+   * Renews a live reservation (for `timeout` within the reservation bounds, else the message's
+   * own timeout); returns the new reservation id.
+   */
+  async touch(
+    ref: QueueRef,
+    id: string,
+    reservationId: ReservationRef,
+    timeout?: number,
+  ): Promise<{ reservationId: string; reservedCount: number }> {
+    const seconds = timeoutOrQueues(timeout, 'timeout', this.minTimeoutSeconds);
+    const next = `${reservationPrefix()}00`;
+    const [outcome, reservedCount] = await scripts.touch.run<number[]>(this.redis, this.keys.queue(ref), [
+      id,
+      reservationArg(reservationId),
+      seconds,
+      next,
+      LIMITS.defaultTimeoutSeconds,
+    ]);
+    if (outcome !== Outcome.ok) throw refusal(outcome!);
+    return { reservationId: next, reservedCount: reservedCount! };
+  }
+
+  /** Returns a reserved message to the front of the queue, at once or after `delay` seconds. */
+  async release(ref: QueueRef, id: string, reservationId: ReservationRef, delay = 0): Promise<void> {
+    const [outcome] = await scripts.release.run<number[]>(this.redis, this.keys.queue(ref), [
+      id,
+      reservationArg(reservationId),
+      delay,
+      this.keys.wakeChannel(ref),
+    ]);
+    if (outcome !== Outcome.ok) throw refusal(outcome!);
+  }
+
+  /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
+  async clear(ref: QueueRef): Promise<void> {
+    if (!(await this.queues.clear(ref))) throw fail('mq_queue_not_found');
+    await this.raiseAlerts(ref, await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref)));
+  }
+
+  /** Takes up to `count` messages out of a queue's dead letter outbox (see reserve.lua). */
+  async takeDeadLetterOutbox(ref: QueueRef, count: number): Promise<Array<TransferredMessage & { queue: string }>> {
+    const outbox = this.keys.queue(ref)[DEAD_LETTER_OUTBOX_KEY]!;
+    return ((await this.redis.lpop(outbox, count)) ?? []).map(outboxEntry);
+  }
+
+  /**
+   * Posts one message per fired alert to its target queue (another hash tag, so a second step);
+   * like dead letter hand-over it is best effort: a failure is logged, the source operation stands.
+   */
+  private async raiseAlerts(source: QueueRef, reply: unknown): Promise<void> {
+    for (const fired of parseFiredAlerts(reply)) {
+      try {
+        await this.postInternal({ projectId: source.projectId, name: fired.queue }, [alertMessageBody(source, fired)]);
+      } catch (error) {
+        this.deps.log.warn({ err: error, queue: source.name, alert: fired.id }, 'alert message could not be posted');
+      }
+    }
   }
 
   /** Ends every long-poll wait (before the HTTP server closes). */
@@ -300,17 +369,4 @@ export class MessageQueue {
   async stopBackgroundWork(): Promise<void> {
     await this.sweeper.stop();
   }
-}
-
-/** `settings`, once checked that none of its subscribers pushes back to the queue itself. */
-function withoutSelfPush<T extends QueueSettings>(ref: QueueRef, settings: T): T {
-  checkNoSelfPush(ref.name, settings.push?.subscribers ?? []);
-  return settings;
-}
-
-function nextSubscribers(current: Subscriber[], change: SubscriberChange, given: Subscriber[]): Subscriber[] {
-  if (change === 'replace') return given;
-  const givenNames = new Set(given.map((subscriber) => subscriber.name));
-  if (change === 'remove') return current.filter((subscriber) => !givenNames.has(subscriber.name));
-  return [...current.filter((subscriber) => !givenNames.has(subscriber.name)), ...given];
 }

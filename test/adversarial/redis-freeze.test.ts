@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postChunks } from '../../src/mq/messages/message-store.js';
+import { postChunks } from '../../src/mq/messages/script-io.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
 

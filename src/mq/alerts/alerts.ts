@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
 import { toRfc3339 } from '../../core/time.js';
 import type { QueueRef } from '../scripts.js';
@@ -28,11 +28,11 @@ function sameAlert(a: AlertSpec, b: AlertSpec): boolean {
  * keeps its id (and so its snooze state); a new one gets a fresh id.
  */
 export function withAlertIds(queueName: string, current: Alert[] | undefined, specs: AlertSpec[]): Alert[] {
-  if (specs.length > MAX_ALERTS_PER_QUEUE) throw badRequest(`a queue can have at most ${MAX_ALERTS_PER_QUEUE} alerts`);
+  if (specs.length > MAX_ALERTS_PER_QUEUE) throw fail('mq_too_many_alerts', MAX_ALERTS_PER_QUEUE);
   return specs.map((spec, index) => {
-    if (spec.queue === queueName) throw badRequest(`alerts[${index}].queue must name another queue`);
+    if (spec.queue === queueName) throw fail('mq_alert_targets_itself', index);
     if (specs.slice(0, index).some((earlier) => sameAlert(earlier, spec))) {
-      throw badRequest(`alerts[${index}] duplicates another alert (same type, trigger, direction and queue)`);
+      throw fail('mq_alert_twice', index);
     }
     const existing = current?.find((alert) => sameAlert(alert, spec));
     return { ...spec, id: existing?.id ?? newObjectId() };
@@ -42,8 +42,7 @@ export function withAlertIds(queueName: string, current: Alert[] | undefined, sp
 /** Alerts after adding `specs` to `current` (an alert like one already there is a duplicate). */
 export function addAlerts(queueName: string, current: Alert[] | undefined, specs: AlertSpec[]): Alert[] {
   for (const [index, spec] of specs.entries()) {
-    if (current?.some((alert) => sameAlert(alert, spec)))
-      throw badRequest(`alerts[${index}] duplicates an alert the queue has`);
+    if (current?.some((alert) => sameAlert(alert, spec))) throw fail('mq_alert_already_there', index);
   }
   return withAlertIds(queueName, current, [...(current ?? []), ...specs]);
 }
@@ -51,7 +50,7 @@ export function addAlerts(queueName: string, current: Alert[] | undefined, specs
 /** Alerts after removing those with the given ids (each must exist). */
 export function removeAlerts(current: Alert[] | undefined, ids: string[]): Alert[] {
   for (const id of ids) {
-    if (!current?.some((alert) => alert.id === id)) throw notFound(`Alert not found: ${id}`);
+    if (!current?.some((alert) => alert.id === id)) throw fail('mq_alert_not_found', id);
   }
   return (current ?? []).filter((alert) => !ids.includes(alert.id));
 }

@@ -2,7 +2,8 @@
 -- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
 -- reserved_count already reached the dead letter threshold are moved to the dead letter
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).
--- ARGV: n, timeout (s; 0 = each message's own, else the queue's), delete ('1' removes the
+-- ARGV: n, timeout (s; 0 = each message's own, else the queue's: the rule clients are held to is
+-- reservationOf in messages/reservation.ts), delete ('1' removes the
 -- messages at once), reservation id prefix, default timeout (s).
 -- Returns -1 for a missing queue, else JSON { moved, expired (messages dropped as expired), due (next due ms or -1), timeout (the
 -- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of

@@ -1,4 +1,4 @@
-import { badRequest } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { isPlainObject } from '../fields.js';
 import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from '../limits.js';
 
@@ -25,13 +25,12 @@ export function pushHeaderProblem(name: string, value: unknown): string | null {
 
 /** Validates a message's push_headers (400 naming the header on any violation). */
 export function checkPushHeaders(value: unknown, field: string): Record<string, string> {
-  if (!isPlainObject(value)) throw badRequest(`${field} must be an object of strings`);
+  if (!isPlainObject(value)) throw fail('mq_push_headers_not_object', field);
   const entries = Object.entries(value);
-  if (entries.length > LIMITS.maxPushHeaders)
-    throw badRequest(`${field} must have at most ${LIMITS.maxPushHeaders} headers`);
+  if (entries.length > LIMITS.maxPushHeaders) throw fail('mq_too_many_push_headers', field, LIMITS.maxPushHeaders);
   for (const [name, headerValue] of entries) {
     const problem = pushHeaderProblem(name, headerValue);
-    if (problem) throw badRequest(`${field} "${name}": ${problem}`);
+    if (problem) throw fail('mq_header_problem', field, name, problem);
   }
   return value as Record<string, string>;
 }

@@ -220,7 +220,7 @@ export class PushDeliverer {
     const { mq, log, config } = this.deps;
     const worker = new QueueWorker(ref, {
       queues: mq.queues,
-      messages: mq.messages,
+      messages: { reserve: (queue, reservation) => mq.reserveNow(queue, reservation) },
       push: mq.push,
       send: (queue, reservationId) => this.sender(queue, reservationId),
       log,

@@ -1,4 +1,4 @@
-import { badRequest } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { checkQueueName } from '../fields.js';
 
 /**
@@ -28,11 +28,9 @@ export function parseInternalUrl(url: string, field: string): InternalTarget {
   const what = SCHEMES[scheme] === 'queue' ? 'queue' : 'code';
   const form = `${scheme}:///<${what} name>`;
   const parts = /^\/\/([^/?#]*)\/([^?#]*)$/.exec(rest!);
-  if (!parts) throw badRequest(`${field} must be written ${form} (three slashes, no query or fragment)`);
+  if (!parts) throw fail('mq_internal_url_form', field, form);
   if (parts[1] !== '') {
-    throw badRequest(
-      `${field}: ${scheme} subscribers reach this project only; write ${form} with no token, host or project`,
-    );
+    throw fail('mq_internal_url_elsewhere', field, scheme, form);
   }
   const name = decodeName(parts[2]!, field);
   if (what === 'queue') checkQueueName(name, `${field} queue name`);
@@ -49,21 +47,19 @@ function decodeName(encoded: string, field: string): string {
   try {
     return decodeURIComponent(encoded);
   } catch {
-    throw badRequest(`${field} has a malformed %-escape in its name`);
+    throw fail('mq_internal_url_escape', field);
   }
 }
 
 function checkCodeName(name: string, field: string): void {
-  if (name === '') throw badRequest(`${field} must not be empty`);
-  if (name.length > MAX_CODE_NAME_LENGTH)
-    throw badRequest(`${field} must be at most ${MAX_CODE_NAME_LENGTH} characters`);
+  if (name === '') throw fail('mq_field_empty', field);
+  if (name.length > MAX_CODE_NAME_LENGTH) throw fail('mq_code_name_too_long', field, MAX_CODE_NAME_LENGTH);
 }
 
 /** 400 when one of a queue's subscribers is `ironmq:///` of the queue itself (an endless loop). */
 export function checkNoSelfPush(queueName: string, subscribers: ReadonlyArray<{ url: string }>): void {
   for (const { url } of subscribers) {
     const target = internalTargetOf(url);
-    if (target?.kind === 'queue' && target.name === queueName)
-      throw badRequest(`a queue cannot push to itself: ${url} is this queue`);
+    if (target?.kind === 'queue' && target.name === queueName) throw fail('mq_self_push', url);
   }
 }

@@ -1,4 +1,4 @@
-import { badRequest } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { internalTargetOf } from './internal-url.js';
 
 /** The `ironmq:///` subscriber URLs of a queue of the same project (none when it does not exist). */
@@ -32,7 +32,7 @@ export async function refusePushLoop(
     const name = pending.shift()!;
     for (const next of queueTargets(await read(name))) {
       const path = [...paths.get(name)!, next];
-      if (next === queueName) throw badRequest(`push subscribers would loop back to this queue: ${path.join(' → ')}`);
+      if (next === queueName) throw fail('mq_push_loop', path.join(' → '));
       if (paths.has(next)) continue;
       paths.set(next, path);
       pending.push(next);

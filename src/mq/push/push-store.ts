@@ -1,11 +1,11 @@
 import type { RedisClient } from '../../core/redis.js';
-import { badRequest, forbidden, notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { type MqKeys, type QueueRef, MISSING_QUEUE, Outcome, pushScripts } from '../scripts.js';
-import type { MessageStore } from '../messages/message-store.js';
 import type { QueueStore } from '../queues/queue-store.js';
 import type { Message, PushSettings, QueueInfo } from '../types.js';
 import { errorQueueMessage } from './error-queue.js';
 import { freshStatus, type PushStatus, type SubscriberStatus } from './status.js';
+import { subscriberIdOf } from './v1-subscriber-ids.js';
 
 /** A push message's delivery status per subscriber name. */
 export type StatusMap = Map<string, SubscriberStatus>;
@@ -22,12 +22,18 @@ export interface FinishedRound {
  * hash tag), the end of a delivery round, and acknowledgements of 202 answers. Shared by the
  * deliverer and the API versions.
  */
+/** The message operations push state reads and writes through (MessageQueue's). */
+export interface QueueMessages {
+  get(ref: QueueRef, id: string): Promise<Message>;
+  postInternal(ref: QueueRef, bodies: string[]): Promise<void>;
+}
+
 export class PushStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: MqKeys,
     private readonly queues: QueueStore,
-    private readonly messages: MessageStore,
+    private readonly messages: QueueMessages,
     private readonly finishedStatusLifetimeMs: number,
   ) {}
 
@@ -95,6 +101,17 @@ export class PushStore {
   }
 
   /**
+   * Version 1 acknowledgement of a push delivery answered 202 (the delete-subscriber endpoint):
+   * v1 has no reservation ids, so the subscriber's current reservation is the one acknowledged.
+   */
+  async acknowledgeBySubscriberId(ref: QueueRef, id: string, subscriberId: string): Promise<void> {
+    const queue = await this.queues.require(ref);
+    const subscriber = queue.push?.subscribers.find((candidate) => subscriberIdOf(candidate.name) === subscriberId);
+    if (queue.push && !subscriber) throw fail('mq_subscriber_not_found', subscriberId);
+    await this.acknowledge(ref, id, '', subscriber?.name ?? subscriberId);
+  }
+
+  /**
    * A subscriber acknowledges (deletes) a message it answered with 202. Version 3 names the
    * reservation; version 1's delete-subscriber endpoint passes '' (the subscriber's current one).
    */
@@ -111,9 +128,9 @@ export class PushStore {
       this.finishedStatusLifetimeMs,
     ]);
     const [outcome, done, statuses, body, headers] = reply;
-    if (outcome === MISSING_QUEUE) throw notFound('Queue not found');
-    if (outcome === Outcome.notFound) throw notFound(`Message not found for subscriber "${subscriberName}"`);
-    if (outcome === Outcome.timedOut) throw forbidden('Reservation timed out');
+    if (outcome === MISSING_QUEUE) throw fail('mq_queue_not_found');
+    if (outcome === Outcome.notFound) throw fail('mq_push_message_not_found', subscriberName);
+    if (outcome === Outcome.timedOut) throw fail('mq_reservation_timed_out', '');
     if (done === 1) {
       const message: Message = {
         id,
@@ -143,11 +160,11 @@ export class PushStore {
       if (raw) statuses.set(name, JSON.parse(raw) as SubscriberStatus);
     });
     const report = errorQueueMessage(queue, message, statuses);
-    if (report) await this.messages.post({ projectId: queue.projectId, name: errorQueue }, [{ body: report }]);
+    if (report) await this.messages.postInternal({ projectId: queue.projectId, name: errorQueue }, [report]);
   }
 }
 
 export function pushSettingsOf(queue: QueueInfo): PushSettings {
-  if (!queue.push) throw badRequest('Push statuses and acknowledgements apply to push queues only');
+  if (!queue.push) throw fail('mq_push_queues_only');
   return queue.push;
 }

@@ -1,16 +1,16 @@
 import type { FailureGroupMember } from '../../core/failure-log.js';
 import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../scripts.js';
-import type { MessageStore } from '../messages/message-store.js';
 import type { MqMetrics } from '../metrics.js';
 import type { QueueStore } from '../queues/queue-store.js';
-import type { QueueInfo, ReservedMessage } from '../types.js';
+import type { QueueInfo, ReservedMessage, ReserveResult } from '../types.js';
 import { runRound, type Send } from './message-round.js';
 import type { FinishedRound, PushStore, StatusMap } from './push-store.js';
 
 export interface QueueWorkerDeps {
   queues: QueueStore;
-  messages: MessageStore;
+  /** One reserve without waiting, counted (MessageQueue.reserveNow). */
+  messages: { reserve(ref: QueueRef, reservation: { n: number; timeout: number }): Promise<ReserveResult> };
   push: PushStore;
   send: (queue: QueueInfo, reservationId: string) => Send;
   log: MqLogger;
@@ -115,7 +115,6 @@ export class QueueWorker {
         if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
         this.health.succeeded();
-        this.deps.metrics?.countReserve(reserved);
         if (queue.push.rate) this.paceFrom += (reserved.messages.length * 1000) / queue.push.rate;
         if (reserved.messages.length === 0) {
           if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);

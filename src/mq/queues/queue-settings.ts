@@ -1,4 +1,4 @@
-import { badRequest, notAcceptable } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { withAlertIds } from '../alerts/alerts.js';
 import { checkQueueName, integerField, objectField, requiredField, stringField } from '../fields.js';
 import { LIMITS } from '../limits.js';
@@ -53,10 +53,10 @@ const SUBSCRIBERS_MOVED =
  */
 export function refuseLegacySubscribers(body: { subscribers?: unknown; queue?: unknown }): void {
   const given = (value: unknown) => value !== undefined && value !== null;
-  if (given(body.subscribers)) throw badRequest(`subscribers is not read here: ${SUBSCRIBERS_MOVED}`);
+  if (given(body.subscribers)) throw fail('mq_legacy_subscribers', 'subscribers', SUBSCRIBERS_MOVED);
   const queue = body.queue;
   if (typeof queue === 'object' && queue !== null && given((queue as { subscribers?: unknown }).subscribers))
-    throw badRequest(`queue.subscribers is not read here: ${SUBSCRIBERS_MOVED}`);
+    throw fail('mq_legacy_subscribers', 'queue.subscribers', SUBSCRIBERS_MOVED);
 }
 
 export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueChanges {
@@ -64,8 +64,7 @@ export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueC
   const queue = objectField(input, 'queue');
   const changes: QueueChanges = {};
   if (queue.type !== undefined) {
-    if (!QUEUE_TYPES.includes(queue.type as QueueType))
-      throw badRequest(`queue.type must be one of: ${QUEUE_TYPES.join(', ')}`);
+    if (!QUEUE_TYPES.includes(queue.type as QueueType)) throw fail('mq_queue_type_unknown', QUEUE_TYPES.join(', '));
     changes.type = queue.type as QueueType;
   }
   if (queue.message_timeout !== undefined) {
@@ -106,8 +105,7 @@ function parsePush(value: unknown): Partial<PushSettings> {
     if (errorQueue !== '') parsed.error_queue = checkQueueName(errorQueue, 'queue.push.error_queue');
   }
   if (push.rate !== undefined && push.rate !== null) {
-    if (typeof push.rate !== 'number' || !(push.rate > 0))
-      throw badRequest('queue.push.rate must be a positive number');
+    if (typeof push.rate !== 'number' || !(push.rate > 0)) throw fail('mq_push_rate_not_positive');
     parsed.rate = push.rate;
   }
   return parsed;
@@ -115,14 +113,14 @@ function parsePush(value: unknown): Partial<PushSettings> {
 
 /** A subscriber list: names unique, urls http(s), header names and values within the push header rules. */
 export function parseSubscribers(value: unknown, field: string, { urlRequired = true } = {}): Subscriber[] {
-  if (!Array.isArray(value)) throw badRequest(`${field} must be a list`);
+  if (!Array.isArray(value)) throw fail('mq_not_a_list', field);
   const names = new Set<string>();
   return value.map((item, index) => {
     const at = `${field}[${index}]`;
     const entry = objectField(item, at);
     const name = stringField(requiredField(entry.name, `${at}.name`), `${at}.name`);
-    if (name === '') throw badRequest(`${at}.name must not be empty`);
-    if (names.has(name)) throw badRequest(`${at}.name "${name}" is given twice`);
+    if (name === '') throw fail('mq_field_empty', `${at}.name`);
+    if (names.has(name)) throw fail('mq_subscriber_name_twice', at, name);
     names.add(name);
     const subscriber: Subscriber = { name, url: '' };
     if (urlRequired || entry.url !== undefined)
@@ -143,10 +141,9 @@ function checkUrl(value: unknown, field: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw badRequest(`${field} must be an absolute URL`);
+    throw fail('mq_url_not_absolute', field);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw badRequest(`${field} must be an http or https URL, or ironmq:///<queue> or ironworker:///<code>`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('mq_url_scheme', field);
   return text;
 }
 
@@ -154,7 +151,7 @@ function parseSubscriberHeaders(value: unknown, field: string): Record<string, s
   const headers = objectField(value, field);
   for (const [name, headerValue] of Object.entries(headers)) {
     const problem = pushHeaderProblem(name, headerValue);
-    if (problem) throw badRequest(`${field} "${name}": ${problem}`);
+    if (problem) throw fail('mq_header_problem', field, name, problem);
   }
   return headers as Record<string, string>;
 }
@@ -180,14 +177,14 @@ function parseDeadLetter(value: unknown): { queue_name: string; max_reservations
 
 /** A list of alerts as a client gives them (`field` names the list in errors). */
 export function parseAlerts(value: unknown, field: string): AlertSpec[] {
-  if (!Array.isArray(value)) throw badRequest(`${field} must be a list`);
+  if (!Array.isArray(value)) throw fail('mq_not_a_list', field);
   return value.map((item, index) => {
     const at = `${field}[${index}]`;
     const alert = objectField(item, at);
     const type = requiredField(alert.type, `${at}.type`);
-    if (type !== 'fixed' && type !== 'progressive') throw badRequest(`${at}.type must be one of: fixed, progressive`);
+    if (type !== 'fixed' && type !== 'progressive') throw fail('mq_alert_type', at);
     const direction = alert.direction ?? 'asc';
-    if (direction !== 'asc' && direction !== 'desc') throw badRequest(`${at}.direction must be one of: asc, desc`);
+    if (direction !== 'asc' && direction !== 'desc') throw fail('mq_alert_direction', at);
     const queue = checkQueueName(stringField(requiredField(alert.queue, `${at}.queue`), `${at}.queue`), `${at}.queue`);
     const parsed: AlertSpec = {
       type,
@@ -212,9 +209,7 @@ export function applyQueueChanges(name: string, current: QueueSettings | null, c
   if (changes.messageExpiration !== undefined) next.messageExpiration = changes.messageExpiration;
   if (type === 'pull') {
     if (changes.push !== undefined) {
-      throw badRequest(
-        current ? 'queue.push cannot be set on a pull queue' : 'queue.push is not allowed on a pull queue',
-      );
+      throw fail('mq_push_on_pull_queue', current !== null);
     }
     if (changes.alerts !== undefined)
       next.alerts = changes.alerts.length > 0 ? withAlertIds(name, current?.alerts, changes.alerts) : undefined;
@@ -222,9 +217,8 @@ export function applyQueueChanges(name: string, current: QueueSettings | null, c
       next.deadLetter = nextDeadLetter(name, current?.deadLetter, changes.deadLetter);
     return next;
   }
-  if (changes.deadLetter !== undefined)
-    throw badRequest('queue.dead_letter is not allowed on a push queue; use queue.push.error_queue');
-  if (changes.alerts !== undefined) throw badRequest('queue.alerts cannot be set on a push queue');
+  if (changes.deadLetter !== undefined) throw fail('mq_dead_letter_on_push_queue');
+  if (changes.alerts !== undefined) throw fail('mq_alerts_setting_on_push_queue');
   next.push = nextPush(current?.push, changes.push);
   return next;
 }
@@ -232,7 +226,7 @@ export function applyQueueChanges(name: string, current: QueueSettings | null, c
 function resolveType(current: QueueSettings | null, changes: QueueChanges): QueueType {
   if (current) {
     if (changes.type !== undefined && changes.type !== current.type) {
-      throw badRequest(`queue.type cannot be changed after creation (the queue is ${current.type})`);
+      throw fail('mq_queue_type_change', current.type);
     }
     return current.type;
   }
@@ -241,8 +235,8 @@ function resolveType(current: QueueSettings | null, changes: QueueChanges): Queu
 
 function nextPush(current: PushSettings | undefined, changes: Partial<PushSettings> | undefined): PushSettings {
   const subscribers = changes?.subscribers ?? current?.subscribers;
-  if (subscribers === undefined) throw notAcceptable('queue.push.subscribers is required for a push queue');
-  if (subscribers.length === 0) throw badRequest('queue.push.subscribers must hold at least one subscriber');
+  if (subscribers === undefined) throw fail('mq_push_subscribers_required');
+  if (subscribers.length === 0) throw fail('mq_push_subscribers_empty');
   const push: PushSettings = {
     subscribers,
     retries: changes?.retries ?? current?.retries ?? LIMITS.defaultRetries,
@@ -261,10 +255,10 @@ function nextDeadLetter(
   change: { queue_name: string; max_reservations?: number },
 ): DeadLetter | undefined {
   if (change.queue_name === '') {
-    if (!current) throw badRequest('queue.dead_letter.queue_name must be a non-empty string');
+    if (!current) throw fail('mq_dead_letter_name_empty');
     return undefined;
   }
-  if (change.queue_name === name) throw badRequest('queue.dead_letter.queue_name must name another queue');
+  if (change.queue_name === name) throw fail('mq_dead_letter_self');
   return { queue_name: change.queue_name, max_reservations: change.max_reservations ?? LIMITS.defaultMaxReservations };
 }
 

@@ -1,10 +1,23 @@
 import type { RedisClient } from '../../core/redis.js';
-import { notFound, unavailable } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
+import type { ProjectStorage } from '../../core/stored-bytes.js';
+import { checkNoSelfPush } from '../push/internal-url.js';
+import { refusePushLoop } from '../push/push-loops.js';
 import { QUEUE_KEY, type MqKeys, type QueueRef, scripts } from '../scripts.js';
-import { settingsFromFields, settingsToFields } from './queue-settings.js';
-import type { QueueInfo, QueueSettings } from '../types.js';
+import type { Alert, QueueInfo, QueueSettings, Subscriber } from '../types.js';
+import { QueueQuotaGate, type QueueQuotas } from './queue-quotas.js';
+import {
+  applyQueueChanges,
+  isPushQueue,
+  settingsFromFields,
+  settingsToFields,
+  type QueueChanges,
+} from './queue-settings.js';
+import { applyV1QueueUpdate, type V1QueueUpdate } from './v1-queue-update.js';
 
 const SAVE_ATTEMPTS = 10;
+
+export type SubscriberChange = 'add' | 'replace' | 'remove';
 
 export interface ListOptions {
   perPage: number;
@@ -12,13 +25,23 @@ export interface ListOptions {
   prefix?: string;
 }
 
-/** Queue records: settings, counters, the per-project name index; creation and deletion. */
+/**
+ * Queues: their records (settings, counters, the per-project name index), creation, settings
+ * changes with their rules (quotas, push loops), and deletion. Every settings change is one
+ * save-queue.lua run (compare-and-set on the record's version).
+ */
 export class QueueStore {
+  /** The queue quotas a post or a new queue passes. */
+  readonly quotas: QueueQuotaGate;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: MqKeys,
+    storage: ProjectStorage,
     private readonly onExpired: (count: number) => void = () => {},
-  ) {}
+  ) {
+    this.quotas = new QueueQuotaGate(this, storage);
+  }
 
   /** Settings and size of a queue, or null when it does not exist. */
   async info(ref: QueueRef): Promise<QueueInfo | null> {
@@ -41,7 +64,7 @@ export class QueueStore {
 
   async require(ref: QueueRef): Promise<QueueInfo> {
     const info = await this.info(ref);
-    if (!info) throw notFound('Queue not found');
+    if (!info) throw fail('mq_queue_not_found');
     return info;
   }
 
@@ -67,7 +90,83 @@ export class QueueStore {
       await this.indexPushQueue(ref, settings.type !== 'pull');
       return { settings, created: version === '' };
     }
-    throw unavailable('The queue is being changed by other requests; try again');
+    throw fail('mq_queue_save_contended');
+  }
+
+  /**
+   * Creates (`upsert`) or changes (`update`, the queue must exist) a queue's settings. A named
+   * dead letter queue is created with default settings when it does not exist.
+   */
+  async configure(
+    ref: QueueRef,
+    changes: QueueChanges,
+    mode: 'upsert' | 'update',
+    quotas?: QueueQuotas,
+  ): Promise<QueueSettings> {
+    if (quotas && mode === 'upsert') await this.quotas.checkNewQueue(ref, quotas);
+    await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
+    const { settings } = await this.save(ref, (current) => {
+      if (!current && mode === 'update') throw fail('mq_queue_not_found');
+      return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
+    });
+    if (settings.deadLetter) {
+      const deadLetter = { projectId: ref.projectId, name: settings.deadLetter.queue_name };
+      if (quotas) await this.quotas.checkNewQueue(deadLetter, quotas);
+      await this.ensure(deadLetter);
+    }
+    return settings;
+  }
+
+  /** Version 1 update queue (creates the queue when missing; may change its push type). */
+  async updateV1(ref: QueueRef, update: V1QueueUpdate, quotas?: QueueQuotas): Promise<void> {
+    if (quotas) await this.quotas.checkNewQueue(ref, quotas);
+    await this.refusePushLoop(
+      ref,
+      (update.subscriberUrls ?? []).map((url) => ({ url })),
+    );
+    await this.save(ref, (current) => withoutSelfPush(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
+  }
+
+  /**
+   * Adds or updates (by name), replaces, or removes subscribers of a push queue; `subscribers`
+   * may be derived from the current ones (read in the same save).
+   */
+  async changeSubscribers(
+    ref: QueueRef,
+    change: SubscriberChange,
+    subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
+  ): Promise<void> {
+    if (change !== 'remove')
+      await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
+    await this.save(ref, (current) => {
+      if (!current) throw fail('mq_queue_not_found');
+      if (!current.push) throw fail('mq_subscribers_need_push_queue');
+      const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
+      const next = nextSubscribers(current.push.subscribers, change, given);
+      if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
+      return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
+    });
+  }
+
+  private async refusePushLoop(ref: QueueRef, subscribers: ReadonlyArray<{ url: string }>): Promise<void> {
+    await refusePushLoop(
+      ref.name,
+      subscribers.map((subscriber) => subscriber.url),
+      async (name) => {
+        const info = await this.info({ projectId: ref.projectId, name });
+        return (info?.push?.subscribers ?? []).map((subscriber) => subscriber.url);
+      },
+    );
+  }
+
+  /** Sets a pull queue's alerts to `change(current alerts)`; an empty list removes them. */
+  async changeAlerts(ref: QueueRef, change: (current: Alert[] | undefined) => Alert[]): Promise<void> {
+    await this.save(ref, (current) => {
+      if (!current) throw fail('mq_queue_not_found');
+      if (isPushQueue(current)) throw fail('mq_alerts_on_push_queue');
+      const alerts = change(current.alerts);
+      return { ...current, alerts: alerts.length > 0 ? alerts : undefined };
+    });
   }
 
   async exists(ref: QueueRef): Promise<boolean> {
@@ -113,6 +212,7 @@ export class QueueStore {
 
   /** Deletes a queue and its messages; false when it did not exist. */
   async delete(ref: QueueRef): Promise<boolean> {
+    this.quotas.forget(ref);
     const queueKeys = this.keys.queue(ref);
     const index = this.keys.queueIndex(ref.projectId);
     const [[, existed]] = (await this.redis
@@ -175,4 +275,17 @@ export class QueueStore {
     );
     return names.filter((_, i) => exists[i] === 1);
   }
+}
+
+/** `settings`, once checked that none of its subscribers pushes back to the queue itself. */
+function withoutSelfPush<T extends QueueSettings>(ref: QueueRef, settings: T): T {
+  checkNoSelfPush(ref.name, settings.push?.subscribers ?? []);
+  return settings;
+}
+
+function nextSubscribers(current: Subscriber[], change: SubscriberChange, given: Subscriber[]): Subscriber[] {
+  if (change === 'replace') return given;
+  const givenNames = new Set(given.map((subscriber) => subscriber.name));
+  if (change === 'remove') return current.filter((subscriber) => !givenNames.has(subscriber.name));
+  return [...current.filter((subscriber) => !givenNames.has(subscriber.name)), ...given];
 }

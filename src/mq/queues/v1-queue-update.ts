@@ -1,4 +1,4 @@
-import { badRequest, notAcceptable } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { integerField, objectField, requiredField } from '../fields.js';
 import { LIMITS } from '../limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
@@ -28,16 +28,16 @@ export interface V1QueueUpdateBody {
 /** A version 1 `subscribers` list: objects with a `url` (http or https), at most 64 KB as JSON. */
 export function parseV1SubscriberUrls(value: unknown): string[] {
   if (Buffer.byteLength(JSON.stringify(value ?? null)) > MAX_SUBSCRIBERS_JSON_BYTES) {
-    throw badRequest(`subscribers must be at most ${MAX_SUBSCRIBERS_JSON_BYTES / 1024} KB as JSON`);
+    throw fail('mq_v1_subscribers_too_big', MAX_SUBSCRIBERS_JSON_BYTES / 1024);
   }
-  if (!Array.isArray(value)) throw badRequest('subscribers must be a list');
+  if (!Array.isArray(value)) throw fail('mq_not_a_list', 'subscribers');
   const named = value.map((item, index) => {
     const entry = objectField(item, `subscribers[${index}]`);
     return { name: String(index), url: requiredField(entry.url, `subscribers[${index}].url`) };
   });
   const urls = parseSubscribers(named, 'subscribers').map((subscriber) => subscriber.url);
   const repeated = urls.findIndex((url, index) => urls.indexOf(url) !== index);
-  if (repeated >= 0) throw badRequest(`subscribers[${repeated}].url is given twice`);
+  if (repeated >= 0) throw fail('mq_v1_subscriber_url_twice', repeated);
   return urls;
 }
 
@@ -65,23 +65,21 @@ export function applyV1QueueUpdate(current: QueueSettings | null, update: V1Queu
   const givesSubscribers = (update.subscriberUrls?.length ?? 0) > 0;
   const type = update.pushType ?? (base.type !== 'pull' ? base.type : givesSubscribers ? 'multicast' : 'pull');
   if (type === 'pull') {
-    if (givesSubscribers) throw badRequest('subscribers apply to push queues only (push_type multicast or unicast)');
+    if (givesSubscribers) throw fail('mq_v1_subscribers_on_pull_queue');
     if (update.retries !== undefined || update.retriesDelay !== undefined) {
-      throw badRequest('retries and retries_delay apply to push queues only (push_type multicast or unicast)');
+      throw fail('mq_v1_retries_on_pull_queue');
     }
     const { push: _push, ...pull } = base;
     return { ...pull, type };
   }
-  if (base.alerts) throw badRequest("alerts are not allowed on push queues: remove the queue's alerts first");
-  if (base.deadLetter)
-    throw badRequest("dead_letter is not allowed on push queues: remove the queue's dead_letter first");
+  if (base.alerts) throw fail('mq_v1_alerts_on_push_queue');
+  if (base.deadLetter) throw fail('mq_v1_dead_letter_on_push_queue');
   const currentSubscribers = base.push?.subscribers ?? [];
   const subscribers = update.subscriberUrls
     ? subscribersForUrls(currentSubscribers, update.subscriberUrls)
     : currentSubscribers;
-  if (update.subscriberUrls === undefined && subscribers.length === 0)
-    throw notAcceptable('subscribers is required to make a push queue');
-  if (subscribers.length === 0) throw badRequest('subscribers must hold at least one subscriber on a push queue');
+  if (update.subscriberUrls === undefined && subscribers.length === 0) throw fail('mq_v1_subscribers_required');
+  if (subscribers.length === 0) throw fail('mq_v1_subscribers_empty');
   return {
     ...base,
     type,

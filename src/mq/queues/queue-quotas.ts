@@ -1,0 +1,74 @@
+import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../../auth/quotas.js';
+import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { QueueRef } from '../scripts.js';
+
+/**
+ * A project's queue quotas (see src/auth/quotas.ts): most queues, most bytes of bodies per
+ * queue, and the project's stored bytes over every service.
+ */
+export interface QueueQuotas {
+  queues: number;
+  queueBytes: number;
+  storedBytes: number;
+}
+
+/** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
+const KNOWN_QUEUES = 10_000;
+
+function queueCacheKey(ref: QueueRef): string {
+  return `${ref.projectId}\n${ref.name}`;
+}
+
+/** What the gate asks of the queue records. */
+export interface QueueCounts {
+  exists(ref: QueueRef): Promise<boolean>;
+  count(projectId: string): Promise<number>;
+}
+
+/** The checks of a project's queue quotas before a post or a new queue (queue_bytes is checked in the post's script). */
+export class QueueQuotaGate {
+  private readonly knownQueues = new Set<string>();
+
+  constructor(
+    private readonly queues: QueueCounts,
+    private readonly storage: ProjectStorage,
+  ) {}
+
+  /**
+   * 403 when `ref` is a new queue and its project already has `quotas.queues`. Queues this
+   * controller saw are not looked up again (a post is one round trip); a deleted one is forgotten.
+   */
+  async checkNewQueue(ref: QueueRef, quotas: QueueQuotas): Promise<void> {
+    if (this.knownQueues.has(queueCacheKey(ref)) || (await this.queues.exists(ref))) return;
+    if ((await this.queues.count(ref.projectId)) >= quotas.queues)
+      throw countQuotaReached('queues', quotas.queues, 'queues');
+  }
+
+  /**
+   * 413 when `bytes` more of bodies would take the project past its stored_bytes. The sum of
+   * its queues' bytes may be a moment old (ProjectMessageBytes): only a refusal sums them again.
+   * Posts to several queues at once may pass the quota by those posts; each queue's own
+   * queue_bytes, checked in the post's script, is the bound that holds exactly.
+   */
+  async checkStoredBytes(ref: QueueRef, bytes: number, quotas: QueueQuotas): Promise<void> {
+    const { projectId } = ref;
+    const [allowance, recent] = await Promise.all([
+      this.storage.allowance('messages', projectId, quotas.storedBytes),
+      this.storage.messages.total(projectId),
+    ]);
+    if (recent + bytes <= allowance) return;
+    if ((await this.storage.messages.total(projectId, true)) + bytes > allowance)
+      throw byteQuotaReached('stored_bytes', quotas.storedBytes, STORED_BYTES_COUNTED);
+  }
+
+  /** `ref` exists now (a post went through). */
+  remember(ref: QueueRef): void {
+    if (this.knownQueues.size >= KNOWN_QUEUES) this.knownQueues.clear();
+    this.knownQueues.add(queueCacheKey(ref));
+  }
+
+  /** `ref` is being deleted. */
+  forget(ref: QueueRef): void {
+    this.knownQueues.delete(queueCacheKey(ref));
+  }
+}
