@@ -1,7 +1,5 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { fail } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';
-import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
 import {
   parseV1QueueUpdate,
   parseV1SubscriberUrls,
@@ -15,9 +13,9 @@ import {
   queueParams,
   queueQuotasOf,
   queueRefOf,
-  subscribersBody,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
+import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
@@ -33,7 +31,8 @@ const updateBody = {
 } as const;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
-export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
+export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
+  const { ctx, mq } = options;
   async function answerQueue(request: WithParams<{ queue_name: string }>) {
     return queueView(await mq.queues.require(queueRefOf(request)));
   }
@@ -75,13 +74,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     },
   });
 
-  app.delete('/1/projects/:project_id/queues/:queue_name', {
-    schema: { params: queueParams, response: { 200: msgSchema } },
-    handler: async (request) => {
-      if (!(await mq.queues.delete(queueRefOf(request)))) throw fail('mq_queue_not_found');
-      return { msg: 'Deleted.' };
-    },
-  });
+  deleteQueueRoute(app, '/1/projects/:project_id/queues/:queue_name', options, 'Deleted.');
 
   app.post('/1/projects/:project_id/queues/:queue_name/clear', {
     schema: { params: queueParams, response: { 200: msgSchema } },
@@ -91,18 +84,18 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     },
   });
 
-  const subscriberChanges: Array<['post' | 'delete', SubscriberChange]> = [
-    ['post', 'add'],
-    ['delete', 'remove'],
-  ];
-  for (const [method, change] of subscriberChanges) {
-    app[method]('/1/projects/:project_id/queues/:queue_name/subscribers', {
-      schema: { params: queueParams, body: subscribersBody, response: { 200: queueSchema } },
-      handler: async (request) => {
-        const urls = parseV1SubscriberUrls(request.body.subscribers);
-        await mq.queues.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
-        return answerQueue(request);
-      },
-    });
-  }
+  subscriberRoutes(
+    app,
+    '/1/projects/:project_id/queues/:queue_name/subscribers',
+    [
+      ['post', 'add'],
+      ['delete', 'remove'],
+    ],
+    queueSchema,
+    async (request, change) => {
+      const urls = parseV1SubscriberUrls(request.body.subscribers);
+      await mq.queues.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
+      return answerQueue(request);
+    },
+  );
 };

@@ -1,8 +1,7 @@
-import type { ApiPlugin } from '../type-provider.js';
-import { fail } from '../../src/core/errors.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queues/queue-settings.js';
-import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
 import { projectOf } from '../auth-hooks.js';
 import {
   msgSchema,
@@ -10,24 +9,29 @@ import {
   queueParams,
   queueQuotasOf,
   queueRefOf,
-  subscribersBody,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
+import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 
 const queueBody = { type: 'object', properties: { queue: ANY_BUT_NULL, subscribers: ANY_BUT_NULL } } as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
-export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) => {
+export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
+  const { ctx, mq } = options;
   const limits = { minTimeoutSeconds: ctx.config.mq.minTimeoutSeconds };
+
+  /** The queue a PUT or PATCH names and the changes its body asks for. */
+  function changesOf(request: WithParams<{ queue_name: string }> & { body: FromSchema<typeof queueBody> }) {
+    refuseLegacySubscribers(request.body);
+    return { ref: queueRefOf(request), changes: parseQueueChanges(request.body.queue, limits) };
+  }
 
   app.put('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
-      const ref = queueRefOf(request);
-      refuseLegacySubscribers(request.body);
-      const changes = parseQueueChanges(request.body.queue, limits);
+      const { ref, changes } = changesOf(request);
       const settings = await mq.queues.configure(ref, changes, 'upsert', queueQuotasOf(request, ctx.config.quotas));
       return queueView(ref.projectId, ref.name, settings);
     },
@@ -36,9 +40,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
   app.patch('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, body: queueBody, response: { 200: queueResponseSchema } },
     handler: async (request) => {
-      const ref = queueRefOf(request);
-      refuseLegacySubscribers(request.body);
-      const changes = parseQueueChanges(request.body.queue, limits);
+      const { ref, changes } = changesOf(request);
       await mq.queues.configure(ref, changes, 'update', queueQuotasOf(request, ctx.config.quotas));
       const info = await mq.queues.require(ref);
       return queueView(ref.projectId, ref.name, info, info);
@@ -54,13 +56,7 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     },
   });
 
-  app.delete('/3/projects/:project_id/queues/:queue_name', {
-    schema: { params: queueParams, response: { 200: msgSchema } },
-    handler: async (request) => {
-      if (!(await mq.queues.delete(queueRefOf(request)))) throw fail('mq_queue_not_found');
-      return { msg: 'Deleted' };
-    },
-  });
+  deleteQueueRoute(app, '/3/projects/:project_id/queues/:queue_name', options, 'Deleted');
 
   app.get('/3/projects/:project_id/queues', {
     schema: {
@@ -93,20 +89,21 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, { ctx, mq }) =
     },
   });
 
-  const subscriberChanges: Array<['post' | 'put' | 'delete', SubscriberChange]> = [
-    ['post', 'add'],
-    ['put', 'replace'],
-    ['delete', 'remove'],
-  ];
-  for (const [method, change] of subscriberChanges) {
-    app[method]('/3/projects/:project_id/queues/:queue_name/subscribers', {
-      schema: { params: queueParams, body: subscribersBody, response: { 200: msgSchema } },
-      handler: async (request) => {
-        const given = request.body.subscribers;
-        const subscribers = parseSubscribers(given, 'subscribers', { urlRequired: change !== 'remove' });
-        await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers);
-        return { msg: 'Updated' };
-      },
-    });
-  }
+  subscriberRoutes(
+    app,
+    '/3/projects/:project_id/queues/:queue_name/subscribers',
+    [
+      ['post', 'add'],
+      ['put', 'replace'],
+      ['delete', 'remove'],
+    ],
+    msgSchema,
+    async (request, change) => {
+      const subscribers = parseSubscribers(request.body.subscribers, 'subscribers', {
+        urlRequired: change !== 'remove',
+      });
+      await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers);
+      return { msg: 'Updated' };
+    },
+  );
 };

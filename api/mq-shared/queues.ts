@@ -1,0 +1,35 @@
+/** The queue routes both API versions share: delete a queue, change a push queue's subscribers. */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { fail } from '../../src/core/errors.js';
+import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
+import type { ApiInstance, WithParams } from '../type-provider.js';
+import { msgSchema, queueParams, queueRefOf, subscribersBody, type MqRouteOptions } from './params.js';
+
+/** `DELETE <path>`: deletes the queue and its messages (404 when there was none) and answers `msg`. */
+export function deleteQueueRoute(app: ApiInstance, path: string, { mq }: MqRouteOptions, msg: string): void {
+  app.delete(path, {
+    schema: { params: queueParams, response: { 200: msgSchema } },
+    handler: async (request) => {
+      if (!(await mq.queues.delete(queueRefOf(request)))) throw fail('mq_queue_not_found');
+      return { msg };
+    },
+  });
+}
+
+export type SubscribersRequest = WithParams<{ queue_name: string }> & { body: FromSchema<typeof subscribersBody> };
+
+/** The subscriber routes at `path`, one method per change; `change` makes it and gives the answer. */
+export function subscriberRoutes(
+  app: ApiInstance,
+  path: string,
+  methods: Array<['post' | 'put' | 'delete', SubscriberChange]>,
+  answer: JSONSchema,
+  change: (request: SubscribersRequest, change: SubscriberChange) => Promise<unknown>,
+): void {
+  for (const [method, kind] of methods) {
+    app[method](path, {
+      schema: { params: queueParams, body: subscribersBody, response: { 200: answer } },
+      handler: (request) => change(request, kind),
+    });
+  }
+}
