@@ -11,7 +11,7 @@ import {
 } from '../../src/worker/clusters/cluster-rules.js';
 import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
 import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
-import { DEFAULT_CLUSTER } from '../../src/worker/tasks/tasks.js';
+import { DEFAULT_CLUSTER } from '../../src/worker/tasks/task-service.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { AppContext } from '../../controller/app-context.js';
 import {

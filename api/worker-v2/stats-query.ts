@@ -1,5 +1,5 @@
 import { badRequest } from '../../src/core/errors.js';
-import type { StatsRange } from '../../src/worker/tasks/task-stats.js';
+import type { StatsRange } from '../../src/worker/tasks/records/task-stats.js';
 import { TASK_STATUSES } from '../../src/worker/types.js';
 
 const DAY_MS = 24 * 3600 * 1000;

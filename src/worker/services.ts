@@ -8,8 +8,8 @@ import { ClusterStatus } from './clusters/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
 import { ClusterTermination } from './clusters/cluster-termination.js';
 import { CodeStore } from './codes/code-store.js';
-import { ConcurrencyGate } from './tasks/concurrency-gate.js';
-import { TaskDistribution } from './tasks/distribution.js';
+import { ConcurrencyGate } from './tasks/running/concurrency-gate.js';
+import { TaskDistribution } from './tasks/queues/distribution.js';
 import { WorkerKeys } from './keys.js';
 import { InstanceStore } from './clusters/instance-store.js';
 import { RedisBlobStore } from './codes/redis-blobs.js';
@@ -20,14 +20,14 @@ import { RunnerTokens } from './clusters/runner-tokens.js';
 import { SecretBox } from '../core/secret-box.js';
 import { resolveSecretKey } from '../core/secret-key.js';
 import { ScalingStates } from './clusters/scaling-state.js';
-import { TaskQueuePause } from './tasks/task-queue-pause.js';
-import { TaskStats } from './tasks/task-stats.js';
-import { TaskTokens } from './tasks/task-tokens.js';
-import { TaskStatusChanges } from './tasks/task-status.js';
-import { TaskStore } from './tasks/task-store.js';
-import { TaskService } from './tasks/tasks.js';
-import { RunnerTasks } from './tasks/runner-tasks.js';
-import { GatewayLeases } from './tasks/gateway-leases.js';
+import { TaskQueuePause } from './tasks/queues/task-queue-pause.js';
+import { TaskStats } from './tasks/records/task-stats.js';
+import { TaskTokens } from './tasks/running/task-tokens.js';
+import { TaskStatusChanges } from './tasks/records/task-status.js';
+import { TaskStore } from './tasks/records/task-store.js';
+import { TaskService } from './tasks/task-service.js';
+import { RunnerTasks } from './tasks/running/runner-tasks.js';
+import { GatewayLeases } from './tasks/running/gateway-leases.js';
 
 /** The worker service's stores and services, shared by its API and its runners. */
 export interface WorkerServices {

@@ -1,7 +1,7 @@
 import { badRequest } from '../../core/errors.js';
 import { mayUseCluster } from './cluster-rules.js';
 import type { ClusterStore } from './cluster-store.js';
-import { DEFAULT_CLUSTER } from '../tasks/tasks.js';
+import { DEFAULT_CLUSTER } from '../tasks/task-service.js';
 
 /** Which clusters a project's tasks may go to: the default one, and clusters its owner owns or was shared. */
 export class ClusterAccess {

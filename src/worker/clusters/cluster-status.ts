@@ -1,4 +1,4 @@
-import type { TaskDistribution } from '../tasks/distribution.js';
+import type { TaskDistribution } from '../tasks/queues/distribution.js';
 import type { InstanceRecord, InstanceStore, InstanceType } from './instance-store.js';
 import type { RunnerInstance, RunnerRegistry } from './runner-registry.js';
 import type { ScalingStates } from './scaling-state.js';

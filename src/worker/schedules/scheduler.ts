@@ -4,8 +4,8 @@ import { parseMember } from './schedule-keys.js';
 import { nextRun } from './schedule-times.js';
 import type { DueRun, ScheduleStore } from './schedule-store.js';
 import type { Schedule } from './schedule-types.js';
-import type { TaskStore } from '../tasks/task-store.js';
-import type { TaskService } from '../tasks/tasks.js';
+import type { TaskStore } from '../tasks/records/task-store.js';
+import type { TaskService } from '../tasks/task-service.js';
 
 const BATCH = 100;
 

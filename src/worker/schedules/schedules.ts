@@ -4,7 +4,7 @@ import type { CodeStore } from '../codes/code-store.js';
 import { checkRecurrence, firstRun } from './schedule-times.js';
 import type { ScheduleStore } from './schedule-store.js';
 import type { Recurrence, Schedule } from './schedule-types.js';
-import { checkPayload } from '../tasks/tasks.js';
+import { checkPayload } from '../tasks/task-service.js';
 
 /** One element of a schedule request, already checked against the API's schema; times in epoch ms. */
 export interface ScheduleRequest extends Partial<Recurrence> {

@@ -1,11 +1,9 @@
-import type { RedisClient } from '../../core/redis.js';
-import { notFound } from '../../core/errors.js';
-import type { WorkerKeys } from '../keys.js';
-import { TASK_STATUSES, type Task, type TaskStatus } from '../types.js';
-import { loadLua } from '../../core/lua.js';
+import type { RedisClient } from '../../../core/redis.js';
+import { notFound } from '../../../core/errors.js';
+import type { WorkerKeys } from '../../keys.js';
+import { TASK_STATUSES, type Task, type TaskStatus } from '../../types.js';
+import { scripts } from '../scripts.js';
 
-const createTasks = loadLua(import.meta.url, 'create-tasks');
-const listTasks = loadLua(import.meta.url, 'list-tasks');
 /** Tasks per script run: keeps one run short so other clients are not held up. */
 const CREATE_CHUNK = 200;
 const SCAN_BATCH = 500;
@@ -119,7 +117,7 @@ export class TaskStore {
       });
       keys.push(...indexKeys);
       if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
-      runs.push(createTasks.run(this.redis, keys, args));
+      runs.push(scripts.createTasks.run(this.redis, keys, args));
     }
     await Promise.all(runs);
   }
@@ -193,7 +191,7 @@ export class TaskStore {
     );
     const min = filter.from === undefined ? '-inf' : String(filter.from);
     const max = filter.to === undefined ? '+inf' : String(filter.to);
-    const ids = await listTasks.run<string[]>(this.redis, keys, [
+    const ids = await scripts.listTasks.run<string[]>(this.redis, keys, [
       min,
       max,
       String(filter.page * filter.perPage),

@@ -2,10 +2,10 @@ import type { EventBus } from '../../core/bus.js';
 import { badRequest, HttpError, notFound } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
 import type { CodeStore } from '../codes/code-store.js';
-import type { TaskDistribution } from './distribution.js';
+import type { TaskDistribution } from './queues/distribution.js';
 import type { WorkerKeys } from '../keys.js';
-import type { ChangeResult, StatusChange, TaskStatusChanges } from './task-status.js';
-import type { TaskStore } from './task-store.js';
+import type { ChangeResult, StatusChange, TaskStatusChanges } from './records/task-status.js';
+import type { TaskStore } from './records/task-store.js';
 import { LIMITS, type Code, type Task, type TaskStatus } from '../types.js';
 
 /** Statuses after which a code package's `retries` apply. */

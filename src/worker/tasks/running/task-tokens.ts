@@ -1,8 +1,8 @@
-import type { RedisClient } from '../../core/redis.js';
+import type { RedisClient } from '../../../core/redis.js';
 import { createHash } from 'node:crypto';
-import { newSecret } from '../../core/ids.js';
-import type { WorkerKeys } from '../keys.js';
-import { FINAL_STATUSES, type TaskStatus } from '../types.js';
+import { newSecret } from '../../../core/ids.js';
+import type { WorkerKeys } from '../../keys.js';
+import { FINAL_STATUSES, type TaskStatus } from '../../types.js';
 
 /** Marks task tokens, so that other tokens never cost a lookup here. */
 export const TASK_TOKEN_PREFIX = 'task_';

@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../core/redis.js';
+import type { RedisClient } from '../../../core/redis.js';
 import type { TaskDistribution } from './distribution.js';
-import type { WorkerKeys } from '../keys.js';
-import { TASK_STATUSES, type TaskStatus } from '../types.js';
+import type { WorkerKeys } from '../../keys.js';
+import { TASK_STATUSES, type TaskStatus } from '../../types.js';
 
 export type TaskCounts = Record<TaskStatus, number>;
 

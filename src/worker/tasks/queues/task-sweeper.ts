@@ -1,11 +1,9 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
-import type { TaskStore } from './task-store.js';
-import type { TaskService } from './tasks.js';
-import type { Task, TaskStatus } from '../types.js';
-import { loadLua } from '../../core/lua.js';
-
-const expireTasks = loadLua(import.meta.url, 'expire-tasks');
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
+import type { TaskStore } from '../records/task-store.js';
+import type { TaskService } from '../task-service.js';
+import type { Task, TaskStatus } from '../../types.js';
+import { scripts } from '../scripts.js';
 
 /** Entries handled per script run or read: keeps each step short for other clients. */
 const BATCH = 200;
@@ -75,7 +73,7 @@ export class TaskSweeper {
           ...this.keys.statusGroup(projectId, indexed, status),
         );
       }
-      dropped += await expireTasks.run<number>(this.redis, keys, [String(now), ...members]);
+      dropped += await scripts.expireTasks.run<number>(this.redis, keys, [String(now), ...members]);
       if (members.length < BATCH) break;
     }
     return dropped;

@@ -1,11 +1,9 @@
-import type { RedisClient } from '../../core/redis.js';
-import { loadLua } from '../../core/lua.js';
+import type { RedisClient } from '../../../core/redis.js';
+import { scripts } from '../scripts.js';
 import type { TaskDistribution } from './distribution.js';
-import type { WorkerKeys } from '../keys.js';
-import type { TaskStore } from './task-store.js';
-import type { Task } from '../types.js';
-
-const resumeTaskQueue = loadLua(import.meta.url, 'resume-task-queue');
+import type { WorkerKeys } from '../../keys.js';
+import type { TaskStore } from '../records/task-store.js';
+import type { Task } from '../../types.js';
 
 /** Parked tasks queued again per step: a huge parked set is worked through in bounded steps. */
 const RESUME_CHUNK = 500;
@@ -64,7 +62,11 @@ export class TaskQueuePause {
     let left = await this.redis.zcard(parkedKey);
     let queued = 0;
     do {
-      const ids = await resumeTaskQueue.run<string[]>(this.redis, [flag, parkedKey], [Math.min(RESUME_CHUNK, left)]);
+      const ids = await scripts.resumeTaskQueue.run<string[]>(
+        this.redis,
+        [flag, parkedKey],
+        [Math.min(RESUME_CHUNK, left)],
+      );
       if (ids.length === 0) break;
       const found = await Promise.all(ids.map((id) => this.store.find(projectId, id)));
       const waiting = found.filter((task): task is Task => task?.status === 'queued');

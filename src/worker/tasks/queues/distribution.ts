@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../core/redis.js';
+import type { RedisClient } from '../../../core/redis.js';
 import { Queue } from 'bullmq';
-import type { WorkerKeys } from '../keys.js';
-import type { Task } from '../types.js';
+import type { WorkerKeys } from '../../keys.js';
+import type { Task } from '../../types.js';
 
 /** What a BullMQ job carries: only where the task record is. */
 export interface TaskJob {

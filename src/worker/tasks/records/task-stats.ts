@@ -1,6 +1,6 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
-import { TASK_STATUSES, type TaskStatus } from '../types.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
+import { TASK_STATUSES, type TaskStatus } from '../../types.js';
 
 /** Epoch ms bounds on a task's last change; either may be open. */
 export interface StatsRange {

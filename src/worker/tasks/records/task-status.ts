@@ -1,16 +1,10 @@
-import type { RedisClient } from '../../core/redis.js';
-import { badRequest, conflict, notFound } from '../../core/errors.js';
-import { loadLua } from '../../core/lua.js';
-import { ActivityHistory, OUTCOMES, type Outcome } from '../../metrics/history.js';
-import type { IndexedTask, WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import { badRequest, conflict, notFound } from '../../../core/errors.js';
+import { scripts } from '../scripts.js';
+import { ActivityHistory, OUTCOMES, type Outcome } from '../../../metrics/history.js';
+import type { IndexedTask, WorkerKeys } from '../../keys.js';
 import { creationArgs } from './task-store.js';
-import type { Task, TaskStatus } from '../types.js';
-
-const setStatus = loadLua(import.meta.url, 'set-task-status');
-const appendLog = loadLua(import.meta.url, 'append-log');
-const appendLogInOrder = loadLua(import.meta.url, 'append-log-in-order');
-const takeTask = loadLua(import.meta.url, 'take-task');
-const setProgress = loadLua(import.meta.url, 'set-task-progress');
+import type { Task, TaskStatus } from '../../types.js';
 
 export interface StatusChange {
   from: TaskStatus[];
@@ -72,7 +66,7 @@ export class TaskStatusChanges {
       keys.push(this.keys.task(projectId, change.retry.id));
       args.push(...creationArgs(change.retry));
     }
-    const [changed, previous] = await setStatus.run<[number, string]>(this.redis, keys, args);
+    const [changed, previous] = await scripts.setStatus.run<[number, string]>(this.redis, keys, args);
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
       await this.history.recordTaskOutcome(projectId, change.to as Outcome);
     }
@@ -102,7 +96,7 @@ export class TaskStatusChanges {
   ): Promise<TakeResult> {
     const { project_id: projectId, id, code_id: codeId } = task;
     const now = Date.now();
-    const [outcome, previous] = await takeTask.run<[number, string]>(
+    const [outcome, previous] = await scripts.takeTask.run<[number, string]>(
       this.redis,
       [
         this.keys.task(projectId, id),
@@ -129,7 +123,7 @@ export class TaskStatusChanges {
     const fields = Object.entries(progress).flatMap(([field, value]) =>
       value === undefined ? [] : [field, String(value)],
     );
-    const [changed, current] = await setProgress.run<[number, string]>(
+    const [changed, current] = await scripts.setProgress.run<[number, string]>(
       this.redis,
       [this.keys.task(projectId, taskId)],
       [String(Date.now()), ...fields],
@@ -148,7 +142,7 @@ export class TaskStatusChanges {
 
   /** Appends output to the log; returns the log's size. */
   async appendLog(projectId: string, taskId: string, chunk: Buffer, maxBytes: number): Promise<number> {
-    return appendLog.run<number>(
+    return scripts.appendLog.run<number>(
       this.redis,
       [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
       [chunk, String(maxBytes)],
@@ -165,7 +159,7 @@ export class TaskStatusChanges {
     append: { seq: number; chunk: Buffer; runnerId: string },
     maxBytes: number,
   ): Promise<{ size: number; duplicate: boolean }> {
-    const [value, outcome] = await appendLogInOrder.run<[number, string]>(
+    const [value, outcome] = await scripts.appendLogInOrder.run<[number, string]>(
       this.redis,
       [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
       [append.chunk, String(maxBytes), String(append.seq), append.runnerId],

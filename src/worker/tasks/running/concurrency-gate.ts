@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** A task holding one max_concurrency slot of its code package (taken by TaskStatusChanges.take). */
 export interface HeldSlot {

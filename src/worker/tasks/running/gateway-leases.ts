@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** A task a gateway runner holds: the controller keeps its BullMQ job locked while the runner heartbeats. */
 export interface GatewayLease {

@@ -1,10 +1,10 @@
-import type { RunnerRegistry } from '../clusters/runner-registry.js';
-import type { Task, TaskStatus } from '../types.js';
+import type { RunnerRegistry } from '../../clusters/runner-registry.js';
+import type { Task, TaskStatus } from '../../types.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
-import type { TaskStatusChanges } from './task-status.js';
-import type { TaskStore } from './task-store.js';
+import type { TaskStatusChanges } from '../records/task-status.js';
+import type { TaskStore } from '../records/task-store.js';
 import type { TaskTokens } from './task-tokens.js';
-import type { TaskService } from './tasks.js';
+import type { TaskService } from '../task-service.js';
 
 /** Where task runs note retries and lost runners (a pino or fastify logger). */
 export interface TaskLog {
