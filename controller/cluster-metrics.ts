@@ -1,4 +1,4 @@
-import { INSTANCE_TYPES } from '../src/worker/clusters/instance-store.js';
+import { INSTANCE_TYPES } from '../src/worker/clusters/instances/instance-store.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { clusterTaskCounts, type ClusterTaskCounts } from '../src/worker/tasks/queues/task-counts.js';
 

@@ -5,7 +5,7 @@ import { ANY_BUT_NULL, dropNullFields } from '../../src/core/null-fields.js';
 import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
 import type { ZipLimits } from '../../src/core/config.js';
-import { checkZip } from '../../src/worker/codes/zip.js';
+import { checkZip } from '../../src/worker/codes/archives/zip.js';
 import { runtimeCommand } from '../../src/worker/codes/runtime-commands.js';
 
 interface Form {

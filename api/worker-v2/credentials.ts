@@ -1,5 +1,5 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { parseAuthField } from '../../src/worker/codes/registry-credentials.js';
+import { parseAuthField } from '../../src/worker/codes/images/registry-credentials.js';
 import { requireProject } from '../auth-hooks.js';
 import { projectParams } from './params.js';
 import type { WorkerRouteOptions } from './route-options.js';

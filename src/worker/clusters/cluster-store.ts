@@ -1,12 +1,11 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../core/redis.js';
 import { conflict, notFound } from '../../core/errors.js';
-import { loadLua } from '../../core/lua.js';
+import { scripts } from './scripts.js';
 import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
 import type { WorkerKeys } from '../keys.js';
 import type { SecretBox } from '../../core/secret-box.js';
 
-const updateScript = loadLua(import.meta.url, 'update-cluster');
 const MAX_UPDATE_ATTEMPTS = 5;
 
 /** A stored cluster with what it takes to change it safely. */
@@ -140,7 +139,7 @@ export class ClusterStore {
       const after = usersOf(next.cluster);
       const losing = before.filter((userId) => !after.includes(userId));
       const gaining = after.filter((userId) => !before.includes(userId));
-      const saved = await updateScript.run(
+      const saved = await scripts.updateCluster.run(
         this.redis,
         [this.keys.cluster(clusterId), ...[...losing, ...gaining].map((userId) => this.keys.userClusters(userId))],
         [

@@ -1,6 +1,6 @@
 import type { Config } from '../../core/config.js';
 import type { KeySpace, RedisClient } from '../../core/redis.js';
-import { ScheduleKeys } from './schedule-keys.js';
+import { ScheduleKeys } from './scripts.js';
 import { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
 import { ScheduleService } from './schedules.js';

@@ -1,6 +1,6 @@
 import { isHttpError } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
-import { parseMember } from './schedule-keys.js';
+import { parseMember } from './scripts.js';
 import { nextRun } from './schedule-times.js';
 import type { DueRun, ScheduleStore } from './schedule-store.js';
 import type { Schedule } from './schedule-types.js';

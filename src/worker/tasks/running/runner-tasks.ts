@@ -1,4 +1,4 @@
-import type { RunnerRegistry } from '../../clusters/runner-registry.js';
+import type { RunnerRegistry } from '../../clusters/runners/runner-registry.js';
 import type { Task, TaskStatus } from '../../types.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
 import type { TaskStatusChanges } from '../records/task-status.js';

@@ -1,6 +1,6 @@
-import type { RedisClient } from '../../core/redis.js';
-import { loadLua } from '../../core/lua.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import { scripts } from '../scripts.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** ADD: launched, its runner not up yet; LIVE: its runner takes tasks; KILL: finishing its tasks before it goes; TERMINATE: gone. */
 export const INSTANCE_TYPES = ['ADD', 'LIVE', 'KILL', 'TERMINATE'] as const;
@@ -18,8 +18,6 @@ export interface InstanceRecord {
   created_at: number;
   updated_at: number;
 }
-
-const updateScript = loadLua(import.meta.url, 'update-instance');
 
 /** Instance records per cluster: one hash of instance id → record JSON. */
 export class InstanceStore {
@@ -59,7 +57,7 @@ export class InstanceStore {
     change: { type?: InstanceType; providerId?: string },
   ): Promise<boolean> {
     const args = [instanceId, change.type ?? '', change.providerId ?? '', Date.now(), ...from];
-    return (await updateScript.run<number>(this.redis, [this.keys.clusterMachines(cluster)], args)) === 1;
+    return (await scripts.updateInstance.run<number>(this.redis, [this.keys.clusterMachines(cluster)], args)) === 1;
   }
 
   async remove(cluster: string, instanceIds: string[]): Promise<void> {

@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../core/redis.js';
-import { badRequest, notAcceptable } from '../../core/errors.js';
-import type { WorkerKeys } from '../keys.js';
-import type { SecretBox } from '../../core/secret-box.js';
+import type { RedisClient } from '../../../core/redis.js';
+import { badRequest, notAcceptable } from '../../../core/errors.js';
+import type { WorkerKeys } from '../../keys.js';
+import type { SecretBox } from '../../../core/secret-box.js';
 
 /** Docker registry credentials, the shape Docker's pull API takes. */
 export interface RegistryAuth {

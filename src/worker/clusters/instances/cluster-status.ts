@@ -1,6 +1,6 @@
-import type { TaskDistribution } from '../tasks/queues/distribution.js';
+import type { TaskDistribution } from '../../tasks/queues/distribution.js';
 import type { InstanceRecord, InstanceStore, InstanceType } from './instance-store.js';
-import type { RunnerInstance, RunnerRegistry } from './runner-registry.js';
+import type { RunnerInstance, RunnerRegistry } from '../runners/runner-registry.js';
 import type { ScalingStates } from './scaling-state.js';
 
 /** One instance as stats show it: its record joined with its runner's figures. */

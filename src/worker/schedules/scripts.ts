@@ -1,5 +1,16 @@
+import { loadLua } from '../../core/lua.js';
 import { projectSchedulesCountKey } from '../../auth/project-counters.js';
 import type { KeySpace } from '../../core/redis.js';
+
+/** The schedule scripts, from lua/. */
+const scheduleScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).href, name);
+
+export const scripts = {
+  createSchedules: scheduleScript('create-schedules'),
+  claimScheduleRun: scheduleScript('claim-schedule-run'),
+  cancelSchedule: scheduleScript('cancel-schedule'),
+  retakeClaim: scheduleScript('retake-claim'),
+};
 
 /**
  * Keys of the scheduler. All share the hash tag {ws} because the claim script moves a schedule

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import type { ZipLimits } from '../../core/config.js';
-import { badRequest } from '../../core/errors.js';
+import type { ZipLimits } from '../../../core/config.js';
+import { badRequest } from '../../../core/errors.js';
 import { checkLinks, isSymlink, MAX_LINK_TARGET_BYTES, ZipRefusal, type ZipLayout } from './zip-links.js';
 
 export function md5(data: Buffer): string {

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** "busybox" and "busybox:latest" are one image; a digest or tag stays as given. */
 export function imageRef(image: string): string {

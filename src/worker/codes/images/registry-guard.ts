@@ -1,6 +1,6 @@
 import dns from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { OutboundGuard } from '../../core/outbound-guard.js';
+import type { OutboundGuard } from '../../../core/outbound-guard.js';
 import { DOCKER_HUB, registryOfImage } from './registry-credentials.js';
 
 /** "127.0.0.1:5000" → "127.0.0.1", "[::1]:5000" → "::1", "registry.example" → itself. */

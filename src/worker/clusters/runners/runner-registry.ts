@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** How long a runner's liveness, and the concurrency slots it holds, last without a heartbeat. */
 export function livenessMsOf(heartbeatMs: number): number {

@@ -1,4 +1,4 @@
-import type { AutoscaleSettings } from './cluster-types.js';
+import type { AutoscaleSettings } from '../cluster-types.js';
 
 /** Below this the smoothed demand counts as none, so an idle cluster can reach zero instances. */
 const EWMA_FLOOR = 0.05;

@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../core/redis.js';
+import type { RedisClient } from '../../../core/redis.js';
 import { createHash } from 'node:crypto';
-import { newObjectId, newSecret } from '../../core/ids.js';
-import type { WorkerKeys } from '../keys.js';
+import { newObjectId, newSecret } from '../../../core/ids.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** Marks runner tokens, so that other tokens never cost a lookup here. */
 export const RUNNER_TOKEN_PREFIX = 'runner_';

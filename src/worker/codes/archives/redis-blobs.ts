@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../core/redis.js';
+import type { RedisClient } from '../../../core/redis.js';
 import type { BlobStore } from './blobs.js';
 
 /** Blobs as plain Redis strings; keys are full key names chosen by the caller. */

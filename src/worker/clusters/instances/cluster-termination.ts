@@ -1,5 +1,5 @@
 import type { InstanceStore } from './instance-store.js';
-import type { RunnerRegistry } from './runner-registry.js';
+import type { RunnerRegistry } from '../runners/runner-registry.js';
 
 /**
  * Terminating a cluster's instances: each goes to KILL (its runner stops taking tasks and

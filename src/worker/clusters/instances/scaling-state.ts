@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../core/redis.js';
-import type { WorkerKeys } from '../keys.js';
+import type { RedisClient } from '../../../core/redis.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** The autoscaler's memory of one cluster between passes. */
 export interface ScalingState {
