@@ -8,7 +8,7 @@ import { TopN } from '../src/metrics/top-n.js';
 import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queue-depth.js';
 import type { MessageQueue } from '../src/mq/service.js';
 import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/queues/task-counts.js';
-import { DEFAULT_CLUSTER } from '../src/worker/tasks/task-service.js';
+import { DEFAULT_CLUSTER } from '../src/worker/clusters/cluster-types.js';
 
 const PROJECT_PAGE = 100;
 const LOOP = 'metrics-sampler';

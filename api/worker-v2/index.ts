@@ -15,12 +15,11 @@ export const workerV2Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   await app.register(multipart, {
     limits: { fileSize: ctx.config.worker.maxCodeBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 32 },
   });
-  const options = { ctx, worker };
-  await app.register(codeRoutes, options);
-  await app.register(taskRoutes, options);
-  await app.register(scheduleRoutes, options);
-  await app.register(webhookRoutes, options);
-  await app.register(stackRoutes, options);
-  await app.register(credentialRoutes, options);
-  await app.register(clusterRoutes, options);
+  await app.register(codeRoutes, { ctx, codes: worker.codeService });
+  await app.register(taskRoutes, { ctx, tasks: worker.tasks });
+  await app.register(scheduleRoutes, { ctx, schedules: worker.schedules });
+  await app.register(webhookRoutes, { ctx, tasks: worker.tasks });
+  await app.register(stackRoutes, { ctx, worker });
+  await app.register(credentialRoutes, { ctx, worker });
+  await app.register(clusterRoutes, { ctx, clusters: worker.clusterService });
 };

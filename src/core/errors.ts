@@ -50,7 +50,57 @@ export const CACHE_ERRORS = {} as const;
 export const MQ_ERRORS = {} as const;
 
 // ---- worker: codes, tasks, schedules, clusters, runners ------------------------------------
-export const WORKER_ERRORS = {} as const;
+export const WORKER_ERRORS = {
+  task_not_found: row(404, 'Task not found'),
+  task_times_reversed: row(400, 'from_time must not be after to_time'),
+  task_progress_empty: row(400, 'percent or msg is required'),
+  task_json_required: row(406, 'Content-Type: application/json is required'),
+  task_payload_too_large: row(400, (field: string, max: number) => `${field} must be at most ${max} bytes`),
+  code_not_found: row(404, 'Code package not found'),
+  code_name_not_found: row(404, (name: string) => `Code package not found: ${name}`),
+  task_cluster_not_usable: row(
+    400,
+    (clusterId: string, defaultCluster: string) =>
+      `cluster "${clusterId}" is neither "${defaultCluster}" nor a cluster this project's owner may use`,
+  ),
+  cluster_not_found: row(404, (id: string) => `Cluster ${id} not found`),
+  cluster_default_unchangeable: row(403, 'The default cluster cannot be changed'),
+  cluster_owner_only: row(403, (id: string) => `Only the owner of cluster ${id} may change it`),
+  cluster_runner_tokens_owner_only: row(
+    403,
+    (id: string) => `Only the owner of cluster ${id} may manage its runner tokens`,
+  ),
+  cluster_runners_owner_only: row(403, (id: string) => `Only the owner of cluster ${id} may list its runners`),
+  cluster_tenant_cap_reached: row(
+    403,
+    (owned: number) =>
+      `you own ${owned} clusters, the most a tenant may (FERRUM_CLUSTER_TENANT_MAX_CLUSTERS): delete one first`,
+  ),
+  cluster_has_instances: row(
+    409,
+    (id: string, count: number) => `Cluster ${id} still has ${count} instances: terminate them first`,
+  ),
+  cluster_runner_tokens_full: row(
+    403,
+    (id: string, cap: number) =>
+      `cluster ${id} has ${cap} runner tokens, the most allowed (FERRUM_CLUSTER_MAX_RUNNER_TOKENS): revoke one first`,
+  ),
+  cluster_runner_token_not_found: row(
+    404,
+    (id: string, tokenId: string) => `Cluster ${id} has no runner token ${tokenId}`,
+  ),
+  cluster_share_unknown_user: row(400, (name: string) => `shared_to: no user "${name}"`),
+  schedule_bad_time: row(400, (field: string) => `${field} must be a date-time (RFC 3339)`),
+  code_zip_pruned: row(
+    404,
+    (rev: number, name: string) =>
+      `Revision ${rev} of code package ${name}: its zip was deleted, only the newest revisions keep theirs (FERRUM_WORKER_REVISIONS_KEPT)`,
+  ),
+  code_image_has_no_zip: row(
+    404,
+    (rev: number, name: string) => `Revision ${rev} of code package ${name} is an image package: it has no zip`,
+  ),
+} as const;
 
 // ---- runner API: the /1/runner routes remote runners call ---------------------------------
 export const RUNNER_ERRORS = {} as const;

@@ -4,10 +4,15 @@ import type { Config } from '../core/config.js';
 import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
+import { ClusterService, type UserLookup } from './clusters/cluster-service.js';
 import { ClusterStatus } from './clusters/instances/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
 import { ClusterTermination } from './clusters/instances/cluster-termination.js';
+import { CodeService } from './codes/code-service.js';
 import { CodeStore } from './codes/code-store.js';
+import { ScheduleKeys } from './schedules/scripts.js';
+import { ScheduleStore } from './schedules/schedule-store.js';
+import { ScheduleService } from './schedules/schedules.js';
 import { ConcurrencyGate } from './tasks/running/concurrency-gate.js';
 import { TaskDistribution } from './tasks/queues/distribution.js';
 import { WorkerKeys } from './keys.js';
@@ -29,8 +34,20 @@ import { TaskService } from './tasks/task-service.js';
 import { RunnerTasks } from './tasks/running/runner-tasks.js';
 import { GatewayLeases } from './tasks/running/gateway-leases.js';
 
-/** The worker service's stores and services, shared by its API and its runners. */
+/**
+ * The worker service's stores and services, shared by its API and its runners. The API's routes
+ * each make one call to one of the four front doors: `tasks`, `codeService`, `schedules`,
+ * `clusterService`.
+ */
 export interface WorkerServices {
+  /** The front door of the task routes (and what runners, the scheduler and the sweeper queue through). */
+  tasks: TaskService;
+  /** The front door of the code package routes. */
+  codeService: CodeService;
+  /** The front door of the schedule routes. */
+  schedules: ScheduleService;
+  /** The front door of the cluster routes. */
+  clusterService: ClusterService;
   keys: WorkerKeys;
   codes: CodeStore;
   taskStore: TaskStore;
@@ -39,7 +56,6 @@ export interface WorkerServices {
   stats: TaskStats;
   pause: TaskQueuePause;
   taskTokens: TaskTokens;
-  tasks: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
   privateImages: PrivateImages;
@@ -63,11 +79,17 @@ export interface WorkerDeps {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
+  /** Finds the users a cluster is shared to; left out by processes that serve no cluster routes (runners). */
+  users?: UserLookup;
   /** Told of every error of the connections opened here, by kind (ferrum_redis_errors_total). */
   onRedisError?: (kind: string) => void;
 }
 
-export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError }: WorkerDeps): WorkerServices {
+/** The users a process without the identity service knows: none. */
+const NO_USERS: UserLookup = { getUser: async () => null, findUserByEmail: async () => null };
+
+export function openWorkerServices(deps: WorkerDeps): WorkerServices {
+  const { config, redis, redisUrl, keys, bus, onRedisError } = deps;
   const workerKeys = new WorkerKeys(keys);
   // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
@@ -92,30 +114,58 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedis
   const scaling = new ScalingStates(redis, workerKeys);
   const gate = new ConcurrencyGate(redis, workerKeys);
   const taskTokens = new TaskTokens(redis, workerKeys);
-  const taskService = new TaskService(codes, tasks, statuses, distribution, bus, workerKeys);
+  const clusterAccess = new ClusterAccess(clusters);
+  const taskService = new TaskService({
+    codes,
+    store: tasks,
+    statuses,
+    distribution,
+    clusterAccess,
+    bus,
+    keys: workerKeys,
+  });
+  const pause = new TaskQueuePause(redis, workerKeys, tasks, distribution);
+  const stats = new TaskStats(redis, workerKeys);
+  const runnerTokens = new RunnerTokens(redis, workerKeys);
+  const clusterStatus = new ClusterStatus(instances, runners, distribution, scaling);
+  const termination = new ClusterTermination(instances, runners);
+  const scheduleStore = new ScheduleStore(redis, new ScheduleKeys(keys));
   return {
+    tasks: taskService,
+    codeService: new CodeService({ store: codes, pause, stats, tasks: taskService }),
+    schedules: new ScheduleService(codes, scheduleStore, clusterAccess, config.schedules.minIntervalSeconds),
+    clusterService: new ClusterService({
+      clusters,
+      access: clusterAccess,
+      instances,
+      status: clusterStatus,
+      termination,
+      runners,
+      runnerTokens,
+      users: deps.users ?? NO_USERS,
+      policy: config.clusters,
+    }),
     keys: workerKeys,
     codes,
     taskStore: tasks,
     statuses,
     gate,
-    stats: new TaskStats(redis, workerKeys),
-    pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
+    stats,
+    pause,
     taskTokens,
-    tasks: taskService,
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, secrets),
     privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
     runners,
-    runnerTokens: new RunnerTokens(redis, workerKeys),
+    runnerTokens,
     gatewayLeases: new GatewayLeases(redis, workerKeys),
     runnerTasks: new RunnerTasks({ tasks, statuses, gate, taskTokens, service: taskService, runners }),
     clusters,
-    clusterAccess: new ClusterAccess(clusters),
+    clusterAccess,
     instances,
     scaling,
-    clusterStatus: new ClusterStatus(instances, runners, distribution, scaling),
-    termination: new ClusterTermination(instances, runners),
+    clusterStatus,
+    termination,
     async close() {
       await distribution.close();
       bullConnection.disconnect();

@@ -194,11 +194,6 @@ export function resolveCluster(
   return { cluster, secrets };
 }
 
-/** Whether a user may direct tasks to the cluster (owner or shared to). */
-export function mayUseCluster(cluster: Cluster, userId: string): boolean {
-  return cluster.user_id === userId || cluster.shared_to.includes(userId);
-}
-
 /** The built-in public cluster, shown though it has no record: runners register to it by themselves. */
 export function defaultClusterView(): Cluster {
   return {

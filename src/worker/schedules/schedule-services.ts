@@ -3,7 +3,7 @@ import type { KeySpace, RedisClient } from '../../core/redis.js';
 import { ScheduleKeys } from './scripts.js';
 import { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
-import { ScheduleService } from './schedules.js';
+import type { ScheduleService } from './schedules.js';
 import type { WorkerServices } from '../services.js';
 
 export interface ScheduleServices {
@@ -26,7 +26,7 @@ export function openScheduleServices(
   const store = new ScheduleStore(deps.redis, new ScheduleKeys(deps.keys));
   return {
     store,
-    schedules: new ScheduleService(worker.codes, store, deps.config.schedules.minIntervalSeconds),
+    schedules: worker.schedules,
     scheduler: new Scheduler(store, worker.taskStore, worker.tasks, staleClaimMs(deps.config), observeRun),
   };
 }

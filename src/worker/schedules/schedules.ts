@@ -1,10 +1,12 @@
 import { newObjectId } from '../../core/ids.js';
 import { badRequest, notFound } from '../../core/errors.js';
+import type { ClusterAccess } from '../clusters/cluster-access.js';
 import type { CodeStore } from '../codes/code-store.js';
+import type { ProjectRef } from '../tasks/task-service.js';
 import { checkRecurrence, firstRun } from './schedule-times.js';
 import type { ScheduleStore } from './schedule-store.js';
 import type { Recurrence, Schedule } from './schedule-types.js';
-import { checkPayload } from '../tasks/task-service.js';
+import { checkPayload } from '../tasks/task-admission.js';
 
 /** One element of a schedule request, already checked against the API's schema; times in epoch ms. */
 export interface ScheduleRequest extends Partial<Recurrence> {
@@ -18,20 +20,30 @@ export interface ScheduleRequest extends Partial<Recurrence> {
   task_delay?: number;
 }
 
-/** Creating schedules: every request is checked before the first is written. */
+/** The schedules of the worker API, one method per thing a client does. */
 export class ScheduleService {
   constructor(
     private readonly codes: CodeStore,
     private readonly store: ScheduleStore,
+    private readonly clusterAccess: ClusterAccess,
     private readonly minIntervalSeconds: number,
   ) {}
 
+  /**
+   * Schedules every request or none: the clusters are checked first (those the project's owner
+   * may use), then every request, before the first is written; at most `maxSchedules` active.
+   */
   async create(
-    projectId: string,
+    project: ProjectRef,
     requests: ScheduleRequest[],
     maxSchedules: number,
     now = Date.now(),
   ): Promise<Schedule[]> {
+    await this.clusterAccess.checkUsable(
+      project.ownerId,
+      requests.map((request) => request.cluster),
+    );
+    const projectId = project.id;
     const schedules = requests.map((request, i) =>
       this.scheduleOf(projectId, request, now, requests.length > 1 ? `schedules[${i}].` : ''),
     );
@@ -41,6 +53,19 @@ export class ScheduleService {
     );
     await this.store.create(projectId, schedules, maxSchedules);
     return schedules;
+  }
+
+  list(projectId: string, page: number, perPage: number): Promise<Schedule[]> {
+    return this.store.list(projectId, page, perPage);
+  }
+
+  get(projectId: string, scheduleId: string): Promise<Schedule> {
+    return this.store.get(projectId, scheduleId);
+  }
+
+  /** Stops a schedule's future runs (tasks it already queued run on). */
+  cancel(projectId: string, scheduleId: string): Promise<boolean> {
+    return this.store.cancel(projectId, scheduleId);
   }
 
   private scheduleOf(projectId: string, request: ScheduleRequest, now: number, field: string): Schedule {

@@ -1,28 +1,23 @@
 import type { EventBus } from '../../core/bus.js';
-import { badRequest, HttpError, notFound } from '../../core/errors.js';
+import { fail, HttpError } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
+import type { ClusterAccess } from '../clusters/cluster-access.js';
 import type { CodeStore } from '../codes/code-store.js';
 import type { TaskDistribution } from './queues/distribution.js';
 import type { WorkerKeys } from '../keys.js';
 import type { ChangeResult, StatusChange, TaskStatusChanges } from './records/task-status.js';
-import type { TaskStore } from './records/task-store.js';
-import { LIMITS, type Code, type Task, type TaskStatus } from '../types.js';
+import type { TaskFilter, TaskStore } from './records/task-store.js';
+import { checkPayloads, taskSettings, type TaskRequest } from './task-admission.js';
+import type { Code, Task, TaskStatus } from '../types.js';
 
 /** Statuses after which a code package's `retries` apply. */
 const RETRIED_STATUSES: readonly TaskStatus[] = ['error', 'timeout'];
 
-/** One element of a queue request, already checked against the API's schema. */
-export interface TaskRequest {
-  code_name: string;
-  payload: string;
-  priority?: number;
-  cluster?: string;
-  timeout?: number;
-  delay?: number;
-  label?: string;
+/** The project a client queues tasks in, and the user who owns it (whose clusters the tasks may use). */
+export interface ProjectRef {
+  id: string;
+  ownerId: string;
 }
-
-export const DEFAULT_CLUSTER = 'default';
 
 /** Where a task comes from when not straight from a client. */
 export interface TaskOrigin {
@@ -37,22 +32,70 @@ function linkOf(origin: TaskOrigin): Partial<Task> {
   return { retry_of: origin.retryOf.id, retry_count: (origin.retryOf.retry_count ?? 0) + 1 };
 }
 
-/** Queueing and cancelling tasks: the record first, then the BullMQ job that points at it. */
+export interface TaskServiceDeps {
+  codes: CodeStore;
+  store: TaskStore;
+  statuses: TaskStatusChanges;
+  distribution: TaskDistribution;
+  clusterAccess: ClusterAccess;
+  bus: EventBus;
+  keys: WorkerKeys;
+}
+
+/**
+ * The tasks of the worker API, one method per thing a client does, and what runners and the
+ * scheduler do to them. Queueing writes the record first, then the BullMQ job that points at it.
+ */
 export class TaskService {
-  constructor(
-    private readonly codes: CodeStore,
-    private readonly store: TaskStore,
-    private readonly statuses: TaskStatusChanges,
-    private readonly distribution: TaskDistribution,
-    private readonly bus: EventBus,
-    private readonly keys: WorkerKeys,
-  ) {}
+  private readonly codes: CodeStore;
+  private readonly store: TaskStore;
+  private readonly statuses: TaskStatusChanges;
+  private readonly distribution: TaskDistribution;
+
+  constructor(private readonly deps: TaskServiceDeps) {
+    ({ codes: this.codes, store: this.store, statuses: this.statuses, distribution: this.distribution } = deps);
+  }
+
+  /** A client's queue request: to clusters the project's owner may use (checked first), every task or none. */
+  async create(project: ProjectRef, requests: TaskRequest[]): Promise<Task[]> {
+    await this.deps.clusterAccess.checkUsable(
+      project.ownerId,
+      requests.map((request) => request.cluster),
+    );
+    return this.queue(project.id, requests);
+  }
+
+  /** A project's tasks matching `filter` (newest first, a page at a time). */
+  async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
+    if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to)
+      throw fail('task_times_reversed');
+    return this.store.list(projectId, filter);
+  }
+
+  get(projectId: string, taskId: string): Promise<Task> {
+    return this.store.get(projectId, taskId);
+  }
+
+  /** The task's log, whole, or from byte `offset` on (a follower passes the bytes it already has). */
+  async log(projectId: string, taskId: string, offset?: number): Promise<string | Buffer> {
+    if (offset === undefined) return this.store.log(projectId, taskId);
+    return this.store.logFrom(projectId, taskId, offset);
+  }
+
+  /** What a running task reports of itself: a percentage, a message, or both. */
+  async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
+    if (progress.percent === undefined && progress.msg === undefined) throw fail('task_progress_empty');
+    await this.statuses.progress(projectId, taskId, progress);
+  }
+
+  /** A client's retry of task `taskId`: see retry(). */
+  async retryById(projectId: string, taskId: string, delay?: number): Promise<Task> {
+    return this.retry(await this.store.get(projectId, taskId), delay);
+  }
 
   /** Queues every request or none: all are checked before the first is written. */
   async queue(projectId: string, requests: TaskRequest[], origin: TaskOrigin = {}): Promise<Task[]> {
-    requests.forEach((request, i) =>
-      checkPayload(request.payload, requests.length > 1 ? `tasks[${i}].payload` : 'payload'),
-    );
+    checkPayloads(requests);
     const codes = await this.codesByName(
       projectId,
       requests.map((request) => request.code_name),
@@ -121,11 +164,11 @@ export class TaskService {
     const task = await this.store.get(projectId, taskId);
     const result = await this.statuses.cancel(projectId, taskId);
     if (!result.changed) {
-      if (result.previous === '') throw notFound('Task not found');
+      if (result.previous === '') throw fail('task_not_found');
       return false;
     }
     if (result.previous === 'queued') await this.distribution.remove(task.cluster, taskId);
-    else await this.bus.publish(this.keys.cancelChannel(), taskId);
+    else await this.deps.bus.publish(this.deps.keys.cancelChannel(), taskId);
     return true;
   }
 
@@ -154,16 +197,11 @@ export class TaskService {
     const found = await Promise.all(unique.map((name) => this.codes.findByName(projectId, name)));
     const codes = new Map<string, Code>();
     found.forEach((code, i) => {
-      if (!code) throw notFound(`Code package not found: ${unique[i]}`);
+      if (!code) throw fail('code_name_not_found', unique[i]!);
       codes.set(unique[i]!, code);
     });
     return codes;
   }
-}
-
-export function checkPayload(payload: string, field = 'payload'): void {
-  if (Buffer.byteLength(payload) > LIMITS.payloadBytes)
-    throw badRequest(`${field} must be at most ${LIMITS.payloadBytes} bytes`);
 }
 
 /** The request that queues a task like `task` again. */
@@ -190,10 +228,7 @@ function newTask(projectId: string, code: Code, request: TaskRequest, now: numbe
     created_at: now,
     updated_at: now,
     payload: request.payload,
-    priority: request.priority ?? code.priority ?? 0,
-    timeout: request.timeout ?? LIMITS.maxTimeout,
-    delay: request.delay ?? 0,
-    cluster: request.cluster ?? DEFAULT_CLUSTER,
+    ...taskSettings(code, request),
     label: request.label,
     log_size: 0,
   };
