@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-depth.js';
-import { badRequest, isHttpError, notAcceptable, payloadTooLarge } from '../../src/core/errors.js';
+import { isHttpError, fail } from '../../src/core/errors.js';
 import { ANY_BUT_NULL, dropNullFields } from '../../src/core/null-fields.js';
 import type { Upload } from '../../src/worker/codes/code-store.js';
 import { LIMITS, type CodeSettings } from '../../src/worker/types.js';
@@ -21,14 +21,12 @@ function isJsonRegistration(request: FastifyRequest): boolean {
 
 async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<Form> {
   if (isJsonRegistration(request)) return { data: request.emptyJsonBody ? '' : JSON.stringify(request.body) };
-  if (!request.isMultipart())
-    throw badRequest('Content-Type must be multipart/form-data with a "data" field, or application/json');
+  if (!request.isMultipart()) throw fail('code_upload_content_type');
   const form: Form = {};
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file')
-          throw badRequest(`unexpected file field "${part.fieldname}": the zip goes in "file"`);
+        if (part.fieldname !== 'file') throw fail('code_upload_file_field', part.fieldname);
         form.file = await part.toBuffer();
       } else if (part.fieldname === 'data') {
         form.data = String(part.value);
@@ -37,8 +35,8 @@ async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<
   } catch (error) {
     if (isHttpError(error)) throw error;
     const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) throw payloadTooLarge(`file must be at most ${maxCodeBytes} bytes`);
-    throw badRequest(`Invalid multipart body: ${(error as Error).message}`);
+    if (status === 413) throw fail('code_upload_too_large', maxCodeBytes);
+    throw fail('code_upload_bad_multipart', (error as Error).message);
   }
   return form;
 }
@@ -46,27 +44,25 @@ async function readForm(request: FastifyRequest, maxCodeBytes: number): Promise<
 function optionalString(data: Record<string, unknown>, field: string): string | undefined {
   const value = data[field];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
+  if (typeof value !== 'string') throw fail('code_field_not_string', field);
   return value;
 }
 
 function optionalInteger(data: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
   const value = data[field];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest(`${field} must be an integer`);
-  if (value < min || value > max) throw badRequest(`${field} must be between ${min} and ${max}`);
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw fail('code_field_not_integer', field);
+  if (value < min || value > max) throw fail('code_field_out_of_range', field, min, max);
   return value;
 }
 
 function envVarsOf(data: Record<string, unknown>): Record<string, string> | undefined {
   const value = data.env_vars;
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw badRequest('env_vars must be an object of strings');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('code_env_vars_not_object');
   for (const [name, item] of Object.entries(value)) {
-    if (typeof item !== 'string') throw badRequest(`env_vars.${name} must be a string`);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-      throw badRequest(`env_vars name "${name}" must be letters, digits and _`);
+    if (typeof item !== 'string') throw fail('code_env_var_not_string', name);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw fail('code_env_var_bad_name', name);
   }
   return value as Record<string, string>;
 }
@@ -79,16 +75,15 @@ const DATA_FIELDS = {
 } as const;
 
 function parseData(text: string | undefined): Record<string, unknown> {
-  if (text === undefined || text.trim() === '') throw notAcceptable('data is required');
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
-    throw badRequest(`data must not nest deeper than ${MAX_JSON_DEPTH} levels`);
+  if (text === undefined || text.trim() === '') throw fail('code_data_missing');
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw fail('code_data_too_deep', MAX_JSON_DEPTH);
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw badRequest(`data must be JSON: ${(error as Error).message}`);
+    throw fail('code_data_not_json', (error as Error).message);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('data must be a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fail('code_data_not_object');
   return dropNullFields(data as Record<string, unknown>, DATA_FIELDS);
 }
 
@@ -102,7 +97,7 @@ export interface StackSettings {
 function runtimeOf(data: Record<string, unknown>, runtimes: Record<string, string>): string | undefined {
   const runtime = optionalString(data, 'runtime');
   if (runtime !== undefined && !(runtime in runtimes))
-    throw badRequest(`runtime must be one of: ${Object.keys(runtimes).sort().join(', ')} (got "${runtime}")`);
+    throw fail('code_unknown_runtime', Object.keys(runtimes).sort(), runtime);
   return runtime;
 }
 
@@ -127,21 +122,21 @@ export function uploadFrom(
   const { stacks } = stackSettings;
   const data = parseData(dataText);
   const name = optionalString(data, 'name');
-  if (!name) throw notAcceptable('name is required');
-  if (name.length > 255) throw badRequest('name must be at most 255 characters');
+  if (!name) throw fail('code_name_missing');
+  if (name.length > 255) throw fail('code_name_too_long');
   const image = optionalString(data, 'image');
   const runtime = runtimeOf(data, stackSettings.runtimes);
   const stack = optionalString(data, 'stack') ?? (zip && !image ? zipStackOf(runtime, stackSettings) : undefined);
-  if (image && stack) throw badRequest('stack is not supported for custom images: give image or stack, not both');
-  if (stack && !(stack in stacks)) throw badRequest(`stack must be one of: ${Object.keys(stacks).sort().join(', ')}`);
-  if (stack && !zip) throw badRequest('stack is for zip packages: add the code zip as "file"');
-  if (!image && !stack) throw notAcceptable(zip ? 'image or stack is required' : 'image is required');
+  if (image && stack) throw fail('code_image_and_stack');
+  if (stack && !(stack in stacks)) throw fail('code_unknown_stack', Object.keys(stacks).sort());
+  if (stack && !zip) throw fail('code_stack_without_zip');
+  if (!image && !stack) throw fail(zip ? 'code_image_or_stack_missing' : 'code_image_missing');
   const config = optionalString(data, 'config');
   if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes)
-    throw badRequest(`config must be at most ${LIMITS.configBytes} bytes`);
+    throw fail('code_config_too_large', LIMITS.configBytes);
   const fileName = optionalString(data, 'file_name');
   const command = optionalString(data, 'command') ?? (zip && fileName ? runtimeCommand(fileName, runtime) : undefined);
-  if (zip && !command) throw notAcceptable('command is required for zip packages (or file_name and runtime)');
+  if (zip && !command) throw fail('code_command_missing');
   const settings: CodeSettings = {
     image,
     stack,

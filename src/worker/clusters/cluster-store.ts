@@ -1,6 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../core/redis.js';
-import { conflict, notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { scripts } from './scripts.js';
 import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
 import type { WorkerKeys } from '../keys.js';
@@ -66,7 +66,7 @@ export class ClusterStore {
 
   async get(clusterId: string): Promise<StoredCluster> {
     const stored = await this.find(clusterId);
-    if (!stored) throw notFound(`Cluster ${clusterId} not found`);
+    if (!stored) throw fail('cluster_not_found', clusterId);
     return stored;
   }
 
@@ -151,9 +151,9 @@ export class ClusterStore {
         ],
       );
       if (saved === 1) return next.cluster;
-      if (saved === -1) throw notFound(`Cluster ${clusterId} not found`);
+      if (saved === -1) throw fail('cluster_not_found', clusterId);
     }
-    throw conflict(`Cluster ${clusterId} is being changed by other requests; try again`);
+    throw fail('cluster_update_contended', clusterId);
   }
 
   async delete(clusterId: string): Promise<void> {

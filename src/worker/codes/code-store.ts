@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../core/redis.js';
-import { notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
 import { newObjectId } from '../../core/ids.js';
@@ -132,7 +132,7 @@ export class CodeStore {
 
   async get(projectId: string, codeId: string): Promise<Code> {
     const code = await this.find(projectId, codeId);
-    if (!code) throw notFound('Code package not found');
+    if (!code) throw fail('code_not_found');
     return code;
   }
 
@@ -162,7 +162,7 @@ export class CodeStore {
     const code = await this.get(projectId, codeId);
     const number = rev ?? code.rev;
     const json = number >= 1 ? await this.redis.lindex(this.keys.revisions(projectId, codeId), number - 1) : null;
-    if (!json) throw notFound(`Revision ${number} of code package ${code.name} not found`);
+    if (!json) throw fail('code_revision_not_found', number, code.name);
     return JSON.parse(json) as CodeRevision;
   }
 
@@ -214,7 +214,7 @@ export class CodeStore {
       ],
       [codeId, code.name],
     );
-    if (deleted === 0) throw notFound('Code package not found');
+    if (deleted === 0) throw fail('code_not_found');
     for (let i = 0; i < blobs.length; i += REVISION_BATCH) await this.blobs.delete(blobs.slice(i, i + REVISION_BATCH));
     await this.storage.release('code', projectId, bytes);
   }

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../core/redis.js';
-import { forbidden, notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { dueMember, scripts, type ScheduleKeys } from './scripts.js';
 import type { Schedule } from './schedule-types.js';
 
@@ -65,7 +65,7 @@ export class ScheduleStore {
       );
     }
     if ((await scripts.createSchedules.run<number>(this.redis, keys, args)) < 0)
-      throw forbidden(`Resource limits reached: the project may have at most ${maxSchedules} active schedules`);
+      throw fail('schedule_limit_reached', maxSchedules);
   }
 
   async find(projectId: string, scheduleId: string): Promise<Schedule | null> {
@@ -74,7 +74,7 @@ export class ScheduleStore {
 
   async get(projectId: string, scheduleId: string): Promise<Schedule> {
     const schedule = await this.find(projectId, scheduleId);
-    if (!schedule) throw notFound('Schedule not found');
+    if (!schedule) throw fail('schedule_not_found');
     return schedule;
   }
 
@@ -95,7 +95,7 @@ export class ScheduleStore {
       dueMember(projectId, scheduleId),
       now,
     ]);
-    if (previous === '') throw notFound('Schedule not found');
+    if (previous === '') throw fail('schedule_not_found');
     return previous === 'scheduled';
   }
 

@@ -1,5 +1,5 @@
 import { newObjectId } from '../../core/ids.js';
-import { badRequest, notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import type { ClusterAccess } from '../clusters/cluster-access.js';
 import type { CodeStore } from '../codes/code-store.js';
 import type { ProjectRef } from '../tasks/task-service.js';
@@ -80,7 +80,7 @@ export class ScheduleService {
     };
     checkRecurrence(recurrence, this.minIntervalSeconds, field);
     const next = firstRun(recurrence);
-    if (next === undefined) throw badRequest(`${field}cron: the schedule would never run (no run before end_at)`);
+    if (next === undefined) throw fail('schedule_never_runs', field);
     return {
       ...recurrence,
       code_name: request.code_name,
@@ -104,7 +104,7 @@ export class ScheduleService {
 
   private async checkCodesExist(projectId: string, names: string[]): Promise<void> {
     for (const name of new Set(names)) {
-      if (!(await this.codes.findByName(projectId, name))) throw notFound(`Code package not found: ${name}`);
+      if (!(await this.codes.findByName(projectId, name))) throw fail('code_name_not_found', name);
     }
   }
 }

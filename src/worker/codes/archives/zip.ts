@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import type { ZipLimits } from '../../../core/config.js';
-import { badRequest } from '../../../core/errors.js';
+import { fail } from '../../../core/errors.js';
 import { checkLinks, isSymlink, MAX_LINK_TARGET_BYTES, ZipRefusal, type ZipLayout } from './zip-links.js';
 
 export function md5(data: Buffer): string {
@@ -66,8 +66,8 @@ export async function checkZip(data: Buffer, limits: ZipLimits): Promise<void> {
   try {
     checkLinks(await readLayout(data, limits));
   } catch (error) {
-    if (error instanceof ZipRefusal) throw badRequest(error.message);
-    throw badRequest(`file is not a valid zip archive: ${(error as Error).message}`);
+    if (error instanceof ZipRefusal) throw fail('code_zip_refused', error.message);
+    throw fail('code_zip_invalid', (error as Error).message);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../core/redis.js';
-import { badRequest, notAcceptable } from '../../../core/errors.js';
+import { fail } from '../../../core/errors.js';
 import type { WorkerKeys } from '../../keys.js';
 import type { SecretBox } from '../../../core/secret-box.js';
 
@@ -19,17 +19,16 @@ export function parseAuthField(auth: string): RegistryAuth {
   try {
     parsed = JSON.parse(Buffer.from(auth, 'base64').toString('utf8'));
   } catch {
-    throw badRequest('auth must be base64 of a JSON object with username, password, email and serveraddress');
+    throw fail('credentials_auth_not_base64_json');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw badRequest('auth must encode a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail('credentials_auth_not_object');
   const fields = parsed as Record<string, unknown>;
   for (const name of ['username', 'password'] as const) {
-    if (fields[name] === undefined || fields[name] === '') throw notAcceptable(`auth.${name} is required`);
+    if (fields[name] === undefined || fields[name] === '') throw fail('credentials_auth_field_missing', name);
   }
   for (const name of ['username', 'password', 'email', 'serveraddress'] as const) {
     if (fields[name] !== undefined && typeof fields[name] !== 'string')
-      throw badRequest(`auth.${name} must be a string`);
+      throw fail('credentials_auth_field_not_string', name);
   }
   return {
     username: fields.username as string,

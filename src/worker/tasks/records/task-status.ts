@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../core/redis.js';
-import { badRequest, conflict, notFound } from '../../../core/errors.js';
+import { fail } from '../../../core/errors.js';
 import { scripts } from '../scripts.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../../../metrics/history.js';
 import type { IndexedTask, WorkerKeys } from '../../keys.js';
@@ -128,8 +128,8 @@ export class TaskStatusChanges {
       [this.keys.task(projectId, taskId)],
       [String(Date.now()), ...fields],
     );
-    if (current === '') throw notFound('Task not found');
-    if (changed !== 1) throw badRequest(`Progress is for queued or running tasks: this one is ${current}`);
+    if (current === '') throw fail('task_not_found');
+    if (changed !== 1) throw fail('task_progress_when_ended', current);
   }
 
   cancel(projectId: string, taskId: string): Promise<ChangeResult> {
@@ -164,9 +164,8 @@ export class TaskStatusChanges {
       [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
       [append.chunk, String(maxBytes), String(append.seq), append.runnerId],
     );
-    if (outcome === 'not-running') throw conflict(`Task ${taskId} is no longer running on this runner: log refused`);
-    if (outcome === 'out-of-order')
-      throw conflict(`Log chunk ${append.seq} is out of order: the next one is ${value + 1}`);
+    if (outcome === 'not-running') throw fail('task_log_not_running', taskId);
+    if (outcome === 'out-of-order') throw fail('task_log_out_of_order', append.seq, value + 1);
     return { size: value, duplicate: outcome === 'duplicate' };
   }
 }

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../core/redis.js';
-import { notFound } from '../../../core/errors.js';
+import { fail } from '../../../core/errors.js';
 import type { WorkerKeys } from '../../keys.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../types.js';
 import { scripts } from '../scripts.js';
@@ -149,7 +149,7 @@ export class TaskStore {
 
   async get(projectId: string, taskId: string): Promise<Task> {
     const task = await this.find(projectId, taskId);
-    if (!task) throw notFound('Task not found');
+    if (!task) throw fail('task_not_found');
     return task;
   }
 
