@@ -4,7 +4,7 @@ import type { PluginOptions } from '../context.js';
 import { projectOf } from '../auth-hooks.js';
 import { requireProjectOrOwnTask } from './task-token-auth.js';
 import { quotasOf } from '../../src/auth/quotas.js';
-import { readUpload } from './code-upload.js';
+import { readUploadForm } from './code-upload.js';
 import { codeParams, pagingQuery, projectParams } from './params.js';
 import { statsQuery, statsRangeOf, statsSchema } from './stats-query.js';
 import { codeSchema, codeView, msgSchema, revisionSchema, revisionView } from './views.js';
@@ -51,10 +51,9 @@ function codePackageRoutes(app: ApiInstance, { ctx, codes }: CodeRouteOptions): 
       response: { 200: { type: 'object', properties: { id: { type: 'string' }, msg: { type: 'string' } } } },
     },
     handler: async (request) => {
-      const { worker } = ctx.config;
-      const upload = await readUpload(request, worker.maxCodeBytes, worker, worker.zip);
+      const form = await readUploadForm(request, ctx.config.worker.maxCodeBytes);
       const quota = quotasOf(projectOf(request), ctx.config.quotas).stored_bytes;
-      const code = await codes.upload(request.params.project_id, upload, quota);
+      const code = await codes.upload(request.params.project_id, form, quota);
       return { id: code.id, msg: 'Upload successful.' };
     },
   });

@@ -9,7 +9,7 @@ import { stackRoutes } from './stacks.js';
 import { taskRoutes } from './tasks.js';
 import { webhookRoutes } from './webhook.js';
 
-/** The worker service, API version 2. */
+/** The worker service, API version 2: each route group is given the one domain service its handlers call. */
 export const workerV2Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker } = ctx;
   await app.register(multipart, {
@@ -19,7 +19,7 @@ export const workerV2Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   await app.register(taskRoutes, { ctx, tasks: worker.tasks });
   await app.register(scheduleRoutes, { ctx, schedules: worker.schedules });
   await app.register(webhookRoutes, { ctx, tasks: worker.tasks });
-  await app.register(stackRoutes, { ctx, worker });
-  await app.register(credentialRoutes, { ctx, worker });
+  await app.register(stackRoutes, { ctx });
+  await app.register(credentialRoutes, { ctx, credentials: worker.credentials });
   await app.register(clusterRoutes, { ctx, clusters: worker.clusterService });
 };

@@ -132,7 +132,7 @@ export function openWorkerServices(deps: WorkerDeps): WorkerServices {
   const scheduleStore = new ScheduleStore(redis, new ScheduleKeys(keys));
   return {
     tasks: taskService,
-    codeService: new CodeService({ store: codes, pause, stats, tasks: taskService }),
+    codeService: new CodeService({ store: codes, pause, stats, tasks: taskService, uploads: config.worker }),
     schedules: new ScheduleService(codes, scheduleStore, clusterAccess, config.schedules.minIntervalSeconds),
     clusterService: new ClusterService({
       clusters,

@@ -3,7 +3,10 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { TaskQueuePause } from '../tasks/queues/task-queue-pause.js';
 import type { StatsRange, TaskStats } from '../tasks/records/task-stats.js';
 import type { Code, CodeRevision, TaskStatus } from '../types.js';
-import type { CodeStore, Page, Upload } from './code-store.js';
+import type { ZipLimits } from '../../core/config.js';
+import { checkZip } from './archives/zip.js';
+import type { CodeStore, Page } from './code-store.js';
+import { uploadFrom, type StackSettings, type UploadForm } from './upload-rules.js';
 
 /** A code package and whether its task queue is paused. */
 export interface CodeState {
@@ -16,6 +19,8 @@ export interface CodeServiceDeps {
   pause: TaskQueuePause;
   stats: TaskStats;
   tasks: TaskService;
+  /** The stacks zip packages may run on, and the limits a zip must keep (FERRUM_WORKER_*). */
+  uploads: StackSettings & { zip: ZipLimits };
 }
 
 /** The code packages of the worker API, one method per thing a client does. */
@@ -31,8 +36,13 @@ export class CodeService {
     return codes.map((code) => ({ code, paused: paused.has(code.id) }));
   }
 
-  /** A new revision of the package the upload names (a new package if none has the name). */
-  upload(projectId: string, upload: Upload, storedBytesQuota: number): Promise<Code> {
+  /**
+   * A new revision of the package the upload names (a new package if none has the name), once
+   * its `data` part keeps the upload rules and its zip the zip limits.
+   */
+  async upload(projectId: string, form: UploadForm, storedBytesQuota: number): Promise<Code> {
+    const upload = uploadFrom(form.data, form.file, this.deps.uploads);
+    if (upload.zip) await checkZip(upload.zip, this.deps.uploads.zip);
     return this.deps.store.upload(projectId, upload, storedBytesQuota);
   }
 

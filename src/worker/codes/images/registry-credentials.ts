@@ -67,6 +67,11 @@ export class RegistryCredentials {
     private readonly box: SecretBox,
   ) {}
 
+  /** Saves the credentials a client's `auth` field (base64 of a JSON object) carries, once checked. */
+  async saveAuthField(projectId: string, field: string): Promise<void> {
+    await this.save(projectId, parseAuthField(field));
+  }
+
   async save(projectId: string, auth: RegistryAuth): Promise<void> {
     await this.redis.hset(
       this.keys.registryAuth(projectId),
