@@ -53,7 +53,10 @@ export class TaskService {
   private readonly distribution: TaskDistribution;
 
   constructor(private readonly deps: TaskServiceDeps) {
-    ({ codes: this.codes, store: this.store, statuses: this.statuses, distribution: this.distribution } = deps);
+    this.codes = deps.codes;
+    this.store = deps.store;
+    this.statuses = deps.statuses;
+    this.distribution = deps.distribution;
   }
 
   /** A client's queue request: to clusters the project's owner may use (checked first), every task or none. */
