@@ -48,6 +48,7 @@ export interface WorkerServices {
   schedules: ScheduleService;
   /** The front door of the cluster routes. */
   clusterService: ClusterService;
+  scheduleStore: ScheduleStore;
   keys: WorkerKeys;
   codes: CodeStore;
   taskStore: TaskStore;
@@ -134,6 +135,7 @@ export function openWorkerServices(deps: WorkerDeps): WorkerServices {
     tasks: taskService,
     codeService: new CodeService({ store: codes, pause, stats, tasks: taskService, uploads: config.worker }),
     schedules: new ScheduleService(codes, scheduleStore, clusterAccess, config.schedules.minIntervalSeconds),
+    scheduleStore,
     clusterService: new ClusterService({
       clusters,
       access: clusterAccess,

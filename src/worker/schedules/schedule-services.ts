@@ -1,7 +1,5 @@
 import type { Config } from '../../core/config.js';
-import type { KeySpace, RedisClient } from '../../core/redis.js';
-import { ScheduleKeys } from './scripts.js';
-import { ScheduleStore } from './schedule-store.js';
+import type { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
 import type { ScheduleService } from './schedules.js';
 import type { WorkerServices } from '../services.js';
@@ -17,13 +15,13 @@ function staleClaimMs(config: Config): number {
   return Math.max(10 * config.schedules.tickMs, 2000);
 }
 
-/** `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
+/** The worker's schedule store and service, and a scheduler over them; `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
 export function openScheduleServices(
-  deps: { config: Config; redis: RedisClient; keys: KeySpace },
+  deps: { config: Config },
   worker: WorkerServices,
   observeRun?: (outcome: ScheduleRunOutcome) => void,
 ): ScheduleServices {
-  const store = new ScheduleStore(deps.redis, new ScheduleKeys(deps.keys));
+  const store = worker.scheduleStore;
   return {
     store,
     schedules: worker.schedules,
