@@ -1,6 +1,6 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { fail } from '../../src/core/errors.js';
-import type { ScheduleRequest, ScheduleService } from '../../src/worker/schedules/schedules.js';
+import type { ScheduleRequest, ScheduleService } from '../../src/worker/schedules/schedule-service.js';
 import { projectOf, requireProject } from '../auth-hooks.js';
 import { pagingQuery, projectParams } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';

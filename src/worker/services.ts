@@ -12,7 +12,7 @@ import { CodeService } from './codes/code-service.js';
 import { CodeStore } from './codes/code-store.js';
 import { ScheduleKeys } from './schedules/scripts.js';
 import { ScheduleStore } from './schedules/schedule-store.js';
-import { ScheduleService } from './schedules/schedules.js';
+import { ScheduleService } from './schedules/schedule-service.js';
 import { ConcurrencyGate } from './tasks/running/concurrency-gate.js';
 import { TaskDistribution } from './tasks/queues/distribution.js';
 import { WorkerKeys } from './keys.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config.js';
 import type { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
-import type { ScheduleService } from './schedules.js';
+import type { ScheduleService } from './schedule-service.js';
 import type { WorkerServices } from '../services.js';
 
 export interface ScheduleServices {
