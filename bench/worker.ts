@@ -26,7 +26,7 @@ import { newObjectId } from '../src/core/ids.js';
 import { KeySpace } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { bullPriority, queueNameOf } from '../src/worker/tasks/distribution.js';
+import { bullPriority, queueNameOf } from '../src/worker/tasks/queues/distribution.js';
 import { HttpClient } from '../test/helpers/http.js';
 import { startTestRedis } from '../test/helpers/redis.js';
 import { createCluster } from '../test/helpers/worker.js';

@@ -71,7 +71,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
   const identity = new IdentityStore(redis, keys);
-  const worker = openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError: onError });
+  const worker = openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity, onRedisError: onError });
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
   const mq = new MessageQueue({

@@ -7,8 +7,8 @@ import { SampledGauges } from '../src/metrics/sampled-gauges.js';
 import { TopN } from '../src/metrics/top-n.js';
 import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queues/queue-depth.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
-import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/task-counts.js';
-import { DEFAULT_CLUSTER } from '../src/worker/tasks/tasks.js';
+import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/queues/task-counts.js';
+import { DEFAULT_CLUSTER } from '../src/worker/clusters/cluster-types.js';
 
 const PROJECT_PAGE = 100;
 const LOOP = 'metrics-sampler';

@@ -7,7 +7,7 @@ import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/proj
 import { CacheKeys } from '../src/cache/keys.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
-import { dueMember } from '../src/worker/schedules/schedule-keys.js';
+import { dueMember } from '../src/worker/schedules/scripts.js';
 import type { WorkerServices } from '../src/worker/services.js';
 
 /** Projects handled per pass (each in bounded steps); the rest wait for the next pass. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
-import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
+import { TaskSweeper } from '../src/worker/tasks/queues/task-sweeper.js';
 
 export interface RunningTaskSweeper {
   sweeper: TaskSweeper;

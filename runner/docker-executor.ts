@@ -2,9 +2,9 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import tar from 'tar-fs';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
-import { namesImageById, type EngineImage } from '../src/worker/codes/private-images.js';
-import type { RegistryAuth } from '../src/worker/codes/registry-credentials.js';
-import { RegistryGuard } from '../src/worker/codes/registry-guard.js';
+import { namesImageById, type EngineImage } from '../src/worker/codes/images/private-images.js';
+import type { RegistryAuth } from '../src/worker/codes/images/registry-credentials.js';
+import { RegistryGuard } from '../src/worker/codes/images/registry-guard.js';
 import { TtyOutputDecoder } from './tasks/tty-output.js';
 
 /** The limits every Ferrum container runs under. */

@@ -1,5 +1,5 @@
 import { OutboundGuard } from '../src/core/outbound-guard.js';
-import { RegistryGuard } from '../src/worker/codes/registry-guard.js';
+import { RegistryGuard } from '../src/worker/codes/images/registry-guard.js';
 import type { RedisClient } from '../src/core/redis.js';
 import os from 'node:os';
 import Docker from 'dockerode';
@@ -12,7 +12,7 @@ import type { EventBus } from '../src/core/bus.js';
 import { FailureLog } from '../src/core/failure-log.js';
 import { giveUpAfter, sleep } from '../src/core/time.js';
 import type { FunctionStores } from '../src/functions/services.js';
-import type { RunnerInstance } from '../src/worker/clusters/runner-registry.js';
+import type { RunnerInstance } from '../src/worker/clusters/runners/runner-registry.js';
 import type { Task } from '../src/worker/types.js';
 import type { RunnerBackend } from './backend/backend.js';
 import { DirectBackend } from './backend/direct-backend.js';

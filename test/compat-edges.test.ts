@@ -2,7 +2,7 @@ import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { TaskTokens } from '../src/worker/tasks/task-tokens.js';
+import { TaskTokens } from '../src/worker/tasks/running/task-tokens.js';
 import { cachePaths, uniqueCacheName } from './helpers/cache.js';
 import { createUserWithToken } from './helpers/identity.js';
 import { MqClient, rawRequest, uniqueQueue } from './helpers/mq.js';

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../src/core/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueNameOf, type TaskJob } from '../src/worker/tasks/distribution.js';
+import { queueNameOf, type TaskJob } from '../src/worker/tasks/queues/distribution.js';
 import type { WorkerServices } from '../src/worker/services.js';
-import { TaskSweeper } from '../src/worker/tasks/task-sweeper.js';
+import { TaskSweeper } from '../src/worker/tasks/queues/task-sweeper.js';
 import type { Task } from '../src/worker/types.js';
 import type { TestServer } from './helpers/server.js';
 import { startTestServer } from './helpers/server.js';

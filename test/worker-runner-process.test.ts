@@ -5,7 +5,7 @@ import { freeLoopbackPort } from '../src/core/free-port.js';
 import { KeySpace, type RedisClient } from '../src/core/redis.js';
 import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { RunnerRegistry } from '../src/worker/clusters/runner-registry.js';
+import { RunnerRegistry } from '../src/worker/clusters/runners/runner-registry.js';
 import type { TestServer } from './helpers/server.js';
 import {
   createCluster,

@@ -6,7 +6,7 @@ import { startController, type RunningController } from '../controller/main.js';
 import { loadConfig } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { sleep } from '../src/core/time.js';
-import { dueMember } from '../src/worker/schedules/schedule-keys.js';
+import { dueMember } from '../src/worker/schedules/scripts.js';
 import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
 import {
   createSchedule,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../src/core/redis.js';
 import { WorkerKeys } from '../src/worker/keys.js';
-import { RegistryCredentials } from '../src/worker/codes/registry-credentials.js';
+import { RegistryCredentials } from '../src/worker/codes/images/registry-credentials.js';
 import { resolveSecretKey } from '../src/core/secret-key.js';
 import { SecretBox } from '../src/core/secret-box.js';
 import type { TestServer } from './helpers/server.js';

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { conflict, forbidden, notFound, unauthorized } from '../../src/core/errors.js';
-import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
-import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
+import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
+import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases.js';
 import { TASK_STATUSES, type Task } from '../../src/worker/types.js';
 import type { PluginOptions } from '../context.js';
 import { GatewayJobs } from './job-pump.js';

@@ -4,8 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../src/core/config.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
-import { queueNameOf, type TaskJob } from '../../src/worker/tasks/distribution.js';
-import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
+import { queueNameOf, type TaskJob } from '../../src/worker/tasks/queues/distribution.js';
+import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases.js';
 import type { WorkerKeys } from '../../src/worker/keys.js';
 
 /** A BullMQ job the controller took for a gateway runner, with the lock token it holds it by. */

@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { forbidden, unauthorized } from '../../src/core/errors.js';
 import { pathParameter } from '../request-fields.js';
-import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runner-tokens.js';
+import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runners/runner-tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import { awsAutoscaleSchema } from '../../src/worker/clusters/aws-settings.js';
 import { PROVIDER_KINDS } from '../../src/worker/clusters/cluster-types.js';
-import { INSTANCE_TYPES } from '../../src/worker/clusters/instance-store.js';
+import { INSTANCE_TYPES } from '../../src/worker/clusters/instances/instance-store.js';
 
 /** JSON schemas of the clusters API: requests (secrets accepted) and responses (secrets absent). */
 

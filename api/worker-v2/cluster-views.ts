@@ -1,6 +1,6 @@
 import { toRfc3339 } from '../../src/core/time.js';
-import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
-import type { InstanceStatus } from '../../src/worker/clusters/cluster-status.js';
+import type { RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
+import type { InstanceStatus } from '../../src/worker/clusters/instances/cluster-status.js';
 import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 
 /** Wire shapes of clusters: times in RFC 3339; secrets are not part of a Cluster at all. */

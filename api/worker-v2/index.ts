@@ -9,18 +9,17 @@ import { stackRoutes } from './stacks.js';
 import { taskRoutes } from './tasks.js';
 import { webhookRoutes } from './webhook.js';
 
-/** The worker service, API version 2. */
+/** The worker service, API version 2: each route group is given the one domain service its handlers call. */
 export const workerV2Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker } = ctx;
   await app.register(multipart, {
     limits: { fileSize: ctx.config.worker.maxCodeBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 32 },
   });
-  const options = { ctx, worker };
-  await app.register(codeRoutes, options);
-  await app.register(taskRoutes, options);
-  await app.register(scheduleRoutes, options);
-  await app.register(webhookRoutes, options);
-  await app.register(stackRoutes, options);
-  await app.register(credentialRoutes, options);
-  await app.register(clusterRoutes, options);
+  await app.register(codeRoutes, { ctx, codes: worker.codeService });
+  await app.register(taskRoutes, { ctx, tasks: worker.tasks });
+  await app.register(scheduleRoutes, { ctx, schedules: worker.schedules });
+  await app.register(webhookRoutes, { ctx, tasks: worker.tasks });
+  await app.register(stackRoutes, { ctx });
+  await app.register(credentialRoutes, { ctx, credentials: worker.credentials });
+  await app.register(clusterRoutes, { ctx, clusters: worker.clusterService });
 };

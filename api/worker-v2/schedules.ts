@@ -1,14 +1,18 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { badRequest } from '../../src/core/errors.js';
-import { openScheduleServices } from '../../src/worker/schedules/schedule-services.js';
-import type { ScheduleRequest } from '../../src/worker/schedules/schedules.js';
+import { fail } from '../../src/core/errors.js';
+import type { ScheduleRequest, ScheduleService } from '../../src/worker/schedules/schedule-service.js';
 import { projectOf, requireProject } from '../auth-hooks.js';
 import { pagingQuery, projectParams } from './params.js';
 import { scheduleSchema, scheduleView } from './schedule-views.js';
 import { requireJsonContentType, taskRequestProperties } from './tasks.js';
 import { msgSchema } from './views.js';
 import { LIMITS } from '../../src/worker/types.js';
-import type { WorkerRouteOptions } from './route-options.js';
+import type { PluginOptions } from '../context.js';
+
+/** The schedule routes' options: every route is one ScheduleService call. */
+export interface ScheduleRouteOptions extends PluginOptions {
+  schedules: ScheduleService;
+}
 
 const MAX_SCHEDULES_PER_REQUEST = 100;
 
@@ -54,7 +58,7 @@ type WireScheduleRequest = Omit<ScheduleRequest, 'start_at' | 'end_at'> & {
 function timeOf(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badRequest(`${field} must be a date-time (RFC 3339)`);
+  if (Number.isNaN(ms)) throw fail('schedule_bad_time', field);
   return ms;
 }
 
@@ -68,9 +72,8 @@ function requestOf(wire: WireScheduleRequest, field: string): ScheduleRequest {
   };
 }
 
-export const scheduleRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const scheduleRoutes: ApiPlugin<ScheduleRouteOptions> = async (app, { ctx, schedules }) => {
   app.addHook('onRequest', requireProject(ctx));
-  const { store, schedules } = openScheduleServices(ctx, worker);
   const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
   const scheduleIdOf = (request: WithParams<{ schedule_id: string }>) => request.params.schedule_id;
 
@@ -93,11 +96,8 @@ export const scheduleRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, 
     handler: async (request) => {
       const wire = request.body.schedules;
       const requests = wire.map((one, i) => requestOf(one, wire.length > 1 ? `schedules[${i}].` : ''));
-      await worker.clusterAccess.checkUsable(
-        projectOf(request).userId,
-        requests.map((one) => one.cluster),
-      );
-      const created = await schedules.create(projectIdOf(request), requests, projectOf(request).maxSchedules);
+      const project = { id: projectIdOf(request), ownerId: projectOf(request).userId };
+      const created = await schedules.create(project, requests, projectOf(request).maxSchedules);
       return { msg: 'Scheduled', schedules: created.map((schedule) => ({ id: schedule.id })) };
     },
   });
@@ -110,19 +110,19 @@ export const scheduleRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, 
     },
     handler: async (request) => {
       const { page, per_page } = request.query;
-      return { schedules: (await store.list(projectIdOf(request), page, per_page)).map(scheduleView) };
+      return { schedules: (await schedules.list(projectIdOf(request), page, per_page)).map(scheduleView) };
     },
   });
 
   app.get('/2/projects/:project_id/schedules/:schedule_id', {
     schema: { params: scheduleParams, response: { 200: scheduleSchema } },
-    handler: async (request) => scheduleView(await store.get(projectIdOf(request), scheduleIdOf(request))),
+    handler: async (request) => scheduleView(await schedules.get(projectIdOf(request), scheduleIdOf(request))),
   });
 
   app.post('/2/projects/:project_id/schedules/:schedule_id/cancel', {
     schema: { params: scheduleParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      await store.cancel(projectIdOf(request), scheduleIdOf(request));
+      await schedules.cancel(projectIdOf(request), scheduleIdOf(request));
       return { msg: 'Cancelled' };
     },
   });

@@ -1,9 +1,9 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { requireToken } from '../auth-hooks.js';
-import type { WorkerRouteOptions } from './route-options.js';
+import type { PluginOptions } from '../context.js';
 
 /** GET /2/stacks: the stack names zip packages may use (each runs in a configured image). */
-export const stackRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx }) => {
+export const stackRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
   app.get('/2/stacks', {
     schema: { response: { 200: { type: 'array', items: { type: 'string' } } } },

@@ -1,5 +1,5 @@
-import { badRequest } from '../../src/core/errors.js';
-import type { StatsRange } from '../../src/worker/tasks/task-stats.js';
+import { fail } from '../../src/core/errors.js';
+import type { StatsRange } from '../../src/worker/tasks/records/task-stats.js';
 import { TASK_STATUSES } from '../../src/worker/types.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -27,7 +27,7 @@ export function statsRangeOf(query: StatsQuery, now: number): StatsRange {
   if (query.start_date === undefined && query.end_date === undefined) return { from: now - DAY_MS, to: now };
   const range = { from: secondsToMs(query.start_date), to: secondsToMs(query.end_date, 999) };
   if (range.from !== undefined && range.to !== undefined && range.from > range.to)
-    throw badRequest('start_date must not be after end_date');
+    throw fail('code_stats_dates_reversed');
   return range;
 }
 

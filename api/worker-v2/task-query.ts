@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { TASK_STATUSES, type TaskStatus } from '../../src/worker/types.js';
-import type { TaskFilter } from '../../src/worker/tasks/task-store.js';
+import type { TaskFilter } from '../../src/worker/tasks/records/task-store.js';
 import { CLUSTER_NAME, pagingProperties } from './params.js';
 
 const statusFlag = { type: 'string', enum: ['0', '1', 'true', 'false'] } as const;

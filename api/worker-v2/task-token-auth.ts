@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { forbidden } from '../../src/core/errors.js';
+import { forbidden, fail } from '../../src/core/errors.js';
 import { requireProject, TASK_TOKEN_SCOPE } from '../auth-hooks.js';
 import { pathParameter } from '../request-fields.js';
 import type { AppContext } from '../../controller/app-context.js';
@@ -25,6 +25,6 @@ export function requireProjectOrOwnTask(ctx: AppContext): onRequestAsyncHookHand
     if (!task || rule === undefined) return;
     if (rule === 'refused') throw forbidden(TASK_TOKEN_SCOPE);
     const taskId = pathParameter(request, 'task_id');
-    if (taskId !== task.taskId) throw forbidden('A task token reports progress only for its own task');
+    if (taskId !== task.taskId) throw fail('task_token_other_task');
   };
 }

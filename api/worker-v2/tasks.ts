@@ -1,21 +1,28 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { badRequest, notAcceptable } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
+import { TASK_BOUNDS } from '../../src/worker/tasks/task-admission.js';
+import type { TaskService } from '../../src/worker/tasks/task-service.js';
 import { LIMITS } from '../../src/worker/types.js';
 import { projectOf } from '../auth-hooks.js';
+import type { PluginOptions } from '../context.js';
 import { requireProjectOrOwnTask } from './task-token-auth.js';
 import { CLUSTER_NAME, projectParams, taskParams } from './params.js';
 import { taskFilterOf, taskListQuery } from './task-query.js';
 import { msgSchema, queuedSchema, taskSchema, taskView } from './views.js';
-import type { WorkerRouteOptions } from './route-options.js';
+
+/** The task routes' options: every route is one TaskService call. */
+export interface TaskRouteOptions extends PluginOptions {
+  tasks: TaskService;
+}
 
 export const taskRequestProperties = {
   code_name: { type: 'string', minLength: 1 },
   payload: { type: 'string' },
-  priority: { type: 'integer', minimum: 0, maximum: 2 },
+  priority: { type: 'integer', ...TASK_BOUNDS.priority },
   cluster: { type: 'string', pattern: CLUSTER_NAME },
-  timeout: { type: 'integer', minimum: 1, maximum: LIMITS.maxTimeout },
-  delay: { type: 'integer', minimum: 0, maximum: LIMITS.maxDelay },
+  timeout: { type: 'integer', ...TASK_BOUNDS.timeout },
+  delay: { type: 'integer', ...TASK_BOUNDS.delay },
 } as const;
 
 const queueBody = {
@@ -40,19 +47,19 @@ const progressBody = {
   properties: { percent: { type: 'integer', minimum: 0, maximum: 100 }, msg: { type: 'string', maxLength: 1024 } },
 } as const;
 
-/** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
 /** `offset`: the first byte of the log to answer (a follower passes the bytes it already has). */
 const logQuery = {
   type: 'object',
   properties: { offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
 } as const;
 
+/** Queue and retry refuse bodies not declared as JSON, as the spec says (406). */
 export async function requireJsonContentType(request: FastifyRequest): Promise<void> {
   const type = request.headers['content-type'] ?? '';
-  if (!/^application\/json\b/i.test(type)) throw notAcceptable('Content-Type: application/json is required');
+  if (!/^application\/json\b/i.test(type)) throw fail('task_json_required');
 }
 
-export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, worker }) => {
+export const taskRoutes: ApiPlugin<TaskRouteOptions> = async (app, { ctx, tasks }) => {
   app.addHook('onRequest', requireProjectOrOwnTask(ctx));
   const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
   const taskIdOf = (request: WithParams<{ task_id: string }>) => request.params.task_id;
@@ -62,12 +69,8 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
     preValidation: requireJsonContentType,
     schema: { params: projectParams, body: queueBody, response: { 200: queuedSchema } },
     handler: async (request) => {
-      const { tasks } = request.body;
-      await worker.clusterAccess.checkUsable(
-        projectOf(request).userId,
-        tasks.map((task) => task.cluster),
-      );
-      const queued = await worker.tasks.queue(projectIdOf(request), tasks);
+      const project = { id: projectIdOf(request), ownerId: projectOf(request).userId };
+      const queued = await tasks.create(project, request.body.tasks);
       return { msg: 'Queued up', tasks: queued.map((task) => ({ id: task.id })) };
     },
   });
@@ -78,27 +81,20 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
       querystring: taskListQuery,
       response: { 200: { type: 'object', properties: { tasks: { type: 'array', items: taskSchema } } } },
     },
-    handler: async (request) => {
-      const filter = taskFilterOf(request.query);
-      if (filter.from !== undefined && filter.to !== undefined && filter.from > filter.to)
-        throw badRequest('from_time must not be after to_time');
-      return { tasks: (await worker.taskStore.list(projectIdOf(request), filter)).map(taskView) };
-    },
+    handler: async (request) => ({
+      tasks: (await tasks.list(projectIdOf(request), taskFilterOf(request.query))).map(taskView),
+    }),
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id', {
     schema: { params: taskParams, response: { 200: taskSchema } },
-    handler: async (request) => taskView(await worker.taskStore.get(projectIdOf(request), taskIdOf(request))),
+    handler: async (request) => taskView(await tasks.get(projectIdOf(request), taskIdOf(request))),
   });
 
   app.get('/2/projects/:project_id/tasks/:task_id/log', {
     schema: { params: taskParams, querystring: logQuery },
     handler: async (request, reply) => {
-      const { offset } = request.query;
-      const log =
-        offset === undefined
-          ? await worker.taskStore.log(projectIdOf(request), taskIdOf(request))
-          : await worker.taskStore.logFrom(projectIdOf(request), taskIdOf(request), offset);
+      const log = await tasks.log(projectIdOf(request), taskIdOf(request), request.query.offset);
       return reply.type('text/plain; charset=utf-8').send(log);
     },
   });
@@ -107,9 +103,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
     config: { taskToken: 'own task only' },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
     handler: async (request) => {
-      const { percent, msg } = request.body;
-      if (percent === undefined && msg === undefined) throw badRequest('percent or msg is required');
-      await worker.statuses.progress(projectIdOf(request), taskIdOf(request), { percent, msg });
+      await tasks.progress(projectIdOf(request), taskIdOf(request), request.body);
       return { msg: 'Progress set' };
     },
   });
@@ -118,7 +112,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
     config: { taskToken: 'refused' },
     schema: { params: taskParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      await worker.tasks.cancel(projectIdOf(request), taskIdOf(request));
+      await tasks.cancel(projectIdOf(request), taskIdOf(request));
       return { msg: 'Cancelled' };
     },
   });
@@ -132,9 +126,7 @@ export const taskRoutes: ApiPlugin<WorkerRouteOptions> = async (app, { ctx, work
       response: { 200: queuedSchema },
     },
     handler: async (request) => {
-      const old = await worker.taskStore.get(projectIdOf(request), taskIdOf(request));
-      const { delay } = request.body;
-      const task = await worker.tasks.retry(old, delay);
+      const task = await tasks.retryById(projectIdOf(request), taskIdOf(request), request.body.delay);
       return { msg: 'Queued up', tasks: [{ id: task.id }] };
     },
   });

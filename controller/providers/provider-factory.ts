@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { awsProviderSettingsOf, type StoredCluster } from '../../src/worker/clusters/cluster-store.js';
-import type { RunnerRegistry } from '../../src/worker/clusters/runner-registry.js';
+import type { RunnerRegistry } from '../../src/worker/clusters/runners/runner-registry.js';
 import { DockerInstanceProvider, type DockerProviderOptions } from './docker-provider.js';
 import { withAwsDefaults, type AwsAutoscaleSettings } from '../../src/worker/clusters/aws-settings.js';
 import type { AwsInstanceProvider } from './aws-provider.js';

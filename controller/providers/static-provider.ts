@@ -1,4 +1,4 @@
-import type { RunnerRegistry } from '../../src/worker/clusters/runner-registry.js';
+import type { RunnerRegistry } from '../../src/worker/clusters/runners/runner-registry.js';
 import type { InstanceProvider, LaunchRequest, ProviderInstance } from './instance-provider.js';
 
 /** Runners that register by themselves are the instances: nothing is launched or terminated here. */

@@ -1,7 +1,7 @@
-import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
-import type { EngineImage } from '../../src/worker/codes/private-images.js';
-import type { RegistryAuth } from '../../src/worker/codes/registry-credentials.js';
-import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
+import type { RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
+import type { EngineImage } from '../../src/worker/codes/images/private-images.js';
+import type { RegistryAuth } from '../../src/worker/codes/images/registry-credentials.js';
+import type { TaskOutcome } from '../../src/worker/tasks/running/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 
 /**

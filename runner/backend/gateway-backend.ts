@@ -5,9 +5,9 @@ import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { retryWhile, sleep } from '../../src/core/time.js';
-import type { RunnerInstance } from '../../src/worker/clusters/runner-registry.js';
-import type { RegistryAuth } from '../../src/worker/codes/registry-credentials.js';
-import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
+import type { RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
+import type { RegistryAuth } from '../../src/worker/codes/images/registry-credentials.js';
+import type { TaskOutcome } from '../../src/worker/tasks/running/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 import type { HeartbeatAnswer, ImageAccess, RunnerBackend, TaskBackend, TaskHandlers } from './backend.js';
 

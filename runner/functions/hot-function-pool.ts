@@ -1,4 +1,4 @@
-import type { RegistryGuard } from '../../src/worker/codes/registry-guard.js';
+import type { RegistryGuard } from '../../src/worker/codes/images/registry-guard.js';
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';

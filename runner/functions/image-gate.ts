@@ -1,5 +1,5 @@
-import type { RegistryCredentials } from '../../src/worker/codes/registry-credentials.js';
-import type { PrivateImages } from '../../src/worker/codes/private-images.js';
+import type { RegistryCredentials } from '../../src/worker/codes/images/registry-credentials.js';
+import type { PrivateImages } from '../../src/worker/codes/images/private-images.js';
 import type { DockerExecutor } from '../docker-executor.js';
 
 interface Decided {

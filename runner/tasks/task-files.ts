@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ZipLimits } from '../../src/core/config.js';
-import { extractZip } from '../../src/worker/codes/zip.js';
+import { extractZip } from '../../src/worker/codes/archives/zip.js';
 
 export const PAYLOAD_FILE = 'payload.json';
 export const CONFIG_FILE = 'config.json';

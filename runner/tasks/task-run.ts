@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
-import type { HeldSlot } from '../../src/worker/tasks/concurrency-gate.js';
-import type { TaskOutcome } from '../../src/worker/tasks/runner-tasks.js';
+import type { HeldSlot } from '../../src/worker/tasks/running/concurrency-gate.js';
+import type { TaskOutcome } from '../../src/worker/tasks/running/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 import type { TaskBackend } from '../backend/backend.js';
 import { containerSpecOf } from './container-spec.js';

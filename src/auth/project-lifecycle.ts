@@ -3,7 +3,7 @@ import { unlinkEach } from '../core/scan.js';
 import { FunctionKeys } from '../functions/keys.js';
 import type { RouteNotices } from '../functions/route-notices.js';
 import { WorkerKeys } from '../worker/keys.js';
-import { ScheduleKeys } from '../worker/schedules/schedule-keys.js';
+import { ScheduleKeys } from '../worker/schedules/scripts.js';
 
 /** Members read per step when walking a project's sets: every step stays short. */
 export const WALK_BATCH = 500;

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { QueueTotals, SampledQueue } from '../mq/queues/queue-depth.js';
-import type { TaskCounts } from '../worker/tasks/task-counts.js';
+import type { TaskCounts } from '../worker/tasks/queues/task-counts.js';
 
 /** What the sampler saw of one cluster (see controller/cluster-metrics.ts). */
 export interface SampledCluster {

@@ -4,33 +4,51 @@ import type { Config } from '../core/config.js';
 import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
-import { ClusterStatus } from './clusters/cluster-status.js';
+import { ClusterService, type UserLookup } from './clusters/cluster-service.js';
+import { ClusterStatus } from './clusters/instances/cluster-status.js';
 import { ClusterStore } from './clusters/cluster-store.js';
-import { ClusterTermination } from './clusters/cluster-termination.js';
+import { ClusterTermination } from './clusters/instances/cluster-termination.js';
+import { CodeService } from './codes/code-service.js';
 import { CodeStore } from './codes/code-store.js';
-import { ConcurrencyGate } from './tasks/concurrency-gate.js';
-import { TaskDistribution } from './tasks/distribution.js';
+import { ScheduleKeys } from './schedules/scripts.js';
+import { ScheduleStore } from './schedules/schedule-store.js';
+import { ScheduleService } from './schedules/schedule-service.js';
+import { ConcurrencyGate } from './tasks/running/concurrency-gate.js';
+import { TaskDistribution } from './tasks/queues/distribution.js';
 import { WorkerKeys } from './keys.js';
-import { InstanceStore } from './clusters/instance-store.js';
-import { RedisBlobStore } from './codes/redis-blobs.js';
-import { PrivateImages } from './codes/private-images.js';
-import { RegistryCredentials } from './codes/registry-credentials.js';
-import { RunnerRegistry } from './clusters/runner-registry.js';
-import { RunnerTokens } from './clusters/runner-tokens.js';
+import { InstanceStore } from './clusters/instances/instance-store.js';
+import { RedisBlobStore } from './codes/archives/redis-blobs.js';
+import { PrivateImages } from './codes/images/private-images.js';
+import { RegistryCredentials } from './codes/images/registry-credentials.js';
+import { RunnerRegistry } from './clusters/runners/runner-registry.js';
+import { RunnerTokens } from './clusters/runners/runner-tokens.js';
 import { SecretBox } from '../core/secret-box.js';
 import { resolveSecretKey } from '../core/secret-key.js';
-import { ScalingStates } from './clusters/scaling-state.js';
-import { TaskQueuePause } from './tasks/task-queue-pause.js';
-import { TaskStats } from './tasks/task-stats.js';
-import { TaskTokens } from './tasks/task-tokens.js';
-import { TaskStatusChanges } from './tasks/task-status.js';
-import { TaskStore } from './tasks/task-store.js';
-import { TaskService } from './tasks/tasks.js';
-import { RunnerTasks } from './tasks/runner-tasks.js';
-import { GatewayLeases } from './tasks/gateway-leases.js';
+import { ScalingStates } from './clusters/instances/scaling-state.js';
+import { TaskQueuePause } from './tasks/queues/task-queue-pause.js';
+import { TaskStats } from './tasks/records/task-stats.js';
+import { TaskTokens } from './tasks/running/task-tokens.js';
+import { TaskStatusChanges } from './tasks/records/task-status.js';
+import { TaskStore } from './tasks/records/task-store.js';
+import { TaskService } from './tasks/task-service.js';
+import { RunnerTasks } from './tasks/running/runner-tasks.js';
+import { GatewayLeases } from './tasks/running/gateway-leases.js';
 
-/** The worker service's stores and services, shared by its API and its runners. */
+/**
+ * The worker service's stores and services, shared by its API and its runners. The API's routes
+ * each make one call to one of the four front doors: `tasks`, `codeService`, `schedules`,
+ * `clusterService`.
+ */
 export interface WorkerServices {
+  /** The front door of the task routes (and what runners, the scheduler and the sweeper queue through). */
+  tasks: TaskService;
+  /** The front door of the code package routes. */
+  codeService: CodeService;
+  /** The front door of the schedule routes. */
+  schedules: ScheduleService;
+  /** The front door of the cluster routes. */
+  clusterService: ClusterService;
+  scheduleStore: ScheduleStore;
   keys: WorkerKeys;
   codes: CodeStore;
   taskStore: TaskStore;
@@ -39,7 +57,6 @@ export interface WorkerServices {
   stats: TaskStats;
   pause: TaskQueuePause;
   taskTokens: TaskTokens;
-  tasks: TaskService;
   distribution: TaskDistribution;
   credentials: RegistryCredentials;
   privateImages: PrivateImages;
@@ -63,11 +80,17 @@ export interface WorkerDeps {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
+  /** Finds the users a cluster is shared to; left out by processes that serve no cluster routes (runners). */
+  users?: UserLookup;
   /** Told of every error of the connections opened here, by kind (ferrum_redis_errors_total). */
   onRedisError?: (kind: string) => void;
 }
 
-export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError }: WorkerDeps): WorkerServices {
+/** The users a process without the identity service knows: none. */
+const NO_USERS: UserLookup = { getUser: async () => null, findUserByEmail: async () => null };
+
+export function openWorkerServices(deps: WorkerDeps): WorkerServices {
+  const { config, redis, redisUrl, keys, bus, onRedisError } = deps;
   const workerKeys = new WorkerKeys(keys);
   // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
@@ -92,30 +115,59 @@ export function openWorkerServices({ config, redis, redisUrl, keys, bus, onRedis
   const scaling = new ScalingStates(redis, workerKeys);
   const gate = new ConcurrencyGate(redis, workerKeys);
   const taskTokens = new TaskTokens(redis, workerKeys);
-  const taskService = new TaskService(codes, tasks, statuses, distribution, bus, workerKeys);
+  const clusterAccess = new ClusterAccess(clusters);
+  const taskService = new TaskService({
+    codes,
+    store: tasks,
+    statuses,
+    distribution,
+    clusterAccess,
+    bus,
+    keys: workerKeys,
+  });
+  const pause = new TaskQueuePause(redis, workerKeys, tasks, distribution);
+  const stats = new TaskStats(redis, workerKeys);
+  const runnerTokens = new RunnerTokens(redis, workerKeys);
+  const clusterStatus = new ClusterStatus(instances, runners, distribution, scaling);
+  const termination = new ClusterTermination(instances, runners);
+  const scheduleStore = new ScheduleStore(redis, new ScheduleKeys(keys));
   return {
+    tasks: taskService,
+    codeService: new CodeService({ store: codes, pause, stats, tasks: taskService, uploads: config.worker }),
+    schedules: new ScheduleService(codes, scheduleStore, clusterAccess, config.schedules.minIntervalSeconds),
+    scheduleStore,
+    clusterService: new ClusterService({
+      clusters,
+      access: clusterAccess,
+      instances,
+      status: clusterStatus,
+      termination,
+      runners,
+      runnerTokens,
+      users: deps.users ?? NO_USERS,
+      policy: config.clusters,
+    }),
     keys: workerKeys,
     codes,
     taskStore: tasks,
     statuses,
     gate,
-    stats: new TaskStats(redis, workerKeys),
-    pause: new TaskQueuePause(redis, workerKeys, tasks, distribution),
+    stats,
+    pause,
     taskTokens,
-    tasks: taskService,
     distribution,
     credentials: new RegistryCredentials(redis, workerKeys, secrets),
     privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
     runners,
-    runnerTokens: new RunnerTokens(redis, workerKeys),
+    runnerTokens,
     gatewayLeases: new GatewayLeases(redis, workerKeys),
     runnerTasks: new RunnerTasks({ tasks, statuses, gate, taskTokens, service: taskService, runners }),
     clusters,
-    clusterAccess: new ClusterAccess(clusters),
+    clusterAccess,
     instances,
     scaling,
-    clusterStatus: new ClusterStatus(instances, runners, distribution, scaling),
-    termination: new ClusterTermination(instances, runners),
+    clusterStatus,
+    termination,
     async close() {
       await distribution.close();
       bullConnection.disconnect();

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeySpace } from '../../src/core/redis.js';
-import { PrivateImages } from '../../src/worker/codes/private-images.js';
+import { PrivateImages } from '../../src/worker/codes/images/private-images.js';
 import { WorkerKeys } from '../../src/worker/keys.js';
 import { startTestRedis } from '../helpers/redis.js';
 

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../runner/runner.js';
 import { KeySpace } from '../../src/core/redis.js';
-import { PrivateImages } from '../../src/worker/codes/private-images.js';
+import { PrivateImages } from '../../src/worker/codes/images/private-images.js';
 import { WorkerKeys } from '../../src/worker/keys.js';
 import { docker } from '../helpers/image.js';
 import type { TestServer } from '../helpers/server.js';

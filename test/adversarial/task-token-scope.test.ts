@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RedisClient } from '../../src/core/redis.js';
 import { KeySpace } from '../../src/core/redis.js';
 import { WorkerKeys } from '../../src/worker/keys.js';
-import { TaskTokens } from '../../src/worker/tasks/task-tokens.js';
+import { TaskTokens } from '../../src/worker/tasks/running/task-tokens.js';
 import type { HttpClient } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WorkerClient } from '../helpers/worker.js';

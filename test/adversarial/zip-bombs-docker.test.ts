@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../runner/runner.js';
 import { loadConfig } from '../../src/core/config.js';
-import { extractZip } from '../../src/worker/codes/zip.js';
+import { extractZip } from '../../src/worker/codes/archives/zip.js';
 import type { TestServer } from '../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner, uploadForm, WorkerClient, zipOf } from '../helpers/worker.js';
 import { createTenant, expectHealthy, plantVictimData, startHardenedServer, type Tenant } from './helpers-b.js';

@@ -146,7 +146,7 @@ describe('Lua contracts', () => {
   });
 
   it('the task statuses are listed alike in types.ts and task-lib.lua', () => {
-    const lib = fs.readFileSync(path.join(ROOT, 'src/worker/tasks/task-lib.lua'), 'utf8');
+    const lib = fs.readFileSync(path.join(ROOT, 'src/worker/tasks/lua/task-lib.lua'), 'utf8');
     const statuses = /^local STATUSES = \{(.+)\}$/m
       .exec(lib)![1]!
       .split(',')

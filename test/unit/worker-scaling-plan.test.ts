@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AutoscaleSettings } from '../../src/worker/clusters/cluster-types.js';
-import { decideScaling, nextEwma, wantedInstances } from '../../src/worker/clusters/scaling-plan.js';
+import { decideScaling, nextEwma, wantedInstances } from '../../src/worker/clusters/instances/scaling-plan.js';
 
 const settings = (over: Partial<AutoscaleSettings> = {}): AutoscaleSettings => ({
   provider: 'docker',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { checkZip, extractZip } from '../../src/worker/codes/zip.js';
+import { checkZip, extractZip } from '../../src/worker/codes/archives/zip.js';
 import { prepareTaskFiles } from '../../runner/tasks/task-files.js';
 import { zipOf } from '../helpers/worker.js';
 

@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notAcceptable } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import type {
   AutoscaleSettings,
   AwsClusterSettings,
@@ -115,21 +115,18 @@ function secretsOf(old: ClusterSecrets, input: InputAutoscale | undefined): Clus
 
 function checkAutoscale(autoscale: AutoscaleSettings, secrets: ClusterSecrets): void {
   if (autoscale.runners_min > autoscale.runners_max) {
-    throw badRequest(
-      `autoscale.runners_min (${autoscale.runners_min}) must not exceed autoscale.runners_max (${autoscale.runners_max})`,
-    );
+    throw fail('cluster_runners_min_over_max', autoscale.runners_min, autoscale.runners_max);
   }
   if (autoscale.provider !== 'aws') {
-    if (autoscale.aws)
-      throw badRequest(`autoscale.aws applies only to autoscale.provider aws, not ${autoscale.provider}`);
+    if (autoscale.aws) throw fail('cluster_aws_settings_misplaced', autoscale.provider);
     return;
   }
-  if (!autoscale.aws) throw notAcceptable('autoscale.aws is required for autoscale.provider aws');
+  if (!autoscale.aws) throw fail('cluster_aws_settings_missing');
   for (const field of ['access_key_id', 'secret_access_key'] as const) {
-    if (!secrets[field]) throw notAcceptable(`autoscale.aws.${field} is required`);
+    if (!secrets[field]) throw fail('cluster_aws_field_missing', field);
   }
-  if (!secrets.docker_auth) throw notAcceptable('autoscale.docker_auth is required');
-  if (!autoscale.docker_email) throw notAcceptable('autoscale.docker_email is required');
+  if (!secrets.docker_auth) throw fail('cluster_docker_auth_missing');
+  if (!autoscale.docker_email) throw fail('cluster_docker_email_missing');
 }
 
 /** Who asks and what the operator lets tenants do (FERRUM_CLUSTER_TENANT_*); admins are not bound. */
@@ -143,13 +140,11 @@ export interface ClusterPolicy {
 function checkPolicy(autoscale: AutoscaleSettings, policy: ClusterPolicy): void {
   if (policy.admin) return;
   if (!policy.tenantProviders.includes(autoscale.provider)) {
-    throw forbidden(
-      `autoscale.provider ${autoscale.provider} is for operators only (admin tokens); allowed for tenants: ${policy.tenantProviders.join(', ')}`,
-    );
+    throw fail('cluster_provider_operators_only', autoscale.provider, policy.tenantProviders);
   }
   for (const field of ['runners_min', 'runners_max'] as const) {
     if (autoscale[field] > policy.tenantMaxRunners)
-      throw badRequest(`autoscale.${field} must be at most ${policy.tenantMaxRunners} for tenant clusters`);
+      throw fail('cluster_tenant_runners_over_cap', field, policy.tenantMaxRunners);
   }
 }
 
@@ -169,8 +164,8 @@ export function resolveCluster(
   old?: { cluster: Cluster; secrets: ClusterSecrets },
 ): ResolvedCluster {
   const name = input.name ?? old?.cluster.name;
-  if (name === undefined) throw notAcceptable('name is required');
-  if (name.trim() === '') throw badRequest('name must not be empty');
+  if (name === undefined) throw fail('cluster_name_missing');
+  if (name.trim() === '') throw fail('cluster_name_empty');
   const memory = input.memory ?? old?.cluster.memory ?? CLUSTER_DEFAULTS.memory;
   const cluster: Cluster = {
     id: base.id,
@@ -192,11 +187,6 @@ export function resolveCluster(
   checkPolicy(cluster.autoscale, policy);
   checkAutoscale(cluster.autoscale, secrets);
   return { cluster, secrets };
-}
-
-/** Whether a user may direct tasks to the cluster (owner or shared to). */
-export function mayUseCluster(cluster: Cluster, userId: string): boolean {
-  return cluster.user_id === userId || cluster.shared_to.includes(userId);
 }
 
 /** The built-in public cluster, shown though it has no record: runners register to it by themselves. */

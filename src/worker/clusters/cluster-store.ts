@@ -1,12 +1,11 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../../core/redis.js';
-import { conflict, notFound } from '../../core/errors.js';
-import { loadLua } from '../../core/lua.js';
+import { fail } from '../../core/errors.js';
+import { scripts } from './scripts.js';
 import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
 import type { WorkerKeys } from '../keys.js';
 import type { SecretBox } from '../../core/secret-box.js';
 
-const updateScript = loadLua(import.meta.url, 'update-cluster');
 const MAX_UPDATE_ATTEMPTS = 5;
 
 /** A stored cluster with what it takes to change it safely. */
@@ -67,7 +66,7 @@ export class ClusterStore {
 
   async get(clusterId: string): Promise<StoredCluster> {
     const stored = await this.find(clusterId);
-    if (!stored) throw notFound(`Cluster ${clusterId} not found`);
+    if (!stored) throw fail('cluster_not_found', clusterId);
     return stored;
   }
 
@@ -140,7 +139,7 @@ export class ClusterStore {
       const after = usersOf(next.cluster);
       const losing = before.filter((userId) => !after.includes(userId));
       const gaining = after.filter((userId) => !before.includes(userId));
-      const saved = await updateScript.run(
+      const saved = await scripts.updateCluster.run(
         this.redis,
         [this.keys.cluster(clusterId), ...[...losing, ...gaining].map((userId) => this.keys.userClusters(userId))],
         [
@@ -152,9 +151,9 @@ export class ClusterStore {
         ],
       );
       if (saved === 1) return next.cluster;
-      if (saved === -1) throw notFound(`Cluster ${clusterId} not found`);
+      if (saved === -1) throw fail('cluster_not_found', clusterId);
     }
-    throw conflict(`Cluster ${clusterId} is being changed by other requests; try again`);
+    throw fail('cluster_update_contended', clusterId);
   }
 
   async delete(clusterId: string): Promise<void> {

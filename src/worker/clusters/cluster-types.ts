@@ -1,5 +1,8 @@
 import type { AwsAutoscaleInput, AwsBlockDeviceMapping } from './aws-settings.js';
 
+/** The built-in public cluster every project may use; it has no record. */
+export const DEFAULT_CLUSTER = 'default';
+
 /** Where a cluster's instances come from (an extension: the spec knows only `aws`). */
 export const PROVIDER_KINDS = ['docker', 'aws', 'static'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];

@@ -1,17 +1,14 @@
 import type { RedisClient } from '../../core/redis.js';
-import { notFound } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
 import { newObjectId } from '../../core/ids.js';
-import { loadLua } from '../../core/lua.js';
-import type { BlobStore } from './blobs.js';
+import { scripts } from './scripts.js';
+import type { BlobStore } from './archives/blobs.js';
 import type { WorkerKeys } from '../keys.js';
 import type { Code, CodeRevision, CodeSettings } from '../types.js';
-import { md5 } from './zip.js';
+import { md5 } from './archives/zip.js';
 
-const saveRevision = loadLua(import.meta.url, 'save-code-revision');
-const deleteCodeScript = loadLua(import.meta.url, 'delete-code');
-const pruneRevisionScript = loadLua(import.meta.url, 'prune-revision');
 /** Revisions read per step: the list grows by one per upload, so it is never read whole. */
 const REVISION_BATCH = 100;
 
@@ -91,7 +88,7 @@ export class CodeStore {
         latest_change: now,
         ...(revision.checksum ? { latest_checksum: revision.checksum } : {}),
       };
-      const saved = await saveRevision.run<number>(
+      const saved = await scripts.saveRevision.run<number>(
         this.redis,
         [
           this.keys.codeNames(projectId),
@@ -124,7 +121,7 @@ export class CodeStore {
     const pruned = JSON.stringify({ ...revision, archive_pruned: true });
     const counter = this.storage.counter('code', projectId);
     const args = [rev - 1, json, pruned, revision.code_size ?? 0];
-    if ((await pruneRevisionScript.run<number>(this.redis, [key, counter], args)) === 1)
+    if ((await scripts.pruneRevision.run<number>(this.redis, [key, counter], args)) === 1)
       await this.blobs.delete([blob]);
   }
 
@@ -135,7 +132,7 @@ export class CodeStore {
 
   async get(projectId: string, codeId: string): Promise<Code> {
     const code = await this.find(projectId, codeId);
-    if (!code) throw notFound('Code package not found');
+    if (!code) throw fail('code_not_found');
     return code;
   }
 
@@ -165,7 +162,7 @@ export class CodeStore {
     const code = await this.get(projectId, codeId);
     const number = rev ?? code.rev;
     const json = number >= 1 ? await this.redis.lindex(this.keys.revisions(projectId, codeId), number - 1) : null;
-    if (!json) throw notFound(`Revision ${number} of code package ${code.name} not found`);
+    if (!json) throw fail('code_revision_not_found', number, code.name);
     return JSON.parse(json) as CodeRevision;
   }
 
@@ -207,7 +204,7 @@ export class CodeStore {
   async delete(projectId: string, codeId: string): Promise<void> {
     const code = await this.get(projectId, codeId);
     const { blobs, bytes } = await this.archives(projectId, codeId);
-    const deleted = await deleteCodeScript.run<number>(
+    const deleted = await scripts.deleteCode.run<number>(
       this.redis,
       [
         this.keys.codeNames(projectId),
@@ -217,7 +214,7 @@ export class CodeStore {
       ],
       [codeId, code.name],
     );
-    if (deleted === 0) throw notFound('Code package not found');
+    if (deleted === 0) throw fail('code_not_found');
     for (let i = 0; i < blobs.length; i += REVISION_BATCH) await this.blobs.delete(blobs.slice(i, i + REVISION_BATCH));
     await this.storage.release('code', projectId, bytes);
   }

@@ -1,9 +1,7 @@
 import type { Config } from '../../core/config.js';
-import type { KeySpace, RedisClient } from '../../core/redis.js';
-import { ScheduleKeys } from './schedule-keys.js';
-import { ScheduleStore } from './schedule-store.js';
+import type { ScheduleStore } from './schedule-store.js';
 import { Scheduler, type ScheduleRunOutcome } from './scheduler.js';
-import { ScheduleService } from './schedules.js';
+import type { ScheduleService } from './schedule-service.js';
 import type { WorkerServices } from '../services.js';
 
 export interface ScheduleServices {
@@ -17,16 +15,16 @@ function staleClaimMs(config: Config): number {
   return Math.max(10 * config.schedules.tickMs, 2000);
 }
 
-/** `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
+/** The worker's schedule store and service, and a scheduler over them; `observeRun`: told the outcome of every due run the scheduler handles (metrics). */
 export function openScheduleServices(
-  deps: { config: Config; redis: RedisClient; keys: KeySpace },
+  deps: { config: Config },
   worker: WorkerServices,
   observeRun?: (outcome: ScheduleRunOutcome) => void,
 ): ScheduleServices {
-  const store = new ScheduleStore(deps.redis, new ScheduleKeys(deps.keys));
+  const store = worker.scheduleStore;
   return {
     store,
-    schedules: new ScheduleService(worker.codes, store, deps.config.schedules.minIntervalSeconds),
+    schedules: worker.schedules,
     scheduler: new Scheduler(store, worker.taskStore, worker.tasks, staleClaimMs(deps.config), observeRun),
   };
 }

@@ -1,13 +1,7 @@
 import type { RedisClient } from '../../core/redis.js';
-import { forbidden, notFound } from '../../core/errors.js';
-import { loadLua } from '../../core/lua.js';
-import { dueMember, type ScheduleKeys } from './schedule-keys.js';
+import { fail } from '../../core/errors.js';
+import { dueMember, scripts, type ScheduleKeys } from './scripts.js';
 import type { Schedule } from './schedule-types.js';
-
-const createSchedules = loadLua(import.meta.url, 'create-schedules');
-const claimScheduleRun = loadLua(import.meta.url, 'claim-schedule-run');
-const cancelSchedule = loadLua(import.meta.url, 'cancel-schedule');
-const retakeClaim = loadLua(import.meta.url, 'retake-claim');
 
 const NUMBER_FIELDS = new Set([
   'start_at',
@@ -70,8 +64,8 @@ export class ScheduleStore {
         ...fields,
       );
     }
-    if ((await createSchedules.run<number>(this.redis, keys, args)) < 0)
-      throw forbidden(`Resource limits reached: the project may have at most ${maxSchedules} active schedules`);
+    if ((await scripts.createSchedules.run<number>(this.redis, keys, args)) < 0)
+      throw fail('schedule_limit_reached', maxSchedules);
   }
 
   async find(projectId: string, scheduleId: string): Promise<Schedule | null> {
@@ -80,7 +74,7 @@ export class ScheduleStore {
 
   async get(projectId: string, scheduleId: string): Promise<Schedule> {
     const schedule = await this.find(projectId, scheduleId);
-    if (!schedule) throw notFound('Schedule not found');
+    if (!schedule) throw fail('schedule_not_found');
     return schedule;
   }
 
@@ -97,8 +91,11 @@ export class ScheduleStore {
    */
   async cancel(projectId: string, scheduleId: string, now = Date.now()): Promise<boolean> {
     const keys = [this.keys.schedule(projectId, scheduleId), this.keys.due(), this.keys.activeCount(projectId)];
-    const previous = await cancelSchedule.run<string>(this.redis, keys, [dueMember(projectId, scheduleId), now]);
-    if (previous === '') throw notFound('Schedule not found');
+    const previous = await scripts.cancelSchedule.run<string>(this.redis, keys, [
+      dueMember(projectId, scheduleId),
+      now,
+    ]);
+    if (previous === '') throw fail('schedule_not_found');
     return previous === 'scheduled';
   }
 
@@ -127,11 +124,13 @@ export class ScheduleStore {
       this.keys.activeCount(projectId),
     ];
     const args = [run.member, run.at, now, nextStart === undefined ? '' : nextStart, `${run.member}/${taskId}`];
-    return (await claimScheduleRun.run<number>(this.redis, keys, args)) === 1;
+    return (await scripts.claimScheduleRun.run<number>(this.redis, keys, args)) === 1;
   }
 
   async retake(claim: DueRun, now: number): Promise<boolean> {
-    return (await retakeClaim.run<number>(this.redis, [this.keys.claimed()], [claim.member, claim.at, now])) === 1;
+    return (
+      (await scripts.retakeClaim.run<number>(this.redis, [this.keys.claimed()], [claim.member, claim.at, now])) === 1
+    );
   }
 
   /** The claimed run is queued (or could never be): forget it. */

@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import { badRequest } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import type { Recurrence } from './schedule-types.js';
 
 /** Parses a cron expression (5 or 6 fields) in a time zone; a bad one is the client's error. */
@@ -7,7 +7,7 @@ function cronFrom(expression: string, timezone: string | undefined, afterMs: num
   try {
     return CronExpressionParser.parse(expression, { currentDate: new Date(afterMs), tz: timezone ?? 'UTC' });
   } catch (error) {
-    throw badRequest(`cron is not a valid cron expression: ${(error as Error).message}`);
+    throw fail('schedule_bad_cron', (error as Error).message);
   }
 }
 
@@ -24,7 +24,7 @@ function checkTimezone(timezone: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
-    throw badRequest(`timezone is not a known time zone: ${timezone}`);
+    throw fail('schedule_unknown_timezone', timezone);
   }
 }
 
@@ -37,8 +37,7 @@ const CRON_SAMPLE = 1000;
 
 function checkTime(value: number | undefined, field: string): void {
   if (value === undefined) return;
-  if (!(value >= TIME_BOUNDS.min && value <= TIME_BOUNDS.max))
-    throw badRequest(`${field} must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z`);
+  if (!(value >= TIME_BOUNDS.min && value <= TIME_BOUNDS.max)) throw fail('schedule_time_out_of_range', field);
 }
 
 /**
@@ -50,7 +49,7 @@ function checkCronSpacing(recurrence: Recurrence & { cron: string }, minInterval
   const cron = cronFrom(recurrence.cron, recurrence.timezone, recurrence.start_at);
   const seconds = cron.fields.second.values.length;
   if (seconds <= 1 && minIntervalSeconds <= 60) return;
-  const refusal = badRequest(`cron runs must be at least ${minIntervalSeconds} seconds apart`);
+  const refusal = fail('schedule_cron_too_frequent', minIntervalSeconds);
   if (seconds > 1 && minIntervalSeconds >= 60) throw refusal;
   let previous: number | undefined;
   for (let i = 0; i < CRON_SAMPLE; i++) {
@@ -66,16 +65,14 @@ export function checkRecurrence(recurrence: Recurrence, minIntervalSeconds: numb
   checkTime(recurrence.start_at, `${field}start_at`);
   checkTime(recurrence.end_at, `${field}end_at`);
   if (recurrence.run_every !== undefined && recurrence.run_every > MAX_RUN_EVERY_SECONDS)
-    throw badRequest(`${field}run_every must be at most ${MAX_RUN_EVERY_SECONDS} seconds (ten years)`);
-  if (recurrence.run_every !== undefined && recurrence.cron !== undefined)
-    throw badRequest('Give either run_every or cron, not both');
-  if (recurrence.timezone !== undefined && recurrence.cron === undefined)
-    throw badRequest('timezone applies only to cron');
+    throw fail('schedule_run_every_too_long', field, MAX_RUN_EVERY_SECONDS);
+  if (recurrence.run_every !== undefined && recurrence.cron !== undefined) throw fail('schedule_run_every_and_cron');
+  if (recurrence.timezone !== undefined && recurrence.cron === undefined) throw fail('schedule_timezone_without_cron');
   if (recurrence.run_every !== undefined && recurrence.run_every < minIntervalSeconds) {
-    throw badRequest(`run_every must be at least ${minIntervalSeconds} seconds`);
+    throw fail('schedule_run_every_too_short', minIntervalSeconds);
   }
   if (recurrence.end_at !== undefined && recurrence.end_at < recurrence.start_at)
-    throw badRequest('end_at must not be before start_at');
+    throw fail('schedule_ends_before_start');
   if (recurrence.cron === undefined) return;
   if (recurrence.timezone !== undefined) checkTimezone(recurrence.timezone);
   checkCronSpacing({ ...recurrence, cron: recurrence.cron }, minIntervalSeconds);

@@ -1,11 +1,11 @@
 import { isHttpError } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
-import { parseMember } from './schedule-keys.js';
+import { parseMember } from './scripts.js';
 import { nextRun } from './schedule-times.js';
 import type { DueRun, ScheduleStore } from './schedule-store.js';
 import type { Schedule } from './schedule-types.js';
-import type { TaskStore } from '../tasks/task-store.js';
-import type { TaskService } from '../tasks/tasks.js';
+import type { TaskStore } from '../tasks/records/task-store.js';
+import type { TaskService } from '../tasks/task-service.js';
 
 const BATCH = 100;
 

@@ -1,8 +1,0 @@
-import type { WorkerServices } from '../../src/worker/services.js';
-import type { AppContext } from '../../controller/app-context.js';
-
-/** What each worker route plugin is given: the app's context and the worker services. */
-export interface WorkerRouteOptions {
-  ctx: AppContext;
-  worker: WorkerServices;
-}

@@ -1,0 +1,171 @@
+import type { RedisClient } from '../../../core/redis.js';
+import { fail } from '../../../core/errors.js';
+import { scripts } from '../scripts.js';
+import { ActivityHistory, OUTCOMES, type Outcome } from '../../../metrics/history.js';
+import type { IndexedTask, WorkerKeys } from '../../keys.js';
+import { creationArgs } from './task-store.js';
+import type { Task, TaskStatus } from '../../types.js';
+
+export interface StatusChange {
+  from: TaskStatus[];
+  to: TaskStatus;
+  /** Only when the task is held by this runner. */
+  runner?: string;
+  fields?: Record<string, string | number>;
+  /** A new queued task retrying this one, written in the same step when the change succeeds. */
+  retry?: Task;
+}
+
+export interface ChangeResult {
+  changed: boolean;
+  /** The status before the change, or the current one when nothing changed ('' if no task). */
+  previous: TaskStatus | '';
+}
+
+export interface TakeResult extends ChangeResult {
+  /** No max_concurrency slot was free. */
+  gated: boolean;
+  /** The package's queue is paused or the project suspended: the task was set aside until resume. */
+  parked: boolean;
+}
+
+/** Every status change of a task, each one compare-and-set script run. */
+export class TaskStatusChanges {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: WorkerKeys,
+    /** How long a finished task is kept (record, log, index entries). */
+    private readonly retentionMs: number,
+    /** Where finished tasks are counted for the dashboard's charts. */
+    private readonly history: ActivityHistory | null = null,
+  ) {}
+
+  async change(projectId: string, taskId: string, change: StatusChange): Promise<ChangeResult> {
+    const fields = Object.entries(change.fields ?? {}).flatMap(([field, value]) => [field, String(value)]);
+    const indexed = await this.indexedTask(projectId, taskId);
+    if (!indexed) return { changed: false, previous: '' };
+    const keys = [
+      this.keys.task(projectId, taskId),
+      this.keys.taskLog(projectId, taskId),
+      this.keys.expiringTasks(projectId),
+      this.keys.undispatchedTasks(projectId),
+      this.keys.projectCounters(projectId),
+      ...this.keys.anyStatusIndexes(projectId, indexed),
+      ...this.keys.statusGroups(projectId, indexed),
+    ];
+    const args = [
+      change.from.join(','),
+      change.to,
+      String(Date.now()),
+      change.runner ?? '',
+      String(this.retentionMs),
+      String(fields.length),
+      ...fields,
+    ];
+    if (change.retry) {
+      keys.push(this.keys.task(projectId, change.retry.id));
+      args.push(...creationArgs(change.retry));
+    }
+    const [changed, previous] = await scripts.setStatus.run<[number, string]>(this.redis, keys, args);
+    if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
+      await this.history.recordTaskOutcome(projectId, change.to as Outcome);
+    }
+    return { changed: changed === 1, previous: previous as TaskStatus | '' };
+  }
+
+  /** A task's code and cluster, which never change, so reading them before a script is safe. */
+  private async indexedTask(projectId: string, taskId: string): Promise<IndexedTask | null> {
+    const [codeId, codeName, cluster] = await this.redis.hmget(
+      this.keys.task(projectId, taskId),
+      'code_id',
+      'code_name',
+      'cluster',
+    );
+    if (!codeId || !codeName || !cluster) return null;
+    return { code_id: codeId, code_name: codeName, cluster };
+  }
+
+  /**
+   * A runner takes a queued task, holding one of its code package's max_concurrency slots
+   * for `leaseMs` (renewed by ConcurrencyGate.renew), unless the package's queue is paused.
+   */
+  async take(
+    task: Pick<Task, 'project_id' | 'id'> & IndexedTask,
+    runnerId: string,
+    leaseMs: number,
+  ): Promise<TakeResult> {
+    const { project_id: projectId, id, code_id: codeId } = task;
+    const now = Date.now();
+    const [outcome, previous] = await scripts.takeTask.run<[number, string]>(
+      this.redis,
+      [
+        this.keys.task(projectId, id),
+        this.keys.code(projectId, codeId),
+        this.keys.concurrencyGate(projectId, codeId),
+        this.keys.codePaused(projectId, codeId),
+        this.keys.parkedTasks(projectId, codeId),
+        ...this.keys.statusGroup(projectId, task, 'queued'),
+        ...this.keys.statusGroup(projectId, task, 'preparing'),
+        this.keys.projectSuspended(projectId),
+      ],
+      [runnerId, String(now), String(now + leaseMs)],
+    );
+    return {
+      changed: outcome === 1,
+      gated: outcome === -1,
+      parked: outcome === -2,
+      previous: previous as TaskStatus | '',
+    };
+  }
+
+  /** Progress of a queued or running task; refused (400) once it has ended. */
+  async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
+    const fields = Object.entries(progress).flatMap(([field, value]) =>
+      value === undefined ? [] : [field, String(value)],
+    );
+    const [changed, current] = await scripts.setProgress.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId)],
+      [String(Date.now()), ...fields],
+    );
+    if (current === '') throw fail('task_not_found');
+    if (changed !== 1) throw fail('task_progress_when_ended', current);
+  }
+
+  cancel(projectId: string, taskId: string): Promise<ChangeResult> {
+    return this.change(projectId, taskId, {
+      from: ['queued', 'preparing', 'running'],
+      to: 'cancelled',
+      fields: { msg: 'Cancelled' },
+    });
+  }
+
+  /** Appends output to the log; returns the log's size. */
+  async appendLog(projectId: string, taskId: string, chunk: Buffer, maxBytes: number): Promise<number> {
+    return scripts.appendLog.run<number>(
+      this.redis,
+      [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
+      [chunk, String(maxBytes)],
+    );
+  }
+
+  /**
+   * Appends chunk number `seq` (from 1) of a runner's output, only in order and only while the
+   * task runs on `runnerId`: a chunk out of order, or after the end, is refused (409).
+   */
+  async appendLogInOrder(
+    projectId: string,
+    taskId: string,
+    append: { seq: number; chunk: Buffer; runnerId: string },
+    maxBytes: number,
+  ): Promise<{ size: number; duplicate: boolean }> {
+    const [value, outcome] = await scripts.appendLogInOrder.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId), this.keys.taskLog(projectId, taskId)],
+      [append.chunk, String(maxBytes), String(append.seq), append.runnerId],
+    );
+    if (outcome === 'not-running') throw fail('task_log_not_running', taskId);
+    if (outcome === 'out-of-order') throw fail('task_log_out_of_order', append.seq, value + 1);
+    return { size: value, duplicate: outcome === 'duplicate' };
+  }
+}

@@ -1,0 +1,16 @@
+import { loadLua } from '../../core/lua.js';
+
+/** The task scripts, from lua/ (most include lua/task-lib.lua first); the keys are WorkerKeys' (src/worker/keys.ts). */
+const taskScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).href, name);
+
+export const scripts = {
+  createTasks: taskScript('create-tasks'),
+  listTasks: taskScript('list-tasks'),
+  setStatus: taskScript('set-task-status'),
+  appendLog: taskScript('append-log'),
+  appendLogInOrder: taskScript('append-log-in-order'),
+  takeTask: taskScript('take-task'),
+  setProgress: taskScript('set-task-progress'),
+  expireTasks: taskScript('expire-tasks'),
+  resumeTaskQueue: taskScript('resume-task-queue'),
+};
