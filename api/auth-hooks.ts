@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { forbidden, unauthorized } from '../src/core/errors.js';
-import type { AppContext } from '../controller/app-context.js';
+import type { AppContext } from './context.js';
 import { sessionCookieToken } from './dashboard-session-cookie.js';
 import { pathParameter, queryParameter } from './request-fields.js';
 

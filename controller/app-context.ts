@@ -1,53 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import {
-  createRedisClient,
-  failFast,
-  KeySpace,
-  SUBSCRIBER_OPTIONS,
-  waitForRedis,
-  type RedisClient,
-} from '../src/core/redis.js';
+import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
-import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import type { LocalFunctionHost } from '../src/functions/function-calls.js';
-import { createMetrics, type Metrics } from '../src/metrics/registry.js';
+import { openFunctionStores } from '../src/functions/services.js';
+import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/service.js';
-import { HttpDrain } from './http-drain.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-
-/**
- * A controller process's shared connections and services, opened once (openAppContext) and
- * given to every API plugin and background loop; nothing opens its own copy.
- */
-export interface AppContext {
-  config: Config;
-  log: FastifyBaseLogger;
-  redis: RedisClient;
-  redisUrl: string;
-  keys: KeySpace;
-  bus: EventBus;
-  identity: IdentityStore;
-  authenticator: Authenticator;
-  loginGuard: LoginGuard;
-  metrics: Metrics;
-  /** The message queue service (both API versions, the push deliverer, the samplers). */
-  mq: MessageQueue;
-  /** The worker service's stores and services, over the one BullMQ connection. */
-  worker: WorkerServices;
-  /** The functions platform's stores. */
-  functions: FunctionStores;
-  /** Suspension and deletion of projects as the other services see them. */
-  lifecycle: ProjectLifecycle;
-  /** The runner of the all-in-one server, which may take hot function calls without the queue. */
-  localFunctions: LocalFunctionHost;
-  /** Set once the process is stopping: /ready answers 503 while requests are still served. */
-  httpDrain: HttpDrain;
-}
+import { HttpDrain } from '../api/http-drain.js';
+import { openWorkerServices } from '../src/worker/services.js';
 
 export interface OpenedContext {
   ctx: AppContext;

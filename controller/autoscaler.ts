@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { isRedisUnavailable } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';

@@ -17,7 +17,7 @@ import { installContentTypes } from './content-types.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { installLargeBodyGate } from './large-body-gate.js';
-import { installJsonContentType } from './json-content-type.js';
+import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './method-override.js';
 import { installValidation } from './validation.js';
 

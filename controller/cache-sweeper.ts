@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 

@@ -3,7 +3,7 @@ import Router, { type HTTPMethod } from 'find-my-way';
 import { HttpError } from '../src/core/errors.js';
 import { withoutHostPaths } from '../src/core/host-paths.js';
 import { isRedisUnavailable, REDIS_UNAVAILABLE } from '../src/core/redis.js';
-import { JSON_CONTENT_TYPE } from './json-content-type.js';
+import { JSON_CONTENT_TYPE } from '../api/json-content-type.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 

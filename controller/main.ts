@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import {
   bootstrapIdentity,
   reapplyBootstrapToken,

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { sampleClusters } from './cluster-metrics.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { perRegistry } from '../src/metrics/per-registry.js';

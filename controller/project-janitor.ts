@@ -1,7 +1,7 @@
 import type { RedisClient } from '../src/core/redis.js';
 import { scanKeys, unlinkEach } from '../src/core/scan.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
 import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';

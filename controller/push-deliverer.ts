@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { forbidden } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { LeaderLoop } from '../src/core/leader-loop.js';
 import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
 import { scheduleRunCounter } from '../src/worker/schedules/schedule-metrics.js';

@@ -8,7 +8,7 @@ import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
 import type { MessageQueue, QueueQuotas } from '../../src/mq/service.js';
 import { projectOf } from '../auth-hooks.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 
 /** What each route group of both message queue API versions is given. */
 export interface MqRouteOptions {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
+import { JSON_CONTENT_TYPE } from '../json-content-type.js';
 import type { ApiPlugin } from '../type-provider.js';
 import { badRequest, notAcceptable } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/mq/limits.js';

@@ -13,7 +13,7 @@ import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
 import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 import { DEFAULT_CLUSTER } from '../../src/worker/tasks/tasks.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 import {
   clusterListSchema,
   clusterParams,

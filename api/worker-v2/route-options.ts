@@ -1,5 +1,5 @@
 import type { WorkerServices } from '../../src/worker/services.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 
 /** What each worker route plugin is given: the app's context and the worker services. */
 export interface WorkerRouteOptions {
