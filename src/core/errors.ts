@@ -38,7 +38,23 @@ export const CORE_ERRORS = {
 } as const;
 
 // ---- http: the framework's refusals (routing, bodies, schemas) -----------------------------
-export const HTTP_ERRORS = {} as const;
+export const HTTP_ERRORS = {
+  endpoint_not_found: row(404, (method: string, path: string) => `Endpoint not found: ${method} ${path}`),
+  method_not_allowed: row(405, (method: string, path: string) => `Method ${method} not allowed on ${path}`),
+  internal_error: row(500, 'Internal server error'),
+  // fastify's refusals, worded by Ferrum (the handler keeps fastify's status).
+  body_too_large: row(413, 'Request body is too large'),
+  unsupported_content_type: row(415, 'Unsupported Content-Type'),
+  bad_url_encoding: row(400, 'Invalid URL: a path segment is not valid percent-encoding'),
+  path_parameter_too_long: row(414, 'URL path parameter too long'),
+  // Schema failures (api/schema-errors.ts), naming the field.
+  invalid_request_part: row(400, (part: string) => `invalid ${part}`),
+  field_required: row(406, (field: string) => `${field} is required`),
+  /** The functions API answers a missing field 400, not the iron APIs' 406. */
+  field_required_400: row(400, (field: string) => `${field} is required`),
+  field_not_one_of: row(400, (field: string, allowed: string) => `${field} must be one of: ${allowed}`),
+  field_invalid: row(400, (field: string, problem: string) => `${field} ${problem}`),
+} as const;
 
 // ---- auth: identity, tokens, projects, quotas ----------------------------------------------
 export const AUTH_ERRORS = {} as const;
