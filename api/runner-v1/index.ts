@@ -5,7 +5,6 @@ import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/run
 import type { GatewayLease } from '../../src/worker/tasks/gateway-leases.js';
 import { TASK_STATUSES, type Task } from '../../src/worker/types.js';
 import type { PluginOptions } from '../context.js';
-import { GatewayJobs } from './job-pump.js';
 import { grantOf, requireRunnerToken, stillGranted } from './runner-auth.js';
 
 /** The longest a runner's long-poll for its next task is held open. */
@@ -71,12 +70,7 @@ function clientGone(reply: FastifyReply): AbortSignal {
  */
 export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker } = ctx;
-  const jobs = new GatewayJobs(ctx.config, ctx.redisUrl, worker.keys, app.log, (kind) =>
-    ctx.metrics.redisErrors.inc({ kind }),
-  );
-  app.addHook('onClose', async () => {
-    await jobs.close();
-  });
+  const jobs = ctx.gatewayJobs;
   app.decorateRequest('runnerGrant', null);
   app.addHook('onRequest', requireRunnerToken(worker.runnerTokens));
   app.addContentTypeParser(
