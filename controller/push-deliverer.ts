@@ -1,26 +1,20 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { forbidden } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { QueueTask } from '../src/mq/push/internal-delivery.js';
-import type { MessageQueue } from '../src/mq/service.js';
+import type { LoopEnv, Stoppable } from './loop-runner.js';
 
-/** Starts push delivery (leader-elected among controllers) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
-export function startPushDeliverer(
-  ctx: AppContext,
-  mq: MessageQueue,
-  log: FastifyBaseLogger,
-  publicUrl: string,
-): PushDeliverer | null {
+/** Starts push delivery (it holds its own lease) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
+export function startPushDeliverer({ ctx, log, publicUrl }: LoopEnv): Stoppable {
   const config = ctx.config.mq.push;
-  if (config.concurrency === 0) return null;
+  if (config.concurrency === 0) return { stop() {} };
   const guard = new OutboundGuard(ctx.config.outboundAllow);
   const deliverer = new PushDeliverer({
     redis: ctx.redis,
     keys: ctx.keys,
     bus: ctx.bus,
-    mq,
+    mq: ctx.mq,
     log,
     config,
     publicUrl,
