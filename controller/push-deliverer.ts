@@ -1,6 +1,6 @@
 import type { AppContext } from '../api/context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
-import { forbidden } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { QueueTask } from '../src/mq/push/internal-delivery.js';
 import type { LoopEnv, Stoppable } from './loop-runner.js';
@@ -29,7 +29,7 @@ export function startPushDeliverer({ ctx, log, publicUrl }: LoopEnv): Stoppable 
 /** `ironworker:///<code>` subscribers queue tasks as the tasks API would, on the default cluster. */
 export function taskQueuerFor(ctx: AppContext): QueueTask {
   return async (projectId, codeName, payload) => {
-    if (await ctx.lifecycle.isSuspended(projectId)) throw forbidden('Project is suspended: no tasks are queued');
+    if (await ctx.lifecycle.isSuspended(projectId)) throw fail('project_suspended_no_tasks');
     await ctx.worker.tasks.queue(projectId, [{ code_name: codeName, payload }]);
   };
 }
