@@ -81,7 +81,8 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     }),
     (queue) => queue.close(),
   );
-  // The functions platform: its stores, and (src/functions/services.ts) the services over them.
+  // The functions platform: its stores, then the services over them (src/functions/services.ts),
+  // recorded with opened.opened(service, close) when they hold connections or timers.
   const functions = openFunctionStores(config, redis, keys);
   // The runner API's BullMQ Workers, which take jobs by hand for gateway runners.
   const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
