@@ -29,6 +29,20 @@ export default tseslint.config(
       ],
     },
   },
+  // The HTTP layer is given its context (api/context.ts); it never reaches up into the composition root.
+  {
+    files: ['api/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/controller/**', '**/controller/*'], message: 'api/ must not import from controller/' },
+          ],
+        },
+      ],
+    },
+  },
   // Route inputs are typed from their schemas (api/type-provider.ts), never cast.
   {
     files: ['api/**', 'controller/**'],

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
-import { forbidden, unauthorized } from '../src/core/errors.js';
-import type { AppContext } from '../controller/app-context.js';
+import { CORE_ERRORS, fail } from '../src/core/errors.js';
+import type { AppContext } from './context.js';
 import { sessionCookieToken } from './dashboard-session-cookie.js';
 import { pathParameter, queryParameter } from './request-fields.js';
 
@@ -23,7 +23,7 @@ const SCHEME = 'OAuth ';
 export function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined && header !== '') {
-    if (!header.startsWith(SCHEME)) throw unauthorized('Authorization header must be "OAuth <token>"');
+    if (!header.startsWith(SCHEME)) throw fail('authorization_not_oauth');
     return header.slice(SCHEME.length).trim() || undefined;
   }
   const fromQuery = queryParameter(request, 'oauth');
@@ -32,12 +32,11 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 }
 
 /** What a running task's own token may use (README, "How tasks run"); every other route refuses it with this. */
-export const TASK_TOKEN_SCOPE =
-  "A task token is valid only for its own project's queues, caches and code packages, for queueing and reading its tasks, and for its own task's progress";
+export const TASK_TOKEN_SCOPE = CORE_ERRORS.task_token_out_of_scope.message;
 
 /** Task tokens reach their own project's APIs only: never identity, clusters or anything not under a project. */
 export function refuseTaskToken(principal: Principal): Principal {
-  if (principal.task) throw forbidden(TASK_TOKEN_SCOPE);
+  if (principal.task) throw fail('task_token_out_of_scope');
   return principal;
 }
 
@@ -69,11 +68,11 @@ export function requireProject(ctx: AppContext, options: ProjectHookOptions = {}
 
 /** The principal set by requireToken/requireProject; only call from routes that use them. */
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw unauthorized();
+  if (!request.principal) throw fail('not_authenticated');
   return request.principal;
 }
 
 export function projectOf(request: FastifyRequest): Project {
-  if (!request.project) throw unauthorized();
+  if (!request.project) throw fail('not_authenticated');
   return request.project;
 }

@@ -1,4 +1,56 @@
-import type { AppContext } from '../controller/app-context.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Authenticator } from '../src/auth/authenticator.js';
+import type { IdentityStore } from '../src/auth/identity-store.js';
+import type { LoginGuard } from '../src/auth/login-guard.js';
+import type { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
+import type { CacheStore } from '../src/cache/cache-store.js';
+import type { EventBus } from '../src/core/bus.js';
+import type { Config } from '../src/core/config.js';
+import type { KeySpace, RedisClient } from '../src/core/redis.js';
+import type { LocalFunctionHost } from '../src/functions/function-calls.js';
+import type { FunctionStores } from '../src/functions/services.js';
+import type { ActivityHistory } from '../src/metrics/history.js';
+import type { Metrics } from '../src/metrics/registry.js';
+import type { MessageQueue } from '../src/mq/message-queue.js';
+import type { WorkerServices } from '../src/worker/services.js';
+import type { HttpDrain } from './http-drain.js';
+import type { GatewayJobs } from './runner-v1/job-pump.js';
+
+/**
+ * A controller process's shared connections and services, built once by the composition root
+ * (controller/app-context.ts) and given to every API plugin and background loop; nothing builds
+ * its own copy.
+ */
+export interface AppContext {
+  config: Config;
+  log: FastifyBaseLogger;
+  redis: RedisClient;
+  redisUrl: string;
+  keys: KeySpace;
+  bus: EventBus;
+  identity: IdentityStore;
+  authenticator: Authenticator;
+  loginGuard: LoginGuard;
+  metrics: Metrics;
+  /** The message queue service (both API versions, the push deliverer, the samplers). */
+  mq: MessageQueue;
+  /** The worker service's stores and services, over the one BullMQ connection. */
+  worker: WorkerServices;
+  /** The functions platform's stores. */
+  functions: FunctionStores;
+  /** The cache service's items (the cache API and the cache sweeper). */
+  cache: CacheStore;
+  /** Per-project activity for the dashboard's charts (the history API and sampler). */
+  history: ActivityHistory;
+  /** The BullMQ Workers the runner API takes jobs with for gateway runners. */
+  gatewayJobs: GatewayJobs;
+  /** Suspension and deletion of projects as the other services see them. */
+  lifecycle: ProjectLifecycle;
+  /** The runner of the all-in-one server, which may take hot function calls without the queue. */
+  localFunctions: LocalFunctionHost;
+  /** Set once the process is stopping: /ready answers 503 while requests are still served. */
+  httpDrain: HttpDrain;
+}
 
 /** What every API plugin is given: the process's shared connections and services. */
 export interface PluginOptions {

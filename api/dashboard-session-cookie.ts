@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden, unauthorized } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 
 /** The dashboard's session: the token in a cookie no script can read (HttpOnly). */
 export const SESSION_COOKIE = 'ferrum_session';
@@ -30,11 +30,11 @@ function cookieValues(header: string | undefined, name: string): string[] {
  */
 export function sessionCookieToken(request: FastifyRequest): string | undefined {
   const tokens = new Set(cookieValues(request.headers.cookie, SESSION_COOKIE));
-  if (tokens.size > 1) throw unauthorized('More than one session cookie: sign in again');
+  if (tokens.size > 1) throw fail('session_cookie_twice');
   const [token] = tokens;
   if (token === undefined) return undefined;
   if (!SAFE_METHODS.has(request.method) && request.headers[DASHBOARD_HEADER] === undefined)
-    throw forbidden(`A request signed in by the dashboard's session cookie needs the ${DASHBOARD_HEADER} header`);
+    throw fail('session_cookie_needs_header', DASHBOARD_HEADER);
   return token;
 }
 

@@ -1,4 +1,4 @@
-import { unauthorized } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 import { presentedToken, refuseTaskToken } from './auth-hooks.js';
 import type { PluginOptions } from './context.js';
 import { clearSessionCookie, DASHBOARD_HEADER, setSessionCookie } from './dashboard-session-cookie.js';
@@ -13,9 +13,8 @@ export const dashboardSession: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   const secure = (protocol: string) => ctx.config.publicScheme === 'https' || protocol === 'https';
 
   app.post('/ui/session', async (request, reply) => {
-    if (!request.headers.authorization) throw unauthorized('POST /ui/session needs "Authorization: OAuth <token>"');
-    if (request.headers[DASHBOARD_HEADER] === undefined)
-      throw unauthorized(`POST /ui/session needs the ${DASHBOARD_HEADER} header`);
+    if (!request.headers.authorization) throw fail('session_needs_token');
+    if (request.headers[DASHBOARD_HEADER] === undefined) throw fail('session_needs_header', DASHBOARD_HEADER);
     const token = presentedToken(request)!;
     refuseTaskToken(await ctx.authenticator.authenticate(token));
     setSessionCookie(reply, token, secure(request.protocol));

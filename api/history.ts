@@ -1,5 +1,5 @@
 import type { ApiPlugin } from './type-provider.js';
-import { ActivityHistory, OUTCOMES } from '../src/metrics/history.js';
+import { OUTCOMES } from '../src/metrics/history.js';
 import { projectOf, requireProject } from './auth-hooks.js';
 import type { PluginOptions } from './context.js';
 import { toRfc3339 } from '../src/core/time.js';
@@ -11,7 +11,7 @@ const counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, { type: 'n
  * (per minute) and queue depth (as sampled).
  */
 export const historyApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
-  const history = new ActivityHistory(ctx.redis, ctx.keys);
+  const { history } = ctx;
   app.get('/1/projects/:project_id/history', {
     onRequest: requireProject(ctx),
     schema: {

@@ -1,4 +1,5 @@
 import type { ApiPlugin } from './type-provider.js';
+import { fail } from '../src/core/errors.js';
 import { pingMs, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 import type { PluginOptions } from './context.js';
 
@@ -11,8 +12,7 @@ export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   // answer PING but refuse writes): a ping and a short-lived write, each within the command timeout.
   const probeKey = ctx.keys.of('ready-probe');
   app.get('/ready', async (_request, reply) => {
-    if (ctx.httpDrain.draining)
-      return reply.code(503).send({ msg: 'shutting down: this controller takes no new work' });
+    if (ctx.httpDrain.draining) throw fail('controller_draining');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timeout')), ctx.config.redis.commandTimeoutMs + 1000);
@@ -23,7 +23,7 @@ export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       return { status: 'ready', redis_ms: Number(ms.toFixed(3)) };
     } catch (error) {
       reply.header('Retry-After', String(REDIS_UNAVAILABLE.retryAfterSeconds));
-      return reply.code(503).send({ msg: `Redis cannot take commands: ${(error as Error).message}` });
+      throw fail('redis_cannot_take_commands', (error as Error).message);
     } finally {
       clearTimeout(timer);
     }

@@ -1,53 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { HttpDrain } from '../api/http-drain.js';
+import { GatewayJobs } from '../api/runner-v1/job-pump.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { IdentityStore } from '../src/auth/identity-store.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
+import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
+import { CacheStore } from '../src/cache/cache-store.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
-import {
-  createRedisClient,
-  failFast,
-  KeySpace,
-  SUBSCRIBER_OPTIONS,
-  waitForRedis,
-  type RedisClient,
-} from '../src/core/redis.js';
-import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
-import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import type { LocalFunctionHost } from '../src/functions/function-calls.js';
-import { createMetrics, type Metrics } from '../src/metrics/registry.js';
+import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
+import { openFunctionStores } from '../src/functions/services.js';
+import { ActivityHistory } from '../src/metrics/history.js';
+import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
-import { HttpDrain } from './http-drain.js';
-import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
-
-/**
- * A controller process's shared connections and services, opened once (openAppContext) and
- * given to every API plugin and background loop; nothing opens its own copy.
- */
-export interface AppContext {
-  config: Config;
-  log: FastifyBaseLogger;
-  redis: RedisClient;
-  redisUrl: string;
-  keys: KeySpace;
-  bus: EventBus;
-  identity: IdentityStore;
-  authenticator: Authenticator;
-  loginGuard: LoginGuard;
-  metrics: Metrics;
-  /** The message queue service (both API versions, the push deliverer, the samplers). */
-  mq: MessageQueue;
-  /** The worker service's stores and services, over the one BullMQ connection. */
-  worker: WorkerServices;
-  /** The functions platform's stores. */
-  functions: FunctionStores;
-  /** Suspension and deletion of projects as the other services see them. */
-  lifecycle: ProjectLifecycle;
-  /** The runner of the all-in-one server, which may take hot function calls without the queue. */
-  localFunctions: LocalFunctionHost;
-  /** Set once the process is stopping: /ready answers 503 while requests are still served. */
-  httpDrain: HttpDrain;
-}
+import { openWorkerServices } from '../src/worker/services.js';
+import { CloseStack } from './close-stack.js';
 
 export interface OpenedContext {
   ctx: AppContext;
@@ -55,68 +23,87 @@ export interface OpenedContext {
   close(): Promise<void>;
 }
 
-/** Opens the Redis connections and services one controller process shares across requests and loops. */
+/**
+ * The composition root: opens the Redis connections and builds every service one controller
+ * process shares across requests and loops, in one place and in dependency order; `close()`
+ * closes them in the reverse order.
+ */
 export async function openAppContext(config: Config, redisUrl: string, log: FastifyBaseLogger): Promise<OpenedContext> {
+  const opened = new CloseStack();
   const metrics = createMetrics();
   const onError = (kind: string) => metrics.redisErrors.inc({ kind });
-  const redis = createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError });
+  const redis = opened.opened(
+    createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError }),
+    (client) => client.disconnect(),
+  );
   const subscriber = createRedisClient(redisUrl, 'subscriber', { ...SUBSCRIBER_OPTIONS, onError });
+  // The bus owns the subscriber connection (closing the bus disconnects it).
+  const bus = opened.opened(new EventBus(subscriber, redis), (eventBus) => eventBus.close());
   try {
     await waitForRedis(redis, config.redis.connectTimeoutMs);
   } catch (error) {
-    redis.disconnect();
-    subscriber.disconnect();
+    await opened.close();
     throw new Error(`Redis at ${redisUrl} is unreachable: ${(error as Error).message}`);
   }
-  const keys = new KeySpace(config.keyPrefix);
-  const bus = new EventBus(subscriber, redis);
-  const identity = new IdentityStore(redis, keys);
-  const worker = openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity, onRedisError: onError });
-  // Task tokens (given to each running task) are accepted by every project-scoped API.
-  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
-  const mq = new MessageQueue({
-    redis,
-    keys,
-    bus,
-    log,
-    sweepIntervalMs: config.mq.sweepIntervalMs,
-    registry: metrics.registry,
-    pushStatusRetentionMs: config.mq.push.statusRetentionMs,
-    maxPostMessages: config.mq.maxPostMessages,
-    minTimeoutSeconds: config.mq.minTimeoutSeconds,
-  });
-  const functions = openFunctionStores(config, redis, keys);
-  let closing: Promise<void> | null = null;
-  const close = () =>
-    (closing ??= (async () => {
-      mq.close();
-      await worker.close();
-      await bus.close();
-      redis.disconnect();
-    })());
   try {
-    await authenticator.start();
+    const connections = { config, log, redis, redisUrl, keys: new KeySpace(config.keyPrefix), bus, metrics, onError };
+    return { ctx: await buildServices(connections, opened), close: () => opened.close() };
   } catch (error) {
-    await close();
+    await opened.close();
     throw error;
   }
-  const ctx: AppContext = {
-    config,
-    log,
-    redis,
-    redisUrl,
-    keys,
-    bus,
+}
+
+type Connections = Pick<AppContext, 'config' | 'log' | 'redis' | 'redisUrl' | 'keys' | 'bus' | 'metrics'> & {
+  onError: (kind: string) => void;
+};
+
+/** Every shared service, over the connections; those that hold connections or timers are recorded in `opened`. */
+async function buildServices(connections: Connections, opened: CloseStack): Promise<AppContext> {
+  const { onError, ...shared } = connections;
+  const { config, log, redis, redisUrl, keys, bus, metrics } = shared;
+  const identity = new IdentityStore(redis, keys);
+  const worker = opened.opened(
+    openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity, onRedisError: onError }),
+    (w) => w.close(),
+  );
+  // Task tokens (given to each running task) are accepted by every project-scoped API.
+  const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
+  const mq = opened.opened(
+    new MessageQueue({
+      redis,
+      keys,
+      bus,
+      log,
+      sweepIntervalMs: config.mq.sweepIntervalMs,
+      registry: metrics.registry,
+      pushStatusRetentionMs: config.mq.push.statusRetentionMs,
+      maxPostMessages: config.mq.maxPostMessages,
+      minTimeoutSeconds: config.mq.minTimeoutSeconds,
+    }),
+    (queue) => queue.close(),
+  );
+  // The functions platform: its stores, then the services over them (src/functions/services.ts),
+  // recorded with opened.opened(service, close) when they hold connections or timers.
+  const functions = openFunctionStores(config, redis, keys);
+  // The runner API's BullMQ Workers, which take jobs by hand for gateway runners.
+  const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
+    jobs.close(),
+  );
+  await authenticator.start();
+  return {
+    ...shared,
     identity,
     authenticator,
     loginGuard: new LoginGuard(redis, keys, config.login),
-    metrics,
     mq,
     worker,
     functions,
+    cache: new CacheStore(redis, keys),
+    history: new ActivityHistory(redis, keys),
+    gatewayJobs,
     lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
     localFunctions: { runner: null },
     httpDrain: new HttpDrain(config.httpDrainMs),
   };
-  return { ctx, close };
 }

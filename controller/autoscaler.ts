@@ -1,17 +1,12 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
-import { LeaderLoop } from '../src/core/leader-loop.js';
 import { isRedisUnavailable } from '../src/core/redis.js';
 import { storeIdOf } from '../src/core/store-id.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import { ClusterScaler } from './cluster-scaler.js';
 import { awsOwnerTag } from './providers/aws-owner-tag.js';
 import { InstanceProviders } from './providers/provider-factory.js';
-
-export interface RunningAutoscaler {
-  stop(): Promise<void>;
-}
+import type { LeaderWork, LoopEnv } from './loop-runner.js';
 
 async function scaleAll(
   worker: WorkerServices,
@@ -36,13 +31,12 @@ async function scaleAll(
   }
 }
 
-/** On the leader controller, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and move its instances along. */
-/** `apiUrl`: where launched runners reach the runner API, unless FERRUM_AUTOSCALER_RUNNER_API_URL says otherwise. */
-export async function startAutoscaler(
-  ctx: AppContext,
-  log: FastifyBaseLogger,
-  apiUrl: string,
-): Promise<RunningAutoscaler> {
+/**
+ * The loop table's autoscaler pass, every FERRUM_AUTOSCALER_INTERVAL_MS: scale every cluster and
+ * move its instances along. Launched runners reach the runner API at this controller's public
+ * URL, unless FERRUM_AUTOSCALER_RUNNER_API_URL says otherwise.
+ */
+export async function autoscalerWork({ ctx, log, publicUrl }: LoopEnv): Promise<LeaderWork> {
   const { worker } = ctx;
   const { autoscaler: settings } = ctx.config;
   const autoscalerLog = log.child({ component: 'autoscaler' });
@@ -58,27 +52,11 @@ export async function startAutoscaler(
     autoscalerLog,
   );
   const ownerIsAdmin = async (userId: string) => (await ctx.identity.getUser(userId))?.admin === true;
-  const scaler = new ClusterScaler(
-    ctx.config,
-    ctx.config.autoscaler.runnerApiUrl ?? apiUrl,
-    worker,
-    autoscalerLog,
-    ownerIsAdmin,
-  );
-  const loop = new LeaderLoop({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    name: 'autoscaler',
-    intervalMs: settings.intervalMs,
-    log: autoscalerLog,
-    leadership: ctx.metrics.leadership,
-    work: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping, settings.maxLaunchPerPass),
-  });
-  loop.start();
+  const apiUrl = settings.runnerApiUrl ?? publicUrl;
+  const scaler = new ClusterScaler(ctx.config, apiUrl, worker, autoscalerLog, ownerIsAdmin);
   return {
-    async stop() {
-      await loop.stop();
-      providers.close();
-    },
+    log: autoscalerLog,
+    pass: (isStopping) => scaleAll(worker, providers, scaler, autoscalerLog, isStopping, settings.maxLaunchPerPass),
+    close: () => providers.close(),
   };
 }

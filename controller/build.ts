@@ -14,10 +14,10 @@ import { workerV2Api } from '../api/worker-v2/index.js';
 import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
 import { installContentTypes } from './content-types.js';
-import { frameworkErrors, installErrorHandling } from './error-handler.js';
+import { frameworkErrors, installErrorHandling, IRON_ERROR_SHAPE } from '../api/error-handler.js';
 import { installHttpMetrics } from './http-metrics.js';
 import { installLargeBodyGate } from './large-body-gate.js';
-import { installJsonContentType } from './json-content-type.js';
+import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './method-override.js';
 import { installValidation } from './validation.js';
 
@@ -38,7 +38,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   });
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
-  installErrorHandling(app, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
+  installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);
   installJsonContentType(app);

@@ -1,7 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
-import { CacheStore } from '../src/cache/cache-store.js';
-import { LeaderLoop } from '../src/core/leader-loop.js';
+import type { CacheStore } from '../src/cache/cache-store.js';
+import type { LeaderWork, LoopEnv } from './loop-runner.js';
 
 const CACHES_PER_PROJECT_PER_PASS = 100;
 const ITEMS_PER_CACHE_PER_PASS = 1000;
@@ -34,21 +32,13 @@ export class CacheSweeper {
   }
 }
 
-/** Runs the sweeper on the leader controller unless FERRUM_CACHE_SWEEP_MS is 0. */
-export function startCacheSweeper(ctx: AppContext, log: FastifyBaseLogger): LeaderLoop {
-  const sweeper = new CacheSweeper(new CacheStore(ctx.redis, ctx.keys));
-  const loop = new LeaderLoop({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    name: 'cache-sweeper',
-    intervalMs: ctx.config.cache.sweepIntervalMs,
-    log,
-    leadership: ctx.metrics.leadership,
-    work: async (isStopping) => {
+/** The loop table's cache-sweeper pass (the leader's, unless FERRUM_CACHE_SWEEP_MS is 0). */
+export function cacheSweeperWork({ ctx, log }: LoopEnv): LeaderWork {
+  const sweeper = new CacheSweeper(ctx.cache);
+  return {
+    pass: async (isStopping) => {
       const reclaimed = await sweeper.sweepOnce(Date.now(), isStopping);
       if (reclaimed > 0) log.debug({ reclaimed }, 'cache sweeper reclaimed expired items');
     },
-  });
-  loop.start();
-  return loop;
+  };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { badRequest } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/json-depth.js';
 
 declare module 'fastify' {
@@ -24,12 +24,11 @@ export function installContentTypes(app: FastifyInstance): void {
       request.emptyJsonBody = true;
       return done(null, {});
     }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH))
-      return done(badRequest(`Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(fail('invalid_json_too_deep', MAX_JSON_DEPTH), undefined);
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (error) {
-      done(badRequest(`Invalid JSON body: ${(error as Error).message}`), undefined);
+      done(fail('invalid_json', (error as Error).message), undefined);
     }
   });
   app.removeContentTypeParser('text/plain');

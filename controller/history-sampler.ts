@@ -1,8 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
-import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
-import { ActivityHistory, type QueueDepthSample } from '../src/metrics/history.js';
+import type { QueueDepthSample } from '../src/metrics/history.js';
+import type { LeaderWork, LoopEnv } from './loop-runner.js';
 
 const PAGE = 100;
 const TOP_QUEUES = 5;
@@ -26,27 +24,18 @@ export async function sampleQueueDepth(
   return { time: now, total: sizes.reduce((sum, [, size]) => sum + size, 0), queues: Object.fromEntries(top) };
 }
 
-/** On the leader controller, records every project's queue depth each FERRUM_HISTORY_SAMPLE_MS. */
-export function startHistorySampler(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger): LeaderLoop {
-  const history = new ActivityHistory(ctx.redis, ctx.keys);
-  const loop = new LeaderLoop({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    name: 'history-sampler',
-    intervalMs: ctx.config.historySampleMs,
-    log,
-    leadership: ctx.metrics.leadership,
-    work: async (isStopping) => {
+/** The loop table's history-sampler pass: every project's queue depth, each FERRUM_HISTORY_SAMPLE_MS. */
+export function historySamplerWork({ ctx }: LoopEnv): LeaderWork {
+  return {
+    pass: async (isStopping) => {
       let after: string | undefined;
       do {
         const projectIds = await ctx.identity.listProjectIds(after, PAGE);
         for (const projectId of projectIds) {
-          await history.recordQueueDepth(projectId, await sampleQueueDepth(mq, projectId));
+          await ctx.history.recordQueueDepth(projectId, await sampleQueueDepth(ctx.mq, projectId));
         }
         after = projectIds.length === PAGE ? projectIds[PAGE - 1] : undefined;
       } while (after && !isStopping());
     },
-  });
-  loop.start();
-  return loop;
+  };
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import {
   bootstrapIdentity,
   reapplyBootstrapToken,
@@ -10,23 +10,16 @@ import {
   type ReappliedToken,
 } from '../src/auth/bootstrap.js';
 import type { Config } from '../src/core/config.js';
-import { startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
+import { startManagedRedis, type ManagedRedis, type ManagedRedisOptions } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
 import { giveUpAfter } from '../src/core/time.js';
+import { moveEarlierApps } from '../src/functions/earlier-registry.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
-import { startAutoscaler } from './autoscaler.js';
-import { startCacheSweeper } from './cache-sweeper.js';
-import { startHistorySampler } from './history-sampler.js';
-import { startMetricsSampler } from './metrics-sampler.js';
-import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
-import { startScheduler } from './scheduler.js';
-import { startTaskSweeper } from './task-sweeper.js';
-import { startProjectJanitor } from './project-janitor.js';
+import { startFunctionsListener, type FunctionsListener } from './functions-listener.js';
 import { publicHostOf, writeIronJson } from './iron-json.js';
-import { startFunctionsListener } from './functions-listener.js';
-import { moveEarlierApps } from '../src/functions/earlier-registry.js';
-import { startPushDeliverer } from './push-deliverer.js';
+import { startLoops, type RunningLoops } from './loop-runner.js';
+import { BACKGROUND_LOOPS } from './loops.js';
 
 export interface RunningController {
   app: FastifyInstance;
@@ -66,68 +59,31 @@ const STOP_STEP_MS = 2000;
 const REQUESTS_FINISH_MS = 10_000;
 
 /**
- * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener.
- * Stopping closes them in the reverse order.
+ * Starts a controller: Redis (managed when no REDIS_URL), services, bootstrap, HTTP listener,
+ * background loops. Stopping closes them in the reverse order.
  */
 export async function startController(config: Config, options: ControllerOptions = {}): Promise<RunningController> {
-  let managed: ManagedRedis | null = null;
-  if (!config.redisUrl) {
-    managed = await startManagedRedis({
-      dataDir: config.dataDir,
-      persistent: true,
-      appendfsync: config.redis.appendfsync,
-      maxmemoryBytes: config.redis.maxmemoryBytes,
-      restartAttempts: config.redis.restartAttempts,
-      log: fallbackLog(),
-      onGiveUp: (error) => options.onFatal?.(error),
-    });
-  }
+  const managed = config.redisUrl ? null : await startManagedRedis(managedRedisOptions(config, options));
   const redisUrl = config.redisUrl ?? managed!.url;
   let opened: OpenedContext | null = null;
+  let app: FastifyInstance | null = null;
   let bootstrap: BootstrapResult | null = null;
   try {
     opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
     const { ctx } = opened;
-    bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
-    if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, config.bootstrap), ctx.log);
-    await ctx.identity.hashStoredSecrets();
-    await ctx.identity.moveEarlierProjects();
-    await moveEarlierApps(ctx.redis, ctx.functions.keys);
-    await ctx.worker.clusters.indexEarlierClusters();
-    const app = await build(opened);
+    bootstrap = await prepareStore(ctx);
+    app = await build(opened);
     await app.listen({ port: config.port, host: config.host });
     const functionsListener =
       config.functions.port === undefined
         ? null
         : await startFunctionsListener(app, config.functions.port, config.host);
-    const { mq } = ctx;
-    mq.startBackgroundWork();
     const port = (app.server.address() as AddressInfo).port;
     const host = publicHostOf(config);
-    const ironJsonPath = bootstrap
-      ? writeIronJson(config.dataDir, {
-          token: bootstrap.token,
-          project_id: bootstrap.projectId,
-          host,
-          port,
-          protocol: config.publicScheme,
-        })
-      : null;
-    const cacheSweeper = startCacheSweeper(ctx, app.log);
-    const historySampler = startHistorySampler(ctx, mq, app.log);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const pushDeliverer = startPushDeliverer(
-      ctx,
-      mq,
-      app.log,
-      `${config.publicScheme}://${url.slice('http://'.length)}`,
-    );
-    const scheduler = startScheduler(ctx, app.log);
-    const taskSweeper = startTaskSweeper(ctx, app.log);
-    const projectJanitor = startProjectJanitor(ctx, app.log);
-    const autoscaler = await startAutoscaler(ctx, app.log, `${config.publicScheme}://${url.slice('http://'.length)}`);
-    const metricsSampler = startMetricsSampler(ctx, mq, app.log);
-    const stopRedisProbe = startRedisProbe(ctx.redis, ctx.metrics.registry, redisProbeOptions(config, ctx.keys));
+    const publicUrl = `${config.publicScheme}://${url.slice('http://'.length)}`;
+    const loops = await startLoops(BACKGROUND_LOOPS, { ctx, log: app.log, publicUrl });
+    const running = { app, ctx, loops, functionsListener, managed };
     return {
       app,
       ctx,
@@ -135,42 +91,69 @@ export async function startController(config: Config, options: ControllerOptions
       port,
       functionsPort: functionsListener?.port ?? null,
       bootstrap,
-      ironJsonPath,
+      ironJsonPath: bootstrap ? writeIronJson(config.dataDir, ironJsonOf(config, bootstrap, host, port)) : null,
       managedRedis: managed,
       drain: () => ctx.httpDrain.begin(),
-      async stop() {
-        void ctx.httpDrain.begin();
-        stopRedisProbe();
-        const log = app.log;
-        // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
-        const loops = Promise.all([
-          metricsSampler.stop(),
-          pushDeliverer?.stop(),
-          mq.stopBackgroundWork(),
-          projectJanitor.stop(),
-          taskSweeper.stop(),
-          scheduler.stop(),
-          autoscaler.stop(),
-          historySampler.stop(),
-          cacheSweeper.stop(),
-        ]);
-        await giveUpAfter(STOP_STEP_MS, 'the background loops', loops, log);
-        // Long-polls (MQ reserve with wait) end at once with what they have; the other requests
-        // in flight (uploads, function calls) get up to REQUESTS_FINISH_MS.
-        mq.close();
-        await giveUpAfter(REQUESTS_FINISH_MS, 'requests in flight', ctx.httpDrain.idle(), log);
-        await giveUpAfter(STOP_STEP_MS, 'open function calls', functionsListener?.close() ?? Promise.resolve(), log);
-        await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
-        await managed?.stop();
-      },
+      stop: () => stopController(running),
     };
   } catch (error) {
     // A first start that fails (the port in use) leaves no admin whose token nobody saw.
     if (bootstrap && opened) await undoBootstrap(opened.ctx.identity, bootstrap).catch(() => undefined);
-    await opened?.close();
+    // Closing the server closes the context too (see build).
+    await (app ? app.close() : opened?.close());
     await managed?.stop();
     throw error;
   }
+}
+
+function managedRedisOptions(config: Config, options: ControllerOptions): ManagedRedisOptions {
+  return {
+    dataDir: config.dataDir,
+    persistent: true,
+    appendfsync: config.redis.appendfsync,
+    maxmemoryBytes: config.redis.maxmemoryBytes,
+    restartAttempts: config.redis.restartAttempts,
+    log: fallbackLog(),
+    onGiveUp: (error) => options.onFatal?.(error),
+  };
+}
+
+/** The first start's bootstrap (null when the store already had users), then the store's one-time moves. */
+async function prepareStore(ctx: AppContext): Promise<BootstrapResult | null> {
+  const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, ctx.config.bootstrap);
+  if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, ctx.config.bootstrap), ctx.log);
+  await ctx.identity.hashStoredSecrets();
+  await ctx.identity.moveEarlierProjects();
+  await moveEarlierApps(ctx.redis, ctx.functions.keys);
+  await ctx.worker.clusters.indexEarlierClusters();
+  return bootstrap;
+}
+
+function ironJsonOf(config: Config, bootstrap: BootstrapResult, host: string, port: number) {
+  return { token: bootstrap.token, project_id: bootstrap.projectId, host, port, protocol: config.publicScheme };
+}
+
+interface Running {
+  app: FastifyInstance;
+  ctx: AppContext;
+  loops: RunningLoops;
+  functionsListener: FunctionsListener | null;
+  managed: ManagedRedis | null;
+}
+
+/** A graceful stop: drain, loops, long-polls, requests in flight, listeners, services, Redis. */
+async function stopController({ app, ctx, loops, functionsListener, managed }: Running): Promise<void> {
+  void ctx.httpDrain.begin();
+  const log = app.log;
+  // The loops stop together; with Redis unreachable they are given up after STOP_STEP_MS.
+  await giveUpAfter(STOP_STEP_MS, 'the background loops', loops.stop(), log);
+  // Long-polls (MQ reserve with wait) end at once with what they have; the other requests
+  // in flight (uploads, function calls) get up to REQUESTS_FINISH_MS.
+  ctx.mq.close();
+  await giveUpAfter(REQUESTS_FINISH_MS, 'requests in flight', ctx.httpDrain.idle(), log);
+  await giveUpAfter(STOP_STEP_MS, 'open function calls', functionsListener?.close() ?? Promise.resolve(), log);
+  await giveUpAfter(STOP_STEP_MS, 'open HTTP requests', app.close(), log); // closes the context's services too (see build)
+  await managed?.stop();
 }
 
 function logReappliedToken(outcome: ReappliedToken, log: FastifyBaseLogger): void {

@@ -1,30 +1,21 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
 import { sampleClusters } from './cluster-metrics.js';
-import { LeaderLoop } from '../src/core/leader-loop.js';
+import type { LeaderWork, LoopEnv } from './loop-runner.js';
 import { perRegistry } from '../src/metrics/per-registry.js';
 import { SampledGauges } from '../src/metrics/sampled-gauges.js';
 import { TopN } from '../src/metrics/top-n.js';
 import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queues/queue-depth.js';
-import type { MessageQueue } from '../src/mq/message-queue.js';
 import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/queues/task-counts.js';
 import { DEFAULT_CLUSTER } from '../src/worker/clusters/cluster-types.js';
 
 const PROJECT_PAGE = 100;
-const LOOP = 'metrics-sampler';
-
-export interface RunningMetricsSampler {
-  loop: LeaderLoop;
-  stop(): Promise<void>;
-}
 
 /**
- * On the leader controller, every FERRUM_METRICS_SAMPLE_MS: every queue, tasks by status and every
- * cluster's tasks and runners, into gauges that /metrics serves without reading Redis (see
- * SampledGauges).
+ * The loop table's metrics-sampler pass, every FERRUM_METRICS_SAMPLE_MS: every queue, tasks by
+ * status and every cluster's tasks and runners, into gauges that /metrics serves without reading
+ * Redis (see SampledGauges).
  */
-export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: FastifyBaseLogger): RunningMetricsSampler {
-  const { sampleMs, topQueues, tenantLabels } = ctx.config.metrics;
+export function metricsSamplerWork({ ctx }: LoopEnv): LeaderWork {
+  const { topQueues, tenantLabels } = ctx.config.metrics;
   const registry = ctx.metrics.registry;
   const operatorClusters = [...new Set([DEFAULT_CLUSTER, ctx.config.runner.cluster])];
   const gauges = perRegistry(
@@ -32,21 +23,13 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
     'sampled-gauges',
     () => new SampledGauges(registry, { tenantLabels, operatorClusters }),
   );
-  const { worker } = ctx;
-  const loop = new LeaderLoop({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    name: LOOP,
-    intervalMs: sampleMs,
-    log,
-    leadership: {
-      report(loop, held) {
-        ctx.metrics.leadership.report(loop, held);
-        // Another controller samples now (or this one stops): its gauges are the ones to read.
-        if (!held) gauges.retire();
-      },
+  const { worker, mq } = ctx;
+  return {
+    // Another controller samples now (or this one stops): its gauges are the ones to read.
+    onLeadership: (held) => {
+      if (!held) gauges.retire();
     },
-    work: async (isStopping) => {
+    pass: async (isStopping) => {
       const deepest = new TopN<SampledQueue>(topQueues);
       const queues = emptyQueueTotals();
       const tasks = emptyTaskCounts();
@@ -67,13 +50,6 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
       ]);
       const { clusters, instances } = await sampleClusters(worker, [...clusterIds].sort());
       gauges.publish({ queues, deepestQueues: deepest.list(), tasks, clusters, instances });
-    },
-  });
-  loop.start();
-  return {
-    loop,
-    async stop() {
-      await loop.stop();
     },
   };
 }

@@ -1,14 +1,13 @@
 import type { RedisClient } from '../src/core/redis.js';
 import { scanKeys, unlinkEach } from '../src/core/scan.js';
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
 import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
 import { CacheKeys } from '../src/cache/keys.js';
-import { LeaderLoop } from '../src/core/leader-loop.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
 import { dueMember } from '../src/worker/schedules/scripts.js';
 import type { WorkerServices } from '../src/worker/services.js';
+import type { LeaderWork, LoopEnv } from './loop-runner.js';
 
 /** Projects handled per pass (each in bounded steps); the rest wait for the next pass. */
 const PROJECTS_PER_PASS = 10;
@@ -114,28 +113,8 @@ export class ProjectJanitor {
   }
 }
 
-export interface RunningProjectJanitor {
-  janitor: ProjectJanitor;
-  stop(): Promise<void>;
-}
-
-/** On the leader controller, every FERRUM_PROJECT_JANITOR_MS. */
-export function startProjectJanitor(ctx: AppContext, log: FastifyBaseLogger): RunningProjectJanitor {
+/** The loop table's project-janitor pass, every FERRUM_PROJECT_JANITOR_MS. */
+export function projectJanitorWork({ ctx }: LoopEnv): LeaderWork {
   const janitor = new ProjectJanitor(ctx, ctx.worker, ctx.mq);
-  const loop = new LeaderLoop({
-    redis: ctx.redis,
-    keys: ctx.keys,
-    name: 'project-janitor',
-    intervalMs: ctx.config.projectJanitorMs,
-    log,
-    leadership: ctx.metrics.leadership,
-    work: (isStopping) => janitor.pass(isStopping),
-  });
-  loop.start();
-  return {
-    janitor,
-    async stop() {
-      await loop.stop();
-    },
-  };
+  return { pass: (isStopping) => janitor.pass(isStopping) };
 }

@@ -1,26 +1,20 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from './app-context.js';
+import type { AppContext } from '../api/context.js';
 import { OutboundGuard } from '../src/core/outbound-guard.js';
-import { forbidden } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 import { PushDeliverer } from '../src/mq/push/deliverer.js';
 import type { QueueTask } from '../src/mq/push/internal-delivery.js';
-import type { MessageQueue } from '../src/mq/message-queue.js';
+import type { LoopEnv, Stoppable } from './loop-runner.js';
 
-/** Starts push delivery (leader-elected among controllers) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
-export function startPushDeliverer(
-  ctx: AppContext,
-  mq: MessageQueue,
-  log: FastifyBaseLogger,
-  publicUrl: string,
-): PushDeliverer | null {
+/** Starts push delivery (it holds its own lease) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
+export function startPushDeliverer({ ctx, log, publicUrl }: LoopEnv): Stoppable {
   const config = ctx.config.mq.push;
-  if (config.concurrency === 0) return null;
+  if (config.concurrency === 0) return { stop() {} };
   const guard = new OutboundGuard(ctx.config.outboundAllow);
   const deliverer = new PushDeliverer({
     redis: ctx.redis,
     keys: ctx.keys,
     bus: ctx.bus,
-    mq,
+    mq: ctx.mq,
     log,
     config,
     publicUrl,
@@ -35,7 +29,7 @@ export function startPushDeliverer(
 /** `ironworker:///<code>` subscribers queue tasks as the tasks API would, on the default cluster. */
 export function taskQueuerFor(ctx: AppContext): QueueTask {
   return async (projectId, codeName, payload) => {
-    if (await ctx.lifecycle.isSuspended(projectId)) throw forbidden('Project is suspended: no tasks are queued');
+    if (await ctx.lifecycle.isSuspended(projectId)) throw fail('project_suspended_no_tasks');
     await ctx.worker.tasks.queue(projectId, [{ code_name: codeName, payload }]);
   };
 }

@@ -1,6 +1,5 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../src/core/errors.js';
 import { validatingWithoutNulls } from '../src/core/null-fields.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
@@ -36,7 +35,6 @@ export function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyValidatorOf(schema) : textAjv.compile(schema),
   );
-  app.setSchemaErrorFormatter((errors, context) => validationError(errors as ErrorObject[], context));
   // A body-less request to a route that expects a body (or a body of JSON `null`: not given)
   // is checked as {} so a missing field answers 406 naming the field rather than "body must be object".
   app.addHook('preValidation', (request, _reply, done) => {
@@ -46,30 +44,4 @@ export function installValidation(app: FastifyInstance): void {
     }
     done();
   });
-}
-
-function fieldName(error: ErrorObject, context: string): string {
-  const path = error.instancePath
-    .split('/')
-    .filter(Boolean)
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
-    .join('')
-    .replace(/^\./, '');
-  const missing = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : '';
-  const parts = [path, missing].filter(Boolean);
-  if (parts.length === 0) return context === 'body' ? 'body' : context;
-  return parts.join(path && missing ? '.' : '');
-}
-
-/** A schema failure becomes 406 for a missing field, 400 for anything else, naming the field. */
-export function validationError(errors: ErrorObject[], context: string): HttpError {
-  const first = errors[0];
-  if (!first) return new HttpError(400, `invalid ${context}`);
-  const field = fieldName(first, context);
-  if (first.keyword === 'required') return new HttpError(406, `${field} is required`);
-  if (first.keyword === 'enum') {
-    const allowed = (first.params as { allowedValues: unknown[] }).allowedValues.join(', ');
-    return new HttpError(400, `${field} must be one of: ${allowed}`);
-  }
-  return new HttpError(400, `${field} ${first.message ?? 'is invalid'}`);
 }

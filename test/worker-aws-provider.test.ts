@@ -16,7 +16,7 @@ import { AwsProviderError } from '../controller/providers/aws-errors.js';
 import { awsOwnerTag } from '../controller/providers/aws-owner-tag.js';
 import { AwsInstanceProvider } from '../controller/providers/aws-provider.js';
 import { awsAutoscaleSchema, withAwsDefaults, type AwsAutoscaleInput } from '../src/worker/clusters/aws-settings.js';
-import { validationError } from '../controller/validation.js';
+import { validationError } from '../api/schema-errors.js';
 import { loadConfig } from '../src/core/config.js';
 import { runnerEnvOf } from '../controller/runner-env.js';
 import { createRedisClient, KeySpace } from '../src/core/redis.js';

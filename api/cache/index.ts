@@ -1,5 +1,4 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { CacheStore } from '../../src/cache/cache-store.js';
 import { requireProject } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { cacheRoutes } from './caches.js';
@@ -9,7 +8,7 @@ import type { CacheApiOptions } from './route-options.js';
 /** The cache service, API version 1 (tokens of every generation are accepted). */
 export const cacheApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const options: CacheApiOptions = {
-    store: new CacheStore(ctx.redis, ctx.keys),
+    store: ctx.cache,
     maxValueBytes: ctx.config.cache.maxValueBytes,
     quotas: ctx.config.quotas,
   };

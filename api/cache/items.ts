@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
 import { itemPathOf } from './paths.js';
-import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
+import { JSON_CONTENT_TYPE } from '../json-content-type.js';
 import { incrementJson, itemJson, itemParams, msgSchema } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 

@@ -8,7 +8,7 @@ import type { App, Route } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';
 import { sessionCookieToken } from '../dashboard-session-cookie.js';
 import { queryParameter } from '../request-fields.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 
 const SCHEMES = /^(OAuth|Bearer) (.+)$/;
 

@@ -1,5 +1,5 @@
 import type { FunctionStores } from '../../src/functions/services.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 import type { FunctionAccess } from './access.js';
 
 /** What the management routes share. */

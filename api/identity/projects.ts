@@ -5,7 +5,7 @@ import { quotasOf } from '../../src/auth/quotas.js';
 import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
 import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, projectSchema, projectView } from './views.js';
 

@@ -9,7 +9,7 @@ import type { MessageQueue } from '../../src/mq/message-queue.js';
 import type { QueueQuotas } from '../../src/mq/queues/queue-quotas.js';
 import { projectOf } from '../auth-hooks.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 
 /** What each route group of both message queue API versions is given. */
 export interface MqRouteOptions {

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { JSON_CONTENT_TYPE } from '../../controller/json-content-type.js';
+import { JSON_CONTENT_TYPE } from '../json-content-type.js';
 import type { ApiInstance, ApiPlugin } from '../type-provider.js';
 import { fail } from '../../src/core/errors.js';
 import { checkPushHeaders } from '../../src/mq/messages/push-headers.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { forbidden, unauthorized } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { pathParameter } from '../request-fields.js';
 import type { RunnerGrant, RunnerTokens } from '../../src/worker/clusters/runners/runner-tokens.js';
 
@@ -20,15 +20,15 @@ const SCHEME = 'Bearer ';
 export function requireRunnerToken(tokens: RunnerTokens): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
-    if (!header.startsWith(SCHEME)) throw unauthorized('The runner API needs "Authorization: Bearer <runner token>"');
+    if (!header.startsWith(SCHEME)) throw fail('runner_token_missing');
     const grant = await tokens.find(tokenOf(request));
-    if (!grant) throw unauthorized('Invalid or revoked runner token');
+    if (!grant) throw fail('runner_token_invalid');
     const clusterId = pathParameter(request, 'cluster_id');
     const instanceId = pathParameter(request, 'instance_id');
     if (clusterId !== undefined && clusterId !== grant.cluster)
-      throw forbidden(`This runner token is for cluster ${grant.cluster}, not ${clusterId}`);
+      throw fail('runner_token_other_cluster', grant.cluster, clusterId);
     if (grant.instance_id && instanceId !== undefined && instanceId !== grant.instance_id)
-      throw forbidden(`This runner token is for instance ${grant.instance_id}, not ${instanceId}`);
+      throw fail('runner_token_other_instance', grant.instance_id, instanceId);
     request.runnerGrant = grant;
   };
 }
@@ -43,6 +43,6 @@ export async function stillGranted(request: FastifyRequest, tokens: RunnerTokens
 }
 
 export function grantOf(request: FastifyRequest): RunnerGrant {
-  if (!request.runnerGrant) throw unauthorized();
+  if (!request.runnerGrant) throw fail('not_authenticated');
   return request.runnerGrant;
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import { forbidden, fail } from '../../src/core/errors.js';
 import { requireProject, TASK_TOKEN_SCOPE } from '../auth-hooks.js';
 import { pathParameter } from '../request-fields.js';
-import type { AppContext } from '../../controller/app-context.js';
+import type { AppContext } from '../context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

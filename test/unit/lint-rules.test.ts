@@ -19,6 +19,11 @@ describe('lint rules', { timeout: 60_000 }, () => {
     }
   });
 
+  it('api/ may not import from controller/', async () => {
+    const found = await problems('api/mq-v3/probe.ts', "import '../../controller/app-context.js';\n");
+    expect(found.join('\n')).toMatch(/no-restricted-imports:.*api\/ must not import from controller\//);
+  });
+
   it('route inputs are not cast: body, query and params are typed from the schemas', async () => {
     const code = [
       "import type { FastifyRequest } from 'fastify';",

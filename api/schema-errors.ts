@@ -1,0 +1,45 @@
+import type { ErrorObject } from 'ajv';
+import { fail, type HttpError } from '../src/core/errors.js';
+
+/** How an API names a field in a schema failure, and what status a missing field answers. */
+export interface SchemaErrorStyle {
+  /** `tags[0].key` (iron APIs) or `tags.0.key` (the functions API). */
+  indexes: 'brackets' | 'dots';
+  /** 406 (iron APIs) or 400 (the functions API). */
+  missingField: 'field_required' | 'field_required_400';
+}
+
+function pathOf(error: ErrorObject, indexes: SchemaErrorStyle['indexes']): string {
+  const parts = error.instancePath.split('/').filter(Boolean);
+  if (indexes === 'dots') return parts.join('.');
+  return parts
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+/** The field a schema failure is about: its path, the missing property for `required`, or the request part. */
+function fieldOf(error: ErrorObject, context: string, indexes: SchemaErrorStyle['indexes']): string {
+  const path = pathOf(error, indexes);
+  const missing = error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : '';
+  return [path, missing].filter(Boolean).join('.') || context;
+}
+
+/** A schema failure as the error it answers, naming the field (the first failure only). */
+export function schemaError(errors: ErrorObject[], context: string, style: SchemaErrorStyle): HttpError {
+  const first = errors[0];
+  if (!first) return fail('invalid_request_part', context);
+  const field = fieldOf(first, context, style.indexes);
+  if (first.keyword === 'required') return fail(style.missingField, field);
+  if (first.keyword === 'enum')
+    return fail('field_not_one_of', field, (first.params as { allowedValues: unknown[] }).allowedValues.join(', '));
+  return fail('field_invalid', field, first.message ?? 'is invalid');
+}
+
+/** The iron APIs' schema failures: 406 for a missing field, 400 for anything else. */
+export const IRON_SCHEMA_ERRORS: SchemaErrorStyle = { indexes: 'brackets', missingField: 'field_required' };
+
+/** A schema failure as the iron APIs answer it. */
+export function validationError(errors: ErrorObject[], context: string): HttpError {
+  return schemaError(errors, context, IRON_SCHEMA_ERRORS);
+}

@@ -1,0 +1,52 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { schemaError, validationError } from '../../api/schema-errors.js';
+import { FUNCTIONS_ERROR_SHAPE } from '../../api/functions/errors.js';
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validate = ajv.compile({
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    kind: { enum: ['a', 'b'] },
+    tags: { type: 'array', items: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } } },
+  },
+});
+
+function errorsOf(body: unknown): ErrorObject[] {
+  expect(validate(body)).toBe(false);
+  return validate.errors!;
+}
+
+const answer = (error: { statusCode: number; message: string }) => `${error.statusCode} ${error.message}`;
+
+describe('schema failures as the iron APIs answer them', () => {
+  it('a missing field is 406 naming it, nested ones with their path', () => {
+    expect(answer(validationError(errorsOf({}), 'body'))).toBe('406 name is required');
+    expect(answer(validationError(errorsOf({ name: 'n', tags: [{}] }), 'body'))).toBe('406 tags[0].key is required');
+  });
+
+  it('a value outside an enum names the allowed ones; a wrong type says what it must be', () => {
+    expect(answer(validationError(errorsOf({ name: 'n', kind: 'c' }), 'body'))).toBe('400 kind must be one of: a, b');
+    expect(answer(validationError(errorsOf({ name: 1 }), 'body'))).toBe('400 name must be string');
+    expect(answer(validationError(errorsOf([]), 'body'))).toBe('400 body must be object');
+  });
+
+  it('no failure listed still names the part of the request', () => {
+    expect(answer(validationError([], 'querystring'))).toBe('400 invalid querystring');
+  });
+});
+
+describe('schema failures as the functions API answers them', () => {
+  const style = FUNCTIONS_ERROR_SHAPE.schema;
+
+  it('a missing field is 400, and array indexes are dotted', () => {
+    expect(answer(schemaError(errorsOf({}), 'body', style))).toBe('400 name is required');
+    expect(answer(schemaError(errorsOf({ name: 'n', tags: [{}] }), 'body', style))).toBe('400 tags.0.key is required');
+  });
+
+  it('answers in its own body shape', () => {
+    expect(FUNCTIONS_ERROR_SHAPE.body('name is required')).toEqual({ error: { message: 'name is required' } });
+  });
+});
