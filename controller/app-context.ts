@@ -14,7 +14,7 @@ import {
 } from '../src/core/redis.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
-import type { LocalFunctionHost } from '../src/functions/function-calls.js';
+import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/service.js';
 import { HttpDrain } from './http-drain.js';

@@ -25,7 +25,7 @@ import { startTaskSweeper } from './task-sweeper.js';
 import { startProjectJanitor } from './project-janitor.js';
 import { publicHostOf, writeIronJson } from './iron-json.js';
 import { startFunctionsListener } from './functions-listener.js';
-import { moveEarlierApps } from '../src/functions/earlier-registry.js';
+import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
 import { startPushDeliverer } from './push-deliverer.js';
 
 export interface RunningController {

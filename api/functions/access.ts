@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { countQuotaReached, quotasOf } from '../../src/auth/quotas.js';
 import type { Principal } from '../../src/auth/types.js';
 import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
-import { isHotFormat, type AppScope } from '../../src/functions/app-store.js';
+import { isHotFormat, type AppScope } from '../../src/functions/apps/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App, Route } from '../../src/functions/types.js';
 import { refuseTaskToken } from '../auth-hooks.js';

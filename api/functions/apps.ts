@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../../src/core/errors.js';
-import { checkAppName, checkConfig } from '../../src/functions/rules.js';
+import { checkAppName, checkConfig } from '../../src/functions/apps/rules.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';
 import type { ApiInstance } from '../type-provider.js';

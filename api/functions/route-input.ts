@@ -1,6 +1,6 @@
 import type { FunctionsConfig } from '../../src/core/config.js';
 import { badRequest } from '../../src/core/errors.js';
-import type { RouteChanges } from '../../src/functions/route-store.js';
+import type { RouteChanges } from '../../src/functions/routes/route-store.js';
 import {
   checkConfig,
   checkHeaders,
@@ -12,7 +12,7 @@ import {
   checkSecret,
   ROUTE_DEFAULTS,
   ROUTE_LIMITS,
-} from '../../src/functions/rules.js';
+} from '../../src/functions/apps/rules.js';
 import type { ConfigMap, Route, RouteFormat, RouteType } from '../../src/functions/types.js';
 
 /** The `route` object of a request body, as the schema admits it. */

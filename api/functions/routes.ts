@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Principal } from '../../src/auth/types.js';
 import { conflict, notFound } from '../../src/core/errors.js';
-import { checkAppName } from '../../src/functions/rules.js';
+import { checkAppName } from '../../src/functions/apps/rules.js';
 import type { Route } from '../../src/functions/types.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';

@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
 
 /** One answer of a hot function, as its framing carried it. */
 export interface HotResponse {

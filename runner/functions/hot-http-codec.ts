@@ -1,5 +1,5 @@
 import { HTTPParser } from 'http-parser-js';
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
 import {
   FramingError,
   MAX_RESPONSE_BYTES,

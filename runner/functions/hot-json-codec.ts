@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
 import {
   FramingError,
   MAX_RESPONSE_BYTES,

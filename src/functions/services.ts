@@ -1,14 +1,14 @@
 import type { Config } from '../core/config.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
-import { AppStore } from './app-store.js';
-import { CallQueue } from './call-queue.js';
+import { AppStore } from './apps/app-store.js';
+import { CallQueue } from './calls/call-queue.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
-import { CallBytes } from './call-bytes.js';
-import { CallStore } from './call-store.js';
+import { CallBytes } from './calls/call-bytes.js';
+import { CallStore } from './calls/call-store.js';
 import { FunctionKeys } from './keys.js';
-import { ReplyBodies } from './reply-bodies.js';
-import { RouteNotices } from './route-notices.js';
-import { RouteStore } from './route-store.js';
+import { ReplyBodies } from './calls/reply-bodies.js';
+import { RouteNotices } from './routes/route-notices.js';
+import { RouteStore } from './routes/route-store.js';
 
 /** The stores of the functions platform over one Redis connection. */
 export interface FunctionStores {

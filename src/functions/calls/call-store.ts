@@ -1,11 +1,11 @@
-import { countQuotaReached } from '../auth/quotas.js';
-import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
-import type { RedisClient } from '../core/redis.js';
-import { zsetMembers } from '../auth/project-lifecycle.js';
+import { countQuotaReached } from '../../auth/quotas.js';
+import { boundedAdd, boundedRelease } from '../../core/bounded-counter.js';
+import type { RedisClient } from '../../core/redis.js';
+import { zsetMembers } from '../../auth/project-lifecycle.js';
 import { storedSize, type CallBytes } from './call-bytes.js';
-import type { FunctionKeys } from './keys.js';
-import { scripts } from './scripts.js';
-import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
+import type { FunctionKeys } from '../keys.js';
+import { scripts } from '../scripts.js';
+import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from '../types.js';
 
 /** A call that ended before it was ever recorded: its whole record, and its log. */
 export interface EndedCallRecord {

@@ -1,8 +1,8 @@
-import { STORED_BYTES_COUNTED, byteQuotaReached } from '../auth/quotas.js';
-import type { RedisClient } from '../core/redis.js';
-import type { ProjectStorage } from '../core/stored-bytes.js';
-import type { FunctionKeys } from './keys.js';
-import { scripts } from './scripts.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { FunctionKeys } from '../keys.js';
+import { scripts } from '../scripts.js';
 
 /** One call's record and log as counted: their bytes together. */
 export interface CountedCall {

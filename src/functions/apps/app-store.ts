@@ -1,10 +1,10 @@
-import type { RedisClient } from '../core/redis.js';
-import type { FunctionKeys } from './keys.js';
-import type { RouteNotices } from './route-notices.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { FunctionKeys } from '../keys.js';
+import type { RouteNotices } from '../routes/route-notices.js';
 import { appOf, flatten } from './records.js';
-import { scripts, type RecordPatch } from './scripts.js';
+import { scripts, type RecordPatch } from '../scripts.js';
 import { splitMapChanges } from './rules.js';
-import type { App, ConfigMap } from './types.js';
+import type { App, ConfigMap } from '../types.js';
 
 /** Formats whose containers stay up between calls. */
 export function isHotFormat(format: string | null | undefined): boolean {

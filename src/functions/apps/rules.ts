@@ -1,5 +1,5 @@
-import { badRequest } from '../core/errors.js';
-import type { ConfigMap, RouteSettings } from './types.js';
+import { badRequest } from '../../core/errors.js';
+import type { ConfigMap, RouteSettings } from '../types.js';
 
 export const APP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,30}$/;
 /** Absolute, one or more segments of URL-safe characters, no empty segment, no trailing slash. */

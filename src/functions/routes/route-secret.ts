@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { unauthorized } from '../core/errors.js';
-import type { Route } from './types.js';
+import { unauthorized } from '../../core/errors.js';
+import type { Route } from '../types.js';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 

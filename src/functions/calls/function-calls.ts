@@ -3,7 +3,7 @@ import type { CallQueue } from './call-queue.js';
 import { encodeCallMessage, type CallReply } from './call-message.js';
 import type { CallReplies } from './call-replies.js';
 import type { CallStore } from './call-store.js';
-import type { CallRecord, RouteType } from './types.js';
+import type { CallRecord, RouteType } from '../types.js';
 
 export interface FunctionCallsOptions {
   /** The cluster whose runners take the calls. */
