@@ -13,7 +13,7 @@ import {
   type RedisClient,
 } from '../src/core/redis.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
-import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
+import { openFunctionServices, type FunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { createMetrics, type Metrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/service.js';
@@ -39,8 +39,8 @@ export interface AppContext {
   mq: MessageQueue;
   /** The worker service's stores and services, over the one BullMQ connection. */
   worker: WorkerServices;
-  /** The functions platform's stores. */
-  functions: FunctionStores;
+  /** The functions platform's stores and the calls of /r/. */
+  functions: FunctionServices;
   /** Suspension and deletion of projects as the other services see them. */
   lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */
@@ -84,17 +84,28 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
   });
-  const functions = openFunctionStores(config, redis, keys);
+  const localFunctions: LocalFunctionHost = { runner: null };
+  const functions = openFunctionServices({
+    config,
+    redis,
+    keys,
+    bus,
+    projects: authenticator,
+    registry: metrics.registry,
+    local: localFunctions,
+  });
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       mq.close();
+      await functions.close();
       await worker.close();
       await bus.close();
       redis.disconnect();
     })());
   try {
     await authenticator.start();
+    await functions.start();
   } catch (error) {
     await close();
     throw error;
@@ -114,7 +125,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     worker,
     functions,
     lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
-    localFunctions: { runner: null },
+    localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
   };
   return { ctx, close };

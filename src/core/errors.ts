@@ -56,7 +56,17 @@ export const WORKER_ERRORS = {} as const;
 export const RUNNER_ERRORS = {} as const;
 
 // ---- functions: apps, routes, calls --------------------------------------------------------
-export const FUNCTIONS_ERRORS = {} as const;
+export const FUNCTIONS_ERRORS = {
+  app_not_found: row(404, 'App not found'),
+  route_not_found: row(404, 'Route not found'),
+  call_not_found: row(404, 'Call not found'),
+  call_project_suspended: row(403, 'Project suspended: the call was not run'),
+  route_secret_required: row(
+    401,
+    'This route requires "Authorization: Bearer <token>", a JWT signed with the route secret',
+  ),
+  route_token_invalid: row(401, (reason: string) => `Invalid token: ${reason}`),
+} as const;
 
 // --------------------------------------------------------------------------------------------
 export const ERRORS = {

@@ -18,6 +18,7 @@ export const scripts = {
   takeCall: fnScript('take-call'),
   withdrawCall: fnScript('withdraw-call'),
   countCallBytes: fnScript('count-call-bytes'),
+  admitCall: fnScript('admit-call'),
 };
 
 /** The change a patch-record script applies: record fields, and per map hash the keys set and removed. */

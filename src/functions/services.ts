@@ -1,5 +1,12 @@
+import type { Registry } from 'prom-client';
+import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
+import { CallAdmission, type ProjectSource } from './calls/admission.js';
+import { CallReplies } from './calls/call-replies.js';
+import { FunctionCalls, type LocalFunctionHost } from './calls/function-calls.js';
+import { FunctionMetrics } from './calls/metrics.js';
+import { RouteCache } from './routes/route-cache.js';
 import { AppStore } from './apps/app-store.js';
 import { CallQueue } from './calls/call-queue.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
@@ -37,5 +44,53 @@ export function openFunctionStores(config: Config, redis: RedisClient, keySpace:
     calls: new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes),
     queue: new CallQueue(redis, keys),
     replyBodies: new ReplyBodies(redis, keys),
+  };
+}
+
+/** A controller's functions platform: the stores, and the calls of /r/ over them. */
+export interface FunctionServices extends FunctionStores {
+  /** Calls of functions: admission, queueing, the wait for sync answers (FunctionCalls.invoke). */
+  functionCalls: FunctionCalls;
+  /** Subscribes the route cache and this process's reply channel: before any call is served. */
+  start(): Promise<void>;
+  /** Unsubscribes both; sync calls still waiting end as unanswered. */
+  close(): Promise<void>;
+}
+
+export interface FunctionServiceOptions {
+  config: Config;
+  redis: RedisClient;
+  keys: KeySpace;
+  bus: EventBus;
+  /** Where calls' projects (their quotas) are read: the authenticator's cache. */
+  projects: ProjectSource;
+  registry: Registry;
+  /** The all-in-one server's own runner, once started. */
+  local: LocalFunctionHost;
+}
+
+/** Builds the functions platform once per controller process (the composition root calls it). */
+export function openFunctionServices(options: FunctionServiceOptions): FunctionServices {
+  const { config, redis, keys, bus } = options;
+  const stores = openFunctionStores(config, redis, keys);
+  const settings = config.functions;
+  const routes = new RouteCache(stores.routes, stores.notices, settings.routeCacheMs);
+  const replies = new CallReplies(bus, stores.keys, stores.replyBodies);
+  const admission = new CallAdmission(redis, stores.keys, stores.calls, routes, options.projects, config.quotas);
+  const metrics = new FunctionMetrics(options.registry);
+  const { calls, queue } = stores;
+  const functionCalls = new FunctionCalls(admission, calls, queue, replies, metrics, settings, options.local);
+  let stopRoutes = async () => {};
+  return {
+    ...stores,
+    functionCalls,
+    async start() {
+      await replies.start();
+      stopRoutes = await routes.start(bus);
+    },
+    async close() {
+      await stopRoutes();
+      await replies.close();
+    },
   };
 }
