@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { countQuotaReached, quotasOf } from '../../src/auth/quotas.js';
 import type { Principal } from '../../src/auth/types.js';
-import { badRequest, isHttpError, notFound, unauthorized } from '../../src/core/errors.js';
+import { fail, isHttpError } from '../../src/core/errors.js';
 import { isHotFormat, type AppScope } from '../../src/functions/apps/app-store.js';
 import type { FunctionStores } from '../../src/functions/services.js';
 import type { App, Route } from '../../src/functions/types.js';
@@ -17,7 +17,7 @@ function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header) {
     const match = SCHEMES.exec(header);
-    if (!match) throw unauthorized('Authorization header must be "OAuth <token>" or "Bearer <token>"');
+    if (!match) throw fail('fn_authorization_scheme');
     return match[2]!.trim() || undefined;
   }
   const fromQuery = queryParameter(request, 'oauth');
@@ -54,7 +54,7 @@ export class FunctionAccess {
 
   async mustSeeApp(principal: Principal, name: string): Promise<App> {
     const app = await this.visibleApp(principal, name);
-    if (!app) throw notFound('App not found');
+    if (!app) throw fail('fn_app_not_found');
     return app;
   }
 
@@ -100,7 +100,7 @@ export class FunctionAccess {
     if (requested) return (await this.ctx.authenticator.authorizeProject(principal, requested)).id;
     const projects = await this.ctx.identity.listProjectsOf(principal.userId);
     if (projects.length === 1) return projects[0]!.id;
-    if (projects.length === 0) throw badRequest('project_id is required: this user has no project to put the app in');
-    throw badRequest('project_id is required: this user has several projects (give app.project_id or ?project_id=)');
+    if (projects.length === 0) throw fail('fn_project_required_none');
+    throw fail('fn_project_required_several');
   }
 }

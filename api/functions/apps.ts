@@ -1,4 +1,4 @@
-import { badRequest, conflict, notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { checkAppName, checkConfig } from '../../src/functions/apps/rules.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';
@@ -24,7 +24,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
       await access.checkRoom(project, { newApp: true, newRoute: false });
       const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
       const created = await stores.apps.create(name, project, values);
-      if (!created) throw conflict(`App "${name}" already exists`);
+      if (!created) throw fail('fn_app_exists', name);
       await ctx.lifecycle.appCreated(project, name);
       return { message: 'App successfully created', app: appView(created) };
     },
@@ -52,10 +52,10 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
     async (request) => {
       const { name, config = {} } = request.body.app;
       const found = await access.mustSeeApp(principalOf(request), request.params.app);
-      if (name !== undefined && name !== found.name) throw badRequest('app.name is immutable');
+      if (name !== undefined && name !== found.name) throw fail('fn_app_name_immutable');
       checkConfig('app config', config);
       const updated = await stores.apps.updateConfig(found.name, config);
-      if (!updated) throw notFound('App not found');
+      if (!updated) throw fail('fn_app_not_found');
       return { message: 'App successfully updated', app: appView(updated) };
     },
   );
@@ -63,8 +63,8 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
   app.delete('/apps/:app', { schema: { params: appParams, response: wrapped('app', appSchema) } }, async (request) => {
     const found = await access.mustSeeApp(principalOf(request), request.params.app);
     const outcome = await stores.apps.delete(found);
-    if (outcome === 'missing') throw notFound('App not found');
-    if (outcome === 'has-routes') throw conflict('Cannot remove an app that has routes: delete its routes first');
+    if (outcome === 'missing') throw fail('fn_app_not_found');
+    if (outcome === 'has-routes') throw fail('fn_app_has_routes');
     await stores.calls.dropApp(found.projectId, found.name);
     return { message: 'App successfully deleted' };
   });

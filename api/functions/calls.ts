@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import type { App, CallRecord } from '../../src/functions/types.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ApiInstance, WithParams } from '../type-provider.js';
@@ -41,7 +41,7 @@ export function callRoutes(app: ApiInstance, { stores, access }: ManagementDeps)
   async function mustFindCall(request: WithParams<CallParams>) {
     const found = await access.mustSeeApp(principalOf(request), request.params.app);
     const call = await stores.calls.get(found.name, request.params.call_id);
-    if (!call || !madeBy(found, call)) throw notFound('Call not found');
+    if (!call || !madeBy(found, call)) throw fail('fn_call_not_found');
     return call;
   }
 

@@ -56,9 +56,9 @@ export class CallAdmission {
   /** The call's route (from the route cache) and a new call id; 404, 403, 401 or 413 naming what stops it. */
   async admit(call: IncomingCall): Promise<AdmittedCall> {
     const { app, route, suspended } = await this.routes.load(call.appName, routePathOf(call.path));
-    if (!app) throw fail('app_not_found');
-    if (!route) throw fail('route_not_found');
-    if (suspended) throw fail('call_project_suspended');
+    if (!app) throw fail('fn_app_not_found');
+    if (!route) throw fail('fn_route_not_found');
+    if (suspended) throw fail('fn_call_project_suspended');
     await checkRouteSecret(route, call.authorization);
     const callId = newUnguessableId();
     call.named?.(callId);

@@ -67,7 +67,7 @@ function recordOf(hash: Record<string, string>): CallRecord | null {
  * per-app index (newest first) drops ids older than that as new calls arrive.
  */
 /** The error of a call refused because its project (or the project's owner) is suspended. */
-export const SUSPENDED_MESSAGE = FUNCTIONS_ERRORS.call_project_suspended.message;
+export const SUSPENDED_MESSAGE = FUNCTIONS_ERRORS.fn_call_project_suspended.message;
 
 export class CallStore {
   constructor(

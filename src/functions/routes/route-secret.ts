@@ -20,10 +20,10 @@ function reasonOf(error: unknown): string {
 export async function checkRouteSecret(route: Route, authorization: string | undefined): Promise<void> {
   if (!route.secret) return;
   const token = BEARER.exec(authorization ?? '')?.[1];
-  if (!token) throw fail('route_secret_required');
+  if (!token) throw fail('fn_route_secret_required');
   try {
     await jwtVerify(token, new TextEncoder().encode(route.secret), { algorithms: ['HS256'] });
   } catch (error) {
-    throw fail('route_token_invalid', reasonOf(error));
+    throw fail('fn_route_token_invalid', reasonOf(error));
   }
 }
