@@ -65,7 +65,6 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
     const outcome = await stores.apps.delete(found);
     if (outcome === 'missing') throw fail('fn_app_not_found');
     if (outcome === 'has-routes') throw fail('fn_app_has_routes');
-    await stores.calls.dropApp(found.projectId, found.name);
     return { message: 'App successfully deleted' };
   });
 }

@@ -33,15 +33,16 @@ export interface FunctionStores {
 export function openFunctionStores(config: Config, redis: RedisClient, keySpace: KeySpace): FunctionStores {
   const keys = new FunctionKeys(keySpace);
   const notices = new RouteNotices(redis, keys.routesChanged());
-  const apps = new AppStore(redis, keys, notices);
   const { callRetentionMs, maxLogBytes } = config.functions;
   const bytes = new CallBytes(redis, keys, new ProjectStorage(redis, keySpace), callRetentionMs);
+  const calls = new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes);
+  const apps = new AppStore(redis, keys, notices, calls);
   return {
     keys,
     apps,
     notices,
     routes: new RouteStore(redis, keys, apps, notices),
-    calls: new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes),
+    calls,
     queue: new CallQueue(redis, keys),
     replyBodies: new ReplyBodies(redis, keys),
   };
