@@ -37,9 +37,10 @@ export interface InvokedCall {
 }
 
 /**
- * Calls of /r/, admitted by CallAdmission, then queued for the runners: async ones are answered at once, sync ones wait for the result
- * (one round trip to queue, the answer by pub/sub) — or run in this process when its own runner
- * takes calls of the route (a hot container idle or about to come free).
+ * Calls of /r/: let in by CallAdmission, then queued for the runners. Async ones are answered
+ * at once, sync ones wait for the result (one round trip to queue, the answer by pub/sub) — or
+ * run in this process when its own runner takes calls of the route (a hot container idle or
+ * about to come free).
  */
 export class FunctionCalls {
   constructor(
