@@ -1,12 +1,17 @@
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
-import type { Config } from '../core/config.js';
+import type { ProjectLifecycle } from '../auth/project-lifecycle.js';
+import type { Config, FunctionsConfig } from '../core/config.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { CallAdmission, type ProjectSource } from './calls/admission.js';
+import { CallRecords } from './calls/call-records.js';
 import { CallReplies } from './calls/call-replies.js';
 import { FunctionCalls, type LocalFunctionHost } from './calls/function-calls.js';
 import { FunctionMetrics } from './calls/metrics.js';
 import { RouteCache } from './routes/route-cache.js';
+import { RouteManagement } from './routes/route-management.js';
+import { FunctionAccess, type FunctionAccessSources } from './apps/access.js';
+import { AppManagement } from './apps/app-management.js';
 import { AppStore } from './apps/app-store.js';
 import { CallQueue } from './calls/call-queue.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
@@ -93,5 +98,27 @@ export function openFunctionServices(options: FunctionServiceOptions): FunctionS
       await stopRoutes();
       await replies.close();
     },
+  };
+}
+
+/** The management API's domain: apps, routes and call records as a principal may see and change them. */
+export interface FunctionManagement {
+  apps: AppManagement;
+  routes: RouteManagement;
+  calls: CallRecords;
+}
+
+export interface FunctionManagementOptions extends FunctionAccessSources {
+  lifecycle: Pick<ProjectLifecycle, 'appCreated'>;
+  settings: FunctionsConfig;
+}
+
+/** Builds the management domain over the stores (stateless: one per API plugin). */
+export function openFunctionManagement(stores: FunctionStores, options: FunctionManagementOptions): FunctionManagement {
+  const access = new FunctionAccess(options, stores.apps);
+  return {
+    apps: new AppManagement(stores.apps, access, options.lifecycle),
+    routes: new RouteManagement(stores.apps, stores.routes, access, options.lifecycle, options.settings),
+    calls: new CallRecords(stores.calls, access),
   };
 }

@@ -1,6 +1,6 @@
-import type { FunctionsConfig } from '../../src/core/config.js';
-import { fail } from '../../src/core/errors.js';
-import type { RouteChanges } from '../../src/functions/routes/route-store.js';
+import type { FunctionsConfig } from '../../core/config.js';
+import { fail } from '../../core/errors.js';
+import type { RouteChanges } from './route-store.js';
 import {
   checkConfig,
   checkHeaders,
@@ -12,8 +12,8 @@ import {
   checkSecret,
   ROUTE_DEFAULTS,
   ROUTE_LIMITS,
-} from '../../src/functions/apps/rules.js';
-import type { ConfigMap, Route, RouteFormat, RouteType } from '../../src/functions/types.js';
+} from '../apps/rules.js';
+import type { ConfigMap, Route, RouteFormat, RouteType } from '../types.js';
 
 /** The `route` object of a request body, as the schema admits it. */
 export interface RouteInput {
