@@ -7,8 +7,8 @@ import type { CacheStore } from '../src/cache/cache-store.js';
 import type { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import type { KeySpace, RedisClient } from '../src/core/redis.js';
-import type { LocalFunctionHost } from '../src/functions/function-calls.js';
-import type { FunctionStores } from '../src/functions/services.js';
+import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
+import type { FunctionServices } from '../src/functions/services.js';
 import type { ActivityHistory } from '../src/metrics/history.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
@@ -36,8 +36,8 @@ export interface AppContext {
   mq: MessageQueue;
   /** The worker service's stores and services, over the one BullMQ connection. */
   worker: WorkerServices;
-  /** The functions platform's stores. */
-  functions: FunctionStores;
+  /** The functions platform's stores and the calls of /r/. */
+  functions: FunctionServices;
   /** The cache service's items (the cache API and the cache sweeper). */
   cache: CacheStore;
   /** Per-project activity for the dashboard's charts (the history API and sampler). */

@@ -10,7 +10,8 @@ import { CacheStore } from '../src/cache/cache-store.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
-import { openFunctionStores } from '../src/functions/services.js';
+import { openFunctionServices } from '../src/functions/services.js';
+import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
@@ -85,12 +86,25 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   );
   // The functions platform: its stores, then the services over them (src/functions/services.ts),
   // recorded with opened.opened(service, close) when they hold connections or timers.
-  const functions = openFunctionStores(config, redis, keys);
+  const localFunctions: LocalFunctionHost = { runner: null };
+  const functions = opened.opened(
+    openFunctionServices({
+      config,
+      redis,
+      keys,
+      bus,
+      projects: authenticator,
+      registry: metrics.registry,
+      local: localFunctions,
+    }),
+    (services) => services.close(),
+  );
   // The runner API's BullMQ Workers, which take jobs by hand for gateway runners.
   const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
     jobs.close(),
   );
   await authenticator.start();
+  await functions.start();
   return {
     ...shared,
     identity,
@@ -103,7 +117,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     history: new ActivityHistory(redis, keys),
     gatewayJobs,
     lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
-    localFunctions: { runner: null },
+    localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
   };
 }

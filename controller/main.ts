@@ -13,7 +13,7 @@ import type { Config } from '../src/core/config.js';
 import { startManagedRedis, type ManagedRedis, type ManagedRedisOptions } from '../src/core/managed-redis.js';
 import { fallbackLog } from '../src/core/redis.js';
 import { giveUpAfter } from '../src/core/time.js';
-import { moveEarlierApps } from '../src/functions/earlier-registry.js';
+import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
 import { startFunctionsListener, type FunctionsListener } from './functions-listener.js';

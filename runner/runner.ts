@@ -21,7 +21,7 @@ import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
 import { HotFunctionPool } from './functions/hot-function-pool.js';
 import { FunctionImageGate } from './functions/image-gate.js';
-import type { FunctionExecutor } from '../src/functions/function-executor.js';
+import type { FunctionExecutor } from '../src/functions/calls/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
 import { RunnerMetrics } from './metrics.js';
 import { openRunnerContext } from './runner-context.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RedisClient } from '../src/core/redis.js';
-import { moveEarlierApps } from '../src/functions/earlier-registry.js';
+import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // Apps and routes an earlier version kept under {fn} move to their apps' own hash tags.

@@ -4,7 +4,7 @@ import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { EventBus } from '../src/core/bus.js';
 import { loadConfig } from '../src/core/config.js';
 import { KeySpace } from '../src/core/redis.js';
-import { RouteCache } from '../src/functions/route-cache.js';
+import { RouteCache } from '../src/functions/routes/route-cache.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import type { Route } from '../src/functions/types.js';
 import { eventually } from './helpers/eventually.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FunctionInvocation, FunctionResult } from '../src/functions/function-executor.js';
+import type { FunctionInvocation, FunctionResult } from '../src/functions/calls/function-executor.js';
 import { HOT_LABELS, HotFunctionPool } from '../runner/functions/hot-function-pool.js';
 import { newObjectId } from '../src/core/ids.js';
 import { sleep } from '../src/core/time.js';

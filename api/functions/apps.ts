@@ -1,12 +1,11 @@
-import { badRequest, conflict, notFound } from '../../src/core/errors.js';
-import { checkAppName, checkConfig } from '../../src/functions/rules.js';
 import { principalOf } from '../auth-hooks.js';
 import type { ManagementDeps } from './deps.js';
 import type { ApiInstance } from '../type-provider.js';
 import { appBody, appParams, newAppBody, pageQuery } from './schemas.js';
 import { appSchema, appView, wrapped } from './views.js';
 
-export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementDeps): void {
+export function appRoutes(app: ApiInstance, { management }: ManagementDeps): void {
+  const apps = management.apps;
   app.post(
     '/apps',
     {
@@ -17,15 +16,7 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
       },
     },
     async (request) => {
-      const { name = '', config = {}, project_id: projectId } = request.body.app;
-      checkAppName(name);
-      checkConfig('app config', config);
-      const project = await access.projectForNewApp(principalOf(request), projectId ?? request.query.project_id);
-      await access.checkRoom(project, { newApp: true, newRoute: false });
-      const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
-      const created = await stores.apps.create(name, project, values);
-      if (!created) throw conflict(`App "${name}" already exists`);
-      await ctx.lifecycle.appCreated(project, name);
+      const created = await apps.create(principalOf(request), request.body.app, request.query.project_id);
       return { message: 'App successfully created', app: appView(created) };
     },
   );
@@ -35,14 +26,14 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
     { schema: { querystring: pageQuery, response: wrapped('apps', { type: 'array', items: appSchema }) } },
     async (request) => {
       const { cursor, per_page: perPage } = request.query;
-      const apps = await stores.apps.list(await access.scopeOf(principalOf(request)), cursor, perPage);
-      const nextCursor = apps.length === perPage ? apps[apps.length - 1]!.name : undefined;
-      return { message: 'Successfully listed applications', apps: apps.map(appView), next_cursor: nextCursor };
+      const listed = await apps.list(principalOf(request), cursor, perPage);
+      const nextCursor = listed.length === perPage ? listed[listed.length - 1]!.name : undefined;
+      return { message: 'Successfully listed applications', apps: listed.map(appView), next_cursor: nextCursor };
     },
   );
 
   app.get('/apps/:app', { schema: { params: appParams, response: wrapped('app', appSchema) } }, async (request) => {
-    const found = await access.mustSeeApp(principalOf(request), request.params.app);
+    const found = await apps.get(principalOf(request), request.params.app);
     return { message: 'Successfully loaded app', app: appView(found) };
   });
 
@@ -50,22 +41,13 @@ export function appRoutes(app: ApiInstance, { ctx, stores, access }: ManagementD
     '/apps/:app',
     { schema: { params: appParams, body: appBody, response: wrapped('app', appSchema) } },
     async (request) => {
-      const { name, config = {} } = request.body.app;
-      const found = await access.mustSeeApp(principalOf(request), request.params.app);
-      if (name !== undefined && name !== found.name) throw badRequest('app.name is immutable');
-      checkConfig('app config', config);
-      const updated = await stores.apps.updateConfig(found.name, config);
-      if (!updated) throw notFound('App not found');
+      const updated = await apps.update(principalOf(request), request.params.app, request.body.app);
       return { message: 'App successfully updated', app: appView(updated) };
     },
   );
 
   app.delete('/apps/:app', { schema: { params: appParams, response: wrapped('app', appSchema) } }, async (request) => {
-    const found = await access.mustSeeApp(principalOf(request), request.params.app);
-    const outcome = await stores.apps.delete(found);
-    if (outcome === 'missing') throw notFound('App not found');
-    if (outcome === 'has-routes') throw conflict('Cannot remove an app that has routes: delete its routes first');
-    await stores.calls.dropApp(found.projectId, found.name);
+    await apps.delete(principalOf(request), request.params.app);
     return { message: 'App successfully deleted' };
   });
 }

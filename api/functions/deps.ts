@@ -1,10 +1,6 @@
-import type { FunctionStores } from '../../src/functions/services.js';
-import type { AppContext } from '../context.js';
-import type { FunctionAccess } from './access.js';
+import type { FunctionManagement } from '../../src/functions/services.js';
 
-/** What the management routes share. */
+/** What the management routes share: the management domain, one call per request. */
 export interface ManagementDeps {
-  ctx: AppContext;
-  stores: FunctionStores;
-  access: FunctionAccess;
+  management: FunctionManagement;
 }

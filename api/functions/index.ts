@@ -1,7 +1,8 @@
 import type { ApiPlugin } from '../type-provider.js';
 import type { PluginOptions } from '../context.js';
-import { FunctionAccess } from './access.js';
+import { openFunctionManagement } from '../../src/functions/services.js';
 import { appRoutes } from './apps.js';
+import { functionsPrincipal } from './authenticate.js';
 import { callRoutes } from './calls.js';
 import { installFunctionErrors } from './errors.js';
 import { routeRoutes } from './routes.js';
@@ -9,12 +10,17 @@ import { routeRoutes } from './routes.js';
 /** The functions platform's management API (under /v1): apps, their routes and call records. */
 export const functionsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
-  const stores = ctx.functions;
-  const access = new FunctionAccess(ctx, stores);
-  app.addHook('onRequest', async (request) => {
-    request.principal = await access.authenticate(request);
+  const management = openFunctionManagement(ctx.functions, {
+    authenticator: ctx.authenticator,
+    identity: ctx.identity,
+    quotaDefaults: ctx.config.quotas,
+    lifecycle: ctx.lifecycle,
+    settings: ctx.config.functions,
   });
-  const deps = { ctx, stores, access };
+  app.addHook('onRequest', async (request) => {
+    request.principal = await functionsPrincipal(ctx.authenticator, request);
+  });
+  const deps = { management };
   appRoutes(app, deps);
   routeRoutes(app, deps);
   callRoutes(app, deps);

@@ -1,16 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
-import { quotasOf } from '../../src/auth/quotas.js';
-import { forbidden, notFound } from '../../src/core/errors.js';
-import { newUnguessableId } from '../../src/core/ids.js';
-import type { CallReply } from '../../src/functions/call-message.js';
-import { CallReplies } from '../../src/functions/call-replies.js';
-import { SUSPENDED_MESSAGE } from '../../src/functions/call-store.js';
-import { FunctionCalls } from '../../src/functions/function-calls.js';
-import { invocationOf } from '../../src/functions/invocation.js';
-import { FunctionMetrics } from '../../src/functions/metrics.js';
-import { RouteCache } from '../../src/functions/route-cache.js';
-import { checkRouteSecret } from '../../src/functions/route-secret.js';
+import type { CallReply } from '../../src/functions/calls/call-message.js';
 import type { Route } from '../../src/functions/types.js';
 import type { PluginOptions } from '../context.js';
 import { callerHeaders, callerUrl } from './caller-request.js';
@@ -52,8 +42,9 @@ function addAnswerHeaders(headers: Record<string, string>, added: Record<string,
 }
 
 /**
- * Calls of functions: any method on /r/{app}{path}. The body arrives raw, whatever its type;
- * sync routes answer with the function's output, async ones with 202 and the call id.
+ * Calls of functions: any method on /r/{app}{path}, one FunctionCalls.invoke each. The body
+ * arrives raw, whatever its type; sync routes answer with the function's output, async ones
+ * with 202 and the call id.
  */
 export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
@@ -64,51 +55,23 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
     done(null, body),
   );
 
-  const stores = ctx.functions;
-  const replies = new CallReplies(ctx.bus, stores.keys, stores.replyBodies);
-  await replies.start();
-  const routes = new RouteCache(stores.routes, stores.notices, settings.routeCacheMs);
-  const stopRoutes = await routes.start(ctx.bus);
-  app.addHook('onClose', async () => {
-    await stopRoutes();
-    await replies.close();
-  });
-  const calls = new FunctionCalls(stores.calls, stores.queue, replies, settings, ctx.localFunctions);
-  const metrics = new FunctionMetrics(ctx.metrics.registry);
-
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
-    const started = performance.now();
-    // `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere.
-    const path = `/${request.params['*'] ?? ''}`.replace(/(.)\/+$/, '$1');
-    const { app: found, route, suspended } = await routes.load(request.params.app, path);
-    if (!found) throw notFound('App not found');
-    if (!route) throw notFound('Route not found');
-    if (suspended) throw forbidden(SUSPENDED_MESSAGE);
-    await checkRouteSecret(route, request.headers.authorization);
-    const callId = newUnguessableId();
-    const invocation = invocationOf(
-      { app: found, route },
-      {
-        callId,
-        method: request.method,
-        requestUrl: callerUrl(request),
-        headers: callerHeaders(request),
-        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      },
-    );
-    reply.header(CALL_ID_HEADER, callId);
-    const project = await ctx.authenticator.getProject(found.projectId);
-    const quotas = quotasOf(project ?? { quotas: {} }, ctx.config.quotas);
-    // Its record and log will count toward the project's stored bytes: none once they are full.
-    await stores.calls.bytes.checkRoom(found.projectId, quotas.stored_bytes);
-    if (route.type === 'async') {
-      await calls.startAsync(invocation, found.projectId, quotas.queued_calls);
-      metrics.accepted(route.format);
-      return reply.code(202).send({ call_id: callId });
-    }
-    const result = await calls.runSync(invocation, found.projectId);
-    metrics.answered(route.format, result.outcome, (performance.now() - started) / 1000);
-    return sendResult(reply, route, result);
+    const {
+      callId,
+      route,
+      reply: answer,
+    } = await ctx.functions.functionCalls.invoke({
+      appName: request.params.app,
+      path: request.params['*'] ?? '',
+      authorization: request.headers.authorization,
+      method: request.method,
+      requestUrl: callerUrl(request),
+      headers: callerHeaders(request),
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      named: (id) => void reply.header(CALL_ID_HEADER, id),
+    });
+    if (!answer) return reply.code(202).send({ call_id: callId });
+    return sendResult(reply, route, answer);
   }
 
   const params = {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FunctionsConfig } from '../../src/core/config.js';
-import { notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 
 /** Marks a request that arrived on the functions' own listener (FERRUM_FUNCTIONS_PORT). */
 const ON_FUNCTIONS_LISTENER = Symbol('ferrum.functionsListener');
@@ -26,7 +26,7 @@ const FUNCTIONS_ORIGIN_PATHS = /^\/(r(\/|\?|$)|health(\?|$))/;
 export function keepFunctionsOriginToCalls(app: FastifyInstance, settings: Pick<FunctionsConfig, 'host'>): void {
   app.addHook('onRequest', async (request) => {
     if (onFunctionsOrigin(request, settings) && !FUNCTIONS_ORIGIN_PATHS.test(request.url))
-      throw notFound('This origin serves function calls (/r/) only');
+      throw fail('fn_origin_calls_only');
   });
 }
 

@@ -1,8 +1,12 @@
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { hardenedHostConfig, type DockerExecutor } from '../docker-executor.js';
-import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
-import { callEnvOf } from '../../src/functions/invocation.js';
+import type {
+  FunctionExecutor,
+  FunctionInvocation,
+  FunctionResult,
+} from '../../src/functions/calls/function-executor.js';
+import { callEnvOf } from '../../src/functions/calls/invocation.js';
 
 export interface ColdExecutorOptions {
   network: string;

@@ -3,11 +3,15 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../src/core/bus.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { sleep } from '../../src/core/time.js';
-import { decodeCallMessage, type CallMessage } from '../../src/functions/call-message.js';
-import { CallRecordBatch } from '../../src/functions/call-record-batch.js';
+import { decodeCallMessage, type CallMessage } from '../../src/functions/calls/call-message.js';
+import { CallRecordBatch } from '../../src/functions/calls/call-record-batch.js';
 import type { FunctionStores } from '../../src/functions/services.js';
-import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
-import { goneRouteOf, type RouteGone } from '../../src/functions/route-notices.js';
+import type {
+  FunctionExecutor,
+  FunctionInvocation,
+  FunctionResult,
+} from '../../src/functions/calls/function-executor.js';
+import { goneRouteOf, type RouteGone } from '../../src/functions/routes/route-notices.js';
 import type { FunctionImageGate } from './image-gate.js';
 
 export interface FunctionWorkerOptions {

@@ -1,4 +1,4 @@
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
 
 /** One answer of a hot function, as its framing carried it. */
 export interface HotResponse {
@@ -47,17 +47,25 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 /** `content-type` → `Content-Type`, the form the original platform's function kits looked up. */
-export function canonicalHeaderName(name: string): string {
+function canonicalHeaderName(name: string): string {
   return name
     .toLowerCase()
     .replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
 }
 
-/** The caller's headers that may be forwarded to the function: valid, and not about the connection. */
-export function forwardableHeaders(headers: Record<string, string>): [string, string][] {
-  return Object.entries(headers).filter(
-    ([name, value]) => TOKEN.test(name) && !UNSAFE_VALUE.test(value) && !HOP_BY_HOP_HEADERS.has(name.toLowerCase()),
-  );
+/** The caller's headers that may be forwarded to the function (valid, not about the connection), names canonical. */
+export function forwardedHeaders(headers: Record<string, string>): [string, string][] {
+  return Object.entries(headers)
+    .filter(
+      ([name, value]) => TOKEN.test(name) && !UNSAFE_VALUE.test(value) && !HOP_BY_HOP_HEADERS.has(name.toLowerCase()),
+    )
+    .map(([name, value]) => [canonicalHeaderName(name), value]);
+}
+
+/** FramingError once an answer being read passes MAX_RESPONSE_BYTES. */
+export function checkResponseSize(bytes: number): void {
+  if (bytes > MAX_RESPONSE_BYTES)
+    throw new FramingError(`the function's response is larger than ${MAX_RESPONSE_BYTES} bytes`);
 }
 
 /** Adds one header of the function's answer: lower-case name, repeats joined, framing headers dropped. */

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { engineError, hardenedHostConfig, type ContainerLimits } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
+import { exitMessage } from './container-exit.js';
 import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
 
 export interface HotContainerSpec extends ContainerLimits {
@@ -191,7 +192,7 @@ export class HotContainer {
     if (this.dead) return;
     this.dead = true;
     this.onDeath();
-    void this.exitMessage().then((message) => {
+    void exitMessage(this.container, this.memoryBytes, EXIT_REPORT_MS).then((message) => {
       this.failCall('broken', message);
       void this.remove();
     });
@@ -211,21 +212,6 @@ export class HotContainer {
     this.call = null;
     clearTimeout(call.timer);
     call.reject(new HotCallError(kind, message, this.logs.closeNow(call.callId)));
-  }
-
-  private async exitMessage(): Promise<string> {
-    let bound: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS)));
-    try {
-      const exited = await Promise.race([this.container.wait().then(() => this.container.inspect()), late]);
-      if (!exited) return 'the function container exited';
-      if (exited.State.OOMKilled) return `the function ran out of memory (limit ${this.memoryBytes / 1024 / 1024} MiB)`;
-      return `the function container exited with code ${exited.State.ExitCode}`;
-    } catch {
-      return 'the function container exited';
-    } finally {
-      clearTimeout(bound);
-    }
   }
 
   private remove(): Promise<void> {

@@ -4,13 +4,17 @@ import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { toRfc3339 } from '../../src/core/time.js';
 import { DockerExecutor, ExecutorError } from '../docker-executor.js';
-import type { FunctionExecutor, FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import type {
+  FunctionExecutor,
+  FunctionInvocation,
+  FunctionResult,
+} from '../../src/functions/calls/function-executor.js';
 import type { HotCodec } from './hot-codec.js';
 import { HotCallError, HotContainer, type HotContainerSpec } from './hot-container.js';
 import { httpCodec } from './hot-http-codec.js';
 import { jsonCodec } from './hot-json-codec.js';
 import { HotRoutePool, RouteBusyError } from './hot-route-pool.js';
-import type { RouteGone } from '../../src/functions/route-notices.js';
+import type { RouteGone } from '../../src/functions/routes/route-notices.js';
 import { streamRequestOf } from './stream-codec.js';
 import { StreamContainer } from './stream-container.js';
 

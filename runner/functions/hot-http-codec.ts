@@ -1,15 +1,7 @@
 import { HTTPParser } from 'http-parser-js';
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
-import {
-  FramingError,
-  MAX_RESPONSE_BYTES,
-  addResponseHeader,
-  canonicalHeaderName,
-  forwardableHeaders,
-  type HotCodec,
-  type HotResponse,
-  type ResponseDecoder,
-} from './hot-codec.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
+import { FramingError, addResponseHeader, checkResponseSize, forwardedHeaders } from './hot-codec.js';
+import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
 
 /** The request target (path and query) and Host of the caller's URL. */
 function targetOf(requestUrl: string): { target: string; host: string } {
@@ -26,9 +18,9 @@ export const httpCodec: HotCodec = {
   encodeRequest(invocation: FunctionInvocation, deadline: string): Buffer {
     const { target, host } = targetOf(invocation.requestUrl);
     const lines = [`${invocation.method} ${target} HTTP/1.1`];
-    const forwarded = forwardableHeaders(invocation.headers);
-    if (!forwarded.some(([name]) => name.toLowerCase() === 'host')) lines.push(`Host: ${host}`);
-    for (const [name, value] of forwarded) lines.push(`${canonicalHeaderName(name)}: ${value}`);
+    const forwarded = forwardedHeaders(invocation.headers);
+    if (!forwarded.some(([name]) => name === 'Host')) lines.push(`Host: ${host}`);
+    for (const [name, value] of forwarded) lines.push(`${name}: ${value}`);
     lines.push(
       `Fn-Call-Id: ${invocation.callId}`,
       `Fn-Method: ${invocation.method}`,
@@ -100,8 +92,7 @@ class HttpResponseDecoder implements ResponseDecoder {
 
   private onBody(chunk: Buffer): void {
     this.bodyBytes += chunk.length;
-    if (this.bodyBytes > MAX_RESPONSE_BYTES)
-      throw new FramingError(`the function's response is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    checkResponseSize(this.bodyBytes);
     // The parser's chunk is the stdout chunk, which is not reused: no copy needed.
     this.bodyChunks.push(chunk);
   }

@@ -1,14 +1,6 @@
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
-import {
-  FramingError,
-  MAX_RESPONSE_BYTES,
-  addResponseHeader,
-  canonicalHeaderName,
-  forwardableHeaders,
-  type HotCodec,
-  type HotResponse,
-  type ResponseDecoder,
-} from './hot-codec.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
+import { FramingError, addResponseHeader, checkResponseSize, forwardedHeaders } from './hot-codec.js';
+import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
 
 const NEWLINE = 0x0a;
 
@@ -20,7 +12,7 @@ const NEWLINE = 0x0a;
 export const jsonCodec: HotCodec = {
   encodeRequest(invocation: FunctionInvocation, deadline: string): Buffer {
     const headers: Record<string, string[]> = {};
-    for (const [name, value] of forwardableHeaders(invocation.headers)) headers[canonicalHeaderName(name)] = [value];
+    for (const [name, value] of forwardedHeaders(invocation.headers)) headers[name] = [value];
     const request = {
       call_id: invocation.callId,
       content_type: invocation.headers['content-type'] ?? '',
@@ -114,8 +106,7 @@ class JsonLineDecoder implements ResponseDecoder {
 
   private keep(part: Buffer): void {
     this.pendingBytes += part.length;
-    if (this.pendingBytes > MAX_RESPONSE_BYTES)
-      throw new FramingError(`the function's response is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    checkResponseSize(this.pendingBytes);
     this.pending.push(part);
   }
 }

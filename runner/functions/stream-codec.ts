@@ -1,12 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
-import {
-  FramingError,
-  addResponseHeader,
-  canonicalHeaderName,
-  forwardableHeaders,
-  type HotResponse,
-} from './hot-codec.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
+import { FramingError, addResponseHeader, forwardedHeaders, type HotResponse } from './hot-codec.js';
 
 /** The prefix of the caller's headers, both ways, in the `http-stream` contract. */
 const HTTP_HEADER_PREFIX = 'fn-http-h-';
@@ -34,11 +28,10 @@ export function streamRequestOf(invocation: FunctionInvocation, deadline: string
     'Fn-Http-Method': invocation.method,
     'Fn-Http-Request-Url': invocation.requestUrl,
   };
-  for (const [name, value] of forwardableHeaders(invocation.headers)) {
-    const lower = name.toLowerCase();
-    if (lower === 'host') continue;
-    if (lower === 'content-type') headers['Content-Type'] = value;
-    headers[`Fn-Http-H-${canonicalHeaderName(name)}`] = value;
+  for (const [name, value] of forwardedHeaders(invocation.headers)) {
+    if (name === 'Host') continue;
+    if (name === 'Content-Type') headers['Content-Type'] = value;
+    headers[`Fn-Http-H-${name}`] = value;
   }
   return { callId: invocation.callId, headers, body: invocation.body };
 }

@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import { Client } from 'undici';
 import { engineError, hardenedHostConfig } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
+import { exitMessage } from './container-exit.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
 import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
 import { decodeStreamResponse, type StreamRequest } from './stream-codec.js';
@@ -275,7 +276,7 @@ export class StreamContainer {
     }
     this.dead = true;
     this.onDeath();
-    const message = await this.exitMessage();
+    const message = await exitMessage(this.container, this.memoryBytes, EXIT_REPORT_MS);
     this.markExited(message);
     this.fail('broken', message);
     void this.remove();
@@ -295,21 +296,6 @@ export class StreamContainer {
     if (!fail) return;
     const callId = this.callId;
     fail(new HotCallError(kind, message, callId ? this.logs.closeNow(callId) : ''));
-  }
-
-  private async exitMessage(): Promise<string> {
-    let bound: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => (bound = setTimeout(() => resolve(null), EXIT_REPORT_MS)));
-    try {
-      const exited = await Promise.race([this.container.wait().then(() => this.container.inspect()), late]);
-      if (!exited) return 'the function container exited';
-      if (exited.State.OOMKilled) return `the function ran out of memory (limit ${this.memoryBytes / 1024 / 1024} MiB)`;
-      return `the function container exited with code ${exited.State.ExitCode}`;
-    } catch {
-      return 'the function container exited';
-    } finally {
-      clearTimeout(bound);
-    }
   }
 
   private remove(): Promise<void> {

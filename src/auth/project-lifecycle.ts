@@ -1,7 +1,7 @@
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { unlinkEach } from '../core/scan.js';
 import { FunctionKeys } from '../functions/keys.js';
-import type { RouteNotices } from '../functions/route-notices.js';
+import type { RouteNotices } from '../functions/routes/route-notices.js';
 import { WorkerKeys } from '../worker/keys.js';
 import { ScheduleKeys } from '../worker/schedules/scripts.js';
 

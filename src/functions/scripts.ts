@@ -1,20 +1,24 @@
 import { loadLua } from '../core/lua.js';
 
+/** The functions platform's scripts live in lua/ beside this file. */
+const fnScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).href, name);
+
 export const scripts = {
-  createApp: loadLua(import.meta.url, 'create-app'),
-  deleteApp: loadLua(import.meta.url, 'delete-app'),
-  patchRecord: loadLua(import.meta.url, 'patch-record'),
-  createRoute: loadLua(import.meta.url, 'create-route'),
-  deleteRoute: loadLua(import.meta.url, 'delete-route'),
-  loadRoute: loadLua(import.meta.url, 'load-route'),
-  startCall: loadLua(import.meta.url, 'start-call'),
-  finishCall: loadLua(import.meta.url, 'finish-call'),
-  recordCalls: loadLua(import.meta.url, 'record-calls'),
-  reclaimCalls: loadLua(import.meta.url, 'reclaim-calls'),
-  pushCall: loadLua(import.meta.url, 'push-call'),
-  takeCall: loadLua(import.meta.url, 'take-call'),
-  withdrawCall: loadLua(import.meta.url, 'withdraw-call'),
-  countCallBytes: loadLua(import.meta.url, 'count-call-bytes'),
+  createApp: fnScript('create-app'),
+  deleteApp: fnScript('delete-app'),
+  patchRecord: fnScript('patch-record'),
+  createRoute: fnScript('create-route'),
+  deleteRoute: fnScript('delete-route'),
+  loadRoute: fnScript('load-route'),
+  startCall: fnScript('start-call'),
+  finishCall: fnScript('finish-call'),
+  recordCalls: fnScript('record-calls'),
+  reclaimCalls: fnScript('reclaim-calls'),
+  pushCall: fnScript('push-call'),
+  takeCall: fnScript('take-call'),
+  withdrawCall: fnScript('withdraw-call'),
+  countCallBytes: fnScript('count-call-bytes'),
+  admitCall: fnScript('admit-call'),
 };
 
 /** The change a patch-record script applies: record fields, and per map hash the keys set and removed. */

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../src/core/ids.js';
 import type { RedisClient } from '../../src/core/redis.js';
-import { encodeCallMessage } from '../../src/functions/call-message.js';
-import type { CallOwner } from '../../src/functions/call-queue.js';
-import type { FunctionInvocation, FunctionResult } from '../../src/functions/function-executor.js';
+import { encodeCallMessage } from '../../src/functions/calls/call-message.js';
+import type { CallOwner } from '../../src/functions/calls/call-queue.js';
+import type { FunctionInvocation, FunctionResult } from '../../src/functions/calls/function-executor.js';
 import type { FunctionStores } from '../../src/functions/services.js';
-import { INLINE_REPLY_BYTES } from '../../src/functions/reply-bodies.js';
-import { goneRouteOf } from '../../src/functions/route-notices.js';
+import { INLINE_REPLY_BYTES } from '../../src/functions/calls/reply-bodies.js';
+import { goneRouteOf } from '../../src/functions/routes/route-notices.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // How function calls travel between controllers and runners, as a hostile tenant would strain it.

@@ -9,7 +9,7 @@ import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { uploadForm, zipOf } from '../helpers/worker.js';
 import { ProjectStorage } from '../../src/core/stored-bytes.js';
-import { CallBytes } from '../../src/functions/call-bytes.js';
+import { CallBytes } from '../../src/functions/calls/call-bytes.js';
 import { eventually, expectHealthyAndIntact, newTenant, storeVictimData, type Tenant } from './helpers-a.js';
 
 // A tenant cannot fill Redis until everything stops: what a project stores is counted and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionInvocation } from '../../src/functions/function-executor.js';
+import type { FunctionInvocation } from '../../src/functions/calls/function-executor.js';
 import { FramingError } from '../../runner/functions/hot-codec.js';
 import { httpCodec } from '../../runner/functions/hot-http-codec.js';
 import { jsonCodec } from '../../runner/functions/hot-json-codec.js';

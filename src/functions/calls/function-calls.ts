@@ -1,9 +1,12 @@
 import type { FunctionInvocation, FunctionResult } from './function-executor.js';
+import type { CallAdmission, IncomingCall } from './admission.js';
 import type { CallQueue } from './call-queue.js';
 import { encodeCallMessage, type CallReply } from './call-message.js';
 import type { CallReplies } from './call-replies.js';
 import type { CallStore } from './call-store.js';
-import type { CallRecord, RouteType } from './types.js';
+import { invocationOf } from './invocation.js';
+import type { FunctionMetrics } from './metrics.js';
+import type { CallRecord, Route, RouteType } from '../types.js';
 
 export interface FunctionCallsOptions {
   /** The cluster whose runners take the calls. */
@@ -25,19 +28,47 @@ export interface LocalFunctionHost {
   runner: LocalFunctionRunner | null;
 }
 
+/** What became of a call: an async one was accepted (no reply yet), a sync one answered. */
+export interface InvokedCall {
+  callId: string;
+  route: Route;
+  /** The sync call's answer; null for an accepted async call. */
+  reply: CallReply | null;
+}
+
 /**
- * Queues calls for the runners: async ones are answered at once, sync ones wait for the result
- * (one round trip to queue, the answer by pub/sub) — or run in this process when its own runner
- * takes calls of the route (a hot container idle or about to come free).
+ * Calls of /r/: let in by CallAdmission, then queued for the runners. Async ones are answered
+ * at once, sync ones wait for the result (one round trip to queue, the answer by pub/sub) — or
+ * run in this process when its own runner takes calls of the route (a hot container idle or
+ * about to come free).
  */
 export class FunctionCalls {
   constructor(
+    private readonly admission: CallAdmission,
     private readonly calls: CallStore,
     private readonly queue: CallQueue,
     private readonly replies: CallReplies,
+    private readonly metrics: FunctionMetrics,
     private readonly options: FunctionCallsOptions,
     private readonly local: LocalFunctionHost = { runner: null },
   ) {}
+
+  /** One call of a function: admitted (404, 401, 403, 413 otherwise), then accepted (async) or answered (sync). */
+  async invoke(call: IncomingCall): Promise<InvokedCall> {
+    const started = performance.now();
+    const admitted = await this.admission.admit(call);
+    const { app, route, callId } = admitted;
+    const { method, requestUrl, headers, body } = call;
+    const invocation = invocationOf(admitted, { callId, method, requestUrl, headers, body });
+    if (route.type === 'async') {
+      await this.startAsync(invocation, app.projectId);
+      this.metrics.accepted(route.format);
+      return { callId, route, reply: null };
+    }
+    const reply = await this.runSync(invocation, app.projectId);
+    this.metrics.answered(route.format, reply.outcome, (performance.now() - started) / 1000);
+    return { callId, route, reply };
+  }
 
   private async record(invocation: FunctionInvocation, projectId: string, type: RouteType): Promise<void> {
     await this.calls.create(recordOf(invocation, projectId, type));
@@ -57,9 +88,8 @@ export class FunctionCalls {
     ]);
   }
 
-  /** Queues an async call unless its project already has `maxQueued` waiting (403 naming the quota). */
-  async startAsync(invocation: FunctionInvocation, projectId: string, maxQueued: number): Promise<void> {
-    await this.calls.enterQueue(projectId, maxQueued);
+  /** Queues an admitted async call; it gives its place among the project's queued calls back when that fails. */
+  private async startAsync(invocation: FunctionInvocation, projectId: string): Promise<void> {
     try {
       await this.recordAndQueue(invocation, projectId, 'async', encodeCallMessage({ invocation }));
     } catch (error) {
@@ -68,7 +98,7 @@ export class FunctionCalls {
     }
   }
 
-  async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {
+  private async runSync(invocation: FunctionInvocation, projectId: string): Promise<CallReply> {
     const here = this.local.runner?.runHere(invocation, recordOf(invocation, projectId, 'sync'));
     if (here) {
       const { outcome, status, headers, body, errorMessage } = await here;

@@ -1,5 +1,5 @@
 import type { FunctionInvocation } from './function-executor.js';
-import type { LoadedRoute } from './types.js';
+import type { LoadedRoute } from '../types.js';
 
 /** The request a call answers, as the /r/ endpoint received it. */
 export interface CallRequest {

@@ -1,6 +1,6 @@
-import type { RedisClient } from '../core/redis.js';
-import type { FunctionKeys } from './keys.js';
-import { scripts } from './scripts.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { FunctionKeys } from '../keys.js';
+import { scripts } from '../scripts.js';
 
 /** Whose call a message is: the queue keeps one line per app, and turns between projects and apps. */
 export interface CallOwner {

@@ -1,8 +1,8 @@
-import { STORED_BYTES_COUNTED, byteQuotaReached } from '../auth/quotas.js';
-import type { RedisClient } from '../core/redis.js';
-import type { ProjectStorage } from '../core/stored-bytes.js';
-import type { FunctionKeys } from './keys.js';
-import { scripts } from './scripts.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { FunctionKeys } from '../keys.js';
+import { scripts } from '../scripts.js';
 
 /** One call's record and log as counted: their bytes together. */
 export interface CountedCall {
@@ -20,6 +20,11 @@ export function storedSize(fields: Record<string, string>, log: string): number 
 
 function entryOf(appName: string, callId: string): string {
   return `${appName}\n${callId}`;
+}
+
+/** 413 naming stored_bytes when the project's calls store `allowance` bytes or more (its quota less what it stores elsewhere). */
+export function checkCallRoom(stored: number, allowance: number, quota: number): void {
+  if (stored >= allowance) throw byteQuotaReached('stored_bytes', quota, STORED_BYTES_COUNTED);
 }
 
 /**
@@ -51,19 +56,25 @@ export class CallBytes {
 
   /** 413 naming the quota when the project already stores `quota` bytes or more: a new call would add to them. */
   async checkRoom(projectId: string, quota: number): Promise<void> {
-    const [stored, allowance] = await Promise.all([
-      this.run(projectId, [0]),
-      this.storage.allowance('calls', projectId, quota),
-    ]);
-    if (stored >= allowance) throw byteQuotaReached('stored_bytes', quota, STORED_BYTES_COUNTED);
+    const [stored, allowance] = await Promise.all([this.run(projectId, [0]), this.allowance(projectId, quota)]);
+    checkCallRoom(stored, allowance, quota);
   }
 
-  private async run(projectId: string, args: (string | number)[]): Promise<number> {
-    const keys = [
+  /** How far the project's calls may grow: the quota less what it stores elsewhere. */
+  allowance(projectId: string, quota: number): Promise<number> {
+    return this.storage.allowance('calls', projectId, quota);
+  }
+
+  /** The keys of the project's counted calls, in the order of counted-calls.lua. */
+  countedKeys(projectId: string): string[] {
+    return [
       this.storage.counter('calls', projectId),
       this.keys.storedCalls(projectId),
       this.keys.storedCallSizes(projectId),
     ];
-    return scripts.countCallBytes.run<number>(this.redis, keys, args);
+  }
+
+  private async run(projectId: string, args: (string | number)[]): Promise<number> {
+    return scripts.countCallBytes.run<number>(this.redis, this.countedKeys(projectId), args);
   }
 }

@@ -1,10 +1,11 @@
-import type { RedisClient } from '../core/redis.js';
-import type { FunctionKeys } from './keys.js';
-import type { RouteNotices } from './route-notices.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { CallStore } from '../calls/call-store.js';
+import type { FunctionKeys } from '../keys.js';
+import type { RouteNotices } from '../routes/route-notices.js';
 import { appOf, flatten } from './records.js';
-import { scripts, type RecordPatch } from './scripts.js';
+import { scripts, type RecordPatch } from '../scripts.js';
 import { splitMapChanges } from './rules.js';
-import type { App, ConfigMap } from './types.js';
+import type { App, ConfigMap } from '../types.js';
 
 /** Formats whose containers stay up between calls. */
 export function isHotFormat(format: string | null | undefined): boolean {
@@ -22,6 +23,8 @@ export class AppStore {
     private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
     private readonly notices: RouteNotices,
+    /** Where a deleted app's call records go with it. */
+    private readonly calls: CallStore,
   ) {}
 
   /** Null when the name is taken. */
@@ -67,6 +70,7 @@ export class AppStore {
     return this.get(name);
   }
 
+  /** Deletes an app without routes, then its call records (their bytes given back). */
   async delete(app: App): Promise<AppDeletion> {
     const keys = [this.keys.app(app.name), this.keys.appConfig(app.name), this.keys.routes(app.name)];
     const result = await scripts.deleteApp.run<number>(this.redis, keys, [app.name]);
@@ -79,6 +83,7 @@ export class AppStore {
       .zrem(this.keys.apps(), app.name)
       .zrem(this.keys.projectApps(app.projectId), app.name)
       .exec();
+    await this.calls.dropApp(app.projectId, app.name);
     return 'deleted';
   }
 

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { ROUTE_FORMATS, type CallOutcome, type RouteFormat } from './types.js';
+import { ROUTE_FORMATS, type CallOutcome, type RouteFormat } from '../types.js';
 
 const OUTCOMES: ReadonlyArray<CallOutcome | 'accepted'> = ['success', 'error', 'timeout', 'accepted'];
 

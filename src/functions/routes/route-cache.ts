@@ -1,5 +1,5 @@
-import type { EventBus } from '../core/bus.js';
-import { TtlCache } from '../core/ttl-cache.js';
+import type { EventBus } from '../../core/bus.js';
+import { TtlCache } from '../../core/ttl-cache.js';
 import type { RouteNotices } from './route-notices.js';
 import type { LoadedRouteResult, RouteStore } from './route-store.js';
 

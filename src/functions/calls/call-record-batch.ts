@@ -1,7 +1,7 @@
-import { boundedChunks } from '../core/chunks.js';
+import { boundedChunks } from '../../core/chunks.js';
 import type { CallQueue } from './call-queue.js';
 import type { CallStore } from './call-store.js';
-import type { CallOutcome, CallRecord } from './types.js';
+import type { CallOutcome, CallRecord } from '../types.js';
 
 /** A call that ended, as its record and log are to be written. */
 export interface EndedCall {

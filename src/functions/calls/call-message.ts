@@ -1,5 +1,5 @@
 import type { FunctionInvocation, FunctionResult } from './function-executor.js';
-import type { CallOutcome } from './types.js';
+import type { CallOutcome } from '../types.js';
 
 /** What travels on the dispatch queue: one call to run. */
 export interface CallMessage {

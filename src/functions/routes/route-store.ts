@@ -1,11 +1,11 @@
-import type { RedisClient } from '../core/redis.js';
-import type { AppStore } from './app-store.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { AppStore } from '../apps/app-store.js';
 import type { RouteNotices } from './route-notices.js';
-import type { FunctionKeys } from './keys.js';
-import { appOf, mapOf, routeFieldsOf, routeOf } from './records.js';
-import { scripts, type RecordPatch } from './scripts.js';
-import { splitMapChanges } from './rules.js';
-import type { ConfigMap, LoadedRoute, Route, RouteSettings } from './types.js';
+import type { FunctionKeys } from '../keys.js';
+import { appOf, mapOf, routeFieldsOf, routeOf } from '../apps/records.js';
+import { scripts, type RecordPatch } from '../scripts.js';
+import { splitMapChanges } from '../apps/rules.js';
+import type { ConfigMap, LoadedRoute, Route, RouteSettings } from '../types.js';
 
 /** An app and one of its routes; null where missing. */
 export interface LoadedRouteResult {

@@ -1,5 +1,5 @@
-import { badRequest } from '../core/errors.js';
-import type { ConfigMap, RouteSettings } from './types.js';
+import { fail } from '../../core/errors.js';
+import type { ConfigMap, RouteSettings } from '../types.js';
 
 export const APP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,30}$/;
 /** Absolute, one or more segments of URL-safe characters, no empty segment, no trailing slash. */
@@ -30,65 +30,56 @@ export const ROUTE_LIMITS = {
 } as const;
 
 export function checkAppName(name: string): void {
-  if (!APP_NAME_PATTERN.test(name))
-    throw badRequest('app name must be 1 to 30 characters of letters, digits, "_" and "-"');
+  if (!APP_NAME_PATTERN.test(name)) throw fail('fn_app_name_invalid');
 }
 
 export function checkRoutePath(path: string): void {
   if (path.length > MAX_PATH_LENGTH || !ROUTE_PATH_PATTERN.test(path)) {
-    throw badRequest(
-      'route path must be absolute ("/name"), of segments made of letters, digits and "._~-", without a trailing "/"',
-    );
+    throw fail('fn_route_path_invalid');
   }
   // A client or proxy resolves dot segments before the request arrives, so such a route
   // could never be called by its own path, and /a/../b would shadow /b in a listing.
-  if (path.split('/').some((segment) => segment === '.' || segment === '..'))
-    throw badRequest('route path may not have "." or ".." segments');
+  if (path.split('/').some((segment) => segment === '.' || segment === '..')) throw fail('fn_route_path_dot_segments');
 }
 
 export function checkImage(image: string): void {
-  if (!IMAGE_PATTERN.test(image))
-    throw badRequest('route image must be a container image reference such as "name:tag"');
+  if (!IMAGE_PATTERN.test(image)) throw fail('fn_route_image_invalid');
 }
 
 export function checkMemory(memoryMb: number, maxMb: number): void {
   if (memoryMb < ROUTE_LIMITS.minMemory || memoryMb > maxMb)
-    throw badRequest(`route memory must be from ${ROUTE_LIMITS.minMemory} to ${maxMb} MiB`);
+    throw fail('fn_route_memory_range', ROUTE_LIMITS.minMemory, maxMb);
 }
 
 export function checkSeconds(field: string, value: number, max: number): void {
-  if (value < 1 || value > max) throw badRequest(`route ${field} must be from 1 to ${max} seconds`);
+  if (value < 1 || value > max) throw fail('fn_route_seconds_range', field, max);
 }
 
 export function checkMaxConcurrency(value: number): void {
   if (value < 1 || value > ROUTE_LIMITS.maxConcurrency)
-    throw badRequest(`route max_concurrency must be from 1 to ${ROUTE_LIMITS.maxConcurrency}`);
+    throw fail('fn_route_concurrency_range', ROUTE_LIMITS.maxConcurrency);
 }
 
 /** An empty secret removes it; any other must be long enough not to be guessed. */
 export function checkSecret(secret: string): void {
   if (secret !== '' && secret.length < ROUTE_LIMITS.minSecretLength)
-    throw badRequest(`route secret must be at least ${ROUTE_LIMITS.minSecretLength} characters`);
+    throw fail('fn_route_secret_too_short', ROUTE_LIMITS.minSecretLength);
   if (secret.length > ROUTE_LIMITS.maxSecretLength)
-    throw badRequest(`route secret must be at most ${ROUTE_LIMITS.maxSecretLength} characters`);
+    throw fail('fn_route_secret_too_long', ROUTE_LIMITS.maxSecretLength);
 }
 
 /** Config keys become environment variable names; an empty value (in an update) deletes the key. */
 export function checkConfig(field: string, config: ConfigMap): void {
   for (const [key, value] of Object.entries(config)) {
-    if (!CONFIG_KEY_PATTERN.test(key))
-      throw badRequest(
-        `${field} key "${key}" must be a variable name: letters, digits and "_", not starting with a digit`,
-      );
-    if (value.length > MAX_VALUE_LENGTH)
-      throw badRequest(`${field} value of "${key}" is longer than ${MAX_VALUE_LENGTH} characters`);
+    if (!CONFIG_KEY_PATTERN.test(key)) throw fail('fn_config_key_invalid', field, key);
+    if (value.length > MAX_VALUE_LENGTH) throw fail('fn_config_value_too_long', field, key, MAX_VALUE_LENGTH);
   }
 }
 
 export function checkHeaders(headers: ConfigMap): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME_PATTERN.test(name)) throw badRequest(`route headers: "${name}" is not a valid header name`);
-    if (/[\r\n\0]/.test(value)) throw badRequest(`route headers: the value of "${name}" must not contain line breaks`);
+    if (!HEADER_NAME_PATTERN.test(name)) throw fail('fn_route_header_name_invalid', name);
+    if (/[\r\n\0]/.test(value)) throw fail('fn_route_header_value_invalid', name);
   }
 }
 

@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { unauthorized } from '../core/errors.js';
-import type { Route } from './types.js';
+import { fail } from '../../core/errors.js';
+import type { Route } from '../types.js';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
@@ -20,11 +20,10 @@ function reasonOf(error: unknown): string {
 export async function checkRouteSecret(route: Route, authorization: string | undefined): Promise<void> {
   if (!route.secret) return;
   const token = BEARER.exec(authorization ?? '')?.[1];
-  if (!token)
-    throw unauthorized('This route requires "Authorization: Bearer <token>", a JWT signed with the route secret');
+  if (!token) throw fail('fn_route_secret_required');
   try {
     await jwtVerify(token, new TextEncoder().encode(route.secret), { algorithms: ['HS256'] });
   } catch (error) {
-    throw unauthorized(`Invalid token: ${reasonOf(error)}`);
+    throw fail('fn_route_token_invalid', reasonOf(error));
   }
 }

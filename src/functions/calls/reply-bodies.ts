@@ -1,7 +1,7 @@
-import type { RedisClient } from '../core/redis.js';
+import type { RedisClient } from '../../core/redis.js';
 import { decodeCallReply, encodeCallReply, type CallReply } from './call-message.js';
 import type { FunctionResult } from './function-executor.js';
-import type { FunctionKeys } from './keys.js';
+import type { FunctionKeys } from '../keys.js';
 
 /** Bodies up to this size travel inside the pub/sub notice; larger ones are stored apart. */
 export const INLINE_REPLY_BYTES = 16 * 1024;

@@ -1,11 +1,11 @@
-import { countQuotaReached } from '../auth/quotas.js';
-import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
-import type { RedisClient } from '../core/redis.js';
-import { zsetMembers } from '../auth/project-lifecycle.js';
+import { boundedRelease } from '../../core/bounded-counter.js';
+import { FUNCTIONS_ERRORS } from '../../core/errors.js';
+import type { RedisClient } from '../../core/redis.js';
+import { zsetMembers } from '../../auth/project-lifecycle.js';
 import { storedSize, type CallBytes } from './call-bytes.js';
-import type { FunctionKeys } from './keys.js';
-import { scripts } from './scripts.js';
-import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from './types.js';
+import type { FunctionKeys } from '../keys.js';
+import { scripts } from '../scripts.js';
+import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from '../types.js';
 
 /** A call that ended before it was ever recorded: its whole record, and its log. */
 export interface EndedCallRecord {
@@ -67,7 +67,7 @@ function recordOf(hash: Record<string, string>): CallRecord | null {
  * per-app index (newest first) drops ids older than that as new calls arrive.
  */
 /** The error of a call refused because its project (or the project's owner) is suspended. */
-export const SUSPENDED_MESSAGE = 'Project suspended: the call was not run';
+export const SUSPENDED_MESSAGE = FUNCTIONS_ERRORS.fn_call_project_suspended.message;
 
 export class CallStore {
   constructor(
@@ -97,10 +97,9 @@ export class CallStore {
     ]);
   }
 
-  /** Marks the call running; false when it is over (or expired) and must not run. */
-  /** Starts a call: 'started', 'over' (already ended or gone) or 'suspended' (ended as an error now). */
   /**
-   * Starts an async call; `leftQueue` says it was waiting until now, so it no longer counts
+   * Starts a call: 'started', 'over' (already ended or gone) or 'suspended' (ended as an error
+   * now). For an async call, `leftQueue` says it was waiting until now, so it no longer counts
    * toward its project's queued calls (see leftQueue).
    */
   async start(
@@ -113,12 +112,6 @@ export class CallStore {
       [Date.now(), SUSPENDED_MESSAGE],
     );
     return { outcome: outcome === 1 ? 'started' : outcome === -1 ? 'suspended' : 'over', leftQueue: wasQueued === 1 };
-  }
-
-  /** Counts an async call waiting for a runner; 403 naming the quota when the project has `most` waiting. */
-  async enterQueue(projectId: string, most: number): Promise<void> {
-    if (!(await boundedAdd(this.redis, this.keys.queuedCalls(projectId), 1, most)))
-      throw countQuotaReached('queued_calls', most, 'async calls waiting for a runner');
   }
 
   /** An async call left the queue (started, ended unstarted, or was never queued after all). */

@@ -1,4 +1,4 @@
-import type { App, ConfigMap, Route, RouteFormat, RouteType } from './types.js';
+import type { App, ConfigMap, Route, RouteFormat, RouteType } from '../types.js';
 
 /** HGETALL's reply (a flat [field, value, ...] array from Lua) as an object. */
 export function mapOf(flat: string[]): ConfigMap {

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../core/redis.js';
-import type { FunctionKeys } from './keys.js';
+import type { RedisClient } from '../../core/redis.js';
+import type { FunctionKeys } from '../keys.js';
 
 /** App names read per step while walking the index. */
 const BATCH = 200;

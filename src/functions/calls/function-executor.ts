@@ -1,4 +1,4 @@
-import type { RouteFormat, RouteType } from './types.js';
+import type { RouteFormat, RouteType } from '../types.js';
 
 /** What a runner needs to run one call of a function route. */
 export interface FunctionInvocation {

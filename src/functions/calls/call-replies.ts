@@ -1,7 +1,7 @@
-import type { EventBus } from '../core/bus.js';
-import { newObjectId } from '../core/ids.js';
+import type { EventBus } from '../../core/bus.js';
+import { newObjectId } from '../../core/ids.js';
 import type { CallReply } from './call-message.js';
-import type { FunctionKeys } from './keys.js';
+import type { FunctionKeys } from '../keys.js';
 import type { ReplyBodies } from './reply-bodies.js';
 
 export interface ReplyWait {

@@ -1,6 +1,6 @@
-import type { FunctionsConfig } from '../../src/core/config.js';
-import { badRequest } from '../../src/core/errors.js';
-import type { RouteChanges } from '../../src/functions/route-store.js';
+import type { FunctionsConfig } from '../../core/config.js';
+import { fail } from '../../core/errors.js';
+import type { RouteChanges } from './route-store.js';
 import {
   checkConfig,
   checkHeaders,
@@ -12,8 +12,8 @@ import {
   checkSecret,
   ROUTE_DEFAULTS,
   ROUTE_LIMITS,
-} from '../../src/functions/rules.js';
-import type { ConfigMap, Route, RouteFormat, RouteType } from '../../src/functions/types.js';
+} from '../apps/rules.js';
+import type { ConfigMap, Route, RouteFormat, RouteType } from '../types.js';
 
 /** The `route` object of a request body, as the schema admits it. */
 export interface RouteInput {
@@ -50,7 +50,7 @@ export function routeChangesOf(input: RouteInput, limits: FunctionsConfig): Rout
 /** A new route: the request's settings over the defaults; empty config and header values are dropped. */
 export function newRouteOf(appName: string, path: string, input: RouteInput, limits: FunctionsConfig): Route {
   checkRoutePath(path);
-  if (!input.image) throw badRequest('route.image is required');
+  if (!input.image) throw fail('fn_route_image_required');
   const changes = routeChangesOf(input, limits);
   const now = Date.now();
   const nonEmpty = (map: ConfigMap | undefined) =>
@@ -75,6 +75,5 @@ export function newRouteOf(appName: string, path: string, input: RouteInput, lim
 
 /** The path of an existing route may be repeated in an update, not changed. */
 export function checkSamePath(input: RouteInput, path: string): void {
-  if (input.path !== undefined && input.path !== path)
-    throw badRequest('route.path is immutable: delete the route and create another');
+  if (input.path !== undefined && input.path !== path) throw fail('fn_route_path_immutable');
 }

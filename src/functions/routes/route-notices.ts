@@ -1,4 +1,4 @@
-import type { RedisClient } from '../core/redis.js';
+import type { RedisClient } from '../../core/redis.js';
 
 /**
  * Routes whose hot containers are to stop: a deleted route, every route of an app (no path), or

@@ -1,0 +1,90 @@
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { IdentityStore } from '../../auth/identity-store.js';
+import { countQuotaReached, quotasOf, type Quotas } from '../../auth/quotas.js';
+import type { Principal } from '../../auth/types.js';
+import { fail, isHttpError } from '../../core/errors.js';
+import { isHotFormat, type AppScope, type AppStore } from './app-store.js';
+import type { App, Route } from '../types.js';
+
+/** What access to apps reads: who may use which project, the projects and their quotas. */
+export interface FunctionAccessSources {
+  authenticator: Pick<Authenticator, 'authorizeProject'>;
+  identity: Pick<IdentityStore, 'listProjectsOf' | 'mustGetProject'>;
+  quotaDefaults: Quotas;
+}
+
+/** Who may see which apps: an app is visible to tokens that can use its project. */
+export class FunctionAccess {
+  constructor(
+    private readonly sources: FunctionAccessSources,
+    private readonly apps: AppStore,
+  ) {}
+
+  private async canUse(principal: Principal, projectId: string): Promise<boolean> {
+    try {
+      await this.sources.authenticator.authorizeProject(principal, projectId);
+      return true;
+    } catch (error) {
+      if (isHttpError(error) && (error.statusCode === 403 || error.statusCode === 404)) return false;
+      throw error;
+    }
+  }
+
+  /** The app if it exists and the principal may use it; others' apps are 404 like missing ones. */
+  async visibleApp(principal: Principal, name: string): Promise<App | null> {
+    const app = await this.apps.get(name);
+    return app && (await this.canUse(principal, app.projectId)) ? app : null;
+  }
+
+  async mustSeeApp(principal: Principal, name: string): Promise<App> {
+    const app = await this.visibleApp(principal, name);
+    if (!app) throw fail('fn_app_not_found');
+    return app;
+  }
+
+  /** The apps a listing may show. */
+  async scopeOf(principal: Principal): Promise<AppScope> {
+    if (principal.admin) return 'all';
+    return { projectIds: (await this.sources.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+  }
+
+  /**
+   * 403 naming the quota when the project has no room for one more route (and, with
+   * `newApp`, one more app): see src/auth/quotas.ts.
+   */
+  async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
+    const quotas = quotasOf(await this.sources.identity.mustGetProject(projectId), this.sources.quotaDefaults);
+    if (what.newApp && (await this.apps.count(projectId)) >= quotas.apps)
+      throw countQuotaReached('apps', quotas.apps, 'apps');
+    if (what.newRoute && (await this.apps.routeCount(projectId)) >= quotas.routes)
+      throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+  }
+
+  /**
+   * 403 naming the quota when `route` (new, or `route` as a change makes it) would give the
+   * project more hot containers per runner than its `hot_containers` quota.
+   */
+  async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
+    if (!isHotFormat(route.format)) return;
+    const quotas = quotasOf(await this.sources.identity.mustGetProject(projectId), this.sources.quotaDefaults);
+    const others = await this.apps.hotContainers(projectId, { app: route.appName, path: route.path });
+    if (others + route.maxConcurrency > quotas.hot_containers)
+      throw countQuotaReached(
+        'hot_containers',
+        quotas.hot_containers,
+        'hot containers per runner (the max_concurrency of its http, json and http-stream routes together)',
+      );
+  }
+
+  /**
+   * The project a new app goes to: the one asked for (which the token must be able to use),
+   * else the user's only project.
+   */
+  async projectForNewApp(principal: Principal, requested: string | undefined): Promise<string> {
+    if (requested) return (await this.sources.authenticator.authorizeProject(principal, requested)).id;
+    const projects = await this.sources.identity.listProjectsOf(principal.userId);
+    if (projects.length === 1) return projects[0]!.id;
+    if (projects.length === 0) throw fail('fn_project_required_none');
+    throw fail('fn_project_required_several');
+  }
+}
