@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Authenticator } from '../src/auth/authenticator.js';
-import { IdentityStore } from '../src/auth/identity-store.js';
+import { openIdentityStores, type IdentityStores } from '../src/auth/identity.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
@@ -31,7 +31,8 @@ export interface AppContext {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
-  identity: IdentityStore;
+  /** Users, tokens and projects (one store each). */
+  identity: IdentityStores;
   authenticator: Authenticator;
   loginGuard: LoginGuard;
   metrics: Metrics;
@@ -70,7 +71,7 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   }
   const keys = new KeySpace(config.keyPrefix);
   const bus = new EventBus(subscriber, redis);
-  const identity = new IdentityStore(redis, keys);
+  const identity = openIdentityStores(redis, keys);
   const worker = openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError: onError });
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);

@@ -57,7 +57,7 @@ export async function startAutoscaler(
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
-  const ownerIsAdmin = async (userId: string) => (await ctx.identity.getUser(userId))?.admin === true;
+  const ownerIsAdmin = async (userId: string) => (await ctx.identity.users.getUser(userId))?.admin === true;
   const scaler = new ClusterScaler(
     ctx.config,
     ctx.config.autoscaler.runnerApiUrl ?? apiUrl,

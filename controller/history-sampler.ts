@@ -39,7 +39,7 @@ export function startHistorySampler(ctx: AppContext, mq: MessageQueue, log: Fast
     work: async (isStopping) => {
       let after: string | undefined;
       do {
-        const projectIds = await ctx.identity.listProjectIds(after, PAGE);
+        const projectIds = await ctx.identity.projects.listProjectIds(after, PAGE);
         for (const projectId of projectIds) {
           await history.recordQueueDepth(projectId, await sampleQueueDepth(mq, projectId));
         }

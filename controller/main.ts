@@ -90,8 +90,8 @@ export async function startController(config: Config, options: ControllerOptions
     const { ctx } = opened;
     bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, config.bootstrap);
     if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, config.bootstrap), ctx.log);
-    await ctx.identity.hashStoredSecrets();
-    await ctx.identity.moveEarlierProjects();
+    await ctx.identity.migrations.hashStoredSecrets();
+    await ctx.identity.migrations.moveEarlierProjects();
     await moveEarlierApps(ctx.redis, ctx.functions.keys);
     await ctx.worker.clusters.indexEarlierClusters();
     const app = await build(opened);

@@ -52,7 +52,7 @@ export function startMetricsSampler(ctx: AppContext, mq: MessageQueue, log: Fast
       const tasks = emptyTaskCounts();
       let after: string | undefined;
       do {
-        const projectIds = await ctx.identity.listProjectIds(after, PROJECT_PAGE);
+        const projectIds = await ctx.identity.projects.listProjectIds(after, PROJECT_PAGE);
         for (const projectId of projectIds) {
           await sampleProjectQueues(ctx.redis, mq.keys, projectId, queues, deepest);
         }

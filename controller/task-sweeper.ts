@@ -15,7 +15,7 @@ export interface RunningTaskSweeper {
 export function startTaskSweeper(ctx: AppContext, log: FastifyBaseLogger): RunningTaskSweeper {
   const { worker } = ctx;
   const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
-    listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
+    listProjectIds: (after, count) => ctx.identity.projects.listProjectIds(after, count),
     dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
     endIfLost: (task) => worker.runnerTasks.endIfLost(task, log),
   });

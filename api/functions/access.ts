@@ -61,7 +61,9 @@ export class FunctionAccess {
   /** The apps a listing may show. */
   async scopeOf(principal: Principal): Promise<AppScope> {
     if (principal.admin) return 'all';
-    return { projectIds: (await this.ctx.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+    return {
+      projectIds: (await this.ctx.identity.projects.listProjectsOf(principal.userId)).map((project) => project.id),
+    };
   }
 
   /**
@@ -69,7 +71,7 @@ export class FunctionAccess {
    * `newApp`, one more app): see src/auth/quotas.ts.
    */
   async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
-    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    const quotas = quotasOf(await this.ctx.identity.projects.mustGetProject(projectId), this.ctx.config.quotas);
     if (what.newApp && (await this.stores.apps.count(projectId)) >= quotas.apps)
       throw countQuotaReached('apps', quotas.apps, 'apps');
     if (what.newRoute && (await this.stores.apps.routeCount(projectId)) >= quotas.routes)
@@ -82,7 +84,7 @@ export class FunctionAccess {
    */
   async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
     if (!isHotFormat(route.format)) return;
-    const quotas = quotasOf(await this.ctx.identity.mustGetProject(projectId), this.ctx.config.quotas);
+    const quotas = quotasOf(await this.ctx.identity.projects.mustGetProject(projectId), this.ctx.config.quotas);
     const others = await this.stores.apps.hotContainers(projectId, { app: route.appName, path: route.path });
     if (others + route.maxConcurrency > quotas.hot_containers)
       throw countQuotaReached(
@@ -98,7 +100,7 @@ export class FunctionAccess {
    */
   async projectForNewApp(principal: Principal, requested: string | undefined): Promise<string> {
     if (requested) return (await this.ctx.authenticator.authorizeProject(principal, requested)).id;
-    const projects = await this.ctx.identity.listProjectsOf(principal.userId);
+    const projects = await this.ctx.identity.projects.listProjectsOf(principal.userId);
     if (projects.length === 1) return projects[0]!.id;
     if (projects.length === 0) throw badRequest('project_id is required: this user has no project to put the app in');
     throw badRequest('project_id is required: this user has several projects (give app.project_id or ?project_id=)');

@@ -36,7 +36,7 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
     handler: async (request) => {
       const { email, password } = request.body;
       await ctx.loginGuard.attempt(email, request.ip);
-      const user = await ctx.identity.findUserByEmail(email);
+      const user = await ctx.identity.users.findUserByEmail(email);
       // The password hash runs whether the account exists or not, so both answers take as long.
       if (!(await ctx.loginGuard.passwordMatches(password, user?.passwordHash)) || !user) {
         throw unauthorized('Invalid e-mail or password');
@@ -44,7 +44,7 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
       if (user.status === 'suspended') throw forbidden('User suspended');
       await ctx.loginGuard.succeeded(email, request.ip);
       // Stored tokens are hashes: each sign-in gets a session token of its own, shown this once.
-      const { token, revoked } = await ctx.identity.createSignInToken(user);
+      const { token, revoked } = await ctx.identity.tokens.createSignInToken(user);
       await ctx.authenticator.tokensRevoked(revoked);
       return userView(user, [token.secret]);
     },

@@ -73,7 +73,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   async function projectFromPath(request: WithParams<{ project_id: string }>, manage: boolean): Promise<Project> {
     const { project_id: projectId } = request.params;
     const principal = principalOf(request);
-    const project = await ctx.identity.getProject(projectId);
+    const project = await ctx.identity.projects.getProject(projectId);
     if (!project) throw notFound('Project not found');
     if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
     if (manage && !access.manageProject(principal, project)) throw forbidden('Only the owner may do this');
@@ -82,7 +82,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
 
   /** User ids as given (404 for an unknown one: ids tell nothing about e-mail addresses). */
   async function resolveIds(ids: string[]): Promise<string[]> {
-    const users = await Promise.all(ids.map((id) => ctx.identity.getUser(id)));
+    const users = await Promise.all(ids.map((id) => ctx.identity.users.getUser(id)));
     return users.map((user, i) => {
       if (!user) throw notFound(`User not found: ${ids[i]}`);
       return user.id;
@@ -109,16 +109,16 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
         throw forbidden('Only admin tokens may choose a project owner or id');
       }
       if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
-      const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
+      const owner = body.user_id ? await ctx.identity.users.findUser(body.user_id) : null;
       if (body.user_id && !owner) throw notFound('User not found');
       const cap = ctx.config.tenantLimits.projectsPerUser;
-      if (!principal.admin && (await ctx.identity.countOwnedProjects(principal.userId)) >= cap)
+      if (!principal.admin && (await ctx.identity.projects.countOwnedProjects(principal.userId)) >= cap)
         throw forbidden(
           `you own ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
         );
       if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
         throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
-      const project = await ctx.identity.createProject({
+      const project = await ctx.identity.projects.createProject({
         name: body.name,
         userId: owner?.id ?? principal.userId,
         id: body.id,
@@ -132,7 +132,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectSchema } } } },
     },
     handler: async (request) => {
-      const projects = await ctx.identity.listProjectsOf(principalOf(request).userId);
+      const projects = await ctx.identity.projects.listProjectsOf(principalOf(request).userId);
       return { projects: await Promise.all(projects.map((project) => viewOf(ctx, project))) };
     },
   });
@@ -165,14 +165,14 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       ) {
         throw forbidden('Only admin tokens may change a project status, max_schedules or quotas');
       }
-      const updated = await ctx.identity.updateProject(project, {
+      const updated = await ctx.identity.projects.updateProject(project, {
         name: body.name,
         status: body.status,
         maxSchedules: body.max_schedules,
         quotas: body.quotas,
       });
       if (body.status !== undefined && body.status !== project.status) {
-        const owner = await ctx.identity.getUser(project.userId);
+        const owner = await ctx.identity.users.getUser(project.userId);
         await lifecycle.setSuspended(project.id, body.status === 'suspended' || owner?.status === 'suspended');
       }
       await ctx.authenticator.projectChanged(project.id);
@@ -186,7 +186,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const project = await projectFromPath(request, true);
       // Nothing new starts while the janitor purges the project's data in the background.
       await lifecycle.setSuspended(project.id, true);
-      await ctx.identity.deleteProject(project);
+      await ctx.identity.projects.deleteProject(project);
       await lifecycle.deleted(project.id);
       await ctx.authenticator.projectChanged(project.id);
       return { msg: 'Deleted' };
@@ -201,7 +201,7 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const { userId } = principalOf(request);
       if (project.userId === userId) throw badRequest('The owner cannot leave its own project: delete it instead');
       if (!project.sharedWith.includes(userId)) throw notFound('This project is not shared with you');
-      await ctx.identity.unshare(project, [userId]);
+      await ctx.identity.projects.unshare(project, [userId]);
       await ctx.authenticator.projectChanged(project.id);
       return { msg: 'Left the project' };
     },
@@ -217,11 +217,11 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
         const identifiers = shareIdentifiers(request.body);
         const emails = identifiers.filter(isEmailAddress);
         const userIds = await resolveIds(identifiers.filter((identifier) => !isEmailAddress(identifier)));
-        let updated = await ctx.identity[action](project, userIds);
+        let updated = await ctx.identity.projects[action](project, userIds);
         if (emails.length > 0)
           updated = await (action === 'share'
-            ? ctx.identity.shareWithEmails(updated, emails)
-            : ctx.identity.unshareEmails(updated, emails));
+            ? ctx.identity.projects.shareWithEmails(updated, emails)
+            : ctx.identity.projects.unshareEmails(updated, emails));
         await ctx.authenticator.projectChanged(project.id);
         return viewOf(ctx, updated);
       },

@@ -25,14 +25,14 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body;
-      const owner = await ctx.identity.findUser(body.user_id ?? principal.userId);
+      const owner = await ctx.identity.users.findUser(body.user_id ?? principal.userId);
       if (!owner) throw notFound('User not found');
       if (!access.seeUser(principal, owner)) throw forbidden('Only admin tokens may create tokens for other users');
       if (body.admin && !principal.admin) throw forbidden('Only admin tokens may create admin tokens');
       const cap = ctx.config.tenantLimits.tokensPerUser;
-      if (!principal.admin && (await ctx.identity.countTokens(owner.id)) >= cap)
+      if (!principal.admin && (await ctx.identity.tokens.countTokens(owner.id)) >= cap)
         throw forbidden(`you have ${cap} tokens, the most a user may (FERRUM_MAX_TOKENS_PER_USER): delete one first`);
-      const token = await ctx.identity.createToken({
+      const token = await ctx.identity.tokens.createToken({
         userId: owner.id,
         name: body.name ?? '',
         type: body.type ?? 'standard',
@@ -50,10 +50,10 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       const principal = principalOf(request);
       const { user_id: userId = principal.userId } = request.query;
-      const owner = await ctx.identity.findUser(userId);
+      const owner = await ctx.identity.users.findUser(userId);
       if (!owner) throw notFound('User not found');
       if (!access.seeUser(principal, owner)) throw forbidden("Only admin tokens may list other users' tokens");
-      return { tokens: (await ctx.identity.listTokens(owner.id)).map(tokenView) };
+      return { tokens: (await ctx.identity.tokens.listTokens(owner.id)).map(tokenView) };
     },
   });
 
@@ -65,10 +65,10 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       const principal = principalOf(request);
       const { token_id: tokenId } = request.params;
-      const token = await ctx.identity.getToken(tokenId);
+      const token = await ctx.identity.tokens.getToken(tokenId);
       if (!token) throw notFound('Token not found');
       if (!principal.admin && token.userId !== principal.userId) throw forbidden('This token belongs to another user');
-      await ctx.identity.deleteToken(token);
+      await ctx.identity.tokens.deleteToken(token);
       await ctx.authenticator.tokensRevoked([token.secretHash]);
       return { msg: 'Deleted' };
     },

@@ -21,7 +21,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   async function visibleUser(request: WithParams<{ user_id_or_email: string }>): Promise<User> {
     const { user_id_or_email: idOrEmail } = request.params;
     const principal = principalOf(request);
-    const user = await ctx.identity.findUser(idOrEmail);
+    const user = await ctx.identity.users.findUser(idOrEmail);
     // Another user's account answers as if it did not exist, so e-mails cannot be probed.
     if (!user || !access.seeUser(principal, user)) throw notFound('User not found');
     return user;
@@ -29,7 +29,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
 
   /** The shares made to a user's e-mail address before anyone had it. */
   async function acceptInvitations(user: User): Promise<void> {
-    await ctx.identity.acceptInvitations(user);
+    await ctx.identity.projects.acceptInvitations(user);
     await ctx.worker.clusters.acceptInvitations(user.email.trim().toLowerCase(), user.id);
   }
 
@@ -47,7 +47,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       const { email, password, admin } = request.body;
       checkEmail(email);
       checkPassword(password);
-      const user = await ctx.identity.createUser({ email, password, admin });
+      const user = await ctx.identity.users.createUser({ email, password, admin });
       await acceptInvitations(user);
       return reply.code(201).send(userView(user, []));
     },
@@ -67,7 +67,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     handler: async (request) => {
       if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may list users');
       const { previous, per_page: perPage = 30 } = request.query;
-      const users = await ctx.identity.listUsers(previous || undefined, Math.min(perPage, 100));
+      const users = await ctx.identity.users.listUsers(previous || undefined, Math.min(perPage, 100));
       return { users: users.map((user) => userView(user)) };
     },
   });
@@ -101,10 +101,10 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       if (changes.status !== undefined && !principalOf(request).admin) {
         throw forbidden('Only admin tokens may change a user status');
       }
-      const updated = await ctx.identity.updateUser(user, changes);
+      const updated = await ctx.identity.users.updateUser(user, changes);
       if (changes.email !== undefined) await acceptInvitations(updated);
       if (changes.status !== undefined && changes.status !== user.status) {
-        for (const project of await ctx.identity.listProjectsOf(user.id)) {
+        for (const project of await ctx.identity.projects.listProjectsOf(user.id)) {
           if (project.userId !== user.id) continue;
           await ctx.lifecycle.setSuspended(
             project.id,
@@ -113,7 +113,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
         }
       }
       if (changes.status === 'suspended') {
-        const tokens = await ctx.identity.listTokens(user.id);
+        const tokens = await ctx.identity.tokens.listTokens(user.id);
         await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secretHash));
       }
       return userView(updated);
@@ -124,7 +124,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     schema: { params: userParams, response: { 200: msgSchema } },
     handler: async (request) => {
       const user = await visibleUser(request);
-      const revoked = await ctx.identity.deleteUser(user);
+      const revoked = await ctx.identity.users.deleteUser(user);
       await ctx.authenticator.tokensRevoked(revoked);
       return { msg: 'Deleted' };
     },

@@ -47,7 +47,7 @@ async function sharedTargets(
   const emails: Record<string, string> = {};
   for (const name of names) {
     const email = name.includes('@') ? name.trim().toLowerCase() : null;
-    const user = email ? await ctx.identity.findUserByEmail(email) : await ctx.identity.getUser(name);
+    const user = email ? await ctx.identity.users.findUserByEmail(email) : await ctx.identity.users.getUser(name);
     if (email) emails[email] = user?.id ?? '';
     else if (!user) throw badRequest(`shared_to: no user "${name}"`);
     if (user) ids.add(user.id);

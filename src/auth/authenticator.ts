@@ -2,7 +2,8 @@ import { forbidden, notFound, unauthorized } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
-import { tokenDigest, type IdentityStore } from './identity-store.js';
+import type { IdentityStores } from './identity.js';
+import { tokenDigest } from './tokens.js';
 import { TtlCache } from '../core/ttl-cache.js';
 import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
@@ -33,7 +34,7 @@ export class Authenticator {
   private readonly channel: string;
 
   constructor(
-    private readonly store: IdentityStore,
+    private readonly store: Pick<IdentityStores, 'users' | 'tokens' | 'projects'>,
     private readonly bus: EventBus,
     keys: KeySpace,
     cacheMs: number,
@@ -53,14 +54,14 @@ export class Authenticator {
     if (!secret) throw unauthorized('Token not provided');
     const cached = this.principals.get(secret);
     if (cached) return cached.principal;
-    const token = await this.store.findTokenBySecret(secret);
+    const token = await this.store.tokens.findTokenBySecret(secret);
     if (!token) {
       // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
       const task = await this.taskPrincipal(secret);
       if (task) return task;
       throw unauthorized('Invalid token');
     }
-    const owner = await this.store.getUser(token.userId);
+    const owner = await this.store.users.getUser(token.userId);
     if (!owner) throw unauthorized('Invalid token');
     if (owner.status === 'suspended') throw forbidden('User suspended');
     const principal: Principal = {
@@ -110,7 +111,7 @@ export class Authenticator {
   async getProject(projectId: string): Promise<Project | null> {
     const cached = this.projects.get(projectId);
     if (cached) return cached;
-    const project = await this.store.getProject(projectId);
+    const project = await this.store.projects.getProject(projectId);
     if (project) this.projects.set(projectId, project);
     return project;
   }

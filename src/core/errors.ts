@@ -41,7 +41,13 @@ export const CORE_ERRORS = {
 export const HTTP_ERRORS = {} as const;
 
 // ---- auth: identity, tokens, projects, quotas ----------------------------------------------
-export const AUTH_ERRORS = {} as const;
+export const AUTH_ERRORS = {
+  email_taken: row(409, (email: string) => `email ${email} is already taken`),
+  user_not_found: row(404, 'User not found'),
+  token_value_taken: row(409, 'token value is already in use'),
+  project_exists: row(409, (id: string) => `project ${id} already exists`),
+  project_not_found: row(404, 'Project not found'),
+} as const;
 
 // ---- cache ---------------------------------------------------------------------------------
 export const CACHE_ERRORS = {} as const;
