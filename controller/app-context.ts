@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { openIdentityStores, type IdentityStores } from '../src/auth/identity.js';
+import { openIdentityServices, type IdentityServices } from '../src/auth/services.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
@@ -33,6 +34,8 @@ export interface AppContext {
   bus: EventBus;
   /** Users, tokens and projects (one store each). */
   identity: IdentityStores;
+  /** The identity API's operations (users, tokens, projects, sign-in) over those stores. */
+  accounts: IdentityServices;
   authenticator: Authenticator;
   loginGuard: LoginGuard;
   metrics: Metrics;
@@ -100,6 +103,18 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     await close();
     throw error;
   }
+  const loginGuard = new LoginGuard(redis, keys, config.login);
+  const lifecycle = new ProjectLifecycle(redis, keys, functions.notices);
+  const accounts = openIdentityServices({
+    redis,
+    keys,
+    stores: identity,
+    authenticator,
+    lifecycle,
+    loginGuard,
+    invitations: [worker.clusters],
+    limits: { quotas: config.quotas, ...config.tenantLimits },
+  });
   const ctx: AppContext = {
     config,
     log,
@@ -108,13 +123,14 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     keys,
     bus,
     identity,
+    accounts,
     authenticator,
-    loginGuard: new LoginGuard(redis, keys, config.login),
+    loginGuard,
     metrics,
     mq,
     worker,
     functions,
-    lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
+    lifecycle,
     localFunctions: { runner: null },
     httpDrain: new HttpDrain(config.httpDrainMs),
   };

@@ -1,4 +1,4 @@
-import { forbidden, notFound, unauthorized } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
@@ -51,7 +51,7 @@ export class Authenticator {
 
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
-    if (!secret) throw unauthorized('Token not provided');
+    if (!secret) throw fail('token_not_provided');
     const cached = this.principals.get(secret);
     if (cached) return cached.principal;
     const token = await this.store.tokens.findTokenBySecret(secret);
@@ -59,11 +59,11 @@ export class Authenticator {
       // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
       const task = await this.taskPrincipal(secret);
       if (task) return task;
-      throw unauthorized('Invalid token');
+      throw fail('invalid_token');
     }
     const owner = await this.store.users.getUser(token.userId);
-    if (!owner) throw unauthorized('Invalid token');
-    if (owner.status === 'suspended') throw forbidden('User suspended');
+    if (!owner) throw fail('invalid_token');
+    if (owner.status === 'suspended') throw fail('user_suspended');
     const principal: Principal = {
       tokenId: token.id,
       userId: token.userId,
@@ -97,13 +97,13 @@ export class Authenticator {
     options: ProjectAccessOptions = {},
   ): Promise<Project> {
     if (options.refuseLegacyTokens && principal.type === LEGACY_TOKEN_TYPE) {
-      throw unauthorized('Credentials of the earlier API generation are not accepted by version 3; create a new token');
+      throw fail('legacy_token_refused');
     }
     const project = await this.getProject(projectId);
-    if (!project) throw notFound('Project not found');
-    if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
+    if (!project) throw fail('project_not_found');
+    if (!access.useProject(principal, project)) throw fail('no_project_access');
     // Admins may still look at a suspended project and cancel its work (nothing new starts: see ProjectLifecycle).
-    if (project.status === 'suspended' && !principal.admin) throw forbidden('Project suspended');
+    if (project.status === 'suspended' && !principal.admin) throw fail('project_suspended');
     return project;
   }
 
