@@ -1,5 +1,4 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { HttpError } from '../../src/core/errors.js';
 import { presentedToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { userSchema, userView } from './views.js';
@@ -11,15 +10,8 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
       querystring: { type: 'object', properties: { project_id: { type: 'string' }, oauth: { type: 'string' } } },
     },
     handler: async (request, reply) => {
-      const { project_id: projectId } = request.query;
-      try {
-        const principal = await ctx.authenticator.authenticate(presentedToken(request));
-        if (projectId !== undefined) await ctx.authenticator.authorizeProject(principal, projectId);
-        return {};
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        return reply.code(403).send({ msg: error.message });
-      }
+      const refusal = await ctx.authenticator.refusalOf(() => presentedToken(request), request.query.project_id);
+      return refusal === null ? {} : reply.code(403).send({ msg: refusal });
     },
   });
 

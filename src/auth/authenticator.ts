@@ -1,4 +1,4 @@
-import { fail } from '../core/errors.js';
+import { fail, HttpError } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
@@ -105,6 +105,22 @@ export class Authenticator {
     // Admins may still look at a suspended project and cancel its work (nothing new starts: see ProjectLifecycle).
     if (project.status === 'suspended' && !principal.admin) throw fail('project_suspended');
     return project;
+  }
+
+  /**
+   * The token check other services make (GET /1/authentication): null when the token is
+   * accepted (for `projectId`, when given), else the refusal's message. `presented` reads the
+   * token from the request: a malformed one is a refusal too.
+   */
+  async refusalOf(presented: () => string | undefined, projectId: string | undefined): Promise<string | null> {
+    try {
+      const principal = await this.authenticate(presented());
+      if (projectId !== undefined) await this.authorizeProject(principal, projectId);
+      return null;
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return error.message;
+    }
   }
 
   /** A project's record, from this controller's cache when it has it (changes are broadcast). */

@@ -79,7 +79,7 @@ export async function reapplyBootstrapToken(store: IdentityStores, values: Boots
     return 'added';
   } catch (error) {
     // Another controller starting at the same time added it first.
-    if (error instanceof HttpError && error.statusCode === 409) return 'present';
+    if (error instanceof HttpError && error.code === 'token_value_taken') return 'present';
     throw error;
   }
 }
