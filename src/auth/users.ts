@@ -66,12 +66,6 @@ export class UserStore {
     return id ? this.getUser(id) : null;
   }
 
-  async mustFindUser(idOrEmail: string): Promise<User> {
-    const user = await this.findUser(idOrEmail);
-    if (!user) throw fail('user_not_found');
-    return user;
-  }
-
   /** Users in id order after `previous` (exclusive). */
   async listUsers(previous: string | undefined, perPage: number): Promise<User[]> {
     const start = previous ? `(${previous}` : '-';
