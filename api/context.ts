@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Authenticator } from '../src/auth/authenticator.js';
-import type { IdentityStore } from '../src/auth/identity-store.js';
+import type { IdentityStores } from '../src/auth/identity.js';
+import type { IdentityServices } from '../src/auth/services.js';
 import type { LoginGuard } from '../src/auth/login-guard.js';
 import type { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import type { CacheStore } from '../src/cache/cache-store.js';
@@ -28,7 +29,10 @@ export interface AppContext {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
-  identity: IdentityStore;
+  /** Users, tokens and projects (one store each). */
+  identity: IdentityStores;
+  /** The identity API's operations (users, tokens, projects, sign-in) over those stores. */
+  accounts: IdentityServices;
   authenticator: Authenticator;
   loginGuard: LoginGuard;
   metrics: Metrics;

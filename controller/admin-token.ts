@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
-import { IdentityStore } from '../src/auth/identity-store.js';
+import { openIdentityStores, type IdentityStores } from '../src/auth/identity.js';
 import type { User } from '../src/auth/types.js';
 import type { Config } from '../src/core/config.js';
 import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
@@ -46,14 +46,14 @@ export async function issueAdminToken(config: Config, options: { revokeEarlier: 
       throw new Error(`cannot reach Redis (${which}): ${(connectError ?? error).message}`);
     });
     const keys = new KeySpace(config.keyPrefix);
-    const store = new IdentityStore(redis, keys);
+    const store = openIdentityStores(redis, keys);
     const bootstrap = await bootstrapIdentity(store, redis, keys, config.bootstrap);
     if (bootstrap) {
       const { email, token, projectId } = bootstrap;
       return { email, token, projectId, ironJsonPath: saveIronJson(config, token, projectId), bootstrap, revoked: 0 };
     }
     const admin = await firstAdmin(store, config.bootstrap.email ?? DEFAULT_ADMIN_EMAIL);
-    const created = await store.createToken({
+    const created = await store.tokens.createToken({
       userId: admin.id,
       name: ADMIN_TOKEN_NAME,
       type: 'standard',
@@ -61,14 +61,14 @@ export async function issueAdminToken(config: Config, options: { revokeEarlier: 
     });
     let revoked = 0;
     if (options.revokeEarlier) {
-      for (const token of await store.listTokens(admin.id)) {
+      for (const token of await store.tokens.listTokens(admin.id)) {
         if (token.id === created.id || !token.admin) continue;
         if (token.name !== BOOTSTRAP_TOKEN_NAME && token.name !== ADMIN_TOKEN_NAME) continue;
-        await store.deleteToken(token);
+        await store.tokens.deleteToken(token);
         revoked++;
       }
     }
-    const projectId = (await store.listProjectsOf(admin.id))[0]?.id ?? null;
+    const projectId = (await store.projects.listProjectsOf(admin.id))[0]?.id ?? null;
     const ironJsonPath = projectId ? saveIronJson(config, created.secret, projectId) : null;
     return { email: admin.email, token: created.secret, projectId, ironJsonPath, bootstrap: null, revoked };
   } finally {
@@ -78,12 +78,12 @@ export async function issueAdminToken(config: Config, options: { revokeEarlier: 
 }
 
 /** The bootstrap admin (by FERRUM_BOOTSTRAP_EMAIL), else the first active admin user. */
-async function firstAdmin(store: IdentityStore, email: string): Promise<User> {
-  const named = await store.findUserByEmail(email);
+async function firstAdmin(store: IdentityStores, email: string): Promise<User> {
+  const named = await store.users.findUserByEmail(email);
   if (named?.admin && named.status === 'active') return named;
   let previous: string | undefined;
   for (;;) {
-    const page = await store.listUsers(previous, 100);
+    const page = await store.users.listUsers(previous, 100);
     const admin = page.find((user) => user.admin && user.status === 'active');
     if (admin) return admin;
     if (page.length < 100) throw new Error('this installation has no active admin user');

@@ -3,7 +3,8 @@ import type { AppContext } from '../api/context.js';
 import { HttpDrain } from '../api/http-drain.js';
 import { GatewayJobs } from '../api/runner-v1/job-pump.js';
 import { Authenticator } from '../src/auth/authenticator.js';
-import { IdentityStore } from '../src/auth/identity-store.js';
+import { openIdentityStores } from '../src/auth/identity.js';
+import { openIdentityServices } from '../src/auth/services.js';
 import { LoginGuard } from '../src/auth/login-guard.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { CacheStore } from '../src/cache/cache-store.js';
@@ -63,9 +64,9 @@ type Connections = Pick<AppContext, 'config' | 'log' | 'redis' | 'redisUrl' | 'k
 async function buildServices(connections: Connections, opened: CloseStack): Promise<AppContext> {
   const { onError, ...shared } = connections;
   const { config, log, redis, redisUrl, keys, bus, metrics } = shared;
-  const identity = new IdentityStore(redis, keys);
+  const identity = openIdentityStores(redis, keys);
   const worker = opened.opened(
-    openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity, onRedisError: onError }),
+    openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity.users, onRedisError: onError }),
     (w) => w.close(),
   );
   // Task tokens (given to each running task) are accepted by every project-scoped API.
@@ -103,20 +104,33 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
     jobs.close(),
   );
+  const loginGuard = new LoginGuard(redis, keys, config.login);
+  const lifecycle = new ProjectLifecycle(redis, keys, functions.notices);
+  const accounts = openIdentityServices({
+    redis,
+    keys,
+    stores: identity,
+    authenticator,
+    lifecycle,
+    loginGuard,
+    invitations: [worker.clusters],
+    limits: { quotas: config.quotas, ...config.tenantLimits },
+  });
   await authenticator.start();
   await functions.start();
   return {
     ...shared,
     identity,
+    accounts,
     authenticator,
-    loginGuard: new LoginGuard(redis, keys, config.login),
+    loginGuard,
     mq,
     worker,
     functions,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
     gatewayJobs,
-    lifecycle: new ProjectLifecycle(redis, keys, functions.notices),
+    lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
   };

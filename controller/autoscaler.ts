@@ -51,7 +51,7 @@ export async function autoscalerWork({ ctx, log, publicUrl }: LoopEnv): Promise<
     { ...ctx.config.aws, ownerTag: await awsOwnerTag(ctx.config.aws, ctx.redis, ctx.keys) },
     autoscalerLog,
   );
-  const ownerIsAdmin = async (userId: string) => (await ctx.identity.getUser(userId))?.admin === true;
+  const ownerIsAdmin = async (userId: string) => (await ctx.identity.users.getUser(userId))?.admin === true;
   const apiUrl = settings.runnerApiUrl ?? publicUrl;
   const scaler = new ClusterScaler(ctx.config, apiUrl, worker, autoscalerLog, ownerIsAdmin);
   return {

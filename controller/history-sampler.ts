@@ -30,7 +30,7 @@ export function historySamplerWork({ ctx }: LoopEnv): LeaderWork {
     pass: async (isStopping) => {
       let after: string | undefined;
       do {
-        const projectIds = await ctx.identity.listProjectIds(after, PAGE);
+        const projectIds = await ctx.identity.projects.listProjectIds(after, PAGE);
         for (const projectId of projectIds) {
           await ctx.history.recordQueueDepth(projectId, await sampleQueueDepth(ctx.mq, projectId));
         }

@@ -45,7 +45,7 @@ function schedulerWork({ ctx }: LoopEnv): LeaderWork {
 function taskSweeperWork({ ctx, log }: LoopEnv): LeaderWork {
   const { worker } = ctx;
   const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
-    listProjectIds: (after, count) => ctx.identity.listProjectIds(after, count),
+    listProjectIds: (after, count) => ctx.identity.projects.listProjectIds(after, count),
     dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
     endIfLost: (task) => worker.runnerTasks.endIfLost(task, log),
   });

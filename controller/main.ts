@@ -122,8 +122,8 @@ function managedRedisOptions(config: Config, options: ControllerOptions): Manage
 async function prepareStore(ctx: AppContext): Promise<BootstrapResult | null> {
   const bootstrap = await bootstrapIdentity(ctx.identity, ctx.redis, ctx.keys, ctx.config.bootstrap);
   if (!bootstrap) logReappliedToken(await reapplyBootstrapToken(ctx.identity, ctx.config.bootstrap), ctx.log);
-  await ctx.identity.hashStoredSecrets();
-  await ctx.identity.moveEarlierProjects();
+  await ctx.identity.migrations.hashStoredSecrets();
+  await ctx.identity.migrations.moveEarlierProjects();
   await moveEarlierApps(ctx.redis, ctx.functions.keys);
   await ctx.worker.clusters.indexEarlierClusters();
   return bootstrap;

@@ -35,7 +35,7 @@ export function metricsSamplerWork({ ctx }: LoopEnv): LeaderWork {
       const tasks = emptyTaskCounts();
       let after: string | undefined;
       do {
-        const projectIds = await ctx.identity.listProjectIds(after, PROJECT_PAGE);
+        const projectIds = await ctx.identity.projects.listProjectIds(after, PROJECT_PAGE);
         for (const projectId of projectIds) {
           await sampleProjectQueues(ctx.redis, mq.keys, projectId, queues, deepest);
         }

@@ -199,13 +199,13 @@ describe('projects of an earlier version', () => {
       await redis.sadd(server.running.ctx.keys.of('{auth}', 'user', friend.id, 'projects'), id);
       await redis.zadd(server.running.ctx.keys.of('{auth}', 'projects'), 0, id);
 
-      expect(await server.running.ctx.identity.moveEarlierProjects()).toBe(1);
+      expect(await server.running.ctx.identity.migrations.moveEarlierProjects()).toBe(1);
       expect(await redis.exists(earlier(), earlier('shared'))).toBe(0);
       const read = await friend.http.get(`/1/projects/${id}`);
       expect(read.status, read.text).toBe(200);
       expect(read.body).toMatchObject({ name: 'from-before', user_id: owner.id });
       expect((await owner.http.get('/1/projects')).text).toContain(id);
-      expect(await server.running.ctx.identity.moveEarlierProjects()).toBe(0);
+      expect(await server.running.ctx.identity.migrations.moveEarlierProjects()).toBe(0);
     } finally {
       redis.disconnect();
     }

@@ -31,7 +31,7 @@ beforeAll(async () => {
   client = new WorkerClient(server.http, server.projectId);
   worker = server.running.ctx.worker;
   sweeper = new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
-    listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
+    listProjectIds: (after, count) => server.running.ctx.identity.projects.listProjectIds(after, count),
     dispatchGraceMs: 0,
   });
   redis = server.openRedis();
@@ -145,7 +145,7 @@ describe('a run no runner runs any more (its job is gone, e.g. after a Redis fai
   const quiet = { info: () => undefined, warn: () => undefined };
   const lostRunSweeper = (graceMs: number) =>
     new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
-      listProjectIds: (after, count) => server.running.ctx.identity.listProjectIds(after, count),
+      listProjectIds: (after, count) => server.running.ctx.identity.projects.listProjectIds(after, count),
       dispatchGraceMs: graceMs,
       endIfLost: (task) => worker.runnerTasks.endIfLost(task, quiet),
     });

@@ -1,6 +1,6 @@
 import type { ApiPlugin } from '../type-provider.js';
 import { MAX_PAGE } from '../../src/cache/item-rules.js';
-import { notFound } from '../../src/core/errors.js';
+import { fail } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
 import { cacheNameOf } from './paths.js';
@@ -34,7 +34,7 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
       const projectId = projectOf(request).id;
       // A cache exists from its first put or increment until it is deleted (cleared: size 0).
       const size = await store.size(projectId, name);
-      if (size === null) throw notFound('Cache not found');
+      if (size === null) throw fail('cache_not_found');
       return { project_id: projectId, name, size };
     },
   });
@@ -42,7 +42,7 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
   app.delete(`${PREFIX}/:cache_name`, {
     schema: { params: cacheParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await store.deleteCache(projectOf(request).id, cacheNameOf(request)))) throw notFound('Cache not found');
+      if (!(await store.deleteCache(projectOf(request).id, cacheNameOf(request)))) throw fail('cache_not_found');
       return { msg: 'Deleted.' };
     },
   });
@@ -50,7 +50,7 @@ export const cacheRoutes: ApiPlugin<CacheApiOptions> = async (app, { store }) =>
   app.post(`${PREFIX}/:cache_name/clear`, {
     schema: { params: cacheParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      if (!(await store.clear(projectOf(request).id, cacheNameOf(request)))) throw notFound('Cache not found');
+      if (!(await store.clear(projectOf(request).id, cacheNameOf(request)))) throw fail('cache_not_found');
       return { msg: 'Cleared.' };
     },
   });

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
 import { quotasOf } from '../../src/auth/quotas.js';
 import type { CacheQuotas } from '../../src/cache/cache-store.js';
-import { checkAmount, encodeValue, MAX_EXPIRES_IN_SECONDS, putCondition } from '../../src/cache/item-rules.js';
-import { badRequest, notFound } from '../../src/core/errors.js';
+import { MAX_EXPIRES_IN_SECONDS } from '../../src/cache/item-rules.js';
+import { fail } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
 import { itemPathOf } from './paths.js';
@@ -50,21 +50,12 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
-      const body = request.body;
-      const condition = putCondition(body);
-      const result = await store.put(
-        projectOf(request).id,
-        cacheName,
-        key,
-        {
-          json: encodeValue(body.value, maxValueBytes),
-          expiresIn: body.expires_in ?? 0,
-          condition,
-        },
-        quotasFor(request),
-      );
+      const { value, expires_in: expiresIn = 0, add, replace, cas } = request.body;
+      const limits = { ...quotasFor(request), maxValueBytes };
+      const put = { value, expiresIn, add, replace, cas };
+      const result = await store.putValue(projectOf(request).id, cacheName, key, put, limits);
       // A kept item is a success: the clients treat any other answer as a failure of the put.
-      if (!result.stored) return { msg: KEPT_MESSAGES[condition.kind as 'add' | 'replace'] };
+      if (!result.stored) return { msg: KEPT_MESSAGES[add ? 'add' : 'replace'] };
       return { msg: 'Stored.' };
     },
   });
@@ -74,7 +65,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     handler: async (request, reply) => {
       const { cacheName, key } = itemPathOf(request);
       const item = await store.get(projectOf(request).id, cacheName, key);
-      if (!item) throw notFound('Item not found');
+      if (!item) throw fail('item_not_found');
       return reply.type(JSON_CONTENT_TYPE).send(itemJson(cacheName, key, item));
     },
   });
@@ -84,7 +75,6 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     handler: async (request, reply) => {
       const { cacheName, key } = itemPathOf(request);
       const { amount } = request.body;
-      checkAmount(amount);
       const value = await store.increment(projectOf(request).id, cacheName, key, amount, quotasFor(request));
       return reply.type(JSON_CONTENT_TYPE).send(incrementJson(value));
     },
@@ -96,7 +86,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     method: ['GET', 'PUT', 'DELETE'],
     url: ITEMS,
     handler: async () => {
-      throw badRequest('key must not be empty: items are addressed as /items/{key}');
+      throw fail('item_key_missing_in_path');
     },
   });
 
@@ -104,7 +94,7 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     schema: { params: itemParams, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
-      if (!(await store.deleteItem(projectOf(request).id, cacheName, key))) throw notFound('Item not found');
+      if (!(await store.deleteItem(projectOf(request).id, cacheName, key))) throw fail('item_not_found');
       return { msg: 'Deleted.' };
     },
   });

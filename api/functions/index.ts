@@ -12,7 +12,7 @@ export const functionsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   installFunctionErrors(app);
   const management = openFunctionManagement(ctx.functions, {
     authenticator: ctx.authenticator,
-    identity: ctx.identity,
+    projects: ctx.identity.projects,
     quotaDefaults: ctx.config.quotas,
     lifecycle: ctx.lifecycle,
     settings: ctx.config.functions,

@@ -1,5 +1,4 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { forbidden, HttpError, unauthorized } from '../../src/core/errors.js';
 import { presentedToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { userSchema, userView } from './views.js';
@@ -11,15 +10,8 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
       querystring: { type: 'object', properties: { project_id: { type: 'string' }, oauth: { type: 'string' } } },
     },
     handler: async (request, reply) => {
-      const { project_id: projectId } = request.query;
-      try {
-        const principal = await ctx.authenticator.authenticate(presentedToken(request));
-        if (projectId !== undefined) await ctx.authenticator.authorizeProject(principal, projectId);
-        return {};
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        return reply.code(403).send({ msg: error.message });
-      }
+      const refusal = await ctx.authenticator.refusalOf(() => presentedToken(request), request.query.project_id);
+      return refusal === null ? {} : reply.code(403).send({ msg: refusal });
     },
   });
 
@@ -35,17 +27,7 @@ export const authenticationRoutes: ApiPlugin<PluginOptions> = async (app, { ctx 
     },
     handler: async (request) => {
       const { email, password } = request.body;
-      await ctx.loginGuard.attempt(email, request.ip);
-      const user = await ctx.identity.findUserByEmail(email);
-      // The password hash runs whether the account exists or not, so both answers take as long.
-      if (!(await ctx.loginGuard.passwordMatches(password, user?.passwordHash)) || !user) {
-        throw unauthorized('Invalid e-mail or password');
-      }
-      if (user.status === 'suspended') throw forbidden('User suspended');
-      await ctx.loginGuard.succeeded(email, request.ip);
-      // Stored tokens are hashes: each sign-in gets a session token of its own, shown this once.
-      const { token, revoked } = await ctx.identity.createSignInToken(user);
-      await ctx.authenticator.tokensRevoked(revoked);
+      const { user, token } = await ctx.accounts.signIn.signIn(email, password, request.ip);
       return userView(user, [token.secret]);
     },
   });

@@ -1,11 +1,7 @@
-import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { access } from '../../src/auth/access.js';
-import { readProjectCounters } from '../../src/auth/project-counters.js';
-import { quotasOf } from '../../src/auth/quotas.js';
-import { PROJECT_STATUSES, type Project } from '../../src/auth/types.js';
-import { badRequest, conflict, forbidden, notAcceptable, notFound } from '../../src/core/errors.js';
+import type { ApiInstance, ApiPlugin } from '../type-provider.js';
+import type { ProjectDetails, ProjectService } from '../../src/auth/project-service.js';
+import { PROJECT_STATUSES } from '../../src/auth/types.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
-import type { AppContext } from '../context.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, projectSchema, projectView } from './views.js';
 
@@ -14,15 +10,6 @@ const projectParams = {
   required: ['project_id'],
   properties: { project_id: { type: 'string' } },
 } as const;
-
-const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-const isEmailAddress = (identifier: string) => identifier.includes('@');
-
-async function viewOf(ctx: AppContext, project: Project) {
-  const counters = await readProjectCounters(ctx.redis, ctx.keys, project.id);
-  return projectView(project, counters, quotasOf(project, ctx.config.quotas));
-}
 
 const quotaValue = { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
@@ -42,53 +29,17 @@ const quotaChangesSchema = {
   },
 } as const;
 
-/**
- * The user identifiers of a share/unshare body. Accepted forms: ["id", …], [{"user_id": …}, …],
- * {"user_ids": [...]}, {"user_id": "…"}, {"users": [...]}; e-mail addresses work as identifiers.
- */
-export function shareIdentifiers(body: unknown): string[] {
-  const list = identifierList(body);
-  if (list === undefined) throw notAcceptable('user_id list is required');
-  if (!Array.isArray(list)) throw badRequest('user_ids must be a list');
-  if (list.length === 0) throw notAcceptable('user_id list is required');
-  return list.map((item: unknown) => {
-    const id: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'user_id') : item;
-    if (typeof id !== 'string' || id === '') throw badRequest('each user_id must be a non-empty string');
-    return id;
-  });
-}
-
-/** The list a share/unshare body gives, whichever of its forms it takes (undefined: none). */
-function identifierList(body: unknown): unknown {
-  if (Array.isArray(body)) return body;
-  if (typeof body !== 'object' || body === null) return undefined;
-  const field = (name: string): unknown => Reflect.get(body, name);
-  return field('user_ids') ?? field('users') ?? (field('user_id') !== undefined ? [field('user_id')] : undefined);
-}
+const viewOf = ({ project, counters, quotas }: ProjectDetails) => projectView(project, counters, quotas);
 
 export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
-  const { lifecycle } = ctx;
+  projectListRoutes(app, ctx.accounts.projects);
+  projectRecordRoutes(app, ctx.accounts.projects);
+  projectSharingRoutes(app, ctx.accounts.projects);
+};
 
-  async function projectFromPath(request: WithParams<{ project_id: string }>, manage: boolean): Promise<Project> {
-    const { project_id: projectId } = request.params;
-    const principal = principalOf(request);
-    const project = await ctx.identity.getProject(projectId);
-    if (!project) throw notFound('Project not found');
-    if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
-    if (manage && !access.manageProject(principal, project)) throw forbidden('Only the owner may do this');
-    return project;
-  }
-
-  /** User ids as given (404 for an unknown one: ids tell nothing about e-mail addresses). */
-  async function resolveIds(ids: string[]): Promise<string[]> {
-    const users = await Promise.all(ids.map((id) => ctx.identity.getUser(id)));
-    return users.map((user, i) => {
-      if (!user) throw notFound(`User not found: ${ids[i]}`);
-      return user.id;
-    });
-  }
-
+/** POST and GET /1/projects: create one, list the caller's. */
+function projectListRoutes(app: ApiInstance, projects: ProjectService): void {
   app.post('/1/projects', {
     schema: {
       body: {
@@ -103,27 +54,9 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 201: projectSchema },
     },
     handler: async (request, reply) => {
-      const principal = principalOf(request);
-      const body = request.body;
-      if ((body.user_id !== undefined || body.id !== undefined) && !principal.admin) {
-        throw forbidden('Only admin tokens may choose a project owner or id');
-      }
-      if (body.id !== undefined && !PROJECT_ID.test(body.id)) throw badRequest('id must be 1-64 of [A-Za-z0-9_-]');
-      const owner = body.user_id ? await ctx.identity.findUser(body.user_id) : null;
-      if (body.user_id && !owner) throw notFound('User not found');
-      const cap = ctx.config.tenantLimits.projectsPerUser;
-      if (!principal.admin && (await ctx.identity.countOwnedProjects(principal.userId)) >= cap)
-        throw forbidden(
-          `you own ${cap} projects, the most a user may (FERRUM_MAX_PROJECTS_PER_USER): delete one first`,
-        );
-      if (body.id !== undefined && (await lifecycle.isTombstoned(body.id)))
-        throw conflict(`project id ${body.id} belonged to a deleted project; ids are never reused`);
-      const project = await ctx.identity.createProject({
-        name: body.name,
-        userId: owner?.id ?? principal.userId,
-        id: body.id,
-      });
-      return reply.code(201).send(await viewOf(ctx, project));
+      const { name, user_id: userId, id } = request.body;
+      const created = await projects.create(principalOf(request), { name, userId, id });
+      return reply.code(201).send(viewOf(created));
     },
   });
 
@@ -131,15 +64,15 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     schema: {
       response: { 200: { type: 'object', properties: { projects: { type: 'array', items: projectSchema } } } },
     },
-    handler: async (request) => {
-      const projects = await ctx.identity.listProjectsOf(principalOf(request).userId);
-      return { projects: await Promise.all(projects.map((project) => viewOf(ctx, project))) };
-    },
+    handler: async (request) => ({ projects: (await projects.list(principalOf(request))).map(viewOf) }),
   });
+}
 
+/** GET, PATCH and DELETE /1/projects/{id}. */
+function projectRecordRoutes(app: ApiInstance, projects: ProjectService): void {
   app.get('/1/projects/:project_id', {
     schema: { params: projectParams, response: { 200: projectSchema } },
-    handler: async (request) => viewOf(ctx, await projectFromPath(request, false)),
+    handler: async (request) => viewOf(await projects.get(principalOf(request), request.params.project_id)),
   });
 
   app.patch('/1/projects/:project_id', {
@@ -157,74 +90,38 @@ export const projectRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 200: projectSchema },
     },
     handler: async (request) => {
-      const project = await projectFromPath(request, true);
-      const body = request.body;
-      if (
-        (body.status !== undefined || body.max_schedules !== undefined || body.quotas !== undefined) &&
-        !principalOf(request).admin
-      ) {
-        throw forbidden('Only admin tokens may change a project status, max_schedules or quotas');
-      }
-      const updated = await ctx.identity.updateProject(project, {
-        name: body.name,
-        status: body.status,
-        maxSchedules: body.max_schedules,
-        quotas: body.quotas,
-      });
-      if (body.status !== undefined && body.status !== project.status) {
-        const owner = await ctx.identity.getUser(project.userId);
-        await lifecycle.setSuspended(project.id, body.status === 'suspended' || owner?.status === 'suspended');
-      }
-      await ctx.authenticator.projectChanged(project.id);
-      return viewOf(ctx, updated);
+      const { name, status, max_schedules: maxSchedules, quotas } = request.body;
+      const changes = { name, status, maxSchedules, quotas };
+      return viewOf(await projects.update(principalOf(request), request.params.project_id, changes));
     },
   });
 
   app.delete('/1/projects/:project_id', {
     schema: { params: projectParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const project = await projectFromPath(request, true);
-      // Nothing new starts while the janitor purges the project's data in the background.
-      await lifecycle.setSuspended(project.id, true);
-      await ctx.identity.deleteProject(project);
-      await lifecycle.deleted(project.id);
-      await ctx.authenticator.projectChanged(project.id);
+      await projects.delete(principalOf(request), request.params.project_id);
       return { msg: 'Deleted' };
     },
   });
+}
 
-  // A user a project is shared with leaves the share (the owner shares, only the user leaves).
+/** Leaving a shared project, and sharing and unsharing by user id or e-mail address. */
+function projectSharingRoutes(app: ApiInstance, projects: ProjectService): void {
   app.post('/1/projects/:project_id/leave', {
     schema: { params: projectParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const project = await projectFromPath(request, false);
-      const { userId } = principalOf(request);
-      if (project.userId === userId) throw badRequest('The owner cannot leave its own project: delete it instead');
-      if (!project.sharedWith.includes(userId)) throw notFound('This project is not shared with you');
-      await ctx.identity.unshare(project, [userId]);
-      await ctx.authenticator.projectChanged(project.id);
+      await projects.leave(principalOf(request), request.params.project_id);
       return { msg: 'Left the project' };
     },
   });
 
-  // E-mail addresses are shared with (and unshared) whether or not a user has them, and shown
-  // as given: no answer tells whether an address belongs to someone.
   for (const action of ['share', 'unshare'] as const) {
     app.patch(`/1/projects/:project_id/${action}`, {
       schema: { params: projectParams, response: { 200: projectSchema } },
       handler: async (request) => {
-        const project = await projectFromPath(request, true);
-        const identifiers = shareIdentifiers(request.body);
-        const emails = identifiers.filter(isEmailAddress);
-        const userIds = await resolveIds(identifiers.filter((identifier) => !isEmailAddress(identifier)));
-        let updated = await ctx.identity[action](project, userIds);
-        if (emails.length > 0)
-          updated = await (action === 'share'
-            ? ctx.identity.shareWithEmails(updated, emails)
-            : ctx.identity.unshareEmails(updated, emails));
-        await ctx.authenticator.projectChanged(project.id);
-        return viewOf(ctx, updated);
+        const principal = principalOf(request);
+        return viewOf(await projects.changeSharing(principal, request.params.project_id, action, request.body));
       },
     });
   }
-};
+}

@@ -1,13 +1,12 @@
 import type { ApiPlugin } from '../type-provider.js';
-import { access } from '../../src/auth/access.js';
 import { TOKEN_TYPES } from '../../src/auth/types.js';
-import { forbidden, notFound } from '../../src/core/errors.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, tokenSchema, tokenView } from './views.js';
 
 export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
+  const tokens = ctx.accounts.tokens;
 
   app.post('/1/tokens', {
     schema: {
@@ -23,21 +22,8 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 201: tokenSchema },
     },
     handler: async (request, reply) => {
-      const principal = principalOf(request);
-      const body = request.body;
-      const owner = await ctx.identity.findUser(body.user_id ?? principal.userId);
-      if (!owner) throw notFound('User not found');
-      if (!access.seeUser(principal, owner)) throw forbidden('Only admin tokens may create tokens for other users');
-      if (body.admin && !principal.admin) throw forbidden('Only admin tokens may create admin tokens');
-      const cap = ctx.config.tenantLimits.tokensPerUser;
-      if (!principal.admin && (await ctx.identity.countTokens(owner.id)) >= cap)
-        throw forbidden(`you have ${cap} tokens, the most a user may (FERRUM_MAX_TOKENS_PER_USER): delete one first`);
-      const token = await ctx.identity.createToken({
-        userId: owner.id,
-        name: body.name ?? '',
-        type: body.type ?? 'standard',
-        admin: body.admin ?? false,
-      });
+      const { name, type, admin, user_id: userId } = request.body;
+      const token = await tokens.create(principalOf(request), { name, type, admin, userId });
       return reply.code(201).send(tokenView(token));
     },
   });
@@ -47,14 +33,9 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       querystring: { type: 'object', properties: { user_id: { type: 'string' } } },
       response: { 200: { type: 'object', properties: { tokens: { type: 'array', items: tokenSchema } } } },
     },
-    handler: async (request) => {
-      const principal = principalOf(request);
-      const { user_id: userId = principal.userId } = request.query;
-      const owner = await ctx.identity.findUser(userId);
-      if (!owner) throw notFound('User not found');
-      if (!access.seeUser(principal, owner)) throw forbidden("Only admin tokens may list other users' tokens");
-      return { tokens: (await ctx.identity.listTokens(owner.id)).map(tokenView) };
-    },
+    handler: async (request) => ({
+      tokens: (await tokens.list(principalOf(request), request.query.user_id)).map(tokenView),
+    }),
   });
 
   app.delete('/1/tokens/:token_id', {
@@ -63,13 +44,7 @@ export const tokenRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 200: msgSchema },
     },
     handler: async (request) => {
-      const principal = principalOf(request);
-      const { token_id: tokenId } = request.params;
-      const token = await ctx.identity.getToken(tokenId);
-      if (!token) throw notFound('Token not found');
-      if (!principal.admin && token.userId !== principal.userId) throw forbidden('This token belongs to another user');
-      await ctx.identity.deleteToken(token);
-      await ctx.authenticator.tokensRevoked([token.secretHash]);
+      await tokens.delete(principalOf(request), request.params.token_id);
       return { msg: 'Deleted' };
     },
   });

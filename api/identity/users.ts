@@ -1,9 +1,6 @@
-import type { ApiPlugin, WithParams } from '../type-provider.js';
-import { access } from '../../src/auth/access.js';
-import type { User } from '../../src/auth/types.js';
+import type { ApiInstance, ApiPlugin } from '../type-provider.js';
 import { USER_STATUSES } from '../../src/auth/types.js';
-import { checkEmail, checkPassword } from '../../src/auth/validation.js';
-import { forbidden, notFound } from '../../src/core/errors.js';
+import type { UserService } from '../../src/auth/user-service.js';
 import { principalOf, requireToken } from '../auth-hooks.js';
 import type { PluginOptions } from '../context.js';
 import { msgSchema, userSchema, userView } from './views.js';
@@ -16,23 +13,12 @@ const userParams = {
 
 export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onRequest', requireToken(ctx));
+  userListRoutes(app, ctx.accounts.users);
+  userRecordRoutes(app, ctx.accounts.users);
+};
 
-  /** The user named in the path, when the caller may see it (a stranger gets 404, not a hint). */
-  async function visibleUser(request: WithParams<{ user_id_or_email: string }>): Promise<User> {
-    const { user_id_or_email: idOrEmail } = request.params;
-    const principal = principalOf(request);
-    const user = await ctx.identity.findUser(idOrEmail);
-    // Another user's account answers as if it did not exist, so e-mails cannot be probed.
-    if (!user || !access.seeUser(principal, user)) throw notFound('User not found');
-    return user;
-  }
-
-  /** The shares made to a user's e-mail address before anyone had it. */
-  async function acceptInvitations(user: User): Promise<void> {
-    await ctx.identity.acceptInvitations(user);
-    await ctx.worker.clusters.acceptInvitations(user.email.trim().toLowerCase(), user.id);
-  }
-
+/** POST and GET /1/users (admin tokens only). */
+function userListRoutes(app: ApiInstance, users: UserService): void {
   app.post('/1/users', {
     schema: {
       body: {
@@ -43,12 +29,7 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 201: userSchema },
     },
     handler: async (request, reply) => {
-      if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may create users');
-      const { email, password, admin } = request.body;
-      checkEmail(email);
-      checkPassword(password);
-      const user = await ctx.identity.createUser({ email, password, admin });
-      await acceptInvitations(user);
+      const user = await users.create(principalOf(request), request.body);
       return reply.code(201).send(userView(user, []));
     },
   });
@@ -65,16 +46,18 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       response: { 200: { type: 'object', properties: { users: { type: 'array', items: userSchema } } } },
     },
     handler: async (request) => {
-      if (!access.manageUsers(principalOf(request))) throw forbidden('Only admin tokens may list users');
       const { previous, per_page: perPage = 30 } = request.query;
-      const users = await ctx.identity.listUsers(previous || undefined, Math.min(perPage, 100));
-      return { users: users.map((user) => userView(user)) };
+      const page = await users.list(principalOf(request), previous, perPage);
+      return { users: page.map((user) => userView(user)) };
     },
   });
+}
 
+/** GET, PATCH and DELETE /1/users/{id or e-mail}. */
+function userRecordRoutes(app: ApiInstance, users: UserService): void {
   app.get('/1/users/:user_id_or_email', {
     schema: { params: userParams, response: { 200: userSchema } },
-    handler: async (request) => userView(await visibleUser(request)),
+    handler: async (request) => userView(await users.visible(principalOf(request), request.params.user_id_or_email)),
   });
 
   app.patch('/1/users/:user_id_or_email', {
@@ -90,43 +73,15 @@ export const userRoutes: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
       },
       response: { 200: userSchema },
     },
-    handler: async (request) => {
-      const user = await visibleUser(request);
-      const changes = request.body;
-      if (changes.email !== undefined) checkEmail(changes.email);
-      // A taken address answers 409: only admins (who see every user anyway) may try one.
-      if (changes.email !== undefined && !principalOf(request).admin)
-        throw forbidden('Only admin tokens may change an e-mail address');
-      if (changes.password !== undefined) checkPassword(changes.password);
-      if (changes.status !== undefined && !principalOf(request).admin) {
-        throw forbidden('Only admin tokens may change a user status');
-      }
-      const updated = await ctx.identity.updateUser(user, changes);
-      if (changes.email !== undefined) await acceptInvitations(updated);
-      if (changes.status !== undefined && changes.status !== user.status) {
-        for (const project of await ctx.identity.listProjectsOf(user.id)) {
-          if (project.userId !== user.id) continue;
-          await ctx.lifecycle.setSuspended(
-            project.id,
-            changes.status === 'suspended' || project.status === 'suspended',
-          );
-        }
-      }
-      if (changes.status === 'suspended') {
-        const tokens = await ctx.identity.listTokens(user.id);
-        await ctx.authenticator.tokensRevoked(tokens.map((token) => token.secretHash));
-      }
-      return userView(updated);
-    },
+    handler: async (request) =>
+      userView(await users.update(principalOf(request), request.params.user_id_or_email, request.body)),
   });
 
   app.delete('/1/users/:user_id_or_email', {
     schema: { params: userParams, response: { 200: msgSchema } },
     handler: async (request) => {
-      const user = await visibleUser(request);
-      const revoked = await ctx.identity.deleteUser(user);
-      await ctx.authenticator.tokensRevoked(revoked);
+      await users.delete(principalOf(request), request.params.user_id_or_email);
       return { msg: 'Deleted' };
     },
   });
-};
+}

@@ -1,8 +1,9 @@
-import { forbidden, notFound, unauthorized } from '../core/errors.js';
+import { fail, HttpError } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
-import { tokenDigest, type IdentityStore } from './identity-store.js';
+import type { IdentityStores } from './identity.js';
+import { tokenDigest } from './tokens.js';
 import { TtlCache } from '../core/ttl-cache.js';
 import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
@@ -33,7 +34,7 @@ export class Authenticator {
   private readonly channel: string;
 
   constructor(
-    private readonly store: IdentityStore,
+    private readonly store: Pick<IdentityStores, 'users' | 'tokens' | 'projects'>,
     private readonly bus: EventBus,
     keys: KeySpace,
     cacheMs: number,
@@ -50,19 +51,19 @@ export class Authenticator {
 
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
-    if (!secret) throw unauthorized('Token not provided');
+    if (!secret) throw fail('token_not_provided');
     const cached = this.principals.get(secret);
     if (cached) return cached.principal;
-    const token = await this.store.findTokenBySecret(secret);
+    const token = await this.store.tokens.findTokenBySecret(secret);
     if (!token) {
       // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
       const task = await this.taskPrincipal(secret);
       if (task) return task;
-      throw unauthorized('Invalid token');
+      throw fail('invalid_token');
     }
-    const owner = await this.store.getUser(token.userId);
-    if (!owner) throw unauthorized('Invalid token');
-    if (owner.status === 'suspended') throw forbidden('User suspended');
+    const owner = await this.store.users.getUser(token.userId);
+    if (!owner) throw fail('invalid_token');
+    if (owner.status === 'suspended') throw fail('user_suspended');
     const principal: Principal = {
       tokenId: token.id,
       userId: token.userId,
@@ -96,21 +97,37 @@ export class Authenticator {
     options: ProjectAccessOptions = {},
   ): Promise<Project> {
     if (options.refuseLegacyTokens && principal.type === LEGACY_TOKEN_TYPE) {
-      throw unauthorized('Credentials of the earlier API generation are not accepted by version 3; create a new token');
+      throw fail('legacy_token_refused');
     }
     const project = await this.getProject(projectId);
-    if (!project) throw notFound('Project not found');
-    if (!access.useProject(principal, project)) throw forbidden('This token has no access to the project');
+    if (!project) throw fail('project_not_found');
+    if (!access.useProject(principal, project)) throw fail('no_project_access');
     // Admins may still look at a suspended project and cancel its work (nothing new starts: see ProjectLifecycle).
-    if (project.status === 'suspended' && !principal.admin) throw forbidden('Project suspended');
+    if (project.status === 'suspended' && !principal.admin) throw fail('project_suspended');
     return project;
+  }
+
+  /**
+   * The token check other services make (GET /1/authentication): null when the token is
+   * accepted (for `projectId`, when given), else the refusal's message. `presented` reads the
+   * token from the request: a malformed one is a refusal too.
+   */
+  async refusalOf(presented: () => string | undefined, projectId: string | undefined): Promise<string | null> {
+    try {
+      const principal = await this.authenticate(presented());
+      if (projectId !== undefined) await this.authorizeProject(principal, projectId);
+      return null;
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return error.message;
+    }
   }
 
   /** A project's record, from this controller's cache when it has it (changes are broadcast). */
   async getProject(projectId: string): Promise<Project | null> {
     const cached = this.projects.get(projectId);
     if (cached) return cached;
-    const project = await this.store.getProject(projectId);
+    const project = await this.store.projects.getProject(projectId);
     if (project) this.projects.set(projectId, project);
     return project;
   }

@@ -2,7 +2,7 @@ import { HttpError } from '../core/errors.js';
 import { newSecret } from '../core/ids.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { sleep } from '../core/time.js';
-import type { IdentityStore } from './identity-store.js';
+import type { IdentityStores } from './identity.js';
 
 export interface BootstrapValues {
   token?: string;
@@ -27,7 +27,7 @@ export interface BootstrapResult {
  * start at once: one takes a lock, the others wait for it and create nothing.
  */
 export async function bootstrapIdentity(
-  store: IdentityStore,
+  store: IdentityStores,
   redis: RedisClient,
   keys: KeySpace,
   values: BootstrapValues,
@@ -35,18 +35,18 @@ export async function bootstrapIdentity(
   const lockKey = keys.of('{auth}', 'bootstrap-lock');
   while ((await redis.set(lockKey, '1', 'PX', 30_000, 'NX')) !== 'OK') await sleep(100);
   try {
-    if ((await store.countUsers()) > 0) return null;
+    if ((await store.users.countUsers()) > 0) return null;
     const email = values.email ?? DEFAULT_EMAIL;
     const password = values.password ?? newSecret(18);
-    const user = await store.createUser({ email, password, admin: true });
-    const token = await store.createToken({
+    const user = await store.users.createUser({ email, password, admin: true });
+    const token = await store.tokens.createToken({
       userId: user.id,
       name: BOOTSTRAP_TOKEN_NAME,
       type: 'standard',
       admin: true,
       secret: values.token,
     });
-    const project = await store.createProject({ userId: user.id, name: 'default', id: values.projectId });
+    const project = await store.projects.createProject({ userId: user.id, name: 'default', id: values.projectId });
     return { email, password, token: token.secret, projectId: project.id };
   } finally {
     await redis.del(lockKey);
@@ -63,13 +63,13 @@ export type ReappliedToken = 'unset' | 'present' | 'added' | 'no-admin-user';
  * stay valid until deleted (DELETE /1/tokens/{id}): a controller started with an older value
  * during a rollout must not revoke the newer one.
  */
-export async function reapplyBootstrapToken(store: IdentityStore, values: BootstrapValues): Promise<ReappliedToken> {
+export async function reapplyBootstrapToken(store: IdentityStores, values: BootstrapValues): Promise<ReappliedToken> {
   if (!values.token) return 'unset';
-  if (await store.findTokenBySecret(values.token)) return 'present';
-  const user = await store.findUserByEmail(values.email ?? DEFAULT_EMAIL);
+  if (await store.tokens.findTokenBySecret(values.token)) return 'present';
+  const user = await store.users.findUserByEmail(values.email ?? DEFAULT_EMAIL);
   if (!user?.admin) return 'no-admin-user';
   try {
-    await store.createToken({
+    await store.tokens.createToken({
       userId: user.id,
       name: BOOTSTRAP_TOKEN_NAME,
       type: 'standard',
@@ -79,7 +79,7 @@ export async function reapplyBootstrapToken(store: IdentityStore, values: Bootst
     return 'added';
   } catch (error) {
     // Another controller starting at the same time added it first.
-    if (error instanceof HttpError && error.statusCode === 409) return 'present';
+    if (error instanceof HttpError && error.code === 'token_value_taken') return 'present';
     throw error;
   }
 }
@@ -88,9 +88,9 @@ export async function reapplyBootstrapToken(store: IdentityStore, values: Bootst
  * Removes what bootstrapIdentity created, for a first start that failed after it (the port in
  * use): nothing is left whose token nobody saw, and the next start bootstraps and prints again.
  */
-export async function undoBootstrap(store: IdentityStore, created: BootstrapResult): Promise<void> {
-  const project = await store.getProject(created.projectId);
-  if (project) await store.deleteProject(project);
-  const user = await store.findUserByEmail(created.email);
-  if (user) await store.deleteUser(user);
+export async function undoBootstrap(store: IdentityStores, created: BootstrapResult): Promise<void> {
+  const project = await store.projects.getProject(created.projectId);
+  if (project) await store.projects.deleteProject(project);
+  const user = await store.users.findUserByEmail(created.email);
+  if (user) await store.users.deleteUser(user);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { tooManyRequests } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { sleep } from '../core/time.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -68,7 +68,7 @@ export class LoginGuard {
     counters.forEach(({ limit }, index) => {
       const ttl = Number(replies[index * 3 + 2]?.[1]);
       if (counts[index]! > limit) {
-        throw tooManyRequests(`Too many sign-in attempts; try again in ${Math.ceil(Math.max(ttl, 1000) / 1000)} s`);
+        throw fail('too_many_sign_ins', Math.ceil(Math.max(ttl, 1000) / 1000));
       }
     });
     const beyond = counts[2]! - this.limits.perAccount;

@@ -1,4 +1,4 @@
-import { forbidden, payloadTooLarge, type HttpError } from '../core/errors.js';
+import { fail, type HttpError } from '../core/errors.js';
 
 /**
  * What a project may hold. Operators set the defaults (FERRUM_PROJECT_MAX_*) and an admin
@@ -36,9 +36,7 @@ export function quotasOf(project: { quotas: Partial<Quotas> }, defaults: Quotas)
 
 /** 403 for a count quota that a new queue, cache, app or route would pass. */
 export function countQuotaReached(name: QuotaName, limit: number, what: string): HttpError {
-  return forbidden(
-    `quota ${name} reached: the project may have at most ${limit} ${what} (${QUOTA_SETTINGS[name]}, or the project's quotas.${name}); delete one first`,
-  );
+  return fail('count_quota_reached', name, limit, what, QUOTA_SETTINGS[name]);
 }
 
 /** What the stored_bytes quota counts, as its refusals name it. */
@@ -46,7 +44,5 @@ export const STORED_BYTES_COUNTED = 'the project (code archives, cache items, me
 
 /** 413 for a byte quota that a write would pass; nothing of the write is kept. */
 export function byteQuotaReached(name: QuotaName, limit: number, what: string): HttpError {
-  return payloadTooLarge(
-    `quota ${name} reached: ${what} may hold at most ${limit} bytes (${QUOTA_SETTINGS[name]}, or the project's quotas.${name}); delete something first`,
-  );
+  return fail('byte_quota_reached', name, limit, what, QUOTA_SETTINGS[name]);
 }

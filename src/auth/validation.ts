@@ -1,13 +1,12 @@
-import { badRequest } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function checkEmail(email: string): void {
-  if (email.length > 254 || !EMAIL.test(email.trim()))
-    throw badRequest(`email "${email}" is not a valid e-mail address`);
+  if (email.length > 254 || !EMAIL.test(email.trim())) throw fail('email_invalid', email);
 }
 
 export function checkPassword(password: string): void {
-  if (password.length === 0) throw badRequest('password must not be empty');
-  if (password.length > 1024) throw badRequest('password must be at most 1024 characters');
+  if (password.length === 0) throw fail('password_empty');
+  if (password.length > 1024) throw fail('password_too_long');
 }

@@ -1,8 +1,8 @@
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
-import { CACHES_PER_PAGE, type PutCondition } from './item-rules.js';
+import { CACHES_PER_PAGE, checkAmount, encodeValue, putCondition, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
 
@@ -17,6 +17,15 @@ export interface NewItem {
   /** Seconds until the item expires; 0 keeps it until it is deleted. */
   expiresIn: number;
   condition: PutCondition;
+}
+
+/** A put as a client asks it: the value, its expiry in seconds (0: none) and its condition's fields. */
+export interface PutRequest {
+  value: unknown;
+  expiresIn: number;
+  add?: boolean;
+  replace?: boolean;
+  cas?: unknown;
 }
 
 /** What a project's caches may hold: its stored_bytes (shared with code archives) and caches quotas. */
@@ -43,16 +52,19 @@ function isQuotaRefusal(outcome: string): outcome is QuotaRefusal[0] {
   return outcome === 'caches_quota' || outcome === 'bytes_quota';
 }
 
-const PUT_REFUSALS: Record<'missing' | 'cas_mismatch', () => Error> = {
-  missing: () => notFound('Item not found: cas stores only keys that are in the cache'),
-  cas_mismatch: () => conflict('cas mismatch: the item has changed since that cas was read'),
+const PUT_REFUSALS: Record<'missing' | 'cas_mismatch', 'put_cas_item_missing' | 'put_cas_mismatch'> = {
+  missing: 'put_cas_item_missing',
+  cas_mismatch: 'put_cas_mismatch',
 };
 
-const INCREMENT_REFUSALS: Record<Exclude<IncrementOutcome[0], 'ok' | QuotaRefusal[0]>, string> = {
-  not_numeric: 'Cannot increment: the value is not a number',
-  not_integer: 'Cannot increment: the value is not an integer',
-  out_of_range: 'Cannot increment: the value is not an integer in the 64-bit signed range',
-  overflow: 'Cannot increment: the result would overflow the 64-bit signed integer range',
+const INCREMENT_REFUSALS: Record<
+  Exclude<IncrementOutcome[0], 'ok' | QuotaRefusal[0]>,
+  'increment_not_numeric' | 'increment_not_integer' | 'increment_out_of_range' | 'increment_overflow'
+> = {
+  not_numeric: 'increment_not_numeric',
+  not_integer: 'increment_not_integer',
+  out_of_range: 'increment_out_of_range',
+  overflow: 'increment_overflow',
 };
 
 /** Named caches of key/value items in Redis. Knows nothing of HTTP or of who may call. */
@@ -101,6 +113,22 @@ export class CacheStore {
   }
 
   /**
+   * Stores a value as a put request asks (item-rules: the condition from add, replace and cas,
+   * the value's size within `limits.maxValueBytes`); see put.
+   */
+  async putValue(
+    projectId: string,
+    cacheName: string,
+    key: string,
+    request: PutRequest,
+    limits: CacheQuotas & { maxValueBytes: number },
+  ): Promise<PutResult> {
+    const condition = putCondition(request);
+    const json = encodeValue(request.value, limits.maxValueBytes);
+    return this.put(projectId, cacheName, key, { json, expiresIn: request.expiresIn, condition }, limits);
+  }
+
+  /**
    * Stores an item under its condition. An add that meets a live item, or a replace that meets
    * none, leaves the item as it was; a cas that matches no item is a 404/409.
    */
@@ -120,7 +148,7 @@ export class CacheStore {
     if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] === 'stored') return { stored: true, cas: outcome[1] };
     if (outcome[0] === 'kept') return { stored: false };
-    throw PUT_REFUSALS[outcome[0]]();
+    throw fail(PUT_REFUSALS[outcome[0]]);
   }
 
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
@@ -129,7 +157,7 @@ export class CacheStore {
     return found ? { json: found[0], cas: Number(found[1]) } : null;
   }
 
-  /** Adds `amount` atomically and returns the resulting integer as decimal text. */
+  /** Adds `amount` (a safe integer, else 400) atomically and returns the resulting integer as decimal text. */
   async increment(
     projectId: string,
     cacheName: string,
@@ -137,6 +165,7 @@ export class CacheStore {
     amount: number,
     quotas: CacheQuotas,
   ): Promise<string> {
+    checkAmount(amount);
     const allowance = await this.storage.allowance('cache', projectId, quotas.storedBytes);
     const outcome = await scripts.increment.run<IncrementOutcome>(
       this.redis,
@@ -144,7 +173,7 @@ export class CacheStore {
       [cacheName, key, String(amount), allowance, quotas.caches],
     );
     if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
-    if (outcome[0] !== 'ok') throw badRequest(INCREMENT_REFUSALS[outcome[0]]);
+    if (outcome[0] !== 'ok') throw fail(INCREMENT_REFUSALS[outcome[0]]);
     return outcome[1];
   }
 

@@ -1,4 +1,4 @@
-import { badRequest, payloadTooLarge } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 
 /** The limits and input rules of cache names, item keys and values. */
 
@@ -12,16 +12,16 @@ export const MAX_PAGE = 100;
 const UNSAFE_NAME_CHARACTERS = /[\p{Cc}/]/u;
 
 export function checkCacheName(name: string): void {
-  if (name === '' || name === '.' || name === '..') throw badRequest('cache name must not be empty, "." or ".."');
+  if (name === '' || name === '.' || name === '..') throw fail('cache_name_reserved');
   if (Buffer.byteLength(name) > MAX_CACHE_NAME_BYTES) {
-    throw badRequest(`cache name must be at most ${MAX_CACHE_NAME_BYTES} bytes`);
+    throw fail('cache_name_too_long', MAX_CACHE_NAME_BYTES);
   }
-  if (UNSAFE_NAME_CHARACTERS.test(name)) throw badRequest('cache name must not contain "/" or control characters');
+  if (UNSAFE_NAME_CHARACTERS.test(name)) throw fail('cache_name_unsafe');
 }
 
 export function checkItemKey(key: string): void {
-  if (key === '') throw badRequest('key must not be empty');
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw badRequest(`key must be at most ${MAX_KEY_BYTES} bytes`);
+  if (key === '') throw fail('item_key_empty');
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw fail('item_key_too_long', MAX_KEY_BYTES);
 }
 
 /**
@@ -29,10 +29,10 @@ export function checkItemKey(key: string): void {
  * any other value's is the length of its JSON text.
  */
 export function encodeValue(value: unknown, maxBytes: number): string {
-  if (value === null) throw badRequest('value must not be null');
+  if (value === null) throw fail('item_value_null');
   const json = JSON.stringify(value);
   const bytes = Buffer.byteLength(typeof value === 'string' ? value : json);
-  if (bytes > maxBytes) throw payloadTooLarge(`value is ${bytes} bytes; the limit is ${maxBytes} bytes`);
+  if (bytes > maxBytes) throw fail('item_value_too_large', bytes, maxBytes);
   return json;
 }
 
@@ -42,11 +42,11 @@ const CAS_TEXT = /^[1-9]\d{0,15}$/;
 
 /** The condition of a put from its `add`, `replace` and `cas` fields. */
 export function putCondition(fields: { add?: boolean; replace?: boolean; cas?: unknown }): PutCondition {
-  if (fields.add && fields.replace) throw badRequest('add and replace cannot both be true');
+  if (fields.add && fields.replace) throw fail('put_add_and_replace');
   if (fields.cas !== undefined) {
-    if (fields.add) throw badRequest('cas cannot be combined with add: cas needs an existing item');
+    if (fields.add) throw fail('put_cas_with_add');
     const cas = typeof fields.cas === 'number' || typeof fields.cas === 'string' ? String(fields.cas) : '';
-    if (!CAS_TEXT.test(cas)) throw badRequest('cas must be a positive integer, as returned by a get');
+    if (!CAS_TEXT.test(cas)) throw fail('put_cas_invalid');
     return { kind: 'cas', cas };
   }
   if (fields.add) return { kind: 'add' };
@@ -55,7 +55,5 @@ export function putCondition(fields: { add?: boolean; replace?: boolean; cas?: u
 }
 
 export function checkAmount(amount: number): void {
-  if (!Number.isSafeInteger(amount)) {
-    throw badRequest(`amount must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
-  }
+  if (!Number.isSafeInteger(amount)) throw fail('increment_amount_invalid');
 }

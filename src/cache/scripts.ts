@@ -1,7 +1,7 @@
 import { loadLua } from '../core/lua.js';
 
-/** Every cache item script includes the shared functions of cache-state.lua first. */
-const cacheScript = (name: string) => loadLua(import.meta.url, name);
+/** Every cache item script (in lua/) includes the shared functions of cache-state.lua first. */
+const cacheScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).href, name);
 
 export const scripts = {
   put: cacheScript('put'),

@@ -1,7 +1,7 @@
-import { loadLua } from './lua.js';
 import type { RedisClient } from './redis.js';
+import { scripts } from './scripts.js';
 
-const script = loadLua(import.meta.url, 'bounded-counter');
+const script = scripts.boundedCounter;
 
 /** Adds `change` to the counter at `key` unless it would pass `allowance`; false (nothing added) then. */
 export async function boundedAdd(redis: RedisClient, key: string, change: number, allowance: number): Promise<boolean> {

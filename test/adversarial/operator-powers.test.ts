@@ -115,7 +115,8 @@ function recordingProvider(launched: string[]): InstanceProvider {
 }
 
 function scalerOf(): ClusterScaler {
-  const ownerIsAdmin = async (userId: string) => (await server.running.ctx.identity.getUser(userId))?.admin === true;
+  const ownerIsAdmin = async (userId: string) =>
+    (await server.running.ctx.identity.users.getUser(userId))?.admin === true;
   return new ClusterScaler(
     server.config,
     server.running.ctx.redisUrl,

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { RedisClient } from '../../src/core/redis.js';
 import { keysMatching } from '../helpers/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenDigest } from '../../src/auth/identity-store.js';
+import { tokenDigest } from '../../src/auth/tokens.js';
 import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { HttpClient } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
@@ -111,7 +111,7 @@ describe('token secrets', () => {
     expect(JSON.parse((await redis.get(moved[0]!))!)).toMatchObject({ id: 'aaaaaaaaaaaaaaaaaaaaaaaa' });
 
     await write('bbbbbbbbbbbbbbbbbbbbbbbb', 'legacy-secret-migrated-at-start');
-    expect(await server.running.ctx.identity.hashStoredSecrets()).toBe(1);
+    expect(await server.running.ctx.identity.migrations.hashStoredSecrets()).toBe(1);
     expect(await everythingStored()).not.toContain('legacy-secret-migrated-at-start');
     expect((await server.http.get('/1/tokens', { token: 'legacy-secret-migrated-at-start' })).status).toBe(200);
     // The tokens list of that user shows neither.

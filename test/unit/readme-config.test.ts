@@ -13,15 +13,17 @@ function sourceFiles(folder: string): string[] {
     );
 }
 
-/** FERRUM_* settings the code reads: in config.ts, and from an env object anywhere else. */
+/** FERRUM_* settings the code reads: in the config readers, and from an env object anywhere else. */
 function settingsRead(): Set<string> {
   const names = new Set<string>();
   for (const file of FOLDERS.flatMap((folder) => sourceFiles(path.join(ROOT, folder)))) {
     const text = fs.readFileSync(file, 'utf8');
-    // config.ts reads through helpers that take the name as a string: int(env, 'FERRUM_X', …).
-    const pattern = file.endsWith(path.join('src', 'core', 'config.ts'))
-      ? /\benv(?:\.|\[['"])(FERRUM_[A-Z0-9_]+)|['"](FERRUM_[A-Z0-9_]+)['"]/g
-      : /\benv(?:\.|\[['"])(FERRUM_[A-Z0-9_]+)/g;
+    // The config readers (src/core/config/*.ts) read through helpers that take the name as a
+    // string: intFrom(env, 'FERRUM_X', …).
+    const pattern =
+      path.dirname(file) === path.join(ROOT, 'src', 'core', 'config')
+        ? /\benv(?:\.|\[['"])(FERRUM_[A-Z0-9_]+)|['"](FERRUM_[A-Z0-9_]+)['"]/g
+        : /\benv(?:\.|\[['"])(FERRUM_[A-Z0-9_]+)/g;
     for (const match of text.matchAll(pattern)) names.add((match[1] ?? match[2])!);
   }
   return names;

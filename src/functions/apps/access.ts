@@ -1,5 +1,5 @@
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { IdentityStore } from '../../auth/identity-store.js';
+import type { ProjectStore } from '../../auth/projects.js';
 import { countQuotaReached, quotasOf, type Quotas } from '../../auth/quotas.js';
 import type { Principal } from '../../auth/types.js';
 import { fail, isHttpError } from '../../core/errors.js';
@@ -9,7 +9,7 @@ import type { App, Route } from '../types.js';
 /** What access to apps reads: who may use which project, the projects and their quotas. */
 export interface FunctionAccessSources {
   authenticator: Pick<Authenticator, 'authorizeProject'>;
-  identity: Pick<IdentityStore, 'listProjectsOf' | 'mustGetProject'>;
+  projects: Pick<ProjectStore, 'listProjectsOf' | 'mustGetProject'>;
   quotaDefaults: Quotas;
 }
 
@@ -45,7 +45,7 @@ export class FunctionAccess {
   /** The apps a listing may show. */
   async scopeOf(principal: Principal): Promise<AppScope> {
     if (principal.admin) return 'all';
-    return { projectIds: (await this.sources.identity.listProjectsOf(principal.userId)).map((project) => project.id) };
+    return { projectIds: (await this.sources.projects.listProjectsOf(principal.userId)).map((project) => project.id) };
   }
 
   /**
@@ -53,7 +53,7 @@ export class FunctionAccess {
    * `newApp`, one more app): see src/auth/quotas.ts.
    */
   async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
-    const quotas = quotasOf(await this.sources.identity.mustGetProject(projectId), this.sources.quotaDefaults);
+    const quotas = quotasOf(await this.sources.projects.mustGetProject(projectId), this.sources.quotaDefaults);
     if (what.newApp && (await this.apps.count(projectId)) >= quotas.apps)
       throw countQuotaReached('apps', quotas.apps, 'apps');
     if (what.newRoute && (await this.apps.routeCount(projectId)) >= quotas.routes)
@@ -66,7 +66,7 @@ export class FunctionAccess {
    */
   async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
     if (!isHotFormat(route.format)) return;
-    const quotas = quotasOf(await this.sources.identity.mustGetProject(projectId), this.sources.quotaDefaults);
+    const quotas = quotasOf(await this.sources.projects.mustGetProject(projectId), this.sources.quotaDefaults);
     const others = await this.apps.hotContainers(projectId, { app: route.appName, path: route.path });
     if (others + route.maxConcurrency > quotas.hot_containers)
       throw countQuotaReached(
@@ -82,7 +82,7 @@ export class FunctionAccess {
    */
   async projectForNewApp(principal: Principal, requested: string | undefined): Promise<string> {
     if (requested) return (await this.sources.authenticator.authorizeProject(principal, requested)).id;
-    const projects = await this.sources.identity.listProjectsOf(principal.userId);
+    const projects = await this.sources.projects.listProjectsOf(principal.userId);
     if (projects.length === 1) return projects[0]!.id;
     if (projects.length === 0) throw fail('fn_project_required_none');
     throw fail('fn_project_required_several');

@@ -1,4 +1,4 @@
---@include ../../core/clock.lua
+--@include ../../core/lua/clock.lua
 --@keys counter expiry sizes
 -- A project's call records and logs as counted toward its stored_bytes: the counter
 -- ProjectStorage reads for 'calls', with one entry per call (its app and id) holding its bytes

@@ -18,7 +18,7 @@ local OK, NOT_FOUND, TIMED_OUT, RESERVED, NOT_RESERVED = 0, 1, 2, 3, 4
 -- A reservation id standing for whatever reservation the message has (version 1 has none).
 local ANY_RESERVATION = '*'
 
---@include ../../core/clock.lua
+--@include ../../core/lua/clock.lua
 
 -- The queue record's `fields`, after its created_at: every queue record has created_at (set by
 -- both post-messages and save-queue), so a false first value means the queue does not exist.

@@ -13,7 +13,7 @@
 -- A cache exists from the first put or increment addressed to it until it is deleted: clearing
 -- it, deleting its items or their expiry leave it listed, with size 0.
 
---@include ../core/clock.lua
+--@include ../../core/lua/clock.lua
 
 local function is_live(key, now)
   if redis.call('HEXISTS', KEYS[1], key) == 0 then return false end

@@ -1,0 +1,53 @@
+import { type Env, intFrom, listFrom, nonEmpty } from './env.js';
+
+/** The HTTP side of a controller: where it listens, what it accepts, how it logs and drains. */
+export interface HttpSettings {
+  port: number;
+  host: string;
+  /**
+   * How long SIGTERM/SIGINT may take before the process exits anyway, in ms; undefined: the
+   * role's own default (see shutdownTimeoutMs()).
+   */
+  shutdownTimeoutMs: number | undefined;
+  /**
+   * On SIGTERM, how long a controller keeps serving with /ready answering 503 (so load
+   * balancers take it out) before it stops accepting connections, in ms.
+   */
+  httpDrainMs: number;
+  bodyLimitBytes: number;
+  /** Bodies of at least `thresholdBytes` are read `perProject` at a time per project (0: no bound). */
+  largeBodies: { thresholdBytes: number; perProject: number; bytesPerSecond: number };
+  logLevel: string;
+  /** Log every request and response (pino, info level); off by default because it costs throughput. */
+  logRequests: boolean;
+  publicScheme: string;
+  publicHost: string | undefined;
+  /**
+   * Where the server may connect for a tenant (push subscribers, alerts, webhooks): loopback,
+   * link-local, private and unique-local addresses are refused unless these CIDRs or host
+   * names allow them.
+   */
+  outboundAllow: string[];
+}
+
+export function readHttpSettings(env: Env): HttpSettings {
+  return {
+    port: intFrom(env, 'PORT', 8080),
+    host: env.HOST || '127.0.0.1',
+    shutdownTimeoutMs: env.FERRUM_SHUTDOWN_TIMEOUT_MS
+      ? Math.max(1000, intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', 0))
+      : undefined,
+    httpDrainMs: Math.max(0, intFrom(env, 'FERRUM_HTTP_DRAIN_MS', 5000)),
+    bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
+    largeBodies: {
+      thresholdBytes: Math.max(1, intFrom(env, 'FERRUM_LARGE_BODY_BYTES', 256 * 1024)),
+      perProject: Math.max(0, intFrom(env, 'FERRUM_LARGE_BODIES_PER_PROJECT', 2)),
+      bytesPerSecond: Math.max(0, intFrom(env, 'FERRUM_LARGE_BODY_BYTES_PER_SECOND', 32 * 1024 * 1024)),
+    },
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: env.FERRUM_LOG_REQUESTS === '1',
+    publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
+    publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
+    outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
+  };
+}
