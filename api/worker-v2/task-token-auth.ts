@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { forbidden, fail } from '../../src/core/errors.js';
-import { requireProject, TASK_TOKEN_SCOPE } from '../auth-hooks.js';
+import { fail } from '../../src/core/errors.js';
+import { requireProject } from '../auth-hooks.js';
 import { pathParameter } from '../request-fields.js';
 import type { AppContext } from '../context.js';
 
@@ -23,7 +23,7 @@ export function requireProjectOrOwnTask(ctx: AppContext): onRequestAsyncHookHand
     const task = request.principal?.task;
     const rule = request.routeOptions.config.taskToken;
     if (!task || rule === undefined) return;
-    if (rule === 'refused') throw forbidden(TASK_TOKEN_SCOPE);
+    if (rule === 'refused') throw fail('task_token_out_of_scope');
     const taskId = pathParameter(request, 'task_id');
     if (taskId !== task.taskId) throw fail('task_token_other_task');
   };

@@ -1,6 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { pino } from 'pino';
-import { CORE_ERRORS } from './errors.js';
+import { ERRORS } from './errors.js';
 import { FailureLog, type StateLogger } from './failure-log.js';
 
 export interface RedisClientOptions extends RedisOptions {
@@ -230,7 +230,7 @@ const UNAVAILABLE_MESSAGES = [
 
 /** What a request that could not reach Redis answers (with status 503 and Retry-After). */
 export const REDIS_UNAVAILABLE = {
-  message: CORE_ERRORS.redis_unavailable.message,
+  message: ERRORS.redis_unavailable.message,
   retryAfterSeconds: 1,
 };
 

@@ -1,5 +1,5 @@
 import { boundedRelease } from '../../core/bounded-counter.js';
-import { FUNCTIONS_ERRORS } from '../../core/errors.js';
+import { ERRORS } from '../../core/errors.js';
 import type { RedisClient } from '../../core/redis.js';
 import { zsetMembers } from '../../auth/project-lifecycle.js';
 import { storedSize, type CallBytes } from './call-bytes.js';
@@ -67,7 +67,7 @@ function recordOf(hash: Record<string, string>): CallRecord | null {
  * per-app index (newest first) drops ids older than that as new calls arrive.
  */
 /** The error of a call refused because its project (or the project's owner) is suspended. */
-export const SUSPENDED_MESSAGE = FUNCTIONS_ERRORS.fn_call_project_suspended.message;
+export const SUSPENDED_MESSAGE = ERRORS.fn_call_project_suspended.message;
 
 export class CallStore {
   constructor(

@@ -1,0 +1,17 @@
+import { row } from './row.js';
+
+/** The error table's core rows: shared by every domain. */
+export const CORE_ERRORS = {
+  redis_unavailable: row(
+    503,
+    'Service temporarily unavailable: the data store cannot be reached or cannot take writes now; retry shortly',
+  ),
+  not_authenticated: row(401, 'Invalid or missing token'),
+  /** What a running task's own token may use (README, "How tasks run"); every other route refuses it. */
+  task_token_out_of_scope: row(
+    403,
+    "A task token is valid only for its own project's queues, caches and code packages, for queueing and reading its tasks, and for its own task's progress",
+  ),
+  // A push queue's `ironworker:///<code>` subscriber queues no task for a suspended project.
+  project_suspended_no_tasks: row(403, 'Project is suspended: no tasks are queued'),
+} as const;

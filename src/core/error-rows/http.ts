@@ -1,0 +1,34 @@
+import { row } from './row.js';
+
+/** The error table's http rows: the framework's refusals (routing, bodies, schemas). */
+export const HTTP_ERRORS = {
+  endpoint_not_found: row(404, (method: string, path: string) => `Endpoint not found: ${method} ${path}`),
+  method_not_allowed: row(405, (method: string, path: string) => `Method ${method} not allowed on ${path}`),
+  internal_error: row(500, 'Internal server error'),
+  // fastify's refusals, worded by Ferrum (the handler keeps fastify's status).
+  body_too_large: row(413, 'Request body is too large'),
+  unsupported_content_type: row(415, 'Unsupported Content-Type'),
+  bad_url_encoding: row(400, 'Invalid URL: a path segment is not valid percent-encoding'),
+  path_parameter_too_long: row(414, 'URL path parameter too long'),
+  // Schema failures (api/schema-errors.ts), naming the field.
+  invalid_request_part: row(400, (part: string) => `invalid ${part}`),
+  field_required: row(406, (field: string) => `${field} is required`),
+  /** The functions API answers a missing field 400, not the iron APIs' 406. */
+  field_required_400: row(400, (field: string) => `${field} is required`),
+  field_not_one_of: row(400, (field: string, allowed: string) => `${field} must be one of: ${allowed}`),
+  field_invalid: row(400, (field: string, problem: string) => `${field} ${problem}`),
+  invalid_json_too_deep: row(400, (levels: number) => `Invalid JSON body: nested deeper than ${levels} levels`),
+  invalid_json: row(400, (problem: string) => `Invalid JSON body: ${problem}`),
+  // Credentials as the HTTP layer reads them (headers, the dashboard's session cookie).
+  authorization_not_oauth: row(401, 'Authorization header must be "OAuth <token>"'),
+  session_needs_token: row(401, 'POST /ui/session needs "Authorization: OAuth <token>"'),
+  session_needs_header: row(401, (header: string) => `POST /ui/session needs the ${header} header`),
+  session_cookie_twice: row(401, 'More than one session cookie: sign in again'),
+  session_cookie_needs_header: row(
+    403,
+    (header: string) => `A request signed in by the dashboard's session cookie needs the ${header} header`,
+  ),
+  // The controller's own readiness (GET /ready).
+  controller_draining: row(503, 'shutting down: this controller takes no new work'),
+  redis_cannot_take_commands: row(503, (problem: string) => `Redis cannot take commands: ${problem}`),
+} as const;
