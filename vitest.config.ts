@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
  *   existing areas that start runners or containers (listed below); also the heavy tests that
  *   must run one file at a time (rolling-restart: two controllers and nginx under load);
  * - redis: every other test (the default for a new top-level test file): a real redis-server;
+ *   test/redis/domain calls src/ directly on one redis-server per vitest worker (started by
+ *   test/helpers/shared-redis-setup.ts), the others each start a private one with a controller;
  * - cluster: test/cluster and a representative subset of the MQ, cache, identity, worker and
  *   functions suites again, each server on its own real 3-master Redis Cluster;
  * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
@@ -90,6 +92,7 @@ export default defineConfig({
           name: 'redis',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/cluster/**', 'test/sentinel/**', ...DOCKER, '**/node_modules/**'],
+          globalSetup: ['test/helpers/shared-redis-setup.ts'],
         },
       },
       { test: { ...shared, name: 'docker', include: DOCKER } },
