@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { machineSlowness } from './test/helpers/pace.js';
 
 /**
  * Five lanes (vitest projects):
@@ -73,10 +74,14 @@ const ON_SENTINEL = [
   'test/functions-api.test.ts',
 ];
 
+// Measured once for the run (test/helpers/pace.ts); every worker's waiting bounds take the same.
+process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
+const slowness = Number(process.env.FERRUM_TEST_SLOWNESS);
+
 const shared = {
   pool: 'forks',
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: Math.round(30_000 * slowness),
+  hookTimeout: Math.round(60_000 * slowness),
 } as const;
 
 export default defineConfig({
