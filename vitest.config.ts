@@ -14,7 +14,7 @@ import { machineSlowness } from './test/helpers/pace.js';
  *   functions suites again, each server on its own real 3-master Redis Cluster;
  * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
  *   names (with one replica).
- * `npm run test:fast` runs unit and redis; `npm test` runs all five (scripts/test-lanes.sh).
+ * `npm run test:fast` runs unit and test/redis/domain; `npm test` runs all five (scripts/test-lanes.sh).
  */
 const DOCKER = [
   'test/docker/**/*.test.ts',
