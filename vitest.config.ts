@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { machineSlowness } from './test/helpers/pace.js';
 
 /**
  * Five lanes (vitest projects):
@@ -7,11 +8,13 @@ import { defineConfig } from 'vitest/config';
  *   existing areas that start runners or containers (listed below); also the heavy tests that
  *   must run one file at a time (rolling-restart: two controllers and nginx under load);
  * - redis: every other test (the default for a new top-level test file): a real redis-server;
+ *   test/redis/domain calls src/ directly on one redis-server per vitest worker (started by
+ *   test/helpers/shared-redis-setup.ts), the others each start a private one with a controller;
  * - cluster: test/cluster and a representative subset of the MQ, cache, identity, worker and
  *   functions suites again, each server on its own real 3-master Redis Cluster;
  * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
  *   names (with one replica).
- * `npm run test:fast` runs unit and redis; `npm test` runs all five (scripts/test-lanes.sh).
+ * `npm run test:fast` runs unit and test/redis/domain; `npm test` runs all five (scripts/test-lanes.sh).
  */
 const DOCKER = [
   'test/docker/**/*.test.ts',
@@ -71,10 +74,14 @@ const ON_SENTINEL = [
   'test/functions-api.test.ts',
 ];
 
+// Measured once for the run (test/helpers/pace.ts); every worker's waiting bounds take the same.
+process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
+const slowness = Number(process.env.FERRUM_TEST_SLOWNESS);
+
 const shared = {
   pool: 'forks',
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: Math.round(30_000 * slowness),
+  hookTimeout: Math.round(60_000 * slowness),
 } as const;
 
 export default defineConfig({
@@ -90,6 +97,7 @@ export default defineConfig({
           name: 'redis',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/cluster/**', 'test/sentinel/**', ...DOCKER, '**/node_modules/**'],
+          globalSetup: ['test/helpers/shared-redis-setup.ts'],
         },
       },
       { test: { ...shared, name: 'docker', include: DOCKER } },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every vitest lane (see vitest.config.ts): unit and redis two files at a time (each file
-# has its own server and Redis), then docker, cluster and sentinel one file at a time (their
-# files start containers or several Redis servers, and their timing must not starve on 2 cores).
+# Runs every vitest lane (see vitest.config.ts): unit and redis two files at a time (each HTTP-level
+# file has its own server and Redis; the domain tests share one Redis per worker), then docker,
+# cluster and sentinel one file at a time (their files start containers or several Redis servers,
+# and their timing must not starve on 2 cores).
 # Both runs happen even when the first fails; the exit status is the first failure's.
 set -u
 cd "$(dirname "$0")/.."

@@ -1,34 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useCliSession } from './helpers/cli.js';
 import { eventually } from './helpers/eventually.js';
 import { createCluster, WorkerClient } from './helpers/worker.js';
 
-let server: TestServer;
-let cli: Cli;
-let cwd: string;
-
-beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
-  cwd = dirWithIronJson(ironJsonOf(server));
-});
-
-afterAll(async () => {
-  cli?.cleanUp();
-  await server?.stop();
-});
-
-const ferrum = (args: string[], input?: string) => cli.run(args, { cwd, input });
+const session = useCliSession();
+const ferrum = (args: string[], input?: string) => session.ferrum(args, { input });
 
 /** GET /runner/v1/token with a runner token, as a gateway runner checks its token. */
 const runnerCall = (token: string) =>
-  server.http.withToken(null).get('/runner/v1/token', { headers: { Authorization: `Bearer ${token}` } });
+  session.server.http.withToken(null).get('/runner/v1/token', { headers: { Authorization: `Bearer ${token}` } });
 
 describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
   it('creates from a file, lists, shows, updates from stdin, terminates and deletes a cluster', async () => {
-    fs.writeFileSync(path.join(cwd, 'cluster.json'), JSON.stringify({ name: 'cli-cluster', memory: 1024 }));
+    fs.writeFileSync(path.join(session.cwd, 'cluster.json'), JSON.stringify({ name: 'cli-cluster', memory: 1024 }));
     const created = await ferrum(['clusters', 'create', 'cluster.json', '--json']);
     expect(created.code, created.stderr).toBe(0);
     const { cluster } = JSON.parse(created.stdout);
@@ -57,7 +43,7 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
 
   it('lists the runners of a cluster with the tasks they run', async () => {
     const now = Date.now();
-    await server.running.ctx.worker.runners.heartbeat(
+    await session.server.running.ctx.worker.runners.heartbeat(
       {
         instance_id: 'cli-runner',
         cluster: 'default',
@@ -78,7 +64,7 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
   });
 
   it('creates a runner token (its secret printed once), lists it without the secret and revokes it', async () => {
-    const cluster = await createCluster(server.http, 'cli-tokens');
+    const cluster = await createCluster(session.server.http, 'cli-tokens');
     const created = await ferrum(['clusters', 'tokens', 'create', cluster]);
     expect(created.code, created.stderr).toBe(0);
     const id = /^id\s+(\S+)$/m.exec(created.stdout)?.[1];
@@ -118,7 +104,7 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^ferrum: .*Cluster no-such-cluster not found.*\n$/);
     }
-    const cluster = await createCluster(server.http, 'cli-tokens-unknown');
+    const cluster = await createCluster(session.server.http, 'cli-tokens-unknown');
     const unknown = await ferrum(['clusters', 'tokens', 'delete', cluster, 'no-such-token']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(new RegExp(`^ferrum: .*Cluster ${cluster} has no runner token no-such-token.*\\n$`));
@@ -151,7 +137,7 @@ describe('clusters by name', { timeout: 120_000 }, () => {
     expect((await ferrum(['clusters', 'tokens', 'create', 'by-name'])).code).toBe(0);
     expect((await ferrum(['clusters', 'tokens', 'list', 'by-name'])).stdout).toMatch(/^ID\s+CREATED_AT$/m);
 
-    const worker = new WorkerClient(server.http, server.projectId);
+    const worker = new WorkerClient(session.server.http, session.server.projectId);
     await worker.upload({ name: 'by-name-code', image: 'ferrum-test/busybox', command: 'true' });
     const queued = await ferrum(['worker', 'queue', 'by-name-code', '--cluster', 'by-name', '--json']);
     expect(queued.code, queued.stderr).toBe(0);
@@ -162,10 +148,10 @@ describe('clusters by name', { timeout: 120_000 }, () => {
     );
     expect(scheduled.code, scheduled.stderr).toBe(0);
     const scheduleId = JSON.parse(scheduled.stdout).schedules[0].id;
-    const schedule = await server.http.get(`/2/projects/${server.projectId}/schedules/${scheduleId}`);
+    const schedule = await session.server.http.get(`/2/projects/${session.server.projectId}/schedules/${scheduleId}`);
     expect(schedule.body.cluster).toBe(cluster.id);
     // The file's name gives way to --name.
-    fs.writeFileSync(path.join(cwd, 'named.json'), JSON.stringify({ name: 'from-file', memory: 512 }));
+    fs.writeFileSync(path.join(session.cwd, 'named.json'), JSON.stringify({ name: 'from-file', memory: 512 }));
     const both = await ferrum(['clusters', 'create', 'named.json', '--name', 'from-flag', '--json']);
     expect(JSON.parse(both.stdout).cluster).toMatchObject({ name: 'from-flag', memory: 512 });
   });
@@ -176,8 +162,8 @@ describe('clusters by name', { timeout: 120_000 }, () => {
     expect(unknown.stderr).toBe(
       'ferrum: Cluster no-such-name not found: no cluster you can see has that id or name (ferrum clusters list)\n',
     );
-    const first = await createCluster(server.http, 'twice-named');
-    const second = await createCluster(server.http, 'twice-named');
+    const first = await createCluster(session.server.http, 'twice-named');
+    const second = await createCluster(session.server.http, 'twice-named');
     const ambiguous = await ferrum(['clusters', 'show', 'twice-named']);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain('2 clusters are named "twice-named"');
@@ -191,13 +177,13 @@ describe('clusters by name', { timeout: 120_000 }, () => {
 
 describe('ferrum worker log --follow on a cluster no runner serves', { timeout: 120_000 }, () => {
   it('says so on stderr and keeps waiting until the task ends', async () => {
-    const cluster = await createCluster(server.http, 'unserved');
-    const worker = new WorkerClient(server.http, server.projectId);
+    const cluster = await createCluster(session.server.http, 'unserved');
+    const worker = new WorkerClient(session.server.http, session.server.projectId);
     await worker.upload({ name: 'unserved-code', image: 'ferrum-test/busybox', command: 'true' });
     const taskId = await worker.queue('unserved-code', '{}', { cluster });
     let stderr = '';
-    const follow = cli.start(['worker', 'log', taskId, '--follow', '--interval', '50'], {
-      cwd,
+    const follow = session.cli.start(['worker', 'log', taskId, '--follow', '--interval', '50'], {
+      cwd: session.cwd,
       onStderr: (chunk) => (stderr += chunk),
     });
     await eventually(() => stderr.includes('no runner serves'), 30_000, 'the notice');
@@ -206,7 +192,9 @@ describe('ferrum worker log --follow on a cluster no runner serves', { timeout: 
         `(ferrum runners list ${cluster}); still waiting\n`,
     );
     expect(follow.child.exitCode).toBeNull();
-    expect((await server.http.post(`/2/projects/${server.projectId}/tasks/${taskId}/cancel`)).status).toBe(200);
+    expect(
+      (await session.server.http.post(`/2/projects/${session.server.projectId}/tasks/${taskId}/cancel`)).status,
+    ).toBe(200);
     const ended = await follow.result;
     expect(ended.code).toBe(1);
     expect(ended.stderr).toContain(`task ${taskId} ended cancelled`);

@@ -1,22 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useCliSession } from './helpers/cli.js';
 
-let server: TestServer;
-let cli: Cli;
-let cwd: string;
-
-beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
-  cwd = dirWithIronJson(ironJsonOf(server));
-});
-
-afterAll(async () => {
-  cli?.cleanUp();
-  await server?.stop();
-});
-
-const ferrum = (...args: string[]) => cli.run(args, { cwd });
+const session = useCliSession();
+const ferrum = (...args: string[]) => session.ferrum(args);
 
 describe('ferrum functions', { timeout: 120_000 }, () => {
   it('creates and lists apps and routes, deletes them, and prints the API error.message', async () => {
@@ -86,7 +72,10 @@ describe('ferrum functions', { timeout: 120_000 }, () => {
     expect(answer.call_id).toMatch(/^[0-9a-f]{24}$/);
     expect(JSON.parse(answer.body)).toEqual({ call_id: answer.call_id });
 
-    const piped = await cli.run(['functions', 'call', 'cli-calls', 'job'], { cwd, input: 'from stdin' });
+    const piped = await session.cli.run(['functions', 'call', 'cli-calls', 'job'], {
+      cwd: session.cwd,
+      input: 'from stdin',
+    });
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).toMatch(/^Fn-Call-Id: [0-9a-f]{24}\n$/);
     expect(JSON.parse(piped.stdout).call_id).toMatch(/^[0-9a-f]{24}$/);

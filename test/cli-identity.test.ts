@@ -1,24 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { ironJsonOf, useCliSession } from './helpers/cli.js';
 
-let server: TestServer;
-let cli: Cli;
-let cwd: string;
-
-beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
-  cwd = dirWithIronJson(ironJsonOf(server));
-});
-
-afterAll(async () => {
-  cli?.cleanUp();
-  await server?.stop();
-});
-
-const ferrum = (...args: string[]) => cli.run(args, { cwd });
+const session = useCliSession();
+const ferrum = (...args: string[]) => session.ferrum(args);
 
 describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_000 }, () => {
   it('creates, lists, shows and deletes a user; tables by default, JSON with --json', async () => {
@@ -70,17 +56,18 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
   });
 
   it('creates, lists, shows, shares and unshares projects', async () => {
-    const other = (await server.http.post('/1/users', { email: 'share-me@example.com', password: 'secret-password' }))
-      .body;
+    const other = (
+      await session.server.http.post('/1/users', { email: 'share-me@example.com', password: 'secret-password' })
+    ).body;
     const project = JSON.parse((await ferrum('projects', 'create', 'cli project', '--json')).stdout);
     expect(project).toMatchObject({ name: 'cli project' });
 
     const listed = await ferrum('projects', 'list');
     expect(listed.stdout).toMatch(new RegExp(`^${project.id}\\s+cli project\\s+`, 'm'));
-    expect(listed.stdout).toMatch(new RegExp(`^${server.projectId}\\s`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${session.server.projectId}\\s`, 'm'));
 
     const configured = await ferrum('projects', 'get');
-    expect(configured.stdout).toMatch(new RegExp(`^id\\s+${server.projectId}$`, 'm'));
+    expect(configured.stdout).toMatch(new RegExp(`^id\\s+${session.server.projectId}$`, 'm'));
 
     const shared = JSON.parse((await ferrum('projects', 'share', project.id, 'share-me@example.com', '--json')).stdout);
     expect(shared.shared_with).toEqual(['share-me@example.com']);
@@ -93,43 +80,43 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
 
 describe('ferrum configuration sources', { timeout: 120_000 }, () => {
   it('works with IRON_* environment variables alone', async () => {
-    const url = new URL(server.url);
+    const url = new URL(session.server.url);
     const env = {
-      IRON_TOKEN: server.token,
-      IRON_PROJECT_ID: server.projectId,
+      IRON_TOKEN: session.server.token,
+      IRON_PROJECT_ID: session.server.projectId,
       IRON_HOST: url.hostname,
       IRON_PORT: url.port,
     };
-    const result = await cli.run(['projects', 'get', '--json'], { env });
+    const result = await session.cli.run(['projects', 'get', '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).id).toBe(server.projectId);
+    expect(JSON.parse(result.stdout).id).toBe(session.server.projectId);
   });
 
   it('works with the .ferrum/iron.json that `ferrum start` writes, and flags override files', async () => {
-    const dir = fs.mkdtempSync(path.join(cli.home, 'started-'));
+    const dir = fs.mkdtempSync(path.join(session.cli.home, 'started-'));
     fs.mkdirSync(path.join(dir, '.ferrum'));
-    fs.writeFileSync(path.join(dir, '.ferrum', 'iron.json'), JSON.stringify(ironJsonOf(server)));
-    const result = await cli.run(['projects', 'get', '--json'], { cwd: dir });
+    fs.writeFileSync(path.join(dir, '.ferrum', 'iron.json'), JSON.stringify(ironJsonOf(session.server)));
+    const result = await session.cli.run(['projects', 'get', '--json'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
 
-    const badToken = await cli.run(['projects', 'get', '--token', 'not-a-token'], { cwd: dir });
+    const badToken = await session.cli.run(['projects', 'get', '--token', 'not-a-token'], { cwd: dir });
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toMatch(/^ferrum: .*token/i);
   });
 
   it('reports a missing token or project and a malformed iron.json as usage errors', async () => {
-    const noConfig = await cli.run(['mq', 'list', '--project-id', server.projectId]);
+    const noConfig = await session.cli.run(['mq', 'list', '--project-id', session.server.projectId]);
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr).toMatch(/no token: set token in iron.json, IRON_TOKEN, or pass --token/);
     expect(noConfig.stderr).toMatch(/Usage: ferrum mq list/);
 
-    const noProject = await cli.run(['mq', 'list', '--token', server.token]);
+    const noProject = await session.cli.run(['mq', 'list', '--token', session.server.token]);
     expect(noProject.code).toBe(2);
     expect(noProject.stderr).toMatch(/no project id/);
 
-    const broken = fs.mkdtempSync(path.join(cli.home, 'broken-'));
+    const broken = fs.mkdtempSync(path.join(session.cli.home, 'broken-'));
     fs.writeFileSync(path.join(broken, 'iron.json'), '{"token": ');
-    const malformed = await cli.run(['projects', 'list'], { cwd: broken });
+    const malformed = await session.cli.run(['projects', 'list'], { cwd: broken });
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/iron.json is not valid JSON/);
   });
@@ -143,7 +130,7 @@ describe('ferrum configuration sources', { timeout: 120_000 }, () => {
 
 describe('ferrum usage', { timeout: 120_000 }, () => {
   it('help lists the command groups; <group> --help lists its commands', async () => {
-    const help = await cli.run(['help']);
+    const help = await session.cli.run(['help']);
     expect(help.code).toBe(0);
     for (const group of [
       'start',
@@ -162,7 +149,7 @@ describe('ferrum usage', { timeout: 120_000 }, () => {
     ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b`, 'm'));
     }
-    const mqHelp = await cli.run(['mq', '--help']);
+    const mqHelp = await session.cli.run(['mq', '--help']);
     expect(mqHelp.code).toBe(0);
     for (const command of ['create', 'post', 'reserve', 'peek', 'delete', 'info', 'list', 'clear']) {
       expect(mqHelp.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));

@@ -1,22 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useCliSession } from './helpers/cli.js';
 
-let server: TestServer;
-let cli: Cli;
-let cwd: string;
-
-beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
-  cwd = dirWithIronJson(ironJsonOf(server));
-});
-
-afterAll(async () => {
-  cli?.cleanUp();
-  await server?.stop();
-});
-
-const ferrum = (...args: string[]) => cli.run(args, { cwd });
+const session = useCliSession();
+const ferrum = (...args: string[]) => session.ferrum(args);
 const json = async (...args: string[]) => {
   const result = await ferrum(...args, '--json');
   expect(result.code, result.stderr).toBe(0);
@@ -40,7 +26,10 @@ describe('ferrum mq', { timeout: 120_000 }, () => {
   it('posts, peeks, reserves and deletes messages; the body can come from stdin', async () => {
     const posted = await json('mq', 'post', 'cli-work', 'first', 'second');
     expect(posted.ids).toHaveLength(2);
-    const piped = await cli.run(['mq', 'post', 'cli-work', '--file', '-'], { cwd, input: 'third from stdin' });
+    const piped = await session.cli.run(['mq', 'post', 'cli-work', '--file', '-'], {
+      cwd: session.cwd,
+      input: 'third from stdin',
+    });
     expect(piped.stdout).toMatch(/^ID\n\d+\n$/);
 
     const peeked = await ferrum('mq', 'peek', 'cli-work', '-n', '3');
@@ -89,7 +78,7 @@ describe('ferrum mq', { timeout: 120_000 }, () => {
     await json('mq', 'create', 'cli-wait');
     const waiting = ferrum('mq', 'reserve', 'cli-wait', '--wait', '10', '--json');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    await server.http.post(`/3/projects/${server.projectId}/queues/cli-wait/messages`, {
+    await session.server.http.post(`/3/projects/${session.server.projectId}/queues/cli-wait/messages`, {
       messages: [{ body: 'late' }],
     });
     const result = await waiting;
@@ -118,8 +107,8 @@ describe('ferrum cache', { timeout: 120_000 }, () => {
     await ferrum('cache', 'put', 'cli-second', 'k', 'v');
     const listed = await ferrum('cache', 'list');
     expect(listed.stdout).toMatch(/^NAME\s+PROJECT_ID\n/);
-    expect(listed.stdout).toMatch(new RegExp(`^cli-cache\\s+${server.projectId}$`, 'm'));
-    expect(listed.stdout).toMatch(new RegExp(`^cli-second\\s+${server.projectId}$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^cli-cache\\s+${session.server.projectId}$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^cli-second\\s+${session.server.projectId}$`, 'm'));
     expect((await json('cache', 'info', 'cli-cache')).size).toBe(2);
 
     expect((await ferrum('cache', 'delete', 'cli-cache', 'greeting')).stdout).toBe('Deleted.\n');

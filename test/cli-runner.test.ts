@@ -1,27 +1,19 @@
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../src/core/free-port.js';
-import { Cli, type CliResult } from './helpers/cli.js';
+import { useCliSession, type CliResult } from './helpers/cli.js';
 import { eventually } from './helpers/eventually.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
 import { createCluster, createRunnerToken, FAST_WORKER_ENV } from './helpers/worker.js';
 
 // `ferrum runner` as its README shows it, run as the real CLI: flags, its metrics port.
 
-let server: TestServer;
-let cli: Cli;
 let cluster: string;
+const session = useCliSession();
 
 beforeAll(async () => {
-  [server, cli] = await Promise.all([startTestServer(), Cli.build()]);
-  cluster = await createCluster(server.http, 'cli-runner');
-});
-
-afterAll(async () => {
-  cli?.cleanUp();
-  await server?.stop();
+  cluster = await createCluster(session.server.http, 'cli-runner');
 });
 
 /** A runner's environment: fast settings, no Redis, no key, and no Docker engine (a runner starts without one). */
@@ -39,14 +31,14 @@ function runnerEnv(env: Record<string, string>): Record<string, string> {
 }
 
 async function runnersOf(id: string): Promise<{ instance_id: string }[]> {
-  return (await server.http.get(`/2/clusters/${id}/runners`)).body.runners;
+  return (await session.server.http.get(`/2/clusters/${id}/runners`)).body.runners;
 }
 
 describe('ferrum runner', { timeout: 120_000 }, () => {
   it('--api and --token (as the README shows) start a gateway runner with its metrics on its own port', async () => {
-    const { token } = await createRunnerToken(server, cluster);
+    const { token } = await createRunnerToken(session.server, cluster);
     const metricsPort = await freeLoopbackPort();
-    const { child, result } = cli.start(['runner', '--api', server.url, '--token', token], {
+    const { child, result } = session.cli.start(['runner', '--api', session.server.url, '--token', token], {
       env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: String(metricsPort) }),
       fromSource: true,
       onStdout: (chunk) => (output += chunk),
@@ -74,9 +66,9 @@ describe('ferrum runner', { timeout: 120_000 }, () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as net.AddressInfo).port;
     try {
-      const idle = await createCluster(server.http, 'cli-runner-port-taken');
-      const { token } = await createRunnerToken(server, idle);
-      const result = await cli.run(['runner', '--api', server.url, '--token', token], {
+      const idle = await createCluster(session.server.http, 'cli-runner-port-taken');
+      const { token } = await createRunnerToken(session.server, idle);
+      const result = await session.cli.run(['runner', '--api', session.server.url, '--token', token], {
         env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: String(port) }),
         fromSource: true,
       });
@@ -92,14 +84,14 @@ describe('ferrum runner', { timeout: 120_000 }, () => {
 
   it('refuses an unknown runner token and a gateway without --api', async () => {
     const metricsPort = String(await freeLoopbackPort());
-    const unknown = await cli.run(['runner', '--api', server.url, '--token', 'runner_nope'], {
+    const unknown = await session.cli.run(['runner', '--api', session.server.url, '--token', 'runner_nope'], {
       env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: metricsPort }),
       fromSource: true,
     });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Invalid or revoked runner token');
 
-    const noApi = await cli.run(['runner', '--token', 'runner_x'], {
+    const noApi = await session.cli.run(['runner', '--token', 'runner_x'], {
       env: runnerEnv({ FERRUM_API_URL: '' }),
       fromSource: true,
     });

@@ -2,24 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
-import { Cli, dirWithIronJson, ironJsonOf } from './helpers/cli.js';
-import type { TestServer } from './helpers/server.js';
+import { useCliSession } from './helpers/cli.js';
 import { startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
 
-let server: TestServer;
 let runner: Runner;
 let worker: WorkerClient;
-let cli: Cli;
-let cwd: string;
 let shellCodeId: string;
 
 const SHELL = 'sh -c "$(cat $PAYLOAD_FILE)"';
+const session = useCliSession(startWorkerServer);
+const ferrum = (...args: string[]) => session.ferrum(args);
 
 beforeAll(async () => {
-  [server, cli] = await Promise.all([startWorkerServer(), Cli.build()]);
-  runner = await startRunner(server);
-  worker = new WorkerClient(server.http, server.projectId);
-  cwd = dirWithIronJson(ironJsonOf(server));
+  runner = await startRunner(session.server);
+  worker = new WorkerClient(session.server.http, session.server.projectId);
   const uploaded = await ferrum('worker', 'upload', 'cli-shell', '--image', 'ferrum-test/busybox', '--command', SHELL);
   expect(uploaded.code, uploaded.stderr).toBe(0);
   expect(uploaded.stdout).toMatch(/^Upload successful\. \(code id [0-9a-f]{24}\)\n$/);
@@ -27,14 +23,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  cli?.cleanUp();
   await runner?.stop();
-  await server?.stop();
 });
-
-function ferrum(...args: string[]) {
-  return cli.run(args, { cwd });
-}
 
 async function queue(code: string, payload: string): Promise<string> {
   const result = await ferrum('worker', 'queue', code, '--payload', payload, '--json');
@@ -45,15 +35,15 @@ async function queue(code: string, payload: string): Promise<string> {
 describe('ferrum worker', { timeout: 120_000 }, () => {
   it('log --follow prints the lines of a running task as they come and exits when it ends', async () => {
     // The queue is paused until the follower has had time to start, so even a slow spawn sees the task run.
-    await server.http.post(`/2/projects/${server.projectId}/codes/${shellCodeId}/pause_task_queue`);
+    await session.server.http.post(`/2/projects/${session.server.projectId}/codes/${shellCodeId}/pause_task_queue`);
     const id = await queue('cli-shell', 'echo line one; sleep 4; echo line two');
     const chunks: { text: string; at: number }[] = [];
-    const following = cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
-      cwd,
+    const following = session.cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
+      cwd: session.cwd,
       onStdout: (text) => chunks.push({ text, at: Date.now() }),
     });
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    await server.http.post(`/2/projects/${server.projectId}/codes/${shellCodeId}/resume_task_queue`);
+    await session.server.http.post(`/2/projects/${session.server.projectId}/codes/${shellCodeId}/resume_task_queue`);
     const followed = await following;
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toBe('line one\nline two\n');
@@ -67,10 +57,10 @@ describe('ferrum worker', { timeout: 120_000 }, () => {
     expect((await ferrum('worker', 'log', id)).stdout).toBe('line one\nline two\n');
 
     // What the follower reads: only the bytes from an offset on.
-    const logPath = `/2/projects/${server.projectId}/tasks/${id}/log`;
-    expect((await server.http.get(`${logPath}?offset=9`)).text).toBe('line two\n');
-    expect((await server.http.get(`${logPath}?offset=1000`)).text).toBe('');
-    const negative = await server.http.get(`${logPath}?offset=-1`);
+    const logPath = `/2/projects/${session.server.projectId}/tasks/${id}/log`;
+    expect((await session.server.http.get(`${logPath}?offset=9`)).text).toBe('line two\n');
+    expect((await session.server.http.get(`${logPath}?offset=1000`)).text).toBe('');
+    const negative = await session.server.http.get(`${logPath}?offset=-1`);
     expect(negative.status).toBe(400);
     expect(negative.body.msg).toMatch(/offset/);
   });
@@ -84,7 +74,7 @@ describe('ferrum worker', { timeout: 120_000 }, () => {
   });
 
   it('uploads a directory as a zip package, queues with a payload file, and lists codes and tasks', async () => {
-    const dir = fs.mkdtempSync(path.join(cli.home, 'code-'));
+    const dir = fs.mkdtempSync(path.join(session.cli.home, 'code-'));
     fs.mkdirSync(path.join(dir, 'lib'));
     fs.writeFileSync(path.join(dir, 'run.sh'), 'echo "from zip: $(cat lib/word.txt) $(cat $PAYLOAD_FILE)"\n');
     fs.writeFileSync(path.join(dir, 'lib', 'word.txt'), 'hello');

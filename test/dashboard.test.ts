@@ -1,106 +1,92 @@
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import type { Runner } from '../runner/runner.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ActivityHistory } from '../src/metrics/history.js';
-import { launchBrowser, recordOutsideRequests, screenshot, unlabelledControls } from './helpers/browser.js';
+import { recordOutsideRequests, screenshot, unlabelledControls } from './helpers/browser.js';
 import { createSchedule } from './helpers/schedules.js';
 import { MqClient } from './helpers/mq.js';
-import { FAST_WORKER_ENV, startRunner, WorkerClient } from './helpers/worker.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
+import { useDashboard } from './helpers/dashboard.js';
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let runner: Runner;
-let outside: string[];
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_HISTORY_SAMPLE_MS: '300' });
-  runner = await startRunner(server);
-  browser = await launchBrowser();
-  const context = await browser.newContext();
-  outside = recordOutsideRequests(context);
-  page = await context.newPage();
+const session = useDashboard({
+  env: { ...FAST_WORKER_ENV, FERRUM_HISTORY_SAMPLE_MS: '300' },
+  runner: true,
+  signedIn: false,
 });
-afterAll(async () => {
-  await browser?.close();
-  await runner?.stop();
-  await server?.stop();
-});
-
-/** Follows a link of the main navigation bar. */
-const navTo = (name: string) =>
-  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 async function signIn() {
-  await page.goto(server.url + '/');
-  await page.getByLabel('E-mail').fill('admin@ferrum.local');
-  await page.getByLabel('Password').fill('admin-password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await session.page.goto(session.server.url + '/');
+  await session.page.getByLabel('E-mail').fill('admin@ferrum.local');
+  await session.page.getByLabel('Password').fill('admin-password');
+  await session.page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 describe('dashboard', () => {
   it('serves the app at / with no request beyond this server (no CDN)', async () => {
-    await page.goto(server.url + '/');
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    expect(outside).toEqual([]);
-    await screenshot(page, 'sign-in');
+    await session.page.goto(session.server.url + '/');
+    await session.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(session.outside).toEqual([]);
+    await screenshot(session.page, 'sign-in');
     // API paths keep priority over the dashboard
-    expect((await server.http.get('/1/nothing')).status).toBe(404);
+    expect((await session.server.http.get('/1/nothing')).status).toBe(404);
   });
 
   it('refuses a wrong password with a message', async () => {
-    await page.goto(server.url + '/');
-    await page.getByLabel('E-mail').fill('admin@ferrum.local');
-    await page.getByLabel('Password').fill('wrong');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await session.page.goto(session.server.url + '/');
+    await session.page.getByLabel('E-mail').fill('admin@ferrum.local');
+    await session.page.getByLabel('Password').fill('wrong');
+    await session.page.getByRole('button', { name: 'Sign in' }).click();
     await expect
-      .poll(() => page.getByRole('alert').first().textContent(), { timeout: 15_000 })
+      .poll(() => session.page.getByRole('alert').first().textContent(), { timeout: 15_000 })
       .toContain('Invalid e-mail or password');
   });
 
   it('signs in, then lists projects', async () => {
     await signIn();
-    await navTo('Projects');
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain(server.projectId);
-    await screenshot(page, 'projects');
+    await session.navTo('Projects');
+    await session.page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await expect
+      .poll(() => session.page.locator('table').textContent(), { timeout: 15_000 })
+      .toContain(session.server.projectId);
+    await screenshot(session.page, 'projects');
   });
 
   it('creates a token, shows it once, and it works', async () => {
-    await navTo('Tokens');
-    await page.getByRole('heading', { name: 'Tokens' }).waitFor();
-    await page.getByLabel('Name').fill('from the dashboard');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const value = await page.getByLabel('New token value').inputValue();
+    await session.navTo('Tokens');
+    await session.page.getByRole('heading', { name: 'Tokens' }).waitFor();
+    await session.page.getByLabel('Name').fill('from the dashboard');
+    await session.page.getByRole('button', { name: 'Create token' }).click();
+    const value = await session.page.getByLabel('New token value').inputValue();
     expect(value.length).toBeGreaterThan(20);
-    expect((await server.http.get('/1/tokens', { token: value })).status).toBe(200);
-    await screenshot(page, 'tokens');
+    expect((await session.server.http.get('/1/tokens', { token: value })).status).toBe(200);
+    await screenshot(session.page, 'tokens');
   });
 
   it('posts a message to a queue and peeks it', async () => {
-    await navTo('Queues');
-    await page.getByRole('heading', { name: 'Queues' }).waitFor();
-    await page.getByLabel('Queue name').fill('dashboard-queue');
-    await page.getByLabel('Message body').fill('hello from the dashboard');
-    await page.getByRole('button', { name: 'Post message' }).click();
-    await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
-    await page.getByRole('button', { name: 'Peek' }).click();
+    await session.navTo('Queues');
+    await session.page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await session.page.getByLabel('Queue name').fill('dashboard-queue');
+    await session.page.getByLabel('Message body').fill('hello from the dashboard');
+    await session.page.getByRole('button', { name: 'Post message' }).click();
+    await session.page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
+    await session.page.getByRole('button', { name: 'Peek' }).click();
     await expect
-      .poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#peeked').textContent(), { timeout: 15_000 })
       .toContain('hello from the dashboard');
-    await screenshot(page, 'queue');
-    const peeked = await server.http.get(`/3/projects/${server.projectId}/queues/dashboard-queue/messages?n=10`);
+    await screenshot(session.page, 'queue');
+    const peeked = await session.server.http.get(
+      `/3/projects/${session.server.projectId}/queues/dashboard-queue/messages?n=10`,
+    );
     expect(peeked.body.messages.map((m: { body: string }) => m.body)).toEqual(['hello from the dashboard']);
 
-    await navTo('Queues');
-    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain('dashboard-queue');
-    await screenshot(page, 'queues');
+    await session.navTo('Queues');
+    await expect
+      .poll(() => session.page.locator('table').textContent(), { timeout: 15_000 })
+      .toContain('dashboard-queue');
+    await screenshot(session.page, 'queues');
   });
 
   it("shows a queue's settings, dead letter, alerts, and a push queue's subscribers", async () => {
-    const mq = new MqClient(server.http, server.projectId);
+    const mq = new MqClient(session.server.http, session.server.projectId);
     expect(
       (
         await mq.createQueue('watched', {
@@ -124,125 +110,136 @@ describe('dashboard', () => {
       ).status,
     ).toBe(200);
 
-    await page.goto(`${server.url}/#/queues/watched`);
-    await page.getByRole('heading', { name: 'watched' }).waitFor();
-    const facts = await page.locator('main').textContent();
+    await session.page.goto(`${session.server.url}/#/queues/watched`);
+    await session.page.getByRole('heading', { name: 'watched' }).waitFor();
+    const facts = await session.page.locator('main').textContent();
     expect(facts).toContain('90 s');
     expect(facts).toContain('watched-dead after 4 reservations');
-    expect(await page.locator('main table').textContent()).toContain('watched-alerts');
-    await screenshot(page, 'queue-settings');
+    expect(await session.page.locator('main table').textContent()).toContain('watched-alerts');
+    await screenshot(session.page, 'queue-settings');
 
-    await page.goto(`${server.url}/#/queues/fanout`);
-    await page.getByRole('heading', { name: 'fanout' }).waitFor();
-    expect(await page.locator('#push-settings').textContent()).toContain('fanout-errors');
-    expect(await page.locator('main table').textContent()).toContain('http://127.0.0.1:9/billing');
-    expect(await unlabelledControls(page)).toEqual([]);
+    await session.page.goto(`${session.server.url}/#/queues/fanout`);
+    await session.page.getByRole('heading', { name: 'fanout' }).waitFor();
+    expect(await session.page.locator('#push-settings').textContent()).toContain('fanout-errors');
+    expect(await session.page.locator('main table').textContent()).toContain('http://127.0.0.1:9/billing');
+    expect(await unlabelledControls(session.page)).toEqual([]);
   });
 
   it('clears a queue only after confirmation', async () => {
-    await page.goto(`${server.url}/#/queues/dashboard-queue`);
-    await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
-    page.once('dialog', (dialog) => dialog.dismiss());
-    await page.getByRole('button', { name: 'Clear queue' }).click();
-    const info = () => server.http.get(`/3/projects/${server.projectId}/queues/dashboard-queue`);
+    await session.page.goto(`${session.server.url}/#/queues/dashboard-queue`);
+    await session.page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
+    session.page.once('dialog', (dialog) => dialog.dismiss());
+    await session.page.getByRole('button', { name: 'Clear queue' }).click();
+    const info = () => session.server.http.get(`/3/projects/${session.server.projectId}/queues/dashboard-queue`);
     expect((await info()).body.queue.size).toBe(1);
-    page.once('dialog', (dialog) => dialog.accept());
-    await page.getByRole('button', { name: 'Clear queue' }).click();
+    session.page.once('dialog', (dialog) => dialog.accept());
+    await session.page.getByRole('button', { name: 'Clear queue' }).click();
     await expect.poll(async () => (await info()).body.queue.size, { timeout: 15_000 }).toBe(0);
   });
 
   it('shows caches and looks up a key', async () => {
-    await server.http.put(`/1/projects/${server.projectId}/caches/sessions/items/user-1`, { value: { name: 'Ada' } });
-    await navTo('Caches');
-    await page.getByRole('link', { name: 'sessions' }).click();
-    await page.getByRole('heading', { name: 'sessions' }).waitFor();
-    await page.getByLabel('Key').fill('user-1');
-    await page.getByRole('button', { name: 'Look up' }).click();
-    await expect.poll(() => page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
-    await screenshot(page, 'cache');
+    await session.server.http.put(`/1/projects/${session.server.projectId}/caches/sessions/items/user-1`, {
+      value: { name: 'Ada' },
+    });
+    await session.navTo('Caches');
+    await session.page.getByRole('link', { name: 'sessions' }).click();
+    await session.page.getByRole('heading', { name: 'sessions' }).waitFor();
+    await session.page.getByLabel('Key').fill('user-1');
+    await session.page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => session.page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
+    await screenshot(session.page, 'cache');
   });
 
   it('queues a task and follows its log live until it completes', async () => {
-    const worker = new WorkerClient(server.http, server.projectId);
+    const worker = new WorkerClient(session.server.http, session.server.projectId);
     await worker.upload({
       name: 'greeter',
       image: 'ferrum-test/busybox',
       command: `sh -c 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done'`,
     });
-    await navTo('Tasks');
-    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
-    await page.getByLabel('Code package name').fill('greeter');
-    await page.getByLabel('Payload').fill('{"hello": "world"}');
-    await page.getByRole('button', { name: 'Queue task' }).click();
-    await page.getByRole('heading', { name: /^Task / }).waitFor();
+    await session.navTo('Tasks');
+    await session.page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await session.page.getByLabel('Code package name').fill('greeter');
+    await session.page.getByLabel('Payload').fill('{"hello": "world"}');
+    await session.page.getByRole('button', { name: 'Queue task' }).click();
+    await session.page.getByRole('heading', { name: /^Task / }).waitFor();
     await expect
-      .poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
       .toContain('line 3');
     await expect
-      .poll(() => page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 })
       .toContain('complete');
-    expect(await page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
-    await screenshot(page, 'task');
-    await navTo('Tasks');
-    await expect.poll(() => page.locator('table').textContent(), { timeout: 15_000 }).toContain('greeter');
-    await screenshot(page, 'tasks');
+    expect(await session.page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
+    await screenshot(session.page, 'task');
+    await session.navTo('Tasks');
+    await expect.poll(() => session.page.locator('table').textContent(), { timeout: 15_000 }).toContain('greeter');
+    await screenshot(session.page, 'tasks');
   });
 
   it('cancels a running task', async () => {
-    const worker = new WorkerClient(server.http, server.projectId);
+    const worker = new WorkerClient(session.server.http, session.server.projectId);
     await worker.upload({ name: 'sleeper', image: 'ferrum-test/busybox', command: "sh -c 'echo started; sleep 60'" });
-    await navTo('Tasks');
-    await page.getByLabel('Code package name').fill('sleeper');
-    await page.getByRole('button', { name: 'Queue task' }).click();
-    await page.getByRole('heading', { name: /^Task / }).waitFor();
+    await session.navTo('Tasks');
+    await session.page.getByLabel('Code package name').fill('sleeper');
+    await session.page.getByRole('button', { name: 'Queue task' }).click();
+    await session.page.getByRole('heading', { name: /^Task / }).waitFor();
     await expect
-      .poll(() => page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
       .toContain('started');
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
-      .poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
       .toContain('cancelled');
-    const taskId = (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
+    const taskId = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
+      .replace('Task ', '')
+      .trim();
     expect((await worker.task(taskId)).status).toBe('cancelled');
 
-    await page.getByRole('button', { name: 'Retry' }).click();
+    await session.page.getByRole('button', { name: 'Retry' }).click();
     await expect
       .poll(
-        async () => (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(),
+        async () =>
+          (await session.page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(),
         { timeout: 15_000 },
       )
       .not.toBe(taskId);
-    const retried = (await page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
+    const retried = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
+      .replace('Task ', '')
+      .trim();
     expect((await worker.task(retried)).code_name).toBe('sleeper');
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
-      .poll(() => page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
       .toContain('cancelled');
   });
 
   it('filters tasks by status and by code package', async () => {
-    await navTo('Tasks');
-    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
-    await page.getByLabel('Status').selectOption('cancelled');
-    await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toContain('status=cancelled');
+    await session.navTo('Tasks');
+    await session.page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await session.page.getByLabel('Status').selectOption('cancelled');
+    await session.page.getByRole('button', { name: 'Filter' }).click();
+    await expect
+      .poll(() => session.page.evaluate(() => location.hash), { timeout: 15_000 })
+      .toContain('status=cancelled');
     // The unfiltered list also shows sleeper: wait for the filtered one, which shows only it.
-    const rows = () => page.locator('main table tbody').textContent();
+    const rows = () => session.page.locator('main table tbody').textContent();
     const only = async (wanted: string, unwanted: string) => {
       const text = (await rows()) ?? '';
       return text.includes(wanted) && !text.includes(unwanted);
     };
     await expect.poll(() => only('sleeper', 'greeter'), { timeout: 15_000 }).toBe(true);
 
-    await page.getByLabel('Status').selectOption('');
-    await page.getByLabel('Code package', { exact: true }).fill('greeter');
-    await page.getByLabel('Code package', { exact: true }).press('Enter');
-    await expect.poll(() => page.evaluate(() => location.hash), { timeout: 15_000 }).toContain('code_name=greeter');
+    await session.page.getByLabel('Status').selectOption('');
+    await session.page.getByLabel('Code package', { exact: true }).fill('greeter');
+    await session.page.getByLabel('Code package', { exact: true }).press('Enter');
+    await expect
+      .poll(() => session.page.evaluate(() => location.hash), { timeout: 15_000 })
+      .toContain('code_name=greeter');
     await expect.poll(() => only('greeter', 'sleeper'), { timeout: 15_000 }).toBe(true);
   });
 
   it('shows schedules with their next run', async () => {
-    const worker = new WorkerClient(server.http, server.projectId);
+    const worker = new WorkerClient(session.server.http, session.server.projectId);
     const startAt = new Date(Date.now() + 3_600_000);
     const id = await createSchedule(worker, {
       code_name: 'greeter',
@@ -250,40 +247,41 @@ describe('dashboard', () => {
       start_at: startAt.toISOString(),
       run_every: 3600,
     });
-    await navTo('Schedules');
-    await page.getByRole('heading', { name: 'Schedules' }).waitFor();
-    const row = page.locator('main table tbody tr', { hasText: id });
+    await session.navTo('Schedules');
+    await session.page.getByRole('heading', { name: 'Schedules' }).waitFor();
+    const row = session.page.locator('main table tbody tr', { hasText: id });
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('3600 s');
-    const shownNextRun = await page.evaluate((iso) => new Date(iso).toLocaleString(), startAt.toISOString());
+    const shownNextRun = await session.page.evaluate((iso) => new Date(iso).toLocaleString(), startAt.toISOString());
     expect(await row.textContent()).toContain(shownNextRun.slice(0, 10));
-    await screenshot(page, 'schedules');
+    await screenshot(session.page, 'schedules');
   });
 
   it('shows code packages with revisions', async () => {
-    await navTo('Code');
-    await page.getByRole('link', { name: 'greeter' }).click();
-    await page.getByRole('heading', { name: 'greeter' }).waitFor();
-    await expect.poll(() => page.locator('main').textContent(), { timeout: 15_000 }).toContain('Revisions');
-    await screenshot(page, 'code');
+    await session.navTo('Code');
+    await session.page.getByRole('link', { name: 'greeter' }).click();
+    await session.page.getByRole('heading', { name: 'greeter' }).waitFor();
+    await expect.poll(() => session.page.locator('main').textContent(), { timeout: 15_000 }).toContain('Revisions');
+    await screenshot(session.page, 'code');
   });
 
   it('charts task outcomes and queue depth over the last hour', async () => {
-    const history = new ActivityHistory(server.running.ctx.redis, server.running.ctx.keys);
+    const history = new ActivityHistory(session.server.running.ctx.redis, session.server.running.ctx.keys);
     for (let minute = 0; minute < 60; minute += 3) {
       for (let i = 0; i < (minute % 7) + 1; i++)
-        await history.recordTaskOutcome(server.projectId, 'complete', Date.now() - minute * 60_000);
-      if (minute % 9 === 0) await history.recordTaskOutcome(server.projectId, 'error', Date.now() - minute * 60_000);
+        await history.recordTaskOutcome(session.server.projectId, 'complete', Date.now() - minute * 60_000);
+      if (minute % 9 === 0)
+        await history.recordTaskOutcome(session.server.projectId, 'error', Date.now() - minute * 60_000);
     }
-    await server.http.post(`/3/projects/${server.projectId}/queues/charted/messages`, {
+    await session.server.http.post(`/3/projects/${session.server.projectId}/queues/charted/messages`, {
       messages: [{ body: '1' }, { body: '2' }],
     });
     await new Promise((resolve) => setTimeout(resolve, 1000)); // a few depth samples
-    await navTo('Overview');
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await page.getByRole('img', { name: /Tasks finished per minute/ }).waitFor();
-    await page.getByRole('img', { name: /Messages waiting/ }).waitFor();
-    expect(await page.locator('.legend').textContent()).toContain('complete: ');
-    await screenshot(page, 'overview');
+    await session.navTo('Overview');
+    await session.page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await session.page.getByRole('img', { name: /Tasks finished per minute/ }).waitFor();
+    await session.page.getByRole('img', { name: /Messages waiting/ }).waitFor();
+    expect(await session.page.locator('.legend').textContent()).toContain('complete: ');
+    await screenshot(session.page, 'overview');
   });
 
   it('loads a page to its first content in under a second', async () => {
@@ -291,10 +289,10 @@ describe('dashboard', () => {
     // of five loads (the first with a cold cache), since other processes share this machine's cores.
     const timings: number[] = [];
     for (let load = 0; load < 5; load++) {
-      await page.goto('about:blank');
-      await page.goto(server.url + '/#/queues'); // the session token is in this tab already
-      await page.locator('main table').waitFor();
-      timings.push(await page.evaluate(() => performance.now()));
+      await session.page.goto('about:blank');
+      await session.page.goto(session.server.url + '/#/queues'); // the session token is in this tab already
+      await session.page.locator('main table').waitFor();
+      timings.push(await session.page.evaluate(() => performance.now()));
     }
     console.log(
       `dashboard: navigation to the queue list's first content took ${timings.map(Math.round).join(', ')} ms`,
@@ -313,22 +311,22 @@ describe('dashboard', () => {
   });
 
   it('reaches actions with Tab and Enter, with a visible focus', async () => {
-    await page.goto(`${server.url}/#/queues/dashboard-queue`);
-    await page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
-    await server.http.post(`/3/projects/${server.projectId}/queues/dashboard-queue/messages`, {
+    await session.page.goto(`${session.server.url}/#/queues/dashboard-queue`);
+    await session.page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
+    await session.server.http.post(`/3/projects/${session.server.projectId}/queues/dashboard-queue/messages`, {
       messages: [{ body: 'reached by keyboard' }],
     });
     let focused = '';
     for (let presses = 0; presses < 40 && focused !== 'Peek'; presses++) {
-      await page.keyboard.press('Tab');
-      focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
+      await session.page.keyboard.press('Tab');
+      focused = await session.page.evaluate(() => document.activeElement?.textContent ?? '');
     }
     expect(focused).toBe('Peek');
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    const outline = await session.page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
     expect(outline).not.toBe('none');
-    await page.keyboard.press('Enter');
+    await session.page.keyboard.press('Enter');
     await expect
-      .poll(() => page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#peeked').textContent(), { timeout: 15_000 })
       .toContain('reached by keyboard');
   });
 
@@ -345,31 +343,31 @@ describe('dashboard', () => {
       'Projects',
       'Tokens',
     ]) {
-      await navTo(name);
-      await page.locator('main h1').waitFor();
-      await expect.poll(() => page.evaluate(() => document.title), { timeout: 15_000 }).toContain(name);
-      expect(await unlabelledControls(page)).toEqual([]);
+      await session.navTo(name);
+      await session.page.locator('main h1').waitFor();
+      await expect.poll(() => session.page.evaluate(() => document.title), { timeout: 15_000 }).toContain(name);
+      expect(await unlabelledControls(session.page)).toEqual([]);
     }
   });
 
   it('is usable with the keyboard: the sign-in form submits with Enter', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('E-mail').focus();
-    await page.keyboard.type('admin@ferrum.local');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('admin-password');
-    await page.keyboard.press('Enter');
-    await page.getByRole('link', { name: 'Tokens' }).waitFor();
+    await session.page.getByRole('button', { name: 'Sign out' }).click();
+    await session.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await session.page.getByLabel('E-mail').focus();
+    await session.page.keyboard.type('admin@ferrum.local');
+    await session.page.keyboard.press('Tab');
+    await session.page.keyboard.type('admin-password');
+    await session.page.keyboard.press('Enter');
+    await session.page.getByRole('link', { name: 'Tokens' }).waitFor();
     expect(fs.existsSync('test-output/screenshots/sign-in.png')).toBe(true);
   });
 
   it('sent no request beyond this machine during the whole run', () => {
-    expect(outside).toEqual([]);
+    expect(session.outside).toEqual([]);
   });
 
   it('would have noticed a request beyond this machine, and the browser cannot reach one', async () => {
-    const probe = await browser.newContext();
+    const probe = await session.browser.newContext();
     const seen = recordOutsideRequests(probe);
     const tab = await probe.newPage();
     const fetchOutside = () =>
@@ -380,11 +378,11 @@ describe('dashboard', () => {
         ),
       );
     // A page without the dashboard's CSP: the request leaves the page and is seen.
-    await tab.goto(server.url + '/health');
+    await tab.goto(session.server.url + '/health');
     expect(await fetchOutside()).toBe('failed');
     expect(seen).toEqual(['http://cdn.example.com/lib.js']);
     // The dashboard's CSP (connect-src 'self') stops it before it is even a request.
-    await tab.goto(server.url + '/');
+    await tab.goto(session.server.url + '/');
     expect(await fetchOutside()).toBe('failed');
     await probe.close();
     expect(seen).toEqual(['http://cdn.example.com/lib.js']);

@@ -6,7 +6,7 @@ import { HOT_LABELS } from '../runner/functions/hot-function-pool.js';
 import { freeLoopbackPort } from '../src/core/free-port.js';
 import { eventually } from './helpers/eventually.js';
 import { FunctionsClient } from './helpers/functions.js';
-import { buildFerrumImage, containerState, docker } from './helpers/image.js';
+import { buildFerrumImage, checkoutImage, containerState, docker } from './helpers/image.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { FAST_WORKER_ENV } from './helpers/worker.js';
 
@@ -14,9 +14,10 @@ import { FAST_WORKER_ENV } from './helpers/worker.js';
 // runs it: the host's Docker engine through its socket, host network, and the http-stream
 // socket folder shared with the engine at the same path. An http-stream call goes through it.
 
-const TAG = 'ferrum-test/ferrum-fn-sockets';
+const TAG = checkoutImage('ferrum-fn-sockets');
 const DOCKER_SOCKET = '/var/run/docker.sock';
-const APP = 'image-runner';
+// Of this process only: afterAll removes this app's containers, never a second copy's.
+const APP = `image-runner-${process.pid}`;
 const name = `ferrum-fn-sockets-runner-${process.pid}`;
 let server: TestServer;
 let socketDir: string;

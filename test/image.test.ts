@@ -7,6 +7,7 @@ import { sleep } from '../src/core/time.js';
 import { HttpClient } from './helpers/http.js';
 import { buildFerrumImage, containerState, docker } from './helpers/image.js';
 import { startTestRedis } from './helpers/redis.js';
+import { scaled } from './helpers/pace.js';
 
 // The Ferrum image built from this tree on a local Node base, each role run from it with
 // --network host against a private redis-server on loopback.
@@ -24,7 +25,7 @@ function containerName(role: string): string {
 }
 
 async function waitForHealth(http: HttpClient, name: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + scaled(30_000);
   while (Date.now() < deadline) {
     const response = await http.get('/health').catch(() => null);
     if (response?.status === 200) return;

@@ -1,45 +1,14 @@
-import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MqClient } from './helpers/mq.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { callClient, useIronClient } from './helpers/iron-client.js';
 
 // The platform's own Node client of the version 1 API (iron_mq 0.2.x, installed as iron_mq_v1), unchanged.
-const { Client } = createRequire(import.meta.url)('iron_mq_v1') as {
-  Client: new (options: Record<string, unknown>) => any;
-};
-
-let server: TestServer;
-let client: any;
-beforeAll(async () => {
-  server = await startTestServer();
-  const url = new URL(server.url);
-  client = new Client({
-    token: server.token,
-    project_id: server.projectId,
-    host: url.hostname,
-    port: Number(url.port),
-    scheme: 'http',
-    queue_name: 'v1-default',
-  });
-});
-afterAll(async () => server?.stop());
-
-/** Calls a callback-style client method; the first answer counts. */
-function call<T = any>(target: any, method: string, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    target[method](...args, (error: Error | null, body: T) => {
-      if (answered) return;
-      answered = true;
-      if (error) reject(error);
-      else resolve(body);
-    });
-  });
-}
+const session = useIronClient('iron_mq_v1', { clientOptions: { queue_name: 'v1-default' } });
+const call = callClient;
 
 describe('iron_mq 0.2 client (version 1 API)', () => {
   it('posts, gets, touches, releases, peeks and deletes messages', async () => {
-    const queue = client.queue('v1-client-orders');
+    const queue = session.client.queue('v1-client-orders');
     const id = await call(queue, 'post', { body: 'order 1', timeout: 90 });
     expect(id).toMatch(/^\d+$/);
     const ids = await call(queue, 'post', ['order 2', 'order 3']);
@@ -60,16 +29,16 @@ describe('iron_mq 0.2 client (version 1 API)', () => {
   });
 
   it('a message posted by the v1 client is reserved through v3', async () => {
-    const queue = client.queue('v1-client-shared');
+    const queue = session.client.queue('v1-client-shared');
     const id = await call(queue, 'post', 'shared');
-    const v3 = new MqClient(server.http, server.projectId);
+    const v3 = new MqClient(session.server.http, session.server.projectId);
     expect(await v3.reserve('v1-client-shared')).toEqual([expect.objectContaining({ id, body: 'shared' })]);
   });
 
   it('lists, updates (push and back to pull), subscribers, alerts, clear and delete', async () => {
-    const queue = client.queue('v1-client-admin');
+    const queue = session.client.queue('v1-client-admin');
     await call(queue, 'post', 'x');
-    const queues = await call(client, 'queues', { page: 0 });
+    const queues = await call(session.client, 'queues', { page: 0 });
     expect(queues.map((entry: any) => entry.name)).toContain('v1-client-admin');
     const alerts = await call(queue, 'add_alerts', [{ type: 'fixed', trigger: 10, queue: 'v1-client-alerts' }]);
     expect(alerts.alerts).toHaveLength(1);

@@ -1,61 +1,30 @@
-import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { callClient, useIronClient } from './helpers/iron-client.js';
 
 // The platform's own Node client (iron_mq 0.9.x speaks queue v3), unchanged, pointed at Ferrum.
-const { Client } = createRequire(import.meta.url)('iron_mq') as {
-  Client: new (options: Record<string, unknown>) => any;
-};
-
-let server: TestServer;
-let client: any;
-beforeAll(async () => {
-  server = await startTestServer();
-  const url = new URL(server.url);
-  client = new Client({
-    token: server.token,
-    project_id: server.projectId,
-    host: url.hostname,
-    port: Number(url.port),
-    scheme: 'http',
-    queue_name: 'iron-default',
-  });
-});
-afterAll(async () => server?.stop());
-
-/** Calls a callback-style client method; the client may call back more than once, the first answer counts. */
-function call<T = any>(target: any, method: string, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    target[method](...args, (error: Error | null, body: T) => {
-      if (answered) return;
-      answered = true;
-      if (error) reject(error);
-      else resolve(body);
-    });
-  });
-}
+const session = useIronClient('iron_mq', { clientOptions: { queue_name: 'iron-default' } });
+const call = callClient;
 
 describe('iron_mq 0.9 client', () => {
   it('creates, updates, lists and deletes queues', async () => {
-    const created = await call(client, 'create_queue', 'iron-orders', { message_timeout: 120 });
+    const created = await call(session.client, 'create_queue', 'iron-orders', { message_timeout: 120 });
     expect(created.queue).toMatchObject({ name: 'iron-orders', message_timeout: 120, type: 'pull' });
-    const updated = await call(client, 'update_queue', 'iron-orders', { message_expiration: 3600 });
+    const updated = await call(session.client, 'update_queue', 'iron-orders', { message_expiration: 3600 });
     expect(updated.queue).toMatchObject({ message_timeout: 120, message_expiration: 3600, size: 0 });
-    const queues = await call(client, 'queues', { per_page: 10 });
+    const queues = await call(session.client, 'queues', { per_page: 10 });
     expect(queues.map((queue: { name: string }) => queue.name)).toContain('iron-orders');
-    const info = await call(client.queue('iron-orders'), 'info');
+    const info = await call(session.client.queue('iron-orders'), 'info');
     expect(info).toMatchObject({ name: 'iron-orders', size: 0, total_messages: 0 });
-    await call(client.queue('iron-orders'), 'del_queue');
+    await call(session.client.queue('iron-orders'), 'del_queue');
     // The client reads `queue` out of error bodies too, so it can only say "Unknown error" here.
-    await expect(call(client.queue('iron-orders'), 'info')).rejects.toThrow();
-    expect((await server.http.get(`/3/projects/${server.projectId}/queues/iron-orders`)).body).toEqual({
+    await expect(call(session.client.queue('iron-orders'), 'info')).rejects.toThrow();
+    expect((await session.server.http.get(`/3/projects/${session.server.projectId}/queues/iron-orders`)).body).toEqual({
       msg: 'Queue not found',
     });
   });
 
   it('posts, peeks, reserves, touches, releases and deletes messages', async () => {
-    const queue = client.queue('iron-work');
+    const queue = session.client.queue('iron-work');
     const ids: string[] = await call(queue, 'post', ['first', { body: 'second' }, 'third']);
     expect(ids).toHaveLength(3);
     const single: string = await call(queue, 'post', 'fourth');
@@ -89,7 +58,7 @@ describe('iron_mq 0.9 client', () => {
   });
 
   it('deletes by id, clears, waits (long-poll) and reports errors as the client expects', async () => {
-    const queue = client.queue('iron-misc');
+    const queue = session.client.queue('iron-misc');
     const ids: string[] = await call(queue, 'post', ['a', 'b', 'c']);
     await call(queue, 'del_multiple', { ids: [ids[0]] });
     expect((await call(queue, 'info')).size).toBe(2);
@@ -104,16 +73,16 @@ describe('iron_mq 0.9 client', () => {
       new Promise((resolve) => setTimeout(resolve, 200)).then(() => call(queue, 'post', 'late')),
     ]);
     expect(reservedLater.body).toBe('late');
-    await expect(call(client.queue('iron-missing'), 'reserve', { n: 1 })).rejects.toThrow('Queue not found');
+    await expect(call(session.client.queue('iron-missing'), 'reserve', { n: 1 })).rejects.toThrow('Queue not found');
     await expect(call(queue, 'del', reservedLater.id, {})).rejects.toThrow(/reservation_id/);
   });
 
   it('manages the subscribers of a push queue', async () => {
-    await call(client, 'create_queue', 'iron-push', {
+    await call(session.client, 'create_queue', 'iron-push', {
       type: 'multicast',
       push: { subscribers: [{ name: 'a', url: 'http://127.0.0.1:9/a' }] },
     });
-    const queue = client.queue('iron-push');
+    const queue = session.client.queue('iron-push');
     await call(queue, 'add_subscribers', { name: 'b', url: 'http://127.0.0.1:9/b' });
     expect((await call(queue, 'info')).push.subscribers.map((subscriber: any) => subscriber.name)).toEqual(['a', 'b']);
     await call(queue, 'rm_subscribers', { name: 'a' });

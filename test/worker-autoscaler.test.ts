@@ -3,14 +3,15 @@ import { sleep } from '../src/core/time.js';
 import { INSTANCE_LABELS } from '../controller/providers/docker-provider.js';
 import type { Runner } from '../runner/runner.js';
 import { eventually } from './helpers/eventually.js';
-import { buildFerrumImage, docker } from './helpers/image.js';
+import { buildFerrumImage, checkoutImage, docker } from './helpers/image.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { createCluster, FAST_WORKER_ENV, startRunner, WorkerClient } from './helpers/worker.js';
+import { scaled } from './helpers/pace.js';
 
 // The autoscaler against the real Docker engine: instances are runner containers of the Ferrum
 // image built from this tree (a tag of its own), on the host network, against a private Redis.
 
-const IMAGE = 'ferrum-test/ferrum-clusters';
+const IMAGE = checkoutImage('ferrum-clusters');
 let server: TestServer;
 let worker: WorkerClient;
 const runners: Runner[] = [];
@@ -21,7 +22,7 @@ async function until<T>(
   timeoutMs: number,
   clusterId?: string,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const value = await check();
     if (value) return value;

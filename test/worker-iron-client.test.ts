@@ -1,45 +1,25 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../runner/runner.js';
-import type { TestServer } from './helpers/server.js';
+import { callClient, ironClientDir, useIronClient } from './helpers/iron-client.js';
 import { startRunner, startWorkerServer, WorkerClient, zipOf } from './helpers/worker.js';
 
 // The iron_worker package from npm (worker API v2), used exactly as its users do.
-const require = createRequire(import.meta.url);
-const ironWorker = require('iron_worker') as { Client: new (options: Record<string, unknown>) => any };
-const clientDir = path.dirname(require.resolve('iron_worker/package.json'));
-
-let server: TestServer;
+const clientDir = ironClientDir('iron_worker');
+const session = useIronClient('iron_worker', { startServer: startWorkerServer });
 let runner: Runner;
-let client: any;
 let worker: WorkerClient;
 
-/** Calls a callback-style client method as a promise. */
-function call<T = any>(method: string, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) =>
-    client[method](...args, (error: Error | null, body: T) => (error ? reject(error) : resolve(body))),
-  );
-}
+const call = <T = any>(method: string, ...args: unknown[]) => callClient<T>(session.client, method, ...args);
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  runner = await startRunner(server);
-  worker = new WorkerClient(server.http, server.projectId);
-  const port = Number(new URL(server.url).port);
-  client = new ironWorker.Client({
-    token: server.token,
-    project_id: server.projectId,
-    host: '127.0.0.1',
-    port,
-    scheme: 'http',
-  });
+  runner = await startRunner(session.server);
+  worker = new WorkerClient(session.server.http, session.server.projectId);
 });
 
 afterAll(async () => {
   await runner?.stop();
-  await server?.stop();
 });
 
 describe('the iron_worker npm client', () => {
@@ -60,7 +40,7 @@ describe('the iron_worker npm client', () => {
       content_type: 'text/plain',
     });
     const uploaded = await new Promise<any>((resolve, reject) =>
-      client.api.codesUpload(
+      session.client.api.codesUpload(
         { data, file: { buffer: zip, content_type: 'application/zip' } },
         (error: Error | null, body: any) =>
           error ? reject(error) : resolve(typeof body === 'string' ? JSON.parse(body) : body),

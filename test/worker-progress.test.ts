@@ -3,6 +3,7 @@ import { sleep } from '../src/core/time.js';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
 import { createCluster, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { scaled } from './helpers/pace.js';
 
 let server: TestServer;
 let runner: Runner;
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 async function logWhen(id: string, test: (log: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 20000;
+  const deadline = Date.now() + scaled(20000);
   let log = '';
   while (Date.now() < deadline) {
     log = await worker.log(id);

@@ -3,6 +3,7 @@ import { sleep } from '../src/core/time.js';
 import type { Runner } from '../runner/runner.js';
 import type { TestServer } from './helpers/server.js';
 import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from './helpers/worker.js';
+import { scaled } from './helpers/pace.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -39,7 +40,7 @@ const ended = ['complete', 'error', 'timeout', 'cancelled'];
 
 /** The ended task, once its retry is queued (the runner queues it just after the end). */
 async function endedWithRetry(id: string): Promise<any> {
-  const deadline = Date.now() + 20000;
+  const deadline = Date.now() + scaled(20000);
   let task = await worker.waitFor(id, ended);
   while (!task.retry_task_id && Date.now() < deadline) {
     await sleep(50);

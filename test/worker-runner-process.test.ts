@@ -17,6 +17,7 @@ import {
   WorkerClient,
   type RunnerMode,
 } from './helpers/worker.js';
+import { scaled } from './helpers/pace.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -77,7 +78,7 @@ function containersOf(taskId: string): string {
 }
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);

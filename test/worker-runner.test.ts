@@ -12,6 +12,8 @@ import {
   WorkerClient,
   zipOf,
 } from './helpers/worker.js';
+import { eventually } from './helpers/eventually.js';
+import { boundFrom, scaled, timed } from './helpers/pace.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -127,7 +129,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
   it('shows the log while the task runs', async () => {
     const id = await worker.queue('shell', 'echo first; sleep 30');
     await worker.waitFor(id, ['running']);
-    const deadline = Date.now() + 15000;
+    const deadline = Date.now() + scaled(15000);
     while ((await worker.log(id)) !== 'first\n' && Date.now() < deadline) await sleep(50);
     expect(await worker.log(id)).toBe('first\n');
     expect((await worker.task(id)).status).toBe('running');
@@ -156,7 +158,8 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
 
   it('cancels a running task and removes its container', async () => {
     const id = await worker.queue('shell', 'echo working; sleep 30');
-    await worker.waitFor(id, ['running']);
+    // How long this machine takes to start the container now: removing it is bounded from that.
+    const start = await timed(() => worker.waitFor(id, ['running']));
     const response = await server.http.post(worker.path(`/tasks/${id}/cancel`));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ msg: 'Cancelled' });
@@ -167,9 +170,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
       execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${id}`])
         .toString()
         .trim();
-    const deadline = Date.now() + 10000;
-    while (left() !== '' && Date.now() < deadline) await sleep(100);
-    expect(left()).toBe('');
+    await eventually(() => left() === '', boundFrom(start.ms, { floorMs: 10_000 }), `container of ${id} removed`);
     expect((await worker.task(id)).status).toBe('cancelled');
   });
 

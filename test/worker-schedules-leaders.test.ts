@@ -18,6 +18,7 @@ import {
 } from './helpers/schedules.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient } from './helpers/worker.js';
+import { scaled } from './helpers/pace.js';
 
 // Two controllers share one Redis, each with its scheduler loop; no runner, so tasks stay queued.
 let server: TestServer;
@@ -117,7 +118,7 @@ describe('schedules with two controllers', () => {
     expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId())).toBe(
       false,
     );
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
     expect(await worker.task(taskId)).toMatchObject({
       id: taskId,

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from './server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
@@ -114,4 +116,34 @@ export function ironJsonOf(server: { url: string; token: string; projectId: stri
     protocol: 'http',
     scheme: 'http',
   };
+}
+
+/** A test file's server, bundled CLI and a working directory whose iron.json points at the server. */
+export interface CliSession {
+  server: TestServer;
+  cli: Cli;
+  /** The directory holding the server's iron.json, where `ferrum` runs by default. */
+  cwd: string;
+  /** Runs `ferrum <args>` in `cwd`, as a user with that iron.json would. */
+  ferrum(args: string[], options?: CliRun): Promise<CliResult>;
+}
+
+/**
+ * The shared set-up of the CLI suites: starts a server (startTestServer unless given) and bundles
+ * the CLI before the file's tests, and cleans both up after them. Read the fields inside tests.
+ */
+export function useCliSession(startServer: () => Promise<TestServer> = () => startTestServer()): CliSession {
+  const session = {
+    ferrum: (args: string[], options: CliRun = {}) => session.cli.run(args, { cwd: session.cwd, ...options }),
+  } as CliSession;
+  beforeAll(async () => {
+    [session.server, session.cli] = await Promise.all([startServer(), Cli.build()]);
+    session.cwd = dirWithIronJson(ironJsonOf(session.server));
+  });
+  afterAll(async () => {
+    session.cli?.cleanUp();
+    if (session.cwd) fs.rmSync(session.cwd, { recursive: true, force: true });
+    await session.server?.stop();
+  });
+  return session;
 }

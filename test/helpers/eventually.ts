@@ -1,17 +1,21 @@
+import { scaled } from './pace.js';
+
 /**
  * Polls `check` until it returns a value other than undefined or false, and returns it; fails
- * after `timeoutMs`. Tests wait on conditions with this, never on fixed sleeps.
+ * after `timeoutMs`, a bound for a machine at rest that grows with the machine's measured
+ * slowness (see pace.ts). Tests wait on conditions with this, never on fixed sleeps.
  */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 5000,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const boundMs = scaled(timeoutMs);
+  const deadline = Date.now() + boundMs;
   for (;;) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${boundMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

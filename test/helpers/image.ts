@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,19 @@ const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 export const NODE_BASE_IMAGE = 'ferrum-test/node-base';
-export const FERRUM_IMAGE = 'ferrum-test/ferrum';
+
+/**
+ * The tag of images built from this checkout's own sources: two checkouts testing at once on one
+ * engine never run each other's build (a tag per checkout, not per run, so they do not pile up).
+ */
+export const CHECKOUT_TAG = createHash('sha256').update(repoRoot).digest('hex').slice(0, 12);
+
+/** `ferrum-test/<name>` as built from this checkout. */
+export function checkoutImage(name: string): string {
+  return `ferrum-test/${name}:${CHECKOUT_TAG}`;
+}
+
+export const FERRUM_IMAGE = checkoutImage('ferrum');
 
 /** Runs the docker CLI; throws with its stderr when it exits non-zero. */
 export async function docker(...args: string[]): Promise<string> {

@@ -1,4 +1,5 @@
 import { HttpClient } from './http.js';
+import { scaled } from './pace.js';
 
 /** Clients posting messages to one queue as fast as they can, until stopped. */
 export interface PostLoad {
@@ -63,7 +64,7 @@ export async function waitFor(
   timeoutMs: number,
   everyMs = 50,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (Date.now() < deadline) {
     if (await check()) return true;
     await new Promise((resolve) => setTimeout(resolve, everyMs));

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from './pace.js';
 
 export interface ReceivedPush {
   headers: http.IncomingHttpHeaders;
@@ -42,7 +43,7 @@ export class TestSubscriber {
   }
 
   async waitFor(count: number, timeoutMs = 5000): Promise<ReceivedPush[]> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     while (this.received.length < count) {
       if (Date.now() > deadline) throw new Error(`expected ${count} deliveries, got ${this.received.length}`);
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -14,6 +14,8 @@ export interface TestRedisCluster {
   /** The seed nodes, comma-separated host:port, as REDIS_URL takes them in cluster mode. */
   seeds: string;
   ports: number[];
+  /** How long this cluster took to start and form here, in ms: what bounds waiting for its restart. */
+  startedInMs: number;
   /** Opens a plain connection to one master (e.g. to count its keys). */
   node(port: number): Redis;
   /** Kills every node (SIGKILL): the whole cluster is gone. */
@@ -24,6 +26,7 @@ export interface TestRedisCluster {
 }
 
 export async function startTestRedisCluster(masters = 3): Promise<TestRedisCluster> {
+  const started = performance.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cluster-'));
   const ports: number[] = [];
   for (let i = 0; i < masters; i++) ports.push(await freeLoopbackPort());
@@ -85,6 +88,7 @@ export async function startTestRedisCluster(masters = 3): Promise<TestRedisClust
   return {
     seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
     ports,
+    startedInMs: performance.now() - started,
     node,
     async killAll() {
       for (const child of children) child.kill('SIGKILL');

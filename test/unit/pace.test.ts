@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { boundFrom, machineSlowness, measureSlowness, scaled } from '../helpers/pace.js';
+
+describe('waiting bounds that follow the machine', () => {
+  it('measures the slowness between 1 (at rest) and 8, and the run shares one figure', () => {
+    const measured = measureSlowness();
+    expect(measured).toBeGreaterThanOrEqual(1);
+    expect(measured).toBeLessThanOrEqual(8);
+    // vitest.config.ts measured it once for the run and handed it down.
+    expect(machineSlowness()).toBe(Number(process.env.FERRUM_TEST_SLOWNESS));
+  });
+
+  it('scales a bound by the slowness, and derives one from a measured duration with a floor', () => {
+    const slowness = machineSlowness();
+    expect(scaled(1000)).toBe(Math.round(1000 * slowness));
+    // Five times a 4 s start, as eventually() will scale it back: 20 s of wall-clock time.
+    expect(boundFrom(4000, { floorMs: 1000 }) * slowness).toBeCloseTo(20_000, -1);
+    expect(boundFrom(10, { floorMs: 1000 })).toBe(1000);
+  });
+
+  it('eventually() gives up after the scaled bound and says which', async () => {
+    await expect(eventually(() => false, 50, 'never')).rejects.toThrow(`never not reached within ${scaled(50)} ms`);
+  });
+});
