@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus } from '../../../src/core/bus.js';
 import { scriptClock } from '../../../src/core/lua.js';
-import { MessageQueue, type QueueQuotas } from '../../../src/mq/service.js';
+import { MessageQueue, type QueueQuotas } from '../../../src/mq/message-queue.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
 
 // Reserve, release and delete, straight against src/ on the worker's shared Redis (no HTTP).

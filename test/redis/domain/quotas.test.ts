@@ -3,7 +3,7 @@ import { quotasOf, type Quotas } from '../../../src/auth/quotas.js';
 import { CacheStore, type NewItem } from '../../../src/cache/cache-store.js';
 import { EventBus } from '../../../src/core/bus.js';
 import { ProjectStorage } from '../../../src/core/stored-bytes.js';
-import { MessageQueue } from '../../../src/mq/service.js';
+import { MessageQueue } from '../../../src/mq/message-queue.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
 
 // Project quotas as the domain enforces them, on the worker's shared Redis (no HTTP).
