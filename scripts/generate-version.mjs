@@ -1,5 +1,5 @@
 // One source for the version: package.json. Writes src/core/version.ts, the chart's appVersion
-// and the Dockerfile's FERRUM_VERSION from it; `npm version` runs this, and test/version.test.ts fails on drift.
+// and the Dockerfile's FERRUM_VERSION from it; `npm version` runs this, and test/unit/version.test.ts fails on drift.
 import fs from 'node:fs';
 
 const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));

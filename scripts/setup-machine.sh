@@ -2,7 +2,7 @@
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
 #   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus Python, Ruby and Java (test/compat; python3 and ruby also make the
+#   test:     services, plus Python, Ruby and Java (test/redis/compat; python3 and ruby also make the
 #             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ,
 #             Debian's Chromium (the dashboard's browser tests), nginx (the rolling-restart test)
 #             and Debian's Prometheus (promtool and the server, for the alert rules' test) (npm test)
@@ -68,7 +68,7 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
-# Python (with requests), Ruby and Java: test/compat sends requests exactly as the official
+# Python (with requests), Ruby and Java: test/redis/compat sends requests exactly as the official
 # clients of those languages do.
 ensure_client_languages() {
   local missing=()
@@ -78,13 +78,13 @@ ensure_client_languages() {
   [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 
-# nginx: the proxy of test/rolling-restart.test.ts, run there as a child process with its own
+# nginx: the proxy of test/docker/rolling-restart.test.ts, run there as a child process with its own
 # config (the package's system service is not used).
 ensure_nginx() {
   [ -x /usr/sbin/nginx ] || apt_install nginx || return 1
 }
 
-# prometheus and promtool: test/metrics-alerts.test.ts runs the chart's alert rules on them.
+# prometheus and promtool: test/docker/metrics/metrics-alerts.test.ts runs the chart's alert rules on them.
 ensure_prometheus() {
   { have prometheus && have promtool; } || apt_install prometheus || return 1
 }

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../../../runner/runner.js';
+import type { TestServer } from '../../helpers/server.js';
+import {
+  createCluster,
+  createRunnerToken,
+  FAST_WORKER_ENV,
+  RUNNER_MODES,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  type RunnerMode,
+} from '../../helpers/worker.js';
+
+let server: TestServer;
+let worker: WorkerClient;
+const runners: Runner[] = [];
+const children: ChildProcess[] = [];
+
+const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
+
+beforeAll(async () => {
+  server = await startWorkerServer();
+  worker = new WorkerClient(server.http, server.projectId);
+  for (const mode of RUNNER_MODES) {
+    for (const [name, max] of [
+      ['one-at-a-time', 1],
+      ['three-at-a-time', 3],
+      ['single', 1],
+    ] as const)
+      await worker.upload({
+        name: `${name}-${mode}`,
+        image: 'ferrum-test/busybox',
+        command: shell,
+        max_concurrency: max,
+      });
+  }
+}, 30000);
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(runners.map((runner) => runner.stop()));
+  await server?.stop();
+});
+
+async function queueMany(codeName: string, count: number, payload: string, cluster: string): Promise<string[]> {
+  const tasks = Array.from({ length: count }, () => ({ code_name: codeName, payload, cluster }));
+  const response = await server.http.post(worker.path('/tasks'), { tasks });
+  expect(response.status).toBe(200);
+  return response.body.tasks.map((task: { id: string }) => task.id);
+}
+
+/** The most tasks whose [start_time, end_time] overlap at one instant (an end before a start at a tie). */
+function mostAtOnce(tasks: { start_time: string; end_time: string }[]): number {
+  const events = tasks.flatMap((task) => [
+    [Date.parse(task.start_time), 1],
+    [Date.parse(task.end_time), -1],
+  ]);
+  events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let now = 0;
+  let most = 0;
+  for (const [, step] of events) most = Math.max(most, (now += step!));
+  return most;
+}
+
+async function allEnded(ids: string[]): Promise<any[]> {
+  const tasks = [];
+  for (const id of ids) tasks.push(await worker.waitFor(id, ['complete', 'error', 'timeout', 'cancelled'], 90000));
+  return tasks;
+}
+
+/** `ferrum runner` as its own process, in `mode`, for one cluster. */
+async function spawnRunner(mode: RunnerMode, cluster: string): Promise<ChildProcess> {
+  const reach =
+    mode === 'direct'
+      ? server.redisEnv
+      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...FAST_WORKER_ENV, ...reach };
+  if (mode === 'gateway') delete env.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
+    env: {
+      ...env,
+      FERRUM_DATA_DIR: server.config.dataDir,
+      FERRUM_RUNNER_CLUSTER: cluster,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: '0',
+    },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
+  const code = (name: string) => `${name}-${mode}`;
+  let limits = '';
+  let gate = '';
+  beforeAll(async () => {
+    limits = await createCluster(server.http, `limits-${mode}`);
+    gate = await createCluster(server.http, `gate-${mode}`);
+    // Two runners of 4 slots each: 8 places to run, so only the gate holds tasks back.
+    for (let i = 0; i < 2; i++) runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: limits }, { mode }));
+  }, 30000);
+
+  it('runs 20 tasks each of packages limited to 1 and to 3: never more at once, all complete, none failed or retried', async () => {
+    const [one, three] = await Promise.all([
+      queueMany(code('one-at-a-time'), 20, 'sleep 0.2', limits),
+      queueMany(code('three-at-a-time'), 20, 'sleep 0.5', limits),
+    ]);
+    const [ranOne, ranThree] = await Promise.all([allEnded(one), allEnded(three)]);
+    for (const task of [...ranOne, ...ranThree]) {
+      expect(task.status).toBe('complete');
+      expect(task.retry_count).toBeUndefined();
+    }
+    expect(mostAtOnce(ranOne)).toBe(1);
+    expect(mostAtOnce(ranThree)).toBeLessThanOrEqual(3);
+    // With 8 runner slots and 20 tasks of 0.5 s, the limit of 3 is actually reached.
+    expect(mostAtOnce(ranThree)).toBeGreaterThanOrEqual(2);
+  }, 120000);
+
+  it('gives back the slot of a runner that was killed mid-task', async () => {
+    const child = await spawnRunner(mode, gate);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
+    await worker.waitFor(stuck, ['running'], 30000);
+    child.kill('SIGKILL');
+    await exited;
+
+    const next = await worker.queue(code('single'), 'echo after', { cluster: gate });
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: gate }, { mode }));
+    expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
+    expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(/stopped before the task finished/);
+    // The gate still holds afterwards: three more tasks never overlap.
+    const after = await allEnded(await queueMany(code('single'), 3, 'sleep 0.3', gate));
+    expect(after.map((task) => task.status)).toEqual(['complete', 'complete', 'complete']);
+    expect(mostAtOnce(after)).toBe(1);
+  }, 60000);
+});

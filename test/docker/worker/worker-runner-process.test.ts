@@ -1,0 +1,198 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../../../runner/runner.js';
+import { freeLoopbackPort } from '../../../src/core/free-port.js';
+import { KeySpace, type RedisClient } from '../../../src/core/redis.js';
+import { sleep } from '../../../src/core/time.js';
+import { WorkerKeys } from '../../../src/worker/keys.js';
+import { RunnerRegistry } from '../../../src/worker/clusters/runners/runner-registry.js';
+import type { TestServer } from '../../helpers/server.js';
+import {
+  createCluster,
+  createRunnerToken,
+  FAST_WORKER_ENV,
+  RUNNER_MODES,
+  startRunner,
+  startWorkerServer,
+  WorkerClient,
+  type RunnerMode,
+} from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
+
+let server: TestServer;
+let worker: WorkerClient;
+let redis: RedisClient;
+let registry: RunnerRegistry;
+const children: ChildProcess[] = [];
+const runners: Runner[] = [];
+
+/** `ferrum runner` as its own process, as it runs on a worker machine. */
+async function spawnRunner(
+  cluster: string,
+  port = 0,
+  mode: RunnerMode = 'direct',
+): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {
+  let output = '';
+  // Direct: the Redis URL; gateway: the API and a runner token of the cluster, no Redis at all.
+  const reach =
+    mode === 'direct'
+      ? server.redisEnv
+      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
+    env: {
+      ...inherited,
+      ...FAST_WORKER_ENV,
+      ...reach,
+      // A gateway runner has no encryption key either (an empty value is no key).
+      ...(mode === 'gateway' ? { FERRUM_ENCRYPTION_KEY: '' } : {}),
+      FERRUM_DATA_DIR: server.config.dataDir,
+      FERRUM_RUNNER_CLUSTER: cluster,
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+/** The runner's structured log lines about one task, in order. */
+function taskLogLines(output: string, taskId: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.task === taskId);
+}
+
+function containersOf(taskId: string): string {
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=ferrum.task=${taskId}`])
+    .toString()
+    .trim();
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + scaled(timeoutMs);
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+beforeAll(async () => {
+  server = await startWorkerServer();
+  worker = new WorkerClient(server.http, server.projectId);
+  redis = server.openRedis();
+  registry = new RunnerRegistry(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
+  await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const runner of runners) await runner.stop();
+  await redis?.quit();
+  await server?.stop();
+});
+
+describe('a runner process', () => {
+  it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
+    const port = await freeLoopbackPort();
+    const { child, exited, output } = await spawnRunner(clusters.counting, port);
+    await until(
+      'the runner to register',
+      async () => (await registry.runnersOf(clusters.counting)).runners_total === 4,
+      20000,
+    );
+    expect((await registry.runnersOf(clusters.counting)).runners_available).toBe(4);
+    const id = await worker.queue('shell', 'sleep 30', { cluster: clusters.counting });
+    await worker.waitFor(id, ['running']);
+    await until('a busy slot', async () => (await registry.runnersOf(clusters.counting)).runners_available === 3, 5000);
+    const { instances } = await registry.runnersOf(clusters.counting);
+    expect(instances).toHaveLength(1);
+    expect(instances[0]).toMatchObject({ cluster: clusters.counting, slots: 4, busy: 1 });
+    await server.http.post(worker.path(`/tasks/${id}/cancel`));
+    await worker.waitFor(id, ['cancelled']);
+    const done = await worker.queue('shell', 'echo done', { cluster: clusters.counting });
+    await worker.waitFor(done, ['complete']);
+    // The slot is given back just after the task's record is final.
+    let metrics = '';
+    await until(
+      'the slot to be free again',
+      async () =>
+        (metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).includes('state="free"} 4'),
+      5000,
+    );
+    expect(metrics).toContain(`ferrum_runner_tasks_total{cluster="${clusters.counting}",status="complete"} 1`);
+    expect(metrics).toContain('ferrum_runner_slots{state="free"} 4');
+    expect(metrics).toMatch(/ferrum_worker_task_wait_seconds_count 2/);
+    expect(metrics).toMatch(/ferrum_worker_task_run_seconds_count\{status="complete"\} 1/);
+    expect(taskLogLines(output(), done)).toEqual([
+      expect.objectContaining({ msg: 'task started', project: server.projectId, code: 'shell' }),
+      expect.objectContaining({ msg: 'task finished', status: 'complete', run_ms: expect.any(Number) }),
+    ]);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect((await registry.runnersOf(clusters.counting)).runners_total).toBe(0);
+  });
+});
+
+describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
+  let failover = '';
+  let draining = '';
+  beforeAll(async () => {
+    failover = await createCluster(server.http, `failover-${mode}`);
+    draining = await createCluster(server.http, `draining-${mode}`);
+  });
+
+  it('killed with SIGKILL mid-task: the task ends as error and its container is removed', async () => {
+    const { child, exited } = await spawnRunner(failover, 0, mode);
+    const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: failover });
+    await worker.waitFor(id, ['running'], 20000);
+    // `running` comes just before the container starts: wait for its first output.
+    await until('the task to print', async () => (await worker.log(id)) === 'begin\n', 20000);
+    child.kill('SIGKILL');
+    await exited;
+    expect(containersOf(id)).not.toBe('');
+
+    const started = Date.now();
+    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: failover }, { mode }));
+    const task = await worker.waitFor(id, ['error', 'complete', 'cancelled', 'queued'], 20000);
+    expect(task.status).toBe('error');
+    expect(task.msg).toMatch(/runner running this task \(\w+\) stopped before the task finished/);
+    await until('the orphan container to be removed', () => containersOf(id) === '', 10000);
+    expect(Date.now() - started).toBeLessThan(20000);
+
+    // The cluster works on: the next task runs on the new runner.
+    const next = await worker.queue('shell', 'echo after', { cluster: failover });
+    expect((await worker.waitFor(next, ['complete', 'error'])).status).toBe('complete');
+  });
+
+  it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
+    const { child, exited, output } = await spawnRunner(draining, 0, mode);
+    const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: draining });
+    await worker.waitFor(running, ['running'], 20000);
+    child.kill('SIGTERM');
+    await sleep(300);
+    const later = await worker.queue('shell', 'echo never', { cluster: draining });
+    const code = await exited;
+    expect(code, output()).toBe(0);
+    expect((await worker.task(running)).status).toBe('complete');
+    expect(await worker.log(running)).toBe('finished\n');
+    await sleep(500);
+    expect((await worker.task(later)).status).toBe('queued');
+    await server.http.post(worker.path(`/tasks/${later}/cancel`));
+  });
+});
+
+/** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
+const clusters = { counting: '' };
+beforeAll(async () => {
+  for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
+    clusters[name] = await createCluster(server.http, name);
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runner } from '../../../runner/runner.js';
+import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { startRunner, WorkerClient, zipOf } from '../../helpers/worker.js';
+
+// Zip packages naming only a runtime run on that runtime's stack, in real containers of images
+// made of this machine's python3 and ruby (scripts/build-test-images.sh), with the command the
+// runtime makes from file_name; each reads its payload from the -payload argument.
+let server: TestServer;
+let runner: Runner;
+let worker: WorkerClient;
+
+beforeAll(async () => {
+  server = await startTestServer(RUNTIME_STACKS_ENV);
+  runner = await startRunner(server, RUNTIME_STACKS_ENV);
+  worker = new WorkerClient(server.http, server.projectId);
+});
+
+afterAll(async () => {
+  await runner?.stop();
+  await server?.stop();
+});
+
+async function runToEnd(codeName: string, payload: string): Promise<string> {
+  const id = await worker.queue(codeName, payload);
+  const task = await worker.waitFor(id, ['complete', 'error', 'timeout'], 60_000);
+  const log = await worker.log(id);
+  expect(task.status, `${task.msg}\n${log}`).toBe('complete');
+  return log;
+}
+
+const PYTHON_WORKER = `import json, sys
+args = sys.argv[1:]
+payload = json.load(open(args[args.index("-payload") + 1]))
+print(sys.implementation.name, sys.version_info[0], "says", payload["greeting"])
+`;
+
+const RUBY_WORKER = `require "json"
+payload = JSON.parse(File.read(ARGV[ARGV.index("-payload") + 1]))
+puts "#{RUBY_ENGINE} #{RUBY_VERSION.split(".").first} says #{payload["greeting"]}"
+`;
+
+/** A runner script like the ones the Ruby and Java clients generate: cd to -d, then run. */
+const SH_RUNNER = `#!/bin/sh
+root() { while [ $# -gt 1 ]; do if [ "$1" = "-d" ]; then printf "%s" "$2"; break; fi; shift; done; }
+cd "$(root "$@")"
+echo "sh in $(pwd) says $(cat "$PAYLOAD_FILE")"
+`;
+
+describe('runtimes on their stacks', () => {
+  it("runs the Python client's upload with python on the python stack", async () => {
+    const data = { name: 'py-greeter', runtime: 'python', file_name: 'hello.py' };
+    const { raw, type } = pythonClientForm(data, await zipOf({ 'hello.py': PYTHON_WORKER }));
+    const upload = await server.http.post(worker.path('/codes'), undefined, { raw, headers: { 'Content-Type': type } });
+    expect(upload.status, upload.text).toBe(200);
+    expect(await runToEnd('py-greeter', JSON.stringify({ greeting: 'hello' }))).toBe('cpython 3 says hello\n');
+  }, 90_000);
+
+  it('runs a ruby package with ruby on the ruby stack', async () => {
+    await worker.upload(
+      { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
+      await zipOf({ 'hello.rb': RUBY_WORKER }),
+    );
+    expect(await runToEnd('rb-greeter', JSON.stringify({ greeting: 'hi' }))).toBe('ruby 3 says hi\n');
+  }, 90_000);
+
+  it('runs a runner script (runtime sh, __runner__.sh) with sh on the sh stack', async () => {
+    await worker.upload(
+      { name: 'sh-greeter', runtime: 'sh', file_name: '__runner__.sh' },
+      await zipOf({ '__runner__.sh': SH_RUNNER }),
+    );
+    expect(await runToEnd('sh-greeter', 'hey')).toBe('sh in /mnt/task says hey\n');
+  }, 90_000);
+
+  it('runs a binary package: the file itself, made executable', async () => {
+    const zip = await zipOf({ worker: '#!/bin/sh\necho "binary got $# arguments"\n' }, { mode: 0o100644 });
+    await worker.upload({ name: 'bin-greeter', runtime: 'binary', file_name: 'worker' }, zip);
+    expect(await runToEnd('bin-greeter', 'x')).toBe('binary got 8 arguments\n');
+  }, 90_000);
+});

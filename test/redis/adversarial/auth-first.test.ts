@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import {
+  createTenant,
+  expectHealthy,
+  plantVictimData,
+  startHardenedServer,
+  type Tenant,
+} from '../../helpers/adversarial/hardened-server.js';
+
+// A stranger (no token, or a bad one) and a second tenant probe the APIs: they are turned away
+// before anything about the request body is checked, and sign-in cannot be brute-forced.
+
+let server: TestServer;
+let victim: Tenant;
+let attacker: Tenant;
+let victimIntact: () => Promise<void>;
+
+beforeAll(async () => {
+  server = await startHardenedServer({
+    FERRUM_LOGIN_MAX_PER_ACCOUNT: '3',
+    FERRUM_LOGIN_MAX_PER_ADDRESS: '12',
+    FERRUM_LOGIN_WINDOW_MS: '60000',
+  });
+  victim = await createTenant(server, 'auth-victim');
+  attacker = await createTenant(server, 'auth-attacker');
+  victimIntact = await plantVictimData(victim);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('authentication comes before validation', () => {
+  const probes = () => [
+    { method: 'POST', path: `/3/projects/${victim.projectId}/queues/q/messages`, body: { messages: 'nope' } },
+    { method: 'PUT', path: `/3/projects/${victim.projectId}/queues/q`, body: { queue: { type: 7 } } },
+    { method: 'POST', path: `/2/projects/${victim.projectId}/tasks`, body: { tasks: [{}] } },
+    { method: 'POST', path: `/2/projects/${victim.projectId}/schedules`, body: {} },
+    { method: 'PUT', path: `/1/projects/${victim.projectId}/caches/c/items/k`, body: { value: {} } },
+    { method: 'POST', path: `/1/projects/${victim.projectId}/queues/q/messages`, body: { messages: 1 } },
+    { method: 'POST', path: '/1/tokens', body: { type: 'bogus' } },
+    { method: 'POST', path: '/1/users', body: {} },
+    { method: 'POST', path: '/2/clusters', body: { name: 5 } },
+    { method: 'POST', path: '/runner/v1/clusters/default/instances/i1/heartbeat', body: { running: 'x' } },
+    { method: 'POST', path: '/runner/v1/clusters/default/instances/i1/tasks/t1/finish', body: { status: 9 } },
+  ];
+
+  it('a stranger without a token gets 401, whatever the body', async () => {
+    for (const probe of probes()) {
+      const response = await server.http.request(probe.method, probe.path, { body: probe.body, token: null });
+      expect(response.status, `${probe.method} ${probe.path}`).toBe(401);
+      const broken = await server.http.request(probe.method, probe.path, {
+        raw: '{"not json',
+        headers: { 'Content-Type': 'application/json' },
+        token: null,
+      });
+      expect(broken.status, `${probe.method} ${probe.path} with broken JSON`).toBe(401);
+    }
+  });
+
+  it('a bad token gets 401 and another tenant gets 403 before validation', async () => {
+    for (const probe of probes().filter((each) => each.path.includes(victim.projectId))) {
+      const forged = await server.http.request(probe.method, probe.path, { body: probe.body, token: 'forged-token' });
+      expect(forged.status, probe.path).toBe(401);
+      const other = await attacker.http.request(probe.method, probe.path, { body: probe.body });
+      expect(other.status, probe.path).toBe(403);
+    }
+    await expectHealthy(server);
+    await victimIntact();
+  });
+
+  it('strangers asking for a user by e-mail or id get 404, existing or not', async () => {
+    const existing = await attacker.http.get(`/1/users/${encodeURIComponent(victim.email)}`);
+    const missing = await attacker.http.get(`/1/users/${encodeURIComponent('nobody@example.com')}`);
+    expect(existing.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(existing.body).toEqual(missing.body);
+    expect((await attacker.http.get(`/1/users/${victim.userId}`)).status).toBe(404);
+    expect((await attacker.http.patch(`/1/users/${victim.userId}`, { password: 'taken-over' })).status).toBe(404);
+    expect((await server.http.get(`/1/users/${victim.userId}`, { token: null })).status).toBe(401);
+  });
+});
+
+describe('sign-in', () => {
+  const signIn = (email: string, password: string, address?: string) =>
+    server.http.post(
+      '/1/authentication',
+      { email, password },
+      { token: null, headers: address ? { 'X-Forwarded-For': address } : {} },
+    );
+
+  it('limits attempts per account: the right password is refused too once over the limit', async () => {
+    const target = await createTenant(server, 'brute-target');
+    for (let i = 0; i < 3; i++) expect((await signIn(target.email, `guess-${i}`)).status).toBe(401);
+    const blocked = await signIn(target.email, target.password);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.msg).toMatch(/Too many sign-in attempts/);
+    await expectHealthy(server);
+  });
+
+  it('limits attempts per address over many accounts', async () => {
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 429; i++) status = (await signIn(`spray-${i}@example.com`, 'x')).status;
+    expect(status).toBe(429);
+  });
+
+  it('refuses a suspended user', async () => {
+    // A fresh server: the address counter of the test above is spent.
+    const fresh = await startHardenedServer();
+    try {
+      const user = await createTenant(fresh, 'suspended');
+      expect((await fresh.http.patch(`/1/users/${user.userId}`, { status: 'suspended' })).status).toBe(200);
+      const response = await fresh.http.post(
+        '/1/authentication',
+        { email: user.email, password: user.password },
+        { token: null },
+      );
+      expect(response.status).toBe(403);
+      expect(response.body.msg).toBe('User suspended');
+      expect(JSON.stringify(response.body)).not.toContain('tokens');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it('answers unknown and known e-mails in about the same time (the password hash always runs)', async () => {
+    const fresh = await startHardenedServer({
+      FERRUM_LOGIN_MAX_PER_ACCOUNT: '100',
+      FERRUM_LOGIN_MAX_PER_ADDRESS: '100',
+    });
+    try {
+      const user = await createTenant(fresh, 'timing');
+      const timed = async (email: string) => {
+        const started = performance.now();
+        const response = await fresh.http.post('/1/authentication', { email, password: 'wrong' }, { token: null });
+        expect(response.status).toBe(401);
+        return performance.now() - started;
+      };
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        known.push(await timed(user.email));
+        unknown.push(await timed(`ghost-${i}@example.com`));
+      }
+      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+      // scrypt takes tens of ms; without the decoy hash an unknown e-mail answers in ~1 ms.
+      expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
+      expect(median(unknown)).toBeLessThan(median(known) * 2);
+    } finally {
+      await fresh.stop();
+    }
+  });
+});

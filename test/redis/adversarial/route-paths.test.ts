@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../../helpers/server.js';
+import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+
+// Dot segments are resolved by clients and proxies before a request arrives: a route made with
+// them could never be called by its own path, and would shadow another one in listings.
+
+let server: TestServer;
+let tenant: Tenant;
+const app = `paths-${process.pid}`;
+
+beforeAll(async () => {
+  server = await startHardenedServer();
+  tenant = await createTenant(server, 'route-paths');
+  expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('route paths with dot segments', () => {
+  it.each(['/a/../b', '/..', '/a/..', '/.', '/a/./b'])('refuses %s at create (400)', async (path) => {
+    const created = await tenant.http.post(`/v1/apps/${app}/routes`, { route: { path, image: 'busybox' } });
+    expect(created.status, created.text).toBe(400);
+    expect(created.body.error.message).toBe('route path may not have "." or ".." segments');
+  });
+
+  it('still takes dots inside a segment', async () => {
+    const created = await tenant.http.post(`/v1/apps/${app}/routes`, {
+      route: { path: '/v1..2/.well', image: 'busybox' },
+    });
+    expect(created.status, created.text).toBe(200);
+  });
+});

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { zipOf } from '../../helpers/worker.js';
+
+const run = promisify(execFile);
+const clientsDir = path.join(import.meta.dirname, 'clients');
+
+// A migrating user's day in Python, Ruby and Java: the scripts in clients/ send what the
+// official clients send (headers, nulls, bodies on DELETE, method override) and read the
+// iron.json the server wrote, copied beside them as the README's quick start says.
+let server: TestServer;
+let workDir: string;
+let packageZip: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-clients-'));
+  fs.copyFileSync(path.join(server.config.dataDir, 'iron.json'), path.join(workDir, 'iron.json'));
+  packageZip = path.join(workDir, 'package.zip');
+  fs.writeFileSync(packageZip, await zipOf({ 'run.sh': 'echo hello from sh\n' }));
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+async function runClient(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(command, args, {
+      cwd: workDir,
+      env: { ...process.env, PACKAGE_ZIP: packageZip },
+      timeout: 90_000,
+    });
+    return stdout;
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} failed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}${failed.message}`);
+  }
+}
+
+describe('official clients of other languages, unchanged', () => {
+  it('iron.json names the scheme both ways (Python reads protocol, Ruby and Java read scheme)', () => {
+    const written = JSON.parse(fs.readFileSync(path.join(workDir, 'iron.json'), 'utf8')) as Record<string, unknown>;
+    expect(written.protocol).toBe('http');
+    expect(written.scheme).toBe('http');
+  });
+
+  it('a Python user queues, reserves, deletes, clears, caches, schedules and retries', async () => {
+    const out = await runClient('/usr/bin/python3', [path.join(clientsDir, 'python_flow.py')]);
+    expect(out).toContain('ok worker queue task with nulls');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a Ruby user does the same', async () => {
+    const out = await runClient('ruby', [path.join(clientsDir, 'ruby_flow.rb')]);
+    expect(out).toContain('ok cache add keeps');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a Java user does the same, with DELETE and PATCH sent as POST + X-HTTP-Method-Override', async () => {
+    const { port, hostname } = new URL(server.url);
+    const out = await runClient('java', [
+      path.join(clientsDir, 'JavaFlow.java'),
+      'http',
+      hostname,
+      port,
+      server.projectId,
+      server.token,
+      packageZip,
+    ]);
+    expect(out).toContain('ok mq clear (override)');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+});

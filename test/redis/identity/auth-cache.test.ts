@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startController, type RunningController } from '../../../controller/main.js';
+import { startManagedRedis } from '../../../src/core/managed-redis.js';
+import { HttpClient } from '../../helpers/http.js';
+import { createUserWithToken } from '../../helpers/identity.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+let a: TestServer;
+let b: RunningController;
+beforeAll(async () => {
+  a = await startTestServer({ FERRUM_TOKEN_CACHE_MS: '60000' });
+  b = await startController({ ...a.config, port: 0 });
+});
+afterAll(async () => {
+  await b?.stop();
+  await a?.stop();
+});
+
+describe('token cache across controllers', () => {
+  it('a second controller on the same Redis creates nothing at start', () => {
+    expect(b.bootstrap).toBeNull();
+  });
+
+  // "At once" against a 60 s cache: anything well under a minute proves the invalidation; the
+  // wait is generous for a loaded machine.
+  it('drops a deleted token on every controller at once, despite a long cache', async () => {
+    const user = await createUserWithToken(a.http);
+    const onB = new HttpClient(b.url, user.token);
+    expect((await onB.get('/1/tokens')).status).toBe(200); // cached on B for 60 s
+    expect((await user.http.delete(`/1/tokens/${user.tokenId}`)).status).toBe(200); // deleted through A
+    await expect.poll(async () => (await onB.get('/1/tokens')).status, { timeout: 10_000, interval: 20 }).toBe(401);
+  });
+
+  it('drops a cached project on every controller when it is suspended', async () => {
+    const user = await createUserWithToken(a.http);
+    const project = (await user.http.post('/1/projects', { name: 'p' })).body;
+    const onB = new HttpClient(b.url, user.token);
+    expect((await onB.get(`/1/authentication?project_id=${project.id}`)).status).toBe(200);
+    await a.http.patch(`/1/projects/${project.id}`, { status: 'suspended' });
+    await expect
+      .poll(async () => (await onB.get(`/1/authentication?project_id=${project.id}`)).status, {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(403);
+  });
+});
+
+describe('managed redis-server', () => {
+  it('says how to install Redis when redis-server is missing', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await expect(startManagedRedis({ dataDir: '/tmp/ferrum-never', persistent: false })).rejects.toThrow(
+        /apt-get install -y redis-server/,
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});

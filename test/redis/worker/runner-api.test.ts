@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventually } from '../../helpers/eventually.js';
+import type { HttpClient } from '../../helpers/http.js';
+import type { TestServer } from '../../helpers/server.js';
+import { createCluster, createRunnerToken, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+
+// The runner API and cluster runner tokens, without Docker: the test plays the runner.
+
+let server: TestServer;
+let worker: WorkerClient;
+let clusterA: string;
+let clusterB: string;
+
+beforeAll(async () => {
+  server = await startWorkerServer();
+  worker = new WorkerClient(server.http, server.projectId);
+  clusterA = await createCluster(server.http, 'runner-api-a');
+  clusterB = await createCluster(server.http, 'runner-api-b');
+  await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh' });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Calls the runner API with a runner token (Bearer), as a gateway runner does. */
+function runnerCall(token: string) {
+  const http: HttpClient = server.http.withToken(null);
+  return (method: string, path: string, options: { body?: unknown; raw?: Buffer } = {}) =>
+    http.request(method, path, {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(options.raw ? { 'Content-Type': 'application/octet-stream' } : {}),
+      },
+      ...(options.raw ? { raw: options.raw } : { body: options.body }),
+    });
+}
+
+const heartbeat = (tasks: string[] = []) => ({ slots: 2, busy: tasks.length, heartbeat_ms: 1000, tasks });
+
+/** Registers `instance` of `cluster` and takes the next task of its queue for it. */
+async function holdTask(token: string, cluster: string, instance: string): Promise<string> {
+  const call = runnerCall(token);
+  const base = `/runner/v1/clusters/${cluster}/instances/${instance}`;
+  expect((await call('POST', `${base}/heartbeat`, { body: heartbeat() })).status).toBe(200);
+  const taskId = await worker.queue('shell', 'echo', { cluster });
+  const next = await call('POST', `${base}/tasks/next?wait_ms=10000`);
+  expect(next.status).toBe(200);
+  expect(next.body.task.id).toBe(taskId);
+  expect((await worker.task(taskId)).status).toBe('preparing');
+  return taskId;
+}
+
+describe('cluster runner tokens', () => {
+  it('are created with their secret once, listed without it, and revoked at once', async () => {
+    const created = await server.http.post(`/2/clusters/${clusterA}/tokens`);
+    expect(created.status).toBe(200);
+    const { id, token, created_at } = created.body.token;
+    expect(token).toMatch(/^runner_/);
+    expect(Date.parse(created_at)).toBeGreaterThan(0);
+    const listed = await server.http.get(`/2/clusters/${clusterA}/tokens`);
+    expect(listed.body.tokens).toContainEqual({ id, created_at });
+    expect(listed.text).not.toContain(token);
+    expect((await runnerCall(token)('GET', '/runner/v1/token')).body.cluster_id).toBe(clusterA);
+
+    expect((await server.http.delete(`/2/clusters/${clusterA}/tokens/${id}`)).status).toBe(200);
+    const refused = await runnerCall(token)('GET', '/runner/v1/token');
+    expect(refused.status).toBe(401);
+    expect(refused.body.msg).toBe('Invalid or revoked runner token');
+    expect((await server.http.get(`/2/clusters/${clusterA}/tokens`)).body.tokens).toEqual([]);
+  });
+
+  it('refuses unknown tokens and clusters', async () => {
+    const unknown = await server.http.delete(`/2/clusters/${clusterA}/tokens/nope`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.msg).toContain('no runner token nope');
+    expect((await server.http.post('/2/clusters/000000000000000000000000/tokens')).status).toBe(404);
+  });
+
+  it('is stored only as a digest: its secret is nowhere in Redis', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const redis = server.openRedis();
+    try {
+      const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+      for (const node of nodes) {
+        const keys: string[] = [];
+        for await (const page of node.scanStream({ count: 1000 })) keys.push(...(page as string[]));
+        expect(keys.some((key) => key.includes(token))).toBe(false);
+        for (const key of keys) {
+          if ((await node.type(key)) !== 'hash') continue;
+          const values = Object.entries(await node.hgetall(key)).flat();
+          expect(
+            values.some((value) => value.includes(token)),
+            key,
+          ).toBe(false);
+        }
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('is refused by every tenant API', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const tenant = server.http.withToken(token);
+    for (const path of [
+      `/2/projects/${server.projectId}/tasks`,
+      `/2/projects/${server.projectId}/codes`,
+      '/2/clusters',
+      `/3/projects/${server.projectId}/queues`,
+      `/1/projects/${server.projectId}/caches`,
+      `/2/projects/${server.projectId}/schedules`,
+      `/1/projects/${server.projectId}/queues`,
+      `/1/projects/${server.projectId}/history`,
+      `/1/projects/${server.projectId}`,
+      '/1/users',
+      '/1/tokens',
+      '/v1/apps',
+    ]) {
+      const response = await tenant.get(path);
+      expect(response.status, path).toBe(401);
+    }
+  });
+});
+
+describe('the runner API refuses', () => {
+  it('a missing or malformed credential, and an OAuth user token', async () => {
+    const anonymous = server.http.withToken(null);
+    expect((await anonymous.get('/runner/v1/token')).status).toBe(401);
+    const userToken = await anonymous.get('/runner/v1/token', { headers: { Authorization: `OAuth ${server.token}` } });
+    expect(userToken.status).toBe(401);
+    expect((await runnerCall(server.token)('GET', '/runner/v1/token')).status).toBe(401);
+  });
+
+  it("another cluster's token with 403, at once", async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const response = await runnerCall(token)('POST', `/runner/v1/clusters/${clusterB}/instances/r1/heartbeat`, {
+      body: heartbeat(),
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.msg).toBe(`This runner token is for cluster ${clusterA}, not ${clusterB}`);
+  });
+
+  it('reports on a task the runner does not hold', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'holder-1');
+    const call = runnerCall(token);
+    const other = `/runner/v1/clusters/${clusterA}/instances/holder-2`;
+    await call('POST', `${other}/heartbeat`, { body: heartbeat() });
+    for (const [method, rest, body] of [
+      ['POST', 'start', undefined],
+      ['POST', 'finish', { from: ['preparing'], status: 'complete' }],
+      ['GET', 'code', undefined],
+      ['POST', 'release', undefined],
+    ] as const) {
+      const response = await call(method, `${other}/tasks/${taskId}/${rest}`, { body });
+      expect(response.status, rest).toBe(403);
+      expect(response.body.msg).toBe(`This runner does not hold task ${taskId}`);
+    }
+    expect((await worker.task(taskId)).status).toBe('preparing');
+  });
+
+  it("registry credentials of an image other than the held task's", async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'creds-1');
+    const call = runnerCall(token);
+    const path = `/runner/v1/clusters/${clusterA}/instances/creds-1/tasks/${taskId}/registry-auth`;
+    const own = await call('GET', `${path}?image=${encodeURIComponent('ferrum-test/busybox')}`);
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ auth: null });
+    const other = await call('GET', `${path}?image=${encodeURIComponent('registry.example.com/team/private:1')}`);
+    expect(other.status).toBe(403);
+    expect(other.body.msg).toBe(
+      `Task ${taskId} runs image ferrum-test/busybox, not registry.example.com/team/private:1`,
+    );
+    expect((await call('GET', path)).status).toBe(406);
+  });
+
+  it('log chunks out of order or after the end, without corrupting the log', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'logger-1');
+    const call = runnerCall(token);
+    const task = `/runner/v1/clusters/${clusterA}/instances/logger-1/tasks/${taskId}`;
+    expect((await call('POST', `${task}/start`)).status).toBe(200);
+    const log = (seq: number, text: string) => call('POST', `${task}/log?seq=${seq}`, { raw: Buffer.from(text) });
+    expect((await log(1, 'one\n')).status).toBe(200);
+    const skipped = await log(3, 'three\n');
+    expect(skipped.status).toBe(409);
+    expect(skipped.body.msg).toBe('Log chunk 3 is out of order: the next one is 2');
+    const again = await log(1, 'one\n');
+    expect(again.status).toBe(200);
+    expect(again.body.duplicate).toBe(true);
+    expect((await log(2, 'two\n')).status).toBe(200);
+    expect((await call('POST', `${task}/log?seq=0`, { raw: Buffer.from('x') })).status).toBe(400);
+    expect((await call('POST', `${task}/finish`, { body: { from: ['running'], status: 'complete' } })).body).toEqual({
+      ended: true,
+    });
+    const late = await log(3, 'three\n');
+    expect(late.status).toBe(409);
+    expect(late.body.msg).toContain('no longer running');
+    expect(await worker.log(taskId)).toBe('one\ntwo\n');
+    expect((await worker.task(taskId)).status).toBe('complete');
+    expect((await call('POST', `${task}/release`)).status).toBe(200);
+    expect((await call('POST', `${task}/release`)).status).toBe(403);
+  });
+
+  it('bad heartbeats and finishes with 4xx naming the field', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const call = runnerCall(token);
+    const base = `/runner/v1/clusters/${clusterA}/instances/bad-1`;
+    const missing = await call('POST', `${base}/heartbeat`, { body: { slots: 1 } });
+    expect(missing.status).toBe(406);
+    expect(missing.body.msg).toContain('busy is required');
+    const zero = await call('POST', `${base}/heartbeat`, { body: { ...heartbeat(), slots: 0 } });
+    expect(zero.status).toBe(400);
+    expect(zero.body.msg).toContain('slots');
+    const taskId = await holdTask(token, clusterA, 'bad-1');
+    const finish = await call('POST', `${base}/tasks/${taskId}/finish`, {
+      body: { from: ['running'], status: 'queued' },
+    });
+    expect(finish.status).toBe(400);
+    expect(finish.body.msg).toBeTruthy();
+  });
+
+  it('to take tasks for an instance that never registered', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const response = await runnerCall(token)('POST', `/runner/v1/clusters/${clusterA}/instances/ghost/tasks/next`);
+    expect(response.status).toBe(409);
+    expect(response.body.msg).toContain('heartbeat first');
+  });
+});
+
+describe('a task its runner never started', { timeout: 60_000 }, () => {
+  it('goes to another runner when the token is revoked during the long-poll that would take it', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-revoke');
+    const revoked = await createRunnerToken(server, cluster);
+    const other = await createRunnerToken(server, cluster);
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    for (const [token, instance] of [
+      [revoked.token, 'revoked-1'],
+      [other.token, 'other-1'],
+    ]) {
+      expect((await runnerCall(token!)('POST', `${base(instance!)}/heartbeat`, { body: heartbeat() })).status).toBe(
+        200,
+      );
+    }
+    // The poll is past its token check (it asks whether its instance is alive next) before the
+    // token is revoked.
+    const alive = vi.spyOn(server.running.ctx.worker.runners, 'isAlive');
+    const poll = runnerCall(revoked.token)('POST', `${base('revoked-1')}/tasks/next?wait_ms=20000`);
+    try {
+      await eventually(() => alive.mock.calls.some(([, instance]) => instance === 'revoked-1'), 10_000, 'the poll');
+    } finally {
+      alive.mockRestore();
+    }
+    expect((await server.http.delete(`/2/clusters/${cluster}/tokens/${revoked.id}`)).status).toBe(200);
+    const taskId = await worker.queue('shell', 'echo', { cluster });
+
+    const refused = await poll;
+    expect(refused.status).toBe(401);
+    expect(refused.body.msg).toBe('Invalid or revoked runner token');
+    const next = await runnerCall(other.token)('POST', `${base('other-1')}/tasks/next?wait_ms=10000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task).toMatchObject({ status: 'preparing', runner_id: 'other-1' });
+    expect(task.retry_task_id).toBeUndefined();
+  });
+
+  // Each on a cluster of its own: the tasks earlier tests left held by runners gone by now go
+  // back to their queues too.
+  it('goes back to the queue, no retry used, when the runner never got the answer', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-unanswered');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'unanswered-1');
+    const call = runnerCall(token);
+    // Its heartbeats do not list the task: it never received it.
+    await eventually(
+      async () => {
+        await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
+        return (await worker.task(taskId)).status === 'queued';
+      },
+      20_000,
+      'the task queued again',
+    );
+    const next = await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/tasks/next?wait_ms=10000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task.status).toBe('preparing');
+    expect(task.retry_task_id).toBeUndefined();
+  });
+
+  it('goes back to the queue, no retry used, when its runner stopped before starting it', async () => {
+    const cluster = await createCluster(server.http, 'runner-api-vanished');
+    const { token } = await createRunnerToken(server, cluster);
+    const taskId = await holdTask(token, cluster, 'vanished-1');
+    const call = runnerCall(token);
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    // It heartbeats no more: once it is no longer alive, the job its lock held is another runner's.
+    await eventually(
+      async () => !(await call('GET', `${base('vanished-1')}/alive`)).body.alive,
+      20_000,
+      'the runner gone',
+    );
+    expect((await call('POST', `${base('heir-1')}/heartbeat`, { body: heartbeat() })).status).toBe(200);
+    const next = await call('POST', `${base('heir-1')}/tasks/next?wait_ms=15000`);
+    expect(next.status).toBe(200);
+    expect(next.body.task.id).toBe(taskId);
+    const task = await worker.task(taskId);
+    expect(task).toMatchObject({ status: 'preparing', runner_id: 'heir-1' });
+    expect(task.retry_task_id).toBeUndefined();
+  });
+});

@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startController, type RunningController } from '../../../controller/main.js';
+import { loadConfig } from '../../../src/core/config.js';
+import { newObjectId } from '../../../src/core/ids.js';
+import { sleep } from '../../../src/core/time.js';
+import { dueMember } from '../../../src/worker/schedules/scripts.js';
+import { openScheduleServices } from '../../../src/worker/schedules/schedule-services.js';
+import {
+  createSchedule,
+  FAST_SCHEDULE_ENV,
+  getSchedule,
+  tasksOfSchedule,
+  waitForSchedule,
+  waitForTasks,
+} from '../../helpers/schedules.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
+
+// Two controllers share one Redis, each with its scheduler loop; no runner, so tasks stay queued.
+let server: TestServer;
+let worker: WorkerClient;
+const extraDirs: string[] = [];
+
+async function startSecondController(): Promise<RunningController> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-second-'));
+  extraDirs.push(dataDir);
+  const config = loadConfig({
+    ...FAST_WORKER_ENV,
+    ...FAST_SCHEDULE_ENV,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...server.redisEnv,
+    FERRUM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
+  return startController(config);
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV });
+  worker = new WorkerClient(server.http, server.projectId);
+  await worker.upload({ name: 'shared', image: 'ferrum-test/busybox' });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  for (const dir of extraDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('schedules with two controllers', () => {
+  it('queues each of 5 runs exactly once, across a restart of the second controller', async () => {
+    let second = await startSecondController();
+    try {
+      const id = await createSchedule(worker, {
+        code_name: 'shared',
+        payload: 'two-leaders',
+        run_every: 1,
+        run_times: 5,
+      });
+      await waitForSchedule(worker, id, (s) => s.run_count >= 2);
+      await second.stop();
+      second = await startSecondController();
+      const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
+      expect(done.run_count).toBe(5);
+      const tasks = await waitForTasks(worker, 'shared', id, 5);
+      await sleep(1200);
+      expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(5);
+      expect(new Set(tasks.map((task) => task.id)).size).toBe(5);
+      const times = tasks.map((task) => Date.parse(task.created_at));
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(500);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('claims each run once when schedulers race outside the lease', async () => {
+    const { ctx } = server.running;
+    const racers = [0, 1, 2].map(() => openScheduleServices(ctx, ctx.worker));
+    const start = new Date(Date.now() + 300).toISOString();
+    const response = await server.http.post(worker.path('/schedules'), {
+      schedules: Array.from({ length: 20 }, (_, i) => ({
+        code_name: 'shared',
+        payload: `race-${i}`,
+        start_at: start,
+      })),
+    });
+    const ids: string[] = response.body.schedules.map((s: any) => s.id);
+    await sleep(300);
+    await Promise.all(racers.flatMap(({ scheduler }) => [scheduler.pass(), scheduler.pass()]));
+    for (const id of ids) await waitForSchedule(worker, id, (s) => s.status === 'complete');
+    for (const id of ids) await waitForTasks(worker, 'shared', id, 1);
+    await sleep(500);
+    const all = (await worker.http.get(worker.path('/tasks?code_name=shared&per_page=100'))).body.tasks as any[];
+    for (const id of ids) {
+      expect(all.filter((task) => task.schedule_id === id)).toHaveLength(1);
+      expect((await getSchedule(worker, id)).run_count).toBe(1);
+    }
+  });
+
+  it('queues a run whose scheduler died between claiming it and queueing its task', async () => {
+    const { ctx } = server.running;
+    const id = await createSchedule(worker, {
+      code_name: 'shared',
+      payload: 'orphan',
+      start_at: '2099-01-01T00:00:00Z',
+      run_every: 60,
+    });
+    const { store } = openScheduleServices(ctx, ctx.worker);
+    const schedule = await store.get(server.projectId, id);
+    const taskId = newObjectId();
+    const run = { member: dueMember(server.projectId, id), at: schedule.next_start! };
+    // A scheduler claims the run and dies before queueing: the claim is all that is left.
+    expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, taskId)).toBe(true);
+    expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId())).toBe(
+      false,
+    );
+    const deadline = Date.now() + scaled(10_000);
+    while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
+    expect(await worker.task(taskId)).toMatchObject({
+      id: taskId,
+      schedule_id: id,
+      payload: 'orphan',
+      status: 'queued',
+    });
+    await sleep(2500);
+    expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(1);
+    expect((await getSchedule(worker, id)).run_count).toBe(1);
+  });
+});
