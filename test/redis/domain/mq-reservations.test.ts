@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus } from '../../../src/core/bus.js';
 import { scriptClock } from '../../../src/core/lua.js';
-import { MessageQueue, type QueueQuotas } from '../../../src/mq/message-queue.js';
+import { MessageQueue } from '../../../src/mq/message-queue.js';
+import type { QueueQuotas } from '../../../src/mq/queues/queue-quotas.js';
+import type { ReservationRequest } from '../../../src/mq/messages/reservation.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
 
 // Reserve, release and delete, straight against src/ on the worker's shared Redis (no HTTP).
@@ -9,10 +11,13 @@ const shared = useSharedRedis();
 let mq: MessageQueue;
 const silent = { info: () => undefined, warn: () => undefined };
 const queue = (name: string) => ({ projectId: 'p1', name });
+/** The messages one reserve hands out. */
+const reserve = async (ref: { projectId: string; name: string }, request: ReservationRequest) =>
+  (await mq.reserve(ref, request)).messages;
 
 beforeAll(() => {
   const bus = new EventBus(shared.connect('subscriber'), shared.redis);
-  mq = new MessageQueue({ redis: shared.redis, keys: shared.keys, bus, log: silent });
+  mq = new MessageQueue({ redis: shared.redis, keys: shared.keys, bus, log: silent, minTimeoutSeconds: 1 });
 });
 afterAll(() => mq?.close());
 
@@ -20,15 +25,15 @@ describe('reserving messages', () => {
   it('hands each message to one reserver until its timeout passes, then again with a new reservation', async () => {
     const ref = queue('orders');
     await mq.post(ref, [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
-    const first = await mq.reserve(ref, { n: 2, timeout: 30, waitSeconds: 0 });
+    const first = await reserve(ref, { n: 2, timeout: 30, wait: 0 });
     expect(first.map((message) => message.body)).toEqual(['a', 'b']);
     expect(first.every((message) => message.reservedCount === 1)).toBe(true);
-    const second = await mq.reserve(ref, { n: 5, timeout: 30, waitSeconds: 0 });
+    const second = await reserve(ref, { n: 5, timeout: 30, wait: 0 });
     expect(second.map((message) => message.body)).toEqual(['c']);
-    expect(await mq.reserve(ref, { n: 5, waitSeconds: 0 })).toEqual([]);
+    expect(await reserve(ref, { n: 5, wait: 0 })).toEqual([]);
 
     scriptClock.advance(31_000);
-    const again = await mq.reserve(ref, { n: 5, timeout: 30, waitSeconds: 0 });
+    const again = await reserve(ref, { n: 5, timeout: 30, wait: 0 });
     expect(again.map((message) => message.body).sort()).toEqual(['a', 'b', 'c']);
     expect(again.find((message) => message.body === 'a')!.reservationId).not.toBe(first[0]!.reservationId);
     expect(again.every((message) => message.reservedCount === 2)).toBe(true);
@@ -36,9 +41,9 @@ describe('reserving messages', () => {
 
   it('a waiting reserve is woken by a post and returns it before its wait ends', async () => {
     const ref = queue('waited');
-    await mq.configure(ref, {}, 'upsert');
+    await mq.queues.configure(ref, {}, 'upsert');
     const started = Date.now();
-    const waiting = mq.reserve(ref, { n: 1, waitSeconds: 20 });
+    const waiting = reserve(ref, { n: 1, wait: 20 });
     await mq.post(ref, [{ body: 'arrived' }]);
     const [message] = await waiting;
     expect(message!.body).toBe('arrived');
@@ -50,7 +55,7 @@ describe('deleting and releasing reserved messages', () => {
   it('deletes a reserved message only with its current reservation id', async () => {
     const ref = queue('deletes');
     const [id] = await mq.post(ref, [{ body: 'x' }]);
-    const [reserved] = await mq.reserve(ref, { n: 1, timeout: 30, waitSeconds: 0 });
+    const [reserved] = await reserve(ref, { n: 1, timeout: 30, wait: 0 });
     await expect(mq.delete(ref, [{ id: id! }])).rejects.toMatchObject({
       statusCode: 403,
       message: 'Message is reserved; its reservation_id is required',
@@ -59,7 +64,7 @@ describe('deleting and releasing reserved messages', () => {
       statusCode: 403,
     });
     await mq.delete(ref, [{ id: id!, reservationId: reserved!.reservationId }]);
-    await expect(mq.messages.get(ref, id!)).rejects.toMatchObject({ statusCode: 404 });
+    await expect(mq.get(ref, id!)).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('deletes a batch all or nothing: one bad target keeps every message and is named', async () => {
@@ -69,32 +74,32 @@ describe('deleting and releasing reserved messages', () => {
       statusCode: 404,
       message: expect.stringContaining('no-such-message'),
     });
-    expect((await mq.messages.peek(ref, 10)).map((message) => message.id)).toEqual(ids);
+    expect((await mq.peek(ref, 10)).map((message) => message.id)).toEqual(ids);
   });
 
   it('a released message goes back to the front at once, or after its delay', async () => {
     const ref = queue('releases');
     await mq.post(ref, [{ body: 'first' }, { body: 'second' }]);
-    const [first] = await mq.reserve(ref, { n: 1, timeout: 60, waitSeconds: 0 });
-    await mq.messages.release(ref, first!.id, first!.reservationId);
-    const [again] = await mq.reserve(ref, { n: 1, timeout: 60, waitSeconds: 0 });
+    const [first] = await reserve(ref, { n: 1, timeout: 60, wait: 0 });
+    await mq.release(ref, first!.id, first!.reservationId);
+    const [again] = await reserve(ref, { n: 1, timeout: 60, wait: 0 });
     expect(again!.body).toBe('first');
 
-    await mq.messages.release(ref, again!.id, again!.reservationId, 30);
-    const [next] = await mq.reserve(ref, { n: 1, timeout: 60, waitSeconds: 0 });
+    await mq.release(ref, again!.id, again!.reservationId, 30);
+    const [next] = await reserve(ref, { n: 1, timeout: 60, wait: 0 });
     expect(next!.body).toBe('second');
-    expect(await mq.reserve(ref, { n: 1, waitSeconds: 0 })).toEqual([]);
+    expect(await reserve(ref, { n: 1, wait: 0 })).toEqual([]);
     scriptClock.advance(31_000);
-    expect((await mq.reserve(ref, { n: 1, waitSeconds: 0 }))[0]!.body).toBe('first');
+    expect((await reserve(ref, { n: 1, wait: 0 }))[0]!.body).toBe('first');
   });
 
   it('refuses to release with a stale reservation once the message was reserved again', async () => {
     const ref = queue('stale');
     await mq.post(ref, [{ body: 'x' }]);
-    const [old] = await mq.reserve(ref, { n: 1, timeout: 10, waitSeconds: 0 });
+    const [old] = await reserve(ref, { n: 1, timeout: 10, wait: 0 });
     scriptClock.advance(11_000);
-    await mq.reserve(ref, { n: 1, timeout: 10, waitSeconds: 0 });
-    await expect(mq.messages.release(ref, old!.id, old!.reservationId)).rejects.toMatchObject({ statusCode: 403 });
+    await reserve(ref, { n: 1, timeout: 10, wait: 0 });
+    await expect(mq.release(ref, old!.id, old!.reservationId)).rejects.toMatchObject({ statusCode: 403 });
   });
 });
 
@@ -111,6 +116,6 @@ describe('queue quotas', () => {
     });
     expect(await mq.queues.exists({ ...project, name: 'three' })).toBe(false);
     await expect(mq.post(project, [{ body: 'x'.repeat(20) }], quotas)).rejects.toMatchObject({ statusCode: 413 });
-    expect((await mq.messages.peek(project, 10)).map((message) => message.body)).toEqual(['a']);
+    expect((await mq.peek(project, 10)).map((message) => message.body)).toEqual(['a']);
   });
 });

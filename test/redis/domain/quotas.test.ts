@@ -22,6 +22,7 @@ beforeAll(() => {
     keys: shared.keys,
     bus: new EventBus(shared.connect('subscriber'), shared.redis),
     log: silent,
+    minTimeoutSeconds: 1,
   });
 });
 
