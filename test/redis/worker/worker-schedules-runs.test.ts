@@ -83,7 +83,11 @@ describe('schedule runs', () => {
     expect(done.run_count).toBe(2);
     const tasks = await waitForTasks(worker, 'tick', id, 2);
     expect(tasks).toHaveLength(2);
-    expectRunsApart(tasks, 1000);
+    // Each run belongs to its own second of the cron. When a run is claimed late (a busy
+    // machine), the next one, on time, can come less than a second after it, but never in the
+    // same second.
+    const seconds = tasks.map((task) => Math.floor(Date.parse(task.created_at) / 1000));
+    expect(new Set(seconds).size).toBe(seconds.length);
   });
 
   it('queues nothing more once cancelled', async () => {
