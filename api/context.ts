@@ -9,13 +9,13 @@ import type { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import type { KeySpace, RedisClient } from '../src/core/redis.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
-import type { FunctionServices } from '../src/functions/services.js';
+import type { FunctionManagement, FunctionServices } from '../src/functions/services.js';
 import type { ActivityHistory } from '../src/metrics/history.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { HttpDrain } from './http-drain.js';
-import type { GatewayJobs } from './runner-v1/job-pump.js';
+import type { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
 
 /**
  * A controller process's shared connections and services, built once by the composition root
@@ -42,6 +42,8 @@ export interface AppContext {
   worker: WorkerServices;
   /** The functions platform's stores and the calls of /r/. */
   functions: FunctionServices;
+  /** The functions management API's domain: apps, routes and call records as a principal may see them. */
+  functionManagement: FunctionManagement;
   /** The cache service's items (the cache API and the cache sweeper). */
   cache: CacheStore;
   /** Per-project activity for the dashboard's charts (the history API and sampler). */

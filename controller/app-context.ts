@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { HttpDrain } from '../api/http-drain.js';
-import { GatewayJobs } from '../api/runner-v1/job-pump.js';
+import { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { openIdentityStores } from '../src/auth/identity.js';
 import { openIdentityServices } from '../src/auth/services.js';
@@ -11,7 +11,7 @@ import { CacheStore } from '../src/cache/cache-store.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
-import { openFunctionServices } from '../src/functions/services.js';
+import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
@@ -116,6 +116,14 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     invitations: [worker.clusters],
     limits: { quotas: config.quotas, ...config.tenantLimits },
   });
+  // The management API's domain over the functions' stores (stateless).
+  const functionManagement = openFunctionManagement(functions, {
+    authenticator,
+    projects: identity.projects,
+    quotaDefaults: config.quotas,
+    lifecycle,
+    settings: config.functions,
+  });
   await authenticator.start();
   await functions.start();
   return {
@@ -127,6 +135,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     mq,
     worker,
     functions,
+    functionManagement,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
     gatewayJobs,

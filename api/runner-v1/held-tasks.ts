@@ -5,7 +5,7 @@ import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases
 import type { Task } from '../../src/worker/types.js';
 import type { WorkerServices } from '../../src/worker/services.js';
 import type { WithParams } from '../type-provider.js';
-import type { GatewayJobs } from './job-pump.js';
+import type { GatewayJobs } from '../../src/worker/tasks/running/gateway-jobs.js';
 
 type TaskRequest = WithParams<{ cluster_id: string; instance_id: string; task_id: string }>;
 
