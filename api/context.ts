@@ -14,6 +14,7 @@ import type { ActivityHistory } from '../src/metrics/history.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
 import type { WorkerServices } from '../src/worker/services.js';
+import type { WorkerUpkeep } from '../src/worker/upkeep.js';
 import type { HttpDrain } from './http-drain.js';
 import type { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
 
@@ -40,6 +41,8 @@ export interface AppContext {
   mq: MessageQueue;
   /** The worker service's stores and services, over the one BullMQ connection. */
   worker: WorkerServices;
+  /** The worker's background work on controllers (the scheduler's and the task sweeper's passes). */
+  workerUpkeep: WorkerUpkeep;
   /** The functions platform's stores and the calls of /r/. */
   functions: FunctionServices;
   /** The functions management API's domain: apps, routes and call records as a principal may see them. */

@@ -17,6 +17,7 @@ import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
 import { openWorkerServices } from '../src/worker/services.js';
+import { openWorkerUpkeep } from '../src/worker/upkeep.js';
 import { CloseStack } from './close-stack.js';
 
 export interface OpenedContext {
@@ -124,6 +125,14 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     lifecycle,
     settings: config.functions,
   });
+  // The scheduler's and the task sweeper's passes, which their leader loops run.
+  const workerUpkeep = openWorkerUpkeep(worker, {
+    config,
+    redis,
+    registry: metrics.registry,
+    listProjectIds: (after, count) => identity.projects.listProjectIds(after, count),
+    log,
+  });
   await authenticator.start();
   await functions.start();
   return {
@@ -134,6 +143,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     loginGuard,
     mq,
     worker,
+    workerUpkeep,
     functions,
     functionManagement,
     cache: new CacheStore(redis, keys),
