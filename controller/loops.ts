@@ -1,11 +1,11 @@
 import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
-import { autoscalerWork } from './autoscaler.js';
-import { cacheSweeperWork } from './cache-sweeper.js';
-import { historySamplerWork } from './history-sampler.js';
+import { autoscalerWork } from './loops/autoscaler.js';
+import { cacheSweeperWork } from './loops/cache-sweeper.js';
+import { historySamplerWork } from './loops/history-sampler.js';
 import type { LeaderWork, LoopEnv, LoopRow, Stoppable } from './loop-runner.js';
-import { metricsSamplerWork } from './metrics-sampler.js';
-import { projectJanitorWork } from './project-janitor.js';
-import { startPushDeliverer } from './push-deliverer.js';
+import { metricsSamplerWork } from './loops/metrics-sampler.js';
+import { projectJanitorWork } from './loops/project-janitor.js';
+import { startPushDeliverer } from './loops/push-deliverer.js';
 
 /**
  * Every background loop of a controller, in the order they start (controller/loop-runner.ts
