@@ -16,7 +16,7 @@ import type { MessageQueue } from '../src/mq/message-queue.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { WorkerUpkeep } from '../src/worker/upkeep.js';
 import type { HttpDrain } from './http-drain.js';
-import type { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
+import type { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 
 /**
  * A controller process's shared connections and services, built once by the composition root
@@ -51,8 +51,8 @@ export interface AppContext {
   cache: CacheStore;
   /** Per-project activity for the dashboard's charts (the history API and sampler). */
   history: ActivityHistory;
-  /** The BullMQ Workers the runner API takes jobs with for gateway runners. */
-  gatewayJobs: GatewayJobs;
+  /** The tasks gateway runners hold, with the BullMQ Workers the runner API takes their jobs with. */
+  heldTasks: HeldTasks;
   /** Suspension and deletion of projects as the other services see them. */
   lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */

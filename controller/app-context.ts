@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { HttpDrain } from '../api/http-drain.js';
 import { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
+import { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { openIdentityStores } from '../src/auth/identity.js';
 import { openIdentityServices } from '../src/auth/services.js';
@@ -148,7 +149,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     functionManagement,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
-    gatewayJobs,
+    heldTasks: new HeldTasks(worker, gatewayJobs, config.runner.lockMs),
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
