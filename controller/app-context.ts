@@ -73,20 +73,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   );
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
-  const mq = opened.opened(
-    new MessageQueue({
-      redis,
-      keys,
-      bus,
-      log,
-      sweepIntervalMs: config.mq.sweepIntervalMs,
-      registry: metrics.registry,
-      pushStatusRetentionMs: config.mq.push.statusRetentionMs,
-      maxPostMessages: config.mq.maxPostMessages,
-      minTimeoutSeconds: config.mq.minTimeoutSeconds,
-    }),
-    (queue) => queue.close(),
-  );
+  const mq = opened.opened(openMessageQueue(shared), (queue) => queue.close());
   // The functions platform: its stores, then the services over them (src/functions/services.ts),
   // recorded with opened.opened(service, close) when they hold connections or timers.
   const localFunctions: LocalFunctionHost = { runner: null };
@@ -154,4 +141,19 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
   };
+}
+
+/** The message queue service of both API versions, with its expiry sweeper (started by its loop). */
+function openMessageQueue({ config, redis, keys, bus, log, metrics }: Omit<Connections, 'onError'>): MessageQueue {
+  return new MessageQueue({
+    redis,
+    keys,
+    bus,
+    log,
+    sweepIntervalMs: config.mq.sweepIntervalMs,
+    registry: metrics.registry,
+    pushStatusRetentionMs: config.mq.push.statusRetentionMs,
+    maxPostMessages: config.mq.maxPostMessages,
+    minTimeoutSeconds: config.mq.minTimeoutSeconds,
+  });
 }
