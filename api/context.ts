@@ -9,13 +9,14 @@ import type { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import type { KeySpace, RedisClient } from '../src/core/redis.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
-import type { FunctionServices } from '../src/functions/services.js';
+import type { FunctionManagement, FunctionServices } from '../src/functions/services.js';
 import type { ActivityHistory } from '../src/metrics/history.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import type { MessageQueue } from '../src/mq/message-queue.js';
 import type { WorkerServices } from '../src/worker/services.js';
+import type { WorkerUpkeep } from '../src/worker/upkeep.js';
 import type { HttpDrain } from './http-drain.js';
-import type { GatewayJobs } from './runner-v1/job-pump.js';
+import type { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 
 /**
  * A controller process's shared connections and services, built once by the composition root
@@ -40,14 +41,18 @@ export interface AppContext {
   mq: MessageQueue;
   /** The worker service's stores and services, over the one BullMQ connection. */
   worker: WorkerServices;
+  /** The worker's background work on controllers (the scheduler's and the task sweeper's passes). */
+  workerUpkeep: WorkerUpkeep;
   /** The functions platform's stores and the calls of /r/. */
   functions: FunctionServices;
+  /** The functions management API's domain: apps, routes and call records as a principal may see them. */
+  functionManagement: FunctionManagement;
   /** The cache service's items (the cache API and the cache sweeper). */
   cache: CacheStore;
   /** Per-project activity for the dashboard's charts (the history API and sampler). */
   history: ActivityHistory;
-  /** The BullMQ Workers the runner API takes jobs with for gateway runners. */
-  gatewayJobs: GatewayJobs;
+  /** The tasks gateway runners hold, with the BullMQ Workers the runner API takes their jobs with. */
+  heldTasks: HeldTasks;
   /** Suspension and deletion of projects as the other services see them. */
   lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */

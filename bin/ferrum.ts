@@ -24,7 +24,7 @@ function printBootstrap(
 /** `ferrum admin token`: a new admin token, printed and written to iron.json (or the bootstrap, on a fresh store). */
 async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<void> {
   const { loadConfig } = await import('../src/core/config.js');
-  const { issueAdminToken } = await import('../controller/admin-token.js');
+  const { issueAdminToken } = await import('../controller/admin/admin-token.js');
   const issued = await issueAdminToken(loadConfig(), { revokeEarlier: Boolean(options.revokeEarlier) });
   if (issued.bootstrap) return printBootstrap(issued.bootstrap, issued.ironJsonPath);
   const lines = [

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { HttpDrain } from '../api/http-drain.js';
-import { GatewayJobs } from '../api/runner-v1/job-pump.js';
+import { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
+import { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { openIdentityStores } from '../src/auth/identity.js';
 import { openIdentityServices } from '../src/auth/services.js';
@@ -11,12 +12,13 @@ import { CacheStore } from '../src/cache/cache-store.js';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
-import { openFunctionServices } from '../src/functions/services.js';
+import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
 import { openWorkerServices } from '../src/worker/services.js';
+import { openWorkerUpkeep } from '../src/worker/upkeep.js';
 import { CloseStack } from './close-stack.js';
 
 export interface OpenedContext {
@@ -71,20 +73,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   );
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
-  const mq = opened.opened(
-    new MessageQueue({
-      redis,
-      keys,
-      bus,
-      log,
-      sweepIntervalMs: config.mq.sweepIntervalMs,
-      registry: metrics.registry,
-      pushStatusRetentionMs: config.mq.push.statusRetentionMs,
-      maxPostMessages: config.mq.maxPostMessages,
-      minTimeoutSeconds: config.mq.minTimeoutSeconds,
-    }),
-    (queue) => queue.close(),
-  );
+  const mq = opened.opened(openMessageQueue(shared), (queue) => queue.close());
   // The functions platform: its stores, then the services over them (src/functions/services.ts),
   // recorded with opened.opened(service, close) when they hold connections or timers.
   const localFunctions: LocalFunctionHost = { runner: null };
@@ -116,6 +105,22 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     invitations: [worker.clusters],
     limits: { quotas: config.quotas, ...config.tenantLimits },
   });
+  // The management API's domain over the functions' stores (stateless).
+  const functionManagement = openFunctionManagement(functions, {
+    authenticator,
+    projects: identity.projects,
+    quotaDefaults: config.quotas,
+    lifecycle,
+    settings: config.functions,
+  });
+  // The scheduler's and the task sweeper's passes, which their leader loops run.
+  const workerUpkeep = openWorkerUpkeep(worker, {
+    config,
+    redis,
+    registry: metrics.registry,
+    listProjectIds: (after, count) => identity.projects.listProjectIds(after, count),
+    log,
+  });
   await authenticator.start();
   await functions.start();
   return {
@@ -126,12 +131,29 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     loginGuard,
     mq,
     worker,
+    workerUpkeep,
     functions,
+    functionManagement,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
-    gatewayJobs,
+    heldTasks: new HeldTasks(worker, gatewayJobs, config.runner.lockMs),
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
   };
+}
+
+/** The message queue service of both API versions, with its expiry sweeper (started by its loop). */
+function openMessageQueue({ config, redis, keys, bus, log, metrics }: Omit<Connections, 'onError'>): MessageQueue {
+  return new MessageQueue({
+    redis,
+    keys,
+    bus,
+    log,
+    sweepIntervalMs: config.mq.sweepIntervalMs,
+    registry: metrics.registry,
+    pushStatusRetentionMs: config.mq.push.statusRetentionMs,
+    maxPostMessages: config.mq.maxPostMessages,
+    minTimeoutSeconds: config.mq.minTimeoutSeconds,
+  });
 }

@@ -13,13 +13,13 @@ import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
-import { installContentTypes } from './content-types.js';
+import { installContentTypes } from './http/content-types.js';
 import { frameworkErrors, installErrorHandling, IRON_ERROR_SHAPE } from '../api/error-handler.js';
-import { installHttpMetrics } from './http-metrics.js';
-import { installLargeBodyGate } from './large-body-gate.js';
+import { installHttpMetrics } from './http/http-metrics.js';
+import { installLargeBodyGate } from './http/large-body-gate.js';
 import { installJsonContentType } from '../api/json-content-type.js';
-import { applyMethodOverride } from './method-override.js';
-import { installValidation } from './validation.js';
+import { applyMethodOverride } from './http/method-override.js';
+import { installValidation } from './http/validation.js';
 
 /**
  * The HTTP server with every API, not yet listening, logging to the context's logger. The

@@ -1,14 +1,11 @@
-import { TaskSweeper } from '../src/worker/tasks/queues/task-sweeper.js';
-import { openScheduleServices } from '../src/worker/schedules/schedule-services.js';
-import { scheduleRunCounter } from '../src/worker/schedules/schedule-metrics.js';
 import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
-import { autoscalerWork } from './autoscaler.js';
-import { cacheSweeperWork } from './cache-sweeper.js';
-import { historySamplerWork } from './history-sampler.js';
+import { autoscalerWork } from './loops/autoscaler.js';
+import { cacheSweeperWork } from './loops/cache-sweeper.js';
+import { historySamplerWork } from './loops/history-sampler.js';
 import type { LeaderWork, LoopEnv, LoopRow, Stoppable } from './loop-runner.js';
-import { metricsSamplerWork } from './metrics-sampler.js';
-import { projectJanitorWork } from './project-janitor.js';
-import { startPushDeliverer } from './push-deliverer.js';
+import { metricsSamplerWork } from './loops/metrics-sampler.js';
+import { projectJanitorWork } from './loops/project-janitor.js';
+import { startPushDeliverer } from './loops/push-deliverer.js';
 
 /**
  * Every background loop of a controller, in the order they start (controller/loop-runner.ts
@@ -37,19 +34,14 @@ function mqExpirySweeper({ ctx }: LoopEnv): Stoppable {
 
 /** Queues the runs of schedules as they fall due. */
 function schedulerWork({ ctx }: LoopEnv): LeaderWork {
-  const { scheduler } = openScheduleServices(ctx, ctx.worker, scheduleRunCounter(ctx.metrics.registry));
+  const { scheduler } = ctx.workerUpkeep;
   return { pass: (isStopping) => scheduler.pass(isStopping) };
 }
 
 /** Drops tasks past their retention, dispatches tasks whose BullMQ job was never added, ends runs no runner runs any more. */
-function taskSweeperWork({ ctx, log }: LoopEnv): LeaderWork {
-  const { worker } = ctx;
-  const sweeper = new TaskSweeper(ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
-    listProjectIds: (after, count) => ctx.identity.projects.listProjectIds(after, count),
-    dispatchGraceMs: ctx.config.worker.dispatchGraceMs,
-    endIfLost: (task) => worker.runnerTasks.endIfLost(task, log),
-  });
-  return { pass: (isStopping) => sweeper.pass(isStopping) };
+function taskSweeperWork({ ctx }: LoopEnv): LeaderWork {
+  const { taskSweeper } = ctx.workerUpkeep;
+  return { pass: (isStopping) => taskSweeper.pass(isStopping) };
 }
 
 /** Redis's round trip and writability, for the ferrum_redis_* gauges, on every controller. */

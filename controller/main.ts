@@ -16,8 +16,8 @@ import { giveUpAfter } from '../src/core/time.js';
 import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
-import { startFunctionsListener, type FunctionsListener } from './functions-listener.js';
-import { publicHostOf, writeIronJson } from './iron-json.js';
+import { startFunctionsListener, type FunctionsListener } from './http/functions-listener.js';
+import { publicHostOf, writeIronJson } from './admin/iron-json.js';
 import { startLoops, type RunningLoops } from './loop-runner.js';
 import { BACKGROUND_LOOPS } from './loops.js';
 

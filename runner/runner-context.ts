@@ -8,8 +8,9 @@ import { redisErrorsCounter } from '../src/metrics/registry.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 
 /**
- * A runner process's shared connections and services, opened once (openRunnerContext) and
- * closed together once the runner has drained.
+ * A runner process's shared connections and services, opened once (openRunnerContext: the
+ * runner's composition root) and closed together once the runner has drained. The runner's own
+ * parts over them (its BullMQ Worker, executor, function worker) start and stop with the runner.
  */
 export interface RunnerContext {
   config: Config;
@@ -55,12 +56,13 @@ export function openRunnerContext(config: Config, redisUrl: string, registry: Re
   return {
     ctx,
     close: () =>
+      // In the reverse order of opening: what uses a connection closes before it.
       (closing ??= (async () => {
         stopRoundTrip();
-        await ctx.worker.close();
-        await bus.close();
         ctx.functionCallConnection.disconnect();
         ctx.taskQueueConnection.disconnect();
+        await ctx.worker.close();
+        await bus.close();
         redis.disconnect();
       })()),
   };

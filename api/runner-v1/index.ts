@@ -1,6 +1,5 @@
 import type { ApiPlugin } from '../type-provider.js';
 import type { PluginOptions } from '../context.js';
-import { HeldTasks } from './held-tasks.js';
 import { instanceRoutes } from './instances.js';
 import { nextTaskRoute } from './next-task.js';
 import { requireRunnerToken } from './runner-auth.js';
@@ -10,7 +9,7 @@ import { taskRunRoutes } from './task-runs.js';
 /**
  * The runner API: what a gateway runner (one that cannot reach Redis) needs, authorized by a
  * cluster runner token. The controller takes BullMQ jobs for the runner (with the BullMQ Workers
- * the composition root built, ctx.gatewayJobs) and keeps their locks while the runner
+ * the composition root built, ctx.heldTasks) and keeps their locks while the runner
  * heartbeats; every task change runs the scripts direct runners run.
  */
 export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
@@ -22,7 +21,7 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     { parseAs: 'buffer', bodyLimit: 8 * 1024 * 1024 },
     (_request, body, done) => done(null, body),
   );
-  const deps = { config, worker, tasks: new HeldTasks(worker, ctx.gatewayJobs, config.runner.lockMs) };
+  const deps = { config, worker, tasks: ctx.heldTasks };
   instanceRoutes(app, deps);
   nextTaskRoute(app, deps);
   taskFileRoutes(app, deps);

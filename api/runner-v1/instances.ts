@@ -1,6 +1,6 @@
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
 import type { ApiInstance } from '../type-provider.js';
-import type { RunnerRouteDeps } from './held-tasks.js';
+import type { RunnerRouteDeps } from './deps.js';
 import { grantOf } from './runner-auth.js';
 import { heartbeatBody, instanceParams } from './schemas.js';
 

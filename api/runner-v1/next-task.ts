@@ -3,7 +3,7 @@ import { fail } from '../../src/core/errors.js';
 import { livenessMsOf } from '../../src/worker/clusters/runners/runner-registry.js';
 import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases.js';
 import type { ApiInstance } from '../type-provider.js';
-import type { RunnerRouteDeps } from './held-tasks.js';
+import type { RunnerRouteDeps } from './deps.js';
 import { stillGranted } from './runner-auth.js';
 import { instanceParams, MAX_WAIT_MS, nextTaskQuery } from './schemas.js';
 

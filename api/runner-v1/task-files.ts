@@ -2,7 +2,7 @@ import { fail } from '../../src/core/errors.js';
 import type { Task } from '../../src/worker/types.js';
 import type { WorkerServices } from '../../src/worker/services.js';
 import type { ApiInstance } from '../type-provider.js';
-import type { RunnerRouteDeps } from './held-tasks.js';
+import type { RunnerRouteDeps } from './deps.js';
 import { registryAuthQuery, TASK_PATH, taskParams } from './schemas.js';
 
 /** The code revision a task runs; 404 once it is gone. */
@@ -17,7 +17,7 @@ export function taskFileRoutes(app: ApiInstance, { config, worker, tasks }: Runn
   app.get(`${TASK_PATH}/revision`, {
     schema: { params: taskParams },
     handler: async (request) => {
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       return { revision: await revisionOf(worker, task) };
     },
   });
@@ -25,7 +25,7 @@ export function taskFileRoutes(app: ApiInstance, { config, worker, tasks }: Runn
   app.get(`${TASK_PATH}/code`, {
     schema: { params: taskParams },
     handler: async (request, reply) => {
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       const zip = await worker.codes.zip(await revisionOf(worker, task));
       if (!zip) return reply.code(204).send();
       return reply.type('application/zip').send(zip);
@@ -35,7 +35,7 @@ export function taskFileRoutes(app: ApiInstance, { config, worker, tasks }: Runn
   app.get(`${TASK_PATH}/registry-auth`, {
     schema: { params: taskParams, querystring: registryAuthQuery },
     handler: async (request) => {
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       const { image } = request.query;
       // Only the credentials of the image this task runs: the code's own image, or (a stack's
       // image, which the runner's own configuration names) the one this installation names.

@@ -1,6 +1,6 @@
 import { fail } from '../../src/core/errors.js';
 import type { ApiInstance } from '../type-provider.js';
-import type { RunnerRouteDeps } from './held-tasks.js';
+import type { RunnerRouteDeps } from './deps.js';
 import { finishBody, logQuery, progressBody, startBody, TASK_PATH, taskParams } from './schemas.js';
 
 /** A held task's run as its runner reports it: start, log chunks, progress, end, release. */
@@ -9,7 +9,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
     schema: { params: taskParams, body: startBody },
     handler: async (request) => {
       const { cluster_id: cluster, instance_id: instanceId } = request.params;
-      const { lease, task } = await tasks.held(request);
+      const { lease, task } = await tasks.held(request.params);
       const { hostname } = request.body ?? {};
       const token = await worker.runnerTasks.start(task, instanceId, hostname ?? '');
       if (token === null) throw fail('task_cannot_start', task.id, task.status);
@@ -23,7 +23,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
     schema: { params: taskParams, querystring: logQuery },
     handler: async (request) => {
       const { instance_id: instanceId } = request.params;
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       if (!Buffer.isBuffer(request.body)) throw fail('log_chunk_not_octet_stream');
       const { seq, max_bytes: runnerMax } = request.query;
       // A runner may keep logs smaller than the installation does, never larger.
@@ -37,7 +37,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
   app.post(`${TASK_PATH}/progress`, {
     schema: { params: taskParams, body: progressBody },
     handler: async (request) => {
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       await worker.statuses.progress(task.project_id, task.id, request.body);
       return { msg: 'Progress set' };
     },
@@ -47,7 +47,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
     schema: { params: taskParams, body: finishBody },
     handler: async (request) => {
       const { instance_id: instanceId } = request.params;
-      const { task } = await tasks.held(request);
+      const { task } = await tasks.held(request.params);
       const body = request.body;
       const outcome = { status: body.status, ...(body.msg ? { msg: body.msg } : {}) };
       return { ended: await worker.runnerTasks.finish(task, instanceId, body.from, outcome, app.log) };
@@ -58,7 +58,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
     schema: { params: taskParams },
     handler: async (request) => {
       const { cluster_id: cluster, instance_id: instanceId } = request.params;
-      const { lease, task } = await tasks.held(request);
+      const { lease, task } = await tasks.held(request.params);
       await tasks.release(cluster, instanceId, lease, task);
       return { msg: 'Released' };
     },

@@ -113,7 +113,7 @@ export interface FunctionManagementOptions extends FunctionAccessSources {
   settings: FunctionsConfig;
 }
 
-/** Builds the management domain over the stores (stateless: one per API plugin). */
+/** Builds the management domain over the stores (stateless: the composition root builds it once). */
 export function openFunctionManagement(stores: FunctionStores, options: FunctionManagementOptions): FunctionManagement {
   const access = new FunctionAccess(options, stores.apps);
   return {

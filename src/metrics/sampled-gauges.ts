@@ -2,7 +2,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { QueueTotals, SampledQueue } from '../mq/queues/queue-depth.js';
 import type { TaskCounts } from '../worker/tasks/queues/task-counts.js';
 
-/** What the sampler saw of one cluster (see controller/cluster-metrics.ts). */
+/** What the sampler saw of one cluster (see controller/loops/cluster-metrics.ts). */
 export interface SampledCluster {
   queued: number;
   active: number;

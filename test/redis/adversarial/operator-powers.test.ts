@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterScaler } from '../../../controller/cluster-scaler.js';
+import { ClusterScaler } from '../../../controller/loops/cluster-scaler.js';
 import type { InstanceProvider } from '../../../controller/providers/instance-provider.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

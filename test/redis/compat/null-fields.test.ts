@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyValidatorOf, routeBodiesOf, type RouteBody } from '../../../controller/validation.js';
+import { bodyValidatorOf, routeBodiesOf, type RouteBody } from '../../../controller/http/validation.js';
 import { blamesNullField, errorMessageOf, nullBodyOf, type NullStyle } from '../../helpers/null-bodies.js';
 import { uniqueQueue } from '../../helpers/mq.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

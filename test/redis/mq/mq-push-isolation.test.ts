@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushDeliverer } from '../../../src/mq/push/deliverer.js';
-import { taskQueuerFor } from '../../../controller/push-deliverer.js';
+import { taskQueuerFor } from '../../../controller/loops/push-deliverer.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';

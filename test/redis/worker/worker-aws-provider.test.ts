@@ -22,7 +22,7 @@ import {
 } from '../../../src/worker/clusters/aws-settings.js';
 import { validationError } from '../../../api/schema-errors.js';
 import { loadConfig } from '../../../src/core/config.js';
-import { runnerEnvOf } from '../../../controller/runner-env.js';
+import { runnerEnvOf } from '../../../controller/loops/runner-env.js';
 import { createRedisClient, KeySpace } from '../../../src/core/redis.js';
 import { startTestRedis } from '../../helpers/redis.js';
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/core/config.js';
 import { newObjectId } from '../../../src/core/ids.js';
 import { sleep } from '../../../src/core/time.js';
 import { dueMember } from '../../../src/worker/schedules/scripts.js';
-import { openScheduleServices } from '../../../src/worker/schedules/schedule-services.js';
+import { openScheduler } from '../../../src/worker/upkeep.js';
 import {
   createSchedule,
   FAST_SCHEDULE_ENV,
@@ -79,7 +79,7 @@ describe('schedules with two controllers', () => {
 
   it('claims each run once when schedulers race outside the lease', async () => {
     const { ctx } = server.running;
-    const racers = [0, 1, 2].map(() => openScheduleServices(ctx, ctx.worker));
+    const racers = [0, 1, 2].map(() => openScheduler(ctx.config, ctx.worker));
     const start = new Date(Date.now() + 300).toISOString();
     const response = await server.http.post(worker.path('/schedules'), {
       schedules: Array.from({ length: 20 }, (_, i) => ({
@@ -90,7 +90,7 @@ describe('schedules with two controllers', () => {
     });
     const ids: string[] = response.body.schedules.map((s: any) => s.id);
     await sleep(300);
-    await Promise.all(racers.flatMap(({ scheduler }) => [scheduler.pass(), scheduler.pass()]));
+    await Promise.all(racers.flatMap((scheduler) => [scheduler.pass(), scheduler.pass()]));
     for (const id of ids) await waitForSchedule(worker, id, (s) => s.status === 'complete');
     for (const id of ids) await waitForTasks(worker, 'shared', id, 1);
     await sleep(500);
@@ -109,7 +109,7 @@ describe('schedules with two controllers', () => {
       start_at: '2099-01-01T00:00:00Z',
       run_every: 60,
     });
-    const { store } = openScheduleServices(ctx, ctx.worker);
+    const store = ctx.worker.scheduleStore;
     const schedule = await store.get(server.projectId, id);
     const taskId = newObjectId();
     const run = { member: dueMember(server.projectId, id), at: schedule.next_start! };

@@ -1,9 +1,9 @@
-import type { AppContext } from '../api/context.js';
-import { OutboundGuard } from '../src/core/outbound-guard.js';
-import { fail } from '../src/core/errors.js';
-import { PushDeliverer } from '../src/mq/push/deliverer.js';
-import type { QueueTask } from '../src/mq/push/internal-delivery.js';
-import type { LoopEnv, Stoppable } from './loop-runner.js';
+import type { AppContext } from '../../api/context.js';
+import { OutboundGuard } from '../../src/core/outbound-guard.js';
+import { fail } from '../../src/core/errors.js';
+import { PushDeliverer } from '../../src/mq/push/deliverer.js';
+import type { QueueTask } from '../../src/mq/push/internal-delivery.js';
+import type { LoopEnv, Stoppable } from '../loop-runner.js';
 
 /** Starts push delivery (it holds its own lease) unless FERRUM_MQ_PUSH_CONCURRENCY is 0. */
 export function startPushDeliverer({ ctx, log, publicUrl }: LoopEnv): Stoppable {

@@ -1,13 +1,13 @@
-import type { Config } from '../src/core/config.js';
-import { newObjectId } from '../src/core/ids.js';
-import type { StoredCluster } from '../src/worker/clusters/cluster-store.js';
-import type { AutoscaleSettings, Cluster } from '../src/worker/clusters/cluster-types.js';
-import type { InstanceRecord } from '../src/worker/clusters/instances/instance-store.js';
-import { livenessMsOf, type RunnerInstance } from '../src/worker/clusters/runners/runner-registry.js';
-import { decideScaling, nextEwma, wantedInstances } from '../src/worker/clusters/instances/scaling-plan.js';
-import type { WorkerServices } from '../src/worker/services.js';
-import type { InstanceProvider } from './providers/instance-provider.js';
-import type { ProviderLogger } from './providers/provider-factory.js';
+import type { Config } from '../../src/core/config.js';
+import { newObjectId } from '../../src/core/ids.js';
+import type { StoredCluster } from '../../src/worker/clusters/cluster-store.js';
+import type { AutoscaleSettings, Cluster } from '../../src/worker/clusters/cluster-types.js';
+import type { InstanceRecord } from '../../src/worker/clusters/instances/instance-store.js';
+import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
+import { decideScaling, nextEwma, wantedInstances } from '../../src/worker/clusters/instances/scaling-plan.js';
+import type { WorkerServices } from '../../src/worker/services.js';
+import type { InstanceProvider } from '../providers/instance-provider.js';
+import type { ProviderLogger } from '../providers/provider-factory.js';
 import { runnerEnvOf } from './runner-env.js';
 
 /** Whether a cluster's owner is an admin (not bound by the tenant rules). */

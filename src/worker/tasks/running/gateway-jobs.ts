@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Job, Worker } from 'bullmq';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../src/core/config.js';
-import { FailureLog } from '../../src/core/failure-log.js';
-import { createRedisClient, type RedisClient } from '../../src/core/redis.js';
-import { queueNameOf, type TaskJob } from '../../src/worker/tasks/queues/distribution.js';
-import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases.js';
-import type { WorkerKeys } from '../../src/worker/keys.js';
+import type { Config } from '../../../core/config.js';
+import { FailureLog, type StateLogger } from '../../../core/failure-log.js';
+import { createRedisClient, type RedisClient } from '../../../core/redis.js';
+import { queueNameOf, type TaskJob } from '../queues/distribution.js';
+import type { GatewayLease } from './gateway-leases.js';
+import type { WorkerKeys } from '../../keys.js';
 
 /** A BullMQ job the controller took for a gateway runner, with the lock token it holds it by. */
 export interface PumpedJob {
@@ -31,7 +30,7 @@ class ClusterPump {
   constructor(
     readonly worker: Worker<TaskJob>,
     cluster: string,
-    log: FastifyBaseLogger,
+    log: StateLogger,
   ) {
     this.health = new FailureLog(log, `taking tasks of cluster ${cluster} for gateway runners`, 200);
   }
@@ -92,7 +91,7 @@ export class GatewayJobs {
     private readonly config: Config,
     redisUrl: string,
     private readonly keys: WorkerKeys,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: StateLogger,
     onRedisError?: (kind: string) => void,
   ) {
     this.connection = createRedisClient(redisUrl, 'runner-api-bullmq', {

@@ -1,13 +1,13 @@
-import type { RedisClient } from '../src/core/redis.js';
-import { scanKeys, unlinkEach } from '../src/core/scan.js';
-import type { AppContext } from '../api/context.js';
-import { projectCountersKey, projectSchedulesCountKey } from '../src/auth/project-counters.js';
-import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../src/auth/project-lifecycle.js';
-import { CacheKeys } from '../src/cache/keys.js';
-import type { MessageQueue } from '../src/mq/message-queue.js';
-import { dueMember } from '../src/worker/schedules/scripts.js';
-import type { WorkerServices } from '../src/worker/services.js';
-import type { LeaderWork, LoopEnv } from './loop-runner.js';
+import type { RedisClient } from '../../src/core/redis.js';
+import { scanKeys, unlinkEach } from '../../src/core/scan.js';
+import type { AppContext } from '../../api/context.js';
+import { projectCountersKey, projectSchedulesCountKey } from '../../src/auth/project-counters.js';
+import { type ProjectLifecycle, WALK_BATCH, zsetMembers } from '../../src/auth/project-lifecycle.js';
+import { CacheKeys } from '../../src/cache/keys.js';
+import type { MessageQueue } from '../../src/mq/message-queue.js';
+import { dueMember } from '../../src/worker/schedules/scripts.js';
+import type { WorkerServices } from '../../src/worker/services.js';
+import type { LeaderWork, LoopEnv } from '../loop-runner.js';
 
 /** Projects handled per pass (each in bounded steps); the rest wait for the next pass. */
 const PROJECTS_PER_PASS = 10;

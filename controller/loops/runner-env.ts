@@ -1,4 +1,4 @@
-import type { Config } from '../src/core/config.js';
+import type { Config } from '../../src/core/config.js';
 
 const MB = 1024 * 1024;
 

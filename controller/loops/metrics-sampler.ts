@@ -1,11 +1,11 @@
 import { sampleClusters } from './cluster-metrics.js';
-import type { LeaderWork, LoopEnv } from './loop-runner.js';
-import { perRegistry } from '../src/metrics/per-registry.js';
-import { SampledGauges } from '../src/metrics/sampled-gauges.js';
-import { TopN } from '../src/metrics/top-n.js';
-import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../src/mq/queues/queue-depth.js';
-import { addTaskCounts, emptyTaskCounts, knownClusters } from '../src/worker/tasks/queues/task-counts.js';
-import { DEFAULT_CLUSTER } from '../src/worker/clusters/cluster-types.js';
+import type { LeaderWork, LoopEnv } from '../loop-runner.js';
+import { perRegistry } from '../../src/metrics/per-registry.js';
+import { SampledGauges } from '../../src/metrics/sampled-gauges.js';
+import { TopN } from '../../src/metrics/top-n.js';
+import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../../src/mq/queues/queue-depth.js';
+import { addTaskCounts, emptyTaskCounts, knownClusters } from '../../src/worker/tasks/queues/task-counts.js';
+import { DEFAULT_CLUSTER } from '../../src/worker/clusters/cluster-types.js';
 
 const PROJECT_PAGE = 100;
 

@@ -1,6 +1,6 @@
-import type { MessageQueue } from '../src/mq/message-queue.js';
-import type { QueueDepthSample } from '../src/metrics/history.js';
-import type { LeaderWork, LoopEnv } from './loop-runner.js';
+import type { MessageQueue } from '../../src/mq/message-queue.js';
+import type { QueueDepthSample } from '../../src/metrics/history.js';
+import type { LeaderWork, LoopEnv } from '../loop-runner.js';
 
 const PAGE = 100;
 const TOP_QUEUES = 5;

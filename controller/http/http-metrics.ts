@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from '../src/metrics/registry.js';
+import type { Metrics } from '../../src/metrics/registry.js';
 
 /**
  * Observes every response in ferrum_http_request_duration_seconds by route pattern (not raw URL)

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../src/core/config.js';
+import type { Config } from '../../src/core/config.js';
 
 export interface IronJsonSettings {
   token: string;

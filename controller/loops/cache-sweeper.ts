@@ -1,5 +1,5 @@
-import type { CacheStore } from '../src/cache/cache-store.js';
-import type { LeaderWork, LoopEnv } from './loop-runner.js';
+import type { CacheStore } from '../../src/cache/cache-store.js';
+import type { LeaderWork, LoopEnv } from '../loop-runner.js';
 
 const CACHES_PER_PROJECT_PER_PASS = 100;
 const ITEMS_PER_CACHE_PER_PASS = 1000;

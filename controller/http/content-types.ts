@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { fail } from '../src/core/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/json-depth.js';
+import { fail } from '../../src/core/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,15 +1,18 @@
-import type { Config } from '../../src/core/config.js';
-import { fail } from '../../src/core/errors.js';
-import { livenessMsOf } from '../../src/worker/clusters/runners/runner-registry.js';
-import type { GatewayLease } from '../../src/worker/tasks/running/gateway-leases.js';
-import type { Task } from '../../src/worker/types.js';
-import type { WorkerServices } from '../../src/worker/services.js';
-import type { WithParams } from '../type-provider.js';
-import type { GatewayJobs } from './job-pump.js';
+import { fail } from '../../../core/errors.js';
+import { livenessMsOf } from '../../clusters/runners/runner-registry.js';
+import type { Task } from '../../types.js';
+import type { WorkerServices } from '../../services.js';
+import type { GatewayJobs } from './gateway-jobs.js';
+import type { GatewayLease } from './gateway-leases.js';
 
-type TaskRequest = WithParams<{ cluster_id: string; instance_id: string; task_id: string }>;
+/** Which task of which runner: the runner API's task routes' path parameters. */
+export interface HeldTaskRef {
+  cluster_id: string;
+  instance_id: string;
+  task_id: string;
+}
 
-/** The tasks gateway runners hold: their leases and BullMQ jobs, as the runner API's routes share them. */
+/** The tasks gateway runners hold: their leases and BullMQ jobs, as the runner API's routes share them (built once by the composition root). */
 export class HeldTasks {
   constructor(
     private readonly worker: WorkerServices,
@@ -23,8 +26,8 @@ export class HeldTasks {
   }
 
   /** The task the calling runner holds; 403 for any other. */
-  async held(request: TaskRequest): Promise<{ lease: GatewayLease; task: Task }> {
-    const { cluster_id: cluster, instance_id: instance, task_id: taskId } = request.params;
+  async held(ref: HeldTaskRef): Promise<{ lease: GatewayLease; task: Task }> {
+    const { cluster_id: cluster, instance_id: instance, task_id: taskId } = ref;
     const lease = await this.worker.gatewayLeases.get(cluster, instance, taskId);
     if (!lease) throw fail('task_not_held', taskId);
     const task = await this.worker.taskStore.find(lease.project_id, taskId);
@@ -54,11 +57,4 @@ export class HeldTasks {
     await this.jobs.complete(cluster, lease);
     await this.worker.gatewayLeases.drop(cluster, instanceId, task.id);
   }
-}
-
-/** What the runner API's route groups are given. */
-export interface RunnerRouteDeps {
-  config: Config;
-  worker: WorkerServices;
-  tasks: HeldTasks;
 }

@@ -1,12 +1,12 @@
 import Docker from 'dockerode';
 import type { FastifyBaseLogger } from 'fastify';
-import { isRedisUnavailable } from '../src/core/redis.js';
-import { storeIdOf } from '../src/core/store-id.js';
-import type { WorkerServices } from '../src/worker/services.js';
+import { isRedisUnavailable } from '../../src/core/redis.js';
+import { storeIdOf } from '../../src/core/store-id.js';
+import type { WorkerServices } from '../../src/worker/services.js';
 import { ClusterScaler } from './cluster-scaler.js';
-import { awsOwnerTag } from './providers/aws-owner-tag.js';
-import { InstanceProviders } from './providers/provider-factory.js';
-import type { LeaderWork, LoopEnv } from './loop-runner.js';
+import { awsOwnerTag } from '../providers/aws-owner-tag.js';
+import { InstanceProviders } from '../providers/provider-factory.js';
+import type { LeaderWork, LoopEnv } from '../loop-runner.js';
 
 async function scaleAll(
   worker: WorkerServices,

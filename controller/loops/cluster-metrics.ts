@@ -1,6 +1,6 @@
-import { INSTANCE_TYPES } from '../src/worker/clusters/instances/instance-store.js';
-import type { WorkerServices } from '../src/worker/services.js';
-import { clusterTaskCounts, type ClusterTaskCounts } from '../src/worker/tasks/queues/task-counts.js';
+import { INSTANCE_TYPES } from '../../src/worker/clusters/instances/instance-store.js';
+import type { WorkerServices } from '../../src/worker/services.js';
+import { clusterTaskCounts, type ClusterTaskCounts } from '../../src/worker/tasks/queues/task-counts.js';
 
 /** A cluster's tasks and the runners serving it, as the metrics sampler saw them. */
 export interface ClusterSample extends ClusterTaskCounts {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { markFunctionsListener } from '../api/functions/origin.js';
+import { markFunctionsListener } from '../../api/functions/origin.js';
 
 export interface FunctionsListener {
   port: number;

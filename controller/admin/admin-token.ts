@@ -1,10 +1,10 @@
 import { pino } from 'pino';
-import { bootstrapIdentity, type BootstrapResult } from '../src/auth/bootstrap.js';
-import { openIdentityStores, type IdentityStores } from '../src/auth/identity.js';
-import type { User } from '../src/auth/types.js';
-import type { Config } from '../src/core/config.js';
-import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../src/core/managed-redis.js';
-import { createRedisClient, KeySpace } from '../src/core/redis.js';
+import { bootstrapIdentity, type BootstrapResult } from '../../src/auth/bootstrap.js';
+import { openIdentityStores, type IdentityStores } from '../../src/auth/identity.js';
+import type { User } from '../../src/auth/types.js';
+import type { Config } from '../../src/core/config.js';
+import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
+import { createRedisClient, KeySpace } from '../../src/core/redis.js';
 import { publicHostOf, writeIronJson } from './iron-json.js';
 
 /** The name of the admin tokens `ferrum admin token` makes. */

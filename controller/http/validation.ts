@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import { validatingWithoutNulls } from '../src/core/null-fields.js';
+import { validatingWithoutNulls } from '../../src/core/null-fields.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
 // parameters are text: "10" becomes 10 where the schema wants a number.
