@@ -34,14 +34,16 @@ export class HttpDrain {
   }
 
   install(app: FastifyInstance): void {
-    app.addHook('onRequest', async (_request, reply) => {
+    // Callback hooks, not async ones: they run on every request, and a promise per hook shows.
+    app.addHook('onRequest', (_request, reply, done) => {
       this.inFlight += 1;
       // 'close' comes once per response: sent, or its connection gone.
       reply.raw.once('close', () => this.finished());
+      done();
     });
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (this.draining) reply.header('Connection', 'close');
-      return payload;
+      done(null, payload);
     });
   }
 

@@ -1,7 +1,8 @@
 // Cache service throughput: get, put and increment on one hot key, over HTTP keep-alive with
 // 50 clients (autocannon), beside the same operations straight against Redis through the
 // cache's own scripts from this process. Run with `npm run bench:cache`; BENCH_SECONDS sets
-// the length of each run (default 5).
+// the length of each run (default 5). Each HTTP row also gives the server process's CPU per operation
+// (from /proc), which other load on the machine moves far less than ops/s.
 import os from 'node:os';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
@@ -9,6 +10,7 @@ import { Redis } from 'ioredis';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { KeySpace } from '../src/core/redis.js';
 import { startCacheServer } from './lib/cache-server-child.js';
+import { cpuSeconds } from './lib/proc-cpu.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 
 /** The bench's direct writes are not a tenant's: no quota applies. */
@@ -23,6 +25,8 @@ const VALUE = 'v'.repeat(100);
 interface Figures {
   opsPerSecond: number;
   p99Ms: number;
+  /** The server process's CPU per operation (µs, from /proc); over HTTP only. */
+  serverCpuUs?: number;
 }
 
 interface Operation {
@@ -62,7 +66,14 @@ const operations: Operation[] = [
 
 const startServer = startCacheServer;
 
-async function overHttp(url: string, http: Operation['http'], token: string, seconds = SECONDS): Promise<Figures> {
+async function overHttp(
+  url: string,
+  http: Operation['http'],
+  token: string,
+  serverPid: number,
+  seconds = SECONDS,
+): Promise<Figures> {
+  const cpuBefore = cpuSeconds(serverPid);
   const result = await autocannon({
     url: url + http.path,
     method: http.method,
@@ -74,7 +85,8 @@ async function overHttp(url: string, http: Operation['http'], token: string, sec
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${http.method} ${http.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   }
-  return { opsPerSecond: result.requests.total / seconds, p99Ms: result.latency.p99 };
+  const serverCpuUs = ((cpuSeconds(serverPid) - cpuBefore) / result.requests.total) * 1e6;
+  return { opsPerSecond: result.requests.total / seconds, p99Ms: result.latency.p99, serverCpuUs };
 }
 
 async function straightToRedis(store: CacheStore, projectId: string, operation: Operation): Promise<Figures> {
@@ -122,7 +134,8 @@ async function main() {
     const projectUrl = `${info.url}/1/projects/${info.projectId}`;
     // Warm-up until the server's JIT has compiled the request path: cold runs read far lower.
     if (!SMOKE)
-      for (const operation of operations) await overHttp(projectUrl, operation.http, info.token, WARM_UP_SECONDS);
+      for (const operation of operations)
+        await overHttp(projectUrl, operation.http, info.token, child.pid!, WARM_UP_SECONDS);
     console.log(`cache benchmark: ${CLIENTS} clients, ${SECONDS}s per run, HTTP keep-alive vs. straight to Redis`);
     const load = os
       .loadavg()
@@ -131,9 +144,11 @@ async function main() {
     console.log(
       `machine: ${os.cpus().length} cores, load average ${load} (other work on the machine lowers every figure)`,
     );
-    console.log(row(['operation', 'HTTP ops/s', 'HTTP p99 ms', 'Redis ops/s', 'Redis p99 ms', 'HTTP/Redis']));
+    console.log(
+      row(['operation', 'HTTP ops/s', 'HTTP p99 ms', 'Redis ops/s', 'Redis p99 ms', 'HTTP/Redis', 'server µs/op']),
+    );
     for (const operation of operations) {
-      const http = await overHttp(projectUrl, operation.http, info.token);
+      const http = await overHttp(projectUrl, operation.http, info.token, child.pid!);
       const direct = await straightToRedis(store, info.projectId, operation);
       console.log(
         row([
@@ -143,18 +158,30 @@ async function main() {
           Math.round(direct.opsPerSecond),
           direct.p99Ms.toFixed(2),
           (http.opsPerSecond / direct.opsPerSecond).toFixed(2),
+          http.serverCpuUs!.toFixed(0),
         ]),
       );
       figure(`${operation.name} over HTTP`, http.opsPerSecond, 'ops/s', { better: 'higher' });
       figure(`${operation.name} over HTTP p99`, http.p99Ms, 'ms', { better: 'lower' });
+      figure(`${operation.name} server CPU per operation`, http.serverCpuUs!, 'µs', { better: 'lower' });
       figure(`${operation.name} HTTP/Redis`, http.opsPerSecond / direct.opsPerSecond, 'x', {
         better: 'higher',
         reference: 'the same operation straight to Redis through the cache scripts, 50 clients',
       });
     }
     // What the HTTP stack alone reaches on this machine now: the ceiling for the rows above.
-    const floor = await overHttp(info.url, { method: 'GET', path: '/health' }, info.token);
-    console.log(row(['GET /health (no Redis)', Math.round(floor.opsPerSecond), floor.p99Ms.toFixed(2), '', '', '']));
+    const floor = await overHttp(info.url, { method: 'GET', path: '/health' }, info.token, child.pid!);
+    console.log(
+      row([
+        'GET /health (no Redis)',
+        Math.round(floor.opsPerSecond),
+        floor.p99Ms.toFixed(2),
+        '',
+        '',
+        '',
+        floor.serverCpuUs!.toFixed(0),
+      ]),
+    );
     figure('GET /health (no Redis)', floor.opsPerSecond, 'ops/s', { better: 'higher' });
   } finally {
     redis.disconnect();

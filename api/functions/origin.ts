@@ -24,9 +24,11 @@ const FUNCTIONS_ORIGIN_PATHS = /^\/(r(\/|\?|$)|health(\?|$))/;
  * must find no dashboard, no API and no session of the platform's on its origin.
  */
 export function keepFunctionsOriginToCalls(app: FastifyInstance, settings: Pick<FunctionsConfig, 'host'>): void {
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (onFunctionsOrigin(request, settings) && !FUNCTIONS_ORIGIN_PATHS.test(request.url))
-      throw fail('fn_origin_calls_only');
+      done(fail('fn_origin_calls_only'));
+    else done();
   });
 }
 

@@ -46,11 +46,20 @@ export const HOP_BY_HOP_HEADERS = new Set([
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const UNSAFE_VALUE = /[\r\n\0]/;
 
+/** Canonical forms made so far: callers repeat the same few header names on every call. */
+const canonicalNames = new Map<string, string>();
+const MOST_CANONICAL_NAMES = 1000;
+
 /** `content-type` → `Content-Type`, the form the original platform's function kits looked up. */
 function canonicalHeaderName(name: string): string {
-  return name
+  const known = canonicalNames.get(name);
+  if (known !== undefined) return known;
+  const canonical = name
     .toLowerCase()
     .replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+  if (canonicalNames.size >= MOST_CANONICAL_NAMES) canonicalNames.clear();
+  canonicalNames.set(name, canonical);
+  return canonical;
 }
 
 /** The caller's headers that may be forwarded to the function (valid, not about the connection), names canonical. */

@@ -10,6 +10,7 @@ import type { LoadedRoute } from '../types.js';
 import { checkCallRoom } from './call-bytes.js';
 import type { CallStore } from './call-store.js';
 import type { CallRequest } from './invocation.js';
+import { KnownRoom } from './known-room.js';
 
 /** Where a call's project, and so its quotas, comes from (the authenticator's cache of projects). */
 export interface ProjectSource {
@@ -44,6 +45,8 @@ function routePathOf(path: string): string {
  * is read (FERRUM_FUNCTIONS_BODY_LIMIT_BYTES).
  */
 export class CallAdmission {
+  private readonly room: KnownRoom;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: FunctionKeys,
@@ -51,7 +54,9 @@ export class CallAdmission {
     private readonly routes: RouteCache,
     private readonly projects: ProjectSource,
     private readonly quotaDefaults: Quotas,
-  ) {}
+  ) {
+    this.room = new KnownRoom(calls.mostCallBytes);
+  }
 
   /** The call's route (from the route cache) and a new call id; 404, 403, 401 or 413 naming what stops it. */
   async admit(call: IncomingCall): Promise<AdmittedCall> {
@@ -62,15 +67,20 @@ export class CallAdmission {
     await checkRouteSecret(route, call.authorization);
     const callId = newUnguessableId();
     call.named?.(callId);
-    const project = await this.projects.getProject(app.projectId);
-    await this.takeRoom(app.projectId, quotasOf(project ?? { quotas: {} }, this.quotaDefaults), route.type === 'async');
+    const queued = route.type === 'async';
+    // A sync call takes no place in the queue: the room a recent read found may let it in.
+    if (queued || !this.room.take(app.projectId)) {
+      const project = await this.projects.getProject(app.projectId);
+      await this.takeRoom(app.projectId, quotasOf(project ?? { quotas: {} }, this.quotaDefaults), queued);
+    }
     return { app, route, callId };
   }
 
   /**
    * One script under the project's hash tag (admit-call.lua) reads what its calls store and, for
    * an async call, takes a place among its queued calls; what the project stores elsewhere is
-   * read alongside. A call refused for its bytes gives the place back.
+   * read alongside. A call refused for its bytes gives the place back. What the read found
+   * lets the next sync calls in without a read while their most bytes fit (KnownRoom).
    */
   private async takeRoom(projectId: string, quotas: Quotas, queued: boolean): Promise<void> {
     const queuedCalls = this.keys.queuedCalls(projectId);
@@ -89,5 +99,6 @@ export class CallAdmission {
       throw error;
     }
     if (place === 0) throw countQuotaReached('queued_calls', quotas.queued_calls, 'async calls waiting for a runner');
+    this.room.found(projectId, allowance - stored);
   }
 }

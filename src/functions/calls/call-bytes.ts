@@ -4,6 +4,12 @@ import type { ProjectStorage } from '../../core/stored-bytes.js';
 import type { FunctionKeys } from '../keys.js';
 import { scripts } from '../scripts.js';
 
+/**
+ * More than a call record's fields take (ids, names, times, an error message) without its log:
+ * the bound admission counts for each call it lets in unread (see KnownRoom).
+ */
+export const MOST_RECORD_BYTES = 64 * 1024;
+
 /** One call's record and log as counted: their bytes together. */
 export interface CountedCall {
   appName: string;

@@ -2,7 +2,7 @@ import { boundedRelease } from '../../core/bounded-counter.js';
 import { ERRORS } from '../../core/errors.js';
 import type { RedisClient } from '../../core/redis.js';
 import { zsetMembers } from '../../auth/project-lifecycle.js';
-import { storedSize, type CallBytes } from './call-bytes.js';
+import { MOST_RECORD_BYTES, storedSize, type CallBytes } from './call-bytes.js';
 import type { FunctionKeys } from '../keys.js';
 import { scripts } from '../scripts.js';
 import type { CallOutcome, CallRecord, CallStatus, RouteFormat, RouteType } from '../types.js';
@@ -79,6 +79,11 @@ export class CallStore {
     readonly bytes: CallBytes,
   ) {}
 
+  /** The most bytes one call's record and log may count toward its project's stored_bytes. */
+  get mostCallBytes(): number {
+    return MOST_RECORD_BYTES + this.maxLogBytes;
+  }
+
   async create(call: CallRecord): Promise<void> {
     const key = this.keys.call(call.appName, call.id);
     const index = this.keys.callIndex(call.appName);
@@ -146,8 +151,11 @@ export class CallStore {
         this.trimmed(log),
       );
     }
-    await scripts.recordCalls.run(this.redis, keys, args);
-    await Promise.all([...counted].map(([projectId, ended]) => this.bytes.count(projectId, ended)));
+    // Counted alongside, as create() does: one auto-pipelined write for the batch.
+    await Promise.all([
+      scripts.recordCalls.run(this.redis, keys, args),
+      ...[...counted].map(([projectId, ended]) => this.bytes.count(projectId, ended)),
+    ]);
   }
 
   private trimmed(log: string): string {

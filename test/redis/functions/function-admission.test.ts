@@ -148,4 +148,15 @@ describe('call admission', () => {
     await admission.admit(callOf('full', 'job'));
     expect(await queuedCalls('p-full')).toBe(1);
   });
+
+  it("refuses a sync call at once when stored_bytes fills: a project without room for a call's most bytes reads each time", async () => {
+    projectQuotas.set('p-near', { stored_bytes: 1000 });
+    await stores.routes.create('p-near', routeOf('near', '/now', 'sync'));
+    await admission.admit(callOf('near', 'now'));
+    await admission.admit(callOf('near', 'now'));
+    await stores.calls.bytes.count('p-near', [{ appName: 'near', callId: 'filled', bytes: 1000 }]);
+    const refused = await refusalOf(callOf('near', 'now'));
+    expect(refused.status).toBe(413);
+    expect(refused.message).toContain('quota stored_bytes reached');
+  });
 });
