@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { scaled } from './pace.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -63,7 +64,10 @@ export async function startFerrumProcess(command: string, options: FerrumProcess
   };
   const readyLine = options.readyLine ?? /^Ferrum listening on /;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ferrum ${command} did not start:\n${lines.join('\n')}`)), 90_000);
+    const timer = setTimeout(
+      () => reject(new Error(`ferrum ${command} did not start:\n${lines.join('\n')}`)),
+      scaled(90_000),
+    );
     const onLine = (line: string) => {
       lines.push(line);
       const token = /^\s+token:\s+(\S+)/.exec(line);
@@ -103,15 +107,16 @@ export function jsonLines(proc: FerrumProcess): Array<Record<string, unknown>> {
   });
 }
 
-/** Sends `signal` and resolves with how long the process took to exit, in ms. */
+/** Sends `signal` and resolves with how long the process took to exit, in ms; `timeoutMs` is a bound at rest (scaled). */
 export async function signalAndWait(proc: FerrumProcess, signal: NodeJS.Signals, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return 0;
   proc.child.kill(signal);
-  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), timeoutMs).unref());
+  const boundMs = scaled(timeoutMs);
+  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), boundMs).unref());
   if ((await Promise.race([proc.exited, late])) === 'late') {
     proc.child.kill('SIGKILL');
-    throw new Error(`process did not exit within ${timeoutMs} ms of ${signal}`);
+    throw new Error(`process did not exit within ${boundMs} ms of ${signal}`);
   }
   return Date.now() - started;
 }
