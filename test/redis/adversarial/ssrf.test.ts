@@ -23,7 +23,7 @@ let victimIntact: () => Promise<void>;
 let inside: TestSubscriber;
 
 beforeAll(async () => {
-  server = await startHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
+  server = await startHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
   attacker = await createTenant(server, 'ssrf-attacker');
   victimIntact = await plantVictimData(await createTenant(server, 'ssrf-victim'));
   inside = await TestSubscriber.start();

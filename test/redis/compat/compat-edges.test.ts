@@ -22,7 +22,7 @@ let worker: WorkerClient;
 const subscribers: TestSubscriber[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
+  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
   redis = server.openRedis();
   mq = new MqClient(server.http, server.projectId);
   v1 = new MqV1Client(server.http, server.projectId);

@@ -30,7 +30,7 @@ async function multicastQueue(urls: string[]): Promise<string> {
 
 beforeAll(async () => {
   server = await startTestServer({
-    FERRUM_MQ_PUSH_TIMEOUT_MS: '5000',
+    FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(5000)),
     FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4',
     FERRUM_MQ_PUSH_CONCURRENCY: '16',
   });
