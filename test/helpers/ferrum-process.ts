@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { scaled } from './pace.js';
+import { PortTaken, retryOnPortTaken } from './port-taken.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -31,8 +32,15 @@ export interface FerrumProcessOptions {
   port?: number;
 }
 
-/** Starts `ferrum <command>` with its own data folder and port; resolves once it says it is ready. */
-export async function startFerrumProcess(command: string, options: FerrumProcessOptions = {}): Promise<FerrumProcess> {
+/**
+ * Starts `ferrum <command>` with its own data folder and port; resolves once it says it is ready.
+ * A free port taken by another process before the child bound it: started again on another.
+ */
+export function startFerrumProcess(command: string, options: FerrumProcessOptions = {}): Promise<FerrumProcess> {
+  return options.port === undefined ? retryOnPortTaken(() => startOnce(command, options)) : startOnce(command, options);
+}
+
+async function startOnce(command: string, options: FerrumProcessOptions): Promise<FerrumProcess> {
   const port = options.port ?? (await freeLoopbackPort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-proc-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', command], {
@@ -89,7 +97,8 @@ export async function startFerrumProcess(command: string, options: FerrumProcess
     }
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`ferrum ${command} exited (${code}) while starting:\n${lines.join('\n')}`));
+      const why = `ferrum ${command} exited (${code}) while starting:\n${lines.join('\n')}`;
+      reject(lines.some((line) => line.includes('EADDRINUSE')) ? new PortTaken(why) : new Error(why));
     });
   });
   return proc;
