@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { machineSlowness } from './test/helpers/pace.js';
+import { machineSlowness, scaled } from './test/helpers/pace.js';
 
 /**
  * Five lanes (vitest projects), one folder each:
@@ -55,12 +55,11 @@ const ON_SENTINEL = [
 
 // Measured once for the run (test/helpers/pace.ts); every worker's waiting bounds take the same.
 process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
-const slowness = Number(process.env.FERRUM_TEST_SLOWNESS);
 
 const shared = {
   pool: 'forks',
-  testTimeout: Math.round(30_000 * slowness),
-  hookTimeout: Math.round(60_000 * slowness),
+  testTimeout: scaled(30_000),
+  hookTimeout: scaled(60_000),
 } as const;
 
 export default defineConfig({

@@ -39,7 +39,7 @@ beforeAll(async () => {
   image = await buildFerrumImage();
   redis = await startTestRedis();
   imageCommands = await docker('run', '--rm', '--network', 'none', image, 'help');
-}, 600_000);
+}, scaled(600_000));
 
 afterAll(async () => {
   for (const name of containers) await docker('rm', '-f', name).catch(() => undefined);
@@ -100,7 +100,7 @@ describe('the Ferrum image', () => {
       );
       http = new HttpClient(`http://127.0.0.1:${port}`);
       await waitForHealth(http, name);
-    }, 60_000);
+    }, scaled(60_000));
 
     it('answers /health and /ready', async () => {
       expect(await http.get('/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
@@ -181,38 +181,42 @@ describe('the Ferrum image', () => {
       expect(apiVersion).toBe(await docker('version', '-f', '{{.Server.APIVersion}}'));
     });
 
-    it('starts against the test Redis and the Docker engine, and drains on SIGTERM', async (context) => {
-      if (!hasRunner()) context.skip();
-      const name = containerName('runner');
-      const port = await freeLoopbackPort();
-      await docker(
-        'run',
-        '-d',
-        '--name',
-        name,
-        '--network',
-        'host',
-        '-e',
-        'HOST=127.0.0.1',
-        '-e',
-        `PORT=${port}`,
-        '-v',
-        `${socket}:${socket}`,
-        '--group-add',
-        socketGroup(),
-        '-e',
-        `REDIS_URL=${redis.url}`,
-        '-e',
-        'FERRUM_RUNNER_CLUSTER=image-test',
-        '-e',
-        'LOG_LEVEL=warn',
-        image,
-        'runner',
-      );
-      // Started once it serves /health: a SIGTERM before its handlers exist is lost on PID 1.
-      await waitForHealth(new HttpClient(`http://127.0.0.1:${port}`), name);
-      await docker('stop', '--time', '30', name);
-      expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
-    }, 60_000);
+    it(
+      'starts against the test Redis and the Docker engine, and drains on SIGTERM',
+      async (context) => {
+        if (!hasRunner()) context.skip();
+        const name = containerName('runner');
+        const port = await freeLoopbackPort();
+        await docker(
+          'run',
+          '-d',
+          '--name',
+          name,
+          '--network',
+          'host',
+          '-e',
+          'HOST=127.0.0.1',
+          '-e',
+          `PORT=${port}`,
+          '-v',
+          `${socket}:${socket}`,
+          '--group-add',
+          socketGroup(),
+          '-e',
+          `REDIS_URL=${redis.url}`,
+          '-e',
+          'FERRUM_RUNNER_CLUSTER=image-test',
+          '-e',
+          'LOG_LEVEL=warn',
+          image,
+          'runner',
+        );
+        // Started once it serves /health: a SIGTERM before its handlers exist is lost on PID 1.
+        await waitForHealth(new HttpClient(`http://127.0.0.1:${port}`), name);
+        await docker('stop', '--time', '30', name);
+        expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
+      },
+      scaled(60_000),
+    );
   });
 });

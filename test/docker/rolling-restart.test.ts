@@ -6,6 +6,7 @@ import { HttpClient } from '../helpers/http.js';
 import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { missingMessages, startPostLoad } from '../helpers/post-load.js';
 import { startTestRedis } from '../helpers/redis.js';
+import { scaled } from '../helpers/pace.js';
 
 /**
  * A rolling restart of two controllers sharing one Redis, behind Debian's nginx, which never
@@ -24,7 +25,7 @@ type ReadyState = 200 | 503 | 'refused' | 'other';
 
 async function readyState(port: number): Promise<ReadyState> {
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(scaled(2000)) });
     await response.arrayBuffer();
     return response.status === 200 || response.status === 503 ? response.status : 'other';
   } catch (error) {
@@ -83,7 +84,7 @@ describe('rolling restart of two controllers behind nginx', () => {
     redis = await startTestRedis();
     ports = [await freeLoopbackPort(), await freeLoopbackPort()];
     nginx = await startNginx(ports.map((port) => ({ port, down: false })));
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     for (const proc of procs) await signalAndWait(proc, 'SIGKILL').catch(() => undefined);
@@ -91,61 +92,67 @@ describe('rolling restart of two controllers behind nginx', () => {
     await redis?.stop();
   });
 
-  it('loses no POST and no acknowledged message, and ends long-polls empty', async () => {
-    const first = await startController(ports[0]!);
-    const running = [first, await startController(ports[1]!)];
-    const token = first.token!;
-    const projectId = first.projectId!;
-    const watcher = watchReadiness(nginx, ports);
-    try {
-      await eventually(() => ports.every(watcher.inNginx), 30_000, 'both controllers in nginx');
-      const viaNginx = new HttpClient(nginx.url, token);
-      const queue = 'rolling';
-      expect((await viaNginx.put(`/3/projects/${projectId}/queues/${queue}`, {})).status).toBe(200);
-      const load = startPostLoad(
-        Array.from({ length: 4 }, () => viaNginx),
-        projectId,
-        queue,
-      );
-      const ackedAtLeast = (count: number) => eventually(() => load.acked.length >= count, 30_000, `${count} posts`);
-      await ackedAtLeast(50);
+  it(
+    'loses no POST and no acknowledged message, and ends long-polls empty',
+    async () => {
+      const first = await startController(ports[0]!);
+      const running = [first, await startController(ports[1]!)];
+      const token = first.token!;
+      const projectId = first.projectId!;
+      const watcher = watchReadiness(nginx, ports);
+      try {
+        await eventually(() => ports.every(watcher.inNginx), 30_000, 'both controllers in nginx');
+        const viaNginx = new HttpClient(nginx.url, token);
+        const queue = 'rolling';
+        expect((await viaNginx.put(`/3/projects/${projectId}/queues/${queue}`, {})).status).toBe(200);
+        const load = startPostLoad(
+          Array.from({ length: 4 }, () => viaNginx),
+          projectId,
+          queue,
+        );
+        const ackedAtLeast = (count: number) => eventually(() => load.acked.length >= count, 30_000, `${count} posts`);
+        await ackedAtLeast(50);
 
-      for (const [index, port] of ports.entries()) {
-        const old = running[index]!;
-        // A long-poll waiting on the stopping controller is answered, empty, before it exits.
-        const direct = new HttpClient(old.url, token);
-        const idle = `/3/projects/${projectId}/queues/idle-${index}`;
-        expect((await direct.put(idle, {})).status).toBe(200);
-        const longPoll = direct.post(`${idle}/reservations`, { n: 1, wait: 30 });
-        const stopping = signalAndWait(old, 'SIGTERM', 30_000);
-        await eventually(() => !watcher.inNginx(port), DRAIN_MS, `controller ${index} out of nginx within the drain`);
-        expect(await longPoll).toMatchObject({ status: 200, body: { messages: [] } });
-        expect(await stopping).toBeLessThan(20_000);
-        expect(await old.exited).toBe(0);
-        const acked = load.acked.length;
-        running[index] = await startController(port);
-        await eventually(() => watcher.inNginx(port), 30_000, `controller ${index} back in nginx`);
-        await ackedAtLeast(acked + 50);
-      }
-      await load.stop();
+        for (const [index, port] of ports.entries()) {
+          const old = running[index]!;
+          // A long-poll waiting on the stopping controller is answered, empty, before it exits.
+          const direct = new HttpClient(old.url, token);
+          const idle = `/3/projects/${projectId}/queues/idle-${index}`;
+          expect((await direct.put(idle, {})).status).toBe(200);
+          const longPoll = direct.post(`${idle}/reservations`, { n: 1, wait: 30 });
+          const stopping = signalAndWait(old, 'SIGTERM', 30_000);
+          await eventually(() => !watcher.inNginx(port), DRAIN_MS, `controller ${index} out of nginx within the drain`);
+          expect(await longPoll).toMatchObject({ status: 200, body: { messages: [] } });
+          expect(await stopping).toBeLessThan(scaled(20_000));
+          expect(await old.exited).toBe(0);
+          const acked = load.acked.length;
+          running[index] = await startController(port);
+          await eventually(() => watcher.inNginx(port), 30_000, `controller ${index} back in nginx`);
+          await ackedAtLeast(acked + 50);
+        }
+        await load.stop();
 
-      // Without the drain (FERRUM_HTTP_DRAIN_MS=0) this run saw three 502s out of ~3000 posts.
-      console.log(`[rolling-restart] posts_acked=${load.acked.length} failures=${JSON.stringify([...load.failures])}`);
-      expect(Object.fromEntries(load.failures)).toEqual({});
-      // Each stopping controller answered /ready 503 before it stopped accepting connections (a
-      // poll cut by the listener's close, 'other', tells nothing either way).
-      for (const port of ports) {
-        const states = watcher.seen
-          .get(port)!
-          .filter((state) => state !== 'other')
-          .filter((state, i, all) => i === 0 || state !== all[i - 1]);
-        expect(states.slice(0, 4)).toEqual([200, 503, 'refused', 200]);
+        // Without the drain (FERRUM_HTTP_DRAIN_MS=0) this run saw three 502s out of ~3000 posts.
+        console.log(
+          `[rolling-restart] posts_acked=${load.acked.length} failures=${JSON.stringify([...load.failures])}`,
+        );
+        expect(Object.fromEntries(load.failures)).toEqual({});
+        // Each stopping controller answered /ready 503 before it stopped accepting connections (a
+        // poll cut by the listener's close, 'other', tells nothing either way).
+        for (const port of ports) {
+          const states = watcher.seen
+            .get(port)!
+            .filter((state) => state !== 'other')
+            .filter((state, i, all) => i === 0 || state !== all[i - 1]);
+          expect(states.slice(0, 4)).toEqual([200, 503, 'refused', 200]);
+        }
+        const direct = new HttpClient(running[1]!.url, token);
+        expect(await missingMessages(direct, projectId, queue, load.acked)).toEqual([]);
+        expect(nginx.errorLog()).not.toMatch(/\[error\]/);
+      } finally {
+        await watcher.stop();
       }
-      const direct = new HttpClient(running[1]!.url, token);
-      expect(await missingMessages(direct, projectId, queue, load.acked)).toEqual([]);
-      expect(nginx.errorLog()).not.toMatch(/\[error\]/);
-    } finally {
-      await watcher.stop();
-    }
-  }, 240_000);
+    },
+    scaled(240_000),
+  );
 });

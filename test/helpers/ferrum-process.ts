@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { scaled } from './pace.js';
+import { PortTaken, retryOnPortTaken } from './port-taken.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -30,8 +32,15 @@ export interface FerrumProcessOptions {
   port?: number;
 }
 
-/** Starts `ferrum <command>` with its own data folder and port; resolves once it says it is ready. */
-export async function startFerrumProcess(command: string, options: FerrumProcessOptions = {}): Promise<FerrumProcess> {
+/**
+ * Starts `ferrum <command>` with its own data folder and port; resolves once it says it is ready.
+ * A free port taken by another process before the child bound it: started again on another.
+ */
+export function startFerrumProcess(command: string, options: FerrumProcessOptions = {}): Promise<FerrumProcess> {
+  return options.port === undefined ? retryOnPortTaken(() => startOnce(command, options)) : startOnce(command, options);
+}
+
+async function startOnce(command: string, options: FerrumProcessOptions): Promise<FerrumProcess> {
   const port = options.port ?? (await freeLoopbackPort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-proc-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', command], {
@@ -63,7 +72,10 @@ export async function startFerrumProcess(command: string, options: FerrumProcess
   };
   const readyLine = options.readyLine ?? /^Ferrum listening on /;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ferrum ${command} did not start:\n${lines.join('\n')}`)), 90_000);
+    const timer = setTimeout(
+      () => reject(new Error(`ferrum ${command} did not start:\n${lines.join('\n')}`)),
+      scaled(90_000),
+    );
     const onLine = (line: string) => {
       lines.push(line);
       const token = /^\s+token:\s+(\S+)/.exec(line);
@@ -85,7 +97,8 @@ export async function startFerrumProcess(command: string, options: FerrumProcess
     }
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`ferrum ${command} exited (${code}) while starting:\n${lines.join('\n')}`));
+      const why = `ferrum ${command} exited (${code}) while starting:\n${lines.join('\n')}`;
+      reject(lines.some((line) => line.includes('EADDRINUSE')) ? new PortTaken(why) : new Error(why));
     });
   });
   return proc;
@@ -103,15 +116,16 @@ export function jsonLines(proc: FerrumProcess): Array<Record<string, unknown>> {
   });
 }
 
-/** Sends `signal` and resolves with how long the process took to exit, in ms. */
+/** Sends `signal` and resolves with how long the process took to exit, in ms; `timeoutMs` is a bound at rest (scaled). */
 export async function signalAndWait(proc: FerrumProcess, signal: NodeJS.Signals, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return 0;
   proc.child.kill(signal);
-  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), timeoutMs).unref());
+  const boundMs = scaled(timeoutMs);
+  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), boundMs).unref());
   if ((await Promise.race([proc.exited, late])) === 'late') {
     proc.child.kill('SIGKILL');
-    throw new Error(`process did not exit within ${timeoutMs} ms of ${signal}`);
+    throw new Error(`process did not exit within ${boundMs} ms of ${signal}`);
   }
   return Date.now() - started;
 }

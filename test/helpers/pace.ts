@@ -44,6 +44,37 @@ export function scaled(ms: number): number {
   return Math.round(ms * machineSlowness());
 }
 
+/** A waiting bound running from now: see deadlineAfter. */
+export interface Deadline {
+  /** Whether the bound has passed (re-measuring the machine the first time it seems to). */
+  passed(): boolean;
+  /** The bound in ms of wall-clock time, as it stands now. */
+  readonly boundMs: number;
+}
+
+/**
+ * A deadline `ms` from now (a bound at rest, scaled). The run's slowness was measured when it
+ * started; a second copy of the suite starting later makes the machine slower than that. So the
+ * first time the deadline seems to have passed, the slowness is measured again, and if it grew
+ * the deadline moves out to match, once. Costs nothing while the wait ends in time.
+ */
+export function deadlineAfter(ms: number, measureNow: () => number = measureSlowness): Deadline {
+  const started = performance.now();
+  let boundMs = scaled(ms);
+  let remeasured = false;
+  return {
+    get boundMs() {
+      return boundMs;
+    },
+    passed() {
+      if (performance.now() - started <= boundMs || remeasured) return performance.now() - started > boundMs;
+      remeasured = true;
+      boundMs = Math.max(boundMs, Math.round(ms * measureNow()));
+      return performance.now() - started > boundMs;
+    },
+  };
+}
+
 /**
  * A bound for eventually() (which multiplies it by the slowness) from the measured duration of
  * a like operation on this machine now (a cluster's restart from its first start, a container's

@@ -1,5 +1,5 @@
 import { HttpClient } from './http.js';
-import { scaled } from './pace.js';
+import { deadlineAfter } from './pace.js';
 
 /** Clients posting messages to one queue as fast as they can, until stopped. */
 export interface PostLoad {
@@ -64,8 +64,8 @@ export async function waitFor(
   timeoutMs: number,
   everyMs = 50,
 ): Promise<boolean> {
-  const deadline = Date.now() + scaled(timeoutMs);
-  while (Date.now() < deadline) {
+  const deadline = deadlineAfter(timeoutMs);
+  while (!deadline.passed()) {
     if (await check()) return true;
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

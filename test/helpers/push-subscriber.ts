@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { scaled } from './pace.js';
+import { deadlineAfter } from './pace.js';
 
 export interface ReceivedPush {
   headers: http.IncomingHttpHeaders;
@@ -43,9 +43,9 @@ export class TestSubscriber {
   }
 
   async waitFor(count: number, timeoutMs = 5000): Promise<ReceivedPush[]> {
-    const deadline = Date.now() + scaled(timeoutMs);
+    const deadline = deadlineAfter(timeoutMs);
     while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} deliveries, got ${this.received.length}`);
+      if (deadline.passed()) throw new Error(`expected ${count} deliveries, got ${this.received.length}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return this.received;

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { eventually } from './eventually.js';
+import { expectOwnRedis, expectStillRunning, PortTaken, retryOnPortTaken } from './port-taken.js';
 
 const run = promisify(execFile);
 
@@ -25,7 +26,12 @@ export interface TestRedisCluster {
   stop(): Promise<void>;
 }
 
-export async function startTestRedisCluster(masters = 3): Promise<TestRedisCluster> {
+/** Starts one; again on other ports when another process took one of them first. */
+export function startTestRedisCluster(masters = 3): Promise<TestRedisCluster> {
+  return retryOnPortTaken(() => startClusterOnce(masters));
+}
+
+async function startClusterOnce(masters: number): Promise<TestRedisCluster> {
   const started = performance.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cluster-'));
   const ports: number[] = [];
@@ -61,11 +67,17 @@ export async function startTestRedisCluster(masters = 3): Promise<TestRedisClust
   };
   try {
     const probes = ports.map(node);
-    const answers = () =>
-      Promise.all(probes.map((p) => p.ping())).then(
-        () => true,
-        () => false,
-      );
+    // A node answering that is not its child would be another process's (its port was taken).
+    const answers = async () => {
+      expectStillRunning(children, 'a cluster node');
+      try {
+        await Promise.all(probes.map((probe, i) => expectOwnRedis(probe, children[i]!)));
+        return true;
+      } catch (error) {
+        if (error instanceof PortTaken) throw error;
+        return false;
+      }
+    };
     await eventually(answers, 20_000, 'the nodes to answer');
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);

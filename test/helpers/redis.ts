@@ -4,13 +4,18 @@ import path from 'node:path';
 import { startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { scanKeys } from '../../src/core/scan.js';
+import { PortTaken, retryOnPortTaken } from './port-taken.js';
 import { startTestRedisCluster, type TestRedisCluster } from './redis-cluster.js';
 import { startTestSentinel, type TestSentinel } from './sentinel.js';
 
-/** A private, throwaway redis-server on a free loopback port, for one test file. */
+/**
+ * A private, throwaway redis-server on a free loopback port, for one test file. The port was
+ * free a moment before the server binds it; another process (a second copy of the suite) may
+ * take it in between, and the server then exits at once: it is started again on another port.
+ */
 export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-redis-'));
-  const redis = await startManagedRedis({ dataDir, persistent: false });
+  const redis = await startOnSomeFreePort(dataDir);
   return {
     ...redis,
     dataDir,
@@ -19,6 +24,22 @@ export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function startOnSomeFreePort(dataDir: string): Promise<ManagedRedis> {
+  return retryOnPortTaken(() =>
+    startManagedRedis({ dataDir, persistent: false }).catch((error: Error) => {
+      throw /Address already in use/.test(redisLog(dataDir)) ? new PortTaken(error.message) : error;
+    }),
+  );
+}
+
+function redisLog(dataDir: string): string {
+  try {
+    return fs.readFileSync(path.join(dataDir, 'redis.log'), 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Every key matching `pattern`, on every master (KEYS on a Redis Cluster would ask one node only). */

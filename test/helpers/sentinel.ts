@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { eventually } from './eventually.js';
+import { expectOwnRedis, expectStillRunning, PortTaken, retryOnPortTaken } from './port-taken.js';
 
 /**
  * A master, one replica and one Sentinel watching them, all real redis-server processes on
@@ -24,10 +25,23 @@ export interface TestSentinel {
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  await eventually(() => check().catch(() => false), timeoutMs, what);
+  await eventually(
+    () =>
+      check().catch((error: unknown) => {
+        if (error instanceof PortTaken) throw error;
+        return false;
+      }),
+    timeoutMs,
+    what,
+  );
 }
 
-export async function startTestSentinel(masterName = 'ferrum-test'): Promise<TestSentinel> {
+/** Starts them; again on other ports when another process took one of them first. */
+export function startTestSentinel(masterName = 'ferrum-test'): Promise<TestSentinel> {
+  return retryOnPortTaken(() => startSentinelOnce(masterName));
+}
+
+async function startSentinelOnce(masterName: string): Promise<TestSentinel> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-sentinel-'));
   const [masterPort, replicaPort, sentinelPort] = [
     await freeLoopbackPort(),
@@ -68,12 +82,25 @@ export async function startTestSentinel(masterName = 'ferrum-test'): Promise<Tes
     Number(((await sentinel.call('SENTINEL', 'get-master-addr-by-name', masterName)) as string[])[1]);
   // The master takes writes once its replica has acknowledged it (min-replicas-to-write).
   const master = new Redis(masterPort!, '127.0.0.1');
-  await until(
-    async () => (await master.info('replication')).includes('min_slaves_good_slaves:1'),
-    30_000,
-    'the replica to follow the master',
-  );
-  master.disconnect();
+  master.on('error', () => undefined);
+  try {
+    await until(
+      async () => {
+        expectStillRunning(children, 'a Sentinel test server');
+        await expectOwnRedis(master, children[0]!);
+        return (await master.info('replication')).includes('min_slaves_good_slaves:1');
+      },
+      30_000,
+      'the replica to follow the master',
+    );
+  } catch (error) {
+    sentinel.disconnect();
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    master.disconnect();
+  }
   return {
     sentinelAddress: `127.0.0.1:${sentinelPort}`,
     masterName,

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startController, type RunningController } from '../../controller/main.js';
 import { loadConfig } from '../../src/core/config.js';
 import { HttpClient } from '../helpers/http.js';
+import { scaled } from '../helpers/pace.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -48,7 +49,7 @@ puts res.code`,
 
 async function statusThroughIronJson(language: keyof typeof IRON_JSON_READERS, dir: string): Promise<string> {
   const [command, ...args] = IRON_JSON_READERS[language];
-  const { stdout } = await execFileAsync(command!, [...args, path.join(dir, 'iron.json')], { timeout: 30_000 });
+  const { stdout } = await execFileAsync(command!, [...args, path.join(dir, 'iron.json')], { timeout: scaled(30_000) });
   return stdout.trim();
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { scaled } from '../helpers/pace.js';
 
 // The house rules that lint enforces (eslint.config.js), proven to fire on code that breaks them.
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -11,7 +12,7 @@ async function problems(file: string, code: string): Promise<string[]> {
   return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);
 }
 
-describe('lint rules', { timeout: 60_000 }, () => {
+describe('lint rules', { timeout: scaled(60_000) }, () => {
   it('src/ may not import from runner/, api/ or controller/', async () => {
     for (const layer of ['runner/runner.js', 'api/auth-hooks.js', 'controller/app-context.js']) {
       const found = await problems('src/mq/probe.ts', `import '../../${layer}';\n`);

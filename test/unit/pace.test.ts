@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { boundFrom, machineSlowness, measureSlowness, scaled } from '../helpers/pace.js';
+import { boundFrom, deadlineAfter, machineSlowness, measureSlowness, scaled } from '../helpers/pace.js';
 
 describe('waiting bounds that follow the machine', () => {
   it('measures the slowness between 1 (at rest) and 8, and the run shares one figure', () => {
@@ -20,6 +20,26 @@ describe('waiting bounds that follow the machine', () => {
   });
 
   it('eventually() gives up after the scaled bound and says which', async () => {
-    await expect(eventually(() => false, 50, 'never')).rejects.toThrow(`never not reached within ${scaled(50)} ms`);
+    await expect(eventually(() => false, 50, 'never')).rejects.toThrow(/^never not reached within \d+ ms$/);
+  });
+
+  it('a deadline measures the machine again when it seems to pass, and moves out if it grew slower', async () => {
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const grewSlower = deadlineAfter(20, () => machineSlowness() * 1000);
+    expect(grewSlower.passed()).toBe(false);
+    await wait(scaled(20) + 10);
+    expect(grewSlower.passed()).toBe(false);
+    expect(grewSlower.boundMs).toBe(Math.round(20 * machineSlowness() * 1000));
+
+    let measured = 0;
+    const sameAsBefore = deadlineAfter(20, () => {
+      measured++;
+      return 1;
+    });
+    await wait(scaled(20) + 10);
+    expect(sameAsBefore.passed()).toBe(true);
+    expect(sameAsBefore.passed()).toBe(true);
+    expect(measured).toBe(1);
+    expect(sameAsBefore.boundMs).toBe(scaled(20));
   });
 });

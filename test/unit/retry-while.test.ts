@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryWhile } from '../../src/core/time.js';
+import { scaled } from '../helpers/pace.js';
 
 describe('retryWhile', () => {
   const passing = (error: unknown) => (error as Error).message === 'passing';
@@ -46,6 +47,6 @@ describe('retryWhile', () => {
     );
     await expect(failing).rejects.toThrow('passing');
     expect(calls).toBeGreaterThanOrEqual(2);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(scaled(5_000));
   });
 });

@@ -9,6 +9,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant's task looks at what it may do: capabilities, privilege escalation, processes, open
 // files, the network. Everything is at its least by default; a code package cannot ask for more.
@@ -52,7 +53,7 @@ beforeAll(async () => {
   attacker = await createTenant(server, 'priv-attacker');
   worker = new WorkerClient(attacker.http, attacker.projectId);
   victimIntact = await plantVictimData(await createTenant(server, 'priv-victim'));
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await runner?.stop();
@@ -85,20 +86,24 @@ describe('task containers by default', () => {
 });
 
 describe('the operator', () => {
-  it('gives back named capabilities with FERRUM_RUNNER_CAP_ADD', async () => {
-    const env = { ...ENV, FERRUM_RUNNER_CAP_ADD: 'chown' };
-    const capsServer = await startHardenedServer(env);
-    const capsRunner = await startRunner(capsServer, env);
-    try {
-      const tenant = await createTenant(capsServer, 'caps');
-      const log = await probe(new WorkerClient(tenant.http, tenant.projectId));
-      // CAP_CHOWN is bit 0.
-      expect(log).toMatch(/CapEff:\s+0000000000000001/);
-      expect(log).toContain('chown=allowed');
-      expect(log).toContain('mknod=refused');
-    } finally {
-      await capsRunner.stop();
-      await capsServer.stop();
-    }
-  }, 120_000);
+  it(
+    'gives back named capabilities with FERRUM_RUNNER_CAP_ADD',
+    async () => {
+      const env = { ...ENV, FERRUM_RUNNER_CAP_ADD: 'chown' };
+      const capsServer = await startHardenedServer(env);
+      const capsRunner = await startRunner(capsServer, env);
+      try {
+        const tenant = await createTenant(capsServer, 'caps');
+        const log = await probe(new WorkerClient(tenant.http, tenant.projectId));
+        // CAP_CHOWN is bit 0.
+        expect(log).toMatch(/CapEff:\s+0000000000000001/);
+        expect(log).toContain('chown=allowed');
+        expect(log).toContain('mknod=refused');
+      } finally {
+        await capsRunner.stop();
+        await capsServer.stop();
+      }
+    },
+    scaled(120_000),
+  );
 });

@@ -7,6 +7,7 @@ import { HttpClient } from '../../helpers/http.js';
 import type { TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
 import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Script that runs on the dashboard's origin (a function's page, an injected one) must find no
 // credential to read, and a page of another origin cannot act with the dashboard's session.
@@ -24,7 +25,7 @@ beforeAll(async () => {
   tenant = await createTenant(server, 'session-tenant');
   expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
   await new FunctionsClient(tenant.http).route(app, { path: '/env', image: 'ferrum-test/busybox' });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await browser?.close();

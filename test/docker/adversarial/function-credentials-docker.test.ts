@@ -12,6 +12,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant's function is called by people who also use the platform: the caller's platform
 // token must never reach the function (header or query), and a caller may not pose as the
@@ -35,7 +36,7 @@ beforeAll(async () => {
   await fn.route(app, { path: '/env', image: 'ferrum-test/busybox' });
   await fn.route(app, { path: '/echo', image: 'ferrum-test/fn-hot-http', format: 'http' });
   await fn.route(app, { path: '/json', image: 'ferrum-test/fn-hot-json', format: 'json' });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await runner?.stop();

@@ -8,6 +8,7 @@ import { HttpClient } from '../../helpers/http.js';
 import type { TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
 import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant's function answers with a page of its own (script, cookies). Where the dashboard
 // lives, that page must be inert: no script with the dashboard's origin, no cookie set there.
@@ -38,7 +39,7 @@ beforeAll(async () => {
     image: 'ferrum-test/fn-hot-json',
     format: 'json',
   });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await runner?.stop();

@@ -9,6 +9,7 @@ import { createUserWithToken } from '../../helpers/identity.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
 import { eventually, newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A hostile tenant shares the functions runners with a victim: its flood of slow calls, its
 // huge answers and its hot containers must not cost the victim its calls (nor the controller its
@@ -44,7 +45,7 @@ beforeAll(async () => {
   hostileFn = new FunctionsClient(hostile.http);
   victimFn = new FunctionsClient(victim.http);
   await victimFn.route(VICTIM_APP, { path: '/echo', image: 'ferrum-test/fn-cold-echo', timeout: 20 });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await runner?.stop();
@@ -69,23 +70,27 @@ async function expectVictimAnswered(fn: FunctionsClient, body: string): Promise<
 }
 
 describe('an answer larger than the limit', () => {
-  it("is refused with 502 naming the limit, while the victim's calls on the same controller are answered", async () => {
-    await hostileFn.route(HOSTILE_APP, { path: '/big', image: 'ferrum-test/fn-cold-echo', timeout: 20 });
-    // Six 5 MiB answers at once are past Redis's 32 MB pub/sub buffer limit: sent as replies,
-    // they would make Redis close the controller's subscriber connection.
-    const big = (fn: FunctionsClient, i: number) =>
-      fn.call('POST', `${HOSTILE_APP}/big`, Buffer.alloc(5 * MIB, String.fromCharCode(97 + i)));
-    const hostileOnSecond = onSecond(hostile);
-    const huge = Promise.all(Array.from({ length: 6 }, (_, i) => big(i % 2 ? hostileFn : hostileOnSecond, i)));
-    let settled = false;
-    void huge.finally(() => (settled = true));
-    const victimOnSecond = onSecond(victim);
-    for (let i = 0; i < 6 || !settled; i++) await expectVictimAnswered(victimOnSecond, `victim call ${i}`);
-    for (const refused of await huge) {
-      expect(refused.status, refused.text.slice(0, 200)).toBe(502);
-      expect(refused.body.error.message).toContain(`more than the limit of ${2 * MIB} bytes`);
-    }
-  }, 90_000);
+  it(
+    "is refused with 502 naming the limit, while the victim's calls on the same controller are answered",
+    async () => {
+      await hostileFn.route(HOSTILE_APP, { path: '/big', image: 'ferrum-test/fn-cold-echo', timeout: 20 });
+      // Six 5 MiB answers at once are past Redis's 32 MB pub/sub buffer limit: sent as replies,
+      // they would make Redis close the controller's subscriber connection.
+      const big = (fn: FunctionsClient, i: number) =>
+        fn.call('POST', `${HOSTILE_APP}/big`, Buffer.alloc(5 * MIB, String.fromCharCode(97 + i)));
+      const hostileOnSecond = onSecond(hostile);
+      const huge = Promise.all(Array.from({ length: 6 }, (_, i) => big(i % 2 ? hostileFn : hostileOnSecond, i)));
+      let settled = false;
+      void huge.finally(() => (settled = true));
+      const victimOnSecond = onSecond(victim);
+      for (let i = 0; i < 6 || !settled; i++) await expectVictimAnswered(victimOnSecond, `victim call ${i}`);
+      for (const refused of await huge) {
+        expect(refused.status, refused.text.slice(0, 200)).toBe(502);
+        expect(refused.body.error.message).toContain(`more than the limit of ${2 * MIB} bytes`);
+      }
+    },
+    scaled(90_000),
+  );
 
   it('lets answers under the limit through whole, however they travel', async () => {
     const body = Buffer.alloc(MIB + 7, 'z').toString();
@@ -125,68 +130,88 @@ async function expectHotContainerStopped(
 }
 
 describe('hot containers', () => {
-  it('of a deleted route stop at once', async () => {
-    await expectHotContainerStopped(hostile, HOSTILE_APP, () =>
-      hostile.http.delete(`/v1/apps/${HOSTILE_APP}/routes/hot`),
-    );
-  }, 60_000);
+  it(
+    'of a deleted route stop at once',
+    async () => {
+      await expectHotContainerStopped(hostile, HOSTILE_APP, () =>
+        hostile.http.delete(`/v1/apps/${HOSTILE_APP}/routes/hot`),
+      );
+    },
+    scaled(60_000),
+  );
 
-  it('of a suspended project stop at once', async () => {
-    const tenant = await newTenant(server, 'suspended');
-    await expectHotContainerStopped(tenant, `suspended${process.pid}`, () =>
-      server.http.patch(`/1/projects/${tenant.projectId}`, { status: 'suspended' }),
-    );
-  }, 60_000);
+  it(
+    'of a suspended project stop at once',
+    async () => {
+      const tenant = await newTenant(server, 'suspended');
+      await expectHotContainerStopped(tenant, `suspended${process.pid}`, () =>
+        server.http.patch(`/1/projects/${tenant.projectId}`, { status: 'suspended' }),
+      );
+    },
+    scaled(60_000),
+  );
 
-  it('of one project are bounded: an idle one of another route makes room', async () => {
-    const paths = ['/q1', '/q2', '/q3'];
-    for (const path of paths) await hostileFn.route(HOSTILE_APP, { ...HOT_ROUTE, path });
-    for (const path of paths) {
-      const answer = await hostileFn.call('POST', `${HOSTILE_APP}${path}`, 'ping');
-      expect(answer.status, answer.text).toBe(200);
-    }
-    const count = async () => (await Promise.all(paths.map((path) => containersOf(HOSTILE_APP, path)))).flat().length;
-    await eventually('the project to keep at most 2 hot containers', async () => (await count()) <= 2, 15_000);
-    expect(await containersOf(HOSTILE_APP, '/q3')).toHaveLength(1);
-  }, 90_000);
+  it(
+    'of one project are bounded: an idle one of another route makes room',
+    async () => {
+      const paths = ['/q1', '/q2', '/q3'];
+      for (const path of paths) await hostileFn.route(HOSTILE_APP, { ...HOT_ROUTE, path });
+      for (const path of paths) {
+        const answer = await hostileFn.call('POST', `${HOSTILE_APP}${path}`, 'ping');
+        expect(answer.status, answer.text).toBe(200);
+      }
+      const count = async () => (await Promise.all(paths.map((path) => containersOf(HOSTILE_APP, path)))).flat().length;
+      await eventually('the project to keep at most 2 hot containers', async () => (await count()) <= 2, 15_000);
+      expect(await containersOf(HOSTILE_APP, '/q3')).toHaveLength(1);
+    },
+    scaled(90_000),
+  );
 });
 
 describe('a flood of slow calls', () => {
-  it("of sync calls from one tenant leaves the victim's calls answered in time", async () => {
-    await hostileFn.route(HOSTILE_APP, { path: '/wait', image: 'ferrum-test/fn-echo', timeout: 20 });
-    const flood = Array.from({ length: 8 }, () => hostileFn.call('POST', `${HOSTILE_APP}/wait`, 'sleep=6'));
-    // Sync calls are recorded once over: the flood's containers tell what it holds.
-    const running = async () =>
-      (
-        await docker.listContainers({
-          filters: { label: [`ferrum.runner=${runner.id}`], ancestor: ['ferrum-test/fn-echo'], status: ['running'] },
-        })
-      ).length;
-    await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
-    for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while sync-flooded ${i}`);
-    expect(await running()).toBeLessThanOrEqual(2);
-    // Only the flood's own calls wait past the queue wait.
-    for (const answer of await Promise.all(flood)) expect([200, 504]).toContain(answer.status);
-  }, 90_000);
+  it(
+    "of sync calls from one tenant leaves the victim's calls answered in time",
+    async () => {
+      await hostileFn.route(HOSTILE_APP, { path: '/wait', image: 'ferrum-test/fn-echo', timeout: 20 });
+      const flood = Array.from({ length: 8 }, () => hostileFn.call('POST', `${HOSTILE_APP}/wait`, 'sleep=6'));
+      // Sync calls are recorded once over: the flood's containers tell what it holds.
+      const running = async () =>
+        (
+          await docker.listContainers({
+            filters: { label: [`ferrum.runner=${runner.id}`], ancestor: ['ferrum-test/fn-echo'], status: ['running'] },
+          })
+        ).length;
+      await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
+      for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while sync-flooded ${i}`);
+      expect(await running()).toBeLessThanOrEqual(2);
+      // Only the flood's own calls wait past the queue wait.
+      for (const answer of await Promise.all(flood)) expect([200, 504]).toContain(answer.status);
+    },
+    scaled(90_000),
+  );
 
-  it("from one tenant leaves the victim's sync and async calls answered in time", async () => {
-    await hostileFn.route(HOSTILE_APP, { path: '/slow', image: 'ferrum-test/fn-echo', type: 'async', timeout: 60 });
-    await victimFn.route(VICTIM_APP, { path: '/later', image: 'ferrum-test/fn-echo', type: 'async', timeout: 20 });
-    const flood = await Promise.all(
-      Array.from({ length: 8 }, () => hostileFn.call('POST', `${HOSTILE_APP}/slow`, 'sleep=10')),
-    );
-    for (const accepted of flood) expect(accepted.status).toBe(202);
-    const running = async () => {
-      const records = await Promise.all(flood.map((call) => hostileFn.record(HOSTILE_APP, call.body.call_id)));
-      return records.filter((record) => record.status === 'running').length;
-    };
-    await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
-    // With one line for all, the victim's calls would wait behind the flood past the queue wait (504).
-    for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while flooded ${i}`);
-    const later = await victimFn.call('POST', `${VICTIM_APP}/later`, 'async');
-    expect(later.status).toBe(202);
-    const done = await victimFn.waitFor(VICTIM_APP, later.body.call_id, ['success', 'error', 'timeout'], 9000);
-    expect(done.status).toBe('success');
-    expect(await running()).toBeLessThanOrEqual(2);
-  }, 90_000);
+  it(
+    "from one tenant leaves the victim's sync and async calls answered in time",
+    async () => {
+      await hostileFn.route(HOSTILE_APP, { path: '/slow', image: 'ferrum-test/fn-echo', type: 'async', timeout: 60 });
+      await victimFn.route(VICTIM_APP, { path: '/later', image: 'ferrum-test/fn-echo', type: 'async', timeout: 20 });
+      const flood = await Promise.all(
+        Array.from({ length: 8 }, () => hostileFn.call('POST', `${HOSTILE_APP}/slow`, 'sleep=10')),
+      );
+      for (const accepted of flood) expect(accepted.status).toBe(202);
+      const running = async () => {
+        const records = await Promise.all(flood.map((call) => hostileFn.record(HOSTILE_APP, call.body.call_id)));
+        return records.filter((record) => record.status === 'running').length;
+      };
+      await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
+      // With one line for all, the victim's calls would wait behind the flood past the queue wait (504).
+      for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while flooded ${i}`);
+      const later = await victimFn.call('POST', `${VICTIM_APP}/later`, 'async');
+      expect(later.status).toBe(202);
+      const done = await victimFn.waitFor(VICTIM_APP, later.body.call_id, ['success', 'error', 'timeout'], 9000);
+      expect(done.status).toBe('success');
+      expect(await running()).toBeLessThanOrEqual(2);
+    },
+    scaled(90_000),
+  );
 });

@@ -13,6 +13,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The victim runs a private image (pulled with its registry credentials); it stays on the
 // engine. The attacker names the same image and hopes the runner uses the local copy.
@@ -95,7 +96,7 @@ beforeAll(async () => {
     victim.projectId,
     imageId,
   );
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   redis?.disconnect();

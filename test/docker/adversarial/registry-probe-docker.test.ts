@@ -11,6 +11,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant names images on registries at internal addresses (127.0.0.1:<port>/x): each pull
 // would make the engine connect there, and its error would tell an open port from a closed one.
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   openPort = (listener.address() as AddressInfo).port;
   closedPort = await freeLoopbackPort();
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -15,6 +15,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant uploads code packages made to fill the runner's disk, and tasks that write without end.
 
@@ -38,7 +39,7 @@ beforeAll(async () => {
   attacker = await createTenant(server, 'zip-attacker');
   worker = new WorkerClient(attacker.http, attacker.projectId);
   victimIntact = await plantVictimData(await createTenant(server, 'zip-victim'));
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await runner?.stop();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
 import { useCliSession } from '../../helpers/cli.js';
 import { startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 let runner: Runner;
 let worker: WorkerClient;
@@ -32,7 +33,7 @@ async function queue(code: string, payload: string): Promise<string> {
   return JSON.parse(result.stdout).tasks[0].id;
 }
 
-describe('ferrum worker', { timeout: 120_000 }, () => {
+describe('ferrum worker', { timeout: scaled(120_000) }, () => {
   it('log --follow prints the lines of a running task as they come and exits when it ends', async () => {
     // The queue is paused until the follower has had time to start, so even a slow spawn sees the task run.
     await session.server.http.post(`/2/projects/${session.server.projectId}/codes/${shellCodeId}/pause_task_queue`);

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { screenshot, unlabelledControls } from '../../helpers/browser.js';
 import { useDashboard } from '../../helpers/dashboard.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The dashboard's clusters pages against the real clusters API, with a real runner as an instance.
 // The clusters API lands from its own branch; until it is merged here these tests wait for it.
@@ -38,7 +39,9 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
 
     await session.navTo('Clusters');
     await session.page.getByRole('heading', { name: 'Clusters' }).waitFor();
-    await expect.poll(() => session.page.locator('main table').textContent(), { timeout: 15_000 }).toContain(clusterId);
+    await expect
+      .poll(() => session.page.locator('main table').textContent(), { timeout: scaled(15_000) })
+      .toContain(clusterId);
     expect(await session.page.locator('main table').textContent()).toContain('1024 MiB');
     expect(await unlabelledControls(session.page)).toEqual([]);
     await screenshot(session.page, 'clusters');
@@ -56,7 +59,7 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
           await session.page.getByRole('heading', { name: 'Instances' }).waitFor();
           return session.page.locator('#cluster-instances table').textContent();
         },
-        { timeout: 15_000, interval: 300 },
+        { timeout: scaled(15_000), interval: 300 },
       )
       .toContain('LIVE');
     expect(await session.page.locator('#cluster-instances table').textContent()).toContain('3 / 3');
@@ -72,11 +75,11 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Terminate instances' }).click();
     await expect
-      .poll(() => session.page.locator('#toast').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#toast').textContent(), { timeout: scaled(15_000) })
       .toContain('Terminating 1 instances');
     // The runner drains once set to KILL; the autoscaler then marks it terminated.
     await expect
-      .poll(() => session.page.locator('#cluster-instances table').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#cluster-instances table').textContent(), { timeout: scaled(15_000) })
       .toMatch(/KILL|TERMINATE/);
     await screenshot(session.page, 'cluster-terminating');
   });
@@ -133,7 +136,9 @@ describe.runIf(CLUSTERS_API_PRESENT)('dashboard: clusters', () => {
     await form.getByLabel('Cluster name').fill('no-keys');
     await form.getByLabel('Instances from').selectOption('aws');
     await form.getByRole('button', { name: 'Create cluster' }).click();
-    await expect.poll(() => form.getByRole('alert').textContent(), { timeout: 15_000 }).toMatch(/access_key_id/);
+    await expect
+      .poll(() => form.getByRole('alert').textContent(), { timeout: scaled(15_000) })
+      .toMatch(/access_key_id/);
     expect(await clusterNamed('no-keys')).toBeUndefined();
   });
 

@@ -3,6 +3,7 @@ import { screenshot, unlabelledControls } from '../../helpers/browser.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { useDashboard } from '../../helpers/dashboard.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The dashboard's functions pages against the real functions API, with a runner running the calls.
 
@@ -26,7 +27,7 @@ describe('dashboard: functions', () => {
     await newRoute.getByLabel('Timeout (s)', { exact: true }).fill('20');
     await newRoute.getByRole('button', { name: 'Create route' }).click();
     await expect
-      .poll(() => session.page.locator('main table').first().textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('main table').first().textContent(), { timeout: scaled(15_000) })
       .toContain('/hello');
     expect(await session.page.locator('main table').first().textContent()).toContain('ferrum-test/busybox');
 
@@ -35,7 +36,7 @@ describe('dashboard: functions', () => {
     await editor.getByLabel('Memory (MB)').fill('128');
     await editor.getByRole('button', { name: 'Save route' }).click();
     await expect
-      .poll(() => session.page.locator('main table').first().textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('main table').first().textContent(), { timeout: scaled(15_000) })
       .toContain('128 MB');
     const { routes } = (await session.server.http.get(functionsPath('/shop/routes'))).body;
     expect(routes).toEqual([
@@ -64,7 +65,7 @@ describe('dashboard: functions', () => {
     await session.page.getByRole('link', { name: 'shop' }).click();
     await session.page.getByRole('heading', { name: 'Recent calls' }).waitFor();
     const rows = session.page.locator('main table', { hasText: 'Newest first' }).locator('tbody tr');
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: scaled(15_000) }).toBe(2);
     const [newest, older] = [await rows.nth(0).textContent(), await rows.nth(1).textContent()];
     expect(newest).toContain(failedId);
     expect(newest).toContain('error');
@@ -77,7 +78,7 @@ describe('dashboard: functions', () => {
 
     await session.page.getByRole('button', { name: `Log of call ${firstId}` }).click();
     await expect
-      .poll(() => session.page.locator('#call-log').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#call-log').textContent(), { timeout: scaled(15_000) })
       .toContain(`log of ${firstId}`);
     await screenshot(session.page, 'function-app');
   });
@@ -87,7 +88,7 @@ describe('dashboard: functions', () => {
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Delete app shop' }).click();
     await expect
-      .poll(() => session.page.locator('#toast').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#toast').textContent(), { timeout: scaled(15_000) })
       .toContain('delete its routes first');
     expect(
       (await session.server.http.get(functionsPath(''))).body.apps.map((app: { name: string }) => app.name),
@@ -104,19 +105,23 @@ describe('dashboard: functions', () => {
             (await session.server.http.get(functionsPath('/shop/routes'))).body.routes.map(
               (r: { path: string }) => r.path,
             ),
-          { timeout: 15_000 },
+          { timeout: scaled(15_000) },
         )
         .not.toContain(path);
       await session.page.getByRole('heading', { name: 'Routes' }).waitFor();
     }
 
     await session.navTo('Functions');
-    await expect.poll(() => session.page.locator('main table').textContent(), { timeout: 15_000 }).toContain('shop');
+    await expect
+      .poll(() => session.page.locator('main table').textContent(), { timeout: scaled(15_000) })
+      .toContain('shop');
     await screenshot(session.page, 'functions');
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Delete app shop' }).click();
     await expect
-      .poll(async () => (await session.server.http.get(functionsPath(''))).body.apps.length, { timeout: 15_000 })
+      .poll(async () => (await session.server.http.get(functionsPath(''))).body.apps.length, {
+        timeout: scaled(15_000),
+      })
       .toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { recordOutsideRequests, screenshot } from '../../helpers/browser.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { useDashboard } from '../../helpers/dashboard.js';
 import { WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Operations in the dashboard: token sign-in, the project's name, live lists, bulk task actions, dead letters.
 let mq: MqClient;
@@ -25,14 +26,14 @@ describe('dashboard for operations', () => {
     await tab.getByLabel('Token', { exact: true }).fill('not-a-real-token-0123456789');
     await tab.getByRole('button', { name: 'Use token' }).click();
     const tokenForm = tab.getByRole('form', { name: 'Sign in with a token' });
-    await expect.poll(() => tokenForm.getByRole('alert').textContent(), { timeout: 15_000 }).toBeTruthy();
+    await expect.poll(() => tokenForm.getByRole('alert').textContent(), { timeout: scaled(15_000) }).toBeTruthy();
     expect(await tab.evaluate(() => sessionStorage.getItem('ferrum.token'))).toBeNull();
 
     await tab.getByLabel('Token', { exact: true }).fill(session.server.token);
     await tab.getByRole('button', { name: 'Use token' }).click();
     const project = (await session.server.http.get(`/1/projects/${session.server.projectId}`)).body;
     await expect
-      .poll(() => tab.locator('#session .project').textContent(), { timeout: 15_000 })
+      .poll(() => tab.locator('#session .project').textContent(), { timeout: scaled(15_000) })
       .toBe(`Project ${project.name}`);
     expect(await tab.locator('#session .project').getAttribute('title')).toBe(session.server.projectId);
     await screenshot(tab, 'operations-token-sign-in');
@@ -45,7 +46,9 @@ describe('dashboard for operations', () => {
     await session.page.getByRole('heading', { name: 'Queues' }).waitFor();
     const queue = uniqueQueue('appears-live');
     await mq.postBodies(queue, 'hello');
-    await expect.poll(() => session.page.locator('main table').textContent(), { timeout: 20_000 }).toContain(queue);
+    await expect
+      .poll(() => session.page.locator('main table').textContent(), { timeout: scaled(20_000) })
+      .toContain(queue);
     await screenshot(session.page, 'operations-live-refresh');
   });
 
@@ -58,19 +61,19 @@ describe('dashboard for operations', () => {
     await session.page.getByLabel(`Select task ${second}`).check();
     await screenshot(session.page, 'operations-bulk-selection');
     await session.page.getByRole('button', { name: 'Cancel selected' }).click();
-    await expect.poll(async () => (await worker.task(first)).status, { timeout: 15_000 }).toBe('cancelled');
-    await expect.poll(async () => (await worker.task(second)).status, { timeout: 15_000 }).toBe('cancelled');
+    await expect.poll(async () => (await worker.task(first)).status, { timeout: scaled(15_000) }).toBe('cancelled');
+    await expect.poll(async () => (await worker.task(second)).status, { timeout: scaled(15_000) }).toBe('cancelled');
 
     await session.page.getByLabel(`Select task ${first}`).waitFor();
     await session.page.getByLabel(`Select task ${first}`).check();
     await session.page.getByRole('button', { name: 'Retry selected' }).click();
     // Only the checked task is retried: a new task of the same package, queued.
     const bulkTasks = async () => (await session.server.http.get(worker.path('/tasks?code_name=bulk'))).body.tasks;
-    await expect.poll(async () => (await bulkTasks()).length, { timeout: 15_000 }).toBe(3);
+    await expect.poll(async () => (await bulkTasks()).length, { timeout: scaled(15_000) }).toBe(3);
     const retried = (await bulkTasks()).find((task: any) => task.id !== first && task.id !== second);
     expect(retried.status).toBe('queued');
     await expect
-      .poll(() => session.page.getByRole('status').last().textContent(), { timeout: 15_000 })
+      .poll(() => session.page.getByRole('status').last().textContent(), { timeout: scaled(15_000) })
       .toContain('Retry: 1 done');
     expect((await session.server.http.post(worker.path(`/tasks/${retried.id}/cancel`))).status).toBe(200);
   });
@@ -86,24 +89,24 @@ describe('dashboard for operations', () => {
         reservation_id: message.reservation_id,
       });
     }
-    await expect.poll(async () => (await mq.reserve(source, { n: 2 })).length, { timeout: 15_000 }).toBe(0);
-    await expect.poll(async () => (await mq.info(dead)).size, { timeout: 15_000 }).toBe(2);
+    await expect.poll(async () => (await mq.reserve(source, { n: 2 })).length, { timeout: scaled(15_000) }).toBe(0);
+    await expect.poll(async () => (await mq.info(dead)).size, { timeout: scaled(15_000) }).toBe(2);
 
     await session.page.goto(`${session.server.url}/#/queues/${encodeURIComponent(source)}`);
     await session.page.getByRole('button', { name: 'Show dead letters' }).click();
     const list = session.page.locator('#dead-letters');
-    await expect.poll(() => list.textContent(), { timeout: 15_000 }).toContain('poisoned two');
+    await expect.poll(() => list.textContent(), { timeout: scaled(15_000) }).toContain('poisoned two');
     await screenshot(session.page, 'operations-dead-letters');
     const rows = await mq.peek(dead, 2);
     const one = rows.find((message: any) => message.body === 'poisoned one');
     const two = rows.find((message: any) => message.body === 'poisoned two');
 
     await session.page.getByRole('button', { name: `Move message ${one.id} back to ${source}` }).click();
-    await expect.poll(() => list.textContent(), { timeout: 15_000 }).not.toContain('poisoned one');
+    await expect.poll(() => list.textContent(), { timeout: scaled(15_000) }).not.toContain('poisoned one');
     expect((await mq.peek(source, 5)).map((message: any) => message.body)).toEqual(['poisoned one']);
 
     await session.page.getByRole('button', { name: `Delete dead letter ${two.id}` }).click();
-    await expect.poll(() => list.textContent(), { timeout: 15_000 }).toContain('No dead letters.');
+    await expect.poll(() => list.textContent(), { timeout: scaled(15_000) }).toContain('No dead letters.');
     expect((await mq.info(dead)).size).toBe(0);
   });
 });

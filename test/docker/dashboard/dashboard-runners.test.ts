@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot } from '../../helpers/browser.js';
 import { useDashboard } from '../../helpers/dashboard.js';
 import { createCluster, FAST_WORKER_ENV, startRunner, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The runners of a cluster in the dashboard: what each runs now, live, and which runner ran a task.
 let runner: Runner;
@@ -31,7 +32,7 @@ describe('dashboard: runners of a cluster', () => {
   it("shows each runner and, refreshed live, the task it runs now with the task's code name", async () => {
     await session.page.goto(`${session.server.url}/#/clusters/${clusterId}`);
     await session.page.getByRole('heading', { name: 'Runners' }).waitFor();
-    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: 15_000 }).toContain('idle');
+    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: scaled(15_000) }).toContain('idle');
     const idle = await runnerRow(runner.id).textContent();
     expect(idle).toContain(os.hostname());
     expect(idle).toMatch(/\d+ s ago/);
@@ -39,7 +40,7 @@ describe('dashboard: runners of a cluster', () => {
     // Queued after the page was drawn: the table shows it without a reload.
     taskId = await worker.queue('sleeper', 'sleep 30', { cluster: clusterId });
     await worker.waitFor(taskId, ['running']);
-    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: 15_000 }).toContain(taskId);
+    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: scaled(15_000) }).toContain(taskId);
     expect(await runnerRow(runner.id).textContent()).toContain('sleeper');
     const cells = await runnerRow(runner.id).locator('td').allTextContents();
     expect(cells.slice(3, 5)).toEqual(['2', '1']); // slots, busy
@@ -50,7 +51,7 @@ describe('dashboard: runners of a cluster', () => {
     await runnerRow(runner.id).getByRole('link', { name: taskId }).click();
     await session.page.getByRole('heading', { name: `Task ${taskId}` }).waitFor();
     await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000) })
       .toContain('Runner host');
     const facts = await session.page.locator('#task-facts').textContent();
     expect(facts).toContain(`Runner${runner.id}`);
@@ -61,7 +62,7 @@ describe('dashboard: runners of a cluster', () => {
   it('shows the runner idle again once the task ends', async () => {
     expect((await session.server.http.post(worker.path(`/tasks/${taskId}/cancel`))).status).toBe(200);
     await session.page.goto(`${session.server.url}/#/clusters/${clusterId}`);
-    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: 15_000 }).toContain('idle');
+    await expect.poll(() => runnerRow(runner.id).textContent(), { timeout: scaled(15_000) }).toContain('idle');
     expect(await runnerRow(runner.id).textContent()).not.toContain(taskId);
   });
 
@@ -83,7 +84,7 @@ describe('dashboard: runners of a cluster', () => {
       60_000,
     );
     await expect
-      .poll(() => runnerRow('runner-<b>bold</b>').textContent(), { timeout: 15_000 })
+      .poll(() => runnerRow('runner-<b>bold</b>').textContent(), { timeout: scaled(15_000) })
       .toContain('<img src=x onerror="window.injected=1">');
     expect(await runners().locator('img, b, script').count()).toBe(0);
     expect(await session.page.evaluate(() => (window as unknown as { injected?: number }).injected)).toBeUndefined();

@@ -6,6 +6,7 @@ import { createSchedule } from '../../helpers/schedules.js';
 import { MqClient } from '../../helpers/mq.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 import { useDashboard } from '../../helpers/dashboard.js';
+import { scaled } from '../../helpers/pace.js';
 
 const session = useDashboard({
   env: { ...FAST_WORKER_ENV, FERRUM_HISTORY_SAMPLE_MS: '300' },
@@ -36,7 +37,7 @@ describe('dashboard', () => {
     await session.page.getByLabel('Password').fill('wrong');
     await session.page.getByRole('button', { name: 'Sign in' }).click();
     await expect
-      .poll(() => session.page.getByRole('alert').first().textContent(), { timeout: 15_000 })
+      .poll(() => session.page.getByRole('alert').first().textContent(), { timeout: scaled(15_000) })
       .toContain('Invalid e-mail or password');
   });
 
@@ -45,7 +46,7 @@ describe('dashboard', () => {
     await session.navTo('Projects');
     await session.page.getByRole('heading', { name: 'Projects' }).waitFor();
     await expect
-      .poll(() => session.page.locator('table').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
       .toContain(session.server.projectId);
     await screenshot(session.page, 'projects');
   });
@@ -70,7 +71,7 @@ describe('dashboard', () => {
     await session.page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
     await session.page.getByRole('button', { name: 'Peek' }).click();
     await expect
-      .poll(() => session.page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#peeked').textContent(), { timeout: scaled(15_000) })
       .toContain('hello from the dashboard');
     await screenshot(session.page, 'queue');
     const peeked = await session.server.http.get(
@@ -80,7 +81,7 @@ describe('dashboard', () => {
 
     await session.navTo('Queues');
     await expect
-      .poll(() => session.page.locator('table').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
       .toContain('dashboard-queue');
     await screenshot(session.page, 'queues');
   });
@@ -134,7 +135,7 @@ describe('dashboard', () => {
     expect((await info()).body.queue.size).toBe(1);
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Clear queue' }).click();
-    await expect.poll(async () => (await info()).body.queue.size, { timeout: 15_000 }).toBe(0);
+    await expect.poll(async () => (await info()).body.queue.size, { timeout: scaled(15_000) }).toBe(0);
   });
 
   it('shows caches and looks up a key', async () => {
@@ -146,7 +147,9 @@ describe('dashboard', () => {
     await session.page.getByRole('heading', { name: 'sessions' }).waitFor();
     await session.page.getByLabel('Key').fill('user-1');
     await session.page.getByRole('button', { name: 'Look up' }).click();
-    await expect.poll(() => session.page.locator('#cache-item').textContent(), { timeout: 15_000 }).toContain('Ada');
+    await expect
+      .poll(() => session.page.locator('#cache-item').textContent(), { timeout: scaled(15_000) })
+      .toContain('Ada');
     await screenshot(session.page, 'cache');
   });
 
@@ -164,15 +167,17 @@ describe('dashboard', () => {
     await session.page.getByRole('button', { name: 'Queue task' }).click();
     await session.page.getByRole('heading', { name: /^Task / }).waitFor();
     await expect
-      .poll(() => session.page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-log').textContent(), { timeout: scaled(30_000), interval: 200 })
       .toContain('line 3');
     await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(30_000), interval: 200 })
       .toContain('complete');
     expect(await session.page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
     await screenshot(session.page, 'task');
     await session.navTo('Tasks');
-    await expect.poll(() => session.page.locator('table').textContent(), { timeout: 15_000 }).toContain('greeter');
+    await expect
+      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
+      .toContain('greeter');
     await screenshot(session.page, 'tasks');
   });
 
@@ -184,11 +189,11 @@ describe('dashboard', () => {
     await session.page.getByRole('button', { name: 'Queue task' }).click();
     await session.page.getByRole('heading', { name: /^Task / }).waitFor();
     await expect
-      .poll(() => session.page.locator('#task-log').textContent(), { timeout: 30_000, interval: 200 })
+      .poll(() => session.page.locator('#task-log').textContent(), { timeout: scaled(30_000), interval: 200 })
       .toContain('started');
     await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })
       .toContain('cancelled');
     const taskId = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
       .replace('Task ', '')
@@ -200,7 +205,7 @@ describe('dashboard', () => {
       .poll(
         async () =>
           (await session.page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(),
-        { timeout: 15_000 },
+        { timeout: scaled(15_000) },
       )
       .not.toBe(taskId);
     const retried = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
@@ -209,7 +214,7 @@ describe('dashboard', () => {
     expect((await worker.task(retried)).code_name).toBe('sleeper');
     await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: 15_000, interval: 200 })
+      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })
       .toContain('cancelled');
   });
 
@@ -219,7 +224,7 @@ describe('dashboard', () => {
     await session.page.getByLabel('Status').selectOption('cancelled');
     await session.page.getByRole('button', { name: 'Filter' }).click();
     await expect
-      .poll(() => session.page.evaluate(() => location.hash), { timeout: 15_000 })
+      .poll(() => session.page.evaluate(() => location.hash), { timeout: scaled(15_000) })
       .toContain('status=cancelled');
     // The unfiltered list also shows sleeper: wait for the filtered one, which shows only it.
     const rows = () => session.page.locator('main table tbody').textContent();
@@ -227,15 +232,15 @@ describe('dashboard', () => {
       const text = (await rows()) ?? '';
       return text.includes(wanted) && !text.includes(unwanted);
     };
-    await expect.poll(() => only('sleeper', 'greeter'), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => only('sleeper', 'greeter'), { timeout: scaled(15_000) }).toBe(true);
 
     await session.page.getByLabel('Status').selectOption('');
     await session.page.getByLabel('Code package', { exact: true }).fill('greeter');
     await session.page.getByLabel('Code package', { exact: true }).press('Enter');
     await expect
-      .poll(() => session.page.evaluate(() => location.hash), { timeout: 15_000 })
+      .poll(() => session.page.evaluate(() => location.hash), { timeout: scaled(15_000) })
       .toContain('code_name=greeter');
-    await expect.poll(() => only('greeter', 'sleeper'), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => only('greeter', 'sleeper'), { timeout: scaled(15_000) }).toBe(true);
   });
 
   it('shows schedules with their next run', async () => {
@@ -250,7 +255,7 @@ describe('dashboard', () => {
     await session.navTo('Schedules');
     await session.page.getByRole('heading', { name: 'Schedules' }).waitFor();
     const row = session.page.locator('main table tbody tr', { hasText: id });
-    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('3600 s');
+    await expect.poll(() => row.textContent(), { timeout: scaled(15_000) }).toContain('3600 s');
     const shownNextRun = await session.page.evaluate((iso) => new Date(iso).toLocaleString(), startAt.toISOString());
     expect(await row.textContent()).toContain(shownNextRun.slice(0, 10));
     await screenshot(session.page, 'schedules');
@@ -260,7 +265,9 @@ describe('dashboard', () => {
     await session.navTo('Code');
     await session.page.getByRole('link', { name: 'greeter' }).click();
     await session.page.getByRole('heading', { name: 'greeter' }).waitFor();
-    await expect.poll(() => session.page.locator('main').textContent(), { timeout: 15_000 }).toContain('Revisions');
+    await expect
+      .poll(() => session.page.locator('main').textContent(), { timeout: scaled(15_000) })
+      .toContain('Revisions');
     await screenshot(session.page, 'code');
   });
 
@@ -297,7 +304,7 @@ describe('dashboard', () => {
     console.log(
       `dashboard: navigation to the queue list's first content took ${timings.map(Math.round).join(', ')} ms`,
     );
-    expect(Math.min(...timings)).toBeLessThan(1000);
+    expect(Math.min(...timings)).toBeLessThan(scaled(1000));
   });
 
   it('preloads every module of the app from the index page', () => {
@@ -326,7 +333,7 @@ describe('dashboard', () => {
     expect(outline).not.toBe('none');
     await session.page.keyboard.press('Enter');
     await expect
-      .poll(() => session.page.locator('#peeked').textContent(), { timeout: 15_000 })
+      .poll(() => session.page.locator('#peeked').textContent(), { timeout: scaled(15_000) })
       .toContain('reached by keyboard');
   });
 
@@ -345,7 +352,7 @@ describe('dashboard', () => {
     ]) {
       await session.navTo(name);
       await session.page.locator('main h1').waitFor();
-      await expect.poll(() => session.page.evaluate(() => document.title), { timeout: 15_000 }).toContain(name);
+      await expect.poll(() => session.page.evaluate(() => document.title), { timeout: scaled(15_000) }).toContain(name);
       expect(await unlabelledControls(session.page)).toEqual([]);
     }
   });

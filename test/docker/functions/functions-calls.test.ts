@@ -7,6 +7,7 @@ import { invocationOf } from '../../../src/functions/calls/invocation.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 const ENV = { ...FAST_WORKER_ENV, FERRUM_FUNCTIONS_BODY_LIMIT: String(1024 * 1024) };
 
@@ -93,7 +94,7 @@ describe('sync calls of default-format routes', () => {
     const started = Date.now();
     const response = await fn.call('POST', 'calls/slow', 'sleep=10');
     expectError(response, 504, 'The function timed out after 1 s');
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(Date.now() - started).toBeLessThan(scaled(8000));
     expect(await fn.waitFor('calls', response.headers.get('fn-call-id')!, ['timeout'])).toMatchObject({
       status: 'timeout',
     });

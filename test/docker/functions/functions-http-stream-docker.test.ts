@@ -5,6 +5,7 @@ import { HOT_LABELS } from '../../../runner/functions/hot-function-pool.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Hot calls of `http-stream` routes end to end: /r/ on a controller, a runner taking the calls
 // from Redis, the reference function image ferrum-test/fn-hot-stream on a socket.
@@ -178,7 +179,7 @@ describe('http-stream routes', () => {
     const messages = crowd.map((refused) => refused.body.error.message as string);
     expect(messages.filter((message) => /calls wait already/.test(message)).length).toBeGreaterThanOrEqual(10);
     expect(messages.filter((message) => /came free within 3000 ms/.test(message)).length).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(8000);
+    expect(Date.now() - started).toBeLessThan(scaled(8000));
     expect(echoOf(await busy).body).toBe('slow');
     expect(echoOf(await call(path)).calls).toBeGreaterThan(1);
   });

@@ -9,6 +9,7 @@ import { FunctionsClient } from '../../helpers/functions.js';
 import { buildFerrumImage, checkoutImage, containerState, docker } from '../../helpers/image.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A runner run from the project's image (built from this tree), as the chart's hostSocket mode
 // runs it: the host's Docker engine through its socket, host network, and the http-stream
@@ -60,7 +61,7 @@ beforeAll(async () => {
     "the runner's /health",
   );
   await server.http.post('/v1/apps', { app: { name: APP } });
-}, 900_000);
+}, scaled(900_000));
 
 afterAll(async () => {
   // SIGTERM: the runner drains and removes its function containers.
@@ -73,7 +74,7 @@ afterAll(async () => {
 });
 
 describe('a runner in a container on the host engine', () => {
-  it('serves an http-stream call through the shared socket folder', { timeout: 120_000 }, async () => {
+  it('serves an http-stream call through the shared socket folder', { timeout: scaled(120_000) }, async () => {
     const fn = new FunctionsClient(server.http);
     await fn.route(APP, { path: '/stream', image: 'ferrum-test/fn-hot-stream', format: 'http-stream', timeout: 20 });
     const response = await fn.call('POST', `${APP}/stream`, 'through the image', { 'Content-Type': 'text/plain' });

@@ -15,6 +15,7 @@ import { promtoolCheckMetrics, TestPrometheus } from '../../helpers/prometheus-s
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { createCluster, FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The chart's alert rules, evaluated by Debian's Prometheus scraping a real controller and runner,
 // each alert brought about by its real condition: a queue and a cluster left waiting, a failing
@@ -43,7 +44,7 @@ const subscribers: TestSubscriber[] = [];
 
 async function scrape(url: string): Promise<{ status: number; text: string; ms: number }> {
   const started = Date.now();
-  const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(scaled(10_000)) });
   return { status: response.status, text: await response.text(), ms: Date.now() - started };
 }
 
@@ -140,7 +141,7 @@ beforeAll(async () => {
     // Also the scrape timeout: on a loaded machine a shorter one would fail scrapes (stale series).
     interval: '1s',
   });
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   if (redisPid) process.kill(redisPid, 'SIGCONT');
@@ -183,127 +184,159 @@ describe('/metrics as Prometheus reads it', () => {
 });
 
 describe('alerts, each for its real condition', () => {
-  it('FerrumMessagesWaitingTooLong: a ready message waits on a small queue', async () => {
-    await expectQuiet('FerrumMessagesWaitingTooLong');
-    await new MqClient(server.http, server.projectId).postBodies(uniqueQueue('waits'), 'nobody reads me');
-    await prometheus.firing('FerrumMessagesWaitingTooLong');
-  }, 90_000);
+  it(
+    'FerrumMessagesWaitingTooLong: a ready message waits on a small queue',
+    async () => {
+      await expectQuiet('FerrumMessagesWaitingTooLong');
+      await new MqClient(server.http, server.projectId).postBodies(uniqueQueue('waits'), 'nobody reads me');
+      await prometheus.firing('FerrumMessagesWaitingTooLong');
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumNoRunners and FerrumTasksWaitingTooLong: a tenant cluster without runners, beside one with a runner', async () => {
-    for (const name of ['FerrumNoRunners', 'FerrumTasksWaitingTooLong']) await expectQuiet(name);
-    await worker.upload({ name: 'ok', image: 'ferrum-test/busybox', command: 'true' });
-    await worker.queue('ok', '', { cluster: unservedCluster });
-    // The served tenant cluster's runner is online under the same label, and hides nothing.
-    await scrapeUntil((metrics) => metrics.value('ferrum_cluster_runners_online', { cluster: 'tenants' }) === 1);
-    const alert = await prometheus.firing('FerrumNoRunners', { cluster: 'tenants' });
-    expect(Number(alert.value)).toBe(1);
-    await prometheus.firing('FerrumTasksWaitingTooLong', { cluster: 'tenants' });
-  }, 90_000);
+  it(
+    'FerrumNoRunners and FerrumTasksWaitingTooLong: a tenant cluster without runners, beside one with a runner',
+    async () => {
+      for (const name of ['FerrumNoRunners', 'FerrumTasksWaitingTooLong']) await expectQuiet(name);
+      await worker.upload({ name: 'ok', image: 'ferrum-test/busybox', command: 'true' });
+      await worker.queue('ok', '', { cluster: unservedCluster });
+      // The served tenant cluster's runner is online under the same label, and hides nothing.
+      await scrapeUntil((metrics) => metrics.value('ferrum_cluster_runners_online', { cluster: 'tenants' }) === 1);
+      const alert = await prometheus.firing('FerrumNoRunners', { cluster: 'tenants' });
+      expect(Number(alert.value)).toBe(1);
+      await prometheus.firing('FerrumTasksWaitingTooLong', { cluster: 'tenants' });
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumTaskErrors: tasks end in error', async () => {
-    await expectQuiet('FerrumTaskErrors');
-    await worker.upload({ name: 'fails', image: 'ferrum-test/busybox', command: 'sh -c "exit 3"' });
-    const id = await worker.queue('fails', '', { cluster: servedCluster });
-    await worker.waitFor(id, ['error'], 30_000);
-    await prometheus.firing('FerrumTaskErrors', { cluster: servedCluster });
-  }, 90_000);
+  it(
+    'FerrumTaskErrors: tasks end in error',
+    async () => {
+      await expectQuiet('FerrumTaskErrors');
+      await worker.upload({ name: 'fails', image: 'ferrum-test/busybox', command: 'sh -c "exit 3"' });
+      const id = await worker.queue('fails', '', { cluster: servedCluster });
+      await worker.waitFor(id, ['error'], 30_000);
+      await prometheus.firing('FerrumTaskErrors', { cluster: servedCluster });
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumRunnersSaturated: due tasks wait while every slot is busy', async () => {
-    await expectQuiet('FerrumRunnersSaturated');
-    // The task's -payload … arguments follow the command line ("$@"): `true` takes them, where
-    // busybox's sleep would refuse them and end the task at once.
-    await worker.upload({ name: 'sleeps', image: 'ferrum-test/busybox', command: 'sleep 60 && true' });
-    const running = await worker.queue('sleeps', '', { cluster: servedCluster });
-    await worker.waitFor(running, ['running'], 30_000);
-    const waiting = await worker.queue('sleeps', '', { cluster: servedCluster });
-    await scrapeUntil((metrics) => metrics.value('ferrum_worker_clusters_saturated', { cluster: 'tenants' }) === 1);
-    await prometheus.firing('FerrumRunnersSaturated', { cluster: 'tenants' });
-    for (const id of [waiting, running]) await server.http.post(worker.path(`/tasks/${id}/cancel`));
-  }, 90_000);
+  it(
+    'FerrumRunnersSaturated: due tasks wait while every slot is busy',
+    async () => {
+      await expectQuiet('FerrumRunnersSaturated');
+      // The task's -payload … arguments follow the command line ("$@"): `true` takes them, where
+      // busybox's sleep would refuse them and end the task at once.
+      await worker.upload({ name: 'sleeps', image: 'ferrum-test/busybox', command: 'sleep 60 && true' });
+      const running = await worker.queue('sleeps', '', { cluster: servedCluster });
+      await worker.waitFor(running, ['running'], 30_000);
+      const waiting = await worker.queue('sleeps', '', { cluster: servedCluster });
+      await scrapeUntil((metrics) => metrics.value('ferrum_worker_clusters_saturated', { cluster: 'tenants' }) === 1);
+      await prometheus.firing('FerrumRunnersSaturated', { cluster: 'tenants' });
+      for (const id of [waiting, running]) await server.http.post(worker.path(`/tasks/${id}/cancel`));
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumPushFailures: a subscriber keeps failing', async () => {
-    await expectQuiet('FerrumPushFailures');
-    const broken = await TestSubscriber.start(() => 500);
-    subscribers.push(broken);
-    const mq = new MqClient(server.http, server.projectId);
-    const queue = uniqueQueue('push');
-    const created = await server.http.put(mq.path(queue), {
-      queue: { type: 'unicast', push: { subscribers: [{ name: 'broken', url: broken.url }], retries: 0 } },
-    });
-    expect(created.status).toBe(200);
-    await mq.postBodies(queue, 'undeliverable');
-    await prometheus.firing('FerrumPushFailures');
-  }, 90_000);
+  it(
+    'FerrumPushFailures: a subscriber keeps failing',
+    async () => {
+      await expectQuiet('FerrumPushFailures');
+      const broken = await TestSubscriber.start(() => 500);
+      subscribers.push(broken);
+      const mq = new MqClient(server.http, server.projectId);
+      const queue = uniqueQueue('push');
+      const created = await server.http.put(mq.path(queue), {
+        queue: { type: 'unicast', push: { subscribers: [{ name: 'broken', url: broken.url }], retries: 0 } },
+      });
+      expect(created.status).toBe(200);
+      await mq.postBodies(queue, 'undeliverable');
+      await prometheus.firing('FerrumPushFailures');
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumRedisRefusingWrites: Redis answers PING but refuses writes', async () => {
-    await expectQuiet('FerrumRedisRefusingWrites');
-    await redisConfigSet('min-replicas-to-write', '1');
-    try {
-      const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 0);
-      expect(metrics.value('ferrum_redis_up')).toBe(1);
-      await prometheus.firing('FerrumRedisRefusingWrites', { instance: new URL(server.url).host });
-    } finally {
-      await redisConfigSet('min-replicas-to-write', '0');
-    }
-    await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 1);
-  }, 90_000);
+  it(
+    'FerrumRedisRefusingWrites: Redis answers PING but refuses writes',
+    async () => {
+      await expectQuiet('FerrumRedisRefusingWrites');
+      await redisConfigSet('min-replicas-to-write', '1');
+      try {
+        const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 0);
+        expect(metrics.value('ferrum_redis_up')).toBe(1);
+        await prometheus.firing('FerrumRedisRefusingWrites', { instance: new URL(server.url).host });
+      } finally {
+        await redisConfigSet('min-replicas-to-write', '0');
+      }
+      await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 1);
+    },
+    scaled(90_000),
+  );
 
-  it('with Redis frozen: /metrics still answers with the last sample, and the Redis, 5xx and staleness alerts fire', async () => {
-    const instance = new URL(server.url).host;
-    const outageAlerts = [
-      ['FerrumRedisUnreachable', { instance }],
-      ['FerrumRedisErrors', { kind: 'timeout' }],
-      ['FerrumHttp5xx', {}],
-      ['FerrumMetricsStale', {}],
-    ] as const;
-    for (const [name, labels] of outageAlerts) await expectQuiet(name, labels);
-    const before = parsePrometheus((await scrape(server.url)).text);
-    redisPid = await redisServerPid();
-    process.kill(redisPid, 'SIGSTOP');
-    // Clients keep calling meanwhile; requests that need Redis fail (503) once the command timeout passes.
-    let outage = true;
-    const refused: number[] = [];
-    const clients = (async () => {
-      while (outage) refused.push((await server.http.get(`/3/projects/${server.projectId}/queues`)).status);
-    })();
-    try {
-      const during = await eventually(async () => {
-        const scraped = await scrape(server.url);
-        // Were a scrape to read Redis, it would fail or take the command timeout (500 ms).
-        expect(scraped.status).toBe(200);
-        expect(scraped.ms).toBeLessThan(2000);
-        const metrics = parsePrometheus(scraped.text);
-        return metrics.value('ferrum_redis_up') === 0 && metrics.value('ferrum_metrics_sample_age_seconds') > 2
-          ? metrics
-          : undefined;
-      }, 15_000);
-      expect(during.value('ferrum_mq_messages', { state: 'ready' })).toBe(
-        before.value('ferrum_mq_messages', { state: 'ready' }),
-      );
-      expect(during.value('ferrum_cluster_runners_online', { cluster: 'tenants' })).toBe(1);
-      for (const [name, labels] of outageAlerts) await prometheus.firing(name, labels);
-      // Prometheus kept scraping the controller throughout.
-      expect(await prometheus.query(`min_over_time(up{instance="${instance}"}[5s])`)).toBe(1);
-    } finally {
-      outage = false;
-      await clients;
-    }
-    expect(new Set(refused)).toEqual(new Set([503]));
-    process.kill(redisPid, 'SIGCONT');
-    redisPid = undefined;
-    await scrapeUntil((metrics) => metrics.value('ferrum_redis_up') === 1);
-  }, 90_000);
+  it(
+    'with Redis frozen: /metrics still answers with the last sample, and the Redis, 5xx and staleness alerts fire',
+    async () => {
+      const instance = new URL(server.url).host;
+      const outageAlerts = [
+        ['FerrumRedisUnreachable', { instance }],
+        ['FerrumRedisErrors', { kind: 'timeout' }],
+        ['FerrumHttp5xx', {}],
+        ['FerrumMetricsStale', {}],
+      ] as const;
+      for (const [name, labels] of outageAlerts) await expectQuiet(name, labels);
+      const before = parsePrometheus((await scrape(server.url)).text);
+      redisPid = await redisServerPid();
+      process.kill(redisPid, 'SIGSTOP');
+      // Clients keep calling meanwhile; requests that need Redis fail (503) once the command timeout passes.
+      let outage = true;
+      const refused: number[] = [];
+      const clients = (async () => {
+        while (outage) refused.push((await server.http.get(`/3/projects/${server.projectId}/queues`)).status);
+      })();
+      try {
+        const during = await eventually(async () => {
+          const scraped = await scrape(server.url);
+          // Were a scrape to read Redis, it would fail or take the command timeout (500 ms).
+          expect(scraped.status).toBe(200);
+          expect(scraped.ms).toBeLessThan(scaled(2000));
+          const metrics = parsePrometheus(scraped.text);
+          return metrics.value('ferrum_redis_up') === 0 && metrics.value('ferrum_metrics_sample_age_seconds') > 2
+            ? metrics
+            : undefined;
+        }, 15_000);
+        expect(during.value('ferrum_mq_messages', { state: 'ready' })).toBe(
+          before.value('ferrum_mq_messages', { state: 'ready' }),
+        );
+        expect(during.value('ferrum_cluster_runners_online', { cluster: 'tenants' })).toBe(1);
+        for (const [name, labels] of outageAlerts) await prometheus.firing(name, labels);
+        // Prometheus kept scraping the controller throughout.
+        expect(await prometheus.query(`min_over_time(up{instance="${instance}"}[5s])`)).toBe(1);
+      } finally {
+        outage = false;
+        await clients;
+      }
+      expect(new Set(refused)).toEqual(new Set([503]));
+      process.kill(redisPid, 'SIGCONT');
+      redisPid = undefined;
+      await scrapeUntil((metrics) => metrics.value('ferrum_redis_up') === 1);
+    },
+    scaled(90_000),
+  );
 
-  it('FerrumTargetDown and FerrumNoLeader: the runner, then the controller, go away', async () => {
-    for (const name of ['FerrumTargetDown', 'FerrumNoLeader']) await expectQuiet(name);
-    runnerMetrics!.closeAllConnections();
-    await new Promise((resolve) => runnerMetrics!.close(resolve));
-    runnerMetrics = undefined;
-    await prometheus.firing('FerrumTargetDown', { instance: runnerTarget });
-    await runner!.stop();
-    runner = undefined;
-    await server.running.stop();
-    await prometheus.firing('FerrumTargetDown', { instance: new URL(server.url).host });
-    await prometheus.firing('FerrumNoLeader');
-  }, 90_000);
+  it(
+    'FerrumTargetDown and FerrumNoLeader: the runner, then the controller, go away',
+    async () => {
+      for (const name of ['FerrumTargetDown', 'FerrumNoLeader']) await expectQuiet(name);
+      runnerMetrics!.closeAllConnections();
+      await new Promise((resolve) => runnerMetrics!.close(resolve));
+      runnerMetrics = undefined;
+      await prometheus.firing('FerrumTargetDown', { instance: runnerTarget });
+      await runner!.stop();
+      runner = undefined;
+      await server.running.stop();
+      await prometheus.firing('FerrumTargetDown', { instance: new URL(server.url).host });
+      await prometheus.firing('FerrumNoLeader');
+    },
+    scaled(90_000),
+  );
 });

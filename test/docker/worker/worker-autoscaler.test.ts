@@ -60,7 +60,7 @@ beforeAll(async () => {
   });
   worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
-}, 600_000);
+}, scaled(600_000));
 
 afterAll(async () => {
   for (const runner of runners) await runner.stop();
@@ -81,107 +81,115 @@ async function cluster(name: string, autoscale: Record<string, unknown>): Promis
 }
 
 describe('the docker provider', () => {
-  it('scales a cluster from 0 to 2 instances under load, runs the tasks on them, and back to 0 when idle', async () => {
-    const clusterId = await cluster('elastic', {
-      provider: 'docker',
-      runners_min: 0,
-      runners_max: 2,
-      runners_per_instance: 1,
-    });
-    expect(await stats(clusterId)).toMatchObject({ instances: [], runners_total: 0 });
-    const tasks: string[] = [];
-    for (let i = 0; i < 4; i++)
-      tasks.push(await worker.queue('shell', `sleep 2; echo done ${i}`, { cluster: clusterId }));
-    let most = 0;
-    const live = await until(
-      'two LIVE instances',
-      async () => {
-        const now = await stats(clusterId);
-        most = Math.max(most, ofType(now, 'ADD').length + ofType(now, 'LIVE').length);
-        return ofType(now, 'LIVE').length === 2 && now;
-      },
-      120_000,
-      clusterId,
-    );
-    expect(live.runners_total).toBe(2);
-    expect(live.ewma).toBeGreaterThan(0);
-    expect(await containersOf(clusterId)).toHaveLength(2);
-    // Instances get the API URL and a runner token of their own: no Redis URL, password or key.
-    const instanceTokens = new Set<string>();
-    for (const id of await containersOf(clusterId)) {
-      const env = JSON.parse(await docker('inspect', '-f', '{{json .Config.Env}}', id)) as string[];
-      expect(env.map((entry) => entry.split('=')[0])).toEqual(
-        expect.arrayContaining(['FERRUM_API_URL', 'FERRUM_RUNNER_TOKEN']),
-      );
-      expect(env.join('\n')).not.toMatch(/REDIS|redis:\/\/|ENCRYPTION_KEY|KEY_PREFIX/);
-      instanceTokens.add(env.find((entry) => entry.startsWith('FERRUM_RUNNER_TOKEN='))!);
-    }
-    expect(instanceTokens.size).toBe(2);
-    expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toHaveLength(2);
-    for (let i = 0; i < 4; i++) {
-      const task = await worker.waitFor(tasks[i]!, ['complete', 'error', 'timeout', 'cancelled'], 120_000);
-      expect(task.status).toBe('complete');
-      expect(await worker.log(tasks[i]!)).toBe(`done ${i}\n`);
-    }
-    const idle = await until(
-      'every instance terminated',
-      async () => {
-        const now = await stats(clusterId);
-        most = Math.max(most, ofType(now, 'ADD').length + ofType(now, 'LIVE').length);
-        return now.instances.length >= 2 && ofType(now, 'TERMINATE').length === now.instances.length && now;
-      },
-      120_000,
-      clusterId,
-    );
-    expect(most).toBe(2);
-    expect(idle).toMatchObject({ queued: 0, runners_total: 0, runners_available: 0, ewma: 0 });
-    expect(await containersOf(clusterId)).toEqual([]);
-    // A terminated instance's token is revoked.
-    expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toEqual([]);
-    // Sampled by the leader's metrics sampler, which may not have run since the last termination.
-    await eventually(
-      async () => /ferrum_cluster_instances\{type="TERMINATE"\} [1-9]/.test((await server.http.get('/metrics')).text),
-      10_000,
-      'ferrum_cluster_instances counts the terminated instances',
-    );
-  }, 300_000);
-
-  it('never loses a running task of a KILL instance: it finishes, then the instance terminates', async () => {
-    const clusterId = await cluster('killed', {
-      provider: 'docker',
-      runners_min: 1,
-      runners_max: 1,
-      runners_per_instance: 1,
-    });
-    const [instance] = ofType(
-      await until(
-        'a LIVE instance',
-        async () => ofType(await stats(clusterId), 'LIVE').length === 1 && stats(clusterId),
+  it(
+    'scales a cluster from 0 to 2 instances under load, runs the tasks on them, and back to 0 when idle',
+    async () => {
+      const clusterId = await cluster('elastic', {
+        provider: 'docker',
+        runners_min: 0,
+        runners_max: 2,
+        runners_per_instance: 1,
+      });
+      expect(await stats(clusterId)).toMatchObject({ instances: [], runners_total: 0 });
+      const tasks: string[] = [];
+      for (let i = 0; i < 4; i++)
+        tasks.push(await worker.queue('shell', `sleep 2; echo done ${i}`, { cluster: clusterId }));
+      let most = 0;
+      const live = await until(
+        'two LIVE instances',
+        async () => {
+          const now = await stats(clusterId);
+          most = Math.max(most, ofType(now, 'ADD').length + ofType(now, 'LIVE').length);
+          return ofType(now, 'LIVE').length === 2 && now;
+        },
         120_000,
-      ),
-      'LIVE',
-    );
-    // From here on nothing is launched: only the KILL → TERMINATE steps go on.
-    expect((await server.http.put(`/2/clusters/${clusterId}`, { autoscale: { disable: true } })).status).toBe(200);
-    const long = await worker.queue('shell', 'sleep 4; echo finished', { cluster: clusterId });
-    await worker.waitFor(long, ['running'], 60_000);
-    const terminated = await server.http.post(`/2/clusters/${clusterId}/terminate`);
-    expect(terminated.body).toEqual({ msg: 'Terminating 1 instances' });
-    expect(ofType(await stats(clusterId), 'KILL')).toMatchObject([{ instance_id: instance.instance_id }]);
-    const later = await worker.queue('shell', 'echo too late', { cluster: clusterId });
+        clusterId,
+      );
+      expect(live.runners_total).toBe(2);
+      expect(live.ewma).toBeGreaterThan(0);
+      expect(await containersOf(clusterId)).toHaveLength(2);
+      // Instances get the API URL and a runner token of their own: no Redis URL, password or key.
+      const instanceTokens = new Set<string>();
+      for (const id of await containersOf(clusterId)) {
+        const env = JSON.parse(await docker('inspect', '-f', '{{json .Config.Env}}', id)) as string[];
+        expect(env.map((entry) => entry.split('=')[0])).toEqual(
+          expect.arrayContaining(['FERRUM_API_URL', 'FERRUM_RUNNER_TOKEN']),
+        );
+        expect(env.join('\n')).not.toMatch(/REDIS|redis:\/\/|ENCRYPTION_KEY|KEY_PREFIX/);
+        instanceTokens.add(env.find((entry) => entry.startsWith('FERRUM_RUNNER_TOKEN='))!);
+      }
+      expect(instanceTokens.size).toBe(2);
+      expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toHaveLength(2);
+      for (let i = 0; i < 4; i++) {
+        const task = await worker.waitFor(tasks[i]!, ['complete', 'error', 'timeout', 'cancelled'], 120_000);
+        expect(task.status).toBe('complete');
+        expect(await worker.log(tasks[i]!)).toBe(`done ${i}\n`);
+      }
+      const idle = await until(
+        'every instance terminated',
+        async () => {
+          const now = await stats(clusterId);
+          most = Math.max(most, ofType(now, 'ADD').length + ofType(now, 'LIVE').length);
+          return now.instances.length >= 2 && ofType(now, 'TERMINATE').length === now.instances.length && now;
+        },
+        120_000,
+        clusterId,
+      );
+      expect(most).toBe(2);
+      expect(idle).toMatchObject({ queued: 0, runners_total: 0, runners_available: 0, ewma: 0 });
+      expect(await containersOf(clusterId)).toEqual([]);
+      // A terminated instance's token is revoked.
+      expect((await server.http.get(`/2/clusters/${clusterId}/tokens`)).body.tokens).toEqual([]);
+      // Sampled by the leader's metrics sampler, which may not have run since the last termination.
+      await eventually(
+        async () => /ferrum_cluster_instances\{type="TERMINATE"\} [1-9]/.test((await server.http.get('/metrics')).text),
+        10_000,
+        'ferrum_cluster_instances counts the terminated instances',
+      );
+    },
+    scaled(300_000),
+  );
 
-    const done = await worker.waitFor(long, ['complete', 'error', 'timeout', 'cancelled'], 60_000);
-    expect(done.status).toBe('complete');
-    expect(await worker.log(long)).toBe('finished\n');
-    await until(
-      'the instance terminated',
-      async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
-      60_000,
-    );
-    expect(await containersOf(clusterId)).toEqual([]);
-    expect((await worker.task(later)).status).toBe('queued');
-    expect((await stats(clusterId)).queued).toBe(1);
-  }, 300_000);
+  it(
+    'never loses a running task of a KILL instance: it finishes, then the instance terminates',
+    async () => {
+      const clusterId = await cluster('killed', {
+        provider: 'docker',
+        runners_min: 1,
+        runners_max: 1,
+        runners_per_instance: 1,
+      });
+      const [instance] = ofType(
+        await until(
+          'a LIVE instance',
+          async () => ofType(await stats(clusterId), 'LIVE').length === 1 && stats(clusterId),
+          120_000,
+        ),
+        'LIVE',
+      );
+      // From here on nothing is launched: only the KILL → TERMINATE steps go on.
+      expect((await server.http.put(`/2/clusters/${clusterId}`, { autoscale: { disable: true } })).status).toBe(200);
+      const long = await worker.queue('shell', 'sleep 4; echo finished', { cluster: clusterId });
+      await worker.waitFor(long, ['running'], 60_000);
+      const terminated = await server.http.post(`/2/clusters/${clusterId}/terminate`);
+      expect(terminated.body).toEqual({ msg: 'Terminating 1 instances' });
+      expect(ofType(await stats(clusterId), 'KILL')).toMatchObject([{ instance_id: instance.instance_id }]);
+      const later = await worker.queue('shell', 'echo too late', { cluster: clusterId });
+
+      const done = await worker.waitFor(long, ['complete', 'error', 'timeout', 'cancelled'], 60_000);
+      expect(done.status).toBe('complete');
+      expect(await worker.log(long)).toBe('finished\n');
+      await until(
+        'the instance terminated',
+        async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
+        60_000,
+      );
+      expect(await containersOf(clusterId)).toEqual([]);
+      expect((await worker.task(later)).status).toBe('queued');
+      expect((await stats(clusterId)).queued).toBe(1);
+    },
+    scaled(300_000),
+  );
 
   it('launches nothing for a cluster whose autoscale is disabled', async () => {
     const clusterId = await cluster('disabled', {
@@ -199,41 +207,45 @@ describe('the docker provider', () => {
 });
 
 describe('a static cluster', () => {
-  it('shows self-registered runners as LIVE instances; terminate drains them and they stop', async () => {
-    const clusterId = await cluster('fixed', { provider: 'static' });
-    const runner = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusterId, FERRUM_RUNNER_SLOTS: '3' });
-    runners.push(runner);
-    const live = await until(
-      'the runner as an instance',
-      async () => (await stats(clusterId)).instances.length === 1 && stats(clusterId),
-      10_000,
-    );
-    expect(live).toMatchObject({
-      runners_total: 3,
-      runners_available: 3,
-      instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: '0.1.0' }],
-    });
-    expect(Object.keys(live.instances[0]).sort()).toEqual([
-      'created_at',
-      'instance_id',
-      'runners_available',
-      'runners_total',
-      'type',
-      'updated_at',
-      'version',
-    ]);
-    const task = await worker.queue('shell', 'sleep 1; echo static', { cluster: clusterId });
-    await worker.waitFor(task, ['running'], 20_000);
-    expect((await server.http.post(`/2/clusters/${clusterId}/terminate`)).body).toEqual({
-      msg: 'Terminating 1 instances',
-    });
-    expect(await runner.whenStopped()).toBe(true);
-    expect((await worker.task(task)).status).toBe('complete');
-    await until(
-      'the instance terminated',
-      async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
-      10_000,
-    );
-    expect((await stats(clusterId)).runners_total).toBe(0);
-  }, 60_000);
+  it(
+    'shows self-registered runners as LIVE instances; terminate drains them and they stop',
+    async () => {
+      const clusterId = await cluster('fixed', { provider: 'static' });
+      const runner = await startRunner(server, { FERRUM_RUNNER_CLUSTER: clusterId, FERRUM_RUNNER_SLOTS: '3' });
+      runners.push(runner);
+      const live = await until(
+        'the runner as an instance',
+        async () => (await stats(clusterId)).instances.length === 1 && stats(clusterId),
+        10_000,
+      );
+      expect(live).toMatchObject({
+        runners_total: 3,
+        runners_available: 3,
+        instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: '0.1.0' }],
+      });
+      expect(Object.keys(live.instances[0]).sort()).toEqual([
+        'created_at',
+        'instance_id',
+        'runners_available',
+        'runners_total',
+        'type',
+        'updated_at',
+        'version',
+      ]);
+      const task = await worker.queue('shell', 'sleep 1; echo static', { cluster: clusterId });
+      await worker.waitFor(task, ['running'], 20_000);
+      expect((await server.http.post(`/2/clusters/${clusterId}/terminate`)).body).toEqual({
+        msg: 'Terminating 1 instances',
+      });
+      expect(await runner.whenStopped()).toBe(true);
+      expect((await worker.task(task)).status).toBe('complete');
+      await until(
+        'the instance terminated',
+        async () => ofType(await stats(clusterId), 'TERMINATE').length === 1,
+        10_000,
+      );
+      expect((await stats(clusterId)).runners_total).toBe(0);
+    },
+    scaled(60_000),
+  );
 });

@@ -12,6 +12,7 @@ import {
   WorkerClient,
   type RunnerMode,
 } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -36,7 +37,7 @@ beforeAll(async () => {
         max_concurrency: max,
       });
   }
-}, 30000);
+}, scaled(30000));
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -102,39 +103,49 @@ describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
     gate = await createCluster(server.http, `gate-${mode}`);
     // Two runners of 4 slots each: 8 places to run, so only the gate holds tasks back.
     for (let i = 0; i < 2; i++) runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: limits }, { mode }));
-  }, 30000);
+  }, scaled(30000));
 
-  it('runs 20 tasks each of packages limited to 1 and to 3: never more at once, all complete, none failed or retried', async () => {
-    const [one, three] = await Promise.all([
-      queueMany(code('one-at-a-time'), 20, 'sleep 0.2', limits),
-      queueMany(code('three-at-a-time'), 20, 'sleep 0.5', limits),
-    ]);
-    const [ranOne, ranThree] = await Promise.all([allEnded(one), allEnded(three)]);
-    for (const task of [...ranOne, ...ranThree]) {
-      expect(task.status).toBe('complete');
-      expect(task.retry_count).toBeUndefined();
-    }
-    expect(mostAtOnce(ranOne)).toBe(1);
-    expect(mostAtOnce(ranThree)).toBeLessThanOrEqual(3);
-    // With 8 runner slots and 20 tasks of 0.5 s, the limit of 3 is actually reached.
-    expect(mostAtOnce(ranThree)).toBeGreaterThanOrEqual(2);
-  }, 120000);
+  it(
+    'runs 20 tasks each of packages limited to 1 and to 3: never more at once, all complete, none failed or retried',
+    async () => {
+      const [one, three] = await Promise.all([
+        queueMany(code('one-at-a-time'), 20, 'sleep 0.2', limits),
+        queueMany(code('three-at-a-time'), 20, 'sleep 0.5', limits),
+      ]);
+      const [ranOne, ranThree] = await Promise.all([allEnded(one), allEnded(three)]);
+      for (const task of [...ranOne, ...ranThree]) {
+        expect(task.status).toBe('complete');
+        expect(task.retry_count).toBeUndefined();
+      }
+      expect(mostAtOnce(ranOne)).toBe(1);
+      expect(mostAtOnce(ranThree)).toBeLessThanOrEqual(3);
+      // With 8 runner slots and 20 tasks of 0.5 s, the limit of 3 is actually reached.
+      expect(mostAtOnce(ranThree)).toBeGreaterThanOrEqual(2);
+    },
+    scaled(120000),
+  );
 
-  it('gives back the slot of a runner that was killed mid-task', async () => {
-    const child = await spawnRunner(mode, gate);
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
-    await worker.waitFor(stuck, ['running'], 30000);
-    child.kill('SIGKILL');
-    await exited;
+  it(
+    'gives back the slot of a runner that was killed mid-task',
+    async () => {
+      const child = await spawnRunner(mode, gate);
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
+      await worker.waitFor(stuck, ['running'], 30000);
+      child.kill('SIGKILL');
+      await exited;
 
-    const next = await worker.queue(code('single'), 'echo after', { cluster: gate });
-    runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: gate }, { mode }));
-    expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
-    expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(/stopped before the task finished/);
-    // The gate still holds afterwards: three more tasks never overlap.
-    const after = await allEnded(await queueMany(code('single'), 3, 'sleep 0.3', gate));
-    expect(after.map((task) => task.status)).toEqual(['complete', 'complete', 'complete']);
-    expect(mostAtOnce(after)).toBe(1);
-  }, 60000);
+      const next = await worker.queue(code('single'), 'echo after', { cluster: gate });
+      runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: gate }, { mode }));
+      expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
+      expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(
+        /stopped before the task finished/,
+      );
+      // The gate still holds afterwards: three more tasks never overlap.
+      const after = await allEnded(await queueMany(code('single'), 3, 'sleep 0.3', gate));
+      expect(after.map((task) => task.status)).toEqual(['complete', 'complete', 'complete']);
+      expect(mostAtOnce(after)).toBe(1);
+    },
+    scaled(60000),
+  );
 });

@@ -3,6 +3,7 @@ import { sleep } from '../../../src/core/time.js';
 import type { Runner } from '../../../runner/runner.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createCluster, RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let worker: WorkerClient;
@@ -13,7 +14,7 @@ const ended = ['complete', 'error', 'timeout', 'cancelled'];
 beforeAll(async () => {
   server = await startWorkerServer();
   worker = new WorkerClient(server.http, server.projectId);
-}, 30000);
+}, scaled(30000));
 
 afterAll(async () => {
   await server?.stop();
@@ -29,7 +30,7 @@ function withRunner(mode: (typeof RUNNER_MODES)[number], name: string): { cluste
   beforeAll(async () => {
     made.cluster = await createCluster(server.http, name);
     runner = await startRunner(server, { FERRUM_RUNNER_SLOTS: '1', FERRUM_RUNNER_CLUSTER: made.cluster }, { mode });
-  }, 30000);
+  }, scaled(30000));
   afterAll(async () => {
     await runner?.stop();
   });
@@ -42,74 +43,86 @@ describe.each(RUNNER_MODES)('pause and resume a task queue (%s runner)', (mode) 
   const at = withRunner(mode, `pause-${mode}`);
   const name = (base: string) => `${base}-${mode}`;
 
-  it('starts nothing of a paused package, and on resume runs the waiting tasks in their order', async () => {
-    const codeId = await worker.upload({ name: name('pausable'), image: 'ferrum-test/busybox', command: shell });
-    const paused = await action(codeId, 'pause_task_queue');
-    expect(paused.status).toBe(200);
-    expect(paused.body).toEqual({ msg: 'Paused' });
-    const ids = [];
-    for (let i = 0; i < 4; i++) ids.push(await worker.queue(name('pausable'), `echo ${i}`, { cluster: at.cluster }));
-    await worker.upload({ name: name('free'), image: 'ferrum-test/busybox', command: shell });
-    const other = await worker.queue(name('free'), 'echo other', { cluster: at.cluster });
-    // Another package is not held back.
-    expect((await worker.waitFor(other, ended)).status).toBe('complete');
-    await sleep(1000);
-    for (const id of ids) expect((await worker.task(id)).status).toBe('queued');
+  it(
+    'starts nothing of a paused package, and on resume runs the waiting tasks in their order',
+    async () => {
+      const codeId = await worker.upload({ name: name('pausable'), image: 'ferrum-test/busybox', command: shell });
+      const paused = await action(codeId, 'pause_task_queue');
+      expect(paused.status).toBe(200);
+      expect(paused.body).toEqual({ msg: 'Paused' });
+      const ids = [];
+      for (let i = 0; i < 4; i++) ids.push(await worker.queue(name('pausable'), `echo ${i}`, { cluster: at.cluster }));
+      await worker.upload({ name: name('free'), image: 'ferrum-test/busybox', command: shell });
+      const other = await worker.queue(name('free'), 'echo other', { cluster: at.cluster });
+      // Another package is not held back.
+      expect((await worker.waitFor(other, ended)).status).toBe('complete');
+      await sleep(1000);
+      for (const id of ids) expect((await worker.task(id)).status).toBe('queued');
 
-    const resumed = await action(codeId, 'resume_task_queue');
-    expect(resumed.body).toEqual({ msg: 'Resumed' });
-    const tasks = [];
-    for (const id of ids) tasks.push(await worker.waitFor(id, ended));
-    expect(tasks.map((task) => task.status)).toEqual(['complete', 'complete', 'complete', 'complete']);
-    const starts = tasks.map((task) => Date.parse(task.start_time));
-    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
-    expect(await worker.log(ids[2]!)).toBe('2\n');
-  }, 60000);
+      const resumed = await action(codeId, 'resume_task_queue');
+      expect(resumed.body).toEqual({ msg: 'Resumed' });
+      const tasks = [];
+      for (const id of ids) tasks.push(await worker.waitFor(id, ended));
+      expect(tasks.map((task) => task.status)).toEqual(['complete', 'complete', 'complete', 'complete']);
+      const starts = tasks.map((task) => Date.parse(task.start_time));
+      expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+      expect(await worker.log(ids[2]!)).toBe('2\n');
+    },
+    scaled(60000),
+  );
 
-  it('runs a resumed task with the revision it was queued with, not one uploaded during the pause', async () => {
-    const codeId = await worker.upload({
-      name: name('pinned'),
-      image: 'ferrum-test/busybox',
-      command: "sh -c 'echo first revision'",
-    });
-    await action(codeId, 'pause_task_queue');
-    const id = await worker.queue(name('pinned'), '', { cluster: at.cluster });
-    await sleep(500);
-    await worker.upload({
-      name: name('pinned'),
-      image: 'ferrum-test/busybox',
-      command: "sh -c 'echo second revision'",
-    });
-    await action(codeId, 'resume_task_queue');
-    const task = await worker.waitFor(id, ended);
-    expect(task).toMatchObject({ status: 'complete', code_rev: '1' });
-    expect(await worker.log(id)).toBe('first revision\n');
-    const later = await worker.queue(name('pinned'), '', { cluster: at.cluster });
-    await worker.waitFor(later, ended);
-    expect(await worker.log(later)).toBe('second revision\n');
-  }, 30000);
+  it(
+    'runs a resumed task with the revision it was queued with, not one uploaded during the pause',
+    async () => {
+      const codeId = await worker.upload({
+        name: name('pinned'),
+        image: 'ferrum-test/busybox',
+        command: "sh -c 'echo first revision'",
+      });
+      await action(codeId, 'pause_task_queue');
+      const id = await worker.queue(name('pinned'), '', { cluster: at.cluster });
+      await sleep(500);
+      await worker.upload({
+        name: name('pinned'),
+        image: 'ferrum-test/busybox',
+        command: "sh -c 'echo second revision'",
+      });
+      await action(codeId, 'resume_task_queue');
+      const task = await worker.waitFor(id, ended);
+      expect(task).toMatchObject({ status: 'complete', code_rev: '1' });
+      expect(await worker.log(id)).toBe('first revision\n');
+      const later = await worker.queue(name('pinned'), '', { cluster: at.cluster });
+      await worker.waitFor(later, ended);
+      expect(await worker.log(later)).toBe('second revision\n');
+    },
+    scaled(30000),
+  );
 });
 
 describe('cancel_all', () => {
   const at = withRunner('direct', 'crowd');
-  it('cancels every queued and running task of the package, and only of that package', async () => {
-    const codeId = await worker.upload({ name: 'crowd', image: 'ferrum-test/busybox', command: shell });
-    const running = await worker.queue('crowd', 'echo working; sleep 30', { cluster: at.cluster });
-    await worker.waitFor(running, ['running']);
-    const queued = [
-      await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
-      await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
-    ];
-    await worker.upload({ name: 'bystander', image: 'ferrum-test/busybox', command: shell });
-    const bystander = await worker.queue('bystander', 'echo hi', { delay: 3600, cluster: at.cluster });
+  it(
+    'cancels every queued and running task of the package, and only of that package',
+    async () => {
+      const codeId = await worker.upload({ name: 'crowd', image: 'ferrum-test/busybox', command: shell });
+      const running = await worker.queue('crowd', 'echo working; sleep 30', { cluster: at.cluster });
+      await worker.waitFor(running, ['running']);
+      const queued = [
+        await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
+        await worker.queue('crowd', 'echo later', { delay: 3600, cluster: at.cluster }),
+      ];
+      await worker.upload({ name: 'bystander', image: 'ferrum-test/busybox', command: shell });
+      const bystander = await worker.queue('bystander', 'echo hi', { delay: 3600, cluster: at.cluster });
 
-    const response = await action(codeId, 'cancel_all');
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ msg: 'Cancelled 3 tasks' });
-    for (const id of [running, ...queued]) expect((await worker.waitFor(id, ended)).status).toBe('cancelled');
-    expect((await worker.task(bystander)).status).toBe('queued');
-    expect((await action(codeId, 'cancel_all')).body).toEqual({ msg: 'Cancelled 0 tasks' });
-  }, 30000);
+      const response = await action(codeId, 'cancel_all');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ msg: 'Cancelled 3 tasks' });
+      for (const id of [running, ...queued]) expect((await worker.waitFor(id, ended)).status).toBe('cancelled');
+      expect((await worker.task(bystander)).status).toBe('queued');
+      expect((await action(codeId, 'cancel_all')).body).toEqual({ msg: 'Cancelled 0 tasks' });
+    },
+    scaled(30000),
+  );
 
   it('answers 404 for an unknown package', async () => {
     for (const name of ['cancel_all', 'pause_task_queue', 'resume_task_queue']) {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   );
   worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'reporter', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
-}, 30000);
+}, scaled(30000));
 
 afterAll(async () => {
   await gatewayRunner?.stop();
@@ -54,50 +54,58 @@ async function logWhen(id: string, test: (log: string) => boolean): Promise<stri
 }
 
 describe('task progress', () => {
-  it('a running task reports progress and reads tasks of its project with its task token, nothing else', async () => {
-    const other = await worker.queue('reporter', 'echo', { delay: 3600 });
-    const id = await worker.queue('reporter', reportingScript);
-    const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
-    expect(log).toContain('{"msg":"Progress set"}');
-    expect(await worker.task(id)).toMatchObject({ status: 'running', percent: 40, msg: 'almost' });
-    const token = /token=(\S+)/.exec(log)![1]!;
-    const as = { token };
+  it(
+    'a running task reports progress and reads tasks of its project with its task token, nothing else',
+    async () => {
+      const other = await worker.queue('reporter', 'echo', { delay: 3600 });
+      const id = await worker.queue('reporter', reportingScript);
+      const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
+      expect(log).toContain('{"msg":"Progress set"}');
+      expect(await worker.task(id)).toMatchObject({ status: 'running', percent: 40, msg: 'almost' });
+      const token = /token=(\S+)/.exec(log)![1]!;
+      const as = { token };
 
-    expect((await server.http.get(worker.path(`/tasks/${id}`), as)).status).toBe(200);
-    expect((await server.http.post(worker.path(`/tasks/${id}/progress`), { percent: 60 }, as)).status).toBe(200);
-    expect((await worker.task(id)).percent).toBe(60);
-    expect((await server.http.get(worker.path(`/tasks/${other}`), as)).status).toBe(200);
-    expect((await server.http.get(worker.path('/tasks'), as)).status).toBe(200);
-    const othersProgress = await server.http.post(worker.path(`/tasks/${other}/progress`), { percent: 1 }, as);
-    expect(othersProgress.status).toBe(403);
-    expect(othersProgress.body.msg).toBe('A task token reports progress only for its own task');
-    for (const refused of [await server.http.get('/1/users', as), await server.http.get('/2/clusters', as)]) {
-      expect(refused.status).toBe(403);
-      expect(refused.body.msg).toContain("A task token is valid only for its own project's queues, caches");
-    }
-    expect((await server.http.get(`/2/projects/000000000000000000000000/tasks/${id}`, as)).status).toBe(404);
+      expect((await server.http.get(worker.path(`/tasks/${id}`), as)).status).toBe(200);
+      expect((await server.http.post(worker.path(`/tasks/${id}/progress`), { percent: 60 }, as)).status).toBe(200);
+      expect((await worker.task(id)).percent).toBe(60);
+      expect((await server.http.get(worker.path(`/tasks/${other}`), as)).status).toBe(200);
+      expect((await server.http.get(worker.path('/tasks'), as)).status).toBe(200);
+      const othersProgress = await server.http.post(worker.path(`/tasks/${other}/progress`), { percent: 1 }, as);
+      expect(othersProgress.status).toBe(403);
+      expect(othersProgress.body.msg).toBe('A task token reports progress only for its own task');
+      for (const refused of [await server.http.get('/1/users', as), await server.http.get('/2/clusters', as)]) {
+        expect(refused.status).toBe(403);
+        expect(refused.body.msg).toContain("A task token is valid only for its own project's queues, caches");
+      }
+      expect((await server.http.get(`/2/projects/000000000000000000000000/tasks/${id}`, as)).status).toBe(404);
 
-    await worker.waitFor(id, ['complete', 'error']);
-    const after = await server.http.get(worker.path(`/tasks/${id}`), as);
-    expect(after.status).toBe(401);
-    await server.http.post(worker.path(`/tasks/${other}/cancel`));
-  }, 40000);
+      await worker.waitFor(id, ['complete', 'error']);
+      const after = await server.http.get(worker.path(`/tasks/${id}`), as);
+      expect(after.status).toBe(401);
+      await server.http.post(worker.path(`/tasks/${other}/cancel`));
+    },
+    scaled(40000),
+  );
 
-  it('works the same from a task of a gateway runner', async () => {
-    const id = await worker.queue('reporter', reportingScript, { cluster: gatewayCluster });
-    const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
-    expect(log).toContain('{"msg":"Progress set"}');
-    expect(await worker.task(id)).toMatchObject({
-      status: 'running',
-      percent: 40,
-      msg: 'almost',
-      cluster: gatewayCluster,
-    });
-    const token = /token=(\S+)/.exec(log)![1]!;
-    expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
-    // Its token ended with the run.
-    expect((await server.http.get(worker.path(`/tasks/${id}`), { token })).status).toBe(401);
-  }, 40000);
+  it(
+    'works the same from a task of a gateway runner',
+    async () => {
+      const id = await worker.queue('reporter', reportingScript, { cluster: gatewayCluster });
+      const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
+      expect(log).toContain('{"msg":"Progress set"}');
+      expect(await worker.task(id)).toMatchObject({
+        status: 'running',
+        percent: 40,
+        msg: 'almost',
+        cluster: gatewayCluster,
+      });
+      const token = /token=(\S+)/.exec(log)![1]!;
+      expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
+      // Its token ended with the run.
+      expect((await server.http.get(worker.path(`/tasks/${id}`), { token })).status).toBe(401);
+    },
+    scaled(40000),
+  );
 
   it('refuses bad progress', async () => {
     const queued = await worker.queue('reporter', 'echo', { delay: 3600 });

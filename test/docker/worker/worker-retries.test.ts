@@ -13,7 +13,7 @@ const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 beforeAll(async () => {
   server = await startWorkerServer();
   worker = new WorkerClient(server.http, server.projectId);
-}, 30000);
+}, scaled(30000));
 
 afterAll(async () => {
   await server?.stop();
@@ -26,7 +26,7 @@ function withRunner(mode: (typeof RUNNER_MODES)[number], codes: Record<string, o
     runner = await startRunner(server, {}, { mode });
     for (const [name, settings] of Object.entries(codes))
       await worker.upload({ name, image: 'ferrum-test/busybox', command: shell, ...settings });
-  }, 30000);
+  }, scaled(30000));
   afterAll(async () => {
     await runner?.stop();
   });
@@ -73,74 +73,94 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
     [steady]: { retries: 3 },
   });
 
-  it('retries a failing task after retries_delay until retries are used up', async () => {
-    const id = await worker.queue(flaky, 'exit 3');
-    const chain = await retryChain(id, 3);
-    expect(chain.map((task) => task.status)).toEqual(['error', 'error', 'error']);
-    expect(chain.map((task) => task.retry_count)).toEqual([undefined, '1', '2']);
-    for (let i = 1; i < chain.length; i++) {
-      expect(chain[i].original_task_id).toBe(chain[i - 1].id);
-      expect(chain[i]).toMatchObject({ payload: 'exit 3', delay: 1 });
-      // The retry started no sooner than retries_delay after its predecessor ended.
-      expect(Date.parse(chain[i].start_time) - Date.parse(chain[i - 1].end_time)).toBeGreaterThanOrEqual(1000);
-    }
-    await sleep(1500);
-    expect(await tasksOf(flaky)).toHaveLength(3);
-    expect((await worker.task(chain[2].id)).retry_task_id).toBeUndefined();
-  }, 40000);
+  it(
+    'retries a failing task after retries_delay until retries are used up',
+    async () => {
+      const id = await worker.queue(flaky, 'exit 3');
+      const chain = await retryChain(id, 3);
+      expect(chain.map((task) => task.status)).toEqual(['error', 'error', 'error']);
+      expect(chain.map((task) => task.retry_count)).toEqual([undefined, '1', '2']);
+      for (let i = 1; i < chain.length; i++) {
+        expect(chain[i].original_task_id).toBe(chain[i - 1].id);
+        expect(chain[i]).toMatchObject({ payload: 'exit 3', delay: 1 });
+        // The retry started no sooner than retries_delay after its predecessor ended.
+        expect(Date.parse(chain[i].start_time) - Date.parse(chain[i - 1].end_time)).toBeGreaterThanOrEqual(1000);
+      }
+      await sleep(1500);
+      expect(await tasksOf(flaky)).toHaveLength(3);
+      expect((await worker.task(chain[2].id)).retry_task_id).toBeUndefined();
+    },
+    scaled(40000),
+  );
 
-  it('retries a task that timed out', async () => {
-    const id = await worker.queue(slow, 'sleep 30', { timeout: 1 });
-    const chain = await retryChain(id, 2);
-    await sleep(1000);
-    expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
-    expect(chain.map((task) => [task.status, task.retry_count])).toEqual([
-      ['timeout', undefined],
-      ['timeout', '1'],
-    ]);
-  }, 40000);
+  it(
+    'retries a task that timed out',
+    async () => {
+      const id = await worker.queue(slow, 'sleep 30', { timeout: 1 });
+      const chain = await retryChain(id, 2);
+      await sleep(1000);
+      expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
+      expect(chain.map((task) => [task.status, task.retry_count])).toEqual([
+        ['timeout', undefined],
+        ['timeout', '1'],
+      ]);
+    },
+    scaled(40000),
+  );
 
-  it('never retries a complete or a cancelled task', async () => {
-    const done = await worker.queue(steady, 'exit 0');
-    expect((await worker.waitFor(done, ['complete', 'error'])).status).toBe('complete');
-    const cancelled = await worker.queue(steady, 'sleep 30');
-    await worker.waitFor(cancelled, ['running']);
-    await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
-    await worker.waitFor(cancelled, ['cancelled']);
-    await sleep(1000);
-    expect((await worker.task(done)).retry_task_id).toBeUndefined();
-    expect((await worker.task(cancelled)).retry_task_id).toBeUndefined();
-    expect(await tasksOf(steady)).toHaveLength(2);
-  }, 30000);
+  it(
+    'never retries a complete or a cancelled task',
+    async () => {
+      const done = await worker.queue(steady, 'exit 0');
+      expect((await worker.waitFor(done, ['complete', 'error'])).status).toBe('complete');
+      const cancelled = await worker.queue(steady, 'sleep 30');
+      await worker.waitFor(cancelled, ['running']);
+      await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
+      await worker.waitFor(cancelled, ['cancelled']);
+      await sleep(1000);
+      expect((await worker.task(done)).retry_task_id).toBeUndefined();
+      expect((await worker.task(cancelled)).retry_task_id).toBeUndefined();
+      expect(await tasksOf(steady)).toHaveLength(2);
+    },
+    scaled(30000),
+  );
 });
 
 describe('retry by hand', () => {
   withRunner('direct', { steady: { retries: 3 } });
-  it('queues a new task linked both ways, with the given delay', async () => {
-    const id = await worker.queue('steady', 'exit 0');
-    await worker.waitFor(id, ['complete']);
-    const response = await server.http.post(worker.path(`/tasks/${id}/retry`), { delay: 1 });
-    expect(response.status).toBe(200);
-    const retryId = response.body.tasks[0].id;
-    expect((await worker.task(id)).retry_task_id).toBe(retryId);
-    const retried = await worker.waitFor(retryId, ['complete']);
-    expect(retried).toMatchObject({ original_task_id: id, retry_count: '1', delay: 1 });
-  }, 20000);
+  it(
+    'queues a new task linked both ways, with the given delay',
+    async () => {
+      const id = await worker.queue('steady', 'exit 0');
+      await worker.waitFor(id, ['complete']);
+      const response = await server.http.post(worker.path(`/tasks/${id}/retry`), { delay: 1 });
+      expect(response.status).toBe(200);
+      const retryId = response.body.tasks[0].id;
+      expect((await worker.task(id)).retry_task_id).toBe(retryId);
+      const retried = await worker.waitFor(retryId, ['complete']);
+      expect(retried).toMatchObject({ original_task_id: id, retry_count: '1', delay: 1 });
+    },
+    scaled(20000),
+  );
 
-  it('retries a running task too (Java client: {"delay": 0}), leaving it running', async () => {
-    const id = await worker.queue('steady', 'sleep 30');
-    await worker.waitFor(id, ['running']);
-    const response = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, {
-      raw: '{"delay":0}',
-      headers: { 'Content-Type': 'application/json' },
-    });
-    expect(response.status).toBe(200);
-    const retryId = response.body.tasks[0].id;
-    expect(await worker.task(id)).toMatchObject({ status: 'running', retry_task_id: retryId });
-    expect(await worker.task(retryId)).toMatchObject({ original_task_id: id, payload: 'sleep 30' });
-    for (const task of [id, retryId]) await server.http.post(worker.path(`/tasks/${task}/cancel`));
-    await worker.waitFor(retryId, ['cancelled']);
-  }, 20000);
+  it(
+    'retries a running task too (Java client: {"delay": 0}), leaving it running',
+    async () => {
+      const id = await worker.queue('steady', 'sleep 30');
+      await worker.waitFor(id, ['running']);
+      const response = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, {
+        raw: '{"delay":0}',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(response.status).toBe(200);
+      const retryId = response.body.tasks[0].id;
+      expect(await worker.task(id)).toMatchObject({ status: 'running', retry_task_id: retryId });
+      expect(await worker.task(retryId)).toMatchObject({ original_task_id: id, payload: 'sleep 30' });
+      for (const task of [id, retryId]) await server.http.post(worker.path(`/tasks/${task}/cancel`));
+      await worker.waitFor(retryId, ['cancelled']);
+    },
+    scaled(20000),
+  );
 
   it('refuses an unknown task and a bad delay', async () => {
     const id = await worker.queue('steady', 'sleep 30', { delay: 60 });

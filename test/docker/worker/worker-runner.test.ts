@@ -236,7 +236,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     await worker.waitFor(id, ['running']);
     const stopping = Date.now();
     await impatient.stop();
-    expect(Date.now() - stopping).toBeLessThan(10000);
+    expect(Date.now() - stopping).toBeLessThan(scaled(10000));
     const task = await worker.task(id);
     expect(task.status).toBe('error');
     expect(task.msg).toBe('The runner shut down before the task finished');

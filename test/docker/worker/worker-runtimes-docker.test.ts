@@ -3,6 +3,7 @@ import type { Runner } from '../../../runner/runner.js';
 import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { startRunner, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Zip packages naming only a runtime run on that runtime's stack, in real containers of images
 // made of this machine's python3 and ruby (scripts/build-test-images.sh), with the command the
@@ -49,33 +50,52 @@ echo "sh in $(pwd) says $(cat "$PAYLOAD_FILE")"
 `;
 
 describe('runtimes on their stacks', () => {
-  it("runs the Python client's upload with python on the python stack", async () => {
-    const data = { name: 'py-greeter', runtime: 'python', file_name: 'hello.py' };
-    const { raw, type } = pythonClientForm(data, await zipOf({ 'hello.py': PYTHON_WORKER }));
-    const upload = await server.http.post(worker.path('/codes'), undefined, { raw, headers: { 'Content-Type': type } });
-    expect(upload.status, upload.text).toBe(200);
-    expect(await runToEnd('py-greeter', JSON.stringify({ greeting: 'hello' }))).toBe('cpython 3 says hello\n');
-  }, 90_000);
+  it(
+    "runs the Python client's upload with python on the python stack",
+    async () => {
+      const data = { name: 'py-greeter', runtime: 'python', file_name: 'hello.py' };
+      const { raw, type } = pythonClientForm(data, await zipOf({ 'hello.py': PYTHON_WORKER }));
+      const upload = await server.http.post(worker.path('/codes'), undefined, {
+        raw,
+        headers: { 'Content-Type': type },
+      });
+      expect(upload.status, upload.text).toBe(200);
+      expect(await runToEnd('py-greeter', JSON.stringify({ greeting: 'hello' }))).toBe('cpython 3 says hello\n');
+    },
+    scaled(90_000),
+  );
 
-  it('runs a ruby package with ruby on the ruby stack', async () => {
-    await worker.upload(
-      { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
-      await zipOf({ 'hello.rb': RUBY_WORKER }),
-    );
-    expect(await runToEnd('rb-greeter', JSON.stringify({ greeting: 'hi' }))).toBe('ruby 3 says hi\n');
-  }, 90_000);
+  it(
+    'runs a ruby package with ruby on the ruby stack',
+    async () => {
+      await worker.upload(
+        { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
+        await zipOf({ 'hello.rb': RUBY_WORKER }),
+      );
+      expect(await runToEnd('rb-greeter', JSON.stringify({ greeting: 'hi' }))).toBe('ruby 3 says hi\n');
+    },
+    scaled(90_000),
+  );
 
-  it('runs a runner script (runtime sh, __runner__.sh) with sh on the sh stack', async () => {
-    await worker.upload(
-      { name: 'sh-greeter', runtime: 'sh', file_name: '__runner__.sh' },
-      await zipOf({ '__runner__.sh': SH_RUNNER }),
-    );
-    expect(await runToEnd('sh-greeter', 'hey')).toBe('sh in /mnt/task says hey\n');
-  }, 90_000);
+  it(
+    'runs a runner script (runtime sh, __runner__.sh) with sh on the sh stack',
+    async () => {
+      await worker.upload(
+        { name: 'sh-greeter', runtime: 'sh', file_name: '__runner__.sh' },
+        await zipOf({ '__runner__.sh': SH_RUNNER }),
+      );
+      expect(await runToEnd('sh-greeter', 'hey')).toBe('sh in /mnt/task says hey\n');
+    },
+    scaled(90_000),
+  );
 
-  it('runs a binary package: the file itself, made executable', async () => {
-    const zip = await zipOf({ worker: '#!/bin/sh\necho "binary got $# arguments"\n' }, { mode: 0o100644 });
-    await worker.upload({ name: 'bin-greeter', runtime: 'binary', file_name: 'worker' }, zip);
-    expect(await runToEnd('bin-greeter', 'x')).toBe('binary got 8 arguments\n');
-  }, 90_000);
+  it(
+    'runs a binary package: the file itself, made executable',
+    async () => {
+      const zip = await zipOf({ worker: '#!/bin/sh\necho "binary got $# arguments"\n' }, { mode: 0o100644 });
+      await worker.upload({ name: 'bin-greeter', runtime: 'binary', file_name: 'worker' }, zip);
+      expect(await runToEnd('bin-greeter', 'x')).toBe('binary got 8 arguments\n');
+    },
+    scaled(90_000),
+  );
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let runner: Runner;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
   await worker.queue('counted', 'exit 0', { delay: 3600 });
   for (const id of ids) await worker.waitFor(id, ['complete', 'error']);
-}, 60000);
+}, scaled(60000));
 
 afterAll(async () => {
   await runner?.stop();

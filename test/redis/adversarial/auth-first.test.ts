@@ -7,6 +7,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A stranger (no token, or a bad one) and a second tenant probe the APIs: they are turned away
 // before anything about the request body is checked, and sign-in cannot be brute-forced.
@@ -25,7 +26,7 @@ beforeAll(async () => {
   victim = await createTenant(server, 'auth-victim');
   attacker = await createTenant(server, 'auth-attacker');
   victimIntact = await plantVictimData(victim);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

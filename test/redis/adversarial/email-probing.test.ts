@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { HttpResponse } from '../../helpers/http.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant cannot learn which e-mail addresses have accounts: sharing a project or a cluster
 // with an address answers the same whether or not someone has it, and changing one's own
@@ -16,7 +17,7 @@ beforeAll(async () => {
   const created = await server.http.post('/1/users', { email: 'Someone@Example.com', password: 'pw-of-someone' });
   expect(created.status).toBe(201);
   target = { email: 'someone@example.com', id: created.body.id };
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -9,6 +9,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A stranger scrapes /metrics (it needs no token): it must not learn which projects, queues or
 // clusters exist, unless the operator turned per-tenant labels on.
@@ -29,7 +30,7 @@ beforeAll(async () => {
   });
   // The task is refused (no such code) or queued: either way the cluster is known to the sampler.
   expect([200, 404]).toContain(task.status);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -9,6 +9,7 @@ import {
   storeVictimData,
   type Tenant,
 } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A second tenant tries to make the installation start containers or machines for it.
 let server: TestServer;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   hostile = await newTenant(server, 'hostile');
   await storeVictimData(victim);
   worker = server.running.ctx.worker;
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

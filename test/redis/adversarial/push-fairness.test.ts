@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant whose subscribers hang cannot take every delivery slot of the push deliverer: the
 // slots are shared between projects, so another tenant's delivery still goes out at once.
@@ -19,7 +20,7 @@ beforeAll(async () => {
   });
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();
@@ -35,21 +36,25 @@ async function pushQueue(tenant: Tenant, name: string, url: string): Promise<str
   return `${path}/messages`;
 }
 
-it("keeps a slot for another project while one project's subscribers hang", async () => {
-  const hanging = await TestSubscriber.start(() => 'hang');
-  const fast = await TestSubscriber.start();
-  subscribers.push(hanging, fast);
-  // Three queues of two slots each: without fairness they would hold all four.
-  for (const name of ['slow-1', 'slow-2', 'slow-3']) {
-    const messages = await pushQueue(hostile, name, hanging.url);
-    const posted = await hostile.http.post(messages, { messages: [1, 2, 3].map((i) => ({ body: `${name}-${i}` })) });
-    expect(posted.status).toBe(201);
-  }
-  await hanging.waitFor(2);
-  const victimMessages = await pushQueue(victim, 'fast', fast.url);
-  const posted = Date.now();
-  expect((await victim.http.post(victimMessages, { messages: [{ body: 'on time' }] })).status).toBe(201);
-  const [received] = await fast.waitFor(1, TIMEOUT_MS / 2);
-  expect(received!.body).toBe('on time');
-  expect(received!.at - posted).toBeLessThan(TIMEOUT_MS / 2);
-}, 60_000);
+it(
+  "keeps a slot for another project while one project's subscribers hang",
+  async () => {
+    const hanging = await TestSubscriber.start(() => 'hang');
+    const fast = await TestSubscriber.start();
+    subscribers.push(hanging, fast);
+    // Three queues of two slots each: without fairness they would hold all four.
+    for (const name of ['slow-1', 'slow-2', 'slow-3']) {
+      const messages = await pushQueue(hostile, name, hanging.url);
+      const posted = await hostile.http.post(messages, { messages: [1, 2, 3].map((i) => ({ body: `${name}-${i}` })) });
+      expect(posted.status).toBe(201);
+    }
+    await hanging.waitFor(2);
+    const victimMessages = await pushQueue(victim, 'fast', fast.url);
+    const posted = Date.now();
+    expect((await victim.http.post(victimMessages, { messages: [{ body: 'on time' }] })).status).toBe(201);
+    const [received] = await fast.waitFor(1, TIMEOUT_MS / 2);
+    expect(received!.body).toBe('on time');
+    expect(received!.at - posted).toBeLessThan(TIMEOUT_MS / 2);
+  },
+  scaled(60_000),
+);

@@ -8,6 +8,7 @@ import {
   storeVictimData,
   type Tenant,
 } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant sends requests meant to hold Redis for a long time. Timings are measured by
 // `npm run bench:isolation`; here: the caps answer clearly and the big operations still work.
@@ -23,7 +24,7 @@ beforeAll(async () => {
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');
   await storeVictimData(victim);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   redis?.disconnect();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionsClient } from '../../helpers/functions.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant deletes an app; another takes its name and reads the calls (records, logs) the first
 // one's callers made, by listing or by guessing the next call id.
@@ -15,7 +16,7 @@ beforeAll(async () => {
   server = await startHardenedServer();
   victim = await createTenant(server, 'app-victim');
   attacker = await createTenant(server, 'app-attacker');
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

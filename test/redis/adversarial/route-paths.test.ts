@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Dot segments are resolved by clients and proxies before a request arrives: a route made with
 // them could never be called by its own path, and would shadow another one in listings.
@@ -13,7 +14,7 @@ beforeAll(async () => {
   server = await startHardenedServer();
   tenant = await createTenant(server, 'route-paths');
   expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

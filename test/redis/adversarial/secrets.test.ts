@@ -16,6 +16,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Whoever reads Redis, or any list answer, learns no token; the managed Redis wants a password.
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   server = await startHardenedServer();
   tenant = await createTenant(server, 'secrets');
   redis = server.openRedis();
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   redis?.disconnect();

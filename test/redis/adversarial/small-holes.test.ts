@@ -8,6 +8,7 @@ import {
   storeVictimData,
   type Tenant,
 } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Out-of-range times, cron lines that beat the floor later in their cycle, deeply nested JSON:
 // each is a clear 400, never a 500.
@@ -24,7 +25,7 @@ beforeAll(async () => {
     { name: 'job', image: 'busybox', command: 'true' },
     await zipOf({ 'x.txt': 'x' }),
   );
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

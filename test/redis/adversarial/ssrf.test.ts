@@ -12,6 +12,7 @@ import {
   startHardenedServer,
   type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant points push subscribers at the inside: this machine's loopback (where Redis and the
 // API listen), the cloud metadata address, private networks. Nothing is delivered there.
@@ -22,11 +23,11 @@ let victimIntact: () => Promise<void>;
 let inside: TestSubscriber;
 
 beforeAll(async () => {
-  server = await startHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
+  server = await startHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
   attacker = await createTenant(server, 'ssrf-attacker');
   victimIntact = await plantVictimData(await createTenant(server, 'ssrf-victim'));
   inside = await TestSubscriber.start();
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await inside?.stop();

@@ -17,6 +17,7 @@ import {
   storeVictimData,
   type Tenant,
 } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant cannot fill Redis until everything stops: what a project stores is counted and
 // capped by quotas the operator sets (and an admin may change per project); past one the
@@ -41,7 +42,7 @@ beforeAll(async () => {
   victim = await newTenant(server, 'victim');
   hostile = await newTenant(server, 'hostile');
   await storeVictimData(victim);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

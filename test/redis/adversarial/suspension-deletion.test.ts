@@ -12,6 +12,7 @@ import {
   storeVictimData,
   type Tenant,
 } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // A tenant the operator suspended (or that deleted its project) must not get any work started,
 // and a deleted project leaves nothing behind.
@@ -45,7 +46,7 @@ beforeAll(async () => {
   await storeVictimData(victim);
   hostileWorker = new WorkerClient(hostile.http, hostile.projectId);
   await hostileWorker.upload({ name: 'job', image: 'busybox', command: 'true' }, await zipOf({ 'x.txt': 'x' }));
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   redis?.disconnect();

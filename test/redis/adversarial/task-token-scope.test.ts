@@ -7,6 +7,7 @@ import type { HttpClient } from '../../helpers/http.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WorkerClient } from '../../helpers/worker.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Code running in a task holds its task's token: it gets exactly what README's "How tasks run"
 // states (queues, caches, code packages, queueing and reading tasks, its own progress), not the
@@ -27,7 +28,7 @@ beforeAll(async () => {
   taskId = await worker.queue('job', 'x', { delay: 3600 });
   const tokens = new TaskTokens(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
   asTask = server.http.withToken(await tokens.issue({ project_id: owner.projectId, task_id: taskId }, 60_000));
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   redis?.disconnect();

@@ -8,6 +8,7 @@ import { loadConfig } from '../../../src/core/config.js';
 import { Cli } from '../../helpers/cli.js';
 import { HttpClient } from '../../helpers/http.js';
 import { startTestRedis } from '../../helpers/redis.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The first start and `ferrum admin token`, run as the real CLI against a private Redis.
 
@@ -49,7 +50,7 @@ function printedToken(stdout: string): string {
   return token;
 }
 
-describe('a first start', { timeout: 120_000 }, () => {
+describe('a first start', { timeout: scaled(120_000) }, () => {
   it('that cannot listen creates no admin: the next start (or `ferrum admin token`) prints it', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -73,7 +74,7 @@ describe('a first start', { timeout: 120_000 }, () => {
   });
 });
 
-describe('ferrum admin token', { timeout: 120_000 }, () => {
+describe('ferrum admin token', { timeout: scaled(120_000) }, () => {
   let running: RunningController;
   let dir: string;
   let env: Record<string, string>;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useCliSession } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { createCluster, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
 const ferrum = (args: string[], input?: string) => session.ferrum(args, { input });
@@ -12,7 +13,7 @@ const ferrum = (args: string[], input?: string) => session.ferrum(args, { input 
 const runnerCall = (token: string) =>
   session.server.http.withToken(null).get('/runner/v1/token', { headers: { Authorization: `Bearer ${token}` } });
 
-describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
+describe('ferrum clusters and runners', { timeout: scaled(120_000) }, () => {
   it('creates from a file, lists, shows, updates from stdin, terminates and deletes a cluster', async () => {
     fs.writeFileSync(path.join(session.cwd, 'cluster.json'), JSON.stringify({ name: 'cli-cluster', memory: 1024 }));
     const created = await ferrum(['clusters', 'create', 'cluster.json', '--json']);
@@ -123,7 +124,7 @@ describe('ferrum clusters and runners', { timeout: 120_000 }, () => {
   });
 });
 
-describe('clusters by name', { timeout: 120_000 }, () => {
+describe('clusters by name', { timeout: scaled(120_000) }, () => {
   it('clusters create --name, then every <cluster> and --cluster take the name', async () => {
     const created = await ferrum(['clusters', 'create', '--name', 'by-name', '--json']);
     expect(created.code, created.stderr).toBe(0);
@@ -175,7 +176,7 @@ describe('clusters by name', { timeout: 120_000 }, () => {
   });
 });
 
-describe('ferrum worker log --follow on a cluster no runner serves', { timeout: 120_000 }, () => {
+describe('ferrum worker log --follow on a cluster no runner serves', { timeout: scaled(120_000) }, () => {
   it('says so on stderr and keeps waiting until the task ends', async () => {
     const cluster = await createCluster(session.server.http, 'unserved');
     const worker = new WorkerClient(session.server.http, session.server.projectId);

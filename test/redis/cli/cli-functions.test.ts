@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { useCliSession } from '../../helpers/cli.js';
+import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
 const ferrum = (...args: string[]) => session.ferrum(args);
 
-describe('ferrum functions', { timeout: 120_000 }, () => {
+describe('ferrum functions', { timeout: scaled(120_000) }, () => {
   it('creates and lists apps and routes, deletes them, and prints the API error.message', async () => {
     const app = await ferrum('functions', 'apps', 'create', 'cli-app', '--config', 'GREETING=hi', '--json');
     expect(app.code, app.stderr).toBe(0);

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ironJsonOf, useCliSession } from '../../helpers/cli.js';
+import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
 const ferrum = (...args: string[]) => session.ferrum(args);
 
-describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_000 }, () => {
+describe('ferrum users, tokens and projects with an iron.json', { timeout: scaled(120_000) }, () => {
   it('creates, lists, shows and deletes a user; tables by default, JSON with --json', async () => {
     const created = await ferrum(
       'users',
@@ -78,7 +79,7 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: 120_0
   });
 });
 
-describe('ferrum configuration sources', { timeout: 120_000 }, () => {
+describe('ferrum configuration sources', { timeout: scaled(120_000) }, () => {
   it('works with IRON_* environment variables alone', async () => {
     const url = new URL(session.server.url);
     const env = {
@@ -128,7 +129,7 @@ describe('ferrum configuration sources', { timeout: 120_000 }, () => {
   });
 });
 
-describe('ferrum usage', { timeout: 120_000 }, () => {
+describe('ferrum usage', { timeout: scaled(120_000) }, () => {
   it('help lists the command groups; <group> --help lists its commands', async () => {
     const help = await session.cli.run(['help']);
     expect(help.code).toBe(0);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useCliSession } from '../../helpers/cli.js';
+import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
 const ferrum = (...args: string[]) => session.ferrum(args);
@@ -9,7 +10,7 @@ const json = async (...args: string[]) => {
   return JSON.parse(result.stdout);
 };
 
-describe('ferrum mq', { timeout: 120_000 }, () => {
+describe('ferrum mq', { timeout: scaled(120_000) }, () => {
   it('creates a queue, lists it and shows its info', async () => {
     const created = await json('mq', 'create', 'cli-orders', '--timeout', '120');
     expect(created.queue).toMatchObject({ name: 'cli-orders', message_timeout: 120 });
@@ -87,7 +88,7 @@ describe('ferrum mq', { timeout: 120_000 }, () => {
   });
 });
 
-describe('ferrum cache', { timeout: 120_000 }, () => {
+describe('ferrum cache', { timeout: scaled(120_000) }, () => {
   it('puts, gets, increments, lists and deletes items', async () => {
     expect((await ferrum('cache', 'put', 'cli-cache', 'greeting', 'hello world')).stdout).toBe('Stored.\n');
     expect((await ferrum('cache', 'get', 'cli-cache', 'greeting')).stdout).toBe('hello world\n');

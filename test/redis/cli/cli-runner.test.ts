@@ -6,6 +6,7 @@ import { freeLoopbackPort } from '../../../src/core/free-port.js';
 import { useCliSession, type CliResult } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { createCluster, createRunnerToken, FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // `ferrum runner` as its README shows it, run as the real CLI: flags, its metrics port.
 
@@ -34,7 +35,7 @@ async function runnersOf(id: string): Promise<{ instance_id: string }[]> {
   return (await session.server.http.get(`/2/clusters/${id}/runners`)).body.runners;
 }
 
-describe('ferrum runner', { timeout: 120_000 }, () => {
+describe('ferrum runner', { timeout: scaled(120_000) }, () => {
   it('--api and --token (as the README shows) start a gateway runner with its metrics on its own port', async () => {
     const { token } = await createRunnerToken(session.server, cluster);
     const metricsPort = await freeLoopbackPort();

@@ -11,6 +11,7 @@ import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Compatibility at the edges (issue 18), through real HTTP against a real server and Redis.
 let server: TestServer;
@@ -21,7 +22,7 @@ let worker: WorkerClient;
 const subscribers: TestSubscriber[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
+  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
   redis = server.openRedis();
   mq = new MqClient(server.http, server.projectId);
   v1 = new MqV1Client(server.http, server.projectId);
@@ -77,26 +78,30 @@ describe('1. task tokens reach their own project only, while the task runs', () 
 });
 
 describe('2. soft limits clients exceed are clamped; hard limits stay errors', () => {
-  it('reserve wait 60 is served as 30 seconds at most; n 500 as 100; v1 per_page 500 as 100', async () => {
-    const queue = uniqueQueue('clamp');
-    await mq.post(queue, [{ body: 'a', delay: 1 }]);
-    const started = Date.now();
-    const reserved = await mq.http.post(mq.path(queue, '/reservations'), { wait: 60 });
-    expect(reserved.status).toBe(200);
-    expect(reserved.body.messages.map((message: any) => message.body)).toEqual(['a']);
-    expect(Date.now() - started).toBeLessThan(30_000);
-    await mq.post(
-      queue,
-      Array.from({ length: 105 }, (_, i) => ({ body: `m${i}` })),
-    );
-    const many = await mq.http.post(mq.path(queue, '/reservations'), { n: 500 });
-    expect(many.body.messages).toHaveLength(100);
-    expect((await server.http.get(`/1/projects/${server.projectId}/queues?per_page=500`)).status).toBe(200);
-    const hard = await mq.http.post(mq.path(queue, '/reservations'), { timeout: 86401 });
-    expect(hard.status).toBe(400);
-    expect(hard.body.msg).toMatch(/timeout/);
-    expect((await mq.http.post(mq.path(queue, '/reservations'), { wait: -1 })).status).toBe(400);
-  }, 40_000);
+  it(
+    'reserve wait 60 is served as 30 seconds at most; n 500 as 100; v1 per_page 500 as 100',
+    async () => {
+      const queue = uniqueQueue('clamp');
+      await mq.post(queue, [{ body: 'a', delay: 1 }]);
+      const started = Date.now();
+      const reserved = await mq.http.post(mq.path(queue, '/reservations'), { wait: 60 });
+      expect(reserved.status).toBe(200);
+      expect(reserved.body.messages.map((message: any) => message.body)).toEqual(['a']);
+      expect(Date.now() - started).toBeLessThan(scaled(30_000));
+      await mq.post(
+        queue,
+        Array.from({ length: 105 }, (_, i) => ({ body: `m${i}` })),
+      );
+      const many = await mq.http.post(mq.path(queue, '/reservations'), { n: 500 });
+      expect(many.body.messages).toHaveLength(100);
+      expect((await server.http.get(`/1/projects/${server.projectId}/queues?per_page=500`)).status).toBe(200);
+      const hard = await mq.http.post(mq.path(queue, '/reservations'), { timeout: 86401 });
+      expect(hard.status).toBe(400);
+      expect(hard.body.msg).toMatch(/timeout/);
+      expect((await mq.http.post(mq.path(queue, '/reservations'), { wait: -1 })).status).toBe(400);
+    },
+    scaled(40_000),
+  );
 });
 
 describe('3. status codes clients check exactly', () => {
@@ -272,28 +277,32 @@ describe('8. clearing a v3 queue needs an explicit {}', () => {
 });
 
 describe('9. push delivery headers name the message in the API of the queue', () => {
-  it('v1 push queues link to /1/..., v3 ones to /3/...', async () => {
-    const subscriber = await TestSubscriber.start(() => 200);
-    subscribers.push(subscriber);
-    const v1Queue = uniqueQueue('push-v1');
-    const made = await server.http.post(v1.path(v1Queue), { subscribers: [{ url: subscriber.url }], retries: 0 });
-    expect(made.status, made.text).toBe(200);
-    const [v1Id] = await v1.post(v1Queue, [{ body: 'to v1' }]);
-    const v3Queue = uniqueQueue('push-v3');
-    const put = await server.http.put(mq.path(v3Queue), {
-      queue: { type: 'multicast', push: { subscribers: [{ name: 's', url: subscriber.url }], retries: 0 } },
-    });
-    expect(put.status, put.text).toBe(200);
-    const [v3Id] = await mq.postBodies(v3Queue, 'to v3');
-    await subscriber.waitFor(2, 15_000);
-    const byBody = (body: string) =>
-      eventually(async () => subscriber.received.find((push) => push.body === body), 5000);
-    const toV1 = await byBody('to v1');
-    const toV3 = await byBody('to v3');
-    const v1Url = `/1/projects/${server.projectId}/queues/${v1Queue}/messages/${v1Id}`;
-    const v3Url = `/3/projects/${server.projectId}/queues/${v3Queue}/messages/${v3Id}`;
-    expect(toV1.headers['service-subscriber-message-url']).toMatch(new RegExp(`${v1Url}$`));
-    expect(toV1.headers['iron-subscriber-message-url']).toMatch(new RegExp(`${v1Url}$`));
-    expect(toV3.headers['service-subscriber-message-url']).toMatch(new RegExp(`${v3Url}$`));
-  }, 30_000);
+  it(
+    'v1 push queues link to /1/..., v3 ones to /3/...',
+    async () => {
+      const subscriber = await TestSubscriber.start(() => 200);
+      subscribers.push(subscriber);
+      const v1Queue = uniqueQueue('push-v1');
+      const made = await server.http.post(v1.path(v1Queue), { subscribers: [{ url: subscriber.url }], retries: 0 });
+      expect(made.status, made.text).toBe(200);
+      const [v1Id] = await v1.post(v1Queue, [{ body: 'to v1' }]);
+      const v3Queue = uniqueQueue('push-v3');
+      const put = await server.http.put(mq.path(v3Queue), {
+        queue: { type: 'multicast', push: { subscribers: [{ name: 's', url: subscriber.url }], retries: 0 } },
+      });
+      expect(put.status, put.text).toBe(200);
+      const [v3Id] = await mq.postBodies(v3Queue, 'to v3');
+      await subscriber.waitFor(2, 15_000);
+      const byBody = (body: string) =>
+        eventually(async () => subscriber.received.find((push) => push.body === body), 5000);
+      const toV1 = await byBody('to v1');
+      const toV3 = await byBody('to v3');
+      const v1Url = `/1/projects/${server.projectId}/queues/${v1Queue}/messages/${v1Id}`;
+      const v3Url = `/3/projects/${server.projectId}/queues/${v3Queue}/messages/${v3Id}`;
+      expect(toV1.headers['service-subscriber-message-url']).toMatch(new RegExp(`${v1Url}$`));
+      expect(toV1.headers['iron-subscriber-message-url']).toMatch(new RegExp(`${v1Url}$`));
+      expect(toV3.headers['service-subscriber-message-url']).toMatch(new RegExp(`${v3Url}$`));
+    },
+    scaled(30_000),
+  );
 });

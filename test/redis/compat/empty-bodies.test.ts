@@ -3,6 +3,7 @@ import { CLIENT_HEADERS, type ClientName } from '../../helpers/client-headers.js
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { MqV1Client } from '../../helpers/mq-v1.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
+import { scaled } from '../../helpers/pace.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 // An empty string is a message body like any other, in both API versions and on every path a
@@ -13,7 +14,7 @@ let v1: MqV1Client;
 const subscribers: TestSubscriber[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: '1000' });
+  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
   mq = new MqClient(server.http, server.projectId);
   v1 = new MqV1Client(server.http, server.projectId);
 });

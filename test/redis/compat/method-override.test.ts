@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueue } from '../../helpers/mq.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Issue 32: iron_mq_java sends DELETE and PATCH as POST with `X-HTTP-Method-Override` (its
 // HttpURLConnection cannot send PATCH, nor a body with DELETE). Those requests are served as
@@ -253,38 +254,45 @@ function hasJava(): boolean {
 }
 
 describe.runIf(hasJava())("through Java's own HttpURLConnection", () => {
-  it('deletes, patches, clears and destroys; errors come back as exactly application/json with a length', async () => {
-    const queue = uniqueQueue('jvm');
-    await postMessages(queue, 2);
-    const [message] = await reserve(queue, 1);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-java-'));
-    fs.writeFileSync(path.join(dir, 'Probe.java'), JAVA_PROBE);
-    const line = (method: string, rest: string, body?: string) =>
-      [method, server.token, server.url + queuePath(queue, rest), ...(body === undefined ? [] : [body])].join('\t');
-    const input = [
-      line('DELETE', `/messages/${message!.id}`, JSON.stringify({ reservation_id: message!.reservation_id })),
-      line('PATCH', '', JSON.stringify({ queue: { message_timeout: 120 } })),
-      line('DELETE', '/messages', '{}'),
-      line('DELETE', ''),
-      line('DELETE', ''),
-    ].join('\n');
-    const output = await new Promise<string>((resolve, reject) => {
-      const child = execFile('/usr/bin/java', [path.join(dir, 'Probe.java')], { timeout: 60_000 }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout),
-      );
-      child.stdin?.end(input + '\n');
-    });
-    fs.rmSync(dir, { recursive: true, force: true });
-    const answers = output
-      .trim()
-      .split('\n')
-      .map((row) => row.split('\t'));
-    expect(answers.map(([status]) => Number(status))).toEqual([200, 200, 200, 200, 404]);
-    for (const [, type, length, text] of answers) {
-      expect(type).toBe('application/json');
-      expect(Number(length)).toBe(Buffer.byteLength(text!));
-    }
-    expect(JSON.parse(answers[1]![3]!).queue.message_timeout).toBe(120);
-    expect(JSON.parse(answers[4]![3]!).msg).toBe('Queue not found');
-  }, 90_000);
+  it(
+    'deletes, patches, clears and destroys; errors come back as exactly application/json with a length',
+    async () => {
+      const queue = uniqueQueue('jvm');
+      await postMessages(queue, 2);
+      const [message] = await reserve(queue, 1);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-java-'));
+      fs.writeFileSync(path.join(dir, 'Probe.java'), JAVA_PROBE);
+      const line = (method: string, rest: string, body?: string) =>
+        [method, server.token, server.url + queuePath(queue, rest), ...(body === undefined ? [] : [body])].join('\t');
+      const input = [
+        line('DELETE', `/messages/${message!.id}`, JSON.stringify({ reservation_id: message!.reservation_id })),
+        line('PATCH', '', JSON.stringify({ queue: { message_timeout: 120 } })),
+        line('DELETE', '/messages', '{}'),
+        line('DELETE', ''),
+        line('DELETE', ''),
+      ].join('\n');
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = execFile(
+          '/usr/bin/java',
+          [path.join(dir, 'Probe.java')],
+          { timeout: scaled(60_000) },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        );
+        child.stdin?.end(input + '\n');
+      });
+      fs.rmSync(dir, { recursive: true, force: true });
+      const answers = output
+        .trim()
+        .split('\n')
+        .map((row) => row.split('\t'));
+      expect(answers.map(([status]) => Number(status))).toEqual([200, 200, 200, 200, 404]);
+      for (const [, type, length, text] of answers) {
+        expect(type).toBe('application/json');
+        expect(Number(length)).toBe(Buffer.byteLength(text!));
+      }
+      expect(JSON.parse(answers[1]![3]!).queue.message_timeout).toBe(120);
+      expect(JSON.parse(answers[4]![3]!).msg).toBe('Queue not found');
+    },
+    scaled(90_000),
+  );
 });

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { zipOf } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 const run = promisify(execFile);
 const clientsDir = path.join(import.meta.dirname, 'clients');
@@ -35,7 +36,7 @@ async function runClient(command: string, args: string[]): Promise<string> {
     const { stdout } = await run(command, args, {
       cwd: workDir,
       env: { ...process.env, PACKAGE_ZIP: packageZip },
-      timeout: 90_000,
+      timeout: scaled(90_000),
     });
     return stdout;
   } catch (error) {

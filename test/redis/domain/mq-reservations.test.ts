@@ -5,6 +5,7 @@ import { MessageQueue } from '../../../src/mq/message-queue.js';
 import type { QueueQuotas } from '../../../src/mq/queues/queue-quotas.js';
 import type { ReservationRequest } from '../../../src/mq/messages/reservation.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
+import { scaled } from '../../helpers/pace.js';
 
 // Reserve, release and delete, straight against src/ on the worker's shared Redis (no HTTP).
 const shared = useSharedRedis();
@@ -47,7 +48,7 @@ describe('reserving messages', () => {
     await mq.post(ref, [{ body: 'arrived' }]);
     const [message] = await waiting;
     expect(message!.body).toBe('arrived');
-    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(Date.now() - started).toBeLessThan(scaled(20_000));
   });
 });
 

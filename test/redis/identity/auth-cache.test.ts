@@ -4,6 +4,7 @@ import { startManagedRedis } from '../../../src/core/managed-redis.js';
 import { HttpClient } from '../../helpers/http.js';
 import { createUserWithToken } from '../../helpers/identity.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 let a: TestServer;
 let b: RunningController;
@@ -28,7 +29,9 @@ describe('token cache across controllers', () => {
     const onB = new HttpClient(b.url, user.token);
     expect((await onB.get('/1/tokens')).status).toBe(200); // cached on B for 60 s
     expect((await user.http.delete(`/1/tokens/${user.tokenId}`)).status).toBe(200); // deleted through A
-    await expect.poll(async () => (await onB.get('/1/tokens')).status, { timeout: 10_000, interval: 20 }).toBe(401);
+    await expect
+      .poll(async () => (await onB.get('/1/tokens')).status, { timeout: scaled(10_000), interval: 20 })
+      .toBe(401);
   });
 
   it('drops a cached project on every controller when it is suspended', async () => {
@@ -39,7 +42,7 @@ describe('token cache across controllers', () => {
     await a.http.patch(`/1/projects/${project.id}`, { status: 'suspended' });
     await expect
       .poll(async () => (await onB.get(`/1/authentication?project_id=${project.id}`)).status, {
-        timeout: 10_000,
+        timeout: scaled(10_000),
         interval: 20,
       })
       .toBe(403);

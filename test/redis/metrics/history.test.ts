@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityHistory } from '../../../src/metrics/history.js';
 import { createUserWithToken } from '../../helpers/identity.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ describe('activity history (dashboard charts)', () => {
     await server.http.post(`${mq}/shallow/messages`, { messages: [{ body: 'a' }] });
     await expect
       .poll(async () => (await server.http.get(historyPath())).body.queue_depth.at(-1)?.total, {
-        timeout: 5000,
+        timeout: scaled(5000),
         interval: 100,
       })
       .toBe(4);

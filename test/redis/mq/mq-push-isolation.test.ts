@@ -6,6 +6,7 @@ import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { OutboundGuard } from '../../../src/core/outbound-guard.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let mq: MqClient;
@@ -29,7 +30,7 @@ async function multicastQueue(urls: string[]): Promise<string> {
 
 beforeAll(async () => {
   server = await startTestServer({
-    FERRUM_MQ_PUSH_TIMEOUT_MS: '5000',
+    FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(5000)),
     FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4',
     FERRUM_MQ_PUSH_CONCURRENCY: '16',
   });
@@ -52,7 +53,7 @@ describe('push delivery concurrency', () => {
     const posted = Date.now();
     await mq.postBodies(other, 'not stuck');
     const [received] = await fast.waitFor(1, 2000);
-    expect(received!.at - posted).toBeLessThan(1000);
+    expect(received!.at - posted).toBeLessThan(scaled(1000));
     // Bounded: only the per-queue limit of the stuck queue's messages is in delivery.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(hanging.received).toHaveLength(4);

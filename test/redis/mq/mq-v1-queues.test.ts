@@ -3,6 +3,7 @@ import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { MqV1Client } from '../../helpers/mq-v1.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let v1: MqV1Client;
@@ -151,12 +152,14 @@ describe.concurrent('version 1 queues', () => {
       await subscriber.waitFor(1, 15_000);
       const statusPath = v1.path(queue, `/messages/${id}/subscribers`);
       await expect
-        .poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: 5000 })
+        .poll(async () => (await server.http.get(statusPath)).body.subscribers?.[0]?.status, { timeout: scaled(5000) })
         .toBe('reserved');
       const [status] = (await server.http.get(statusPath)).body.subscribers;
       const acked = await server.http.delete(v1.path(queue, `/messages/${id}/subscribers/${status.id}`));
       expect(acked.status).toBe(200);
-      await expect.poll(async () => (await server.http.get(v1.path(queue))).body.size, { timeout: 5000 }).toBe(0);
+      await expect
+        .poll(async () => (await server.http.get(v1.path(queue))).body.size, { timeout: scaled(5000) })
+        .toBe(0);
     } finally {
       await subscriber.stop();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { scaled } from '../../helpers/pace.js';
 
 let server: TestServer;
 let mq: MqClient;
@@ -11,51 +12,55 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 describe('concurrency', () => {
-  it('20 consumers drain 10,000 messages from 5 producers: each message delivered exactly once', async () => {
-    const queue = uniqueQueue('drain');
-    await mq.createQueue(queue);
-    const total = 10_000;
-    const producers = 5;
-    const posted: string[] = [];
-    let producing = true;
+  it(
+    '20 consumers drain 10,000 messages from 5 producers: each message delivered exactly once',
+    async () => {
+      const queue = uniqueQueue('drain');
+      await mq.createQueue(queue);
+      const total = 10_000;
+      const producers = 5;
+      const posted: string[] = [];
+      let producing = true;
 
-    const produce = async (producer: number) => {
-      for (let batch = 0; batch < total / producers / 100; batch++) {
-        const ids = await mq.post(
-          queue,
-          Array.from({ length: 100 }, (_, i) => ({ body: `p${producer}-b${batch}-m${i}` })),
-        );
-        posted.push(...ids);
-      }
-    };
-    const deliveries = new Map<string, number>();
-    const consume = async (consumer: number) => {
-      for (;;) {
-        const messages = await mq.reserve(queue, { n: 1 + (consumer % 10) * 5, wait: producing ? 1 : 0 });
-        if (messages.length === 0) {
-          if (!producing) return;
-          continue;
+      const produce = async (producer: number) => {
+        for (let batch = 0; batch < total / producers / 100; batch++) {
+          const ids = await mq.post(
+            queue,
+            Array.from({ length: 100 }, (_, i) => ({ body: `p${producer}-b${batch}-m${i}` })),
+          );
+          posted.push(...ids);
         }
-        for (const message of messages) deliveries.set(message.id, (deliveries.get(message.id) ?? 0) + 1);
-        const response = await mq.http.delete(mq.path(queue, '/messages'), {
-          ids: messages.map((message) => ({ id: message.id, reservation_id: message.reservation_id })),
-        });
-        expect(response.status).toBe(200);
-      }
-    };
+      };
+      const deliveries = new Map<string, number>();
+      const consume = async (consumer: number) => {
+        for (;;) {
+          const messages = await mq.reserve(queue, { n: 1 + (consumer % 10) * 5, wait: producing ? 1 : 0 });
+          if (messages.length === 0) {
+            if (!producing) return;
+            continue;
+          }
+          for (const message of messages) deliveries.set(message.id, (deliveries.get(message.id) ?? 0) + 1);
+          const response = await mq.http.delete(mq.path(queue, '/messages'), {
+            ids: messages.map((message) => ({ id: message.id, reservation_id: message.reservation_id })),
+          });
+          expect(response.status).toBe(200);
+        }
+      };
 
-    const consumers = Array.from({ length: 20 }, (_, i) => consume(i));
-    await Promise.all(Array.from({ length: producers }, (_, i) => produce(i)));
-    producing = false;
-    await Promise.all(consumers);
+      const consumers = Array.from({ length: 20 }, (_, i) => consume(i));
+      await Promise.all(Array.from({ length: producers }, (_, i) => produce(i)));
+      producing = false;
+      await Promise.all(consumers);
 
-    expect(posted).toHaveLength(total);
-    expect(new Set(posted).size).toBe(total);
-    expect(deliveries.size).toBe(total);
-    expect([...deliveries.values()].every((count) => count === 1)).toBe(true);
-    expect(posted.every((id) => deliveries.has(id))).toBe(true);
-    expect(await mq.info(queue)).toMatchObject({ size: 0, total_messages: total });
-  }, 60_000);
+      expect(posted).toHaveLength(total);
+      expect(new Set(posted).size).toBe(total);
+      expect(deliveries.size).toBe(total);
+      expect([...deliveries.values()].every((count) => count === 1)).toBe(true);
+      expect(posted.every((id) => deliveries.has(id))).toBe(true);
+      expect(await mq.info(queue)).toMatchObject({ size: 0, total_messages: total });
+    },
+    scaled(60_000),
+  );
 
   it('concurrent reserves never hand out the same message under a live reservation', async () => {
     const queue = uniqueQueue('contention');

@@ -3,6 +3,7 @@ import { eventually } from '../../helpers/eventually.js';
 import type { HttpClient } from '../../helpers/http.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createCluster, createRunnerToken, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 // The runner API and cluster runner tokens, without Docker: the test plays the runner.
 
@@ -230,7 +231,7 @@ describe('the runner API refuses', () => {
   });
 });
 
-describe('a task its runner never started', { timeout: 60_000 }, () => {
+describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
   it('goes to another runner when the token is revoked during the long-poll that would take it', async () => {
     const cluster = await createCluster(server.http, 'runner-api-revoke');
     const revoked = await createRunnerToken(server, cluster);

@@ -4,6 +4,7 @@ import { createUserWithToken } from '../../helpers/identity.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { keysMatching } from '../../helpers/redis.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 const SECRETS = ['AKIA-very-secret-key-id', 'wJalr-very-secret-access-key', 'docker-auth-very-secret'];
 
@@ -59,7 +60,7 @@ beforeAll(async () => {
   bob = await createUserWithToken(server.http, 'bob');
   carol = await createUserWithToken(server.http, 'carol');
   for (const user of [alice, bob, carol]) user.http = new RecordingClient(server.url, user.token);
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

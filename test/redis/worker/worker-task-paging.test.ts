@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createCluster, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { scaled } from '../../helpers/pace.js';
 
 /** A task as the list shows it, with the fields the checks need. */
 interface Listed {
@@ -75,7 +76,7 @@ beforeAll(async () => {
       return to && worker.statuses.change(server.projectId, id, { from: ['queued'], to });
     }),
   );
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.stop();
