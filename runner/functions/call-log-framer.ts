@@ -4,6 +4,9 @@ interface Entry {
   parts: string[];
   bytes: number;
   settle: NodeJS.Timeout | null;
+  /** Times its settle wait was given again because the process was too busy to read meanwhile. */
+  rearmed: number;
+  finished: boolean;
   /** Its frame line has arrived on stderr. */
   framed: boolean;
   resolve(text: string): void;
@@ -15,6 +18,9 @@ const MAX_CALL_LOG_BYTES = 1024 * 1024;
 
 /** Longest wait after an answer for the call's own frame line (stderr lagging behind answers). */
 const FRAME_WAIT_MS = 5000;
+
+/** How often a settle wait is given again after the event loop was held up through it. */
+const MOST_REARMS = 3;
 
 /**
  * Splits the stderr of a hot container into the logs of its calls. The engine relays stderr
@@ -48,7 +54,16 @@ export class CallLogFramer {
   open(callId: string): void {
     let resolve: (text: string) => void = () => {};
     const done = new Promise<string>((settle) => (resolve = settle));
-    const entry: Entry = { parts: [], bytes: 0, settle: null, framed: false, resolve, done };
+    const entry: Entry = {
+      parts: [],
+      bytes: 0,
+      settle: null,
+      rearmed: 0,
+      finished: false,
+      framed: false,
+      resolve,
+      done,
+    };
     if (this.ended) resolve('');
     else this.entries.set(callId, entry);
     // Unframed, output goes to the newest call; the one before still ends at its settle time,
@@ -61,7 +76,7 @@ export class CallLogFramer {
     const entry = this.entries.get(callId);
     if (!entry) return Promise.resolve('');
     const frameToCome = this.framed && !entry.framed;
-    entry.settle ??= setTimeout(() => this.finish(entry), frameToCome ? FRAME_WAIT_MS : this.settleMs);
+    if (entry.settle === null) this.settleAfter(entry, frameToCome ? FRAME_WAIT_MS : this.settleMs);
     return entry.done;
   }
 
@@ -108,8 +123,28 @@ export class CallLogFramer {
   private frameArrived(entry: Entry): void {
     entry.framed = true;
     if (entry.settle === null) return;
-    clearTimeout(entry.settle);
-    entry.settle = setTimeout(() => this.finish(entry), this.settleMs);
+    this.settleAfter(entry, this.settleMs);
+  }
+
+  /**
+   * Ends the entry's log `ms` from now. A process held up past that time runs its timers before
+   * it reads the output already waiting on its socket: the end waits for one read (setImmediate
+   * runs after the poll phase), and a wait that overran by more than itself is given again, a
+   * few times at most, so that a busy machine's stderr still reaches its call.
+   */
+  private settleAfter(entry: Entry, ms: number): void {
+    clearTimeout(entry.settle ?? undefined);
+    const due = Date.now() + ms;
+    entry.settle = setTimeout(() => {
+      setImmediate(() => {
+        if (entry.finished) return;
+        const overran = Date.now() - due > ms;
+        if (overran && entry.rearmed < MOST_REARMS) {
+          entry.rearmed += 1;
+          this.settleAfter(entry, ms);
+        } else this.finish(entry);
+      });
+    }, ms);
   }
 
   private append(text: string): void {
@@ -122,6 +157,7 @@ export class CallLogFramer {
   }
 
   private finish(entry: Entry): void {
+    entry.finished = true;
     if (this.current === entry) {
       if (this.partial !== '') this.append(this.partial);
       this.partial = '';

@@ -7,12 +7,15 @@ const SETTLE_MS = 10;
 async function settled(promise: Promise<string>): Promise<string | undefined> {
   let value: string | undefined;
   void promise.then((text) => (value = text));
-  await vi.advanceTimersByTimeAsync(0);
+  // Fake immediates (the framer ends a log after one read) run once the clock moves.
+  await vi.advanceTimersByTimeAsync(1);
   return value;
 }
 
 describe('CallLogFramer', () => {
-  beforeEach(() => vi.useFakeTimers());
+  beforeEach(() =>
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'] }),
+  );
   afterEach(() => vi.useRealTimers());
 
   it('a framed container: a call answered before its frame line arrives waits for it, then settles', async () => {
@@ -50,5 +53,32 @@ describe('CallLogFramer', () => {
     const log = framer.answered('only');
     await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(await settled(log)).toBe('said\n');
+  });
+
+  it('a settle wait the process was held up through is given again, so late output still reaches its call', async () => {
+    const framer = new CallLogFramer('FRAME', SETTLE_MS);
+    framer.open('busy');
+    framer.push(Buffer.from('FRAME=busy\n'));
+    const log = framer.answered('busy');
+    // The event loop was held up: the clock is far past the settle time when the timer runs.
+    vi.setSystemTime(Date.now() + SETTLE_MS * 10);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await settled(log)).toBeUndefined();
+    framer.push(Buffer.from('relayed late\n'));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await settled(log)).toBe('relayed late\n');
+  });
+
+  it('a process held up again and again ends the log after a few more waits', async () => {
+    const framer = new CallLogFramer(null, SETTLE_MS);
+    framer.open('starved');
+    const log = framer.answered('starved');
+    let ended: string | undefined;
+    void log.then((text) => (ended = text));
+    for (let wait = 0; wait < 10 && ended === undefined; wait++) {
+      vi.setSystemTime(Date.now() + SETTLE_MS * 10);
+      await vi.advanceTimersByTimeAsync(SETTLE_MS + 1);
+    }
+    expect(ended).toBe('');
   });
 });
