@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
-import { ERRORS, fail } from '../src/core/errors.js';
+import { fail } from '../src/core/errors.js';
 import type { AppContext } from './context.js';
 import { sessionCookieToken } from './dashboard-session-cookie.js';
 import { pathParameter, queryParameter } from './request-fields.js';
@@ -30,9 +30,6 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
   return sessionCookieToken(request);
 }
-
-/** What a running task's own token may use (README, "How tasks run"); every other route refuses it with this. */
-export const TASK_TOKEN_SCOPE = ERRORS.task_token_out_of_scope.message;
 
 /** Task tokens reach their own project's APIs only: never identity, clusters or anything not under a project. */
 export function refuseTaskToken(principal: Principal): Principal {
