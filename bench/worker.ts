@@ -3,14 +3,14 @@
  * (a) N tasks of a container that exits at once, on one runner with 4 slots: queue-to-start
  *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
  *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.1×).
- * (b) API throughput of queueing tasks in batches of 100 (target ≥ 3,000 tasks/s), beside bare
- *     BullMQ addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
+ * (b) API throughput of queueing tasks in batches of 100, posted by wrk (target ≥ 3,000 tasks/s),
+ *     beside bare BullMQ addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
  * `--list-only` runs only those; `--queue-only` runs only (b).
- * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS
- * (20000) scale it.
+ * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_SECONDS
+ * (5, the length of each of (b)'s four rounds) scale it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,11 +34,11 @@ import { figure, sized } from './lib/report.js';
 import { cpuSeconds } from './lib/proc-cpu.js';
 import { serveInChild } from './lib/child-server.js';
 import { runListBench } from './worker-list.js';
+import { wrk } from './lib/wrk.js';
 
 const TASKS = sized('BENCH_TASKS', 1000, 4);
-const QUEUE_TASKS = sized('BENCH_QUEUE_TASKS', 20000, 400);
+const QUEUE_SECONDS = sized('BENCH_QUEUE_SECONDS', 5, 1);
 const IDLE_TASKS = sized('BENCH_IDLE_TASKS', 50, 2);
-const WARM_UP_TASKS = sized('BENCH_WARM_UP_TASKS', 2000, 100);
 const SLOTS = 4;
 const ROUNDS = sized('BENCH_ROUNDS', 5, 1);
 const IMAGE = 'ferrum-test/busybox';
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
 
     if (!queueOnly) await runTasksBench(http, client, keys, projectId);
-    await runQueueBench(http, redis.url, projectId);
+    await runQueueBench(http, controller.url, token, redis.url, projectId);
   } finally {
     await client.quit();
     await runner.stop();
@@ -228,50 +228,113 @@ async function runTasksBench(http: HttpClient, client: Redis, keys: WorkerKeys, 
   figure('tasks: queue-to-start p50 on an idle runner', percentile(idleLatencies, 50), 'ms', { better: 'lower' });
 }
 
+/** What one side of (b) took: tasks queued, wall seconds, and redis-server and server CPU seconds. */
+interface QueueSide {
+  tasks: number;
+  seconds: number;
+  redisCpu: number;
+  nodeCpu: number;
+}
+
+/**
+ * Ferrum's side of (b) for `seconds`: wrk (a C load generator, so that no Node client shares the
+ * server's cores) posts batches of 100 tasks on 8 connections to this process's API server.
+ */
+async function queueThroughApi(
+  controllerUrl: string,
+  token: string,
+  projectId: string,
+  cluster: string,
+  seconds: number,
+): Promise<QueueSide> {
+  const tasks = Array.from({ length: 100 }, () => ({ code_name: 'bench', payload: '{}', cluster }));
+  const headers = { Authorization: `OAuth ${token}`, 'Content-Type': 'application/json' };
+  const redisBefore = cpuSeconds(redisPid);
+  const started = performance.now();
+  const figures = await wrk(
+    `${controllerUrl}/2/projects/${projectId}/tasks`,
+    { seconds, connections: 8, serverPid: process.pid },
+    { method: 'POST', body: JSON.stringify({ tasks }), headers },
+  );
+  return {
+    tasks: figures.requests * 100,
+    seconds: (performance.now() - started) / 1000,
+    redisCpu: cpuSeconds(redisPid) - redisBefore,
+    nodeCpu: (figures.cpuUs * figures.requests) / 1e6,
+  };
+}
+
+/** BullMQ's side of (b) for `seconds`: addBulk of batches of 100 from this process, 8 in flight. */
+async function queueThroughBullMq(queue: Queue, projectId: string, seconds: number): Promise<QueueSide> {
+  const redisBefore = cpuSeconds(redisPid);
+  const nodeBefore = process.cpuUsage();
+  const started = performance.now();
+  let tasks = 0;
+  const deadline = started + seconds * 1000;
+  const adder = async () => {
+    while (performance.now() < deadline) {
+      await bullAddAll(queue, projectId, 100, 1);
+      tasks += 100;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, adder));
+  const node = process.cpuUsage(nodeBefore);
+  return {
+    tasks,
+    seconds: (performance.now() - started) / 1000,
+    redisCpu: cpuSeconds(redisPid) - redisBefore,
+    nodeCpu: (node.user + node.system) / 1e6,
+  };
+}
+
+let redisPid = 0;
+
 /** (b): queueing through the API against bare BullMQ addBulk of the same jobs on the same Redis. */
-async function runQueueBench(http: HttpClient, redisUrl: string, projectId: string): Promise<void> {
+async function runQueueBench(
+  http: HttpClient,
+  controllerUrl: string,
+  token: string,
+  redisUrl: string,
+  projectId: string,
+): Promise<void> {
   console.log(
-    `(b) queueing ${QUEUE_TASKS} tasks through the API in batches of 100, 8 requests in flight, beside bare BullMQ addBulk of the same jobs on the same Redis`,
+    `(b) queueing tasks through the API in batches of 100 (wrk, 8 connections), beside bare BullMQ addBulk of the same jobs on the same Redis (8 in flight), ${QUEUE_SECONDS} s a round`,
   );
   // Clusters without runners, so that the tasks stay queued and only queueing is measured.
   const warmUp = await createCluster(http, 'bench-warmup');
   const idle = await createCluster(http, 'bench-idle');
   const bullConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const bull = new Queue(queueNameOf('bench-bullmq'), { connection: bullConnection, prefix: 'bench-bullmq' });
-  const redisPid = Number(/process_id:(\d+)/.exec(await bullConnection.info('server'))![1]);
+  redisPid = Number(/process_id:(\d+)/.exec(await bullConnection.info('server'))![1]);
   try {
     // JIT and script caches warm, as in a running server.
-    await queueAll(http, projectId, WARM_UP_TASKS, warmUp, 8);
-    await bullAddAll(bull, projectId, WARM_UP_TASKS, 8);
-    // The two sides alternate in rounds (F B B F) so that both see the same load. Beside wall
-    // time, each side is charged the CPU that redis-server and this process (API server and
-    // load generator both) spent on it, from /proc: figures that other work on the machine
-    // does not move.
-    const ferrum = { seconds: 0, redisCpu: 0, nodeCpu: 0 };
-    const bullmq = { seconds: 0, redisCpu: 0, nodeCpu: 0 };
-    const round = QUEUE_TASKS / 2;
-    const timed = async (side: typeof ferrum, work: () => Promise<void>) => {
-      const started = performance.now();
-      const redisBefore = cpuSeconds(redisPid);
-      const nodeBefore = process.cpuUsage();
-      await work();
-      const node = process.cpuUsage(nodeBefore);
-      side.nodeCpu += (node.user + node.system) / 1e6;
-      side.redisCpu += cpuSeconds(redisPid) - redisBefore;
-      side.seconds += (performance.now() - started) / 1000;
-    };
-    await timed(ferrum, () => queueAll(http, projectId, round, idle, 8));
-    await timed(bullmq, () => bullAddAll(bull, projectId, round, 8));
-    await timed(bullmq, () => bullAddAll(bull, projectId, round, 8));
-    await timed(ferrum, () => queueAll(http, projectId, round, idle, 8));
-    const ferrumRate = QUEUE_TASKS / ferrum.seconds;
-    const bullRate = QUEUE_TASKS / bullmq.seconds;
-    const perTask = (cpu: number) => ((cpu / QUEUE_TASKS) * 1e6).toFixed(0);
+    await queueThroughApi(controllerUrl, token, projectId, warmUp, 1);
+    await queueThroughBullMq(bull, projectId, 1);
+    // The two sides alternate in rounds (F B B F) so that both see the same load. Beside the
+    // rate, each side is charged the CPU that redis-server and the server (Ferrum's API server,
+    // or the BullMQ client process) spent on it, from /proc: figures other work on the machine
+    // moves least. wrk's own CPU is in neither.
+    const sides = { ferrum: [] as QueueSide[], bullmq: [] as QueueSide[] };
+    sides.ferrum.push(await queueThroughApi(controllerUrl, token, projectId, idle, QUEUE_SECONDS));
+    sides.bullmq.push(await queueThroughBullMq(bull, projectId, QUEUE_SECONDS));
+    sides.bullmq.push(await queueThroughBullMq(bull, projectId, QUEUE_SECONDS));
+    sides.ferrum.push(await queueThroughApi(controllerUrl, token, projectId, idle, QUEUE_SECONDS));
+    const sum = (list: QueueSide[]) => ({
+      tasks: list.reduce((total, side) => total + side.tasks, 0),
+      seconds: list.reduce((total, side) => total + side.seconds, 0),
+      redisCpu: list.reduce((total, side) => total + side.redisCpu, 0),
+      nodeCpu: list.reduce((total, side) => total + side.nodeCpu, 0),
+    });
+    const ferrum = sum(sides.ferrum);
+    const bullmq = sum(sides.bullmq);
+    const ferrumRate = ferrum.tasks / ferrum.seconds;
+    const bullRate = bullmq.tasks / bullmq.seconds;
+    const perTask = (cpu: number, side: { tasks: number }) => ((cpu / side.tasks) * 1e6).toFixed(1);
     console.log(`    Ferrum: ${ferrumRate.toFixed(0)} tasks/s queued (target >= 3000)`);
     console.log(`    bare BullMQ addBulk: ${bullRate.toFixed(0)} jobs/s`);
     console.log(
-      `    CPU per task: redis-server ${perTask(ferrum.redisCpu)} µs (BullMQ ${perTask(bullmq.redisCpu)} µs), ` +
-        `this process ${perTask(ferrum.nodeCpu)} µs (BullMQ ${perTask(bullmq.nodeCpu)} µs)`,
+      `    CPU per task: redis-server ${perTask(ferrum.redisCpu, ferrum)} µs (BullMQ ${perTask(bullmq.redisCpu, bullmq)} µs), ` +
+        `API server ${perTask(ferrum.nodeCpu, ferrum)} µs (BullMQ's client process ${perTask(bullmq.nodeCpu, bullmq)} µs)`,
     );
     figure('tasks queued through the API (batches of 100)', ferrumRate, 'tasks/s', {
       better: 'higher',
@@ -283,10 +346,22 @@ async function runQueueBench(http: HttpClient, redisUrl: string, projectId: stri
       target: 0.7,
       reference: 'BullMQ addBulk of the same jobs on the same Redis, in the same run',
     });
-    figure('tasks queued: redis-server CPU per task, Ferrum / BullMQ', ferrum.redisCpu / bullmq.redisCpu, 'x', {
-      better: 'lower',
-      reference: 'redis-server CPU (from /proc) of BullMQ addBulk of the same jobs, in the same run',
-    });
+    const redisPerTask = (side: { redisCpu: number; tasks: number }) => side.redisCpu / side.tasks;
+    figure(
+      'tasks queued: redis-server CPU per task, Ferrum / BullMQ',
+      redisPerTask(ferrum) / redisPerTask(bullmq),
+      'x',
+      {
+        better: 'lower',
+        reference: 'redis-server CPU (from /proc) of BullMQ addBulk of the same jobs, in the same run',
+      },
+    );
+    figure(
+      'tasks queued: server CPU per task, Ferrum API server / BullMQ client',
+      ferrum.nodeCpu / ferrum.tasks / (bullmq.nodeCpu / bullmq.tasks),
+      'x',
+      { better: 'lower', reference: 'CPU (from /proc) of the process running BullMQ addBulk, in the same run' },
+    );
   } finally {
     await bull.close();
     await bullConnection.quit();

@@ -5,6 +5,7 @@ const taskScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).
 
 export const scripts = {
   createTasks: taskScript('create-tasks'),
+  addTaskJobs: taskScript('add-task-jobs'),
   listTasks: taskScript('list-tasks'),
   setStatus: taskScript('set-task-status'),
   appendLog: taskScript('append-log'),

@@ -2,11 +2,23 @@ import type { RedisClient } from '../../../core/redis.js';
 import { Queue } from 'bullmq';
 import type { WorkerKeys } from '../../keys.js';
 import type { Task } from '../../types.js';
+import { scripts } from '../scripts.js';
 
 /** What a BullMQ job carries: only where the task record is. */
 export interface TaskJob {
   project_id: string;
   task_id: string;
+}
+
+const JOB_NAME = 'task';
+
+function dueAt(task: Task): number {
+  return task.created_at + task.delay * 1000;
+}
+
+/** A job's data as BullMQ stores it (JSON.stringify of a TaskJob), built without the object. */
+function jobDataOf(task: Task): string {
+  return `{"project_id":${JSON.stringify(task.project_id)},"task_id":${JSON.stringify(task.id)}}`;
 }
 
 /** BullMQ queue name of a cluster; the braces keep a queue's keys in one Redis Cluster slot. */
@@ -55,23 +67,38 @@ export class TaskDistribution {
     }
     if (byCluster.size === 0) return;
     // Sent with the jobs rather than before them: one round trip, not two.
-    await Promise.all([
-      this.connection.sadd(this.keys.clusters(), ...byCluster.keys()),
-      ...[...byCluster].map(([cluster, group]) =>
-        this.queueOf(cluster).addBulk(
-          group.map((task) => ({
-            name: 'task',
-            data: { project_id: task.project_id, task_id: task.id },
-            // Finished jobs are removed by the runners' Worker options (removeOnComplete/Fail).
-            opts: {
-              jobId: `${task.id}${jobIdSuffix}`,
-              delay: Math.max(0, task.created_at + task.delay * 1000 - now),
-              priority: bullPriority(task.priority),
-            },
-          })),
-        ),
-      ),
-    ]);
+    const adds: Promise<unknown>[] = [this.connection.sadd(this.keys.clusters(), ...byCluster.keys())];
+    for (const [cluster, group] of byCluster) {
+      const dueNow = group.filter((task) => dueAt(task) <= now);
+      if (dueNow.length > 0) adds.push(this.addDueNow(cluster, dueNow, jobIdSuffix, now));
+      if (dueNow.length < group.length) adds.push(this.addDelayed(cluster, group, jobIdSuffix, now));
+    }
+    await Promise.all(adds);
+  }
+
+  /** Jobs due now: one add-task-jobs.lua run for the cluster's whole group. */
+  private addDueNow(cluster: string, tasks: Task[], jobIdSuffix: string, now: number): Promise<unknown> {
+    const keys = this.queueOf(cluster).keys;
+    const args: string[] = [keys['']!, String(now), JOB_NAME];
+    for (const task of tasks) {
+      const jobId = `${task.id}${jobIdSuffix}`;
+      args.push(jobId, String(bullPriority(task.priority)), jobDataOf(task));
+    }
+    const queueKeys = [keys.marker, keys.meta, keys.id, keys.prioritized, keys.active, keys.events, keys.pc];
+    return scripts.addTaskJobs.run(this.connection, queueKeys as string[], args);
+  }
+
+  /** Jobs due later, through BullMQ's own addBulk (its delayed set and delay marker). */
+  private addDelayed(cluster: string, tasks: Task[], jobIdSuffix: string, now: number): Promise<unknown> {
+    const later = tasks.filter((task) => dueAt(task) > now);
+    return this.queueOf(cluster).addBulk(
+      later.map((task) => ({
+        name: JOB_NAME,
+        data: { project_id: task.project_id, task_id: task.id },
+        // Finished jobs are removed by the runners' Worker options (removeOnComplete/Fail).
+        opts: { jobId: `${task.id}${jobIdSuffix}`, delay: dueAt(task) - now, priority: bullPriority(task.priority) },
+      })),
+    );
   }
 
   /** Drops a job that no runner holds yet; a held one is left to see the record's status. */
