@@ -15,6 +15,8 @@
  * RabbitMQ, Ferrum, ...) of an equal share of the messages, summed per side, so that other work
  * on the machine weighs on both alike. Prints msg/s, the ratios and each system's server CPU
  * seconds per 100,000 messages from /proc (figures that load on the machine moves less).
+ * BENCH_PROFILE=1: a --cpu-prof profile of the Ferrum server (in /tmp/mq-rabbitmq-prof) and
+ * its Redis's INFO commandstats per phase (µs per message).
  * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 2) sets the rounds per side;
  * BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
@@ -28,6 +30,7 @@ import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 
 const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
@@ -72,9 +75,16 @@ interface Side {
 
 /**
  * Both sides through MESSAGES messages in ROUNDS rounds each, alternating (F R R F ...) so that
- * both see the same load on the machine; each side's rounds summed.
+ * both see the same load on the machine; each side's rounds summed. With BENCH_PROFILE, prints
+ * what Ferrum's Redis spent on it (`redis`: a client of it).
  */
-async function alternating(ferrum: Side, rabbit: Side): Promise<{ ferrum: Phase; rabbit: Phase }> {
+async function alternating(
+  name: string,
+  ferrum: Side,
+  rabbit: Side,
+  redis: Redis,
+): Promise<{ ferrum: Phase; rabbit: Phase }> {
+  if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
   const sums = { ferrum: { messages: 0, seconds: 0, cpu: 0 }, rabbit: { messages: 0, seconds: 0, cpu: 0 } };
   for (let round = 0, done = 0; round < ROUNDS; round++) {
     const count = Math.round((MESSAGES * (round + 1)) / ROUNDS) - done;
@@ -88,6 +98,10 @@ async function alternating(ferrum: Side, rabbit: Side): Promise<{ ferrum: Phase;
       await runFerrum();
     }
     done += count;
+  }
+  if (process.env.BENCH_PROFILE) {
+    console.log(`  ${name}: Ferrum's Redis`);
+    await printCommandStats(redis, MESSAGES);
   }
   return sums;
 }
@@ -152,7 +166,7 @@ async function ferrumConsume(client: Client, queue: string, deleteOnReserve: boo
 
 async function startFerrum(
   durability: Durability,
-): Promise<{ child: ChildProcess; target: Target; pids: () => number[] }> {
+): Promise<{ child: ChildProcess; target: Target; redis: Redis; pids: () => number[] }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'server', BENCH_REDIS_DURABILITY: durability },
     execArgv: [
@@ -165,10 +179,8 @@ async function startFerrum(
     child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
   });
   const redis = new Redis(target.redisUrl);
-  const info = await redis.info('server');
-  redis.disconnect();
-  const redisPid = Number(/process_id:(\d+)/.exec(info)![1]);
-  return { child, target, pids: () => [child.pid!, redisPid] };
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
+  return { child, target, redis, pids: () => [child.pid!, redisPid] };
 }
 
 async function stopFerrum(child: ChildProcess): Promise<void> {
@@ -339,7 +351,7 @@ interface Row {
 }
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
-  const { child, target, pids } = await startFerrum(durability);
+  const { child, target, redis, pids } = await startFerrum(durability);
   const client = new Client(target, CLIENTS);
   const ferrum = (work: Side['work']): Side => ({ pids, work });
   const rabbit = (work: Side['work']): Side => ({ pids: node.pids, work });
@@ -356,28 +368,35 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
       await rabbitProduce(durability);
     };
     const rabbitBatched = rabbit((n) => rabbitConsume(durability, 'batched', n));
-    const produce = await alternating(
+    const measure = (name: string, ours: Side, theirs: Side) =>
+      alternating(`${durability} ${name}`, ours, theirs, redis);
+    const produce = await measure(
+      'produce',
       ferrum((n) => ferrumProduce(client, queue, n)),
       rabbit((n) => rabbitProduce(durability, n)),
     );
-    const consume = await alternating(
+    const consume = await measure(
+      'consume (reserve + delete)',
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbitBatched,
     );
     await refill();
-    const consumeDeleting = await alternating(
+    const consumeDeleting = await measure(
+      'consume (delete: true)',
       ferrum((n) => ferrumConsume(client, queue, true, n)),
       rabbitBatched,
     );
     if (durability !== 'transient') return { produce, consume, consumeDeleting };
     await refill();
-    const consumeEachAck = await alternating(
+    const consumeEachAck = await measure(
+      'consume (reserve + delete, beside one ack each)',
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbit((n) => rabbitConsume(durability, 'each', n)),
     );
     return { produce, consume, consumeDeleting, consumeEachAck };
   } finally {
     client.close();
+    redis.disconnect();
     await stopFerrum(child);
   }
 }
