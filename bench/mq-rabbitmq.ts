@@ -17,7 +17,7 @@
  * seconds per 100,000 messages from /proc (figures that load on the machine moves less).
  * BENCH_PROFILE=1: a --cpu-prof profile of the Ferrum server (in /tmp/mq-rabbitmq-prof) and
  * its Redis's INFO commandstats per phase (µs per message).
- * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 2) sets the rounds per side;
+ * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 4; 2 in a smoke run) sets the rounds per side;
  * BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -35,7 +35,7 @@ import { figure, sized } from './lib/report.js';
 
 const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
 const WARM_UP = Math.min(MESSAGES, 10_000);
-const ROUNDS = sized('BENCH_ROUNDS', 2, 2);
+const ROUNDS = sized('BENCH_ROUNDS', 4, 2);
 const BATCH = 100;
 const CLIENTS = 4;
 const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
