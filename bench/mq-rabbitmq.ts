@@ -10,9 +10,15 @@
  * prefetch 100 and one ack with `multiple` per 100 messages. The transient row also consumes
  * with one ack per message, labelled as such. Ferrum: v3 over HTTP keep-alive, batches of 100
  * (post; reserve n=100 then delete the batch, and reserve with delete: true), its server
- * (controller + redis-server) in a process of its own. 4 clients on each side. Prints msg/s,
- * the ratios and each system's server CPU seconds per 100,000 messages from /proc.
- * BENCH_MESSAGES (default 100,000) scales it; BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
+ * (controller + redis-server) in a process of its own. 4 clients on each side. Each Ferrum
+ * figure is measured beside its RabbitMQ reference in alternating rounds (Ferrum, RabbitMQ,
+ * RabbitMQ, Ferrum, ...) of an equal share of the messages, summed per side, so that other work
+ * on the machine weighs on both alike. Prints msg/s, the ratios and each system's server CPU
+ * seconds per 100,000 messages from /proc (figures that load on the machine moves less).
+ * BENCH_PROFILE=1: a --cpu-prof profile of the Ferrum server (in /tmp/mq-rabbitmq-prof) and
+ * its Redis's INFO commandstats per phase (µs per message).
+ * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 4; 2 in a smoke run) sets the rounds per side;
+ * BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,10 +30,12 @@ import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 
 const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
 const WARM_UP = Math.min(MESSAGES, 10_000);
+const ROUNDS = sized('BENCH_ROUNDS', 4, 2);
 const BATCH = 100;
 const CLIENTS = 4;
 const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
@@ -50,13 +58,52 @@ interface Phase {
   cpu: number;
 }
 
-/** Runs `work` while counting the CPU of `pids`. */
-async function phase(pids: () => number[], work: () => Promise<number>): Promise<Phase> {
+/** Runs `work` while counting the CPU of `pids`, adding to `into`. */
+async function timed(into: Phase, pids: () => number[], work: () => Promise<number>): Promise<void> {
   const cpuBefore = cpuSecondsOfAll(pids());
   const started = performance.now();
-  const messages = await work();
-  const seconds = (performance.now() - started) / 1000;
-  return { messages, seconds, cpu: cpuSecondsOfAll(pids()) - cpuBefore };
+  into.messages += await work();
+  into.seconds += (performance.now() - started) / 1000;
+  into.cpu += cpuSecondsOfAll(pids()) - cpuBefore;
+}
+
+/** A Ferrum side and its RabbitMQ reference, each given a count of messages to work through. */
+interface Side {
+  pids: () => number[];
+  work: (messages: number) => Promise<number>;
+}
+
+/**
+ * Both sides through MESSAGES messages in ROUNDS rounds each, alternating (F R R F ...) so that
+ * both see the same load on the machine; each side's rounds summed. With BENCH_PROFILE, prints
+ * what Ferrum's Redis spent on it (`redis`: a client of it).
+ */
+async function alternating(
+  name: string,
+  ferrum: Side,
+  rabbit: Side,
+  redis: Redis,
+): Promise<{ ferrum: Phase; rabbit: Phase }> {
+  if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
+  const sums = { ferrum: { messages: 0, seconds: 0, cpu: 0 }, rabbit: { messages: 0, seconds: 0, cpu: 0 } };
+  for (let round = 0, done = 0; round < ROUNDS; round++) {
+    const count = Math.round((MESSAGES * (round + 1)) / ROUNDS) - done;
+    const runFerrum = () => timed(sums.ferrum, ferrum.pids, () => ferrum.work(count));
+    const runRabbit = () => timed(sums.rabbit, rabbit.pids, () => rabbit.work(count));
+    if (round % 2 === 0) {
+      await runFerrum();
+      await runRabbit();
+    } else {
+      await runRabbit();
+      await runFerrum();
+    }
+    done += count;
+  }
+  if (process.env.BENCH_PROFILE) {
+    console.log(`  ${name}: Ferrum's Redis`);
+    await printCommandStats(redis, MESSAGES);
+  }
+  return sums;
 }
 
 const rate = (p: Phase) => p.messages / p.seconds;
@@ -95,36 +142,31 @@ async function ferrumProduce(client: Client, queue: string, total = MESSAGES): P
   return total;
 }
 
-async function ferrumConsume(
-  client: Client,
-  queue: string,
-  deleteOnReserve: boolean,
-  total = MESSAGES,
-): Promise<number> {
-  let consumed = 0;
+/** Consumes `total` messages of a queue holding at least that many, in batches of 100. */
+async function ferrumConsume(client: Client, queue: string, deleteOnReserve: boolean, total: number): Promise<number> {
+  const take = batches(total);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
-      for (;;) {
+      for (let batch = take(); batch; batch = take()) {
+        const n = batch.length;
         const reserved = check(
-          await client.request('POST', `${queue}/reservations`, { n: BATCH, delete: deleteOnReserve }),
+          await client.request('POST', `${queue}/reservations`, { n, delete: deleteOnReserve }),
           200,
         ).messages as Array<{ id: string; reservation_id: string }>;
-        if (reserved.length === 0) return;
+        if (reserved.length !== n) throw new Error(`reserved ${reserved.length} of ${n} messages`);
         if (!deleteOnReserve) {
           const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
           check(await client.request('DELETE', `${queue}/messages`, { ids }), 200);
         }
-        consumed += reserved.length;
       }
     }),
   );
-  if (consumed !== total) throw new Error(`consumed ${consumed} of ${total} messages`);
-  return consumed;
+  return total;
 }
 
 async function startFerrum(
   durability: Durability,
-): Promise<{ child: ChildProcess; target: Target; pids: () => number[] }> {
+): Promise<{ child: ChildProcess; target: Target; redis: Redis; pids: () => number[] }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'server', BENCH_REDIS_DURABILITY: durability },
     execArgv: [
@@ -137,36 +179,14 @@ async function startFerrum(
     child.once('exit', (code) => reject(new Error(`the server child exited with ${code}`)));
   });
   const redis = new Redis(target.redisUrl);
-  const info = await redis.info('server');
-  redis.disconnect();
-  const redisPid = Number(/process_id:(\d+)/.exec(info)![1]);
-  return { child, target, pids: () => [child.pid!, redisPid] };
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
+  return { child, target, redis, pids: () => [child.pid!, redisPid] };
 }
 
-interface FerrumRow {
-  produce: Phase;
-  consume: Phase;
-  consumeDeleting: Phase;
-}
-
-async function benchFerrum(durability: Durability): Promise<FerrumRow> {
-  const { child, target, pids } = await startFerrum(durability);
-  const client = new Client(target, CLIENTS);
-  try {
-    // Warm-up: the server's JIT and Redis's script cache, as in a running server.
-    await ferrumProduce(client, 'warm-up', WARM_UP);
-    await ferrumConsume(client, 'warm-up', false, WARM_UP);
-    const produce = await phase(pids, () => ferrumProduce(client, 'compare'));
-    const consume = await phase(pids, () => ferrumConsume(client, 'compare', false));
-    await ferrumProduce(client, 'compare-deleting');
-    const consumeDeleting = await phase(pids, () => ferrumConsume(client, 'compare-deleting', true));
-    return { produce, consume, consumeDeleting };
-  } finally {
-    client.close();
-    child.removeAllListeners('exit');
-    child.send('stop');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
+async function stopFerrum(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  child.send('stop');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 // ---- RabbitMQ
@@ -265,9 +285,10 @@ async function rabbitProduce(durability: Durability, total = MESSAGES): Promise<
 /**
  * Consumes `total` messages with prefetch 100 on 4 channels. `batched`: one ack with `multiple`
  * per 100 messages of a channel (and one for the rest at the end), as RabbitMQ's experts run it;
- * `each`: one ack per message.
+ * `each`: one ack per message. Messages delivered past `total` are left unacknowledged: closing
+ * the channels puts them back on the queue for the next round.
  */
-async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', total = MESSAGES): Promise<number> {
+async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', total: number): Promise<number> {
   const connections = await Promise.all(Array.from({ length: CLIENTS }, () => amqp.connect(RABBITMQ_URL)));
   let consumed = 0;
   let done!: () => void;
@@ -280,7 +301,7 @@ async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', t
       await channel.consume(
         queueOf(durability),
         (message) => {
-          if (!message) return;
+          if (!message || consumed === total) return;
           if (acks === 'each') channel.ack(message);
           else if (++state.pending === BATCH) {
             channel.ack(message, true);
@@ -296,34 +317,88 @@ async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', t
     }),
   );
   await finished;
-  // A channel closed with unacknowledged messages would put them back on the queue.
+  // Up to each channel's last counted message (deliveries on a channel come in order).
   for (const { channel, unacked } of channels) if (unacked) channel.ack(unacked, true);
   await Promise.all(connections.map((connection) => connection.close()));
   return consumed;
 }
 
-interface RabbitRow {
-  produce: Phase;
-  consume: Phase;
-  /** The same consume with one ack per message (the transient row only). */
-  consumeEachAck?: Phase;
-}
-
-async function benchRabbit(node: RabbitNode, durability: Durability): Promise<RabbitRow> {
+/** An empty queue of the row's durability. */
+async function prepareRabbitQueue(durability: Durability): Promise<void> {
   const connection = await amqp.connect(RABBITMQ_URL);
   const channel = await connection.createChannel();
   await channel.assertQueue(queueOf(durability), { durable: durability === 'durable' });
   await channel.purgeQueue(queueOf(durability));
   await connection.close();
-  // Warm-up, like Ferrum's.
-  await rabbitProduce(durability, WARM_UP);
-  await rabbitConsume(durability, 'batched', WARM_UP);
-  const produce = await phase(node.pids, () => rabbitProduce(durability));
-  const consume = await phase(node.pids, () => rabbitConsume(durability, 'batched'));
-  if (durability !== 'transient') return { produce, consume };
-  await rabbitProduce(durability);
-  const consumeEachAck = await phase(node.pids, () => rabbitConsume(durability, 'each'));
-  return { produce, consume, consumeEachAck };
+}
+
+// ---- Both, in alternating rounds
+
+/** A Ferrum figure and its RabbitMQ reference, measured in the same rounds. */
+interface Pair {
+  ferrum: Phase;
+  rabbit: Phase;
+}
+
+interface Row {
+  produce: Pair;
+  /** Ferrum's reserve n=100 + batch delete beside RabbitMQ's batched acks. */
+  consume: Pair;
+  /** Ferrum's reserve n=100 with delete: true beside RabbitMQ's batched acks. */
+  consumeDeleting: Pair;
+  /** Ferrum's reserve + delete beside RabbitMQ acking each message (the transient row only). */
+  consumeEachAck?: Pair;
+}
+
+async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
+  const { child, target, redis, pids } = await startFerrum(durability);
+  const client = new Client(target, CLIENTS);
+  const ferrum = (work: Side['work']): Side => ({ pids, work });
+  const rabbit = (work: Side['work']): Side => ({ pids: node.pids, work });
+  const queue = 'compare';
+  try {
+    await prepareRabbitQueue(durability);
+    // Warm-up: JIT, Redis's script cache, RabbitMQ's queue process, as in running servers.
+    await ferrumProduce(client, 'warm-up', WARM_UP);
+    await ferrumConsume(client, 'warm-up', false, WARM_UP);
+    await rabbitProduce(durability, WARM_UP);
+    await rabbitConsume(durability, 'batched', WARM_UP);
+    const refill = async () => {
+      await ferrumProduce(client, queue);
+      await rabbitProduce(durability);
+    };
+    const rabbitBatched = rabbit((n) => rabbitConsume(durability, 'batched', n));
+    const measure = (name: string, ours: Side, theirs: Side) =>
+      alternating(`${durability} ${name}`, ours, theirs, redis);
+    const produce = await measure(
+      'produce',
+      ferrum((n) => ferrumProduce(client, queue, n)),
+      rabbit((n) => rabbitProduce(durability, n)),
+    );
+    const consume = await measure(
+      'consume (reserve + delete)',
+      ferrum((n) => ferrumConsume(client, queue, false, n)),
+      rabbitBatched,
+    );
+    await refill();
+    const consumeDeleting = await measure(
+      'consume (delete: true)',
+      ferrum((n) => ferrumConsume(client, queue, true, n)),
+      rabbitBatched,
+    );
+    if (durability !== 'transient') return { produce, consume, consumeDeleting };
+    await refill();
+    const consumeEachAck = await measure(
+      'consume (reserve + delete, beside one ack each)',
+      ferrum((n) => ferrumConsume(client, queue, false, n)),
+      rabbit((n) => rabbitConsume(durability, 'each', n)),
+    );
+    return { produce, consume, consumeDeleting, consumeEachAck };
+  } finally {
+    client.close();
+    redis.disconnect();
+    await stopFerrum(child);
+  }
 }
 
 async function rabbitVersion(): Promise<string> {
@@ -341,80 +416,78 @@ const ROW_TITLES: Record<Durability, { rabbit: string; ferrum: string }> = {
   transient: { rabbit: 'non-durable queue, transient messages', ferrum: 'Redis without persistence' },
 };
 
-function report(durability: Durability, version: string, rabbit: RabbitRow, ferrum: FerrumRow): void {
+function report(durability: Durability, version: string, row: Row): void {
   const titles = ROW_TITLES[durability];
   console.log(`${durability}:`);
   console.log(` RabbitMQ ${version} (${titles.rabbit}, confirms per 100, prefetch 100, an ack with multiple per 100):`);
-  show('produce', rabbit.produce);
-  show('consume', rabbit.consume);
-  if (rabbit.consumeEachAck) show('consume, one ack per message', rabbit.consumeEachAck);
+  show('produce', row.produce.rabbit);
+  show('consume (beside reserve + delete)', row.consume.rabbit);
+  show('consume (beside delete: true)', row.consumeDeleting.rabbit);
+  if (row.consumeEachAck) show('consume, one ack per message', row.consumeEachAck.rabbit);
   console.log(` Ferrum (${titles.ferrum}; v3 over HTTP keep-alive, batches of 100):`);
-  show('produce', ferrum.produce);
-  show('consume (reserve n=100 + delete batch)', ferrum.consume);
-  show('consume (reserve n=100, delete: true)', ferrum.consumeDeleting);
-  const reference = `RabbitMQ ${version} in the same run (${titles.rabbit}, batched acks)`;
-  const ratio = (name: string, ours: Phase, theirs: Phase, target?: number) =>
-    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(ours) / rate(theirs), 'x', {
+  show('produce', row.produce.ferrum);
+  show('consume (reserve n=100 + delete batch)', row.consume.ferrum);
+  show('consume (reserve n=100, delete: true)', row.consumeDeleting.ferrum);
+  if (row.consumeEachAck) show('consume (reserve + delete, beside one ack each)', row.consumeEachAck.ferrum);
+  const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
+  const ratio = (name: string, pair: Pair, target?: number) =>
+    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(pair.ferrum) / rate(pair.rabbit), 'x', {
       better: 'higher',
       ...(target === undefined ? {} : { target }),
       reference,
     });
-  ratio('produce', ferrum.produce, rabbit.produce, 3);
-  ratio('consume (reserve + delete)', ferrum.consume, rabbit.consume, 1);
-  ratio('consume (reserve, delete: true)', ferrum.consumeDeleting, rabbit.consume, 2);
-  if (rabbit.consumeEachAck)
+  ratio('produce', row.produce, 3);
+  ratio('consume (reserve + delete)', row.consume, 1);
+  ratio('consume (reserve, delete: true)', row.consumeDeleting, 2);
+  if (row.consumeEachAck)
     figure(
       `${durability}: consume (reserve + delete) Ferrum/RabbitMQ acking each message`,
-      rate(ferrum.consume) / rate(rabbit.consumeEachAck),
+      rate(row.consumeEachAck.ferrum) / rate(row.consumeEachAck.rabbit),
       'x',
       {
         better: 'higher',
-        reference: `RabbitMQ ${version} in the same run (${titles.rabbit}, one ack per message)`,
+        reference: `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, one ack per message)`,
       },
     );
-  figure(`${durability}: Ferrum produce`, rate(ferrum.produce), 'msg/s', { better: 'higher' });
-  figure(`${durability}: Ferrum consume (reserve + delete)`, rate(ferrum.consume), 'msg/s', { better: 'higher' });
-  figure(`${durability}: Ferrum consume (reserve, delete: true)`, rate(ferrum.consumeDeleting), 'msg/s', {
-    better: 'higher',
-  });
-  figure(`${durability}: RabbitMQ produce`, rate(rabbit.produce), 'msg/s', { better: 'higher' });
-  figure(`${durability}: RabbitMQ consume (batched acks)`, rate(rabbit.consume), 'msg/s', { better: 'higher' });
-  if (rabbit.consumeEachAck)
-    figure(`${durability}: RabbitMQ consume (one ack per message)`, rate(rabbit.consumeEachAck), 'msg/s', {
-      better: 'higher',
-    });
-  const cpu = 'server CPU s per 100k msgs';
-  const cpuFigure = (name: string, p: Phase) =>
-    figure(`${durability}: ${name} ${cpu}`, cpuPer100k(p), 's', { better: 'lower' });
-  cpuFigure('Ferrum produce', ferrum.produce);
-  cpuFigure('Ferrum consume (reserve + delete)', ferrum.consume);
-  cpuFigure('Ferrum consume (delete: true)', ferrum.consumeDeleting);
-  cpuFigure('RabbitMQ produce', rabbit.produce);
-  cpuFigure('RabbitMQ consume (batched acks)', rabbit.consume);
-  if (rabbit.consumeEachAck) cpuFigure('RabbitMQ consume (one ack per message)', rabbit.consumeEachAck);
+  const rates: Array<[string, Phase | undefined]> = [
+    ['Ferrum produce', row.produce.ferrum],
+    ['Ferrum consume (reserve + delete)', row.consume.ferrum],
+    ['Ferrum consume (reserve, delete: true)', row.consumeDeleting.ferrum],
+    ['RabbitMQ produce', row.produce.rabbit],
+    ['RabbitMQ consume (batched acks)', row.consume.rabbit],
+    ['RabbitMQ consume (one ack per message)', row.consumeEachAck?.rabbit],
+  ];
+  for (const [name, p] of rates) if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher' });
+  const cpus: Array<[string, Phase | undefined]> = [
+    ['Ferrum produce', row.produce.ferrum],
+    ['Ferrum consume (reserve + delete)', row.consume.ferrum],
+    ['Ferrum consume (delete: true)', row.consumeDeleting.ferrum],
+    ['RabbitMQ produce', row.produce.rabbit],
+    ['RabbitMQ consume (batched acks)', row.consume.rabbit],
+    ['RabbitMQ consume (one ack per message)', row.consumeEachAck?.rabbit],
+  ];
+  for (const [name, p] of cpus)
+    if (p) figure(`${durability}: ${name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
 }
 
 async function main(): Promise<void> {
   console.log(
-    `message queue: Ferrum beside RabbitMQ, ${MESSAGES.toLocaleString('en-US')} messages of ${bodyOf(0).length} bytes, batches of ${BATCH}, ${CLIENTS} clients; ` +
+    `message queue: Ferrum beside RabbitMQ, ${MESSAGES.toLocaleString('en-US')} messages of ${bodyOf(0).length} bytes, batches of ${BATCH}, ${CLIENTS} clients, ${ROUNDS} alternating rounds per side; ` +
       `${os.cpus().length} cores, load average ${os
         .loadavg()
         .map((load) => load.toFixed(2))
         .join(' ')}`,
   );
   const node = await startRabbit();
-  const rows: Array<{ durability: Durability; rabbit: RabbitRow; ferrum: FerrumRow }> = [];
+  const rows: Array<{ durability: Durability; row: Row }> = [];
   let version = 'unknown';
   try {
     version = await rabbitVersion();
-    for (const durability of DURABILITIES) {
-      const rabbit = await benchRabbit(node, durability);
-      rows.push({ durability, rabbit, ferrum: await benchFerrum(durability) });
-    }
+    for (const durability of DURABILITIES) rows.push({ durability, row: await benchRow(node, durability) });
   } finally {
     await node.stop();
   }
-  for (const row of rows) report(row.durability, version, row.rabbit, row.ferrum);
+  for (const { durability, row } of rows) report(durability, version, row);
   console.log(
     `load average at end: ${os
       .loadavg()

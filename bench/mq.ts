@@ -17,6 +17,7 @@ import path from 'node:path';
 import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { serveReference, type ReferenceKind } from './lib/reference-server.js';
+import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 import { wrk, type LoadFigures } from './lib/wrk.js';
 
@@ -142,24 +143,12 @@ async function measured<T extends object>(
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
-  if (process.env.BENCH_PROFILE) await redis.config('RESETSTAT');
+  if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
   const [server0, redis0, client0] = [await serverCpu(), await redisCpu(), clientCpu()];
   const result = await work();
   const [server1, redis1, client1] = [await serverCpu(), await redisCpu(), clientCpu()];
   if (process.env.BENCH_PROFILE) await printCommandStats(redis);
   return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: client1 - client0 } };
-}
-
-/** With BENCH_PROFILE: where Redis spent its time (INFO commandstats since the RESETSTAT). */
-async function printCommandStats(redis: Redis): Promise<void> {
-  const rows = [
-    ...(await redis.info('commandstats')).matchAll(/^cmdstat_(\S+):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/gm),
-  ];
-  rows.sort((a, b) => Number(b[3]) - Number(a[3]));
-  for (const [, name, calls, usec, perCall] of rows.slice(0, 12))
-    console.log(
-      `    redis ${name!.padEnd(16)} ${calls!.padStart(8)} calls ${(Number(usec) / 1000).toFixed(0).padStart(7)} ms ${perCall} µs/call`,
-    );
 }
 
 async function main(): Promise<void> {

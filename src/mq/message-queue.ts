@@ -14,6 +14,7 @@ import { reservationOf, messageCount, timeoutOrQueues, type ReservationRequest }
 import {
   outboxEntry,
   peekedMessages,
+  postArgs,
   postChunks,
   refusal,
   parseHeaders,
@@ -155,10 +156,10 @@ export class MessageQueue {
         [
           LIMITS.defaultExpirationSeconds,
           this.keys.wakeChannel(ref),
-          JSON.stringify(chunk),
           ids === 'ids may repeat' ? '1' : '0',
           limit,
           bytes,
+          ...postArgs(chunk),
         ],
       );
       if (inserted === -1)

@@ -62,13 +62,36 @@ local function keep_hash_table(key)
   redis.call('HSETNX', key, HASH_TABLE_FIELD, HASH_TABLE_VALUE)
 end
 
+-- Bodies of at most this many bytes on average are read (one HMGET) to count their bytes; bigger
+-- ones are measured one HSTRLEN each, so that big bodies are not copied into Lua.
+local SMALL_BODY_BYTES = 1024
+
+-- Bytes of the bodies of `ids`.
+local function body_bytes(ids)
+  local bytes = 0
+  if #ids > 1 then
+    local stored = redis.call('HLEN', K_BODY)
+    if stored > 0 and tonumber(redis.call('HGET', K_QUEUE, 'bytes') or '0') <= SMALL_BODY_BYTES * stored then
+      for first = 1, #ids, CHUNK do
+        local bodies = redis.call('HMGET', K_BODY, unpack(ids, first, math.min(first + CHUNK - 1, #ids)))
+        for _, body in ipairs(bodies) do
+          if body then bytes = bytes + #body end
+        end
+      end
+      return bytes
+    end
+  end
+  for _, id in ipairs(ids) do bytes = bytes + redis.call('HSTRLEN', K_BODY, id) end
+  return bytes
+end
+
 -- Removes a message's record (expiry entry, body, count, headers, timeout) and, for each place
 -- given in `places`, its entry there (ready, delayed, reserved, rid, released).
--- The queue record's `bytes` counts its messages' bodies (the project's queue_bytes quota).
-local function remove_records(ids, places)
+-- The queue record's `bytes` counts its messages' bodies (the project's queue_bytes quota);
+-- `freed`: their bytes when the caller knows them.
+local function remove_records(ids, places, freed)
   if #ids == 0 then return end
-  local freed = 0
-  for _, id in ipairs(ids) do freed = freed + redis.call('HSTRLEN', K_BODY, id) end
+  freed = freed or body_bytes(ids)
   if freed > 0 and redis.call('HINCRBY', K_QUEUE, 'bytes', -freed) < 0 then redis.call('HSET', K_QUEUE, 'bytes', 0) end
   variadic('ZREM', K_EXPIRY, ids)
   variadic('HDEL', K_BODY, ids)

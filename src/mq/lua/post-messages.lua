@@ -1,29 +1,37 @@
 --@include common.lua
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
--- ARGV: default expiration (s), wake channel, messages as one JSON list of
--- [id, body, delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the
--- queue's message_expiration), reservation timeout (s; 0 or absent = the queue's)] (one argument
--- keeps big batches cheap to send), '1' when the ids may already be on the queue (dead letter
--- hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up), the most bytes
--- the queue's bodies may take ('' = no limit), the bodies' bytes of the whole post (checked
--- against that limit by the post's first chunk, so a refused post stores nothing).
+-- ARGV: default expiration (s), wake channel, '1' when the ids may already be on the queue (dead
+-- letter hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up), the most
+-- bytes the queue's bodies may take ('' = no limit), the bodies' bytes of the whole post (checked
+-- against that limit by the post's first chunk, so a refused post stores nothing), then the
+-- messages in three plain arguments (cheap to write and to take apart, whatever the bodies hold):
+-- their ids joined by ',', their bodies' byte lengths joined by ',', their bodies one after the
+-- other; and '' when every other field of every message is its default, else a JSON list of
+-- [delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the queue's
+-- message_expiration), reservation timeout (s; 0 = the queue's)] per message.
 -- Returns { queue created (0/1), messages inserted (-1: refused by the byte limit, nothing
 -- written), fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
 local head = queue_record('expiration', 'alerts', 'alert_size', 'bytes')
-if ARGV[5] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[6]) > tonumber(ARGV[5]) then return { 0, -1, '[]' } end
+if ARGV[4] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[5]) > tonumber(ARGV[4]) then return { 0, -1, '[]' } end
 if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
 end
 local expiration = tonumber(head[2] or ARGV[1])
 
-local messages = cjson.decode(ARGV[3])
-local ids = {}
-for m, message in ipairs(messages) do ids[m] = message[1] end
+local ids, bodies_of = {}, {}
+for id in string.gmatch(ARGV[6], '[^,]+') do ids[#ids + 1] = id end
+local joined, from = ARGV[8], 1
+for length in string.gmatch(ARGV[7], '%d+') do
+  local to = from + tonumber(length)
+  bodies_of[#bodies_of + 1] = string.sub(joined, from, to - 1)
+  from = to
+end
+local extras = ARGV[9] ~= '' and cjson.decode(ARGV[9]) or nil
 local present = {}
-for first = 1, ARGV[4] == '1' and #ids or 0, CHUNK do
+for first = 1, ARGV[3] == '1' and #ids or 0, CHUNK do
   local scores = redis.call('ZMSCORE', K_EXPIRY, unpack(ids, first, math.min(first + CHUNK - 1, #ids)))
   for j = 1, #scores do present[first + j - 1] = scores[j] end
 end
@@ -31,23 +39,25 @@ end
 local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
 for m, id in ipairs(ids) do
   if not present[m] then
-    local message = messages[m]
-    local delay = tonumber(message[3])
     bodies[#bodies + 1] = id
-    bodies[#bodies + 1] = message[2]
-    if message[4] ~= '' then
-      headers[#headers + 1] = id
-      headers[#headers + 1] = message[4]
+    bodies[#bodies + 1] = bodies_of[m]
+    local delay, expires_in = 0, 0
+    if extras then
+      local extra = extras[m]
+      delay, expires_in = tonumber(extra[1]), tonumber(extra[4])
+      if extra[2] ~= '' then
+        headers[#headers + 1] = id
+        headers[#headers + 1] = extra[2]
+      end
+      if tonumber(extra[3]) > 0 then
+        counts[#counts + 1] = id
+        counts[#counts + 1] = extra[3]
+      end
+      if tonumber(extra[5]) > 0 then
+        timeouts[#timeouts + 1] = id
+        timeouts[#timeouts + 1] = extra[5]
+      end
     end
-    if tonumber(message[5]) > 0 then
-      counts[#counts + 1] = id
-      counts[#counts + 1] = message[5]
-    end
-    if (tonumber(message[7]) or 0) > 0 then
-      timeouts[#timeouts + 1] = id
-      timeouts[#timeouts + 1] = message[7]
-    end
-    local expires_in = tonumber(message[6])
     if expires_in <= 0 then expires_in = expiration end
     expiry[#expiry + 1] = now + expires_in * 1000
     expiry[#expiry + 1] = id

@@ -28,6 +28,7 @@ local with_timeouts = own_timeouts and redis.call('EXISTS', K_TIMEOUT) == 1
 
 local out, got, moved = {}, 0, 0
 local taken, counts, rids, timeouts = {}, {}, {}, {}
+local taken_bytes = 0
 for _ = 1, 10 do
   if got >= n then break end
   local popped = redis.call('ZPOPMIN', K_READY, n - got)
@@ -54,6 +55,7 @@ for _ = 1, 10 do
       local rid = prefix .. string.format('%02x', got)
       got = got + 1
       taken[#taken + 1] = id
+      taken_bytes = taken_bytes + #bodies[i]
       timeouts[#timeouts + 1] = tonumber(own[i] or timeout)
       counts[#counts + 1] = id
       counts[#counts + 1] = count
@@ -68,7 +70,7 @@ end
 if got > 0 then
   if delete then
     -- Popped from the ready set: only their records are left.
-    remove_records(taken, {})
+    remove_records(taken, {}, taken_bytes)
   else
     keep_hash_table(K_COUNT)
     keep_hash_table(K_RID)

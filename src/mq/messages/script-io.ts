@@ -39,6 +39,27 @@ const POST_CHUNK_BYTES = 256 * 1024;
  */
 export type PostRow = [string, string, number, string, number, number, number?];
 
+/**
+ * post-messages.lua's arguments for `rows`, after its fixed ones: the ids joined, the bodies'
+ * byte lengths joined, the bodies one after the other, and the other fields as JSON unless every
+ * one is its default (a plain post).
+ */
+export function postArgs(rows: PostRow[]): string[] {
+  const plain = rows.every((row) => row[2] === 0 && row[3] === '' && row[4] === 0 && row[5] === 0 && !row[6]);
+  let ids = '';
+  let lengths = '';
+  let bodies = '';
+  for (let i = 0; i < rows.length; i++) {
+    const [id, body] = rows[i]!;
+    const comma = i === 0 ? '' : ',';
+    ids += comma + id;
+    lengths += comma + Buffer.byteLength(body);
+    bodies += body;
+  }
+  const extras = plain ? '' : JSON.stringify(rows.map((row) => [row[2], row[3], row[4], row[5], row[6] ?? 0]));
+  return [ids, lengths, bodies, extras];
+}
+
 /** Splits rows into runs of at most POST_CHUNK_MESSAGES and (but for a single big message) POST_CHUNK_BYTES. */
 export function postChunks<T extends PostRow>(rows: T[]): T[][] {
   return boundedChunks(rows, POST_CHUNK_MESSAGES, POST_CHUNK_BYTES, (row) => row[1].length + row[3].length + 64);

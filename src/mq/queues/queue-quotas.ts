@@ -1,5 +1,6 @@
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../../auth/quotas.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
+import { TtlCache } from '../../core/ttl-cache.js';
 import type { QueueRef } from '../scripts.js';
 
 /**
@@ -15,6 +16,13 @@ export interface QueueQuotas {
 /** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
 const KNOWN_QUEUES = 10_000;
 
+/**
+ * How long a project's room for message bodies (stored_bytes less what its other services
+ * store), once read, is used before it is read again: a post to a known queue then goes to
+ * Redis in one step.
+ */
+const ALLOWANCE_FRESH_MS = 1000;
+
 function queueCacheKey(ref: QueueRef): string {
   return `${ref.projectId}\n${ref.name}`;
 }
@@ -28,6 +36,7 @@ export interface QueueCounts {
 /** The checks of a project's queue quotas before a post or a new queue (queue_bytes is checked in the post's script). */
 export class QueueQuotaGate {
   private readonly knownQueues = new Set<string>();
+  private readonly allowances = new TtlCache<number>(ALLOWANCE_FRESH_MS);
 
   constructor(
     private readonly queues: QueueCounts,
@@ -46,19 +55,34 @@ export class QueueQuotaGate {
 
   /**
    * 413 when `bytes` more of bodies would take the project past its stored_bytes. The sum of
-   * its queues' bytes may be a moment old (ProjectMessageBytes): only a refusal sums them again.
-   * Posts to several queues at once may pass the quota by those posts; each queue's own
-   * queue_bytes, checked in the post's script, is the bound that holds exactly.
+   * its queues' bytes and what its other services store may be a moment old
+   * (ProjectMessageBytes, ALLOWANCE_FRESH_MS): only a refusal reads them again. Posts to several
+   * queues at once may pass the quota by those posts; each queue's own queue_bytes, checked in
+   * the post's script, is the bound that holds exactly.
    */
   async checkStoredBytes(ref: QueueRef, bytes: number, quotas: QueueQuotas): Promise<void> {
     const { projectId } = ref;
     const [allowance, recent] = await Promise.all([
-      this.storage.allowance('messages', projectId, quotas.storedBytes),
+      this.allowance(projectId, quotas.storedBytes),
       this.storage.messages.total(projectId),
     ]);
     if (recent + bytes <= allowance) return;
-    if ((await this.storage.messages.total(projectId, true)) + bytes > allowance)
+    const [freshAllowance, fresh] = await Promise.all([
+      this.allowance(projectId, quotas.storedBytes, true),
+      this.storage.messages.total(projectId, true),
+    ]);
+    if (fresh + bytes > freshAllowance)
       throw byteQuotaReached('stored_bytes', quotas.storedBytes, STORED_BYTES_COUNTED);
+  }
+
+  /** The project's room for message bodies under `quota`; `fresh` reads it again whatever was read lately. */
+  private async allowance(projectId: string, quota: number, fresh = false): Promise<number> {
+    const key = `${projectId}\n${quota}`;
+    const known = fresh ? undefined : this.allowances.get(key);
+    if (known !== undefined) return known;
+    const allowance = await this.storage.allowance('messages', projectId, quota);
+    this.allowances.set(key, allowance);
+    return allowance;
   }
 
   /** `ref` exists now (a post went through). */

@@ -405,6 +405,20 @@ describe('messages', () => {
     expect((await mq.reserve(queue))[0].body).toBe(body);
   });
 
+  it('a post of many bodies of every length and script keeps each one, in order, across its script chunks', async () => {
+    const queue = uniqueQueue('many-bodies');
+    const pieces = ['', ',', 'é', '☃', '😀', 'a,b', '\\,', '\u0000'];
+    const bodies = Array.from({ length: 150 }, (_, i) => pieces[i % pieces.length]!.repeat(i % 7));
+    const ids = await mq.post(
+      queue,
+      bodies.map((body) => ({ body })),
+    );
+    expect(ids).toHaveLength(150);
+    const reserved = [...(await mq.reserve(queue, { n: 100 })), ...(await mq.reserve(queue, { n: 100 }))];
+    expect(reserved.map((message) => message.body)).toEqual(bodies);
+    expect(reserved.map((message) => message.id)).toEqual(ids);
+  });
+
   it('a queue’s reservation hashes stay hash tables once messages were reserved (no listpack scans), and their marker is no message', async () => {
     const queue = uniqueQueue('hash-tables');
     const keys = server.running.ctx.mq.keys.queue({ projectId: server.projectId, name: queue });
