@@ -33,15 +33,22 @@ export function treeOf(pid: number): number[] {
   return [...tree];
 }
 
+/** `docker inspect` of containers by id; those gone since they were listed (other tests' containers) are left out. */
+function inspectRows(ids: string[]): string {
+  const args = ['inspect', '-f', '{{.State.Pid}} {{range .Mounts}}{{.Source}} {{end}}', ...ids];
+  try {
+    return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (error) {
+    // It fails when any one is gone, yet prints the others.
+    return String((error as { stdout?: string }).stdout ?? '');
+  }
+}
+
 /** The main processes of the running containers whose bind mounts come from under `hostDir`, with their children. */
 export function containerProcessesUnder(hostDir: string): number[] {
   const ids = execFileSync('docker', ['ps', '-q'], { encoding: 'utf8' }).split('\n').filter(Boolean);
   if (ids.length === 0) return [];
-  const rows = execFileSync(
-    'docker',
-    ['inspect', '-f', '{{.State.Pid}} {{range .Mounts}}{{.Source}} {{end}}', ...ids],
-    { encoding: 'utf8' },
-  );
+  const rows = inspectRows(ids);
   const pids = rows
     .split('\n')
     .map((row) => row.split(' '))
