@@ -29,6 +29,7 @@ import {
   engineGroups,
   treeOf,
   type CpuGroups,
+  type GroupCpu,
 } from './lib/cpu-split.js';
 import { serveInChild } from './lib/child-server.js';
 import { serveStreamFloor } from './lib/stream-floor-server.js';
@@ -63,30 +64,40 @@ function floorGroupsOf(ferrumPid: number): CpuGroups {
 
 interface SplitRun {
   figures: LoadFigures;
-  split: Record<string, number>;
+  /** Each group's CPU per request, the measured server's first. */
+  split: Record<string, GroupCpu>;
   switches: number;
 }
 
-/** wrk, and the CPU per request of each group of processes over the same run. */
+/** wrk, and the CPU per request of the server (named `server`) and each other group of processes over the same run. */
 async function wrkSplit(
   url: string,
   request: WrkRequest,
   serverPid: number,
   groups: CpuGroups = groupsOf(serverPid),
+  server = 'server',
 ): Promise<SplitRun> {
-  const since = cpuSplit(groups);
+  const since = cpuSplit({ [server]: () => [serverPid], ...groups });
   const switched = contextSwitches(serverPid);
   const figures = await wrk(url, HOT_SECONDS, request, serverPid);
   const switches = (contextSwitches(serverPid) - switched) / figures.requests;
   return { figures, split: since(figures.requests), switches };
 }
 
-/** Each process group's CPU per request, the measured server's first, and how often that server's event loop slept (or was preempted) per request. */
-function splitLine({ figures, split, switches }: SplitRun, server = 'server'): string {
-  const all = { [server]: figures.cpuUs, ...split };
-  const parts = Object.entries(all).map(([name, us]) => `${name} ${us.toFixed(0)}`);
-  const total = Object.values(all).reduce((sum, us) => sum + us, 0);
-  return `      CPU per request (µs, from /proc): ${parts.join(', ')}; total ${total.toFixed(0)}; ${server} context switches per request ${switches.toFixed(2)}`;
+/**
+ * Each process group's CPU per request, with the part spent in the kernel on its behalf (socket
+ * and pipe writes and reads, wake-ups), and how often the measured server's event loop slept
+ * (or was preempted) per request.
+ */
+function splitLine({ split, switches }: SplitRun): string {
+  const groups = Object.entries(split);
+  const parts = groups.map(([name, { us, kernelUs }]) => `${name} ${us.toFixed(0)} (kernel ${kernelUs.toFixed(0)})`);
+  const total = groups.reduce((sum, [, { us }]) => sum + us, 0);
+  const kernel = groups.reduce((sum, [, { kernelUs }]) => sum + kernelUs, 0);
+  return (
+    `      CPU per request (µs, from /proc): ${parts.join(', ')}; total ${total.toFixed(0)} (kernel ${kernel.toFixed(0)}); ` +
+    `${groups[0]![0]} context switches per request ${switches.toFixed(2)}`
+  );
 }
 
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
@@ -276,13 +287,13 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
     const url = `${floor.message.url}/r/bench/hot-http-stream`;
     const pid = floor.child.pid!;
     await wrk(url, WARM_SECONDS, request, pid);
-    const full = await wrkSplit(url, request, pid, floorGroupsOf(ferrumPid));
+    const full = await wrkSplit(url, request, pid, floorGroupsOf(ferrumPid), 'floor');
     console.log(line('floor: node:http + undici, same fns', full.figures));
-    console.log(splitLine(full, 'floor'));
+    console.log(splitLine(full));
     const { pauseMs, lua } = pauseTowards(stream);
-    const paced = await wrkSplit(url, { ...request, lua }, pid, floorGroupsOf(ferrumPid));
+    const paced = await wrkSplit(url, { ...request, lua }, pid, floorGroupsOf(ferrumPid), 'floor');
     console.log(line(`floor, ${pauseMs} ms pauses`, paced.figures));
-    console.log(splitLine(paced, 'floor'));
+    console.log(splitLine(paced));
     console.log(
       `    http-stream over the floor: p50 ${stream.p50Ms.toFixed(2)} vs ${full.figures.p50Ms.toFixed(2)} ms (floor at full speed); ` +
         `server CPU ${stream.cpuUs.toFixed(0)} vs ${paced.figures.cpuUs.toFixed(0)} µs/call at the same rate ` +

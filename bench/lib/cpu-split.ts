@@ -4,7 +4,7 @@
 // containers' work counts in them too.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { cpuSecondsOfAll, findProcesses } from './proc-cpu.js';
+import { cpuSecondsOfAll, findProcesses, systemSecondsOfAll } from './proc-cpu.js';
 
 export type CpuGroups = Record<string, () => number[]>;
 
@@ -78,15 +78,26 @@ export function contextSwitches(pid: number): number {
   }
 }
 
+/** One group's CPU per request: in all, and the part of it spent in the kernel. */
+export interface GroupCpu {
+  us: number;
+  kernelUs: number;
+}
+
 /** Samples each group's CPU now; the returned function gives each group's µs per request since. */
-export function cpuSplit(groups: CpuGroups): (requests: number) => Record<string, number> {
+export function cpuSplit(groups: CpuGroups): (requests: number) => Record<string, GroupCpu> {
   const members = Object.fromEntries(Object.entries(groups).map(([name, find]) => [name, find()]));
-  const before = Object.fromEntries(Object.entries(members).map(([name, pids]) => [name, cpuSecondsOfAll(pids)]));
+  const sample = (pids: number[]) => ({ all: cpuSecondsOfAll(pids), kernel: systemSecondsOfAll(pids) });
+  const before = Object.fromEntries(Object.entries(members).map(([name, pids]) => [name, sample(pids)]));
   return (requests) =>
     Object.fromEntries(
-      Object.entries(members).map(([name, pids]) => [
-        name,
-        ((cpuSecondsOfAll(pids) - before[name]!) * 1_000_000) / Math.max(1, requests),
-      ]),
+      Object.entries(members).map(([name, pids]) => {
+        const now = sample(pids);
+        const perRequest = (seconds: number) => (seconds * 1_000_000) / Math.max(1, requests);
+        return [
+          name,
+          { us: perRequest(now.all - before[name]!.all), kernelUs: perRequest(now.kernel - before[name]!.kernel) },
+        ];
+      }),
     );
 }

@@ -7,7 +7,7 @@ import { Client } from 'undici';
 import { engineError, hardenedHostConfig } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
 import { exitMessage } from './container-exit.js';
-import { demuxStderr } from './stderr-demux.js';
+import { demuxAttach } from './attach-demux.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
 import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
 import { decodeStreamResponse, type StreamRequest } from './stream-codec.js';
@@ -149,9 +149,11 @@ export class StreamContainer {
 
   private async attachAndStart(): Promise<void> {
     // Stdout is not the answer in this contract: it is not even attached (the engine drops it).
-    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true })) as Duplex;
+    // Hijacked, stderr comes on the bare connection rather than through an HTTP response's
+    // parser: a frame line per call arrives on it.
+    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true, hijack: true })) as Duplex;
     this.output = stream;
-    demuxStderr(stream, (piece) => this.logs.push(piece));
+    demuxAttach(stream, { stderr: (piece) => this.logs.push(piece) });
     const onEnd = () => void this.onExit();
     stream.on('end', onEnd);
     stream.on('close', onEnd);
