@@ -23,7 +23,7 @@ import { Pool } from 'undici';
 import path from 'node:path';
 import { HttpClient } from '../test/helpers/http.js';
 import {
-  containerProcessesUnder,
+  containerProcessesLabelled,
   contextSwitches,
   cpuSplit,
   engineGroups,
@@ -41,14 +41,19 @@ function wrk(url: string, seconds: number, request: WrkRequest, serverPid: numbe
   return runWrk(url, { seconds, connections: HOT_CALLERS, serverPid }, request);
 }
 
-/** The server's function containers mount their socket folders from here (so the bench finds their processes). */
-const SOCKET_DIR = path.join(os.tmpdir(), `ferrum-bench-sockets-${process.env.BENCH_SOCKETS ?? process.pid}`);
+/** The bench's own process id, in the server and the floor too (which it forks). */
+const BENCH_ID = process.env.BENCH_SOCKETS ?? String(process.pid);
+/** The server's http-stream containers have their socket folders here (the floor finds their sockets in it). */
+const SOCKET_DIR = path.join(os.tmpdir(), `ferrum-bench-sockets-${BENCH_ID}`);
+/** The server's runner id, so that its function containers (labelled with it) are told from others on the machine. */
+const RUNNER_ID = `bench-functions-${BENCH_ID}`;
+const RUNNER_LABEL = `ferrum.runner=${RUNNER_ID}`;
 
 /** Where each call's CPU goes besides the server process: its Redis, the engine, the function processes. */
 function groupsOf(serverPid: number): CpuGroups {
   return {
     redis: () => treeOf(serverPid).filter((pid) => pid !== serverPid),
-    functions: () => containerProcessesUnder(SOCKET_DIR),
+    functions: () => containerProcessesLabelled(RUNNER_LABEL),
     ...engineGroups(),
   };
 }
@@ -57,7 +62,7 @@ function groupsOf(serverPid: number): CpuGroups {
 function floorGroupsOf(ferrumPid: number): CpuGroups {
   return {
     'Ferrum server': () => [ferrumPid],
-    functions: () => containerProcessesUnder(SOCKET_DIR),
+    functions: () => containerProcessesLabelled(RUNNER_LABEL),
     ...engineGroups(),
   };
 }
@@ -383,6 +388,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
   console.log(line('GET cache item (authenticated)', cache));
   console.log(splitLine(cacheRun));
   const hot: Partial<Record<HotFormat, LoadFigures>> = {};
+  let floor: FloorFigures | undefined;
   for (const format of HOT_FORMATS) {
     // Warm-up: the containers start (10 calls at once), then the server's JIT compiles the call path.
     const started = await Promise.all(
@@ -396,10 +402,11 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     hot[format] = run.figures;
     console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));
     console.log(splitLine(run));
+    // At once, while the http-stream containers are still up: the next format's may take their place.
+    if (format === 'http-stream') floor = await benchFloor(callOf, pid, run.figures);
   }
   const stream = hot['http-stream'];
-  if (!stream) return;
-  const floor = await benchFloor(callOf, pid, stream);
+  if (!stream || !floor) return;
   const paced = await benchPacedCache(url + cachePath, cacheGet, pid, stream);
   console.log(streamTargets(stream, cache, paced, floor));
   if (HOT_FORMATS.length < Object.keys(HOT_IMAGES).length) return; // a partial run prints its lines only
@@ -464,7 +471,14 @@ async function main(): Promise<void> {
 
 const role =
   process.env.BENCH_ROLE === 'server'
-    ? serveInChild({ FERRUM_RUNNER_NETWORK: 'none', FERRUM_FUNCTIONS_SOCKET_DIR: SOCKET_DIR }, { withRunner: true })
+    ? serveInChild(
+        {
+          FERRUM_RUNNER_NETWORK: 'none',
+          FERRUM_FUNCTIONS_SOCKET_DIR: SOCKET_DIR,
+          FERRUM_RUNNER_INSTANCE_ID: RUNNER_ID,
+        },
+        { withRunner: true },
+      )
     : process.env.BENCH_ROLE === 'floor'
       ? serveStreamFloor(process.env.BENCH_FLOOR_SOCKETS!.split(','))
       : main();

@@ -33,28 +33,28 @@ export function treeOf(pid: number): number[] {
   return [...tree];
 }
 
-/** `docker inspect` of containers by id; those gone since they were listed (other tests' containers) are left out. */
-function inspectRows(ids: string[]): string {
-  const args = ['inspect', '-f', '{{.State.Pid}} {{range .Mounts}}{{.Source}} {{end}}', ...ids];
+/** The main process ids of containers by id; those gone since they were listed (other tests' containers) are left out. */
+function mainProcesses(ids: string[]): number[] {
+  const args = ['inspect', '-f', '{{.State.Pid}}', ...ids];
+  let rows: string;
   try {
-    return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    rows = execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (error) {
     // It fails when any one is gone, yet prints the others.
-    return String((error as { stdout?: string }).stdout ?? '');
+    rows = String((error as { stdout?: string }).stdout ?? '');
   }
+  return rows
+    .split('\n')
+    .map(Number)
+    .filter((pid) => pid > 0);
 }
 
-/** The main processes of the running containers whose bind mounts come from under `hostDir`, with their children. */
-export function containerProcessesUnder(hostDir: string): number[] {
-  const ids = execFileSync('docker', ['ps', '-q'], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  if (ids.length === 0) return [];
-  const rows = inspectRows(ids);
-  const pids = rows
+/** The processes of the running containers labelled `label` (`name=value`), with their children. */
+export function containerProcessesLabelled(label: string): number[] {
+  const ids = execFileSync('docker', ['ps', '-q', '--filter', `label=${label}`], { encoding: 'utf8' })
     .split('\n')
-    .map((row) => row.split(' '))
-    .filter(([pid, ...sources]) => Number(pid) > 0 && sources.some((source) => source.startsWith(hostDir)))
-    .map(([pid]) => Number(pid));
-  return pids.flatMap(treeOf);
+    .filter(Boolean);
+  return ids.length === 0 ? [] : mainProcesses(ids).flatMap(treeOf);
 }
 
 /** The engine's processes: dockerd, and containerd with its shims. */
