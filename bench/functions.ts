@@ -13,7 +13,7 @@
  *     request goes: the server, its Redis, the function processes, dockerd, containerd + shims.
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
  *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
- * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_SECONDS (default 10),
+ * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_CALLERS (default 10), BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -107,7 +107,8 @@ function splitLine({ split, switches }: SplitRun): string {
 
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 const WARM_SECONDS = SMOKE ? 1 : 3;
-const HOT_CALLERS = 10;
+/** BENCH_HOT_CALLERS=1 tells the latency of a call alone from that of calls contending for the cores. */
+const HOT_CALLERS = Number(process.env.BENCH_HOT_CALLERS ?? 10);
 const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
 const COLD_CALLERS = sized('BENCH_COLD_CALLERS', 4, 2);
 const HOT_IMAGES = {
