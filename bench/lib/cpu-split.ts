@@ -4,7 +4,7 @@
 // containers' work counts in them too.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { cpuSecondsOfAll, findProcesses } from './proc-cpu.js';
+import { cpuSecondsOfAll, findProcesses, systemSecondsOfAll } from './proc-cpu.js';
 
 export type CpuGroups = Record<string, () => number[]>;
 
@@ -33,21 +33,28 @@ export function treeOf(pid: number): number[] {
   return [...tree];
 }
 
-/** The main processes of the running containers whose bind mounts come from under `hostDir`, with their children. */
-export function containerProcessesUnder(hostDir: string): number[] {
-  const ids = execFileSync('docker', ['ps', '-q'], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  if (ids.length === 0) return [];
-  const rows = execFileSync(
-    'docker',
-    ['inspect', '-f', '{{.State.Pid}} {{range .Mounts}}{{.Source}} {{end}}', ...ids],
-    { encoding: 'utf8' },
-  );
-  const pids = rows
+/** The main process ids of containers by id; those gone since they were listed (other tests' containers) are left out. */
+function mainProcesses(ids: string[]): number[] {
+  const args = ['inspect', '-f', '{{.State.Pid}}', ...ids];
+  let rows: string;
+  try {
+    rows = execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (error) {
+    // It fails when any one is gone, yet prints the others.
+    rows = String((error as { stdout?: string }).stdout ?? '');
+  }
+  return rows
     .split('\n')
-    .map((row) => row.split(' '))
-    .filter(([pid, ...sources]) => Number(pid) > 0 && sources.some((source) => source.startsWith(hostDir)))
-    .map(([pid]) => Number(pid));
-  return pids.flatMap(treeOf);
+    .map(Number)
+    .filter((pid) => pid > 0);
+}
+
+/** The processes of the running containers labelled `label` (`name=value`), with their children. */
+export function containerProcessesLabelled(label: string): number[] {
+  const ids = execFileSync('docker', ['ps', '-q', '--filter', `label=${label}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+  return ids.length === 0 ? [] : mainProcesses(ids).flatMap(treeOf);
 }
 
 /** The engine's processes: dockerd, and containerd with its shims. */
@@ -71,15 +78,26 @@ export function contextSwitches(pid: number): number {
   }
 }
 
+/** One group's CPU per request: in all, and the part of it spent in the kernel. */
+export interface GroupCpu {
+  us: number;
+  kernelUs: number;
+}
+
 /** Samples each group's CPU now; the returned function gives each group's µs per request since. */
-export function cpuSplit(groups: CpuGroups): (requests: number) => Record<string, number> {
+export function cpuSplit(groups: CpuGroups): (requests: number) => Record<string, GroupCpu> {
   const members = Object.fromEntries(Object.entries(groups).map(([name, find]) => [name, find()]));
-  const before = Object.fromEntries(Object.entries(members).map(([name, pids]) => [name, cpuSecondsOfAll(pids)]));
+  const sample = (pids: number[]) => ({ all: cpuSecondsOfAll(pids), kernel: systemSecondsOfAll(pids) });
+  const before = Object.fromEntries(Object.entries(members).map(([name, pids]) => [name, sample(pids)]));
   return (requests) =>
     Object.fromEntries(
-      Object.entries(members).map(([name, pids]) => [
-        name,
-        ((cpuSecondsOfAll(pids) - before[name]!) * 1_000_000) / Math.max(1, requests),
-      ]),
+      Object.entries(members).map(([name, pids]) => {
+        const now = sample(pids);
+        const perRequest = (seconds: number) => (seconds * 1_000_000) / Math.max(1, requests);
+        return [
+          name,
+          { us: perRequest(now.all - before[name]!.all), kernelUs: perRequest(now.kernel - before[name]!.kernel) },
+        ];
+      }),
     );
 }

@@ -10,22 +10,33 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system CPU seconds a process has used so far (0 once it is gone). */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds a process has used so far in user space and in the kernel (system) on its behalf (0 once it is gone). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
   // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  return { user: Number(fields[11]) / clockTicks(), system: Number(fields[12]) / clockTicks() };
+}
+
+/** User + system CPU seconds a process has used so far (0 once it is gone). */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Summed CPU seconds of several processes. */
 export function cpuSecondsOfAll(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+}
+
+/** Summed system (kernel) CPU seconds of several processes. */
+export function systemSecondsOfAll(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + cpuTimes(pid).system, 0);
 }
 
 /** Ids of the running processes whose command line contains every one of `parts`. */

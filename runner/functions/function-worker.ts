@@ -211,7 +211,9 @@ export class FunctionWorker {
     inFlight?: { cluster: string; runnerId: string; message: string },
     create?: Parameters<CallRecordBatch['add']>[0]['create'],
   ): void {
-    const log = result.laterLog ? result.laterLog.then((later) => result.stderr + later) : result.stderr;
+    const { stderr, laterLog } = result;
+    // A hot call's log is all in laterLog (its stderr is empty): no promise more per call for the join.
+    const log = laterLog ? (stderr ? laterLog.then((later) => stderr + later) : laterLog) : stderr;
     this.records.add({
       appName: invocation.appName,
       callId: invocation.callId,

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
-import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { engineError, hardenedHostConfig, type ContainerLimits } from '../docker-executor.js';
+import { demuxAttach } from './attach-demux.js';
 import { CallLogFramer } from './call-log-framer.js';
 import { exitMessage } from './container-exit.js';
 import type { HotCodec, HotResponse, ResponseDecoder } from './hot-codec.js';
@@ -58,15 +58,6 @@ function createOptions(spec: HotContainerSpec): Docker.ContainerCreateOptions {
   };
 }
 
-function sink(write: (chunk: Buffer) => void): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      write(chunk);
-      done();
-    },
-  });
-}
-
 /**
  * One running container of a hot function: takes one call at a time on stdin and reads the
  * answer from stdout. A container that exits, breaks its framing or overruns a call's time is
@@ -112,11 +103,7 @@ export class HotContainer {
         hijack: true,
       })) as Duplex;
       const hot = new HotContainer(container, stream, codec, spec.memoryBytes);
-      docker.modem.demuxStream(
-        stream,
-        sink((chunk) => hot.onStdout(chunk)),
-        sink((chunk) => hot.onStderr(chunk)),
-      );
+      demuxAttach(stream, { stdout: (piece) => hot.onStdout(piece), stderr: (piece) => hot.onStderr(piece) });
       stream.on('end', () => hot.onExit());
       stream.on('close', () => hot.onExit());
       stream.on('error', () => hot.onExit());

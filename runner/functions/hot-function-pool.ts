@@ -57,16 +57,29 @@ type AnyHotContainer = HotContainer | StreamContainer;
 
 const CODECS: Record<string, HotCodec> = { http: httpCodec, json: jsonCodec };
 
+type RouteIdentity = Pick<FunctionInvocation, 'appName' | 'path' | 'image' | 'format' | 'memoryMb'>;
+
 /** Versions by the route environment object: calls of one cached route share it (see routeEnvOf). */
-const versions = new WeakMap<Record<string, string>, { identity: string; version: string }>();
+const versions = new WeakMap<Record<string, string>, { identity: RouteIdentity; version: string }>();
+
+/** Compared field by field: it runs twice per call, and a string of them would be built each time. */
+function sameIdentity(a: RouteIdentity, b: RouteIdentity): boolean {
+  return (
+    a.appName === b.appName &&
+    a.path === b.path &&
+    a.image === b.image &&
+    a.format === b.format &&
+    a.memoryMb === b.memoryMb
+  );
+}
 
 /** What makes containers of a route interchangeable: a change of any of it needs new ones. */
 export function routeVersionOf(invocation: FunctionInvocation): string {
-  const identity = `${invocation.appName}\0${invocation.path}\0${invocation.image}\0${invocation.format}\0${invocation.memoryMb}`;
   const known = versions.get(invocation.routeEnv);
-  if (known?.identity === identity) return known.version;
+  if (known && sameIdentity(known.identity, invocation)) return known.version;
+  const { appName, path, image, format, memoryMb } = invocation;
   const version = versionOf(invocation);
-  versions.set(invocation.routeEnv, { identity, version });
+  versions.set(invocation.routeEnv, { identity: { appName, path, image, format, memoryMb }, version });
   return version;
 }
 

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { Client } from 'undici';
 import { engineError, hardenedHostConfig } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
 import { exitMessage } from './container-exit.js';
+import { demuxAttach } from './attach-demux.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
 import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
 import { decodeStreamResponse, type StreamRequest } from './stream-codec.js';
@@ -27,16 +27,6 @@ export interface StreamContainerSpec extends HotContainerSpec {
   socketRoot: string;
   /** How long the function may take to listen on its socket. */
   bootMs: number;
-}
-
-/** A request of the `http-stream` contract: the call as POST /call on the function's socket. */
-function sink(write: (chunk: Buffer) => void): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      write(chunk);
-      done();
-    },
-  });
 }
 
 /** Resolves once `file` exists in `dir` (a symlink the function makes once it listens), or rejects at `until`. */
@@ -134,7 +124,7 @@ export class StreamContainer {
     }
     const hot = new StreamContainer(container, socketDir, spec.memoryBytes);
     try {
-      await hot.attachAndStart(docker);
+      await hot.attachAndStart();
     } catch (error) {
       await hot.stop();
       throw engineError(`start a container of ${spec.image}`, error);
@@ -157,15 +147,13 @@ export class StreamContainer {
     return hot;
   }
 
-  private async attachAndStart(docker: Docker): Promise<void> {
+  private async attachAndStart(): Promise<void> {
     // Stdout is not the answer in this contract: it is not even attached (the engine drops it).
-    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true })) as Duplex;
+    // Hijacked, stderr comes on the bare connection rather than through an HTTP response's
+    // parser: a frame line per call arrives on it.
+    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true, hijack: true })) as Duplex;
     this.output = stream;
-    docker.modem.demuxStream(
-      stream,
-      sink(() => {}),
-      sink((chunk) => this.logs.push(chunk)),
-    );
+    demuxAttach(stream, { stderr: (piece) => this.logs.push(piece) });
     const onEnd = () => void this.onExit();
     stream.on('end', onEnd);
     stream.on('close', onEnd);

@@ -44,12 +44,12 @@ export class CallRecordBatch {
 
   add(call: EndedCall): void {
     if (typeof call.log === 'string') return this.enqueue(call);
-    const settled = call.log.then(
-      (log) => this.enqueue({ ...call, log }),
-      () => this.enqueue({ ...call, log: '' }),
+    // One promise per call: it leaves `waiting` as it settles (no finally() for that).
+    const settled: Promise<void> = call.log.then(
+      (log) => this.settled(settled, { ...call, log }),
+      () => this.settled(settled, { ...call, log: '' }),
     );
     this.waiting.add(settled);
-    void settled.finally(() => this.waiting.delete(settled));
   }
 
   /** Writes everything ended so far, logs still arriving included. */
@@ -59,6 +59,11 @@ export class CallRecordBatch {
     this.timer = null;
     this.write();
     await this.writing;
+  }
+
+  private settled(waited: Promise<void>, call: EndedCall): void {
+    this.waiting.delete(waited);
+    this.enqueue(call);
   }
 
   private enqueue(call: EndedCall): void {

@@ -133,10 +133,13 @@ export class CallStore {
     const keys = [this.keys.callIndex(appName)];
     const args: (string | number)[] = [this.retentionMs, firstIdAt(Date.now() - this.retentionMs), appName];
     const counted = new Map<string, { appName: string; callId: string; bytes: number }[]>();
-    for (const { record, log } of calls) {
+    for (const { record, log: whole } of calls) {
       keys.push(this.keys.call(appName, record.id), this.keys.callLog(appName, record.id));
-      const bytes = storedSize(fieldsOf(record), this.trimmed(log));
-      counted.set(record.projectId, [...(counted.get(record.projectId) ?? []), { appName, callId: record.id, bytes }]);
+      const log = this.trimmed(whole);
+      const bytes = storedSize(fieldsOf(record), log);
+      const ofProject = counted.get(record.projectId);
+      if (ofProject) ofProject.push({ appName, callId: record.id, bytes });
+      else counted.set(record.projectId, [{ appName, callId: record.id, bytes }]);
       args.push(
         record.id,
         record.path,
@@ -148,7 +151,7 @@ export class CallStore {
         record.startedAt ?? '',
         record.completedAt ?? '',
         record.error ?? '',
-        this.trimmed(log),
+        log,
       );
     }
     // Counted alongside, as create() does: one auto-pipelined write for the batch.
