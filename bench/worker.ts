@@ -8,7 +8,7 @@
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
- * `--list-only` runs only those; `--queue-only` runs only (b).
+ * `--list-only` runs only those; `--queue-only` runs only (b); `--tasks-only` only (a) and (a').
  * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS
  * (20000) scale it.
  */
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
 
     if (!queueOnly) await runTasksBench(http, client, keys, projectId);
-    await runQueueBench(http, redis.url, projectId);
+    if (!tasksOnly) await runQueueBench(http, redis.url, projectId);
   } finally {
     await client.quit();
     await runner.stop();
@@ -295,8 +295,16 @@ async function runQueueBench(http: HttpClient, redisUrl: string, projectId: stri
 
 const listOnly = process.argv.includes('--list-only');
 const queueOnly = process.argv.includes('--queue-only');
+const tasksOnly = process.argv.includes('--tasks-only');
 const serverRole = process.env.BENCH_ROLE === 'server';
-(serverRole ? serveInChild() : listOnly ? runListBench() : queueOnly ? main() : main().then(runListBench)).then(
+const bench = serverRole
+  ? serveInChild()
+  : listOnly
+    ? runListBench()
+    : queueOnly || tasksOnly
+      ? main()
+      : main().then(runListBench);
+bench.then(
   () => {
     if (!serverRole) process.exit(0);
   },
