@@ -10,17 +10,22 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** User + system CPU seconds a process has used so far (0 once it is gone). */
-export function cpuSeconds(pid: number): number {
+/** User + system CPU seconds a process has used so far (0 once it is gone); with `children`, those of the children it waited for too. */
+export function cpuSeconds(pid: number, children = false): number {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return 0;
   }
-  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are
+  // 14 and 15, cutime and cstime 16 and 17.
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  const own = fields[11]! + fields[12]!;
+  return (children ? own + fields[13]! + fields[14]! : own) / clockTicks();
 }
 
 /** Summed CPU seconds of several processes. */
