@@ -10,7 +10,7 @@
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
  * `--list-only` runs only those; `--queue-only` runs only (b); `--tasks-only` only (a) and (a').
- * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS
+ * BENCH_TASKS (default 1000), BENCH_ROUNDS (20), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_TASKS
  * (20000) scale it.
  */
 import { execFileSync } from 'node:child_process';

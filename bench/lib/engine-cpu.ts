@@ -2,7 +2,8 @@
 // processes they reaped (dockerd's docker-untar copies, containerd's shim launches), and the
 // per-container shims with the runc calls they reaped. The shims outlive their launch and are
 // reaped by the init process, so they are sampled while they live (the last moments of each
-// are missed: a floor). These are the whole machine's engine: other containers count too.
+// are missed: a floor), and only those started during the measure count. dockerd and containerd
+// are the whole machine's engine: other containers' work counts in them too.
 import fs from 'node:fs';
 import { cpuSeconds, findProcesses } from './proc-cpu.js';
 
@@ -51,18 +52,18 @@ export class EngineCpu {
   private readonly dockerd = pidFrom('/var/run/docker.pid', 'dockerd');
   private readonly containerd = pidFrom('/var/run/docker/containerd/containerd.pid', 'containerd --config');
   private base = { dockerd: 0, containerd: 0 };
-  /** Per shim: its CPU when first seen (0 if it started since start()), and the latest seen. */
-  private readonly shims = new Map<number, { first: number; last: number }>();
+  /** Per shim: its CPU when first seen (0 if it started since start()), the latest seen, and whether it started since. */
+  private readonly shims = new Map<number, { first: number; last: number; fresh: boolean }>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly sampleMs = 50) {}
+  constructor(private readonly sampleMs = 100) {}
 
   start(): void {
     this.base = { dockerd: sum(this.dockerd), containerd: sum(this.containerd) };
     this.shims.clear();
     for (const pid of shimPids()) {
       const cpu = cpuSeconds(pid, true);
-      this.shims.set(pid, { first: cpu, last: cpu });
+      this.shims.set(pid, { first: cpu, last: cpu, fresh: false });
     }
     this.timer = setInterval(() => this.sample(), this.sampleMs);
   }
@@ -72,7 +73,8 @@ export class EngineCpu {
     this.timer = null;
     this.sample();
     let shims = 0;
-    for (const { first, last } of this.shims.values()) shims += last - first;
+    // Only shims started meanwhile: the long-lived containers of others on the machine are left out.
+    for (const { first, last, fresh } of this.shims.values()) if (fresh) shims += last - first;
     return {
       dockerd: sum(this.dockerd) - this.base.dockerd,
       containerd: sum(this.containerd) - this.base.containerd,
@@ -85,7 +87,7 @@ export class EngineCpu {
       const cpu = cpuSeconds(pid, true);
       const seen = this.shims.get(pid);
       if (seen) seen.last = Math.max(seen.last, cpu);
-      else this.shims.set(pid, { first: 0, last: cpu });
+      else this.shims.set(pid, { first: 0, last: cpu, fresh: true });
     }
   }
 }
