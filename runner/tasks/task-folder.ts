@@ -33,7 +33,8 @@ export function preludeOf(files: TaskFilesSource): { script: string; env: string
   const writes = entries.map(([name], i) => `printf '%s' "$${INLINE_VAR}${i}" > "$0"/'${name}'`);
   const vars = entries.map((_, i) => `${INLINE_VAR}${i}`);
   return {
-    script: [...writes, `unset ${vars.join(' ')}`, 'exec "$@"'].join(' && '),
+    // As the copy leaves it when it may (the image's user owns the folder): not world-writable.
+    script: [...writes, `unset ${vars.join(' ')}`, '{ chmod 755 "$0" 2>/dev/null; exec "$@"; }'].join(' && '),
     env: entries.map(([, text], i) => `${INLINE_VAR}${i}=${text}`),
   };
 }

@@ -31,7 +31,7 @@ beforeAll(async () => {
   await worker.upload({
     name: 'cat',
     image: 'ferrum-test/busybox',
-    command: `sh -c 'cat $PAYLOAD_FILE; echo "|$(cat $CONFIG_FILE)|$(env | grep -c FERRUM_TASK_FILE)"'`,
+    command: `sh -c 'cat $PAYLOAD_FILE; echo "|$(cat $CONFIG_FILE)|$(env | grep -c FERRUM_TASK_FILE)|$(stat -c %a $TASK_DIR)"'`,
     config: 'c: "1"',
   });
 });
@@ -80,8 +80,8 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     const large = `${'0123456789'.repeat(4000)}\n${small}`;
     const ids = [await worker.queue('cat', small), await worker.queue('cat', large)];
     for (const id of ids) expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
-    expect(await worker.log(ids[0]!)).toBe(`${small}|c: "1"|0\n`);
-    expect(await worker.log(ids[1]!)).toBe(`${large}|c: "1"|0\n`);
+    expect(await worker.log(ids[0]!)).toBe(`${small}|c: "1"|0|755\n`);
+    expect(await worker.log(ids[1]!)).toBe(`${large}|c: "1"|0|755\n`);
   });
 
   it("passes the code's env_vars", async () => {
