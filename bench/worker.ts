@@ -2,17 +2,18 @@
  * Worker benchmark.
  * (a) N tasks of a container that exits at once, on one runner with 4 slots: queue-to-start
  *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
- *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.1×).
+ *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.1×), and two
+ *     floors without Ferrum, with where the CPU goes per task (worker-tasks.ts).
  * (b) API throughput of queueing tasks in batches of 100, posted by wrk (target ≥ 3,000 tasks/s),
  *     beside bare BullMQ addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
- * `--list-only` runs only those; `--queue-only` runs only (b).
- * BENCH_TASKS (default 1000), BENCH_ROUNDS (5), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_SECONDS
+ * `--list-only` runs only those; `--queue-only` runs only (b); `--tasks-only` only (a) and (a').
+ * BENCH_TASKS (default 1000), BENCH_ROUNDS (20), BENCH_IDLE_TASKS (50) and BENCH_QUEUE_SECONDS
  * (5, the length of each of (b)'s four rounds) scale it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,6 @@ import { Runner } from '../runner/runner.js';
 import { loadConfig } from '../src/core/config.js';
 import { newObjectId } from '../src/core/ids.js';
 import { KeySpace } from '../src/core/redis.js';
-import { sleep } from '../src/core/time.js';
 import { WorkerKeys } from '../src/worker/keys.js';
 import { bullPriority, queueNameOf } from '../src/worker/tasks/queues/distribution.js';
 import { HttpClient } from '../test/helpers/http.js';
@@ -35,18 +35,9 @@ import { cpuSeconds } from './lib/proc-cpu.js';
 import { serveInChild } from './lib/child-server.js';
 import { runListBench } from './worker-list.js';
 import { wrk } from './lib/wrk.js';
+import { COMMAND, IMAGE, runTasksBench, SLOTS } from './worker-tasks.js';
 
-const TASKS = sized('BENCH_TASKS', 1000, 4);
 const QUEUE_SECONDS = sized('BENCH_QUEUE_SECONDS', 5, 1);
-const IDLE_TASKS = sized('BENCH_IDLE_TASKS', 50, 2);
-const SLOTS = 4;
-const ROUNDS = sized('BENCH_ROUNDS', 5, 1);
-const IMAGE = 'ferrum-test/busybox';
-const COMMAND = 'true';
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /**
  * A POST that survives a pooled keep-alive connection the server closed while the bench was
@@ -106,19 +97,6 @@ async function queueAll(
   await Promise.all(Array.from({ length: parallel }, sender));
 }
 
-function bareDockerWallMs(count: number): number {
-  const started = performance.now();
-  const result = spawnSync(
-    'sh',
-    ['-c', `seq ${count} | xargs -P4 -I{} docker run --rm --network none ${IMAGE} /bin/sh -c ${COMMAND}`],
-    {
-      stdio: 'inherit',
-    },
-  );
-  if (result.status !== 0) throw new Error('docker run baseline failed');
-  return performance.now() - started;
-}
-
 async function main(): Promise<void> {
   execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
   const redis = await startTestRedis();
@@ -143,8 +121,12 @@ async function main(): Promise<void> {
     form.append('data', JSON.stringify({ name: 'bench', image: IMAGE, command: COMMAND }));
     await http.post(`/2/projects/${projectId}/codes`, undefined, { raw: form });
 
-    if (!queueOnly) await runTasksBench(http, client, keys, projectId);
-    await runQueueBench(http, controller.url, token, redis.url, projectId);
+    if (!queueOnly) {
+      const redisPid = Number(/process_id:(\d+)/.exec(await client.info('server'))![1]);
+      const queue = (count: number) => queueAll(http, projectId, count, 'default', 2);
+      await runTasksBench({ http, client, keys, projectId, runner, config, queue }, redisPid);
+    }
+    if (!tasksOnly) await runQueueBench(http, controller.url, token, redis.url, projectId);
   } finally {
     await client.quit();
     await runner.stop();
@@ -152,80 +134,6 @@ async function main(): Promise<void> {
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** (a) and (a'): tasks run on the runner against bare docker runs, and queue-to-start latency. */
-async function runTasksBench(http: HttpClient, client: Redis, keys: WorkerKeys, projectId: string): Promise<void> {
-  console.log(
-    `(a) ${TASKS} tasks of "${IMAGE} ${COMMAND}", runner with ${SLOTS} slots, against as many bare docker runs`,
-  );
-  // Other work on the machine comes and goes: the two sides alternate in rounds so that
-  // both see the same load, and their wall times are summed.
-  const ended = async () =>
-    (await client.zcard(keys.tasksWithStatus(projectId, 'complete'))) +
-    (await client.zcard(keys.tasksWithStatus(projectId, 'error')));
-  let ferrumWall = 0;
-  let dockerWall = 0;
-  for (let round = 0, done = 0; round < ROUNDS; round++) {
-    const count = Math.round((TASKS * (round + 1)) / ROUNDS) - done;
-    const runFerrum = async () => {
-      const started = performance.now();
-      await queueAll(http, projectId, count, 'default', 2);
-      while ((await ended()) < done + count) await sleep(20);
-      ferrumWall += performance.now() - started;
-    };
-    const runDocker = () => {
-      dockerWall += bareDockerWallMs(count);
-    };
-    if (round % 2 === 0) {
-      await runFerrum();
-      runDocker();
-    } else {
-      runDocker();
-      await runFerrum();
-    }
-    done += count;
-  }
-  const ids = await client.zrange(keys.tasksWithStatus(projectId, 'complete'), 0, -1);
-  const records = await Promise.all(
-    ids.map((id) => client.hmget(keys.task(projectId, id), 'created_at', 'start_time')),
-  );
-  const latencies = records.map(([created, start]) => Number(start) - Number(created)).sort((a, b) => a - b);
-  console.log(`    complete: ${ids.length}, error: ${await client.zcard(keys.tasksWithStatus(projectId, 'error'))}`);
-  console.log(
-    `    queue-to-start latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (tasks queued in batches wait for a slot)`,
-  );
-  console.log(
-    `    ferrum: ${(ferrumWall / 1000).toFixed(1)} s wall, ${(TASKS / (ferrumWall / 1000)).toFixed(1)} tasks/s`,
-  );
-  console.log(
-    `    docker run --rm, xargs -P4: ${(dockerWall / 1000).toFixed(1)} s wall, ${(TASKS / (dockerWall / 1000)).toFixed(1)} runs/s`,
-  );
-  console.log(`    ratio ferrum/docker wall time: ${(ferrumWall / dockerWall).toFixed(2)}x (target <= 1.1x)`);
-  figure('tasks: queue-to-start p50 (4 slots busy)', percentile(latencies, 50), 'ms', { better: 'lower' });
-  figure('tasks: ferrum/docker run wall time', ferrumWall / dockerWall, 'x', {
-    better: 'lower',
-    target: 1.1,
-    reference: 'bare docker run --rm of the same image, 4 at a time',
-  });
-
-  console.log(`(a') ${IDLE_TASKS} tasks queued one at a time on the idle runner`);
-  const idleLatencies: number[] = [];
-  for (let i = 0; i < IDLE_TASKS; i++) {
-    const response = await http.post(`/2/projects/${projectId}/tasks`, {
-      tasks: [{ code_name: 'bench', payload: '{}' }],
-    });
-    const id = response.body.tasks[0].id as string;
-    let start: string | null = null;
-    while (!(start = await client.hget(keys.task(projectId, id), 'start_time'))) await sleep(2);
-    idleLatencies.push(Number(start) - Number(await client.hget(keys.task(projectId, id), 'created_at')));
-    while ((await client.hget(keys.task(projectId, id), 'status')) === 'running') await sleep(5);
-  }
-  idleLatencies.sort((a, b) => a - b);
-  console.log(
-    `    queue-to-start latency p50 ${percentile(idleLatencies, 50)} ms, p99 ${percentile(idleLatencies, 99)} ms`,
-  );
-  figure('tasks: queue-to-start p50 on an idle runner', percentile(idleLatencies, 50), 'ms', { better: 'lower' });
 }
 
 /** What one side of (b) took: tasks queued, wall seconds, and redis-server and server CPU seconds. */
@@ -370,8 +278,16 @@ async function runQueueBench(
 
 const listOnly = process.argv.includes('--list-only');
 const queueOnly = process.argv.includes('--queue-only');
+const tasksOnly = process.argv.includes('--tasks-only');
 const serverRole = process.env.BENCH_ROLE === 'server';
-(serverRole ? serveInChild() : listOnly ? runListBench() : queueOnly ? main() : main().then(runListBench)).then(
+const bench = serverRole
+  ? serveInChild()
+  : listOnly
+    ? runListBench()
+    : queueOnly || tasksOnly
+      ? main()
+      : main().then(runListBench);
+bench.then(
   () => {
     if (!serverRole) process.exit(0);
   },

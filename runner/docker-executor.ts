@@ -5,7 +5,10 @@ import { OutboundGuard } from '../src/core/outbound-guard.js';
 import { namesImageById, type EngineImage } from '../src/worker/codes/images/private-images.js';
 import type { RegistryAuth } from '../src/worker/codes/images/registry-credentials.js';
 import { RegistryGuard } from '../src/worker/codes/images/registry-guard.js';
+import { fitsInline, preludeOf, STAGING_DIR, type TaskFilesSource } from './tasks/task-folder.js';
 import { TtyOutputDecoder } from './tasks/tty-output.js';
+
+export type { TaskFilesSource } from './tasks/task-folder.js';
 
 /** The limits every Ferrum container runs under. */
 export interface ContainerLimits {
@@ -45,9 +48,6 @@ export function hardenedHostConfig(limits: ContainerLimits): Docker.HostConfig {
   };
 }
 
-/** Where the task files wait in the image's file system until the start copies them into a tmpfs task folder. */
-const STAGING_DIR = '/.ferrum-task';
-
 /**
  * How a task container's writable space is bounded: a storage quota on its writable layer
  * where the engine's storage driver supports one, else a tmpfs of that size for the task
@@ -75,8 +75,8 @@ export interface ContainerSpec extends ContainerLimits {
   env: string[];
   workingDir?: string;
   labels: Record<string, string>;
-  /** A local folder copied to `taskDir` in the container before it starts. */
-  filesDir: string;
+  /** What the task folder `taskDir` holds when the container starts. */
+  files: TaskFilesSource;
   taskDir: string;
   /** Writable space in MiB (see DiskLimitMode); 0: unbounded. */
   diskMb?: number;
@@ -237,9 +237,12 @@ export class DockerExecutor {
     let timedOut = false;
     let deadline: NodeJS.Timeout | undefined;
     try {
+      const files = spec.files;
       const [output] = await Promise.all([
         container.attach({ stream: true, stdout: true, stderr: true }),
-        container.putArchive(this.archiveOf(spec, staged ? STAGING_DIR : spec.taskDir), { path: '/' }),
+        'dir' in files
+          ? container.putArchive(this.archiveOf(files.dir, staged ? STAGING_DIR : spec.taskDir), { path: '/' })
+          : undefined,
       ]);
       const ended = new Promise<void>((resolve) => {
         output.on('end', resolve);
@@ -322,9 +325,10 @@ export class DockerExecutor {
       HostConfig: hardenedHostConfig(spec),
     };
     const diskMb = spec.diskMb ?? 0;
-    if (diskMb <= 0) return options;
-    if ((await this.diskLimitMode()) === 'quota') {
-      options.HostConfig!.StorageOpt = { size: `${diskMb}M` };
+    if ('content' in spec.files && !(await this.takesContent(diskMb, spec.files.content)))
+      throw new ExecutorError('Runner error: these task files cannot be given as content');
+    if (!(await this.writesTaskFolder(diskMb))) {
+      if (diskMb > 0) options.HostConfig!.StorageOpt = { size: `${diskMb}M` };
       return options;
     }
     options.HostConfig!.Tmpfs = { [spec.taskDir]: `rw,exec,nosuid,nodev,size=${diskMb}m` };
@@ -332,16 +336,28 @@ export class DockerExecutor {
     // the image's own entrypoint and command (or the task's command) as they were.
     // Usually remembered from ensureImage() just before: no engine round trip per task.
     const image = await this.imageInfo(spec.image);
-    options.Entrypoint = ['/bin/sh', '-c', `cp -Rp ${STAGING_DIR}/. "$0"/ && exec "$@"`, spec.taskDir];
+    const prelude = preludeOf(spec.files);
+    options.Entrypoint = ['/bin/sh', '-c', prelude.script, spec.taskDir];
+    options.Env = [...spec.env, ...prelude.env];
     options.Cmd = [...image.entrypoint, ...(spec.cmd ?? image.cmd)];
     return options;
   }
 
-  /** The task folder as a tar stream whose entries land under `dir`. */
-  private archiveOf(spec: ContainerSpec, dir: string): NodeJS.ReadableStream {
+  /** Whether a task with `diskMb` of writable space gets a tmpfs task folder that a prelude in the container fills. */
+  private async writesTaskFolder(diskMb: number): Promise<boolean> {
+    return diskMb > 0 && (await this.diskLimitMode()) === 'tmpfs';
+  }
+
+  /** Whether a task with `diskMb` of writable space may be given these files as content (see TaskFilesSource). */
+  async takesContent(diskMb: number, content: Record<string, string>): Promise<boolean> {
+    return fitsInline(content) && (await this.writesTaskFolder(diskMb));
+  }
+
+  /** The local folder `filesDir` as a tar stream whose entries land under `dir`. */
+  private archiveOf(filesDir: string, dir: string): NodeJS.ReadableStream {
     // tar-fs's Pack is a streamx Readable, which dockerode pipes like any Node stream.
     const prefix = dir.replace(/^\/+/, '');
-    return tar.pack(spec.filesDir, {
+    return tar.pack(filesDir, {
       map: (header) => ({
         ...header,
         name: path.posix.join(prefix, header.name),

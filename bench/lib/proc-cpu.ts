@@ -10,23 +10,35 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** CPU seconds a process has used so far in user space and in the kernel (system) on its behalf (0 once it is gone). */
-export function cpuTimes(pid: number): { user: number; system: number } {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces), from field 3 on; null once it is gone. */
+function statFields(pid: number): number[] | null {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return { user: 0, system: 0 };
+    return null;
   }
-  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) / clockTicks(), system: Number(fields[12]) / clockTicks() };
+  return stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
 }
 
-/** User + system CPU seconds a process has used so far (0 once it is gone). */
-export function cpuSeconds(pid: number): number {
-  const { user, system } = cpuTimes(pid);
-  return user + system;
+/** CPU seconds a process has used so far in user space and in the kernel (system) on its behalf (0 once it is gone). */
+export function cpuTimes(pid: number): { user: number; system: number } {
+  const fields = statFields(pid);
+  // utime and stime are fields 14 and 15.
+  if (!fields) return { user: 0, system: 0 };
+  return { user: fields[11]! / clockTicks(), system: fields[12]! / clockTicks() };
+}
+
+/** User + system CPU seconds a process has used so far (0 once it is gone); with `children`, those of the children it waited for too. */
+export function cpuSeconds(pid: number, children = false): number {
+  const fields = statFields(pid);
+  if (!fields) return 0;
+  // utime and stime are fields 14 and 15, cutime and cstime 16 and 17.
+  const own = fields[11]! + fields[12]!;
+  return (children ? own + fields[13]! + fields[14]! : own) / clockTicks();
 }
 
 /** Summed CPU seconds of several processes. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { RunnerConfig } from '../../src/core/config.js';
 import type { CodeRevision, Task } from '../../src/worker/types.js';
-import type { ContainerSpec } from '../docker-executor.js';
+import type { ContainerSpec, TaskFilesSource } from '../docker-executor.js';
 import { CONFIG_FILE, PAYLOAD_FILE } from './task-files.js';
 
 export interface SpecInputs {
@@ -10,7 +10,7 @@ export interface SpecInputs {
   image: string;
   /** The image's own command, run with the task's arguments when the code names no command. */
   imageCmd: string[];
-  filesDir: string;
+  files: TaskFilesSource;
   labels: Record<string, string>;
   config: RunnerConfig;
   /** The task's own API token (valid only for this task while it runs). */
@@ -46,7 +46,7 @@ export function containerSpecOf({
   revision,
   image,
   imageCmd,
-  filesDir,
+  files,
   labels,
   config,
   taskToken,
@@ -75,7 +75,7 @@ export function containerSpecOf({
     env: Object.entries(env).map(([name, value]) => `${name}=${value}`),
     workingDir: isZip ? config.taskDir : undefined,
     labels,
-    filesDir,
+    files,
     taskDir: config.taskDir,
     network: config.network,
     memoryBytes: config.memoryMb * 1024 * 1024,

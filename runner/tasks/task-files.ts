@@ -3,12 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ZipLimits } from '../../src/core/config.js';
 import { extractZip } from '../../src/worker/codes/archives/zip.js';
+import type { DockerExecutor, TaskFilesSource } from '../docker-executor.js';
 
 export const PAYLOAD_FILE = 'payload.json';
 export const CONFIG_FILE = 'config.json';
 
 export interface TaskFiles {
   dir: string;
+  remove(): Promise<void>;
+}
+
+/** What a task's folder is filled from, and how to clean up after its run. */
+export interface TaskFilesOfRun {
+  source: TaskFilesSource;
   remove(): Promise<void>;
 }
 
@@ -36,4 +43,22 @@ export async function prepareTaskFiles(
     throw error;
   }
   return { dir, remove: () => fs.promises.rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The task's files: given to the container as content when it has no zip and the container
+ * writes its own task folder (see TaskFilesSource), else prepared in a local folder.
+ */
+export async function taskFilesOf(
+  payload: string,
+  config: string | undefined,
+  zip: Buffer | null,
+  zipLimits: ZipLimits,
+  container: { executor: DockerExecutor; diskMb: number },
+): Promise<TaskFilesOfRun> {
+  const content = { [PAYLOAD_FILE]: payload, [CONFIG_FILE]: config ?? '' };
+  if (!zip && (await container.executor.takesContent(container.diskMb, content)))
+    return { source: { content }, remove: async () => {} };
+  const files = await prepareTaskFiles(payload, config, zip, zipLimits);
+  return { source: { dir: files.dir }, remove: () => files.remove() };
 }

@@ -5,10 +5,10 @@ import type { TaskOutcome } from '../../src/worker/tasks/running/runner-tasks.js
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
 import type { TaskBackend } from '../backend/backend.js';
 import { containerSpecOf } from './container-spec.js';
-import { ExecutorError, type DockerExecutor, type ImageInfo } from '../docker-executor.js';
+import { ExecutorError, type DockerExecutor, type ImageInfo, type TaskFilesSource } from '../docker-executor.js';
 import { LogShipper } from './log-shipper.js';
 import type { RunnerMetrics } from '../metrics.js';
-import { prepareTaskFiles, type TaskFiles } from './task-files.js';
+import { taskFilesOf, type TaskFilesOfRun } from './task-files.js';
 
 /** Why a running task's container was stopped early. */
 export type StopReason = 'cancel' | 'shutdown';
@@ -57,7 +57,7 @@ export class TaskRun {
   async execute(): Promise<void> {
     const { backend } = this.deps;
     const task = this.task;
-    let files: TaskFiles | null = null;
+    let files: TaskFilesOfRun | null = null;
     let token: string | null = null;
     try {
       const revision = await backend.revision(task);
@@ -76,11 +76,12 @@ export class TaskRun {
         ? await this.tenantImage(image)
         : await this.deps.executor.ensureImage(image, undefined, { operator: true });
       if ('reason' in imageInfo) return await this.finish(['preparing'], { status: 'error', msg: imageInfo.reason });
-      files = await prepareTaskFiles(
+      files = await taskFilesOf(
         task.payload,
         revision.config,
         await backend.codeZip(task, revision),
         this.deps.config.worker.zip,
+        { executor: this.deps.executor, diskMb: this.deps.config.runner.diskMb },
       );
       token = await backend.start(task);
       if (token === null) return;
@@ -89,7 +90,7 @@ export class TaskRun {
         { task: task.id, project: task.project_id, code: task.code_name, cluster: task.cluster, image },
         'task started',
       );
-      const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.dir, token);
+      const outcome = await this.runContainer(task, revision, { name: image, cmd: imageInfo.cmd }, files.source, token);
       if (outcome) await this.finish(['running'], outcome);
     } catch (error) {
       const msg = error instanceof ExecutorError ? error.message : `Runner error: ${(error as Error).message}`;
@@ -134,7 +135,7 @@ export class TaskRun {
     task: Task,
     revision: CodeRevision,
     image: { name: string; cmd: string[] },
-    filesDir: string,
+    files: TaskFilesSource,
     taskToken: string,
   ): Promise<TaskOutcome | null> {
     const { backend, config, executor, runner } = this.deps;
@@ -146,7 +147,7 @@ export class TaskRun {
         revision,
         image: image.name,
         imageCmd: image.cmd,
-        filesDir,
+        files,
         labels,
         config: config.runner,
         taskToken,

@@ -28,6 +28,12 @@ beforeAll(async () => {
     env_vars: { GREETING: 'hello there', MODE: 'test' },
   });
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
+  await worker.upload({
+    name: 'cat',
+    image: 'ferrum-test/busybox',
+    command: `sh -c 'cat $PAYLOAD_FILE; echo "|$(cat $CONFIG_FILE)|$(env | grep -c FERRUM_TASK_FILE)|$(stat -c %a $TASK_DIR)"'`,
+    config: 'c: "1"',
+  });
 });
 
 afterAll(async () => {
@@ -67,6 +73,15 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     expect(task.duration).toBeGreaterThanOrEqual(0);
     expect(task.code_rev).toBe('1');
     expect(typeof task.code_history_id).toBe('string');
+  });
+
+  it('writes the payload file exactly, a small payload (written from the environment) and a large one (copied in) alike', async () => {
+    const small = `it's "quoted" $HOME \\n $(echo no) \`echo no\` é✓\n\nend\n\n`;
+    const large = `${'0123456789'.repeat(4000)}\n${small}`;
+    const ids = [await worker.queue('cat', small), await worker.queue('cat', large)];
+    for (const id of ids) expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');
+    expect(await worker.log(ids[0]!)).toBe(`${small}|c: "1"|0|755\n`);
+    expect(await worker.log(ids[1]!)).toBe(`${large}|c: "1"|0|755\n`);
   });
 
   it("passes the code's env_vars", async () => {
