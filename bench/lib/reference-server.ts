@@ -1,8 +1,9 @@
-// The floor a single post can reach on this machine: ioredis (auto-pipelined, as Ferrum's) and
-// one Lua script that stores a message's body and makes it available, behind either fastify or
+// The floor a post can reach on this machine: ioredis (auto-pipelined, as Ferrum's) and one Lua
+// script that stores the messages' bodies and makes them available, behind either fastify or
 // Node's bare http module. No authentication, validation, metrics, limits, expiry or alerts. The
-// MQ bench drives both with the same wrk settings as Ferrum's post, in the same run, so that
-// Ferrum's figures can be read against what the stack alone costs at the same load.
+// MQ benches drive it with the same load as Ferrum's post (bench:mq single posts from wrk,
+// bench:mq-rabbitmq batches of 100), in the same run, so that Ferrum's figures can be read
+// against what the stack alone costs at the same load.
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -11,9 +12,12 @@ import type { AddressInfo } from 'node:net';
 
 export type ReferenceKind = 'fastify' | 'node-http';
 
-const POST_ONE = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+// ARGV: now, then id, body per message.
+const POST = `
+for i = 2, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
+end
 return 1`;
 
 const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/messages$/;
@@ -21,12 +25,18 @@ const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/messages$/;
 /** Serves POST /3/projects/:project_id/queues/:queue_name/messages; sends its URL to the parent, stops on any message. */
 export async function serveReference(kind: ReferenceKind, redisUrl: string): Promise<void> {
   const redis = new Redis(redisUrl, { enableAutoPipelining: true });
-  const sha = (await redis.script('LOAD', POST_ONE)) as string;
-  const post = async (projectId: string, queue: string, body: string): Promise<string> => {
+  const sha = (await redis.script('LOAD', POST)) as string;
+  const post = async (projectId: string, queue: string, messages: { body: string }[]): Promise<string> => {
     const tag = `{reference:${projectId}:${queue}}`;
-    const id = randomBytes(12).toString('hex');
-    await redis.evalsha(sha, 2, `${tag}:body`, `${tag}:ready`, id, body, Date.now());
-    return JSON.stringify({ ids: [id], msg: 'Messages put on queue.' });
+    const ids: string[] = [];
+    const args: string[] = [String(Date.now())];
+    for (const message of messages) {
+      const id = randomBytes(12).toString('hex');
+      ids.push(id);
+      args.push(id, message.body);
+    }
+    await redis.evalsha(sha, 2, `${tag}:body`, `${tag}:ready`, ...args);
+    return JSON.stringify({ ids, msg: 'Messages put on queue.' });
   };
   const close = kind === 'fastify' ? await listenFastify(post) : await listenNodeHttp(post);
   process.on('message', async () => {
@@ -36,7 +46,7 @@ export async function serveReference(kind: ReferenceKind, redisUrl: string): Pro
   });
 }
 
-type Post = (projectId: string, queue: string, body: string) => Promise<string>;
+type Post = (projectId: string, queue: string, messages: { body: string }[]) => Promise<string>;
 
 async function listenFastify(post: Post): Promise<() => Promise<void>> {
   const app = Fastify();
@@ -44,7 +54,7 @@ async function listenFastify(post: Post): Promise<() => Promise<void>> {
     '/3/projects/:project_id/queues/:queue_name/messages',
     async (request, reply) => {
       const { project_id, queue_name } = request.params;
-      const json = await post(project_id, queue_name, request.body.messages[0]!.body);
+      const json = await post(project_id, queue_name, request.body.messages);
       return reply.code(201).type('application/json; charset=utf-8').send(json);
     },
   );
@@ -60,8 +70,8 @@ async function listenNodeHttp(post: Post): Promise<() => Promise<void>> {
     request.on('end', () => {
       const match = PATH.exec(request.url ?? '');
       if (request.method !== 'POST' || !match) return response.writeHead(404).end();
-      const body = (JSON.parse(text) as { messages: { body: string }[] }).messages[0]!.body;
-      void post(match[1]!, match[2]!, body).then((json) =>
+      const { messages } = JSON.parse(text) as { messages: { body: string }[] };
+      void post(match[1]!, match[2]!, messages).then((json) =>
         response
           .writeHead(201, {
             'content-type': 'application/json; charset=utf-8',
