@@ -62,9 +62,9 @@ export class WorkerKeys {
     return this.project(projectId, 'task', taskId, 'log');
   }
   /**
-   * The list index of a project's tasks with the given code name, cluster and status (each
+   * The list index of a project's tasks with the given status and code name and cluster (each
    * optional), scored by created_at. Every combination exists, so any list filter reads
-   * straight from one index per status it asks for.
+   * straight from one index per status it asks for (a list of every status, from all seven).
    */
   taskListIndex(projectId: string, scope: ListScope = {}) {
     const parts = ['tasks'];
@@ -81,7 +81,10 @@ export class WorkerKeys {
   statusIndexes(projectId: string): string[] {
     return TASK_STATUSES.map((status) => this.tasksWithStatus(projectId, status));
   }
-  /** The list indexes a task is in whatever its status (task-lib.lua's ANY group). */
+  /**
+   * The all-status list indexes earlier versions wrote (task-lib.lua's ANY group): nothing
+   * writes or reads them now; expiry still removes a task from them, so old tasks leave no entry.
+   */
   anyStatusIndexes(projectId: string, task: IndexedTask): string[] {
     const { code_name: codeName, cluster } = task;
     return [{}, { codeName }, { cluster }, { codeName, cluster }].map((scope) => this.taskListIndex(projectId, scope));

@@ -5,12 +5,12 @@
 -- cluster, so they share their index keys: each index gets one ZADD of all its new members
 -- rather than one per task.
 -- KEYS: the undispatched set, the project's counters, then one hash per task, then index sets
---       of ANY + GROUP keys each (the ANY list indexes and the queued status group of the
---       tasks' code and cluster); then optionally (one key more) the hash of the task these
---       retry, which gets retry_task_id = the first new task's id
+--       of GROUP keys each (the queued status group of the tasks' code and cluster); then
+--       optionally (one key more) the hash of the task these retry, which gets retry_task_id =
+--       the first new task's id
 -- ARGV: now ms, the number of tasks, m, m field/value arguments every task gets, then per
 --       task: id, created_at ms, its index set's number (from 1), n, n field/value arguments
-local per_set = ANY + GROUP
+local per_set = GROUP
 local count = tonumber(ARGV[2])
 local sets_first = 3 + count
 local retried = (#KEYS - sets_first + 1) % per_set == 1
@@ -36,7 +36,7 @@ for t = 1, count do
 end
 for set, list in pairs(members) do
   local first = sets_first + (set - 1) * per_set
-  -- Every index of the set but the last (the code package's stats index) is scored by
+  -- Every index of the group but the last (the code package's stats index) is scored by
   -- created_at; the stats index by the time of the change, which for a new task is the same.
   for i = first, first + per_set - 1 do redis.call('ZADD', KEYS[i], unpack(list)) end
 end

@@ -3,8 +3,8 @@
 -- Drops finished tasks whose retention has passed: record, log and every index entry, so
 -- lists and stats never show a task that is gone. The record and log usually expired on
 -- their own already (PEXPIREAT at the final status); deleting them again is harmless.
--- KEYS: the expiring set, then per entry 2 + ANY + GROUP keys: task hash, log, its list
---       indexes, its final status's group
+-- KEYS: the expiring set, then per entry 2 + ANY + GROUP keys: task hash, log, the all-status
+--       list indexes earlier versions wrote (see task-lib.lua), its final status's group
 -- ARGV: now ms, then per entry its member of the expiring set
 -- Returns how many entries were dropped; an entry not yet due (or gone) is skipped.
 local per_entry = 2 + ANY + GROUP

@@ -10,8 +10,7 @@
 -- The project's usage figures follow: total_duration grows by the run time of a task that
 -- ends, and a retry counts as a new task.
 -- KEYS: task hash, its log, the expiring set, the undispatched set, the project's counters,
---       the task's ANY list indexes, then its status groups in STATUSES order; then, with a
---       retry, its hash
+--       then the task's status groups in STATUSES order; then, with a retry, its hash
 -- ARGV: allowed source statuses (comma separated), new status, now ms, required runner
 --       ('' for any), retention ms, n, n field/value arguments to set with the change; then
 --       optionally the retry: id, created_at ms, m, m field/value arguments
@@ -28,10 +27,10 @@ local now = tonumber(ARGV[3])
 local target = ARGV[2]
 local task = redis.call('HMGET', KEYS[1], 'id', 'created_at', 'start_time', 'code_id', 'cluster', 'code_name')
 local id, created = task[1], task[2]
-local any_first = 6
+local groups_first = 6
 local function group_of(status)
   for i, name in ipairs(STATUSES) do
-    if name == status then return any_first + ANY + (i - 1) * GROUP end
+    if name == status then return groups_first + (i - 1) * GROUP end
   end
 end
 move_task(group_of(current), group_of(target), id, created, now)
@@ -54,7 +53,7 @@ if FINAL[target] then
   redis.call('ZADD', KEYS[3], expiry, table.concat({id, target, task[4], task[5], task[6]}, '/'))
 end
 if #ARGV > 6 + n then
-  local retry_id = create_queued(KEYS[#KEYS], any_first, group_of('queued'), KEYS[4], ARGV[3], 7 + n)
+  local retry_id = create_queued(KEYS[#KEYS], group_of('queued'), KEYS[4], ARGV[3], 7 + n)
   redis.call('HSET', KEYS[1], 'retry_task_id', retry_id)
   count_created(KEYS[5], 1, now)
 end

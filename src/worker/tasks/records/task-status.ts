@@ -50,7 +50,6 @@ export class TaskStatusChanges {
       this.keys.expiringTasks(projectId),
       this.keys.undispatchedTasks(projectId),
       this.keys.projectCounters(projectId),
-      ...this.keys.anyStatusIndexes(projectId, indexed),
       ...this.keys.statusGroups(projectId, indexed),
     ];
     const args = [

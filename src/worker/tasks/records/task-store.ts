@@ -107,10 +107,7 @@ export class TaskStore {
         if (set === undefined) {
           set = indexSets.size + 1;
           indexSets.set(scope, set);
-          indexKeys.push(
-            ...this.keys.anyStatusIndexes(projectId, task),
-            ...this.keys.statusGroup(projectId, task, 'queued'),
-          );
+          indexKeys.push(...this.keys.statusGroup(projectId, task, 'queued'));
         }
         const fields = own[i]!;
         args.push(task.id, String(task.created_at), String(set), String(fields.length), ...fields);
@@ -182,10 +179,9 @@ export class TaskStore {
     return this.redis.getrangeBuffer(this.keys.taskLog(projectId, taskId), offset, -1);
   }
 
-  /** Newest first: one page of the indexes the filter names, one per status asked for. */
+  /** Newest first: one page of the indexes the filter names, one per status asked for (every status when none is). */
   async list(projectId: string, filter: TaskFilter): Promise<Task[]> {
-    const everyStatus = filter.statuses.length === 0 || filter.statuses.length === TASK_STATUSES.length;
-    const statuses = everyStatus ? [undefined] : filter.statuses;
+    const statuses = filter.statuses.length === 0 ? TASK_STATUSES : filter.statuses;
     const keys = statuses.map((status) =>
       this.keys.taskListIndex(projectId, { codeName: filter.codeName, cluster: filter.cluster, status }),
     );
