@@ -25,6 +25,8 @@ import {
   reservedMessagesJson,
 } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
+import { isPlainBatchDelete } from './batch-delete-check.js';
+import { withQuickCheck } from '../quick-body-check.js';
 
 const QUEUE = '/3/projects/:project_id/queues/:queue_name';
 const MESSAGE = `${QUEUE}/messages/:message_id`;
@@ -46,16 +48,19 @@ const deleteEntry = {
   properties: { reservation_id: { type: 'string' }, subscriber_name: { type: 'string' } },
 } as const;
 
-const batchDeleteBody = {
-  type: 'object',
-  properties: {
-    ids: batchDeleteIds({
-      ...deleteEntry,
-      required: ['id'],
-      properties: { id: { type: 'string' }, ...deleteEntry.properties },
-    }),
-  },
-} as const;
+export const batchDeleteBody = withQuickCheck(
+  {
+    type: 'object',
+    properties: {
+      ids: batchDeleteIds({
+        ...deleteEntry,
+        required: ['id'],
+        properties: { id: { type: 'string' }, ...deleteEntry.properties },
+      }),
+    },
+  } as const,
+  isPlainBatchDelete,
+);
 
 type DeleteEntry = FromSchema<typeof deleteEntry> & { id: string };
 

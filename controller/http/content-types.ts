@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import secureJson from 'secure-json-parse';
-import { fail } from '../../src/core/errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/json-depth.js';
+import type { HttpError } from '../../src/core/errors.js';
+import { parseJsonBody } from './json-body.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,12 +23,13 @@ export function installContentTypes(app: FastifyInstance): void {
       request.emptyJsonBody = true;
       return done(null, {});
     }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(fail('invalid_json_too_deep', MAX_JSON_DEPTH), undefined);
+    let value: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      value = parseJsonBody(text);
     } catch (error) {
-      done(fail('invalid_json', (error as Error).message), undefined);
+      return done(error as HttpError, undefined);
     }
+    done(null, value);
   });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

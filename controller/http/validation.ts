@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { validatingWithoutNulls } from '../../src/core/null-fields.js';
+import { quickCheckOf } from '../../api/quick-body-check.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
 // parameters are text: "10" becomes 10 where the schema wants a number.
@@ -9,7 +10,20 @@ const textAjv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: fa
 
 /** A route's body check: nulls dropped where its schema says they mean "not given" (null-fields.ts), then the schema. */
 export function bodyValidatorOf(schema: unknown) {
-  return validatingWithoutNulls(bodyAjv.compile(schema as object), schema);
+  const full = validatingWithoutNulls(bodyAjv.compile(schema as object), schema);
+  const quick = quickCheckOf(schema);
+  if (!quick) return full;
+  const checked = (body: unknown): boolean => {
+    if (quick(body)) {
+      checked.errors = null;
+      return true;
+    }
+    const valid = full(body);
+    checked.errors = full.errors;
+    return valid;
+  };
+  checked.errors = null as typeof full.errors;
+  return checked;
 }
 
 /** A route that declares a body schema: method(s), URL pattern, schema. */
