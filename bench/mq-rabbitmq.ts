@@ -15,6 +15,9 @@
  * RabbitMQ, Ferrum, ...) of an equal share of the messages, summed per side, so that other work
  * on the machine weighs on both alike. Prints msg/s, the ratios and each system's server CPU
  * seconds per 100,000 messages from /proc (figures that load on the machine moves less).
+ * Produce also runs against its floor, in alternating rounds with Ferrum's: the same posts to a
+ * bare node:http server storing each batch with one script on the same Redis, nothing else
+ * (bench/lib/reference-server.ts), so that the report shows what the stack alone reaches.
  * BENCH_PROFILE=1: a --cpu-prof profile of the Ferrum server (in /tmp/mq-rabbitmq-prof) and
  * its Redis's INFO commandstats per phase (µs per message).
  * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 4; 2 in a smoke run) sets the rounds per side;
@@ -30,6 +33,7 @@ import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
 import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { serveReference } from './lib/reference-server.js';
 import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 
@@ -185,6 +189,19 @@ async function startFerrum(
   const redis = new Redis(target.redisUrl);
   const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
   return { child, target, redis, pids: () => [child.pid!, redisPid] };
+}
+
+/** The produce floor: a bare node:http server with one script, on Ferrum's Redis, in a process of its own. */
+async function startFloor(target: Target): Promise<{ child: ChildProcess; client: Client }> {
+  const child = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'reference', BENCH_REFERENCE_REDIS_URL: target.redisUrl },
+  });
+  const { url } = await new Promise<{ url: string }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { url: string }));
+    child.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
+  });
+  child.removeAllListeners('exit');
+  return { child, client: new Client({ ...target, url }, CLIENTS) };
 }
 
 async function stopFerrum(child: ChildProcess): Promise<void> {
@@ -346,6 +363,8 @@ interface Pair {
 
 interface Row {
   produce: Pair;
+  /** Ferrum's produce beside its floor (bench/lib/reference-server.ts), in the same rounds. */
+  produceFloor: { ferrum: Phase; floor: Phase };
   /** Ferrum's reserve n=100 + batch delete beside RabbitMQ's batched acks. */
   consume: Pair;
   /** Ferrum's reserve n=100 with delete: true beside RabbitMQ's batched acks. */
@@ -381,6 +400,7 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
       ferrum((n) => ferrumProduce(client, queue, n)),
       rabbit((n) => rabbitProduce(durability, n)),
     );
+    const produceFloor = await measureFloor(client, target, pids, redis);
     const consume = await measure(
       'consume (reserve + delete)',
       ferrum((n) => ferrumConsume(client, queue, false, n)),
@@ -392,18 +412,42 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
       ferrum((n) => ferrumConsume(client, queue, true, n)),
       rabbitBatched,
     );
-    if (durability !== 'transient') return { produce, consume, consumeDeleting };
+    if (durability !== 'transient') return { produce, produceFloor, consume, consumeDeleting };
     await refill();
     const consumeEachAck = await measure(
       'consume (reserve + delete, beside one ack each)',
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbit((n) => rabbitConsume(durability, 'each', n)),
     );
-    return { produce, consume, consumeDeleting, consumeEachAck };
+    return { produce, produceFloor, consume, consumeDeleting, consumeEachAck };
   } finally {
     client.close();
     redis.disconnect();
     await stopFerrum(child);
+  }
+}
+
+/** Ferrum's produce beside its floor's, in alternating rounds (the floor in the reference's place). */
+async function measureFloor(
+  client: Client,
+  target: Target,
+  ferrumPids: () => number[],
+  redis: Redis,
+): Promise<Row['produceFloor']> {
+  const floor = await startFloor(target);
+  try {
+    const redisPid = ferrumPids()[1]!;
+    await ferrumProduce(floor.client, 'warm-up', WARM_UP);
+    const sums = await alternating(
+      'produce beside its floor',
+      { pids: ferrumPids, work: (n) => ferrumProduce(client, 'beside-floor', n) },
+      { pids: () => [floor.child.pid!, redisPid], work: (n) => ferrumProduce(floor.client, 'floor', n) },
+      redis,
+    );
+    return { ferrum: sums.ferrum, floor: sums.rabbit };
+  } finally {
+    floor.client.close();
+    floor.child.send('stop');
   }
 }
 
@@ -435,6 +479,9 @@ function report(durability: Durability, version: string, row: Row): void {
   show('consume (reserve n=100 + delete batch)', row.consume.ferrum);
   show('consume (reserve n=100, delete: true)', row.consumeDeleting.ferrum);
   if (row.consumeEachAck) show('consume (reserve + delete, beside one ack each)', row.consumeEachAck.ferrum);
+  console.log(` produce floor (bare node:http + one script per batch, on Ferrum's Redis):`);
+  show('floor produce', row.produceFloor.floor);
+  show('Ferrum produce (beside the floor)', row.produceFloor.ferrum);
   const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
   const ratio = (name: string, pair: Pair, target?: number) =>
     figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(pair.ferrum) / rate(pair.rabbit), 'x', {
@@ -443,6 +490,15 @@ function report(durability: Durability, version: string, row: Row): void {
       reference,
     });
   ratio('produce', row.produce, 3);
+  const floorRate = rate(row.produceFloor.floor);
+  figure(`${durability}: produce Ferrum/floor`, rate(row.produceFloor.ferrum) / floorRate, 'x', {
+    better: 'higher',
+    reference: 'the same posts to a bare node:http server with one script on the same Redis, alternating rounds',
+  });
+  figure(`${durability}: produce floor/RabbitMQ`, floorRate / rate(row.produce.rabbit), 'x', {
+    better: 'higher',
+    reference: `${reference}; what the stack alone reaches, beside the 3x target`,
+  });
   ratio('consume (reserve + delete)', row.consume, 1);
   ratio('consume (reserve, delete: true)', row.consumeDeleting, 2);
   if (row.consumeEachAck)
@@ -471,6 +527,7 @@ function report(durability: Durability, version: string, row: Row): void {
     ['RabbitMQ produce', row.produce.rabbit],
     ['RabbitMQ consume (batched acks)', row.consume.rabbit],
     ['RabbitMQ consume (one ack per message)', row.consumeEachAck?.rabbit],
+    ['produce floor', row.produceFloor.floor],
   ];
   for (const [name, p] of cpus)
     if (p) figure(`${durability}: ${name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
@@ -505,10 +562,13 @@ async function main(): Promise<void> {
 const role =
   process.env.BENCH_ROLE === 'server'
     ? serveInChild({}, { persistent: process.env.BENCH_REDIS_DURABILITY === 'durable' })
-    : main();
+    : process.env.BENCH_ROLE === 'reference'
+      ? serveReference('node-http', process.env.BENCH_REFERENCE_REDIS_URL!)
+      : main();
 role.then(
   () => {
-    if (process.env.BENCH_ROLE !== 'server') process.exit(0);
+    // A server child serves until its parent tells it to stop.
+    if (process.env.BENCH_ROLE === undefined) process.exit(0);
   },
   (error: unknown) => {
     console.error(error);
