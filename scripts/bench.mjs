@@ -124,6 +124,8 @@ function runBench(script) {
 }
 
 function formatValue(value) {
+  // A figure a bench could not measure (NaN) is stored as null.
+  if (typeof value !== 'number' || !Number.isFinite(value)) return 'n/a';
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return value.toLocaleString('en-US', { maximumFractionDigits: digits });
 }

@@ -32,7 +32,9 @@ ensure_redis() {
   have redis-server || apt_install redis-server || return 1
 }
 
-docker_running() { docker info >/dev/null 2>&1; }
+# Bounded: an engine that stopped answering (dockerd 20.10 can deadlock in libnetwork when many
+# containers start and exit at once) counts as not running rather than hanging the setup.
+docker_running() { timeout 20 docker info >/dev/null 2>&1; }
 
 ensure_docker() {
   if docker_running; then return 0; fi
@@ -40,6 +42,13 @@ ensure_docker() {
   if ! is_root; then
     echo "ferrum setup: the Docker engine is not running; start it with: sudo dockerd --bridge=none --iptables=false --ip-masq=false &" >&2
     return 1
+  fi
+  if pgrep -x dockerd >/dev/null; then
+    echo "ferrum setup: dockerd runs but does not answer; restarting it" >&2
+    pkill -9 -x dockerd
+    pkill -9 -f containerd-shim || true
+    pkill -9 -x containerd || true
+    sleep 1
   fi
   echo "ferrum setup: starting dockerd" >&2
   nohup setsid dockerd --bridge=none --iptables=false --ip-masq=false >/var/log/ferrum-dockerd.log 2>&1 < /dev/null &
