@@ -43,11 +43,13 @@ const existing = option('--report');
 const appendTo = option('--append');
 const jobs = Math.max(1, Number(option('--jobs') ?? (smoke ? 2 : 1)));
 
-function benchScripts() {
+function allBenchScripts() {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  return Object.keys(scripts)
-    .filter((name) => name.startsWith('bench:'))
-    .filter((name) => !only || only.includes(name));
+  return Object.keys(scripts).filter((name) => name.startsWith('bench:'));
+}
+
+function benchScripts() {
+  return allBenchScripts().filter((name) => !only || only.includes(name));
 }
 
 const loadAverage = () => os.loadavg().map((load) => Number(load.toFixed(2)));
@@ -226,9 +228,11 @@ async function main() {
     if (!file) return;
     report.load.after = loadAverage();
     report.benches = [...kept, ...benches].map((bench) => ({ ...bench, output: undefined }));
-    report.complete = earlier
-      ? earlier.complete && benches.length === scripts.length
-      : benches.length === scripts.length;
+    // Complete once every bench of package.json has a finished run in the report, whichever
+    // run (the first, or an --append that ran again what failed) gave it.
+    report.complete = allBenchScripts().every((script) =>
+      report.benches.some((bench) => bench.script === script && bench.status === 'ok'),
+    );
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown(report));
   };
