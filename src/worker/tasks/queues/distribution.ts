@@ -69,9 +69,11 @@ export class TaskDistribution {
     // Sent with the jobs rather than before them: one round trip, not two.
     const adds: Promise<unknown>[] = [this.connection.sadd(this.keys.clusters(), ...byCluster.keys())];
     for (const [cluster, group] of byCluster) {
-      const dueNow = group.filter((task) => dueAt(task) <= now);
+      const dueNow: Task[] = [];
+      const later: Task[] = [];
+      for (const task of group) (dueAt(task) <= now ? dueNow : later).push(task);
       if (dueNow.length > 0) adds.push(this.addDueNow(cluster, dueNow, jobIdSuffix, now));
-      if (dueNow.length < group.length) adds.push(this.addDelayed(cluster, group, jobIdSuffix, now));
+      if (later.length > 0) adds.push(this.addDelayed(cluster, later, jobIdSuffix, now));
     }
     await Promise.all(adds);
   }
@@ -89,8 +91,7 @@ export class TaskDistribution {
   }
 
   /** Jobs due later, through BullMQ's own addBulk (its delayed set and delay marker). */
-  private addDelayed(cluster: string, tasks: Task[], jobIdSuffix: string, now: number): Promise<unknown> {
-    const later = tasks.filter((task) => dueAt(task) > now);
+  private addDelayed(cluster: string, later: Task[], jobIdSuffix: string, now: number): Promise<unknown> {
     return this.queueOf(cluster).addBulk(
       later.map((task) => ({
         name: JOB_NAME,
