@@ -140,14 +140,16 @@ describe('sign-in', () => {
       };
       const known: number[] = [];
       const unknown: number[] = [];
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 8; i++) {
         known.push(await timed(user.email));
         unknown.push(await timed(`ghost-${i}@example.com`));
       }
-      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+      // Other work on the machine only adds time, to some answers more than others (a median of
+      // each once came out 114 ms against 240 ms): the fastest answer of each is the least disturbed.
+      const fastest = (values: number[]) => Math.min(...values);
       // scrypt takes tens of ms; without the decoy hash an unknown e-mail answers in ~1 ms.
-      expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
-      expect(median(unknown)).toBeLessThan(median(known) * 2);
+      expect(fastest(unknown)).toBeGreaterThan(fastest(known) * 0.5);
+      expect(fastest(unknown)).toBeLessThan(fastest(known) * 2);
     } finally {
       await fresh.stop();
     }
