@@ -132,6 +132,8 @@ describe('a runner process', () => {
     expect(metrics).toContain('ferrum_runner_slots{state="free"} 4');
     expect(metrics).toMatch(/ferrum_worker_task_wait_seconds_count 2/);
     expect(metrics).toMatch(/ferrum_worker_task_run_seconds_count\{status="complete"\} 1/);
+    // The line is written just after the count, and reaches this process through a pipe.
+    await until('the task finished line', async () => taskLogLines(output(), done).length === 2, 5000);
     expect(taskLogLines(output(), done)).toEqual([
       expect.objectContaining({ msg: 'task started', project: server.projectId, code: 'shell' }),
       expect.objectContaining({ msg: 'task finished', status: 'complete', run_ms: expect.any(Number) }),
