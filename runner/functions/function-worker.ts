@@ -51,6 +51,16 @@ export interface FunctionExecutors {
 const TAKE_WAIT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 500;
 
+/** A sync call taken after its start-by time: answered at once rather than left to its caller's wait bound. */
+const NOT_TAKEN_IN_TIME: FunctionResult = {
+  outcome: 'timeout',
+  status: 504,
+  headers: {},
+  body: Buffer.alloc(0),
+  stderr: '',
+  errorMessage: 'No runner took the call in time',
+};
+
 const unavailable = (errorMessage: string): FunctionResult => ({
   outcome: 'error',
   status: 502,
@@ -175,12 +185,12 @@ export class FunctionWorker {
     const inFlight = { cluster, runnerId, message: raw };
     const startedAt = Date.now();
     if (startBy !== undefined && startedAt > startBy) {
-      const error = 'No runner took the call in time';
+      if (replyTo) await this.bus.publish(replyTo, await this.stores.replyBodies.notice(callId, NOT_TAKEN_IN_TIME));
       this.records.add({
         appName,
         callId,
         outcome: 'timeout',
-        error,
+        error: NOT_TAKEN_IN_TIME.errorMessage,
         log: '',
         startedAt,
         completedAt: startedAt,
