@@ -23,18 +23,19 @@
  * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 4; 2 in a smoke run) sets the rounds per side;
  * BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
-import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { cpuSecondsOfAll, threadCpuSeconds } from './lib/proc-cpu.js';
 import { serveReference } from './lib/reference-server.js';
-import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
+import { addCommandStats, printStats, readCommandStats, type CommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 
 const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
@@ -44,6 +45,14 @@ const WARM_UP = Math.min(MESSAGES, 10_000);
 // measured is not the one that pays for it (a running server has long paid it).
 const WARM_UP_PASSES = 5;
 const ROUNDS = sized('BENCH_ROUNDS', 4, 2);
+// A RabbitMQ queue process compacts its heap when it hibernates, once idle for a timeout that
+// starts at 1 s and grows each time it is woken soon after (1.6, 3.0, 8.8 s after three bursts).
+// Draining a backlog of 100,000 before that runs full-sweep GCs of the whole backlog (on a dirty
+// CPU scheduler) again and again: twice the CPU per message, whether or not it happened to
+// hibernate before a phase decided each consume figure. Each consume phase starts once the queue
+// process has hibernated (at most this long), the state of a server whose consumers come some
+// time after the burst that filled it.
+const SETTLE_MAX_MS = sized('BENCH_SETTLE_MAX_MS', 120_000, 1_000);
 const BATCH = 100;
 const CLIENTS = 4;
 const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
@@ -56,6 +65,8 @@ const DURABILITIES: Durability[] = ['durable', 'transient'];
 const queueOf = (durability: Durability) => `ferrum-bench-${durability}`;
 const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
 const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
+
+const execFileAsync = promisify(execFile);
 
 const bodyOf = (i: number) => `benchmark message ${i} ${'x'.repeat(64)}`;
 
@@ -75,43 +86,58 @@ async function timed(into: Phase, pids: () => number[], work: () => Promise<numb
   into.cpu += cpuSecondsOfAll(pids()) - cpuBefore;
 }
 
-/** A Ferrum side and its RabbitMQ reference, each given a count of messages to work through. */
+/** One system measured in a phase: Ferrum, its RabbitMQ reference or its floor. */
 interface Side {
+  name: string;
   pids: () => number[];
   work: (messages: number) => Promise<number>;
+  /** Whether it runs on Ferrum's Redis (BENCH_PROFILE prints what Redis spent on it). */
+  onRedis: boolean;
+  /** With BENCH_PROFILE, the part of its CPU seconds so far that each round prints beside its own. */
+  part?: { name: string; seconds: () => number };
 }
 
 /**
- * Both sides through MESSAGES messages in ROUNDS rounds each, alternating (F R R F ...) so that
- * both see the same load on the machine; each side's rounds summed. With BENCH_PROFILE, prints
- * what Ferrum's Redis spent on it (`redis`: a client of it).
+ * Every side through MESSAGES messages in ROUNDS rounds each, alternating (F R L, L R F, ...) so
+ * that all see the same load on the machine; each side's rounds summed. With BENCH_PROFILE,
+ * prints what Ferrum's Redis (`redis`: a client of it) spent on each side that runs on it,
+ * counted over that side's rounds only.
  */
-async function alternating(
-  name: string,
-  ferrum: Side,
-  rabbit: Side,
-  redis: Redis,
-): Promise<{ ferrum: Phase; rabbit: Phase }> {
-  if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
-  const sums = { ferrum: { messages: 0, seconds: 0, cpu: 0 }, rabbit: { messages: 0, seconds: 0, cpu: 0 } };
+async function alternating(name: string, sides: Side[], redis: Redis): Promise<Phase[]> {
+  const profile = Boolean(process.env.BENCH_PROFILE);
+  const sums = sides.map(() => ({ messages: 0, seconds: 0, cpu: 0 }));
+  const stats: CommandStats[] = sides.map(() => new Map());
+  const inOrder = sides.map((_, i) => i);
   for (let round = 0, done = 0; round < ROUNDS; round++) {
     const count = Math.round((MESSAGES * (round + 1)) / ROUNDS) - done;
-    const runFerrum = () => timed(sums.ferrum, ferrum.pids, () => ferrum.work(count));
-    const runRabbit = () => timed(sums.rabbit, rabbit.pids, () => rabbit.work(count));
-    if (round % 2 === 0) {
-      await runFerrum();
-      await runRabbit();
-    } else {
-      await runRabbit();
-      await runFerrum();
+    for (const i of round % 2 === 0 ? inOrder : [...inOrder].reverse()) {
+      const side = sides[i]!;
+      const before = profile && side.onRedis ? await readCommandStats(redis) : undefined;
+      const sum = { ...sums[i]! };
+      const partBefore = side.part?.seconds() ?? 0;
+      await timed(sums[i]!, side.pids, () => side.work(count));
+      if (before) addCommandStats(stats[i]!, before, await readCommandStats(redis));
+      if (profile) printRound(name, side, round, sums[i]!, sum, side.part && side.part.seconds() - partBefore);
     }
     done += count;
   }
-  if (process.env.BENCH_PROFILE) {
-    console.log(`  ${name}: Ferrum's Redis`);
-    await printCommandStats(redis, MESSAGES);
-  }
+  if (profile)
+    sides.forEach((side, i) => {
+      if (!side.onRedis) return;
+      console.log(`  ${name}: ${side.name} on Ferrum's Redis`);
+      printStats(stats[i]!, MESSAGES);
+    });
   return sums;
+}
+
+/** One side's round (`after` minus `before`), and the given part of its CPU. */
+function printRound(phase: string, side: Side, round: number, after: Phase, before: Phase, part?: number): void {
+  const cpu = after.cpu - before.cpu;
+  const messages = after.messages - before.messages;
+  const share = part === undefined ? '' : `, ${side.part!.name} ${((100 * part) / cpu).toFixed(0)} %`;
+  console.log(
+    `  ${phase}: ${side.name} round ${round + 1}: ${Math.round(messages / (after.seconds - before.seconds))} msg/s, CPU ${((cpu * 100_000) / messages).toFixed(2)} s per 100k${share}`,
+  );
 }
 
 const rate = (p: Phase) => p.messages / p.seconds;
@@ -191,7 +217,7 @@ async function startFerrum(
   return { child, target, redis, pids: () => [child.pid!, redisPid] };
 }
 
-/** The produce floor: a bare node:http server with one script, on Ferrum's Redis, in a process of its own. */
+/** The floor: a bare node:http server with one script per request, on Ferrum's Redis, in a process of its own. */
 async function startFloor(target: Target): Promise<{ child: ChildProcess; client: Client }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'reference', BENCH_REFERENCE_REDIS_URL: target.redisUrl },
@@ -307,7 +333,8 @@ async function rabbitProduce(durability: Durability, total = MESSAGES): Promise<
  * Consumes `total` messages with prefetch 100 on 4 channels. `batched`: one ack with `multiple`
  * per 100 messages of a channel (and one for the rest at the end), as RabbitMQ's experts run it;
  * `each`: one ack per message. Messages delivered past `total` are left unacknowledged: closing
- * the channels puts them back on the queue for the next round.
+ * the channels puts them back on the queue for the next round (and nothing else: the queue holds
+ * exactly what the other sides' queues hold).
  */
 async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', total: number): Promise<number> {
   const connections = await Promise.all(Array.from({ length: CLIENTS }, () => amqp.connect(RABBITMQ_URL)));
@@ -340,8 +367,52 @@ async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', t
   await finished;
   // Up to each channel's last counted message (deliveries on a channel come in order).
   for (const { channel, unacked } of channels) if (unacked) channel.ack(unacked, true);
+  // Channels first: a channel's close follows its acks on the wire, while a connection's close
+  // can overtake acks still queued in amqplib, and the broker would requeue those messages.
+  await Promise.all(channels.map(({ channel }) => channel.close()));
   await Promise.all(connections.map((connection) => connection.close()));
   return consumed;
+}
+
+/** Whether the process of the row's queue is hibernating (null: the node does not answer rabbitmqctl). */
+async function rabbitQueueHibernating(durability: Durability): Promise<boolean | null> {
+  const queue = `rabbit_misc:r(<<"/">>, queue, <<"${queueOf(durability)}">>)`;
+  const expression = `{ok, Q} = rabbit_amqqueue:lookup(${queue}), erlang:process_info(amqqueue:get_pid(Q), current_function).`;
+  try {
+    const { stdout } = await execFileAsync(
+      '/usr/lib/rabbitmq/bin/rabbitmqctl',
+      ['-n', RABBITMQ_NODE, 'eval', expression],
+      {
+        env: { ...process.env, HOME: RABBITMQ_DIR }, // the node's Erlang cookie
+      },
+    );
+    return stdout.includes('{erlang,hibernate,3}');
+  } catch {
+    return null;
+  }
+}
+
+/** Waits until the row's queue process hibernates (see SETTLE_MAX_MS); prints how long it took. */
+async function settleRabbitQueue(durability: Durability): Promise<void> {
+  const started = performance.now();
+  const waited = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  for (;;) {
+    const hibernating = await rabbitQueueHibernating(durability);
+    if (hibernating === null) return console.log('  (rabbitmqctl cannot reach the node: consume starts unsettled)');
+    if (hibernating) return console.log(`  RabbitMQ's queue process hibernated after ${waited()}`);
+    if (performance.now() - started > SETTLE_MAX_MS)
+      return console.log(`  RabbitMQ's queue process still awake after ${waited()}`);
+    await sleep(500);
+  }
+}
+
+/** Throws unless RabbitMQ's queue holds `messages` ready messages (what the other sides' queues hold). */
+async function expectRabbitBacklog(durability: Durability, messages: number): Promise<void> {
+  const connection = await amqp.connect(RABBITMQ_URL);
+  const channel = await connection.createChannel();
+  const { messageCount } = await channel.checkQueue(queueOf(durability));
+  await connection.close();
+  if (messageCount !== messages) throw new Error(`RabbitMQ's queue holds ${messageCount} messages, not ${messages}`);
 }
 
 /** An empty queue of the row's durability. */
@@ -353,31 +424,35 @@ async function prepareRabbitQueue(durability: Durability): Promise<void> {
   await connection.close();
 }
 
-// ---- Both, in alternating rounds
+// ---- All three, in alternating rounds
 
-/** A Ferrum figure and its RabbitMQ reference, measured in the same rounds. */
-interface Pair {
+/** A Ferrum figure, its RabbitMQ reference and (for produce and batched consume) its floor, measured in the same rounds. */
+interface Measured {
   ferrum: Phase;
   rabbit: Phase;
+  floor?: Phase;
 }
 
 interface Row {
-  produce: Pair;
-  /** Ferrum's produce beside its floor (bench/lib/reference-server.ts), in the same rounds. */
-  produceFloor: { ferrum: Phase; floor: Phase };
+  produce: Measured;
   /** Ferrum's reserve n=100 + batch delete beside RabbitMQ's batched acks. */
-  consume: Pair;
+  consume: Measured;
   /** Ferrum's reserve n=100 with delete: true beside RabbitMQ's batched acks. */
-  consumeDeleting: Pair;
+  consumeDeleting: Measured;
   /** Ferrum's reserve + delete beside RabbitMQ acking each message (the transient row only). */
-  consumeEachAck?: Pair;
+  consumeEachAck?: Measured;
 }
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
   const { child, target, redis, pids } = await startFerrum(durability);
   const client = new Client(target, CLIENTS);
-  const ferrum = (work: Side['work']): Side => ({ pids, work });
-  const rabbit = (work: Side['work']): Side => ({ pids: node.pids, work });
+  const floor = await startFloor(target);
+  const floorPids = () => [floor.child.pid!, pids()[1]!];
+  const ferrum = (work: Side['work']): Side => ({ name: 'Ferrum', pids, work, onRedis: true });
+  // Its dirty CPU schedulers run the garbage collections of large process heaps.
+  const gc = { name: 'dirty CPU schedulers', seconds: () => threadCpuSeconds(node.pids()[0]!, /dirty_cpu/) };
+  const rabbit = (work: Side['work']): Side => ({ name: 'RabbitMQ', pids: node.pids, work, onRedis: false, part: gc });
+  const onFloor = (work: Side['work']): Side => ({ name: 'the floor', pids: floorPids, work, onRedis: true });
   const queue = 'compare';
   try {
     await prepareRabbitQueue(durability);
@@ -385,69 +460,54 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
     for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
       await ferrumProduce(client, 'warm-up', WARM_UP);
       await ferrumConsume(client, 'warm-up', false, WARM_UP);
+      await ferrumProduce(floor.client, 'warm-up', WARM_UP);
+      await ferrumConsume(floor.client, 'warm-up', false, WARM_UP);
       await rabbitProduce(durability, WARM_UP);
       await rabbitConsume(durability, 'batched', WARM_UP);
     }
-    const refill = async () => {
+    const refill = async (withFloor: boolean) => {
       await ferrumProduce(client, queue);
+      if (withFloor) await ferrumProduce(floor.client, queue);
       await rabbitProduce(durability);
     };
     const rabbitBatched = rabbit((n) => rabbitConsume(durability, 'batched', n));
-    const measure = (name: string, ours: Side, theirs: Side) =>
-      alternating(`${durability} ${name}`, ours, theirs, redis);
-    const produce = await measure(
-      'produce',
+    const measure = async (name: string, sides: Side[]): Promise<Measured> => {
+      if (name !== 'produce') {
+        await expectRabbitBacklog(durability, MESSAGES);
+        await settleRabbitQueue(durability);
+      }
+      const [ours, theirs, floors] = await alternating(`${durability} ${name}`, sides, redis);
+      return { ferrum: ours!, rabbit: theirs!, ...(floors ? { floor: floors } : {}) };
+    };
+    const produce = await measure('produce', [
       ferrum((n) => ferrumProduce(client, queue, n)),
       rabbit((n) => rabbitProduce(durability, n)),
-    );
-    const produceFloor = await measureFloor(client, target, pids, redis);
-    const consume = await measure(
-      'consume (reserve + delete)',
+      onFloor((n) => ferrumProduce(floor.client, queue, n)),
+    ]);
+    const consume = await measure('consume (reserve + delete)', [
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbitBatched,
-    );
-    await refill();
-    const consumeDeleting = await measure(
-      'consume (delete: true)',
+      onFloor((n) => ferrumConsume(floor.client, queue, false, n)),
+    ]);
+    await refill(true);
+    const consumeDeleting = await measure('consume (delete: true)', [
       ferrum((n) => ferrumConsume(client, queue, true, n)),
       rabbitBatched,
-    );
-    if (durability !== 'transient') return { produce, produceFloor, consume, consumeDeleting };
-    await refill();
-    const consumeEachAck = await measure(
-      'consume (reserve + delete, beside one ack each)',
+      onFloor((n) => ferrumConsume(floor.client, queue, true, n)),
+    ]);
+    if (durability !== 'transient') return { produce, consume, consumeDeleting };
+    await refill(false);
+    const consumeEachAck = await measure('consume (reserve + delete, beside one ack each)', [
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbit((n) => rabbitConsume(durability, 'each', n)),
-    );
-    return { produce, produceFloor, consume, consumeDeleting, consumeEachAck };
+    ]);
+    return { produce, consume, consumeDeleting, consumeEachAck };
   } finally {
     client.close();
-    redis.disconnect();
-    await stopFerrum(child);
-  }
-}
-
-/** Ferrum's produce beside its floor's, in alternating rounds (the floor in the reference's place). */
-async function measureFloor(
-  client: Client,
-  target: Target,
-  ferrumPids: () => number[],
-  redis: Redis,
-): Promise<Row['produceFloor']> {
-  const floor = await startFloor(target);
-  try {
-    const redisPid = ferrumPids()[1]!;
-    await ferrumProduce(floor.client, 'warm-up', WARM_UP);
-    const sums = await alternating(
-      'produce beside its floor',
-      { pids: ferrumPids, work: (n) => ferrumProduce(client, 'beside-floor', n) },
-      { pids: () => [floor.child.pid!, redisPid], work: (n) => ferrumProduce(floor.client, 'floor', n) },
-      redis,
-    );
-    return { ferrum: sums.ferrum, floor: sums.rabbit };
-  } finally {
     floor.client.close();
     floor.child.send('stop');
+    redis.disconnect();
+    await stopFerrum(child);
   }
 }
 
@@ -479,28 +539,29 @@ function report(durability: Durability, version: string, row: Row): void {
   show('consume (reserve n=100 + delete batch)', row.consume.ferrum);
   show('consume (reserve n=100, delete: true)', row.consumeDeleting.ferrum);
   if (row.consumeEachAck) show('consume (reserve + delete, beside one ack each)', row.consumeEachAck.ferrum);
-  console.log(` produce floor (bare node:http + one script per batch, on Ferrum's Redis):`);
-  show('floor produce', row.produceFloor.floor);
-  show('Ferrum produce (beside the floor)', row.produceFloor.ferrum);
+  console.log(` floor (bare node:http + one script per request, on Ferrum's Redis):`);
+  show('produce', row.produce.floor!);
+  show('consume (reserve n=100 + delete batch)', row.consume.floor!);
+  show('consume (reserve n=100, delete: true)', row.consumeDeleting.floor!);
   const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
-  const ratio = (name: string, pair: Pair, target?: number) =>
-    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(pair.ferrum) / rate(pair.rabbit), 'x', {
+  const ratios = (name: string, measured: Measured, target: number, requests: string) => {
+    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(measured.ferrum) / rate(measured.rabbit), 'x', {
       better: 'higher',
-      ...(target === undefined ? {} : { target }),
+      target,
       reference,
     });
-  ratio('produce', row.produce, 3);
-  const floorRate = rate(row.produceFloor.floor);
-  figure(`${durability}: produce Ferrum/floor`, rate(row.produceFloor.ferrum) / floorRate, 'x', {
-    better: 'higher',
-    reference: 'the same posts to a bare node:http server with one script on the same Redis, alternating rounds',
-  });
-  figure(`${durability}: produce floor/RabbitMQ`, floorRate / rate(row.produce.rabbit), 'x', {
-    better: 'higher',
-    reference: `${reference}; what the stack alone reaches, beside the 3x target`,
-  });
-  ratio('consume (reserve + delete)', row.consume, 1);
-  ratio('consume (reserve, delete: true)', row.consumeDeleting, 2);
+    figure(`${durability}: ${name} Ferrum/floor`, rate(measured.ferrum) / rate(measured.floor!), 'x', {
+      better: 'higher',
+      reference: `${requests} to a bare node:http server with one script per request on the same Redis, alternating rounds`,
+    });
+    figure(`${durability}: ${name} floor/RabbitMQ`, rate(measured.floor!) / rate(measured.rabbit), 'x', {
+      better: 'higher',
+      reference: `${reference}; what the stack alone reaches, beside the ${target}x target`,
+    });
+  };
+  ratios('produce', row.produce, 3, 'the same posts');
+  ratios('consume (reserve + delete)', row.consume, 1, 'the same reserves and batch deletes');
+  ratios('consume (reserve, delete: true)', row.consumeDeleting, 2, 'the same reserves');
   if (row.consumeEachAck)
     figure(
       `${durability}: consume (reserve + delete) Ferrum/RabbitMQ acking each message`,
@@ -511,22 +572,23 @@ function report(durability: Durability, version: string, row: Row): void {
         reference: `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, one ack per message)`,
       },
     );
-  // Each phase's rate and server CPU; the CPU figure of delete: true keeps its shorter name.
+  // Each phase's rate and server CPU; the CPU figures of delete: true keep their shorter names.
   const phases: Array<[string, Phase | undefined, string?]> = [
     ['Ferrum produce', row.produce.ferrum],
     ['Ferrum consume (reserve + delete)', row.consume.ferrum],
     ['Ferrum consume (reserve, delete: true)', row.consumeDeleting.ferrum, 'Ferrum consume (delete: true)'],
     ['RabbitMQ produce', row.produce.rabbit],
     ['RabbitMQ consume (batched acks)', row.consume.rabbit],
+    ['RabbitMQ consume (batched acks, beside delete: true)', row.consumeDeleting.rabbit],
     ['RabbitMQ consume (one ack per message)', row.consumeEachAck?.rabbit],
+    ['produce floor', row.produce.floor],
+    ['consume floor (reserve + delete)', row.consume.floor],
+    ['consume floor (reserve, delete: true)', row.consumeDeleting.floor, 'consume floor (delete: true)'],
   ];
   for (const [name, p] of phases) if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher' });
-  const cpus = [
-    ...phases.map(([name, p, cpuName]) => [cpuName ?? name, p] as const),
-    ['produce floor', row.produceFloor.floor] as const,
-  ];
-  for (const [name, p] of cpus)
-    if (p) figure(`${durability}: ${name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
+  for (const [name, p, cpuName] of phases)
+    if (p)
+      figure(`${durability}: ${cpuName ?? name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
 }
 
 async function main(): Promise<void> {
