@@ -25,19 +25,26 @@
  * RabbitMQ's batched-ack consume is one reference per row, pooled over the rounds of both
  * consume phases (beside reserve + delete and beside delete: true; each phase's own figure is
  * printed too). Why: draining the same 100,000-message backlog the same way, RabbitMQ 3.10 spends
- * either ~0.7-0.9 s or ~1.6-2.2 s of CPU per 100k, and which one a phase gets is not the phase's
- * doing: in the slow state 30-55 % of beam's CPU is on its dirty CPU schedulers (where Erlang
- * runs the garbage collections of large heaps: the classic queue process holding the backlog
- * in memory, collected in full again and again as it drains), 8-20 % in the fast one. A queue
- * process that hibernated (1 to 10+ s after it goes idle) before the drain was fast in 5 of 5
- * RabbitMQ-only runs, but not reliably beside the other sides' rounds. The previous bench had
- * one phase that followed several idle seconds (the produce floor's phase) and got 0.70 s,
- * while the next got 1.63 s in the same run. Looked at and left as RabbitMQ ships them: the
- * schedulers do not busy-wait (Debian's rabbitmq-env passes +sbwt/+sbwtdcpu/+sbwtdio none);
- * unbinding them (+stbt u) changed nothing; no memory alarm (watermark 0.4 of 24 GB, 0.2 GB
- * used); a lazy queue consumed no cheaper (1.5-1.8 s) and produced dearer (2.9 s); classic
- * queue version 2 (opt-in in 3.10) consumed the same. BENCH_PROFILE prints each round's rate,
- * CPU and beam's dirty-scheduler share, which shows the state of each phase.
+ * either ~1.6-2.2 s or ~0.7-0.9 s of CPU per 100k. In the dear state 30-55 % of beam's CPU is on
+ * its dirty CPU schedulers, where Erlang collects large heaps: the classic queue process
+ * (rabbit_amqqueue_process, the only process with long GCs) holds the backlog in memory and
+ * collects it in full again and again as it drains; 8-20 % in the cheap state. The cheap state
+ * follows an idle pause long enough for the queue process to hibernate (which compacts its heap;
+ * after 1 s idle at first, up to 10 s and more once it was woken early a few times): in
+ * RabbitMQ-only runs, a drain right after the burst that filled the queue was dear every time
+ * (over 20 drains), after 12 s idle cheap 4 times of 4. The previous layout measured the produce floor in a phase of its
+ * own between produce and the first consume, giving RabbitMQ several idle seconds there only:
+ * 0.70 s in that phase, 1.63 s in the next, in the same run. Now every consume phase follows the
+ * backlog's production without a pause, as a consumer keeping up after a burst would: in two
+ * full runs 7 of 8 phases were dear (1.85-2.03 s), one cheap (0.91 s); pooling weighs such a
+ * stray phase half. Waiting for the hibernation before each phase did not make the phases cheap
+ * reliably beside the other sides' rounds, so it is not done. Looked at and left as RabbitMQ
+ * ships them: the schedulers do not busy-wait (Debian's rabbitmq-env passes
+ * +sbwt/+sbwtdcpu/+sbwtdio none); unbinding them (+stbt u) changed nothing; no memory alarm
+ * (watermark 0.4 of 24 GB, 0.2 GB used); a lazy queue consumed no cheaper (1.5-1.8 s) and
+ * produced dearer (2.9 s); classic queue version 2 (opt-in in 3.10) consumed the same.
+ * BENCH_PROFILE prints each round's rate, CPU and beam's dirty-scheduler share, which shows the
+ * state of each phase.
  * BENCH_PROFILE=1 also writes a --cpu-prof profile of the Ferrum server (in
  * /tmp/mq-rabbitmq-prof) and prints its Redis's INFO commandstats per phase for Ferrum and for
  * the floor, each over its own rounds (µs per message).
