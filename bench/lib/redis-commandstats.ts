@@ -21,9 +21,10 @@ export async function readCommandStats(redis: Redis): Promise<CommandStats> {
   return stats;
 }
 
-/** Adds to `into` what was counted between `before` and `after`. */
+/** Adds to `into` what was counted between `before` and `after` (but the INFO calls that read them). */
 export function addCommandStats(into: CommandStats, before: CommandStats, after: CommandStats): void {
   for (const [name, { calls, usec }] of after) {
+    if (name === 'info') continue;
     const earlier = before.get(name) ?? { calls: 0, usec: 0 };
     const sum = into.get(name) ?? { calls: 0, usec: 0 };
     into.set(name, { calls: sum.calls + calls - earlier.calls, usec: sum.usec + usec - earlier.usec });
