@@ -6,20 +6,48 @@
  * - transient: no persistence on either (a Redis without AOF or snapshots; transient messages
  *   on a non-durable queue).
  * RabbitMQ (Debian's package, installed when absent and started as a private node on
- * 127.0.0.1:5673 when not running) is driven as its experts do: publisher confirms per 100,
- * prefetch 100 and one ack with `multiple` per 100 messages. The transient row also consumes
- * with one ack per message, labelled as such. Ferrum: v3 over HTTP keep-alive, batches of 100
- * (post; reserve n=100 then delete the batch, and reserve with delete: true), its server
- * (controller + redis-server) in a process of its own. 4 clients on each side. Each Ferrum
- * figure is measured beside its RabbitMQ reference in alternating rounds (Ferrum, RabbitMQ,
- * RabbitMQ, Ferrum, ...) of an equal share of the messages, summed per side, so that other work
- * on the machine weighs on both alike. Prints msg/s, the ratios and each system's server CPU
- * seconds per 100,000 messages from /proc (figures that load on the machine moves less).
- * Produce also runs against its floor, in alternating rounds with Ferrum's: the same posts to a
- * bare node:http server storing each batch with one script on the same Redis, nothing else
- * (bench/lib/reference-server.ts), so that the report shows what the stack alone reaches.
- * BENCH_PROFILE=1: a --cpu-prof profile of the Ferrum server (in /tmp/mq-rabbitmq-prof) and
- * its Redis's INFO commandstats per phase (µs per message).
+ * 127.0.0.1:BENCH_RABBITMQ_PORT, 5673, data in /tmp/ferrum-bench-rabbitmq-<port>, when not
+ * running) is driven as its experts do: publisher confirms per 100, prefetch 100 and one ack
+ * with `multiple` per 100 messages. The transient row also consumes with one ack per message,
+ * labelled as such. Ferrum: v3 over HTTP keep-alive, batches of 100 (post; reserve n=100 then
+ * delete the batch, and reserve with delete: true), its server (controller + redis-server) in a
+ * process of its own. 4 clients on each side.
+ * The floor: the same requests to a bare node:http server doing one script per request on
+ * Ferrum's Redis (bench/lib/reference-server.ts: store the batch; pop n and record their
+ * reservations, or delete them with delete: true; delete the batch whose reservation ids
+ * match), nothing else, so that the report shows what the stack alone reaches.
+ * Ferrum, RabbitMQ and the floor run each phase in alternating rounds (F R L, L R F, ...) of an
+ * equal share of the messages, summed per side, so that other work on the machine weighs on all
+ * alike. Each consume phase checks that RabbitMQ's queue holds exactly the backlog the others'
+ * queues hold. Prints msg/s, the ratios and each system's server CPU seconds per 100,000
+ * messages from /proc (figures that load on the machine moves less).
+ *
+ * RabbitMQ's batched-ack consume is one reference per row, pooled over the rounds of both
+ * consume phases (beside reserve + delete and beside delete: true; each phase's own figure is
+ * printed too). Why: draining the same 100,000-message backlog the same way, RabbitMQ 3.10 spends
+ * either ~1.6-2.2 s or ~0.7-0.9 s of CPU per 100k. In the dear state 30-55 % of beam's CPU is on
+ * its dirty CPU schedulers, where Erlang collects large heaps: the classic queue process
+ * (rabbit_amqqueue_process, the only process with long GCs) holds the backlog in memory and
+ * collects it in full again and again as it drains; 8-20 % in the cheap state. The cheap state
+ * follows an idle pause long enough for the queue process to hibernate (which compacts its heap;
+ * after 1 s idle at first, up to 10 s and more once it was woken early a few times): in
+ * RabbitMQ-only runs, a drain right after the burst that filled the queue was dear every time
+ * (over 20 drains), after 12 s idle cheap 4 times of 4. The previous layout measured the produce floor in a phase of its
+ * own between produce and the first consume, giving RabbitMQ several idle seconds there only:
+ * 0.70 s in that phase, 1.63 s in the next, in the same run. Now every consume phase follows the
+ * backlog's production without a pause, as a consumer keeping up after a burst would: in two
+ * full runs 7 of 8 phases were dear (1.85-2.03 s), one cheap (0.91 s); pooling weighs such a
+ * stray phase half. Waiting for the hibernation before each phase did not make the phases cheap
+ * reliably beside the other sides' rounds, so it is not done. Looked at and left as RabbitMQ
+ * ships them: the schedulers do not busy-wait (Debian's rabbitmq-env passes
+ * +sbwt/+sbwtdcpu/+sbwtdio none); unbinding them (+stbt u) changed nothing; no memory alarm
+ * (watermark 0.4 of 24 GB, 0.2 GB used); a lazy queue consumed no cheaper (1.5-1.8 s) and
+ * produced dearer (2.9 s); classic queue version 2 (opt-in in 3.10) consumed the same.
+ * BENCH_PROFILE prints each round's rate, CPU and beam's dirty-scheduler share, which shows the
+ * state of each phase.
+ * BENCH_PROFILE=1 also writes a --cpu-prof profile of the Ferrum server (in
+ * /tmp/mq-rabbitmq-prof) and prints its Redis's INFO commandstats per phase for Ferrum and for
+ * the floor, each over its own rounds (µs per message).
  * BENCH_MESSAGES (default 100,000) scales it, BENCH_ROUNDS (default 4; 2 in a smoke run) sets the rounds per side;
  * BENCH_RABBITMQ_KEEP=1 leaves a node it started running.
  */
@@ -32,9 +60,9 @@ import { Redis } from 'ioredis';
 import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
-import { cpuSecondsOfAll } from './lib/proc-cpu.js';
+import { cpuSecondsOfAll, threadCpuSeconds } from './lib/proc-cpu.js';
 import { serveReference } from './lib/reference-server.js';
-import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
+import { addCommandStats, printStats, readCommandStats, type CommandStats } from './lib/redis-commandstats.js';
 import { figure, sized } from './lib/report.js';
 
 const MESSAGES = sized('BENCH_MESSAGES', 100_000, 2_000);
@@ -75,46 +103,66 @@ async function timed(into: Phase, pids: () => number[], work: () => Promise<numb
   into.cpu += cpuSecondsOfAll(pids()) - cpuBefore;
 }
 
-/** A Ferrum side and its RabbitMQ reference, each given a count of messages to work through. */
+/** One system measured in a phase: Ferrum, its RabbitMQ reference or its floor. */
 interface Side {
+  name: string;
   pids: () => number[];
   work: (messages: number) => Promise<number>;
+  /** Whether it runs on Ferrum's Redis (BENCH_PROFILE prints what Redis spent on it). */
+  onRedis: boolean;
+  /** With BENCH_PROFILE, the part of its CPU seconds so far that each round prints beside its own. */
+  part?: { name: string; seconds: () => number };
 }
 
 /**
- * Both sides through MESSAGES messages in ROUNDS rounds each, alternating (F R R F ...) so that
- * both see the same load on the machine; each side's rounds summed. With BENCH_PROFILE, prints
- * what Ferrum's Redis spent on it (`redis`: a client of it).
+ * Every side through MESSAGES messages in ROUNDS rounds each, alternating (F R L, L R F, ...) so
+ * that all see the same load on the machine; each side's rounds summed. With BENCH_PROFILE,
+ * prints what Ferrum's Redis (`redis`: a client of it) spent on each side that runs on it,
+ * counted over that side's rounds only.
  */
-async function alternating(
-  name: string,
-  ferrum: Side,
-  rabbit: Side,
-  redis: Redis,
-): Promise<{ ferrum: Phase; rabbit: Phase }> {
-  if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
-  const sums = { ferrum: { messages: 0, seconds: 0, cpu: 0 }, rabbit: { messages: 0, seconds: 0, cpu: 0 } };
+async function alternating(name: string, sides: Side[], redis: Redis): Promise<Phase[]> {
+  const profile = Boolean(process.env.BENCH_PROFILE);
+  const sums = sides.map(() => ({ messages: 0, seconds: 0, cpu: 0 }));
+  const stats: CommandStats[] = sides.map(() => new Map());
+  const inOrder = sides.map((_, i) => i);
   for (let round = 0, done = 0; round < ROUNDS; round++) {
     const count = Math.round((MESSAGES * (round + 1)) / ROUNDS) - done;
-    const runFerrum = () => timed(sums.ferrum, ferrum.pids, () => ferrum.work(count));
-    const runRabbit = () => timed(sums.rabbit, rabbit.pids, () => rabbit.work(count));
-    if (round % 2 === 0) {
-      await runFerrum();
-      await runRabbit();
-    } else {
-      await runRabbit();
-      await runFerrum();
+    for (const i of round % 2 === 0 ? inOrder : [...inOrder].reverse()) {
+      const side = sides[i]!;
+      const before = profile && side.onRedis ? await readCommandStats(redis) : undefined;
+      const sum = { ...sums[i]! };
+      const partBefore = side.part?.seconds() ?? 0;
+      await timed(sums[i]!, side.pids, () => side.work(count));
+      if (before) addCommandStats(stats[i]!, before, await readCommandStats(redis));
+      if (profile) printRound(name, side, round, sums[i]!, sum, side.part && side.part.seconds() - partBefore);
     }
     done += count;
   }
-  if (process.env.BENCH_PROFILE) {
-    console.log(`  ${name}: Ferrum's Redis`);
-    await printCommandStats(redis, MESSAGES);
-  }
+  if (profile)
+    sides.forEach((side, i) => {
+      if (!side.onRedis) return;
+      console.log(`  ${name}: ${side.name} on Ferrum's Redis`);
+      printStats(stats[i]!, MESSAGES);
+    });
   return sums;
 }
 
+/** One side's round (`after` minus `before`), and the given part of its CPU. */
+function printRound(phase: string, side: Side, round: number, after: Phase, before: Phase, part?: number): void {
+  const cpu = after.cpu - before.cpu;
+  const messages = after.messages - before.messages;
+  const share = part === undefined ? '' : `, ${side.part!.name} ${((100 * part) / cpu).toFixed(0)} %`;
+  console.log(
+    `  ${phase}: ${side.name} round ${round + 1}: ${Math.round(messages / (after.seconds - before.seconds))} msg/s, CPU ${((cpu * 100_000) / messages).toFixed(2)} s per 100k${share}`,
+  );
+}
+
 const rate = (p: Phase) => p.messages / p.seconds;
+const pooled = (a: Phase, b: Phase): Phase => ({
+  messages: a.messages + b.messages,
+  seconds: a.seconds + b.seconds,
+  cpu: a.cpu + b.cpu,
+});
 const cpuPer100k = (p: Phase) => (p.cpu * 100_000) / p.messages;
 
 function show(label: string, p: Phase): void {
@@ -191,7 +239,7 @@ async function startFerrum(
   return { child, target, redis, pids: () => [child.pid!, redisPid] };
 }
 
-/** The produce floor: a bare node:http server with one script, on Ferrum's Redis, in a process of its own. */
+/** The floor: a bare node:http server with one script per request, on Ferrum's Redis, in a process of its own. */
 async function startFloor(target: Target): Promise<{ child: ChildProcess; client: Client }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'reference', BENCH_REFERENCE_REDIS_URL: target.redisUrl },
@@ -307,7 +355,8 @@ async function rabbitProduce(durability: Durability, total = MESSAGES): Promise<
  * Consumes `total` messages with prefetch 100 on 4 channels. `batched`: one ack with `multiple`
  * per 100 messages of a channel (and one for the rest at the end), as RabbitMQ's experts run it;
  * `each`: one ack per message. Messages delivered past `total` are left unacknowledged: closing
- * the channels puts them back on the queue for the next round.
+ * the channels puts them back on the queue for the next round (and nothing else: the queue holds
+ * exactly what the other sides' queues hold).
  */
 async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', total: number): Promise<number> {
   const connections = await Promise.all(Array.from({ length: CLIENTS }, () => amqp.connect(RABBITMQ_URL)));
@@ -340,8 +389,20 @@ async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', t
   await finished;
   // Up to each channel's last counted message (deliveries on a channel come in order).
   for (const { channel, unacked } of channels) if (unacked) channel.ack(unacked, true);
+  // Channels first: a channel's close follows its acks on the wire, while a connection's close
+  // can overtake acks still queued in amqplib, and the broker would requeue those messages.
+  await Promise.all(channels.map(({ channel }) => channel.close()));
   await Promise.all(connections.map((connection) => connection.close()));
   return consumed;
+}
+
+/** Throws unless RabbitMQ's queue holds `messages` ready messages (what the other sides' queues hold). */
+async function expectRabbitBacklog(durability: Durability, messages: number): Promise<void> {
+  const connection = await amqp.connect(RABBITMQ_URL);
+  const channel = await connection.createChannel();
+  const { messageCount } = await channel.checkQueue(queueOf(durability));
+  await connection.close();
+  if (messageCount !== messages) throw new Error(`RabbitMQ's queue holds ${messageCount} messages, not ${messages}`);
 }
 
 /** An empty queue of the row's durability. */
@@ -353,31 +414,35 @@ async function prepareRabbitQueue(durability: Durability): Promise<void> {
   await connection.close();
 }
 
-// ---- Both, in alternating rounds
+// ---- All three, in alternating rounds
 
-/** A Ferrum figure and its RabbitMQ reference, measured in the same rounds. */
-interface Pair {
+/** A Ferrum figure, its RabbitMQ reference and (for produce and batched consume) its floor, measured in the same rounds. */
+interface Measured {
   ferrum: Phase;
   rabbit: Phase;
+  floor?: Phase;
 }
 
 interface Row {
-  produce: Pair;
-  /** Ferrum's produce beside its floor (bench/lib/reference-server.ts), in the same rounds. */
-  produceFloor: { ferrum: Phase; floor: Phase };
+  produce: Measured;
   /** Ferrum's reserve n=100 + batch delete beside RabbitMQ's batched acks. */
-  consume: Pair;
+  consume: Measured;
   /** Ferrum's reserve n=100 with delete: true beside RabbitMQ's batched acks. */
-  consumeDeleting: Pair;
+  consumeDeleting: Measured;
   /** Ferrum's reserve + delete beside RabbitMQ acking each message (the transient row only). */
-  consumeEachAck?: Pair;
+  consumeEachAck?: Measured;
 }
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
   const { child, target, redis, pids } = await startFerrum(durability);
   const client = new Client(target, CLIENTS);
-  const ferrum = (work: Side['work']): Side => ({ pids, work });
-  const rabbit = (work: Side['work']): Side => ({ pids: node.pids, work });
+  const floor = await startFloor(target);
+  const floorPids = () => [floor.child.pid!, pids()[1]!];
+  const ferrum = (work: Side['work']): Side => ({ name: 'Ferrum', pids, work, onRedis: true });
+  // Its dirty CPU schedulers run the garbage collections of large process heaps.
+  const gc = { name: 'dirty CPU schedulers', seconds: () => threadCpuSeconds(node.pids()[0]!, /dirty_cpu/) };
+  const rabbit = (work: Side['work']): Side => ({ name: 'RabbitMQ', pids: node.pids, work, onRedis: false, part: gc });
+  const onFloor = (work: Side['work']): Side => ({ name: 'the floor', pids: floorPids, work, onRedis: true });
   const queue = 'compare';
   try {
     await prepareRabbitQueue(durability);
@@ -385,69 +450,51 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
     for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
       await ferrumProduce(client, 'warm-up', WARM_UP);
       await ferrumConsume(client, 'warm-up', false, WARM_UP);
+      await ferrumProduce(floor.client, 'warm-up', WARM_UP);
+      await ferrumConsume(floor.client, 'warm-up', false, WARM_UP);
       await rabbitProduce(durability, WARM_UP);
       await rabbitConsume(durability, 'batched', WARM_UP);
     }
-    const refill = async () => {
+    const refill = async (withFloor: boolean) => {
       await ferrumProduce(client, queue);
+      if (withFloor) await ferrumProduce(floor.client, queue);
       await rabbitProduce(durability);
     };
     const rabbitBatched = rabbit((n) => rabbitConsume(durability, 'batched', n));
-    const measure = (name: string, ours: Side, theirs: Side) =>
-      alternating(`${durability} ${name}`, ours, theirs, redis);
-    const produce = await measure(
-      'produce',
+    const measure = async (name: string, sides: Side[]): Promise<Measured> => {
+      if (name !== 'produce') await expectRabbitBacklog(durability, MESSAGES);
+      const [ours, theirs, floors] = await alternating(`${durability} ${name}`, sides, redis);
+      return { ferrum: ours!, rabbit: theirs!, ...(floors ? { floor: floors } : {}) };
+    };
+    const produce = await measure('produce', [
       ferrum((n) => ferrumProduce(client, queue, n)),
       rabbit((n) => rabbitProduce(durability, n)),
-    );
-    const produceFloor = await measureFloor(client, target, pids, redis);
-    const consume = await measure(
-      'consume (reserve + delete)',
+      onFloor((n) => ferrumProduce(floor.client, queue, n)),
+    ]);
+    const consume = await measure('consume (reserve + delete)', [
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbitBatched,
-    );
-    await refill();
-    const consumeDeleting = await measure(
-      'consume (delete: true)',
+      onFloor((n) => ferrumConsume(floor.client, queue, false, n)),
+    ]);
+    await refill(true);
+    const consumeDeleting = await measure('consume (delete: true)', [
       ferrum((n) => ferrumConsume(client, queue, true, n)),
       rabbitBatched,
-    );
-    if (durability !== 'transient') return { produce, produceFloor, consume, consumeDeleting };
-    await refill();
-    const consumeEachAck = await measure(
-      'consume (reserve + delete, beside one ack each)',
+      onFloor((n) => ferrumConsume(floor.client, queue, true, n)),
+    ]);
+    if (durability !== 'transient') return { produce, consume, consumeDeleting };
+    await refill(false);
+    const consumeEachAck = await measure('consume (reserve + delete, beside one ack each)', [
       ferrum((n) => ferrumConsume(client, queue, false, n)),
       rabbit((n) => rabbitConsume(durability, 'each', n)),
-    );
-    return { produce, produceFloor, consume, consumeDeleting, consumeEachAck };
+    ]);
+    return { produce, consume, consumeDeleting, consumeEachAck };
   } finally {
     client.close();
-    redis.disconnect();
-    await stopFerrum(child);
-  }
-}
-
-/** Ferrum's produce beside its floor's, in alternating rounds (the floor in the reference's place). */
-async function measureFloor(
-  client: Client,
-  target: Target,
-  ferrumPids: () => number[],
-  redis: Redis,
-): Promise<Row['produceFloor']> {
-  const floor = await startFloor(target);
-  try {
-    const redisPid = ferrumPids()[1]!;
-    await ferrumProduce(floor.client, 'warm-up', WARM_UP);
-    const sums = await alternating(
-      'produce beside its floor',
-      { pids: ferrumPids, work: (n) => ferrumProduce(client, 'beside-floor', n) },
-      { pids: () => [floor.child.pid!, redisPid], work: (n) => ferrumProduce(floor.client, 'floor', n) },
-      redis,
-    );
-    return { ferrum: sums.ferrum, floor: sums.rabbit };
-  } finally {
     floor.client.close();
     floor.child.send('stop');
+    redis.disconnect();
+    await stopFerrum(child);
   }
 }
 
@@ -479,28 +526,35 @@ function report(durability: Durability, version: string, row: Row): void {
   show('consume (reserve n=100 + delete batch)', row.consume.ferrum);
   show('consume (reserve n=100, delete: true)', row.consumeDeleting.ferrum);
   if (row.consumeEachAck) show('consume (reserve + delete, beside one ack each)', row.consumeEachAck.ferrum);
-  console.log(` produce floor (bare node:http + one script per batch, on Ferrum's Redis):`);
-  show('floor produce', row.produceFloor.floor);
-  show('Ferrum produce (beside the floor)', row.produceFloor.ferrum);
+  console.log(` floor (bare node:http + one script per request, on Ferrum's Redis):`);
+  show('produce', row.produce.floor!);
+  show('consume (reserve n=100 + delete batch)', row.consume.floor!);
+  show('consume (reserve n=100, delete: true)', row.consumeDeleting.floor!);
+  // RabbitMQ does the same work (a batched-ack consume of the same backlog) beside both of
+  // Ferrum's consumes: one reference, both phases' rounds pooled (see the header).
+  const rabbitConsume = pooled(row.consume.rabbit, row.consumeDeleting.rabbit);
+  console.log(` RabbitMQ consume (batched acks), both phases:`);
+  show('consume', rabbitConsume);
   const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
-  const ratio = (name: string, pair: Pair, target?: number) =>
-    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(pair.ferrum) / rate(pair.rabbit), 'x', {
+  const ratios = (name: string, measured: Measured, target: number, requests: string) => {
+    const rabbit = name === 'produce' ? measured.rabbit : rabbitConsume;
+    figure(`${durability}: ${name} Ferrum/RabbitMQ`, rate(measured.ferrum) / rate(rabbit), 'x', {
       better: 'higher',
-      ...(target === undefined ? {} : { target }),
-      reference,
+      target,
+      reference: name === 'produce' ? reference : `${reference}, pooled over both consume phases`,
     });
-  ratio('produce', row.produce, 3);
-  const floorRate = rate(row.produceFloor.floor);
-  figure(`${durability}: produce Ferrum/floor`, rate(row.produceFloor.ferrum) / floorRate, 'x', {
-    better: 'higher',
-    reference: 'the same posts to a bare node:http server with one script on the same Redis, alternating rounds',
-  });
-  figure(`${durability}: produce floor/RabbitMQ`, floorRate / rate(row.produce.rabbit), 'x', {
-    better: 'higher',
-    reference: `${reference}; what the stack alone reaches, beside the 3x target`,
-  });
-  ratio('consume (reserve + delete)', row.consume, 1);
-  ratio('consume (reserve, delete: true)', row.consumeDeleting, 2);
+    figure(`${durability}: ${name} Ferrum/floor`, rate(measured.ferrum) / rate(measured.floor!), 'x', {
+      better: 'higher',
+      reference: `${requests} to a bare node:http server with one script per request on the same Redis, alternating rounds`,
+    });
+    figure(`${durability}: ${name} floor/RabbitMQ`, rate(measured.floor!) / rate(rabbit), 'x', {
+      better: 'higher',
+      reference: `${reference}; what the stack alone reaches, beside the ${target}x target`,
+    });
+  };
+  ratios('produce', row.produce, 3, 'the same posts');
+  ratios('consume (reserve + delete)', row.consume, 1, 'the same reserves and batch deletes');
+  ratios('consume (reserve, delete: true)', row.consumeDeleting, 2, 'the same reserves');
   if (row.consumeEachAck)
     figure(
       `${durability}: consume (reserve + delete) Ferrum/RabbitMQ acking each message`,
@@ -511,22 +565,24 @@ function report(durability: Durability, version: string, row: Row): void {
         reference: `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, one ack per message)`,
       },
     );
-  // Each phase's rate and server CPU; the CPU figure of delete: true keeps its shorter name.
+  // Each phase's rate and server CPU; the CPU figures of delete: true keep their shorter names.
   const phases: Array<[string, Phase | undefined, string?]> = [
     ['Ferrum produce', row.produce.ferrum],
     ['Ferrum consume (reserve + delete)', row.consume.ferrum],
     ['Ferrum consume (reserve, delete: true)', row.consumeDeleting.ferrum, 'Ferrum consume (delete: true)'],
     ['RabbitMQ produce', row.produce.rabbit],
-    ['RabbitMQ consume (batched acks)', row.consume.rabbit],
+    ['RabbitMQ consume (batched acks)', rabbitConsume],
+    ['RabbitMQ consume (batched acks, beside reserve + delete)', row.consume.rabbit],
+    ['RabbitMQ consume (batched acks, beside delete: true)', row.consumeDeleting.rabbit],
     ['RabbitMQ consume (one ack per message)', row.consumeEachAck?.rabbit],
+    ['produce floor', row.produce.floor],
+    ['consume floor (reserve + delete)', row.consume.floor],
+    ['consume floor (reserve, delete: true)', row.consumeDeleting.floor, 'consume floor (delete: true)'],
   ];
   for (const [name, p] of phases) if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher' });
-  const cpus = [
-    ...phases.map(([name, p, cpuName]) => [cpuName ?? name, p] as const),
-    ['produce floor', row.produceFloor.floor] as const,
-  ];
-  for (const [name, p] of cpus)
-    if (p) figure(`${durability}: ${name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
+  for (const [name, p, cpuName] of phases)
+    if (p)
+      figure(`${durability}: ${cpuName ?? name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
 }
 
 async function main(): Promise<void> {

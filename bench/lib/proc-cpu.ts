@@ -46,6 +46,31 @@ export function cpuSecondsOfAll(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 }
 
+/** User + system CPU seconds the threads of a process whose names match `name` have used so far. */
+export function threadCpuSeconds(pid: number, name: RegExp): number {
+  let ticks = 0;
+  let threads: string[];
+  try {
+    threads = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const thread of threads) {
+    try {
+      if (!name.test(fs.readFileSync(`/proc/${pid}/task/${thread}/comm`, 'utf8').trim())) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+      const fields = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
+      ticks += fields[11]! + fields[12]!;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / clockTicks();
+}
+
 /** Summed system (kernel) CPU seconds of several processes. */
 export function systemSecondsOfAll(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + cpuTimes(pid).system, 0);
