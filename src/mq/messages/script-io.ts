@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { boundedChunks } from '../../core/chunks.js';
 import { fail, type HttpError } from '../../core/errors.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome } from '../scripts.js';
-import type { Message, ReservedMessage } from '../types.js';
+import type { Message, ReservedMessage, ReserveResult } from '../types.js';
 
 /** Stands for whatever reservation a message has: version 1 acts on messages without reservation ids. */
 export const anyReservation = { any: true } as const;
@@ -92,28 +92,119 @@ export function reservationPrefix(): string {
   return randomUUID().replace(/-/g, '').slice(0, 30);
 }
 
-/** reserve.lua's JSON reply. */
-export interface ReserveReply {
-  moved: number;
-  expired: number;
-  due: number;
-  timeout: number;
-  alerts: string;
-  messages: Array<[string, string, number, string, string, number]> | object;
+/**
+ * reserve.lua's reply: moved, expired, due, timeout, fired alerts (JSON), then the reserved
+ * messages' ids, reservation ids, reserved_counts (each joined by commas), bodies (cjson's JSON
+ * list of strings), push headers (a JSON list of JSON texts or '', or '' for none) and timeouts
+ * (joined by commas).
+ */
+export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
+
+/** The reserved messages of a reply, field by field; bodies as JSON string literals. */
+interface ReservedFields {
+  ids: string[];
+  reservationIds: string[];
+  counts: string[];
+  bodiesJson: string;
+  headers: string[] | null;
+  timeouts: string;
 }
 
-/** The reserved messages of reserve.lua's reply. */
-export function reservedMessages(reply: ReserveReply): ReservedMessage[] {
-  // Lua's JSON encoder writes an empty list as {}.
-  const rows = Array.isArray(reply.messages) ? reply.messages : [];
-  return rows.map(([id, body, reservedCount, reservationId, headers, timeout]) => ({
-    id,
-    body,
-    reservedCount,
-    reservationId,
-    pushHeaders: parseHeaders(headers),
+/**
+ * What reserve.lua's reply says. Its messages are read only as the caller asks: as version 3's
+ * JSON text of its `messages` list (written from the reply's pieces, no body decoded), or as
+ * parsed messages (version 1, push delivery).
+ */
+export function reserveResult(reply: ReserveReply): { result: ReserveResult; alerts: string } {
+  const [moved, expired, due, timeout, alerts, ids, reservationIds, counts, bodiesJson, headers, timeouts] = reply;
+  const fields: ReservedFields = {
+    ids: ids === '' ? [] : ids.split(','),
+    reservationIds: reservationIds.split(','),
+    counts: counts.split(','),
+    bodiesJson,
+    headers: headers === '' ? null : (JSON.parse(headers) as string[]),
+    timeouts,
+  };
+  let messages: ReservedMessage[] | undefined;
+  let messagesJson: string | undefined;
+  const result: ReserveResult = {
+    count: fields.ids.length,
+    get messagesJson() {
+      return (messagesJson ??= reservedMessagesJson(fields));
+    },
+    get messages() {
+      return (messages ??= reservedMessages(fields));
+    },
+    movedToDeadLetter: moved,
+    expired,
+    nextDueMs: due,
     timeout,
+  };
+  return { result, alerts };
+}
+
+function reservedMessages(fields: ReservedFields): ReservedMessage[] {
+  const bodies = JSON.parse(fields.bodiesJson) as string[];
+  const timeouts = fields.timeouts.split(',');
+  return fields.ids.map((id, i) => ({
+    id,
+    body: bodies[i]!,
+    reservedCount: Number(fields.counts[i]),
+    reservationId: fields.reservationIds[i]!,
+    pushHeaders: fields.headers ? parseHeaders(fields.headers[i]!) : undefined,
+    timeout: Number(timeouts[i]),
   }));
+}
+
+/**
+ * Version 3's `messages` list as JSON text, byte for byte what JSON.stringify writes of it.
+ * Ids and reservation ids are digits and hex digits this server made; push headers are stored
+ * as JSON.stringify wrote them.
+ */
+function reservedMessagesJson(fields: ReservedFields): string {
+  const bodies = bodyLiterals(fields.bodiesJson, fields.ids.length);
+  let json = '[';
+  for (let i = 0; i < fields.ids.length; i++) {
+    json += `${i === 0 ? '' : ','}{"id":"${fields.ids[i]}","body":${bodies[i]},"reserved_count":${fields.counts[i]},"reservation_id":"${fields.reservationIds[i]}"`;
+    const headers = fields.headers?.[i];
+    json += headers ? `,"push_headers":${headers}}` : '}';
+  }
+  return `${json}]`;
+}
+
+/**
+ * The `count` string literals of cjson's JSON list of strings, each as JSON.stringify writes
+ * it. Inside a literal every " is escaped, so a literal ends at the first " not escaped.
+ */
+export function bodyLiterals(list: string, count: number): string[] {
+  const literals: string[] = [];
+  let start = 1;
+  for (let i = 0; i < count; i++) {
+    let end = list.indexOf('"', start + 1);
+    while (escaped(list, end)) end = list.indexOf('"', end + 1);
+    literals.push(asStringified(list.slice(start, end + 1)));
+    start = end + 2;
+  }
+  return literals;
+}
+
+/** Whether the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+const BACKSLASH = 0x5c;
+
+/**
+ * A cjson string literal as JSON.stringify writes it: they differ only in that cjson escapes
+ * '/' (as \/) and DEL (as \u007f). Every / cjson writes is escaped, so each \/ is one.
+ */
+function asStringified(literal: string): string {
+  if (!literal.includes('\\')) return literal;
+  if (literal.includes('\\u007f')) return JSON.stringify(JSON.parse(literal) as string);
+  return literal.replaceAll('\\/', '/');
 }
 
 /** The messages of peek.lua's JSON reply. */

@@ -405,6 +405,35 @@ describe('messages', () => {
     expect((await mq.reserve(queue))[0].body).toBe(body);
   });
 
+  it('a reserve answers byte for byte what JSON.stringify writes of its messages (escapes, unicode, push headers)', async () => {
+    const queue = uniqueQueue('reserve-bytes');
+    const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
+    const body = `${controls} "quoted" \\ back\\slash / \u007f héllo ☃ 😀 \u2028 {"json": [1, 2]}`;
+    const headers = { 'X-Quote': 'say "hi" \\ é', '2': 'numeric name', 'X-Slash': 'a/b ☃' };
+    const slashes = 'a/b \\/ c\\\\/ \\u007f';
+    const ids = await mq.post(queue, [{ body, push_headers: headers }, { body: '' }, { body: slashes }]);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(response.status).toBe(200);
+    const rids = (JSON.parse(response.text).messages as Array<{ reservation_id: string }>).map((m) => m.reservation_id);
+    const expected = {
+      messages: [
+        { id: ids[0], body, reserved_count: 1, reservation_id: rids[0], push_headers: headers },
+        { id: ids[1], body: '', reserved_count: 1, reservation_id: rids[1] },
+        { id: ids[2], body: slashes, reserved_count: 1, reservation_id: rids[2] },
+      ],
+    };
+    expect(response.text).toBe(JSON.stringify(expected));
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('a reserve of an empty queue answers an empty list', async () => {
+    const queue = uniqueQueue('reserve-empty');
+    const [id] = await mq.postBodies(queue, 'only');
+    expect((await mq.reserve(queue, { delete: true }))[0].id).toBe(id);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 5 });
+    expect(response.text).toBe('{"messages":[]}');
+  });
+
   it('a post of many bodies of every length and script keeps each one, in order, across its script chunks', async () => {
     const queue = uniqueQueue('many-bodies');
     const pieces = ['', ',', 'é', '☃', '😀', 'a,b', '\\,', '\u0000'];
