@@ -56,6 +56,14 @@ describe("reserve.lua's reply", () => {
     expect(result.messages).toBe(result.messages);
   });
 
+  it("without timeouts of their own, each message's timeout is the one the reply names", () => {
+    const { result } = reserveResult([0, 0, -1, 45, '[]', '1,2', 'r00,r01', '1,1', '["a","b"]', '', '']);
+    expect(result.messages.map((message) => message.timeout)).toEqual([45, 45]);
+    expect(result.messagesJson).toBe(
+      '[{"id":"1","body":"a","reserved_count":1,"reservation_id":"r00"},{"id":"2","body":"b","reserved_count":1,"reservation_id":"r01"}]',
+    );
+  });
+
   it('an empty reserve: no messages, the next due time', () => {
     const { result } = reserveResult([0, 0, 1_700_000_000_000, 60, '[]', '', '', '', '[]', '', '']);
     expect(result.count).toBe(0);

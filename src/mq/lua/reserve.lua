@@ -7,10 +7,10 @@
 -- messages at once), reservation id prefix, default timeout (s).
 -- Returns -1 for a missing queue, else { moved, expired (messages dropped as expired), due (next
 -- due ms or -1), timeout (the queue's or the given one), alerts (fired, see evaluate_alerts), then
--- the reserved messages' ids, reservation ids, reserved_counts and timeouts (s), each joined by
--- commas, their bodies as one JSON list of strings (cjson's) and their push headers (JSON text
--- or '' each) as one JSON list, or '' when the queue has none }. script-io.ts reserveResult
--- reads it.
+-- the reserved messages' ids, reservation ids and reserved_counts, each joined by commas, their
+-- bodies as one JSON list of strings (cjson's), their push headers (JSON text or '' each) as one
+-- JSON list or '' when the queue has none, and their timeouts (s) joined by commas or '' when
+-- each is the timeout returned }. script-io.ts reserveResult reads it.
 local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size')
 if not head[1] then return -1 end
 local now = now_ms()
@@ -34,9 +34,9 @@ local with_timeouts = own_timeouts and redis.call('EXISTS', K_TIMEOUT) == 1
 local expired_left = expired >= BATCH
 
 local got, moved = 0, 0
-local taken, counts, rids, timeouts = {}, {}, {}, {}
--- The answer's lists: reserved_counts, reservation ids, bodies, push headers.
-local out_counts, out_rids, out_bodies, out_headers = {}, {}, {}, {}
+-- The reserved messages' ids, reserved_counts, reservation ids, bodies, push headers (when the
+-- queue has some) and own timeouts (when some message has one).
+local taken, out_counts, out_rids, out_bodies, out_headers, timeouts = {}, {}, {}, {}, {}, {}
 local taken_bytes = 0
 for _ = 1, 10 do
   if got >= n then break end
@@ -61,20 +61,16 @@ for _ = 1, 10 do
       gone[#gone + 1] = id
       moved = moved + 1
     else
-      count = count + 1
       local rid = prefix .. string.format('%02x', got)
       got = got + 1
-      taken[#taken + 1] = id
+      taken[got] = id
       taken_bytes = taken_bytes + #bodies[i]
-      timeouts[#timeouts + 1] = tonumber(own[i] or timeout)
-      counts[#counts + 1] = id
-      counts[#counts + 1] = count
-      rids[#rids + 1] = id
-      rids[#rids + 1] = rid
-      out_counts[got] = count
+      -- As text once: both the count hash and the answer take it (Lua writes a number anew each time).
+      out_counts[got] = tostring(count + 1)
       out_rids[got] = rid
       out_bodies[got] = bodies[i]
-      out_headers[got] = headers[i] or ''
+      if with_headers then out_headers[got] = headers[i] or '' end
+      if with_timeouts then timeouts[got] = tonumber(own[i] or timeout) end
     end
   end
   remove_messages(gone)
@@ -87,13 +83,15 @@ if got > 0 then
   else
     keep_hash_table(K_COUNT)
     keep_hash_table(K_RID)
+    local counts, rids, reserved = {}, {}, {}
+    local deadline = string.format('%d', now + timeout * 1000)
+    for t, id in ipairs(taken) do
+      counts[2 * t - 1], counts[2 * t] = id, out_counts[t]
+      rids[2 * t - 1], rids[2 * t] = id, out_rids[t]
+      reserved[2 * t - 1], reserved[2 * t] = with_timeouts and now + timeouts[t] * 1000 or deadline, id
+    end
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)
-    local reserved = {}
-    for t, id in ipairs(taken) do
-      reserved[#reserved + 1] = now + timeouts[t] * 1000
-      reserved[#reserved + 1] = id
-    end
     variadic('ZADD', K_RESERVED, reserved, 2)
   end
 end
@@ -102,4 +100,5 @@ local due = got == 0 and next_due() or -1
 -- cjson writes an empty list as {}.
 local bodies_json = got == 0 and '[]' or cjson.encode(out_bodies)
 local headers_json = (with_headers and got > 0) and cjson.encode(out_headers) or ''
-return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, table.concat(timeouts, ',') }
+local timeouts_text = (with_timeouts and got > 0) and table.concat(timeouts, ',') or ''
+return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, timeouts_text }

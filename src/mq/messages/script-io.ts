@@ -96,7 +96,7 @@ export function reservationPrefix(): string {
  * reserve.lua's reply: moved, expired, due, timeout, fired alerts (JSON), then the reserved
  * messages' ids, reservation ids, reserved_counts (each joined by commas), bodies (cjson's JSON
  * list of strings), push headers (a JSON list of JSON texts or '', or '' for none) and timeouts
- * (joined by commas).
+ * (joined by commas, or '' when each is `timeout`).
  */
 export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
 
@@ -107,7 +107,9 @@ interface ReservedFields {
   counts: string[];
   bodiesJson: string;
   headers: string[] | null;
+  /** The messages' own timeouts joined by commas, or '' when each one's is `timeout`. */
   timeouts: string;
+  timeout: number;
 }
 
 /**
@@ -124,6 +126,7 @@ export function reserveResult(reply: ReserveReply): { result: ReserveResult; ale
     bodiesJson,
     headers: headers === '' ? null : (JSON.parse(headers) as string[]),
     timeouts,
+    timeout,
   };
   let messages: ReservedMessage[] | undefined;
   let messagesJson: string | undefined;
@@ -145,14 +148,14 @@ export function reserveResult(reply: ReserveReply): { result: ReserveResult; ale
 
 function reservedMessages(fields: ReservedFields): ReservedMessage[] {
   const bodies = JSON.parse(fields.bodiesJson) as string[];
-  const timeouts = fields.timeouts.split(',');
+  const timeouts = fields.timeouts === '' ? null : fields.timeouts.split(',');
   return fields.ids.map((id, i) => ({
     id,
     body: bodies[i]!,
     reservedCount: Number(fields.counts[i]),
     reservationId: fields.reservationIds[i]!,
     pushHeaders: fields.headers ? parseHeaders(fields.headers[i]!) : undefined,
-    timeout: Number(timeouts[i]),
+    timeout: timeouts ? Number(timeouts[i]) : fields.timeout,
   }));
 }
 
