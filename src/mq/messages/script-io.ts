@@ -100,62 +100,61 @@ export function reservationPrefix(): string {
  */
 export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
 
-/** The reserved messages of a reply, field by field; bodies as JSON string literals. */
-interface ReservedFields {
-  ids: string[];
-  reservationIds: string[];
-  counts: string[];
-  bodiesJson: string;
-  headers: string[] | null;
-  /** The messages' own timeouts joined by commas, or '' when each one's is `timeout`. */
-  timeouts: string;
-  timeout: number;
-}
-
 /**
  * What reserve.lua's reply says. Its messages are read only as the caller asks: as version 3's
  * JSON text of its `messages` list (written from the reply's pieces, no body decoded), or as
  * parsed messages (version 1, push delivery).
  */
 export function reserveResult(reply: ReserveReply): { result: ReserveResult; alerts: string } {
-  const [moved, expired, due, timeout, alerts, ids, reservationIds, counts, bodiesJson, headers, timeouts] = reply;
-  const fields: ReservedFields = {
-    ids: ids === '' ? [] : ids.split(','),
-    reservationIds: reservationIds.split(','),
-    counts: counts.split(','),
-    bodiesJson,
-    headers: headers === '' ? null : (JSON.parse(headers) as string[]),
-    timeouts,
-    timeout,
-  };
-  let messages: ReservedMessage[] | undefined;
-  let messagesJson: string | undefined;
-  const result: ReserveResult = {
-    count: fields.ids.length,
-    get messagesJson() {
-      return (messagesJson ??= reservedMessagesJson(fields));
-    },
-    get messages() {
-      return (messages ??= reservedMessages(fields));
-    },
-    movedToDeadLetter: moved,
-    expired,
-    nextDueMs: due,
-    timeout,
-  };
-  return { result, alerts };
+  return { result: new ReservedBatch(reply), alerts: reply[4] };
 }
 
-function reservedMessages(fields: ReservedFields): ReservedMessage[] {
-  const bodies = JSON.parse(fields.bodiesJson) as string[];
-  const timeouts = fields.timeouts === '' ? null : fields.timeouts.split(',');
-  return fields.ids.map((id, i) => ({
+class ReservedBatch implements ReserveResult {
+  readonly count: number;
+  readonly movedToDeadLetter: number;
+  readonly expired: number;
+  readonly nextDueMs: number;
+  readonly timeout: number;
+  private readonly ids: string[];
+  private parsed: ReservedMessage[] | undefined;
+  private json: string | undefined;
+
+  constructor(private readonly reply: ReserveReply) {
+    this.movedToDeadLetter = reply[0];
+    this.expired = reply[1];
+    this.nextDueMs = reply[2];
+    this.timeout = reply[3];
+    this.ids = reply[5] === '' ? [] : reply[5].split(',');
+    this.count = this.ids.length;
+  }
+
+  get messagesJson(): string {
+    return (this.json ??= reservedMessagesJson(this.ids, this.reply));
+  }
+
+  get messages(): ReservedMessage[] {
+    return (this.parsed ??= reservedMessages(this.ids, this.reply, this.timeout));
+  }
+}
+
+/** The push headers of a reply's messages (JSON text or '' each), or null for none. */
+function headersOf(reply: ReserveReply): string[] | null {
+  return reply[9] === '' ? null : (JSON.parse(reply[9]) as string[]);
+}
+
+function reservedMessages(ids: string[], reply: ReserveReply, timeout: number): ReservedMessage[] {
+  const reservationIds = reply[6].split(',');
+  const counts = reply[7].split(',');
+  const bodies = JSON.parse(reply[8]) as string[];
+  const headers = headersOf(reply);
+  const timeouts = reply[10] === '' ? null : reply[10].split(',');
+  return ids.map((id, i) => ({
     id,
     body: bodies[i]!,
-    reservedCount: Number(fields.counts[i]),
-    reservationId: fields.reservationIds[i]!,
-    pushHeaders: fields.headers ? parseHeaders(fields.headers[i]!) : undefined,
-    timeout: timeouts ? Number(timeouts[i]) : fields.timeout,
+    reservedCount: Number(counts[i]),
+    reservationId: reservationIds[i]!,
+    pushHeaders: headers ? parseHeaders(headers[i]!) : undefined,
+    timeout: timeouts ? Number(timeouts[i]) : timeout,
   }));
 }
 
@@ -164,13 +163,16 @@ function reservedMessages(fields: ReservedFields): ReservedMessage[] {
  * Ids and reservation ids are digits and hex digits this server made; push headers are stored
  * as JSON.stringify wrote them.
  */
-function reservedMessagesJson(fields: ReservedFields): string {
-  const bodies = bodyLiterals(fields.bodiesJson, fields.ids.length);
+function reservedMessagesJson(ids: string[], reply: ReserveReply): string {
+  const reservationIds = reply[6].split(',');
+  const counts = reply[7].split(',');
+  const bodies = bodyLiterals(reply[8], ids.length);
+  const headers = headersOf(reply);
   let json = '[';
-  for (let i = 0; i < fields.ids.length; i++) {
-    json += `${i === 0 ? '' : ','}{"id":"${fields.ids[i]}","body":${bodies[i]},"reserved_count":${fields.counts[i]},"reservation_id":"${fields.reservationIds[i]}"`;
-    const headers = fields.headers?.[i];
-    json += headers ? `,"push_headers":${headers}}` : '}';
+  for (let i = 0; i < ids.length; i++) {
+    json += `${i === 0 ? '' : ','}{"id":"${ids[i]}","body":${bodies[i]},"reserved_count":${counts[i]},"reservation_id":"${reservationIds[i]}"`;
+    const pushHeaders = headers?.[i];
+    json += pushHeaders ? `,"push_headers":${pushHeaders}}` : '}';
   }
   return `${json}]`;
 }
