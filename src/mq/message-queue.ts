@@ -263,8 +263,11 @@ export class MessageQueue {
     const targets = given.some((target) => target.subscriberName) ? await this.acknowledgeNamed(ref, given) : given;
     if (targets.length === 0) return;
     // Straight to the script's arguments: no JSON to write here nor to decode there.
-    const args: string[] = [];
-    for (const target of targets) args.push(target.id, reservationArg(target.reservationId));
+    const args = new Array<string>(2 * targets.length);
+    for (let i = 0; i < targets.length; i++) {
+      args[i] = targets[i]!.id;
+      args[targets.length + i] = reservationArg(targets[i]!.reservationId);
+    }
     const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(
       this.redis,
       this.keys.queue(ref),
