@@ -114,7 +114,7 @@ function postAndReserveRoutes(app: ApiInstance, options: MqRouteOptions): void {
       const { body } = request;
       const signal = body.wait ? abortOnDisconnect(reply) : undefined;
       const reserved = await mq.reserve(queueRefOf(request), body, signal);
-      // reserve.lua wrote the messages' JSON text: sent as it stands.
+      // The messages' JSON text, written from reserve.lua's reply without decoding a body: sent as it stands.
       return reply.type(JSON_CONTENT_TYPE).send(`{"messages":${reserved.messagesJson}}`);
     },
   });
