@@ -222,6 +222,38 @@ describe('message state table', () => {
     expect((await mq.info(queue)).size).toBe(0);
   });
 
+  it('a reserve after more expired messages than one maintenance pass drops still reserves none of them', async () => {
+    const queue = uniqueQueue('expire-many');
+    await mq.createQueue(queue, { message_expiration: 1 });
+    // One pass drops 1,000 (common.lua BATCH): 100 expired ones are left on the ready set's front.
+    for (let batch = 0; batch < 11; batch++) {
+      await mq.post(
+        queue,
+        Array.from({ length: 100 }, (_, i) => ({ body: `old ${batch * 100 + i}` })),
+      );
+    }
+    scriptClock.advance(1100);
+    const [fresh] = await mq.postBodies(queue, 'fresh');
+    const reserved = await mq.reserve(queue, { n: 100 });
+    expect(reserved.map((message) => [message.id, message.body])).toEqual([[fresh, 'fresh']]);
+    expect((await mq.info(queue)).size).toBe(1);
+  });
+
+  it('a batch delete of reserved messages that expired under their reservation: 404 naming the first', async () => {
+    const queue = uniqueQueue('expire-reserved');
+    await mq.createQueue(queue, { message_expiration: 1 });
+    const ids = await mq.postBodies(queue, 'a', 'b');
+    const reserved = await mq.reserve(queue, { n: 2, timeout: 30 });
+    // No other script runs in between: the delete itself finds them expired.
+    scriptClock.advance(1100);
+    const response = await mq.http.delete(mq.path(queue, '/messages'), {
+      ids: reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id })),
+    });
+    expect(response.status).toBe(404);
+    expect(response.body.msg).toBe(`Message not found: ${ids[0]}`);
+    expect((await mq.info(queue)).size).toBe(0);
+  });
+
   it('reserve without timeout uses the queue message_timeout', async () => {
     const queue = uniqueQueue('queue-timeout');
     await mq.createQueue(queue, { message_timeout: 1 });
