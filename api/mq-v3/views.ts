@@ -73,20 +73,6 @@ export function messageView(message: Message | ReservedMessage) {
   };
 }
 
-/**
- * `{"messages": [...]}` of reserved messages, written straight to JSON text: a reserve of 100
- * answers without building a view object per message for the serializer to walk.
- */
-export function reservedMessagesJson(messages: ReservedMessage[]): string {
-  let json = '{"messages":[';
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    json += `${i === 0 ? '' : ','}{"id":${JSON.stringify(message.id)},"body":${JSON.stringify(message.body)},"reserved_count":${message.reservedCount},"reservation_id":${JSON.stringify(message.reservationId)}`;
-    json += message.pushHeaders ? `,"push_headers":${JSON.stringify(message.pushHeaders)}}` : '}';
-  }
-  return `${json}]}`;
-}
-
 const pushStatusProperties = {
   name: { type: 'string' },
   url: { type: 'string' },

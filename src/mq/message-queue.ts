@@ -20,7 +20,7 @@ import {
   parseHeaders,
   reservationArg,
   reservationPrefix,
-  reservedMessages,
+  reserveResult,
   type DeleteTarget,
   type PostRow,
   type ReservationRef,
@@ -180,7 +180,7 @@ export class MessageQueue {
   async reserve(ref: QueueRef, request: ReservationRequest, signal?: AbortSignal): Promise<ReserveResult> {
     const reservation = reservationOf(request, this.minTimeoutSeconds);
     const first = await this.reserveNow(ref, reservation);
-    if (first.messages.length > 0 || reservation.waitSeconds <= 0) return first;
+    if (first.count > 0 || reservation.waitSeconds <= 0) return first;
     const deadline = Date.now() + reservation.waitSeconds * 1000;
     const waiter = await this.hub.listen(this.keys.wakeChannel(ref));
     const stop = () => waiter.close();
@@ -188,7 +188,7 @@ export class MessageQueue {
     try {
       // Subscribed now: this reserve sees everything posted before, the waiter everything after.
       let result = await this.reserveNow(ref, reservation);
-      while (result.messages.length === 0) {
+      while (result.count === 0) {
         const remaining = deadline - Date.now();
         if (remaining <= 0 || waiter.closed) break;
         const untilDue =
@@ -212,7 +212,7 @@ export class MessageQueue {
     ref: QueueRef,
     reservation: { n: number; timeout: number; delete?: boolean },
   ): Promise<ReserveResult> {
-    const reply = await scripts.reserve.run<string | number>(this.redis, this.keys.queue(ref), [
+    const reply = await scripts.reserve.run<ReserveReply | number>(this.redis, this.keys.queue(ref), [
       reservation.n,
       reservation.timeout,
       reservation.delete ? '1' : '0',
@@ -220,15 +220,8 @@ export class MessageQueue {
       LIMITS.defaultTimeoutSeconds,
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const parsed = JSON.parse(String(reply)) as ReserveReply;
-    const result: ReserveResult = {
-      messages: reservedMessages(parsed),
-      movedToDeadLetter: parsed.moved,
-      expired: parsed.expired,
-      nextDueMs: parsed.due,
-      timeout: parsed.timeout,
-    };
-    await this.raiseAlerts(ref, parsed.alerts);
+    const { result, alerts } = reserveResult(reply as ReserveReply);
+    await this.raiseAlerts(ref, alerts);
     this.metrics?.countReserve(result);
     if (result.movedToDeadLetter > 0) await handOverDeadLetters(this, ref, this.deps.log);
     return result;
@@ -270,8 +263,11 @@ export class MessageQueue {
     const targets = given.some((target) => target.subscriberName) ? await this.acknowledgeNamed(ref, given) : given;
     if (targets.length === 0) return;
     // Straight to the script's arguments: no JSON to write here nor to decode there.
-    const args: string[] = [];
-    for (const target of targets) args.push(target.id, reservationArg(target.reservationId));
+    const args = new Array<string>(2 * targets.length);
+    for (let i = 0; i < targets.length; i++) {
+      args[i] = targets[i]!.id;
+      args[targets.length + i] = reservationArg(targets[i]!.reservationId);
+    }
     const [outcome, position, alerts] = await scripts.deleteMessages.run<[number, number?, string?]>(
       this.redis,
       this.keys.queue(ref),

@@ -55,7 +55,7 @@ export class MqMetrics {
 
   /** Counts what one reserve did: messages handed out, dead-lettered and dropped as expired. */
   countReserve(result: ReserveResult): void {
-    this.reserved.inc(result.messages.length);
+    this.reserved.inc(result.count);
     this.deadLettered.inc(result.movedToDeadLetter);
     this.expired.inc(result.expired);
   }

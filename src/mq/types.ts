@@ -89,6 +89,10 @@ export interface MqLogger {
 }
 
 export interface ReserveResult {
+  /** How many messages were reserved. */
+  count: number;
+  /** The reserved messages as version 3 answers them: the JSON text of its `messages` array. */
+  messagesJson: string;
   messages: ReservedMessage[];
   /** Messages handed to the dead letter outbox by this reserve. */
   movedToDeadLetter: number;

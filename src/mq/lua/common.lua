@@ -168,16 +168,26 @@ end
 -- that ran out is returned to the front here (the message is back on the queue); expired
 -- messages are dropped. Returns the outcome per id, and the end of each one's reservation (nil
 -- when not reserved; lapsed ones are in the past).
+-- Whether each of `count` messages is on the reserved set (`until_ms`, their scores there) while
+-- no message of the queue has expired: then each one exists (a reserved message always has its
+-- record) and is unexpired, without reading their expiry.
+local function reserved_and_unexpired(until_ms, count, now)
+  for i = 1, count do
+    if not until_ms[i] then return false end
+  end
+  return #redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, 1) == 0
+end
+
 local function check_reservations(ids, rids, now)
-  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
   local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
   local current = redis.call('HMGET', K_RID, unpack(ids))
+  local expiry = not reserved_and_unexpired(until_ms, #ids, now) and redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
   local outcomes, expired, lapsed = {}, {}, {}
   for i, id in ipairs(ids) do
     local live = until_ms[i] and tonumber(until_ms[i]) > now
-    if not expiry[i] then
+    if expiry and not expiry[i] then
       outcomes[i] = NOT_FOUND
-    elseif tonumber(expiry[i]) <= now then
+    elseif expiry and tonumber(expiry[i]) <= now then
       outcomes[i] = NOT_FOUND
       expired[#expired + 1] = id
     else

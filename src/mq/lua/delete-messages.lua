@@ -1,15 +1,12 @@
 --@include common.lua
--- Deletes messages, all or none. ARGV: id, reservation id ('' = none given, '*' = whatever
--- reservation it has), for each message.
+-- Deletes messages, all or none. ARGV: the messages' ids, then their reservation ids in the same
+-- order ('' = none given, '*' = whatever reservation it has).
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else
 -- { outcome, position } of the first message that may not be deleted (nothing is deleted then).
 local head = queue_record('alerts', 'alert_size')
 if not head[1] then return { -1 } end
-local ids, rids = {}, {}
-for i = 1, #ARGV, 2 do
-  ids[#ids + 1] = ARGV[i]
-  rids[#rids + 1] = ARGV[i + 1]
-end
+local count = #ARGV / 2
+local ids, rids = { unpack(ARGV, 1, count) }, { unpack(ARGV, count + 1) }
 local now = now_ms()
 local outcomes, until_ms = check_reservations(ids, rids, now)
 local reserved, others = {}, {}

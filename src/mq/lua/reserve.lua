@@ -5,9 +5,12 @@
 -- ARGV: n, timeout (s; 0 = each message's own, else the queue's: the rule clients are held to is
 -- reservationOf in messages/reservation.ts), delete ('1' removes the
 -- messages at once), reservation id prefix, default timeout (s).
--- Returns -1 for a missing queue, else JSON { moved, expired (messages dropped as expired), due (next due ms or -1), timeout (the
--- queue's or the given one), alerts (fired, see evaluate_alerts), messages: list of
--- [id, body, reserved_count, reservation_id, push headers or '', timeout (s)] }.
+-- Returns -1 for a missing queue, else { moved, expired (messages dropped as expired), due (next
+-- due ms or -1), timeout (the queue's or the given one), alerts (fired, see evaluate_alerts), then
+-- the reserved messages' ids, reservation ids and reserved_counts, each joined by commas, their
+-- bodies as one JSON list of strings (cjson's), their push headers (JSON text or '' each) as one
+-- JSON list or '' when the queue has none, and their timeouts (s) joined by commas or '' when
+-- each is the timeout returned }. script-io.ts reserveResult reads it.
 local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size')
 if not head[1] then return -1 end
 local now = now_ms()
@@ -26,16 +29,23 @@ end
 local with_headers = redis.call('EXISTS', K_HEADERS) == 1
 local with_timeouts = own_timeouts and redis.call('EXISTS', K_TIMEOUT) == 1
 
-local out, got, moved = {}, 0, 0
-local taken, counts, rids, timeouts = {}, {}, {}, {}
+-- maintain() dropped every expired message unless it stopped at its batch: only then is each
+-- message's expiry read here.
+local expired_left = expired >= BATCH
+
+local got, moved = 0, 0
+-- The reserved messages' ids, reserved_counts, reservation ids, bodies, push headers (when the
+-- queue has some) and own timeouts (when some message has one).
+local taken, out_counts, out_rids, out_bodies, out_headers, timeouts = {}, {}, {}, {}, {}, {}
 local taken_bytes = 0
 for _ = 1, 10 do
   if got >= n then break end
-  local popped = redis.call('ZPOPMIN', K_READY, n - got)
-  if #popped == 0 then break end
-  local ids = {}
-  for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
-  local expiry = redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  -- The front of the ready set, popped: ZRANGE and ZREMRANGEBYRANK write no scores, which
+  -- makes them much cheaper than ZPOPMIN.
+  local ids = redis.call('ZRANGE', K_READY, 0, n - got - 1)
+  if #ids == 0 then break end
+  redis.call('ZREMRANGEBYRANK', K_READY, 0, #ids - 1)
+  local expiry = expired_left and redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
   local bodies = redis.call('HMGET', K_BODY, unpack(ids))
   local previous = redis.call('HMGET', K_COUNT, unpack(ids))
   local headers = with_headers and redis.call('HMGET', K_HEADERS, unpack(ids)) or {}
@@ -43,25 +53,24 @@ for _ = 1, 10 do
   local gone = {}
   for i, id in ipairs(ids) do
     local count = tonumber(previous[i] or '0')
-    if not bodies[i] or not expiry[i] or tonumber(expiry[i]) <= now then
+    if not bodies[i] or (expiry and (not expiry[i] or tonumber(expiry[i]) <= now)) then
       gone[#gone + 1] = id
-      if expiry[i] then expired = expired + 1 end
+      if expiry and expiry[i] then expired = expired + 1 end
     elseif max_reservations and count >= max_reservations then
       redis.call('RPUSH', K_DEAD, cjson.encode({ id = id, body = bodies[i], reserved_count = count, push_headers = headers[i] or '', queue = dead_letter_queue }))
       gone[#gone + 1] = id
       moved = moved + 1
     else
-      count = count + 1
       local rid = prefix .. string.format('%02x', got)
       got = got + 1
-      taken[#taken + 1] = id
+      taken[got] = id
       taken_bytes = taken_bytes + #bodies[i]
-      timeouts[#timeouts + 1] = tonumber(own[i] or timeout)
-      counts[#counts + 1] = id
-      counts[#counts + 1] = count
-      rids[#rids + 1] = id
-      rids[#rids + 1] = rid
-      out[#out + 1] = { id, bodies[i], count, rid, headers[i] or '', timeouts[#timeouts] }
+      -- As text once: both the count hash and the answer take it (Lua writes a number anew each time).
+      out_counts[got] = tostring(count + 1)
+      out_rids[got] = rid
+      out_bodies[got] = bodies[i]
+      if with_headers then out_headers[got] = headers[i] or '' end
+      if with_timeouts then timeouts[got] = tonumber(own[i] or timeout) end
     end
   end
   remove_messages(gone)
@@ -74,15 +83,22 @@ if got > 0 then
   else
     keep_hash_table(K_COUNT)
     keep_hash_table(K_RID)
+    local counts, rids, reserved = {}, {}, {}
+    local deadline = string.format('%d', now + timeout * 1000)
+    for t, id in ipairs(taken) do
+      counts[2 * t - 1], counts[2 * t] = id, out_counts[t]
+      rids[2 * t - 1], rids[2 * t] = id, out_rids[t]
+      reserved[2 * t - 1], reserved[2 * t] = with_timeouts and now + timeouts[t] * 1000 or deadline, id
+    end
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)
-    local reserved = {}
-    for t, id in ipairs(taken) do
-      reserved[#reserved + 1] = now + timeouts[t] * 1000
-      reserved[#reserved + 1] = id
-    end
     variadic('ZADD', K_RESERVED, reserved, 2)
   end
 end
 local alerts = (delete or moved > 0) and evaluate_alerts(now, { head[4], head[5] }) or '[]'
-return cjson.encode({ moved = moved, expired = expired, due = got == 0 and next_due() or -1, timeout = timeout, alerts = alerts, messages = out })
+local due = got == 0 and next_due() or -1
+-- cjson writes an empty list as {}.
+local bodies_json = got == 0 and '[]' or cjson.encode(out_bodies)
+local headers_json = (with_headers and got > 0) and cjson.encode(out_headers) or ''
+local timeouts_text = (with_timeouts and got > 0) and table.concat(timeouts, ',') or ''
+return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, timeouts_text }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { boundedChunks } from '../../core/chunks.js';
 import { fail, type HttpError } from '../../core/errors.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome } from '../scripts.js';
-import type { Message, ReservedMessage } from '../types.js';
+import type { Message, ReservedMessage, ReserveResult } from '../types.js';
 
 /** Stands for whatever reservation a message has: version 1 acts on messages without reservation ids. */
 export const anyReservation = { any: true } as const;
@@ -92,28 +92,124 @@ export function reservationPrefix(): string {
   return randomUUID().replace(/-/g, '').slice(0, 30);
 }
 
-/** reserve.lua's JSON reply. */
-export interface ReserveReply {
-  moved: number;
-  expired: number;
-  due: number;
-  timeout: number;
-  alerts: string;
-  messages: Array<[string, string, number, string, string, number]> | object;
+/**
+ * reserve.lua's reply: moved, expired, due, timeout, fired alerts (JSON), then the reserved
+ * messages' ids, reservation ids, reserved_counts (each joined by commas), bodies (cjson's JSON
+ * list of strings), push headers (a JSON list of JSON texts or '', or '' for none) and timeouts
+ * (joined by commas, or '' when each is `timeout`).
+ */
+export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
+
+/**
+ * What reserve.lua's reply says. Its messages are read only as the caller asks: as version 3's
+ * JSON text of its `messages` list (written from the reply's pieces, no body decoded), or as
+ * parsed messages (version 1, push delivery).
+ */
+export function reserveResult(reply: ReserveReply): { result: ReserveResult; alerts: string } {
+  return { result: new ReservedBatch(reply), alerts: reply[4] };
 }
 
-/** The reserved messages of reserve.lua's reply. */
-export function reservedMessages(reply: ReserveReply): ReservedMessage[] {
-  // Lua's JSON encoder writes an empty list as {}.
-  const rows = Array.isArray(reply.messages) ? reply.messages : [];
-  return rows.map(([id, body, reservedCount, reservationId, headers, timeout]) => ({
+class ReservedBatch implements ReserveResult {
+  readonly count: number;
+  readonly movedToDeadLetter: number;
+  readonly expired: number;
+  readonly nextDueMs: number;
+  readonly timeout: number;
+  private readonly ids: string[];
+  private parsed: ReservedMessage[] | undefined;
+  private json: string | undefined;
+
+  constructor(private readonly reply: ReserveReply) {
+    this.movedToDeadLetter = reply[0];
+    this.expired = reply[1];
+    this.nextDueMs = reply[2];
+    this.timeout = reply[3];
+    this.ids = reply[5] === '' ? [] : reply[5].split(',');
+    this.count = this.ids.length;
+  }
+
+  get messagesJson(): string {
+    return (this.json ??= reservedMessagesJson(this.ids, this.reply));
+  }
+
+  get messages(): ReservedMessage[] {
+    return (this.parsed ??= reservedMessages(this.ids, this.reply, this.timeout));
+  }
+}
+
+/** The push headers of a reply's messages (JSON text or '' each), or null for none. */
+function headersOf(reply: ReserveReply): string[] | null {
+  return reply[9] === '' ? null : (JSON.parse(reply[9]) as string[]);
+}
+
+function reservedMessages(ids: string[], reply: ReserveReply, timeout: number): ReservedMessage[] {
+  const reservationIds = reply[6].split(',');
+  const counts = reply[7].split(',');
+  const bodies = JSON.parse(reply[8]) as string[];
+  const headers = headersOf(reply);
+  const timeouts = reply[10] === '' ? null : reply[10].split(',');
+  return ids.map((id, i) => ({
     id,
-    body,
-    reservedCount,
-    reservationId,
-    pushHeaders: parseHeaders(headers),
-    timeout,
+    body: bodies[i]!,
+    reservedCount: Number(counts[i]),
+    reservationId: reservationIds[i]!,
+    pushHeaders: headers ? parseHeaders(headers[i]!) : undefined,
+    timeout: timeouts ? Number(timeouts[i]) : timeout,
   }));
+}
+
+/**
+ * Version 3's `messages` list as JSON text, byte for byte what JSON.stringify writes of it.
+ * Ids and reservation ids are digits and hex digits this server made; push headers are stored
+ * as JSON.stringify wrote them.
+ */
+function reservedMessagesJson(ids: string[], reply: ReserveReply): string {
+  const reservationIds = reply[6].split(',');
+  const counts = reply[7].split(',');
+  const bodies = bodyLiterals(reply[8], ids.length);
+  const headers = headersOf(reply);
+  let json = '[';
+  for (let i = 0; i < ids.length; i++) {
+    json += `${i === 0 ? '' : ','}{"id":"${ids[i]}","body":${bodies[i]},"reserved_count":${counts[i]},"reservation_id":"${reservationIds[i]}"`;
+    const pushHeaders = headers?.[i];
+    json += pushHeaders ? `,"push_headers":${pushHeaders}}` : '}';
+  }
+  return `${json}]`;
+}
+
+/**
+ * The `count` string literals of cjson's JSON list of strings, each as JSON.stringify writes
+ * it. Inside a literal every " is escaped, so a literal ends at the first " not escaped.
+ */
+export function bodyLiterals(list: string, count: number): string[] {
+  const literals: string[] = [];
+  let start = 1;
+  for (let i = 0; i < count; i++) {
+    let end = list.indexOf('"', start + 1);
+    while (escaped(list, end)) end = list.indexOf('"', end + 1);
+    literals.push(asStringified(list.slice(start, end + 1)));
+    start = end + 2;
+  }
+  return literals;
+}
+
+/** Whether the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+const BACKSLASH = 0x5c;
+
+/**
+ * A cjson string literal as JSON.stringify writes it: they differ only in that cjson escapes
+ * '/' (as \/) and DEL (as \u007f). Every / cjson writes is escaped, so each \/ is one.
+ */
+function asStringified(literal: string): string {
+  if (!literal.includes('\\')) return literal;
+  if (literal.includes('\\u007f')) return JSON.stringify(JSON.parse(literal) as string);
+  return literal.replaceAll('\\/', '/');
 }
 
 /** The messages of peek.lua's JSON reply. */

@@ -222,6 +222,38 @@ describe('message state table', () => {
     expect((await mq.info(queue)).size).toBe(0);
   });
 
+  it('a reserve after more expired messages than one maintenance pass drops still reserves none of them', async () => {
+    const queue = uniqueQueue('expire-many');
+    await mq.createQueue(queue, { message_expiration: 1 });
+    // One pass drops 1,000 (common.lua BATCH): 100 expired ones are left on the ready set's front.
+    for (let batch = 0; batch < 11; batch++) {
+      await mq.post(
+        queue,
+        Array.from({ length: 100 }, (_, i) => ({ body: `old ${batch * 100 + i}` })),
+      );
+    }
+    scriptClock.advance(1100);
+    const [fresh] = await mq.postBodies(queue, 'fresh');
+    const reserved = await mq.reserve(queue, { n: 100 });
+    expect(reserved.map((message) => [message.id, message.body])).toEqual([[fresh, 'fresh']]);
+    expect((await mq.info(queue)).size).toBe(1);
+  });
+
+  it('a batch delete of reserved messages that expired under their reservation: 404 naming the first', async () => {
+    const queue = uniqueQueue('expire-reserved');
+    await mq.createQueue(queue, { message_expiration: 1 });
+    const ids = await mq.postBodies(queue, 'a', 'b');
+    const reserved = await mq.reserve(queue, { n: 2, timeout: 30 });
+    // No other script runs in between: the delete itself finds them expired.
+    scriptClock.advance(1100);
+    const response = await mq.http.delete(mq.path(queue, '/messages'), {
+      ids: reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id })),
+    });
+    expect(response.status).toBe(404);
+    expect(response.body.msg).toBe(`Message not found: ${ids[0]}`);
+    expect((await mq.info(queue)).size).toBe(0);
+  });
+
   it('reserve without timeout uses the queue message_timeout', async () => {
     const queue = uniqueQueue('queue-timeout');
     await mq.createQueue(queue, { message_timeout: 1 });
@@ -403,6 +435,35 @@ describe('messages', () => {
     const body = 'héllo ☃ "quoted" \\ \n {"json": [1, 2]} \u0001';
     await mq.postBodies(queue, body);
     expect((await mq.reserve(queue))[0].body).toBe(body);
+  });
+
+  it('a reserve answers byte for byte what JSON.stringify writes of its messages (escapes, unicode, push headers)', async () => {
+    const queue = uniqueQueue('reserve-bytes');
+    const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('');
+    const body = `${controls} "quoted" \\ back\\slash / \u007f héllo ☃ 😀 \u2028 {"json": [1, 2]}`;
+    const headers = { 'X-Quote': 'say "hi" \\ é', '2': 'numeric name', 'X-Slash': 'a/b ☃' };
+    const slashes = 'a/b \\/ c\\\\/ \\u007f';
+    const ids = await mq.post(queue, [{ body, push_headers: headers }, { body: '' }, { body: slashes }]);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 3 });
+    expect(response.status).toBe(200);
+    const rids = (JSON.parse(response.text).messages as Array<{ reservation_id: string }>).map((m) => m.reservation_id);
+    const expected = {
+      messages: [
+        { id: ids[0], body, reserved_count: 1, reservation_id: rids[0], push_headers: headers },
+        { id: ids[1], body: '', reserved_count: 1, reservation_id: rids[1] },
+        { id: ids[2], body: slashes, reserved_count: 1, reservation_id: rids[2] },
+      ],
+    };
+    expect(response.text).toBe(JSON.stringify(expected));
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('a reserve of an empty queue answers an empty list', async () => {
+    const queue = uniqueQueue('reserve-empty');
+    const [id] = await mq.postBodies(queue, 'only');
+    expect((await mq.reserve(queue, { delete: true }))[0].id).toBe(id);
+    const response = await mq.http.post(mq.path(queue, '/reservations'), { n: 5 });
+    expect(response.text).toBe('{"messages":[]}');
   });
 
   it('a post of many bodies of every length and script keeps each one, in order, across its script chunks', async () => {
