@@ -37,6 +37,8 @@ for first = 1, ARGV[3] == '1' and #ids or 0, CHUNK do
 end
 
 local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
+-- Every message of a plain post has the same scores: formatted once, not once per message.
+local now_text, default_expiry = string.format('%.0f', now), string.format('%.0f', now + expiration * 1000)
 for m, id in ipairs(ids) do
   if not present[m] then
     bodies[#bodies + 1] = id
@@ -58,14 +60,13 @@ for m, id in ipairs(ids) do
         timeouts[#timeouts + 1] = extra[5]
       end
     end
-    if expires_in <= 0 then expires_in = expiration end
-    expiry[#expiry + 1] = now + expires_in * 1000
+    expiry[#expiry + 1] = expires_in > 0 and now + expires_in * 1000 or default_expiry
     expiry[#expiry + 1] = id
     if delay > 0 then
       delayed[#delayed + 1] = now + delay * 1000
       delayed[#delayed + 1] = id
     else
-      ready[#ready + 1] = now
+      ready[#ready + 1] = now_text
       ready[#ready + 1] = id
     end
   end
