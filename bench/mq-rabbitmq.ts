@@ -45,6 +45,11 @@
  * produced dearer (2.9 s); classic queue version 2 (opt-in in 3.10) consumed the same.
  * BENCH_PROFILE prints each round's rate, CPU and beam's dirty-scheduler share, which shows the
  * state of each phase.
+ * So that the report also shows RabbitMQ in its cheap state, each row ends with a rested drain:
+ * all three queues filled with the backlog, BENCH_REST_SECONDS (15; 1 in a smoke run) of idle
+ * for RabbitMQ's queue process to hibernate, then each drained once (RabbitMQ with batched acks
+ * first, then Ferrum's and the floor's reserve + delete), printed as "after an idle pause" with
+ * the ratios and no target.
  * BENCH_PROFILE=1 also writes a --cpu-prof profile of the Ferrum server (in
  * /tmp/mq-rabbitmq-prof) and prints its Redis's INFO commandstats per phase for Ferrum and for
  * the floor, each over its own rounds (µs per message).
@@ -72,6 +77,7 @@ const WARM_UP = Math.min(MESSAGES, 10_000);
 // measured is not the one that pays for it (a running server has long paid it).
 const WARM_UP_PASSES = 5;
 const ROUNDS = sized('BENCH_ROUNDS', 4, 2);
+const REST_SECONDS = sized('BENCH_REST_SECONDS', 15, 1);
 const BATCH = 100;
 const CLIENTS = 4;
 const RABBITMQ_PORT = Number(process.env.BENCH_RABBITMQ_PORT ?? 5673);
@@ -431,6 +437,37 @@ interface Row {
   consumeDeleting: Measured;
   /** Ferrum's reserve + delete beside RabbitMQ acking each message (the transient row only). */
   consumeEachAck?: Measured;
+  /** Each side's batched consume of a backlog left idle for REST_SECONDS first (one drain each). */
+  rested: Measured;
+}
+
+/**
+ * Fills the three queues, leaves them idle for REST_SECONDS (RabbitMQ's queue process hibernates
+ * and compacts its heap), then drains each once: RabbitMQ first, so nothing wakes it earlier.
+ */
+async function restedDrains(
+  sides: { ferrum: Side; rabbit: Side; floor: Side },
+  fill: () => Promise<void>,
+): Promise<Measured> {
+  await fill();
+  await sleep(REST_SECONDS * 1000);
+  const drain = async (side: Side) => {
+    const phase = { messages: 0, seconds: 0, cpu: 0 };
+    const part = side.part?.seconds() ?? 0;
+    await timed(phase, side.pids, () => side.work(MESSAGES));
+    if (process.env.BENCH_PROFILE)
+      printRound(
+        'rested drain',
+        side,
+        0,
+        phase,
+        { messages: 0, seconds: 0, cpu: 0 },
+        side.part && side.part.seconds() - part,
+      );
+    return phase;
+  };
+  const rabbit = await drain(sides.rabbit);
+  return { rabbit, ferrum: await drain(sides.ferrum), floor: await drain(sides.floor) };
 }
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
@@ -482,13 +519,24 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
       rabbitBatched,
       onFloor((n) => ferrumConsume(floor.client, queue, true, n)),
     ]);
-    if (durability !== 'transient') return { produce, consume, consumeDeleting };
-    await refill(false);
-    const consumeEachAck = await measure('consume (reserve + delete, beside one ack each)', [
-      ferrum((n) => ferrumConsume(client, queue, false, n)),
-      rabbit((n) => rabbitConsume(durability, 'each', n)),
-    ]);
-    return { produce, consume, consumeDeleting, consumeEachAck };
+    let consumeEachAck: Measured | undefined;
+    if (durability === 'transient') {
+      await refill(false);
+      consumeEachAck = await measure('consume (reserve + delete, beside one ack each)', [
+        ferrum((n) => ferrumConsume(client, queue, false, n)),
+        rabbit((n) => rabbitConsume(durability, 'each', n)),
+      ]);
+    }
+    const rested = await restedDrains(
+      {
+        ferrum: ferrum((n) => ferrumConsume(client, queue, false, n)),
+        rabbit: rabbitBatched,
+        floor: onFloor((n) => ferrumConsume(floor.client, queue, false, n)),
+      },
+      // Checked before the pause: asking RabbitMQ's queue for its length wakes its process.
+      () => refill(true).then(() => expectRabbitBacklog(durability, MESSAGES)),
+    );
+    return { produce, consume, consumeDeleting, ...(consumeEachAck ? { consumeEachAck } : {}), rested };
   } finally {
     client.close();
     floor.client.close();
@@ -535,6 +583,10 @@ function report(durability: Durability, version: string, row: Row): void {
   const rabbitConsume = pooled(row.consume.rabbit, row.consumeDeleting.rabbit);
   console.log(` RabbitMQ consume (batched acks), both phases:`);
   show('consume', rabbitConsume);
+  console.log(` after ${REST_SECONDS} s idle, one drain each (batched acks; reserve + delete):`);
+  show('RabbitMQ', row.rested.rabbit);
+  show('Ferrum', row.rested.ferrum);
+  show('floor', row.rested.floor!);
   const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
   const ratios = (name: string, measured: Measured, target: number, requests: string) => {
     const rabbit = name === 'produce' ? measured.rabbit : rabbitConsume;
@@ -565,6 +617,25 @@ function report(durability: Durability, version: string, row: Row): void {
         reference: `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, one ack per message)`,
       },
     );
+  const restedReference = `RabbitMQ ${version} draining the same backlog once after ${REST_SECONDS} s idle (${titles.rabbit}, batched acks), the row's last phase`;
+  figure(
+    `${durability}: consume after an idle pause (reserve + delete) Ferrum/RabbitMQ`,
+    rate(row.rested.ferrum) / rate(row.rested.rabbit),
+    'x',
+    {
+      better: 'higher',
+      reference: restedReference,
+    },
+  );
+  figure(
+    `${durability}: consume after an idle pause (reserve + delete) floor/RabbitMQ`,
+    rate(row.rested.floor!) / rate(row.rested.rabbit),
+    'x',
+    {
+      better: 'higher',
+      reference: `${restedReference}; what the stack alone reaches`,
+    },
+  );
   // Each phase's rate and server CPU; the CPU figures of delete: true keep their shorter names.
   const phases: Array<[string, Phase | undefined, string?]> = [
     ['Ferrum produce', row.produce.ferrum],
@@ -578,6 +649,9 @@ function report(durability: Durability, version: string, row: Row): void {
     ['produce floor', row.produce.floor],
     ['consume floor (reserve + delete)', row.consume.floor],
     ['consume floor (reserve, delete: true)', row.consumeDeleting.floor, 'consume floor (delete: true)'],
+    ['RabbitMQ consume after an idle pause (batched acks)', row.rested.rabbit],
+    ['Ferrum consume after an idle pause (reserve + delete)', row.rested.ferrum],
+    ['consume floor after an idle pause (reserve + delete)', row.rested.floor],
   ];
   for (const [name, p] of phases) if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher' });
   for (const [name, p, cpuName] of phases)
