@@ -5,8 +5,8 @@
  * batched produce >= 40,000 msg/s, batched consume >= 20,000 msg/s, single post p99 <= 5 ms at 50 clients
  * (closed loop: saturating; and paced50: open loop at BENCH_PACED_RATE rounds per second).
  * wrk50 also drives two reference servers (bench/lib/reference-server.ts: fastify or Node's bare
- * http, and one script, nothing else) with the same single post load: the floor this machine and
- * stack give.
+ * http, and one script per request, nothing else) with the same single post, reserve and delete
+ * loads: the floor this machine and stack give each operation.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -306,67 +306,89 @@ async function fill(client: Client, queue: string, count: number): Promise<strin
  * Each single operation (post, reserve, delete by id) from `connections` keep-alive connections
  * of wrk for SECONDS, closed loop: no Node load generator competes for the cores. Reserve and
  * delete work on queues filled beforehand (deletes walk a list of ids, each connection its own).
+ * The same loads then drive each reference server: the floor of each operation at this load.
  */
 async function singleByWrk(target: Target, connections: number, child: ChildProcess): Promise<void> {
-  const client = new Client(target, 8);
-  const base = `${target.url}/3/projects/${target.projectId}/queues`;
-  const headers = { authorization: `OAuth ${target.token}`, 'content-type': 'application/json' };
-  const options = { seconds: SECONDS, connections, serverPid: child.pid! };
-  const enough = sized('BENCH_WRK_MESSAGES', 300_000, 60_000);
   const label = `${connections} connections (wrk)`;
-  const results: [string, LoadFigures][] = [];
+  const options = { seconds: SECONDS, connections, serverPid: child.pid! };
+  const headers = { authorization: `OAuth ${target.token}`, 'content-type': 'application/json' };
+  const results = await singleLoads(target, options, headers);
+  const references: [ReferenceKind, [string, LoadFigures][]][] = [];
+  for (const kind of ['fastify', 'node-http'] as const)
+    references.push([kind, await referenceLoads(kind, target, options)]);
+  for (const [name, figures] of results) {
+    printLoad(`single ${name} (${label})`, figures);
+    figure(`single ${name} p50, ${label}`, figures.p50Ms, 'ms', { better: 'lower' });
+    figure(`single ${name} p99, ${label}`, figures.p99Ms, 'ms', { better: 'lower', target: 5 });
+  }
+  for (const [kind, loads] of references)
+    loads.forEach(([operation, reference], i) => {
+      const ours = results[i]![1];
+      const name = `reference ${operation} (${kind} + 1 script)`;
+      printLoad(`${name} (${label})`, reference);
+      console.log(
+        `  Ferrum's ${operation} against it: ${(ours.rps / reference.rps).toFixed(2)}× the rate, ` +
+          `${(ours.p99Ms / reference.p99Ms).toFixed(2)}× the p99, ${(ours.cpuUs / reference.cpuUs).toFixed(2)}× the server CPU per request`,
+      );
+      figure(`${name} p99, ${label}`, reference.p99Ms, 'ms', { better: 'lower' });
+      figure(
+        `single ${operation} server CPU per request against ${kind}, ${label}`,
+        ours.cpuUs / reference.cpuUs,
+        '×',
+        {
+          better: 'lower',
+          reference: name,
+        },
+      );
+    });
+}
+
+/**
+ * wrk's post, reserve and delete by id against the server of `target` (Ferrum's or a reference
+ * server's), each after an unmeasured warm-up of its kind; reserve and delete on queues filled
+ * beforehand.
+ */
+async function singleLoads(
+  target: Target,
+  options: { seconds: number; connections: number; serverPid: number },
+  headers: Record<string, string>,
+): Promise<[string, LoadFigures][]> {
+  const client = new Client(target, 8);
+  const queues = `/3/projects/${target.projectId}/queues`;
+  const base = `${target.url}${queues}`;
+  const enough = sized('BENCH_WRK_MESSAGES', 300_000, 60_000);
   const body = JSON.stringify({ messages: [{ body: 'single message' }] });
   // Unmeasured warm-up: the first seconds of a fresh process compile and optimise the request path.
   const warmUp = { ...options, seconds: WARM_UP_SECONDS };
-  await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
-  await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
-  results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
-  const references: [string, LoadFigures][] = [];
-  for (const kind of ['fastify', 'node-http'] as const)
-    references.push([kind, await referencePost(kind, target, options, body)]);
-  await fill(client, 'wrk-reserve', enough);
-  results.push([
-    'reserve',
-    await wrk(`${base}/wrk-reserve/reservations`, options, { method: 'POST', body: '{}', headers }),
-  ]);
+  const results: [string, LoadFigures][] = [];
   const idsFile = path.join(os.tmpdir(), `ferrum-bench-ids-${process.pid}`);
-  fs.writeFileSync(idsFile, (await fill(client, 'wrk-delete', enough)).join('\n') + '\n');
-  const lua = `
+  try {
+    await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
+    await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
+    results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
+    await fill(client, 'wrk-reserve', enough);
+    results.push([
+      'reserve',
+      await wrk(`${base}/wrk-reserve/reservations`, options, { method: 'POST', body: '{}', headers }),
+    ]);
+    fs.writeFileSync(idsFile, (await fill(client, 'wrk-delete', enough)).join('\n') + '\n');
+    const lua = `
 threads = 0
 function setup(thread) thread:set("part", threads); threads = threads + 1 end
 function init() ids = {}; local i = 0
   for line in io.lines(${JSON.stringify(idsFile)}) do if i % 2 == part then ids[#ids + 1] = line end; i = i + 1 end
   next_id = 0 end
 function request() next_id = next_id + 1
-  return wrk.format(nil, ${JSON.stringify(`/3/projects/${target.projectId}/queues/wrk-delete/messages/`)} .. (ids[next_id] or "exhausted")) end`;
-  try {
+  return wrk.format(nil, ${JSON.stringify(`${queues}/wrk-delete/messages/`)} .. (ids[next_id] or "exhausted")) end`;
     results.push([
       'delete',
       await wrk(`${base}/wrk-delete/messages/x`, options, { method: 'DELETE', body: '{}', headers, lua }),
     ]);
+    return results;
   } finally {
     fs.rmSync(idsFile, { force: true });
+    client.close();
   }
-  for (const [name, figures] of results) {
-    printLoad(`single ${name} (${label})`, figures);
-    figure(`single ${name} p50, ${label}`, figures.p50Ms, 'ms', { better: 'lower' });
-    figure(`single ${name} p99, ${label}`, figures.p99Ms, 'ms', { better: 'lower', target: 5 });
-  }
-  const post = results[0]![1];
-  for (const [kind, reference] of references) {
-    const name = `reference post (${kind} + 1 script)`;
-    printLoad(`${name} (${label})`, reference);
-    console.log(
-      `  Ferrum's post against it: ${(post.rps / reference.rps).toFixed(2)}× the rate, ` +
-        `${(post.p99Ms / reference.p99Ms).toFixed(2)}× the p99, ${(post.cpuUs / reference.cpuUs).toFixed(2)}× the server CPU per request`,
-    );
-    figure(`${name} p99, ${label}`, reference.p99Ms, 'ms', { better: 'lower' });
-    figure(`single post server CPU per request against ${kind}, ${label}`, post.cpuUs / reference.cpuUs, '×', {
-      better: 'lower',
-      reference: name,
-    });
-  }
-  client.close();
 }
 
 function printLoad(label: string, figures: LoadFigures): void {
@@ -377,15 +399,14 @@ function printLoad(label: string, figures: LoadFigures): void {
 }
 
 /**
- * The same single post load against a reference server (bench/lib/reference-server.ts: fastify
- * or bare http, and one script, nothing else) on the same Redis: the floor at this load.
+ * The same single loads against a reference server (bench/lib/reference-server.ts: fastify or
+ * bare http, and one script per request, nothing else) on the same Redis: the floor at this load.
  */
-async function referencePost(
+async function referenceLoads(
   kind: ReferenceKind,
   target: Target,
   options: { seconds: number; connections: number },
-  body: string,
-): Promise<LoadFigures> {
+): Promise<[string, LoadFigures][]> {
   const child = fork(process.argv[1]!, [], {
     env: {
       ...process.env,
@@ -398,11 +419,13 @@ async function referencePost(
     const { url } = await new Promise<{ url: string }>((resolve) =>
       child.once('message', (message) => resolve(message as { url: string })),
     );
-    const path = `${url}/3/projects/reference/queues/wrk-post/messages`;
-    const request = { method: 'POST', body, headers: { 'content-type': 'application/json' } };
-    const load = { ...options, serverPid: child.pid! };
-    await wrk(path, { ...load, seconds: WARM_UP_SECONDS }, request);
-    return await wrk(path, load, request);
+    return await singleLoads(
+      { ...target, url },
+      { ...options, serverPid: child.pid! },
+      {
+        'content-type': 'application/json',
+      },
+    );
   } finally {
     child.send('stop');
   }

@@ -2,7 +2,8 @@
 // one Lua script per request on the same Redis, behind either fastify or Node's bare http module.
 // It serves v3's post (store the bodies, make them available), reserve (pop n, hand back their
 // bodies with a reservation id each and record the reservation with a deadline, or delete them
-// with `delete: true`) and batch delete (remove the messages whose reservation ids match). No
+// with `delete: true`), batch delete (remove the messages whose reservation ids match) and
+// delete by id (remove a message that is not reserved). No
 // authentication, validation, metrics, limits, expiry, dead letters or alerts. The MQ benches
 // drive it with the same load as Ferrum's (bench:mq single posts from wrk, bench:mq-rabbitmq
 // batches of 100), in the same run, so that Ferrum's figures can be read against what the stack
@@ -71,6 +72,12 @@ if #gone > 0 then
 end
 return #gone`;
 
+// KEYS: bodies, ready. ARGV: id. Returns 1 when it deleted a message on the ready set, else 0.
+const DELETE_ONE = `
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1`;
+
 const RESERVATION_SECONDS = 60;
 
 interface Answer {
@@ -78,18 +85,27 @@ interface Answer {
   json: string;
 }
 
-/** One route: `resource` is the last segment of /3/projects/:project_id/queues/:queue_name/<resource>. */
+/**
+ * One route: `resource` is what follows /3/projects/:project_id/queues/:queue_name/ ('message':
+ * messages/:message_id, whose id `handle` gets).
+ */
 interface Route {
   method: 'POST' | 'DELETE';
-  resource: 'messages' | 'reservations';
-  handle: (keys: (name: string) => string, body: any) => Promise<Answer>;
+  resource: 'messages' | 'reservations' | 'message';
+  handle: (keys: (name: string) => string, body: any, id?: string) => Promise<Answer>;
 }
 
-const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/(messages|reservations)$/;
+const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/(messages|reservations)(?:\/([^/]+))?$/;
+const RESOURCE_PATHS = { messages: 'messages', reservations: 'reservations', message: 'messages/:message_id' };
 
 async function routesOn(redis: Redis): Promise<Route[]> {
   const load = async (script: string) => (await redis.script('LOAD', script)) as string;
-  const [post, reserve, remove] = await Promise.all([load(POST), load(RESERVE), load(DELETE)]);
+  const [post, reserve, remove, removeOne] = await Promise.all([
+    load(POST),
+    load(RESERVE),
+    load(DELETE),
+    load(DELETE_ONE),
+  ]);
   return [
     {
       method: 'POST',
@@ -152,6 +168,16 @@ async function routesOn(redis: Redis): Promise<Route[]> {
           : { status: 404, json: JSON.stringify({ msg: `${body.ids.length - deleted} messages not found` }) };
       },
     },
+    {
+      method: 'DELETE',
+      resource: 'message',
+      handle: async (keys, _body, id) => {
+        const deleted = (await redis.evalsha(removeOne, 2, keys('body'), keys('ready'), id!)) as number;
+        return deleted === 1
+          ? { status: 200, json: '{"msg":"Deleted"}' }
+          : { status: 404, json: '{"msg":"Message not found"}' };
+      },
+    },
   ];
 }
 
@@ -173,12 +199,12 @@ export async function serveReference(kind: ReferenceKind, redisUrl: string): Pro
 async function listenFastify(routes: Route[]): Promise<() => Promise<void>> {
   const app = Fastify();
   for (const route of routes)
-    app.route<{ Params: { project_id: string; queue_name: string } }>({
+    app.route<{ Params: { project_id: string; queue_name: string; message_id?: string } }>({
       method: route.method,
-      url: `/3/projects/:project_id/queues/:queue_name/${route.resource}`,
+      url: `/3/projects/:project_id/queues/:queue_name/${RESOURCE_PATHS[route.resource]}`,
       handler: async (request, reply) => {
-        const { project_id, queue_name } = request.params;
-        const { status, json } = await route.handle(keysOf(project_id, queue_name), request.body);
+        const { project_id, queue_name, message_id } = request.params;
+        const { status, json } = await route.handle(keysOf(project_id, queue_name), request.body, message_id);
         return reply.code(status).type('application/json; charset=utf-8').send(json);
       },
     });
@@ -193,16 +219,19 @@ async function listenNodeHttp(routes: Route[]): Promise<() => Promise<void>> {
     request.on('data', (chunk: string) => (text += chunk));
     request.on('end', () => {
       const match = PATH.exec(request.url ?? '');
-      const route = match && routes.find((r) => r.method === request.method && r.resource === match[3]);
+      const resource = match?.[4] === undefined ? match?.[3] : match[3] === 'messages' ? 'message' : undefined;
+      const route = match && routes.find((r) => r.method === request.method && r.resource === resource);
       if (!route) return response.writeHead(404).end();
-      void route.handle(keysOf(match[1]!, match[2]!), JSON.parse(text)).then(({ status, json }) =>
-        response
-          .writeHead(status, {
-            'content-type': 'application/json; charset=utf-8',
-            'content-length': Buffer.byteLength(json),
-          })
-          .end(json),
-      );
+      void route
+        .handle(keysOf(match[1]!, match[2]!), text === '' ? {} : JSON.parse(text), match[4])
+        .then(({ status, json }) =>
+          response
+            .writeHead(status, {
+              'content-type': 'application/json; charset=utf-8',
+              'content-length': Buffer.byteLength(json),
+            })
+            .end(json),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
