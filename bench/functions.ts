@@ -327,6 +327,10 @@ function streamTargets(stream: LoadFigures, cache: LoadFigures, paced: LoadFigur
   figure('hot http-stream p50', stream.p50Ms, 'ms', { better: 'lower', target: 3 });
   figure('hot http-stream p50 over the floor', stream.p50Ms - floor.full.p50Ms, 'ms', { better: 'lower' });
   figure('hot http-stream p99', stream.p99Ms, 'ms', { better: 'lower', target: 10 });
+  figure('hot http-stream floor p99', floor.full.p99Ms, 'ms', {
+    better: 'lower',
+    reference: 'node:http + undici relay to the same containers at full speed, same run',
+  });
   figure('hot http-stream req/s / cache GET req/s', stream.rps / cache.rps, 'x', {
     better: 'higher',
     target: 0.1,
