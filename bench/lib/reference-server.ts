@@ -95,7 +95,8 @@ interface Route {
   handle: (keys: (name: string) => string, body: any, id?: string) => Promise<Answer>;
 }
 
-const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/(messages|reservations)(?:\/([^/]+))?$/;
+// project, queue, then 'messages' or 'reservations', or a message id after messages/.
+const PATH = /^\/3\/projects\/([^/]+)\/queues\/([^/]+)\/(?:(messages|reservations)|messages\/([^/]+))$/;
 const RESOURCE_PATHS = { messages: 'messages', reservations: 'reservations', message: 'messages/:message_id' };
 
 async function routesOn(redis: Redis): Promise<Route[]> {
@@ -219,7 +220,7 @@ async function listenNodeHttp(routes: Route[]): Promise<() => Promise<void>> {
     request.on('data', (chunk: string) => (text += chunk));
     request.on('end', () => {
       const match = PATH.exec(request.url ?? '');
-      const resource = match?.[4] === undefined ? match?.[3] : match[3] === 'messages' ? 'message' : undefined;
+      const resource = match?.[3] ?? 'message';
       const route = match && routes.find((r) => r.method === request.method && r.resource === resource);
       if (!route) return response.writeHead(404).end();
       void route

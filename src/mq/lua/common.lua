@@ -164,10 +164,6 @@ local function maintain(now)
   return #expired
 end
 
--- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
--- that ran out is returned to the front here (the message is back on the queue); expired
--- messages are dropped. Returns the outcome per id, and the end of each one's reservation (nil
--- when not reserved; lapsed ones are in the past).
 -- Whether each of `count` messages is on the reserved set (`until_ms`, their scores there) while
 -- no message of the queue has expired: then each one exists (a reserved message always has its
 -- record) and is unexpired, without reading their expiry.
@@ -178,6 +174,10 @@ local function reserved_and_unexpired(until_ms, count, now)
   return #redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', now, 'LIMIT', 0, 1) == 0
 end
 
+-- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
+-- that ran out is returned to the front here (the message is back on the queue); expired
+-- messages are dropped. Returns the outcome per id, and the end of each one's reservation (nil
+-- when not reserved; lapsed ones are in the past).
 local function check_reservations(ids, rids, now)
   local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
   local current = redis.call('HMGET', K_RID, unpack(ids))
