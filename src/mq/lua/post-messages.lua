@@ -13,13 +13,21 @@
 -- written), fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
-local head = queue_record('expiration', 'alerts', 'alert_size', 'bytes')
+local head = queue_record('expiration', 'alerts', 'alert_size', 'bytes', PLAIN_EXPIRATION)
 if ARGV[4] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[5]) > tonumber(ARGV[4]) then return { 0, -1, '[]' } end
 if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
 end
 local expiration = tonumber(head[2] or ARGV[1])
+-- Plain messages keep no expiry entry when the queue's expiration is the one plain messages on
+-- the ready set have, which may change only while none are there (see PLAIN_EXPIRATION).
+local plain_ms = tonumber(head[6] or '')
+if plain_ms ~= expiration * 1000 and redis.call('ZCARD', K_READY) == 0 then
+  plain_ms = expiration * 1000
+  redis.call('HSET', K_QUEUE, PLAIN_EXPIRATION, plain_ms)
+end
+local unindexed = plain_ms == expiration * 1000
 
 local ids, bodies_of = {}, {}
 for id in string.gmatch(ARGV[6], '[^,]+') do ids[#ids + 1] = id end
@@ -31,9 +39,8 @@ for length in string.gmatch(ARGV[7], '%d+') do
 end
 local extras = ARGV[9] ~= '' and cjson.decode(ARGV[9]) or nil
 local present = {}
-for first = 1, ARGV[3] == '1' and #ids or 0, CHUNK do
-  local scores = redis.call('ZMSCORE', K_EXPIRY, unpack(ids, first, math.min(first + CHUNK - 1, #ids)))
-  for j = 1, #scores do present[first + j - 1] = scores[j] end
+if ARGV[3] == '1' then
+  for m, id in ipairs(ids) do present[m] = redis.call('HEXISTS', K_BODY, id) == 1 end
 end
 
 local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
@@ -60,8 +67,10 @@ for m, id in ipairs(ids) do
         timeouts[#timeouts + 1] = extra[5]
       end
     end
-    expiry[#expiry + 1] = expires_in > 0 and now + expires_in * 1000 or default_expiry
-    expiry[#expiry + 1] = id
+    if delay > 0 or expires_in > 0 or not unindexed then
+      expiry[#expiry + 1] = expires_in > 0 and now + expires_in * 1000 or default_expiry
+      expiry[#expiry + 1] = id
+    end
     if delay > 0 then
       delayed[#delayed + 1] = now + delay * 1000
       delayed[#delayed + 1] = id
@@ -76,7 +85,7 @@ variadic('HSET', K_BODY, bodies, 2)
 if #headers > 0 then variadic('HSET', K_HEADERS, headers, 2) end
 if #counts > 0 then variadic('HSET', K_COUNT, counts, 2) end
 if #timeouts > 0 then variadic('HSET', K_TIMEOUT, timeouts, 2) end
-variadic('ZADD', K_EXPIRY, expiry, 2)
+if #expiry > 0 then variadic('ZADD', K_EXPIRY, expiry, 2) end
 if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
 if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
 redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)

@@ -7,6 +7,7 @@ local now = now_ms()
 local id, delay = ARGV[1], tonumber(ARGV[3])
 local outcome = check_live_reservation(id, ARGV[2], now)
 if outcome ~= OK then return { outcome } end
+index_reserved_plain({ id })
 redis.call('ZREM', K_RESERVED, id)
 redis.call('HDEL', K_RID, id)
 if delay > 0 then

@@ -11,7 +11,28 @@
 -- bodies as one JSON list of strings (cjson's), their push headers (JSON text or '' each) as one
 -- JSON list or '' when the queue has none, and their timeouts (s) joined by commas or '' when
 -- each is the timeout returned }. script-io.ts reserveResult reads it.
-local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size')
+
+-- The ready scores (text) of the set's first `count` messages. Messages posted together share
+-- their score, so the scores are read one run of equal scores at a time (ZCOUNT), up to
+-- MAX_SCORE_RUNS runs; the rest, if any, one by one (WITHSCORES writes each score as text).
+local MAX_SCORE_RUNS = 4
+local function front_ready_scores(count)
+  local scores, at = {}, 0
+  for _ = 1, MAX_SCORE_RUNS do
+    if at >= count then return scores end
+    local score = redis.call('ZRANGE', K_READY, at, at, 'WITHSCORES')[2]
+    local run = redis.call('ZCOUNT', K_READY, score, score)
+    for i = at + 1, math.min(at + run, count) do scores[i] = score end
+    at = at + run
+  end
+  if at < count then
+    local rest = redis.call('ZRANGE', K_READY, at, count - 1, 'WITHSCORES')
+    for i = 2, #rest, 2 do scores[at + i / 2] = rest[i] end
+  end
+  return scores
+end
+
+local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size', PLAIN_EXPIRATION)
 if not head[1] then return -1 end
 local now = now_ms()
 local expired = maintain(now)
@@ -32,20 +53,28 @@ local with_timeouts = own_timeouts and redis.call('EXISTS', K_TIMEOUT) == 1
 -- maintain() dropped every expired message unless it stopped at its batch: only then is each
 -- message's expiry read here.
 local expired_left = expired >= BATCH
+-- Plain messages taken alive keep their expiry (ready score plus plain_ms) in their rid field, for
+-- which the scores are read; with delete they leave no record, and no score is read unless
+-- expiries are.
+local plain_ms = tonumber(head[6] or '')
+local with_scores = plain_ms and (expired_left or not delete)
 
 local got, moved = 0, 0
 -- The reserved messages' ids, reserved_counts, reservation ids, bodies, push headers (when the
 -- queue has some) and own timeouts (when some message has one).
 local taken, out_counts, out_rids, out_bodies, out_headers, timeouts = {}, {}, {}, {}, {}, {}
 local taken_bytes = 0
+-- The ready scores (text) of the messages taken, when read.
+local taken_scores = {}
 for _ = 1, 10 do
   if got >= n then break end
   -- The front of the ready set, popped: ZRANGE and ZREMRANGEBYRANK write no scores, which
   -- makes them much cheaper than ZPOPMIN.
   local ids = redis.call('ZRANGE', K_READY, 0, n - got - 1)
   if #ids == 0 then break end
+  local scores = with_scores and front_ready_scores(#ids) or {}
   redis.call('ZREMRANGEBYRANK', K_READY, 0, #ids - 1)
-  local expiry = expired_left and redis.call('ZMSCORE', K_EXPIRY, unpack(ids))
+  local expiry = expired_left and expiries(ids, plain_ms, scores)
   local bodies = redis.call('HMGET', K_BODY, unpack(ids))
   local previous = redis.call('HMGET', K_COUNT, unpack(ids))
   local headers = with_headers and redis.call('HMGET', K_HEADERS, unpack(ids)) or {}
@@ -53,7 +82,7 @@ for _ = 1, 10 do
   local gone = {}
   for i, id in ipairs(ids) do
     local count = tonumber(previous[i] or '0')
-    if not bodies[i] or (expiry and (not expiry[i] or tonumber(expiry[i]) <= now)) then
+    if not bodies[i] or (expiry and (not expiry[i] or expiry[i] <= now)) then
       gone[#gone + 1] = id
       if expiry and expiry[i] then expired = expired + 1 end
     elseif max_reservations and count >= max_reservations then
@@ -71,6 +100,7 @@ for _ = 1, 10 do
       out_bodies[got] = bodies[i]
       if with_headers then out_headers[got] = headers[i] or '' end
       if with_timeouts then timeouts[got] = tonumber(own[i] or timeout) end
+      if with_scores then taken_scores[got] = scores[i] end
     end
   end
   remove_messages(gone)
@@ -85,9 +115,22 @@ if got > 0 then
     keep_hash_table(K_RID)
     local counts, rids, reserved = {}, {}, {}
     local deadline = string.format('%d', now + timeout * 1000)
+    -- Messages with an expiry entry of their own (only when the queue has some) are not plain.
+    local indexed = (with_scores and redis.call('EXISTS', K_EXPIRY) == 1) and redis.call('ZMSCORE', K_EXPIRY, unpack(taken)) or {}
+    -- The rid field's expiry suffix per ready score (false: not a plain message's score).
+    local suffixes = {}
     for t, id in ipairs(taken) do
+      local score, suffix = taken_scores[t], false
+      if score and not indexed[t] then
+        suffix = suffixes[score]
+        if suffix == nil then
+          local ms = tonumber(score)
+          suffix = ms > 0 and rid_expiry_suffix(ms + plain_ms)
+          suffixes[score] = suffix
+        end
+      end
       counts[2 * t - 1], counts[2 * t] = id, out_counts[t]
-      rids[2 * t - 1], rids[2 * t] = id, out_rids[t]
+      rids[2 * t - 1], rids[2 * t] = id, suffix and out_rids[t] .. suffix or out_rids[t]
       reserved[2 * t - 1], reserved[2 * t] = with_timeouts and now + timeouts[t] * 1000 or deadline, id
     end
     variadic('HSET', K_COUNT, counts, 2)

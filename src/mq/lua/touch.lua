@@ -10,6 +10,7 @@ local outcome = check_live_reservation(id, ARGV[2], now)
 if outcome ~= OK then return { outcome } end
 local timeout = tonumber(ARGV[3])
 if timeout == 0 then timeout = message_timeout(id, redis.call('HGET', K_QUEUE, 'timeout') or ARGV[5]) end
-redis.call('HSET', K_RID, id, ARGV[4])
+local _, expiry = rid_parts(redis.call('HGET', K_RID, id))
+redis.call('HSET', K_RID, id, expiry and ARGV[4] .. rid_expiry_suffix(expiry) or ARGV[4])
 redis.call('ZADD', K_RESERVED, now + timeout * 1000, id)
 return { OK, redis.call('HINCRBY', K_COUNT, id, 1) }

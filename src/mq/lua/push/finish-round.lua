@@ -24,8 +24,9 @@ for i, round in ipairs(cjson.decode(ARGV[6])) do
     over[#over + 1] = { i, raw }
   else
     redis.call('PEXPIRE', key, pending_ttl)
-    if redis.call('HGET', K_RID, id) == rid then
+    if rid_parts(redis.call('HGET', K_RID, id)) == rid then
       local due = push_next_due(statuses, now)
+      index_reserved_plain({ id })
       redis.call('ZREM', K_RESERVED, id)
       redis.call('HDEL', K_RID, id)
       if due <= now then
