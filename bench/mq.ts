@@ -6,7 +6,8 @@
  * (closed loop: saturating; and paced50: open loop at BENCH_PACED_RATE rounds per second).
  * wrk50 also drives two reference servers (bench/lib/reference-server.ts: fastify or Node's bare
  * http, and one script per request, nothing else) with the same single post, reserve and delete
- * loads: the floor this machine and stack give each operation.
+ * loads: the floor this machine and stack give each operation. paced50 runs its round trips
+ * against the bare http one after Ferrum's too: the open loop's floor.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -218,22 +219,9 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
   client.close();
 }
 
-async function single(
-  target: Target,
-  clients: number,
-  child: ChildProcess,
-  redis: Redis,
-  stepsPerSecond?: number,
-): Promise<void> {
-  const client = new Client(target, clients);
-  const queue = `single-${clients}${stepsPerSecond ? '-paced' : ''}`;
-  const label = stepsPerSecond
-    ? `${clients} clients at ${stepsPerSecond} msg/s (open loop)`
-    : `${clients} client${clients > 1 ? 's' : ''}`;
-  const post = new Stats();
-  const reserve = new Stats();
-  const remove = new Stats();
-  const round = (into: { post: Stats; reserve: Stats; remove: Stats }) => async (_stats: Stats, scheduled: number) => {
+/** One round of the single scenarios: post one message, reserve one, delete it by id. */
+function roundTrip(client: Client, queue: string) {
+  return (into: { post: Stats; reserve: Stats; remove: Stats }) => async (_stats: Stats, scheduled: number) => {
     check(
       await timedFrom(into.post, scheduled, () =>
         client.request('POST', `${queue}/messages`, { messages: [{ body: 'single message' }] }),
@@ -251,6 +239,21 @@ async function single(
       );
     return 1;
   };
+}
+
+/** `clients` running round trips against `target`, after an unmeasured warm-up; `measure` wraps the measured run. */
+async function roundTrips<T extends { stats: Stats; seconds: number }>(
+  target: Target,
+  clients: number,
+  queue: string,
+  stepsPerSecond: number | undefined,
+  measure: (work: () => Promise<{ stats: Stats; seconds: number }>) => Promise<T>,
+): Promise<{ result: T; post: Stats; reserve: Stats; remove: Stats }> {
+  const client = new Client(target, clients);
+  const round = roundTrip(client, queue);
+  const post = new Stats();
+  const reserve = new Stats();
+  const remove = new Stats();
   // Unmeasured warm-up: a fresh server compiles and optimises the request path in its first seconds.
   const unmeasured = new Stats();
   await run(
@@ -259,26 +262,42 @@ async function single(
     stepsPerSecond,
     WARM_UP_SECONDS,
   );
+  try {
+    const result = await measure(() => run(clients, round({ post, reserve, remove }), stepsPerSecond));
+    for (const stats of [post, reserve, remove]) stats.messages = stats.latencies.length;
+    return { result, post, reserve, remove };
+  } finally {
+    client.close();
+  }
+}
+
+async function single(
+  target: Target,
+  clients: number,
+  child: ChildProcess,
+  redis: Redis,
+  stepsPerSecond?: number,
+): Promise<void> {
+  const queue = `single-${clients}${stepsPerSecond ? '-paced' : ''}`;
+  const label = stepsPerSecond
+    ? `${clients} clients at ${stepsPerSecond} msg/s (open loop)`
+    : `${clients} client${clients > 1 ? 's' : ''}`;
   // The load generator's own event-loop delay: a late timer makes a scheduled post late, and in
   // an open loop that lateness counts as the post's latency although the server had no part in it.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-  loopDelay.enable();
-  const roundTrips = await measured(child, redis, () => run(clients, round({ post, reserve, remove }), stepsPerSecond));
-  loopDelay.disable();
-  for (const [name, stats] of [
-    ['post', post],
-    ['reserve', reserve],
-    ['delete', remove],
-  ] as const) {
-    stats.messages = stats.latencies.length;
-    report(`single ${name} (${label})`, { stats, seconds: roundTrips.seconds }, 'req/s');
+  const { result, ...operations } = await roundTrips(target, clients, queue, stepsPerSecond, (work) => {
+    loopDelay.enable();
+    return measured(child, redis, work).finally(() => loopDelay.disable());
+  });
+  for (const [name, stats] of operationStats(operations)) {
+    report(`single ${name} (${label})`, { stats, seconds: result.seconds }, 'req/s');
     for (const p of [50, 99])
       figure(`single ${name} p${p}, ${stepsPerSecond ? label : `${clients} client(s)`}`, stats.percentile(p), 'ms', {
         better: 'lower',
         ...(p === 99 ? { target: 5 } : {}),
       });
   }
-  const { stats, seconds, cpu } = roundTrips;
+  const { stats, seconds, cpu } = result;
   console.log(
     `single post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
   );
@@ -286,7 +305,31 @@ async function single(
     `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
       (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
-  client.close();
+  if (stepsPerSecond) await pacedFloor(target, clients, stepsPerSecond, label);
+}
+
+function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats }): [string, Stats][] {
+  return [
+    ['post', operations.post],
+    ['reserve', operations.reserve],
+    ['delete', operations.remove],
+  ];
+}
+
+/**
+ * The open loop's floor: the same paced round trips from the same load generator against the
+ * bare node:http reference server on the same Redis, right after Ferrum's. Its p99 is what the
+ * machine, the load generator and the stack give at this load.
+ */
+async function pacedFloor(target: Target, clients: number, stepsPerSecond: number, label: string): Promise<void> {
+  const name = 'reference (node-http + 1 script)';
+  const operations = await withReference('node-http', target, (url) =>
+    roundTrips({ ...target, url }, clients, 'single-paced', stepsPerSecond, (work) => work()),
+  );
+  for (const [operation, stats] of operationStats(operations)) {
+    report(`${name} ${operation} (${label})`, { stats, seconds: operations.result.seconds }, 'req/s');
+    figure(`${name} ${operation} p99, ${label}`, stats.percentile(99), 'ms', { better: 'lower' });
+  }
 }
 
 /** Messages put on a queue in batches of 100, 8 requests at a time; their ids when asked. */
@@ -407,6 +450,17 @@ async function referenceLoads(
   target: Target,
   options: { seconds: number; connections: number },
 ): Promise<[string, LoadFigures][]> {
+  return withReference(kind, target, (url, pid) =>
+    singleLoads({ ...target, url }, { ...options, serverPid: pid }, { 'content-type': 'application/json' }),
+  );
+}
+
+/** Runs `work` against a reference server of `kind` on the target's Redis, forked for it and stopped after. */
+async function withReference<T>(
+  kind: ReferenceKind,
+  target: Target,
+  work: (url: string, pid: number) => Promise<T>,
+): Promise<T> {
   const child = fork(process.argv[1]!, [], {
     env: {
       ...process.env,
@@ -419,13 +473,7 @@ async function referenceLoads(
     const { url } = await new Promise<{ url: string }>((resolve) =>
       child.once('message', (message) => resolve(message as { url: string })),
     );
-    return await singleLoads(
-      { ...target, url },
-      { ...options, serverPid: child.pid! },
-      {
-        'content-type': 'application/json',
-      },
-    );
+    return await work(url, child.pid!);
   } finally {
     child.send('stop');
   }
