@@ -68,6 +68,17 @@ function deleteTarget(entry: DeleteEntry): DeleteTarget {
   return { id: entry.id, reservationId: entry.reservation_id || undefined, subscriberName: entry.subscriber_name };
 }
 
+/** A batch delete's ids and reservation ids, as two lists (no object per id on a consumer's every batch). */
+function idsAndReservations(entries: DeleteEntry[]): [string[], (string | undefined)[]] {
+  const ids = new Array<string>(entries.length);
+  const reservations = new Array<string | undefined>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    ids[i] = entries[i]!.id;
+    reservations[i] = entries[i]!.reservation_id;
+  }
+  return [ids, reservations];
+}
+
 function requiredReservation(body: { reservation_id?: string }): string {
   if (body.reservation_id === undefined) throw fail('mq_reservation_id_required');
   if (body.reservation_id === '') throw fail('mq_reservation_id_empty');
@@ -169,7 +180,8 @@ function deleteRoutes(app: ApiInstance, { mq }: MqRouteOptions): void {
         await mq.clear(ref);
         return { msg: 'Cleared' };
       }
-      await mq.delete(ref, ids.map(deleteTarget));
+      if (ids.some((entry) => entry.subscriber_name)) await mq.delete(ref, ids.map(deleteTarget));
+      else await mq.deleteBatch(ref, ...idsAndReservations(ids));
       return { msg: 'Deleted' };
     },
   });
