@@ -22,6 +22,7 @@ import {
   messageView,
   pushStatusesResponseSchema,
   pushStatusView,
+  reservedMessagesJson,
 } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import { isPlainBatchDelete } from './batch-delete-check.js';
@@ -126,7 +127,7 @@ function postAndReserveRoutes(app: ApiInstance, options: MqRouteOptions): void {
       const signal = body.wait ? abortOnDisconnect(reply) : undefined;
       const reserved = await mq.reserve(queueRefOf(request), body, signal);
       // The messages' JSON text, written from reserve.lua's reply without decoding a body: sent as it stands.
-      return reply.type(JSON_CONTENT_TYPE).send(`{"messages":${reserved.messagesJson}}`);
+      return reply.type(JSON_CONTENT_TYPE).send(`{"messages":${reservedMessagesJson(reserved.jsonPieces)}}`);
     },
   });
 }

@@ -1,6 +1,6 @@
 import { toRfc3339 } from '../../src/core/time.js';
 import type { PushStatus } from '../../src/mq/push/status.js';
-import type { Message, QueueInfo, QueueSettings, ReservedMessage } from '../../src/mq/types.js';
+import type { Message, QueueInfo, QueueSettings, ReservedJsonPieces, ReservedMessage } from '../../src/mq/types.js';
 
 /** Wire shapes of the version 3 message queue. */
 
@@ -103,4 +103,20 @@ export function pushStatusView(status: PushStatus) {
     ...(status.lastTryAt > 0 ? { last_try_at: toRfc3339(status.lastTryAt) } : {}),
     ...(status.error ? { error_message: status.error } : {}),
   };
+}
+
+/**
+ * Reserved messages as version 3 answers them, the JSON text of the `messages` list written from
+ * the pieces reserve gives (no body decoded): byte for byte what JSON.stringify writes of the
+ * messages' views.
+ */
+export function reservedMessagesJson(pieces: ReservedJsonPieces): string {
+  const { ids, reservationIds, reservedCounts, bodies, pushHeaders } = pieces;
+  let json = '[';
+  for (let i = 0; i < ids.length; i++) {
+    json += `${i === 0 ? '' : ','}{"id":"${ids[i]}","body":${bodies[i]},"reserved_count":${reservedCounts[i]},"reservation_id":"${reservationIds[i]}"`;
+    const headers = pushHeaders?.[i];
+    json += headers ? `,"push_headers":${headers}}` : '}';
+  }
+  return `${json}]`;
 }

@@ -88,11 +88,25 @@ export interface MqLogger {
   warn(details: object, message: string): void;
 }
 
+/**
+ * Reserved messages as pieces of JSON text, position by position, for an answer written without
+ * decoding the bodies: ids (digits) and reservation ids (hex digits) this server made, reserved
+ * counts (digits), bodies as JSON string literals (byte for byte JSON.stringify's), push headers as
+ * JSON objects' text ('' for none) or null when no message has any.
+ */
+export interface ReservedJsonPieces {
+  ids: string[];
+  reservationIds: string[];
+  reservedCounts: string[];
+  bodies: string[];
+  pushHeaders: string[] | null;
+}
+
 export interface ReserveResult {
   /** How many messages were reserved. */
   count: number;
-  /** The reserved messages as version 3 answers them: the JSON text of its `messages` array. */
-  messagesJson: string;
+  /** The reserved messages' fields as pieces of JSON text, read without decoding a body. */
+  readonly jsonPieces: ReservedJsonPieces;
   messages: ReservedMessage[];
   /** Messages handed to the dead letter outbox by this reserve. */
   movedToDeadLetter: number;

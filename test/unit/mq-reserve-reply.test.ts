@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reservedMessagesJson } from '../../api/mq-v3/views.js';
 import { bodyLiterals, reserveResult, type ReserveReply } from '../../src/mq/messages/script-io.js';
 
 // Bodies as reserve.lua's cjson writes them: '/' as \/, DEL as \u007f.
@@ -40,7 +41,7 @@ describe("reserve.lua's reply", () => {
       reservation_id: rids[i],
       ...(i === 0 ? { push_headers: { 'X-A': 'é "q"' } } : {}),
     }));
-    expect(result.messagesJson).toBe(JSON.stringify(expected));
+    expect(reservedMessagesJson(result.jsonPieces)).toBe(JSON.stringify(expected));
     expect(result.messages[0]).toEqual({
       id: '11',
       body: bodies[0],
@@ -59,7 +60,7 @@ describe("reserve.lua's reply", () => {
   it("without timeouts of their own, each message's timeout is the one the reply names", () => {
     const { result } = reserveResult([0, 0, -1, 45, '[]', '1,2', 'r00,r01', '1,1', '["a","b"]', '', '']);
     expect(result.messages.map((message) => message.timeout)).toEqual([45, 45]);
-    expect(result.messagesJson).toBe(
+    expect(reservedMessagesJson(result.jsonPieces)).toBe(
       '[{"id":"1","body":"a","reserved_count":1,"reservation_id":"r00"},{"id":"2","body":"b","reserved_count":1,"reservation_id":"r01"}]',
     );
   });
@@ -67,7 +68,7 @@ describe("reserve.lua's reply", () => {
   it('an empty reserve: no messages, the next due time', () => {
     const { result } = reserveResult([0, 0, 1_700_000_000_000, 60, '[]', '', '', '', '[]', '', '']);
     expect(result.count).toBe(0);
-    expect(result.messagesJson).toBe('[]');
+    expect(reservedMessagesJson(result.jsonPieces)).toBe('[]');
     expect(result.messages).toEqual([]);
     expect(result.nextDueMs).toBe(1_700_000_000_000);
   });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { boundedChunks } from '../../core/chunks.js';
 import { fail, type HttpError } from '../../core/errors.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome } from '../scripts.js';
-import type { Message, ReservedMessage, ReserveResult } from '../types.js';
+import type { Message, ReservedJsonPieces, ReservedMessage, ReserveResult } from '../types.js';
 
 /** Stands for whatever reservation a message has: version 1 acts on messages without reservation ids. */
 export const anyReservation = { any: true } as const;
@@ -101,9 +101,9 @@ export function reservationPrefix(): string {
 export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
 
 /**
- * What reserve.lua's reply says. Its messages are read only as the caller asks: as version 3's
- * JSON text of its `messages` list (written from the reply's pieces, no body decoded), or as
- * parsed messages (version 1, push delivery).
+ * What reserve.lua's reply says. Its messages are read only as the caller asks: as pieces of JSON
+ * text (version 3 writes its answer from them, no body decoded), or as parsed messages (version 1,
+ * push delivery).
  */
 export function reserveResult(reply: ReserveReply): { result: ReserveResult; alerts: string } {
   return { result: new ReservedBatch(reply), alerts: reply[4] };
@@ -117,7 +117,7 @@ class ReservedBatch implements ReserveResult {
   readonly timeout: number;
   private readonly ids: string[];
   private parsed: ReservedMessage[] | undefined;
-  private json: string | undefined;
+  private pieces: ReservedJsonPieces | undefined;
 
   constructor(private readonly reply: ReserveReply) {
     this.movedToDeadLetter = reply[0];
@@ -128,8 +128,14 @@ class ReservedBatch implements ReserveResult {
     this.count = this.ids.length;
   }
 
-  get messagesJson(): string {
-    return (this.json ??= reservedMessagesJson(this.ids, this.reply));
+  get jsonPieces(): ReservedJsonPieces {
+    return (this.pieces ??= {
+      ids: this.ids,
+      reservationIds: this.reply[6].split(','),
+      reservedCounts: this.reply[7].split(','),
+      bodies: bodyLiterals(this.reply[8], this.ids.length),
+      pushHeaders: headersOf(this.reply),
+    });
   }
 
   get messages(): ReservedMessage[] {
@@ -156,25 +162,6 @@ function reservedMessages(ids: string[], reply: ReserveReply, timeout: number): 
     pushHeaders: headers ? parseHeaders(headers[i]!) : undefined,
     timeout: timeouts ? Number(timeouts[i]) : timeout,
   }));
-}
-
-/**
- * Version 3's `messages` list as JSON text, byte for byte what JSON.stringify writes of it.
- * Ids and reservation ids are digits and hex digits this server made; push headers are stored
- * as JSON.stringify wrote them.
- */
-function reservedMessagesJson(ids: string[], reply: ReserveReply): string {
-  const reservationIds = reply[6].split(',');
-  const counts = reply[7].split(',');
-  const bodies = bodyLiterals(reply[8], ids.length);
-  const headers = headersOf(reply);
-  let json = '[';
-  for (let i = 0; i < ids.length; i++) {
-    json += `${i === 0 ? '' : ','}{"id":"${ids[i]}","body":${bodies[i]},"reserved_count":${counts[i]},"reservation_id":"${reservationIds[i]}"`;
-    const pushHeaders = headers?.[i];
-    json += pushHeaders ? `,"push_headers":${pushHeaders}}` : '}';
-  }
-  return `${json}]`;
 }
 
 /**

@@ -36,7 +36,9 @@ describe('plain messages', () => {
     expect(reserved.id).toBe(a);
     expect(await observer.hget(keyOf(queue, 'rid'), a!)).toBe(`${reserved.reservation_id}@${posted + 60_000}`);
     // Touched: a new reservation id, the same expiry.
-    const touched = await mq.http.post(mq.path(queue, `/messages/${a}/touch`), { reservation_id: reserved.reservation_id });
+    const touched = await mq.http.post(mq.path(queue, `/messages/${a}/touch`), {
+      reservation_id: reserved.reservation_id,
+    });
     expect(touched.status).toBe(200);
     expect(await observer.hget(keyOf(queue, 'rid'), a!)).toBe(`${touched.body.reservation_id}@${posted + 60_000}`);
     await mq.reserve(queue, { delete: true });
