@@ -195,6 +195,7 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
   const clients = 8;
   const client = new Client(target, clients);
   const messages = Array.from({ length: 100 }, (_, i) => ({ body: `benchmark message ${i} ${'x'.repeat(64)}` }));
+  const memoryBefore = await usedMemory(redis);
   const produce = await measured(child, redis, () =>
     run(clients, async (stats) => {
       check(await timed(stats, () => client.request('POST', 'batch/messages', { messages })), 201);
@@ -203,6 +204,11 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
   );
   report(`batched produce (100/request, ${clients} clients)`, produce);
   figure('batched produce', produce.stats.messages / produce.seconds, 'msg/s', { better: 'higher', target: 40_000 });
+  const perMessage = (await usedMemory(redis)) - memoryBefore;
+  console.log(
+    `  Redis memory per queued message: ${Math.round(perMessage / produce.stats.messages)} bytes (bodies of 85 bytes)`,
+  );
+  figure('Redis memory per queued message', perMessage / produce.stats.messages, 'bytes', { better: 'lower' });
 
   const consume = await measured(child, redis, () =>
     run(clients, async (stats) => {
@@ -330,6 +336,11 @@ async function pacedFloor(target: Target, clients: number, stepsPerSecond: numbe
     report(`${name} ${operation} (${label})`, { stats, seconds: operations.result.seconds }, 'req/s');
     figure(`${name} ${operation} p99, ${label}`, stats.percentile(99), 'ms', { better: 'lower' });
   }
+}
+
+/** Redis's used_memory (bytes). */
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
 }
 
 /** Messages put on a queue in batches of 100, 8 requests at a time; their ids when asked. */
