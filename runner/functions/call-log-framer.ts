@@ -52,7 +52,7 @@ export class CallLogFramer {
 
   /** A call is about to be sent to the container. */
   open(callId: string): void {
-    let resolve: (text: string) => void = () => {};
+    let resolve!: (text: string) => void;
     const done = new Promise<string>((settle) => (resolve = settle));
     const entry: Entry = {
       parts: [],

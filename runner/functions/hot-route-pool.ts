@@ -78,7 +78,8 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
    * container takes to start for the call is not counted: a first call is not failed by a slow start.
    */
   acquire(waitMs: number): Promise<HotContainer> {
-    if (this.waiters.length === 0 && this.idle.length > 0) return Promise.resolve(this.takeIdle());
+    const idle = this.takeIdleNow();
+    if (idle) return Promise.resolve(idle);
     if (this.waiters.length >= this.settings.maxWaiting + Math.max(0, this.settings.maxConcurrency - this.size)) {
       return Promise.reject(
         new RouteBusyError(
@@ -95,6 +96,11 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
       this.waiters.push(waiter);
       this.pump();
     });
+  }
+
+  /** An idle container for one call now, when one is and no call waits before it; else null (then acquire). */
+  takeIdleNow(): HotContainer | null {
+    return this.waiters.length === 0 && this.idle.length > 0 ? this.takeIdle() : null;
   }
 
   /** A call is done with a container that is still alive. */

@@ -60,11 +60,14 @@ export class CallAdmission {
 
   /** The call's route (from the route cache) and a new call id; 404, 403, 401 or 413 naming what stops it. */
   async admit(call: IncomingCall): Promise<AdmittedCall> {
-    const { app, route, suspended } = await this.routes.load(call.appName, routePathOf(call.path));
+    // A cached route and a public one take no await (a call of a hot route is mostly these).
+    const path = routePathOf(call.path);
+    const { app, route, suspended } =
+      this.routes.cached(call.appName, path) ?? (await this.routes.load(call.appName, path));
     if (!app) throw fail('fn_app_not_found');
     if (!route) throw fail('fn_route_not_found');
     if (suspended) throw fail('fn_call_project_suspended');
-    await checkRouteSecret(route, call.authorization);
+    if (route.secret) await checkRouteSecret(route, call.authorization);
     const callId = newUnguessableId();
     call.named?.(callId);
     const queued = route.type === 'async';
