@@ -2,13 +2,13 @@ import type { RegistryGuard } from '../../src/worker/codes/images/registry-guard
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
-import { toRfc3339 } from '../../src/core/time.js';
 import { DockerExecutor, ExecutorError } from '../docker-executor.js';
 import type {
   FunctionExecutor,
   FunctionInvocation,
   FunctionResult,
 } from '../../src/functions/calls/function-executor.js';
+import { deadlineText } from './call-deadline.js';
 import type { HotCodec } from './hot-codec.js';
 import { HotCallError, HotContainer, type HotContainerSpec } from './hot-container.js';
 import { httpCodec } from './hot-http-codec.js';
@@ -156,7 +156,7 @@ export class HotFunctionPool implements FunctionExecutor {
     invocation: FunctionInvocation,
     codec: HotCodec | undefined,
   ): Promise<FunctionResult> {
-    const deadline = toRfc3339(Date.now() + invocation.timeoutMs)!;
+    const deadline = deadlineText(Date.now() + invocation.timeoutMs);
     try {
       const { response, log } =
         container instanceof StreamContainer
