@@ -202,8 +202,26 @@ describe('an all-in-one server', () => {
       expect(echoOf(response)).toMatchObject({ body: 'here', hostname: warm.hostname, calls: 2 });
       const callId = response.headers.get('fn-call-id')!;
       const record = await fn.waitFor(APP, callId, ['success']);
-      expect(record).toMatchObject({ status: 'success', format: 'http-stream', type: 'sync' });
+      expect(record).toMatchObject({
+        id: callId,
+        app_name: APP,
+        path,
+        status: 'success',
+        format: 'http-stream',
+        type: 'sync',
+      });
+      expect(record).not.toHaveProperty('error');
+      const times = [record.created_at, record.started_at, record.completed_at].map((time) => Date.parse(String(time)));
+      expect(times.every(Number.isFinite)).toBe(true);
+      expect(times[0]! <= times[1]! && times[1]! <= times[2]!).toBe(true);
       expect(await fn.log(APP, callId)).toBe('logged here\n');
+      // A call that fails here is recorded with its error and its log too.
+      const crashed = await call(path, 'x', { 'X-Exit': '3', 'X-Stderr': 'giving up here' });
+      expect(crashed.status).toBe(502);
+      const crashId = crashed.headers.get('fn-call-id')!;
+      const failed = await fn.waitFor(APP, crashId, ['error']);
+      expect(failed).toMatchObject({ error: 'the function container exited with code 3', path });
+      expect(await fn.log(APP, crashId)).toBe('giving up here\n');
     } finally {
       server.running.ctx.localFunctions.runner = null;
     }
