@@ -34,7 +34,8 @@ export interface AdmittedCall extends LoadedRoute {
 
 /** `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere. */
 function routePathOf(path: string): string {
-  return `/${path}`.replace(/(.)\/+$/, '$1');
+  // Most paths have no trailing slash: no regular expression for them.
+  return path.endsWith('/') ? `/${path}`.replace(/(.)\/+$/, '$1') : `/${path}`;
 }
 
 /**
