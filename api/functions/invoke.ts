@@ -60,9 +60,12 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   const settings = ctx.config.functions;
   confineSharedOriginAnswers(app, settings);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) =>
-    done(null, body),
-  );
+  const raw = { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes } as const;
+  const asIs = (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
+  app.addContentTypeParser('*', raw, asIs);
+  // The same parser for every type again, as a pattern: fastify remembers the parser a pattern
+  // found for a type, while the catch-all above is looked up anew, the type parsed, on every call.
+  app.addContentTypeParser(/^/, raw, asIs);
 
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
     const {
