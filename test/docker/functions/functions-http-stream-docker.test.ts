@@ -141,6 +141,23 @@ describe('http-stream routes', () => {
     await vi.waitFor(async () => expect(await containersOf(path)).toHaveLength(1), { timeout: 10_000, interval: 100 });
   });
 
+  it("answer 504 once a call overruns its route's timeout, a shortened timeout too, and replace the container", async () => {
+    const path = await newRoute({ timeout: 30 });
+    const before = echoOf(await call(path));
+    // The timeout is no part of the containers' identity: the same container serves the next call.
+    const patched = await server.http.request('PATCH', `/v1/apps/${APP}/routes${path}`, {
+      body: { route: { timeout: 1 } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const started = Date.now();
+    const overran = await call(path, 'slow', { 'X-Sleep-Ms': '4000' });
+    expect(overran.status).toBe(504);
+    expect(overran.body.error.message).toBe('the function did not answer within 1000 ms');
+    expect(Date.now() - started, "the shorter timeout, not the earlier call's").toBeLessThan(3900);
+    const after = echoOf(await call(path));
+    expect(after.hostname).not.toBe(before.hostname);
+  });
+
   it('stop their containers after idle_timeout', async () => {
     const path = await newRoute({ idle_timeout: 1 });
     echoOf(await call(path));
