@@ -317,6 +317,13 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
         `server CPU ${stream.cpuUs.toFixed(0)} vs ${paced.figures.cpuUs.toFixed(0)} µs/call at the same rate ` +
         `(${(stream.cpuUs / paced.figures.cpuUs).toFixed(1)}x the paced floor's; ${full.figures.cpuUs.toFixed(0)} µs at full speed)`,
     );
+    // The floor leaves the calls' stderr to Ferrum's server (it still attaches to the containers).
+    const relay = paced.split['Ferrum server']!.us;
+    console.log(
+      `    of Ferrum's ${stream.cpuUs.toFixed(0)} µs/call: the floor's data path ${paced.figures.cpuUs.toFixed(0)}, ` +
+        `the calls' stderr read and framed ${relay.toFixed(0)} (Ferrum's server meanwhile), ` +
+        `the rest ${(stream.cpuUs - paced.figures.cpuUs - relay).toFixed(0)}: admission, fastify, records, metrics, timers`,
+    );
     return { full: full.figures, paced: paced.figures };
   } finally {
     floor.child.removeAllListeners('exit');
