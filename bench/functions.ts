@@ -15,6 +15,10 @@
  *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
  * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_CALLERS (default 10), BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
+ * BENCH_PROFILE=1 writes CPU profiles to /tmp/prof: the server's over each measured hot run and the
+ * paced cache GET's alone (functions-<run>.cpuprofile, phase-profile.ts), the floor's over its life
+ * (--cpu-prof); the profiler's own cost is in that run's CPU figures (BENCH_PROFILE_INTERVAL_US sets the
+ * sampling interval, default 1000 µs).
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +36,7 @@ import {
   type GroupCpu,
 } from './lib/cpu-split.js';
 import { serveInChild } from './lib/child-server.js';
+import { profiled } from './lib/phase-profile.js';
 import { serveStreamFloor } from './lib/stream-floor-server.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 import { wrk as runWrk, type LoadFigures, type WrkRequest } from './lib/wrk.js';
@@ -43,6 +48,13 @@ function wrk(url: string, seconds: number, request: WrkRequest, serverPid: numbe
 
 /** The bench's own process id, in the server and the floor too (which it forks). */
 const BENCH_ID = process.env.BENCH_SOCKETS ?? String(process.pid);
+const PROFILE_DIR = process.env.BENCH_PROFILE ? '/tmp/prof' : null;
+
+/** `run`, with the server's CPU profiled over it into PROFILE_DIR/functions-`name`.cpuprofile when BENCH_PROFILE is set. */
+function profiledRun<T>(server: ChildProcess, name: string, run: () => Promise<T>): Promise<T> {
+  return PROFILE_DIR ? profiled(server, path.join(PROFILE_DIR, `functions-${name}.cpuprofile`), run) : run();
+}
+
 /** The server's http-stream containers have their socket folders here (the floor finds their sockets in it). */
 const SOCKET_DIR = path.join(os.tmpdir(), `ferrum-bench-sockets-${BENCH_ID}`);
 /** The server's runner id, so that its function containers (labelled with it) are told from others on the machine. */
@@ -248,11 +260,11 @@ async function benchBareFloors(coldCall: () => Promise<void>, coldLabel: string)
 async function benchPacedCache(
   url: string,
   request: WrkRequest,
-  pid: number,
+  server: ChildProcess,
   stream: LoadFigures,
 ): Promise<LoadFigures> {
   const { pauseMs, lua } = pauseTowards(stream);
-  const run = await wrkSplit(url, { ...request, lua }, pid);
+  const run = await profiledRun(server, 'paced-cache-get', () => wrkSplit(url, { ...request, lua }, server.pid!));
   console.log(
     `${line(`GET cache item, ${pauseMs} ms pauses`, run.figures)}, http-stream is ${(stream.cpuUs / run.figures.cpuUs).toFixed(1)}x its CPU`,
   );
@@ -304,6 +316,13 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
       `    http-stream over the floor: p50 ${stream.p50Ms.toFixed(2)} vs ${full.figures.p50Ms.toFixed(2)} ms (floor at full speed); ` +
         `server CPU ${stream.cpuUs.toFixed(0)} vs ${paced.figures.cpuUs.toFixed(0)} µs/call at the same rate ` +
         `(${(stream.cpuUs / paced.figures.cpuUs).toFixed(1)}x the paced floor's; ${full.figures.cpuUs.toFixed(0)} µs at full speed)`,
+    );
+    // The floor leaves the calls' stderr to Ferrum's server (it still attaches to the containers).
+    const relay = paced.split['Ferrum server']!.us;
+    console.log(
+      `    of Ferrum's ${stream.cpuUs.toFixed(0)} µs/call: the floor's data path ${paced.figures.cpuUs.toFixed(0)}, ` +
+        `the calls' stderr read and framed ${relay.toFixed(0)} (Ferrum's server meanwhile), ` +
+        `the rest ${(stream.cpuUs - paced.figures.cpuUs - relay).toFixed(0)}: admission, fastify, records, metrics, timers`,
     );
     return { full: full.figures, paced: paced.figures };
   } finally {
@@ -403,7 +422,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
     );
     if (started.some((response) => response.status !== 200)) throw new Error(`warming hot-${format} failed`);
     await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
-    const run = await wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid);
+    const run = await profiledRun(server, `hot-${format}`, () => wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid));
     hot[format] = run.figures;
     console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));
     console.log(splitLine(run));
@@ -412,7 +431,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
   }
   const stream = hot['http-stream'];
   if (!stream || !floor) return;
-  const paced = await benchPacedCache(url + cachePath, cacheGet, pid, stream);
+  const paced = await benchPacedCache(url + cachePath, cacheGet, server, stream);
   console.log(streamTargets(stream, cache, paced, floor));
   if (HOT_FORMATS.length < Object.keys(HOT_IMAGES).length) return; // a partial run prints its lines only
   figure('hot json rate', hot.json!.rps, 'calls/s', { better: 'higher', target: 996 });
@@ -447,8 +466,11 @@ function startChild<Message>(
 ): Promise<{ child: ChildProcess; message: Message }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, ...env, BENCH_ROLE: role, BENCH_SOCKETS: String(process.pid) },
-    // BENCH_PROFILE=1: a --cpu-prof profile of the server (and of the floor) in /tmp/prof.
-    execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
+    // The server's profiles are of its measured runs alone (profiledRun); the floor's of its life.
+    execArgv: [
+      ...process.execArgv,
+      ...(PROFILE_DIR && role === 'floor' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+    ],
   });
   return new Promise((resolve, reject) => {
     child.once('message', (message: Message) => resolve({ child, message }));

@@ -16,7 +16,9 @@ const PLATFORM_HEADER_PREFIX = 'fn-';
  */
 export function callerHeaders(request: FastifyRequest): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
+  const given = request.headers;
+  for (const name in given) {
+    const value = given[name];
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     const joined = Array.isArray(value) ? value.join(', ') : value;

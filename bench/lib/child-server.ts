@@ -1,6 +1,7 @@
 // The server half of a benchmark that forks itself: a controller (with a runner, when asked) and
 // its own redis-server in a child process (so the load generator does not share its event loop). It sends its address to
-// the parent, answers 'cpu' with its CPU usage, and stops on any other message.
+// the parent, answers 'cpu' with its CPU usage, starts and stops a CPU profile when asked
+// (phase-profile.ts), and stops on any other message.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { loadConfig } from '../../src/core/config.js';
 import { startManagedRedis } from '../../src/core/managed-redis.js';
 import { mastersOf, type RedisClient } from '../../src/core/redis.js';
 import { startTestRedisOf } from '../../test/helpers/redis.js';
+import { answerProfileMessage, isProfileMessage } from './phase-profile.js';
 
 export interface ChildServerOptions {
   withRunner?: boolean;
@@ -46,6 +48,10 @@ export async function serveInChild(
   process.on('message', async (message) => {
     if (message === 'cpu') {
       process.send!({ cpu: process.cpuUsage() });
+      return;
+    }
+    if (isProfileMessage(message)) {
+      await answerProfileMessage(message);
       return;
     }
     await (allInOne ?? running).stop();

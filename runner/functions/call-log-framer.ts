@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 
 interface Entry {
+  callId: string;
   parts: string[];
   bytes: number;
   settle: NodeJS.Timeout | null;
@@ -44,17 +45,22 @@ export class CallLogFramer {
   private ended = false;
   /** The log of the call finished last, for a failure reported after its end. */
   private last: { callId: string; text: string } | null = null;
+  /** What a frame line starts with: `<frameName>=`. */
+  private readonly framePrefix: string | null;
 
   constructor(
-    private readonly frameName: string | null,
+    frameName: string | null,
     private readonly settleMs: number,
-  ) {}
+  ) {
+    this.framePrefix = frameName ? `${frameName}=` : null;
+  }
 
   /** A call is about to be sent to the container. */
   open(callId: string): void {
-    let resolve: (text: string) => void = () => {};
+    let resolve!: (text: string) => void;
     const done = new Promise<string>((settle) => (resolve = settle));
     const entry: Entry = {
+      callId,
       parts: [],
       bytes: 0,
       settle: null,
@@ -101,10 +107,10 @@ export class CallLogFramer {
   }
 
   private line(line: string): void {
-    if (this.frameName && line.startsWith(`${this.frameName}=`)) {
+    if (this.framePrefix && line.startsWith(this.framePrefix)) {
       this.blank = false;
       this.framed = true;
-      const next = this.entries.get(line.slice(this.frameName.length + 1).trim()) ?? null;
+      const next = this.entries.get(line.slice(this.framePrefix.length).trim()) ?? null;
       if (this.current && this.current !== next) this.finish(this.current);
       this.current = next;
       if (next && !next.framed) this.frameArrived(next);
@@ -164,11 +170,10 @@ export class CallLogFramer {
       this.current = null;
     }
     clearTimeout(entry.settle ?? undefined);
-    const text = entry.parts.join('');
-    for (const [callId, candidate] of this.entries) {
-      if (candidate !== entry) continue;
-      this.entries.delete(callId);
-      this.last = { callId, text };
+    const text = entry.parts.length === 1 ? entry.parts[0]! : entry.parts.join('');
+    if (this.entries.get(entry.callId) === entry) {
+      this.entries.delete(entry.callId);
+      this.last = { callId: entry.callId, text };
     }
     entry.resolve(text);
   }

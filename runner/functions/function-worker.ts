@@ -257,7 +257,11 @@ export class FunctionWorker {
   private async invoke(invocation: FunctionInvocation): Promise<FunctionResult> {
     const executor = invocation.format === 'default' ? this.executors.cold : this.executors.hot;
     try {
-      const refusal = await this.executors.images?.refusal(invocation.projectId ?? '', invocation.image);
+      const { images } = this.executors;
+      const project = invocation.projectId ?? '';
+      // A decision still held takes no await.
+      const known = images ? images.known(project, invocation.image) : null;
+      const refusal = known !== undefined ? known : await images!.refusal(project, invocation.image);
       if (refusal) return { ...unavailable(refusal), status: 403 };
       const result = await executor.invoke(invocation);
       // No one reads an async call's answer: only sync answers travel, so only they are bounded.

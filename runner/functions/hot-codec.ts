@@ -64,11 +64,14 @@ function canonicalHeaderName(name: string): string {
 
 /** The caller's headers that may be forwarded to the function (valid, not about the connection), names canonical. */
 export function forwardedHeaders(headers: Record<string, string>): [string, string][] {
-  return Object.entries(headers)
-    .filter(
-      ([name, value]) => TOKEN.test(name) && !UNSAFE_VALUE.test(value) && !HOP_BY_HOP_HEADERS.has(name.toLowerCase()),
-    )
-    .map(([name, value]) => [canonicalHeaderName(name), value]);
+  // One loop, no intermediate arrays: it runs on every hot call.
+  const forwarded: [string, string][] = [];
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (TOKEN.test(name) && !UNSAFE_VALUE.test(value) && !HOP_BY_HOP_HEADERS.has(name.toLowerCase()))
+      forwarded.push([canonicalHeaderName(name), value]);
+  }
+  return forwarded;
 }
 
 /** FramingError once an answer being read passes MAX_RESPONSE_BYTES. */

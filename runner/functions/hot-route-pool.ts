@@ -39,7 +39,14 @@ interface Waiter<HotContainer> {
 export class HotRoutePool<HotContainer extends PooledContainer> {
   private readonly live = new Set<HotContainer>();
   private readonly idle: HotContainer[] = [];
-  private readonly idleTimers = new Map<HotContainer, NodeJS.Timeout>();
+  /** When each idle container's idle time is up (epoch ms; the idle timeout as it was when it came free). */
+  private readonly idleUntil = new Map<HotContainer, number>();
+  /**
+   * One timer for the pool's idle containers, at or before the first of their idle times to end:
+   * a container coming free and being taken again sets and clears no timer of its own.
+   */
+  private idleTimer: NodeJS.Timeout | null = null;
+  private idleTimerDue = 0;
   private readonly waiters: Waiter<HotContainer>[] = [];
   private starting = 0;
   private retired = false;
@@ -78,7 +85,8 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
    * container takes to start for the call is not counted: a first call is not failed by a slow start.
    */
   acquire(waitMs: number): Promise<HotContainer> {
-    if (this.waiters.length === 0 && this.idle.length > 0) return Promise.resolve(this.takeIdle());
+    const idle = this.takeIdleNow();
+    if (idle) return Promise.resolve(idle);
     if (this.waiters.length >= this.settings.maxWaiting + Math.max(0, this.settings.maxConcurrency - this.size)) {
       return Promise.reject(
         new RouteBusyError(
@@ -97,6 +105,11 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     });
   }
 
+  /** An idle container for one call now, when one is and no call waits before it; else null (then acquire). */
+  takeIdleNow(): HotContainer | null {
+    return this.waiters.length === 0 && this.idle.length > 0 ? this.takeIdle() : null;
+  }
+
   /** A call is done with a container that is still alive. */
   release(container: HotContainer): void {
     if (!container.alive) return;
@@ -106,10 +119,9 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
       this.stop(container);
     } else {
       this.idle.push(container);
-      this.idleTimers.set(
-        container,
-        setTimeout(() => this.stop(container), this.settings.idleTimeoutMs),
-      );
+      const until = Date.now() + this.settings.idleTimeoutMs;
+      this.idleUntil.set(container, until);
+      if (this.idleTimer === null || this.idleTimerDue > until) this.setIdleTimer(until);
     }
   }
 
@@ -198,8 +210,7 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
 
   private takeIdle(): HotContainer {
     const container = this.idle.pop()!;
-    clearTimeout(this.idleTimers.get(container));
-    this.idleTimers.delete(container);
+    this.idleUntil.delete(container);
     return container;
   }
 
@@ -237,8 +248,32 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     this.live.delete(container);
     const at = this.idle.indexOf(container);
     if (at >= 0) this.idle.splice(at, 1);
-    clearTimeout(this.idleTimers.get(container));
-    this.idleTimers.delete(container);
+    this.idleUntil.delete(container);
+    if (this.live.size === 0) this.clearIdleTimer();
+  }
+
+  private setIdleTimer(due: number): void {
+    this.clearIdleTimer();
+    this.idleTimerDue = due;
+    this.idleTimer = setTimeout(() => this.stopIdleOnesDue(), Math.max(0, due - Date.now()));
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Stops the idle containers whose idle time is up; the timer is set again for the next one's. */
+  private stopIdleOnesDue(): void {
+    this.idleTimer = null;
+    const now = Date.now();
+    let next = Infinity;
+    for (const container of [...this.idle]) {
+      const until = this.idleUntil.get(container)!;
+      if (until <= now) this.stop(container);
+      else next = Math.min(next, until);
+    }
+    if (next < Infinity && this.idleTimer === null) this.setIdleTimer(next);
   }
 
   private checkEmpty(): void {

@@ -28,6 +28,12 @@ export class FunctionImageGate {
     private readonly images: DockerExecutor,
   ) {}
 
+  /** The decision `refusal` would give now when it is still held; undefined when it must be made. */
+  known(projectId: string, image: string): string | null | undefined {
+    const known = this.decided.get(`${projectId} ${image}`);
+    return known && known.until > Date.now() ? known.refusal : undefined;
+  }
+
   /** Null when `projectId` may run `image` now (pulled first with its credentials when it has some), else why not. */
   async refusal(projectId: string, image: string): Promise<string | null> {
     const key = `${projectId} ${image}`;

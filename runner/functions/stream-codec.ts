@@ -48,17 +48,23 @@ function statusOf(header: string | string[] | undefined): number | null {
  * The caller's answer from the function's: the status in Fn-Http-Status (else the response's
  * own), headers from Fn-Http-H-<Name> and the plain ones beside them (Content-Type), the body as is.
  */
-export function decodeStreamResponse(status: number, raw: IncomingHttpHeaders, body: Buffer): HotResponse {
+export function decodeStreamResponse(answered: number, raw: IncomingHttpHeaders, body: Buffer): HotResponse {
   const headers: Record<string, string> = {};
-  const prefixed: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
+  let prefixed: Record<string, string> | null = null;
+  for (const name in raw) {
+    const value = raw[name];
     if (value === undefined || EXCHANGE_HEADERS.has(name)) continue;
-    const values = Array.isArray(value) ? value : [value];
     if (name.startsWith(HTTP_HEADER_PREFIX)) {
-      for (const item of values) addResponseHeader(prefixed, name.slice(HTTP_HEADER_PREFIX.length), item);
+      prefixed ??= {};
+      const plain = name.slice(HTTP_HEADER_PREFIX.length);
+      if (Array.isArray(value)) for (const item of value) addResponseHeader(prefixed, plain, item);
+      else addResponseHeader(prefixed, plain, value);
     } else if (!name.startsWith('fn-')) {
-      for (const item of values) addResponseHeader(headers, name, item);
+      if (Array.isArray(value)) for (const item of value) addResponseHeader(headers, name, item);
+      else addResponseHeader(headers, name, value);
     }
   }
-  return { status: statusOf(raw['fn-http-status']) ?? status, headers: { ...headers, ...prefixed }, body };
+  const status = statusOf(raw['fn-http-status']) ?? answered;
+  // The prefixed headers win over the plain ones of the same name.
+  return { status, headers: prefixed ? { ...headers, ...prefixed } : headers, body };
 }

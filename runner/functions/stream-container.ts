@@ -88,6 +88,12 @@ export class StreamContainer {
   private failCall: ((error: HotCallError) => void) | null = null;
   private callId: string | null = null;
   private exitSeen = false;
+  /** The call under way's deadline (epoch ms) and time allowed, for the watchdog. */
+  private deadline = 0;
+  private allowedMs = 0;
+  /** Fires at or before the call under way's deadline (see arm). */
+  private watchdog: NodeJS.Timeout | null = null;
+  private watchdogDue = 0;
 
   private constructor(
     private readonly container: Docker.Container,
@@ -176,10 +182,7 @@ export class StreamContainer {
     this.busy = true;
     this.callId = request.callId;
     this.logs.open(request.callId);
-    const timer = setTimeout(
-      () => this.die('timeout', `the function did not answer within ${timeoutMs} ms`),
-      timeoutMs,
-    );
+    this.arm(timeoutMs);
     try {
       const response = await this.exchange(request);
       return { response, log: this.logs.answered(request.callId) };
@@ -196,11 +199,39 @@ export class StreamContainer {
       this.die('broken', message);
       throw new HotCallError('broken', message, this.logs.closeNow(request.callId));
     } finally {
-      clearTimeout(timer);
       this.failCall = null;
       this.callId = null;
       this.busy = false;
     }
+  }
+
+  /**
+   * Sets the call's deadline. One watchdog timer serves the container's calls: it is set anew
+   * only when none is set or it would fire after this deadline, so a call of a steady route
+   * sets and clears no timer of its own; when it fires it fails the call under way past its
+   * deadline, or waits again until that call's deadline, or (between calls) stops.
+   */
+  private arm(timeoutMs: number): void {
+    this.allowedMs = timeoutMs;
+    this.deadline = Date.now() + timeoutMs;
+    if (this.watchdog !== null && this.watchdogDue <= this.deadline) return;
+    this.setWatchdog(timeoutMs);
+  }
+
+  private setWatchdog(ms: number): void {
+    if (this.watchdog !== null) clearTimeout(this.watchdog);
+    this.watchdogDue = Date.now() + ms;
+    this.watchdog = setTimeout(() => this.watch(), ms);
+    // A call under way holds the process through its socket; an idle container's watchdog does not.
+    this.watchdog.unref();
+  }
+
+  private watch(): void {
+    this.watchdog = null;
+    if (!this.busy || this.dead) return;
+    const left = this.deadline - Date.now();
+    if (left > 0) this.setWatchdog(left);
+    else this.die('timeout', `the function did not answer within ${this.allowedMs} ms`);
   }
 
   /**
@@ -288,6 +319,8 @@ export class StreamContainer {
 
   private remove(): Promise<void> {
     this.removal ??= (async () => {
+      if (this.watchdog !== null) clearTimeout(this.watchdog);
+      this.watchdog = null;
       await this.client?.destroy().catch(() => {});
       await this.container.remove({ force: true }).catch(() => {});
       this.output?.destroy();

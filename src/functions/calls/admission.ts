@@ -34,7 +34,8 @@ export interface AdmittedCall extends LoadedRoute {
 
 /** `/r/app/path/` is the route `/path`, as the router ignores trailing slashes elsewhere. */
 function routePathOf(path: string): string {
-  return `/${path}`.replace(/(.)\/+$/, '$1');
+  // Most paths have no trailing slash: no regular expression for them.
+  return path.endsWith('/') ? `/${path}`.replace(/(.)\/+$/, '$1') : `/${path}`;
 }
 
 /**
@@ -60,11 +61,14 @@ export class CallAdmission {
 
   /** The call's route (from the route cache) and a new call id; 404, 403, 401 or 413 naming what stops it. */
   async admit(call: IncomingCall): Promise<AdmittedCall> {
-    const { app, route, suspended } = await this.routes.load(call.appName, routePathOf(call.path));
+    // A cached route and a public one take no await (a call of a hot route is mostly these).
+    const path = routePathOf(call.path);
+    const { app, route, suspended } =
+      this.routes.cached(call.appName, path) ?? (await this.routes.load(call.appName, path));
     if (!app) throw fail('fn_app_not_found');
     if (!route) throw fail('fn_route_not_found');
     if (suspended) throw fail('fn_call_project_suspended');
-    await checkRouteSecret(route, call.authorization);
+    if (route.secret) await checkRouteSecret(route, call.authorization);
     const callId = newUnguessableId();
     call.named?.(callId);
     const queued = route.type === 'async';

@@ -19,9 +19,10 @@ export interface CountedCall {
 
 /** The bytes a record (its hash's fields and values) and its log take. */
 export function storedSize(fields: Record<string, string>, log: string): number {
-  let bytes = Buffer.byteLength(log);
-  for (const name in fields) bytes += Buffer.byteLength(name) + Buffer.byteLength(fields[name]!);
-  return bytes;
+  // Measured joined: one byteLength (a call into C++) per record rather than two per field.
+  let text = log;
+  for (const name in fields) text += name + fields[name]!;
+  return Buffer.byteLength(text);
 }
 
 function entryOf(appName: string, callId: string): string {

@@ -42,12 +42,20 @@ export class CallRecordBatch {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /** Takes an ended call to write; the batch owns the object from then on (its log is set in it). */
   add(call: EndedCall): void {
     if (typeof call.log === 'string') return this.enqueue(call);
-    // One promise per call: it leaves `waiting` as it settles (no finally() for that).
+    // One promise per call: it leaves `waiting` as it settles (no finally() for that). The
+    // call is the batch's own (add's caller made it for it): its log is set in place.
     const settled: Promise<void> = call.log.then(
-      (log) => this.settled(settled, { ...call, log }),
-      () => this.settled(settled, { ...call, log: '' }),
+      (log) => {
+        call.log = log;
+        this.settled(settled, call);
+      },
+      () => {
+        call.log = '';
+        this.settled(settled, call);
+      },
     );
     this.waiting.add(settled);
   }

@@ -131,7 +131,8 @@ export class CallStore {
   async recordEnded(appName: string, calls: EndedCallRecord[]): Promise<void> {
     if (calls.length === 0) return;
     const keys = [this.keys.callIndex(appName)];
-    const args: (string | number)[] = [this.retentionMs, firstIdAt(Date.now() - this.retentionMs), appName];
+    const records: string[][] = [];
+    const logs: string[] = [];
     const counted = new Map<string, { appName: string; callId: string; bytes: number }[]>();
     for (const { record, log: whole } of calls) {
       keys.push(this.keys.call(appName, record.id), this.keys.callLog(appName, record.id));
@@ -140,20 +141,27 @@ export class CallStore {
       const ofProject = counted.get(record.projectId);
       if (ofProject) ofProject.push({ appName, callId: record.id, bytes });
       else counted.set(record.projectId, [{ appName, callId: record.id, bytes }]);
-      args.push(
+      records.push([
         record.id,
         record.path,
         record.projectId,
         record.format,
         record.type,
         record.status,
-        record.createdAt,
-        record.startedAt ?? '',
-        record.completedAt ?? '',
+        String(record.createdAt),
+        record.startedAt === null ? '' : String(record.startedAt),
+        record.completedAt === null ? '' : String(record.completedAt),
         record.error ?? '',
-        log,
-      );
+      ]);
+      logs.push(log);
     }
+    const args = [
+      this.retentionMs,
+      firstIdAt(Date.now() - this.retentionMs),
+      appName,
+      JSON.stringify(records),
+      ...logs,
+    ];
     // Counted alongside, as create() does: one auto-pipelined write for the batch.
     await Promise.all([
       scripts.recordCalls.run(this.redis, keys, args),

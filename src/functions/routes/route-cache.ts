@@ -38,6 +38,11 @@ export class RouteCache {
     };
   }
 
+  /** The route as this process holds it now; undefined when it must be loaded (load). */
+  cached(appName: string, path: string): CallRoute | undefined {
+    return this.entries.get(`${appName}\0${path}`);
+  }
+
   async load(appName: string, path: string): Promise<CallRoute> {
     const key = `${appName}\0${path}`;
     const cached = this.entries.get(key);

@@ -141,6 +141,23 @@ describe('http-stream routes', () => {
     await vi.waitFor(async () => expect(await containersOf(path)).toHaveLength(1), { timeout: 10_000, interval: 100 });
   });
 
+  it("answer 504 once a call overruns its route's timeout, a shortened timeout too, and replace the container", async () => {
+    const path = await newRoute({ timeout: 30 });
+    const before = echoOf(await call(path));
+    // The timeout is no part of the containers' identity: the same container serves the next call.
+    const patched = await server.http.request('PATCH', `/v1/apps/${APP}/routes${path}`, {
+      body: { route: { timeout: 1 } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const started = Date.now();
+    const overran = await call(path, 'slow', { 'X-Sleep-Ms': '4000' });
+    expect(overran.status).toBe(504);
+    expect(overran.body.error.message).toBe('the function did not answer within 1000 ms');
+    expect(Date.now() - started, "the shorter timeout, not the earlier call's").toBeLessThan(3900);
+    const after = echoOf(await call(path));
+    expect(after.hostname).not.toBe(before.hostname);
+  });
+
   it('stop their containers after idle_timeout', async () => {
     const path = await newRoute({ idle_timeout: 1 });
     echoOf(await call(path));
@@ -202,8 +219,26 @@ describe('an all-in-one server', () => {
       expect(echoOf(response)).toMatchObject({ body: 'here', hostname: warm.hostname, calls: 2 });
       const callId = response.headers.get('fn-call-id')!;
       const record = await fn.waitFor(APP, callId, ['success']);
-      expect(record).toMatchObject({ status: 'success', format: 'http-stream', type: 'sync' });
+      expect(record).toMatchObject({
+        id: callId,
+        app_name: APP,
+        path,
+        status: 'success',
+        format: 'http-stream',
+        type: 'sync',
+      });
+      expect(record).not.toHaveProperty('error');
+      const times = [record.created_at, record.started_at, record.completed_at].map((time) => Date.parse(String(time)));
+      expect(times.every(Number.isFinite)).toBe(true);
+      expect(times[0]! <= times[1]! && times[1]! <= times[2]!).toBe(true);
       expect(await fn.log(APP, callId)).toBe('logged here\n');
+      // A call that fails here is recorded with its error and its log too.
+      const crashed = await call(path, 'x', { 'X-Exit': '3', 'X-Stderr': 'giving up here' });
+      expect(crashed.status).toBe(502);
+      const crashId = crashed.headers.get('fn-call-id')!;
+      const failed = await fn.waitFor(APP, crashId, ['error']);
+      expect(failed).toMatchObject({ error: 'the function container exited with code 3', path });
+      expect(await fn.log(APP, crashId)).toBe('giving up here\n');
     } finally {
       server.running.ctx.localFunctions.runner = null;
     }
