@@ -1,6 +1,9 @@
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
+import type { RedisClient } from '../../src/core/redis.js';
 import { eventually } from './eventually.js';
 import type { HttpClient } from './http.js';
+import { startTestServer, type TestServer } from './server.js';
 
 /** Shortcuts for the version 3 message queue API in tests. */
 export class MqClient {
@@ -123,4 +126,26 @@ export async function settledPushStatuses(
     const list = await pushStatuses(mq, queue, id);
     return list.length > 0 && list.every((entry) => entry.status === expected[entry.name]) ? list : undefined;
   }, timeoutMs);
+}
+
+/** A test file's own server (`env`), a version 3 client of it and a connection that reads its Redis keys. */
+export interface MqTestFile {
+  server: TestServer;
+  mq: MqClient;
+  observer: RedisClient;
+}
+
+/** Starts the file's server before its tests and stops it after; the fields are set once they run. */
+export function mqTestFile(env: Record<string, string>): MqTestFile {
+  const file = {} as MqTestFile;
+  beforeAll(async () => {
+    file.server = await startTestServer(env);
+    file.mq = new MqClient(file.server.http, file.server.projectId);
+    file.observer = file.server.openRedis();
+  });
+  afterAll(async () => {
+    file.observer?.disconnect();
+    await file.server?.stop();
+  });
+  return file;
 }

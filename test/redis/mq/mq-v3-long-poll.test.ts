@@ -1,30 +1,18 @@
-import type { RedisClient } from '../../../src/core/redis.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { mqTestFile, MqClient, uniqueQueue } from '../../helpers/mq.js';
+import { startTestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let mq: MqClient;
-let observer: RedisClient;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
-  mq = new MqClient(server.http, server.projectId);
-  observer = server.openRedis();
-});
-afterAll(async () => {
-  observer?.disconnect();
-  await server?.stop();
-});
+const file = mqTestFile({ FERRUM_MQ_MIN_TIMEOUT: '1' });
 
 async function timedReserve(queue: string, options: Record<string, unknown>) {
   const started = performance.now();
-  const messages = await mq.reserve(queue, options);
+  const messages = await file.mq.reserve(queue, options);
   return { messages, at: performance.now(), elapsed: performance.now() - started };
 }
 
-const waiterCount = () => server.running.ctx.mq.hub.waiterCount;
+const waiterCount = () => file.server.running.ctx.mq.hub.waiterCount;
 
 async function untilWaiting(count: number, waiters = waiterCount): Promise<void> {
   await eventually(() => waiters() >= count, 5000, `${count} waiting requests`);
@@ -35,11 +23,11 @@ async function untilWaiting(count: number, waiters = waiterCount): Promise<void>
 describe('long-poll', { retry: 2 }, () => {
   it('returns within 100 ms of a post', async () => {
     const queue = uniqueQueue('wake');
-    await mq.createQueue(queue);
+    await file.mq.createQueue(queue);
     const waiters = waiterCount();
     const waiting = timedReserve(queue, { wait: 10 });
     await untilWaiting(waiters + 1);
-    await mq.postBodies(queue, 'wake up');
+    await file.mq.postBodies(queue, 'wake up');
     const posted = performance.now();
     const result = await waiting;
     expect(result.messages.map((message) => message.body)).toEqual(['wake up']);
@@ -48,7 +36,7 @@ describe('long-poll', { retry: 2 }, () => {
 
   it('an empty wait of 2 s returns after about 2 s with no messages', async () => {
     const queue = uniqueQueue('empty-wait');
-    await mq.createQueue(queue);
+    await file.mq.createQueue(queue);
     const result = await timedReserve(queue, { wait: 2 });
     expect(result.messages).toEqual([]);
     expect(result.elapsed).toBeGreaterThanOrEqual(1950);
@@ -57,13 +45,13 @@ describe('long-poll', { retry: 2 }, () => {
 
   it('wait 0 answers at once', async () => {
     const queue = uniqueQueue('no-wait');
-    await mq.createQueue(queue);
+    await file.mq.createQueue(queue);
     expect((await timedReserve(queue, { wait: 0 })).elapsed).toBeLessThan(scaled(200));
   });
 
   it('a delayed message falling due ends the wait', async () => {
     const queue = uniqueQueue('due');
-    await mq.post(queue, [{ body: 'delayed', delay: 1 }]);
+    await file.mq.post(queue, [{ body: 'delayed', delay: 1 }]);
     const result = await timedReserve(queue, { wait: 5 });
     expect(result.messages.map((message) => message.body)).toEqual(['delayed']);
     expect(result.elapsed).toBeGreaterThan(700);
@@ -72,8 +60,8 @@ describe('long-poll', { retry: 2 }, () => {
 
   it("a reservation timing out ends another consumer's wait", async () => {
     const queue = uniqueQueue('lapse');
-    await mq.postBodies(queue, 'retry me');
-    await mq.reserve(queue, { timeout: 1 });
+    await file.mq.postBodies(queue, 'retry me');
+    await file.mq.reserve(queue, { timeout: 1 });
     const result = await timedReserve(queue, { wait: 5 });
     expect(result.messages[0]).toMatchObject({ body: 'retry me', reserved_count: 2 });
     expect(result.elapsed).toBeLessThan(scaled(1500));
@@ -81,12 +69,14 @@ describe('long-poll', { retry: 2 }, () => {
 
   it('a release ends the wait', async () => {
     const queue = uniqueQueue('release');
-    await mq.postBodies(queue, 'released');
-    const [held] = await mq.reserve(queue, { timeout: 60 });
+    await file.mq.postBodies(queue, 'released');
+    const [held] = await file.mq.reserve(queue, { timeout: 60 });
     const waiters = waiterCount();
     const waiting = timedReserve(queue, { wait: 10 });
     await untilWaiting(waiters + 1);
-    await mq.http.post(mq.path(queue, `/messages/${held.id}/release`), { reservation_id: held.reservation_id });
+    await file.mq.http.post(file.mq.path(queue, `/messages/${held.id}/release`), {
+      reservation_id: held.reservation_id,
+    });
     const released = performance.now();
     const result = await waiting;
     expect(result.messages[0].id).toBe(held.id);
@@ -95,12 +85,12 @@ describe('long-poll', { retry: 2 }, () => {
 
   it('a client that goes away stops waiting', async () => {
     const queue = uniqueQueue('abort');
-    await mq.createQueue(queue);
+    await file.mq.createQueue(queue);
     const before = waiterCount();
     const controller = new AbortController();
-    const request = fetch(server.url + mq.path(queue, '/reservations'), {
+    const request = fetch(file.server.url + file.mq.path(queue, '/reservations'), {
       method: 'POST',
-      headers: { Authorization: `OAuth ${server.token}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `OAuth ${file.server.token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ wait: 20 }),
       signal: controller.signal,
     }).catch(() => 'aborted');
@@ -109,8 +99,8 @@ describe('long-poll', { retry: 2 }, () => {
     expect(await request).toBe('aborted');
     await eventually(() => waiterCount() === before, 5000, 'the aborted request to stop waiting');
     // The queue is unaffected: a message posted now is there for the next consumer.
-    await mq.postBodies(queue, 'still here');
-    expect((await mq.reserve(queue)).map((message) => message.body)).toEqual(['still here']);
+    await file.mq.postBodies(queue, 'still here');
+    expect((await file.mq.reserve(queue)).map((message) => message.body)).toEqual(['still here']);
   });
 });
 
@@ -119,14 +109,14 @@ describe('many waiting consumers', () => {
     '1000 waiting requests share the process connections; each gets one message as they arrive',
     async () => {
       const queue = uniqueQueue('thousand');
-      await mq.createQueue(queue);
-      const connectionsBefore = ((await observer.client('LIST')) as string).trim().split('\n').length;
-      const consumers = Array.from({ length: 1000 }, () => mq.reserve(queue, { wait: 20, n: 1 }));
+      await file.mq.createQueue(queue);
+      const connectionsBefore = ((await file.observer.client('LIST')) as string).trim().split('\n').length;
+      const consumers = Array.from({ length: 1000 }, () => file.mq.reserve(queue, { wait: 20, n: 1 }));
       await untilWaiting(1000);
-      const connectionsDuring = ((await observer.client('LIST')) as string).trim().split('\n').length;
+      const connectionsDuring = ((await file.observer.client('LIST')) as string).trim().split('\n').length;
       expect(connectionsDuring - connectionsBefore).toBeLessThanOrEqual(1);
       for (let batch = 0; batch < 10; batch++) {
-        await mq.post(
+        await file.mq.post(
           queue,
           Array.from({ length: 100 }, (_, i) => ({ body: `m${batch * 100 + i}` })),
         );
