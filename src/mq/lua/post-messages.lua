@@ -19,15 +19,15 @@ if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
 end
-local expiration = tonumber(head[2] or ARGV[1])
+local expiration_ms = tonumber(head[2] or ARGV[1]) * 1000
 -- Plain messages keep no expiry entry when the queue's expiration is the one plain messages on
 -- the ready set have, which may change only while none are there (see PLAIN_EXPIRATION).
 local plain_ms = tonumber(head[6] or '')
-if plain_ms ~= expiration * 1000 and redis.call('ZCARD', K_READY) == 0 then
-  plain_ms = expiration * 1000
+if plain_ms ~= expiration_ms and redis.call('ZCARD', K_READY) == 0 then
+  plain_ms = expiration_ms
   redis.call('HSET', K_QUEUE, PLAIN_EXPIRATION, plain_ms)
 end
-local unindexed = plain_ms == expiration * 1000
+local unindexed = plain_ms == expiration_ms
 
 local ids, bodies_of = {}, {}
 for id in string.gmatch(ARGV[6], '[^,]+') do ids[#ids + 1] = id end
@@ -45,7 +45,7 @@ end
 
 local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
 -- Every message of a plain post has the same scores: formatted once, not once per message.
-local now_text, default_expiry = string.format('%.0f', now), string.format('%.0f', now + expiration * 1000)
+local now_text, default_expiry = string.format('%.0f', now), string.format('%.0f', now + expiration_ms)
 for m, id in ipairs(ids) do
   if not present[m] then
     bodies[#bodies + 1] = id
