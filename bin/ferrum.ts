@@ -2,29 +2,11 @@
 import type { Command } from 'commander';
 import { buildProgram, runProgram } from '../cli/program.js';
 
-function printBootstrap(
-  bootstrap: { email: string; password: string; token: string; projectId: string },
-  ironJsonPath: string | null,
-): void {
-  const { email, password, token, projectId } = bootstrap;
-  process.stdout.write(
-    [
-      '',
-      'Ferrum bootstrap: created the first admin user, token and project.',
-      `  email:      ${email}`,
-      `  password:   ${password}`,
-      `  token:      ${token}`,
-      `  project_id: ${projectId}`,
-      `  iron.json:  ${ironJsonPath}`,
-      '',
-    ].join('\n') + '\n',
-  );
-}
-
 /** `ferrum admin token`: a new admin token, printed and written to iron.json (or the bootstrap, on a fresh store). */
 async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<void> {
   const { loadConfig } = await import('../src/core/config.js');
   const { issueAdminToken } = await import('../controller/admin/admin-token.js');
+  const { printBootstrap } = await import('../controller/admin/print-bootstrap.js');
   const issued = await issueAdminToken(loadConfig(), { revokeEarlier: Boolean(options.revokeEarlier) });
   if (issued.bootstrap) return printBootstrap(issued.bootstrap, issued.ironJsonPath);
   const lines = [
@@ -39,57 +21,8 @@ async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<vo
 
 // The server modules load only for the server commands, so client commands start quickly.
 async function runServer(withRunner: boolean): Promise<void> {
-  const { loadConfig, shutdownTimeoutMs } = await import('../src/core/config.js');
-  const { REDIS_INSTALL_HINT, redisServerAvailable } = await import('../src/core/managed-redis.js');
-  const { startAllInOne } = await import('../controller/all-in-one.js');
-  const { startController } = await import('../controller/main.js');
-  const config = loadConfig();
-  if (!config.redisUrl && !redisServerAvailable()) {
-    process.stderr.write(REDIS_INSTALL_HINT + '\n');
-    process.exit(1);
-  }
-  let shutdown: (signal: string, exitCode?: number) => void = () => process.exit(1);
-  const options = {
-    logger: { level: config.logLevel },
-    // The managed redis-server keeps dying: exit non-zero so a process supervisor takes over.
-    onFatal: (error: Error) => {
-      process.stderr.write(`ferrum: ${error.message}; exiting\n`);
-      shutdown('redis-server failed', 1);
-    },
-  };
-  const allInOne = withRunner ? await startAllInOne(config, options) : null;
-  const running = allInOne?.controller ?? (await startController(config, options));
-  // A controller first drains (/ready 503, still serving) so load balancers take it out.
-  const stop = async () => {
-    if (allInOne) return allInOne.stop();
-    await running.drain();
-    await running.stop();
-  };
-  const timeoutMs = shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller');
-  if (running.bootstrap) printBootstrap(running.bootstrap, running.ironJsonPath);
-  process.stdout.write(`Ferrum listening on ${running.url}\n`);
-
-  let stopping = false;
-  shutdown = (signal: string, exitCode = 0) => {
-    if (stopping) return;
-    stopping = true;
-    const log = running.app.log;
-    log.info({ signal, timeout_ms: timeoutMs, drain_ms: config.httpDrainMs }, 'shutting down');
-    // Whatever state Redis and the tasks are in, the process is gone within the bound.
-    setTimeout(() => {
-      log.error({ timeout_ms: timeoutMs }, 'shutdown took too long; exiting now');
-      process.exit(1);
-    }, timeoutMs).unref();
-    stop().then(
-      () => process.exit(exitCode),
-      (error) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const { serve } = await import('../controller/serve.js');
+  await serve(withRunner);
 }
 
 function serverCommands(program: Command): void {

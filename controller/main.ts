@@ -17,7 +17,8 @@ import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
 import { startFunctionsListener, type FunctionsListener } from './http/functions-listener.js';
-import { publicHostOf, writeIronJson } from './admin/iron-json.js';
+import { publicHostOf, refreshIronJson, writeIronJson, type ServerAddress } from './admin/iron-json.js';
+import { removeRunningServer, writeRunningServer } from './admin/running-server.js';
 import { startLoops, type RunningLoops } from './loop-runner.js';
 import { BACKGROUND_LOOPS } from './loops.js';
 
@@ -41,10 +42,17 @@ export interface RunningController {
   drain(): Promise<void>;
   /** Stops the loops, ends long-polls with what they have, lets open requests finish, closes. */
   stop(): Promise<void>;
+  /**
+   * A stop that cannot wait (a second Ctrl-C): the managed redis-server shuts down at once,
+   * writing what it acknowledged to disk; the process should exit next.
+   */
+  stopNow(): Promise<void>;
 }
 
 export interface ControllerOptions {
   logger?: FastifyServerOptions['logger'];
+  /** The process's own logger (over `logger`). */
+  log?: Logger;
   /** Called when the managed redis-server cannot be kept running (the process should exit non-zero). */
   onFatal?: (error: Error) => void;
 }
@@ -69,7 +77,7 @@ export async function startController(config: Config, options: ControllerOptions
   let app: FastifyInstance | null = null;
   let bootstrap: BootstrapResult | null = null;
   try {
-    opened = await openAppContext(config, redisUrl, loggerOf(options.logger));
+    opened = await openAppContext(config, redisUrl, options.log ?? loggerOf(options.logger));
     const { ctx } = opened;
     bootstrap = await prepareStore(ctx);
     app = await build(opened);
@@ -84,6 +92,9 @@ export async function startController(config: Config, options: ControllerOptions
     const publicUrl = `${config.publicScheme}://${url.slice('http://'.length)}`;
     const loops = await startLoops(BACKGROUND_LOOPS, { ctx, log: app.log, publicUrl });
     const running = { app, ctx, loops, functionsListener, managed };
+    const address = { host, port, protocol: config.publicScheme };
+    // The data folder is this server's own only with the managed Redis.
+    if (managed) writeRunningServer(config.dataDir, address);
     return {
       app,
       ctx,
@@ -91,10 +102,14 @@ export async function startController(config: Config, options: ControllerOptions
       port,
       functionsPort: functionsListener?.port ?? null,
       bootstrap,
-      ironJsonPath: bootstrap ? writeIronJson(config.dataDir, ironJsonOf(config, bootstrap, host, port)) : null,
+      ironJsonPath: saveIronJson(config.dataDir, bootstrap, address, managed !== null),
       managedRedis: managed,
       drain: () => ctx.httpDrain.begin(),
-      stop: () => stopController(running),
+      stop: () => stopController(running).finally(() => removeRunningServer(config.dataDir)),
+      stopNow: async () => {
+        await managed?.stop();
+        removeRunningServer(config.dataDir);
+      },
     };
   } catch (error) {
     // A first start that fails (the port in use) leaves no admin whose token nobody saw.
@@ -113,7 +128,7 @@ function managedRedisOptions(config: Config, options: ControllerOptions): Manage
     appendfsync: config.redis.appendfsync,
     maxmemoryBytes: config.redis.maxmemoryBytes,
     restartAttempts: config.redis.restartAttempts,
-    log: fallbackLog(),
+    log: options.log ?? fallbackLog(),
     onGiveUp: (error) => options.onFatal?.(error),
   };
 }
@@ -129,8 +144,18 @@ async function prepareStore(ctx: AppContext): Promise<BootstrapResult | null> {
   return bootstrap;
 }
 
-function ironJsonOf(config: Config, bootstrap: BootstrapResult, host: string, port: number) {
-  return { token: bootstrap.token, project_id: bootstrap.projectId, host, port, protocol: config.publicScheme };
+/**
+ * A first start writes iron.json with its new token; every later start on the managed Redis
+ * (`ownDataDir`) rewrites the address it serves there, keeping the token.
+ */
+function saveIronJson(
+  dataDir: string,
+  bootstrap: BootstrapResult | null,
+  address: ServerAddress,
+  ownDataDir: boolean,
+): string | null {
+  if (bootstrap) return writeIronJson(dataDir, { token: bootstrap.token, project_id: bootstrap.projectId, ...address });
+  return ownDataDir ? refreshIronJson(dataDir, address) : null;
 }
 
 interface Running {

@@ -1,16 +1,16 @@
 import { pino } from 'pino';
-import { bootstrapIdentity, type BootstrapResult } from '../../src/auth/bootstrap.js';
+import { bootstrapIdentity, DEFAULT_EMAIL, type BootstrapResult } from '../../src/auth/bootstrap.js';
 import { openIdentityStores, type IdentityStores } from '../../src/auth/identity.js';
 import type { User } from '../../src/auth/types.js';
 import type { Config } from '../../src/core/config.js';
 import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
 import { createRedisClient, KeySpace } from '../../src/core/redis.js';
-import { publicHostOf, writeIronJson } from './iron-json.js';
+import { ironJsonAddress, publicHostOf, writeIronJson } from './iron-json.js';
+import { runningServerAddress } from './running-server.js';
 
 /** The name of the admin tokens `ferrum admin token` makes. */
 export const ADMIN_TOKEN_NAME = 'ferrum admin token';
 const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
-const DEFAULT_ADMIN_EMAIL = 'admin@ferrum.local';
 
 export interface AdminToken {
   email: string;
@@ -52,7 +52,7 @@ export async function issueAdminToken(config: Config, options: { revokeEarlier: 
       const { email, token, projectId } = bootstrap;
       return { email, token, projectId, ironJsonPath: saveIronJson(config, token, projectId), bootstrap, revoked: 0 };
     }
-    const admin = await firstAdmin(store, config.bootstrap.email ?? DEFAULT_ADMIN_EMAIL);
+    const admin = await firstAdmin(store, config.bootstrap.email ?? DEFAULT_EMAIL);
     const created = await store.tokens.createToken({
       userId: admin.id,
       name: ADMIN_TOKEN_NAME,
@@ -91,12 +91,12 @@ async function firstAdmin(store: IdentityStores, email: string): Promise<User> {
   }
 }
 
+/**
+ * iron.json names the server running on the data folder, else the address it named already (the
+ * last start's), else the configured one.
+ */
 function saveIronJson(config: Config, token: string, projectId: string): string {
-  return writeIronJson(config.dataDir, {
-    token,
-    project_id: projectId,
-    host: publicHostOf(config),
-    port: config.port,
-    protocol: config.publicScheme,
-  });
+  const address = runningServerAddress(config.dataDir) ??
+    ironJsonAddress(config.dataDir) ?? { host: publicHostOf(config), port: config.port, protocol: config.publicScheme };
+  return writeIronJson(config.dataDir, { token, project_id: projectId, ...address });
 }

@@ -29,3 +29,37 @@ export function writeIronJson(dataDir: string, settings: IronJsonSettings): stri
 export function publicHostOf(config: Pick<Config, 'publicHost' | 'host'>): string {
   return config.publicHost ?? (config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host);
 }
+
+/** Where a server is reached: what iron.json's host, port and protocol say. */
+export type ServerAddress = Pick<IronJsonSettings, 'host' | 'port' | 'protocol'>;
+
+export function readJsonObject(file: string): Record<string, unknown> | null {
+  try {
+    const json: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A later start (perhaps on another PORT): the data folder's iron.json gets the address this
+ * server actually serves, keeping its token and project. Its path, or null when there is no
+ * iron.json with a token to keep.
+ */
+export function refreshIronJson(dataDir: string, address: ServerAddress): string | null {
+  const current = readJsonObject(path.join(dataDir, 'iron.json'));
+  if (typeof current?.token !== 'string' || typeof current.project_id !== 'string') return null;
+  return writeIronJson(dataDir, { ...current, token: current.token, project_id: current.project_id, ...address });
+}
+
+/** The address the data folder's iron.json names, or null when it has none. */
+export function ironJsonAddress(dataDir: string): ServerAddress | null {
+  return addressIn(readJsonObject(path.join(dataDir, 'iron.json')));
+}
+
+export function addressIn(json: Record<string, unknown> | null): ServerAddress | null {
+  if (typeof json?.host !== 'string' || typeof json.port !== 'number') return null;
+  const protocol = typeof json.protocol === 'string' ? json.protocol : 'http';
+  return { host: json.host, port: json.port, protocol };
+}

@@ -12,7 +12,7 @@ export interface BootstrapValues {
 }
 
 const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
-const DEFAULT_EMAIL = 'admin@ferrum.local';
+export const DEFAULT_EMAIL = 'admin@ferrum.local';
 
 export interface BootstrapResult {
   email: string;

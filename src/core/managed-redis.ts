@@ -82,7 +82,12 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   // Only this user may read the data (and the password beside it).
   fs.chmodSync(options.dataDir, 0o700);
   const pidFile = path.join(options.dataDir, 'redis.pid');
-  await stopLeftover(pidFile);
+  const leftover = await stopLeftover(pidFile);
+  if (leftover !== null)
+    options.log?.warn(
+      { pid: leftover, data_dir: options.dataDir },
+      `stopped redis-server pid ${leftover}, left running by an earlier ferrum that was killed`,
+    );
   const port = options.port ?? (await freeLoopbackPort());
   // For other commands on the same data folder (`ferrum admin token`) while this one runs.
   fs.writeFileSync(path.join(options.dataDir, PORT_FILE), `${port}\n`, { mode: 0o600 });
@@ -120,7 +125,9 @@ class RedisSupervisor implements ManagedRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', this.args, { stdio: 'ignore' });
+    // Its own process group (and session): a terminal's Ctrl-C or a SIGTERM to Ferrum's group
+    // (systemd) reaches Ferrum only, which stops this child last, after its drain.
+    const child = spawn('redis-server', this.args, { stdio: 'ignore', detached: true });
     this.child = child;
     process.off('exit', this.killOnExit).on('exit', this.killOnExit);
     await waitUntilReady(this.url, child, this.options.dataDir);
@@ -176,9 +183,15 @@ class RedisSupervisor implements ManagedRedis {
     process.off('exit', this.killOnExit);
   }
 
-  /** A process that exits without stop() (a shutdown past its bound) takes its redis-server with it. */
+  /**
+   * A process that exits without stop() (a shutdown past its bound) takes its redis-server with
+   * it: SIGTERM, on which Redis writes what it holds to disk and exits on its own.
+   */
   private readonly killOnExit = () => {
-    if (this.pid !== null) this.child?.kill('SIGKILL');
+    if (this.pid !== null) {
+      this.child?.kill('SIGTERM');
+      this.child?.kill('SIGCONT');
+    }
   };
 }
 
@@ -226,17 +239,27 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** A redis-server left running by a process that was killed would hold the data dir: stop it. */
-async function stopLeftover(pidFile: string): Promise<void> {
+/**
+ * A redis-server left running by a process that was killed (kill -9 gives it no chance to stop
+ * its child) would hold the data dir: stop it (SIGTERM: it saves first). Its pid, or null.
+ */
+async function stopLeftover(pidFile: string): Promise<number | null> {
+  const pid = runningPidIn(pidFile);
+  if (pid === null) return null;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 200 && isRedisProcess(pid); i++) await sleep(50);
+  return pid;
+}
+
+/** The pid in a redis.pid file when that process is a redis-server still running; else null. */
+function runningPidIn(pidFile: string): number | null {
   let pid: number;
   try {
     pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
   } catch {
-    return;
+    return null;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || !isRedisProcess(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 200 && isRedisProcess(pid); i++) await sleep(50);
+  return Number.isInteger(pid) && pid > 0 && isRedisProcess(pid) ? pid : null;
 }
 
 function isRedisProcess(pid: number): boolean {
@@ -252,13 +275,8 @@ function isRedisProcess(pid: number): boolean {
  * `dataDir` (its pid and port files, the password beside them); null when none runs.
  */
 export function runningManagedRedisUrl(dataDir: string): string | null {
-  let pid: number;
-  try {
-    pid = Number(fs.readFileSync(path.join(dataDir, 'redis.pid'), 'utf8').trim());
-  } catch {
-    return null;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || !isRedisProcess(pid)) return null;
+  const pid = runningPidIn(path.join(dataDir, 'redis.pid'));
+  if (pid === null) return null;
   try {
     const port = Number(fs.readFileSync(path.join(dataDir, PORT_FILE), 'utf8').trim());
     const password = fs.readFileSync(path.join(dataDir, 'redis.password'), 'utf8').trim();

@@ -1,4 +1,4 @@
-import { type Env, intFrom, listFrom, nonEmpty } from './env.js';
+import { type Env, intFrom, listFrom, nonEmpty, oneOf } from './env.js';
 
 /** The HTTP side of a controller: where it listens, what it accepts, how it logs and drains. */
 export interface HttpSettings {
@@ -14,10 +14,14 @@ export interface HttpSettings {
    * balancers take it out) before it stops accepting connections, in ms.
    */
   httpDrainMs: number;
+  /** Whether FERRUM_HTTP_DRAIN_MS was given (an interactive `ferrum start` drains only then). */
+  httpDrainGiven: boolean;
   bodyLimitBytes: number;
   /** Bodies of at least `thresholdBytes` are read `perProject` at a time per project (0: no bound). */
   largeBodies: { thresholdBytes: number; perProject: number; bytesPerSecond: number };
   logLevel: string;
+  /** FERRUM_LOG_FORMAT: `auto` is pretty lines on a terminal, JSON otherwise. */
+  logFormat: LogFormat;
   /** Log every request and response (pino, info level); off by default because it costs throughput. */
   logRequests: boolean;
   publicScheme: string;
@@ -30,6 +34,9 @@ export interface HttpSettings {
   outboundAllow: string[];
 }
 
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export function readHttpSettings(env: Env): HttpSettings {
   return {
     port: intFrom(env, 'PORT', 8080),
@@ -38,6 +45,7 @@ export function readHttpSettings(env: Env): HttpSettings {
       ? Math.max(1000, intFrom(env, 'FERRUM_SHUTDOWN_TIMEOUT_MS', 0))
       : undefined,
     httpDrainMs: Math.max(0, intFrom(env, 'FERRUM_HTTP_DRAIN_MS', 5000)),
+    httpDrainGiven: Boolean(env.FERRUM_HTTP_DRAIN_MS),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
     largeBodies: {
       thresholdBytes: Math.max(1, intFrom(env, 'FERRUM_LARGE_BODY_BYTES', 256 * 1024)),
@@ -45,6 +53,7 @@ export function readHttpSettings(env: Env): HttpSettings {
       bytesPerSecond: Math.max(0, intFrom(env, 'FERRUM_LARGE_BODY_BYTES_PER_SECOND', 32 * 1024 * 1024)),
     },
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: oneOf(env, 'FERRUM_LOG_FORMAT', LOG_FORMATS, 'auto'),
     logRequests: env.FERRUM_LOG_REQUESTS === '1',
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),

@@ -1,0 +1,79 @@
+import { loadConfig, shutdownTimeoutMs, type Config } from '../src/core/config.js';
+import { REDIS_INSTALL_HINT, redisServerAvailable } from '../src/core/managed-redis.js';
+import { chooseLogFormat, processLogger } from '../src/core/process-log.js';
+import { DEFAULT_EMAIL } from '../src/auth/bootstrap.js';
+import { printBootstrap } from './admin/print-bootstrap.js';
+import { startAllInOne } from './all-in-one.js';
+import { startController, type RunningController } from './main.js';
+import { StopSignals } from './stop-signals.js';
+
+/** Where the process's own lines go (the logs go through the logger). */
+const print = (line: string) => process.stdout.write(line + '\n');
+
+/**
+ * Whether a person runs this in a terminal (stdin and stdout both one): no load balancer watches
+ * /ready then, so an all-in-one drains only when FERRUM_HTTP_DRAIN_MS asks for it.
+ */
+export function interactiveDrainMs(config: Config, interactive: boolean): number {
+  return interactive && !config.httpDrainGiven ? 0 : config.httpDrainMs;
+}
+
+/** The one line a start ends with: where the API and the dashboard are, and how to sign in. */
+function startLine(running: RunningController, config: Config): string {
+  const who = running.bootstrap?.email ?? config.bootstrap.email ?? DEFAULT_EMAIL;
+  const signIn = running.bootstrap
+    ? `sign in as ${who} with the password above`
+    : `sign in as ${who} (or with a token: npx ferrum admin token makes one)`;
+  return `Ferrum listening on ${running.url} (API and dashboard at ${running.url}/; ${signIn})`;
+}
+
+/** `ferrum start` (withRunner) and `ferrum controller`: start, then stop on SIGINT/SIGTERM. */
+export async function serve(withRunner: boolean): Promise<void> {
+  const startedAt = Date.now();
+  const loaded = loadConfig();
+  if (!loaded.redisUrl && !redisServerAvailable()) {
+    process.stderr.write(REDIS_INSTALL_HINT + '\n');
+    process.exit(1);
+  }
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const config = withRunner ? { ...loaded, httpDrainMs: interactiveDrainMs(loaded, interactive) } : loaded;
+  const log = processLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
+  let signals: StopSignals | null = null;
+  const options = {
+    log,
+    // The managed redis-server keeps dying: exit non-zero so a process supervisor takes over.
+    onFatal: (error: Error) => {
+      process.stderr.write(`ferrum: ${error.message}; exiting\n`);
+      if (signals) signals.signal('redis-server failed', 1);
+      else process.exit(1);
+    },
+  };
+  // A signal while starting exits at once; exiting stops the managed redis-server (its 'exit' hook).
+  const stopWhileStarting = () => process.exit(130);
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, stopWhileStarting);
+  const allInOne = withRunner ? await startAllInOne(config, options) : null;
+  const running = allInOne?.controller ?? (await startController(config, options));
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.off(name, stopWhileStarting);
+  signals = new StopSignals(
+    {
+      // A controller first drains (/ready 503, still serving) so load balancers take it out.
+      stop: async () => {
+        if (allInOne) return allInOne.stop();
+        await running.drain();
+        await running.stop();
+      },
+      stopNow: () => running.stopNow(),
+    },
+    {
+      log,
+      timeoutMs: shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller'),
+      drainMs: config.httpDrainMs,
+      print,
+      exit: (code) => process.exit(code),
+    },
+  );
+  signals.install();
+  if (running.bootstrap) printBootstrap(running.bootstrap, running.ironJsonPath);
+  log.info({ startup_ms: Date.now() - startedAt, drain_ms: config.httpDrainMs }, 'started');
+  print(startLine(running, config));
+}
