@@ -89,7 +89,7 @@ export class ApiClient {
     try {
       return await request(this.urlOf(path, options.query), { method, headers, body });
     } catch (error) {
-      throw new CliError(`cannot reach ${this.baseUrl}: ${(error as Error).message}`);
+      throw new CliError(`cannot reach ${this.baseUrl} (from ${this.config.addressFrom}): ${(error as Error).message}`);
     }
   }
 

@@ -9,6 +9,8 @@ export interface ClientConfig {
   host: string;
   port: number;
   protocol: string;
+  /** Where the host, port and protocol came from, for messages ("IRON_PORT, .ferrum/iron.json"). */
+  addressFrom: string;
 }
 
 /** Settings as they appear in one source (file, environment or flags), all optional. */
@@ -96,14 +98,25 @@ export function envLayer(env: NodeJS.ProcessEnv): ConfigLayer {
   };
 }
 
-function merge(layers: ConfigLayer[]): ConfigLayer {
+/** The layers merged, later ones winning, and which layer gave the address (host, port, protocol). */
+function merge(layers: Array<[string, ConfigLayer]>): { merged: ConfigLayer; addressFrom: string } {
   const result: ConfigLayer = {};
-  for (const layer of layers) {
+  const from: Partial<Record<keyof ConfigLayer, string>> = {};
+  for (const [name, layer] of layers) {
     for (const [key, value] of Object.entries(layer) as [keyof ConfigLayer, never][]) {
-      if (value !== undefined) result[key] = value;
+      if (value === undefined) continue;
+      result[key] = value;
+      from[key] = name;
     }
   }
-  return result;
+  const names = new Set([from.host, from.port, from.protocol].filter((name) => name !== undefined));
+  return { merged: result, addressFrom: names.size > 0 ? [...names].join(', ') : 'the defaults' };
+}
+
+/** A file's name as messages show it: relative to the working directory when inside it. */
+function shown(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 /**
@@ -114,21 +127,25 @@ function merge(layers: ConfigLayer[]): ConfigLayer {
  */
 export function loadClientConfig(sources: ConfigSources): ClientConfig {
   const dataDir = path.resolve(sources.cwd, sources.env.FERRUM_DATA_DIR || '.ferrum');
-  const merged = merge([
-    readIronJson(path.join(sources.home, '.iron.json')),
-    envLayer(sources.env),
-    readIronJson(path.join(dataDir, 'iron.json')),
-    readIronJson(path.join(sources.cwd, 'iron.json')),
-    sources.configFile ? readIronJson(path.resolve(sources.cwd, sources.configFile), true) : {},
-    sources.flags,
+  const file = (name: string, required = false): [string, ConfigLayer] => [
+    shown(name, sources.cwd),
+    readIronJson(name, required),
+  ];
+  const { merged, addressFrom } = merge([
+    ['~/.iron.json', readIronJson(path.join(sources.home, '.iron.json'))],
+    ['the IRON_* variables', envLayer(sources.env)],
+    file(path.join(dataDir, 'iron.json')),
+    file(path.join(sources.cwd, 'iron.json')),
+    sources.configFile ? file(path.resolve(sources.cwd, sources.configFile), true) : ['--iron-json', {}],
+    ['the flags', sources.flags],
   ]);
   const protocol = merged.protocol ?? DEFAULTS.protocol;
   if (protocol !== 'http' && protocol !== 'https')
     throw new ConfigError(`protocol must be http or https, got "${protocol}"`);
-  return { ...DEFAULTS, ...merged, protocol };
+  return { ...DEFAULTS, ...merged, protocol, addressFrom };
 }
 
-export function baseUrlOf(config: ClientConfig): string {
+export function baseUrlOf(config: Pick<ClientConfig, 'host' | 'port' | 'protocol'>): string {
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   return `${config.protocol}://${host}:${config.port}`;
 }

@@ -19,6 +19,7 @@ export function processLogger(level: string, format: 'json' | 'pretty'): Logger 
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
+    singleLine: true,
   });
   return pino({ level }, stream);
 }

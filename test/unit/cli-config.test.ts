@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, ConfigError, loadClientConfig, type ConfigSources } from '../../cli/config.js';
-import { reasonOf } from '../../cli/api-client.js';
+import { ApiClient, reasonOf } from '../../cli/api-client.js';
+import { freeLoopbackPort } from '../../src/core/free-port.js';
 
 const dirs: string[] = [];
 
@@ -28,7 +29,12 @@ afterEach(() => {
 
 describe('client configuration', () => {
   it('defaults to http://localhost:8080 with no token or project', () => {
-    expect(loadClientConfig(sources())).toEqual({ host: 'localhost', port: 8080, protocol: 'http' });
+    expect(loadClientConfig(sources())).toEqual({
+      host: 'localhost',
+      port: 8080,
+      protocol: 'http',
+      addressFrom: 'the defaults',
+    });
   });
 
   it('layers ~/.iron.json < IRON_* < .ferrum/iron.json < ./iron.json < --iron-json < flags', () => {
@@ -53,6 +59,7 @@ describe('client configuration', () => {
       host: 'env-host',
       port: 2000,
       protocol: 'https',
+      addressFrom: 'the IRON_* variables',
     });
 
     writeJson(path.join(all.cwd, '.ferrum', 'iron.json'), { token: 'started-token', port: 3000, scheme: 'http' });
@@ -61,6 +68,7 @@ describe('client configuration', () => {
       projectId: 'env-project',
       port: 3000,
       protocol: 'http',
+      addressFrom: 'the IRON_* variables, .ferrum/iron.json',
     });
 
     writeJson(path.join(all.cwd, 'iron.json'), { token: 'local-token', port: 4000 });
@@ -161,5 +169,15 @@ describe('error reasons', () => {
     const page = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body>nginx</body></html>\n';
     expect(reasonOf(502, page)).toBe('HTTP 502 with a non-JSON answer ("502 Bad Gateway"): is this a Ferrum server?');
     expect(reasonOf(404, 'x'.repeat(500))).toBe('HTTP 404 with a non-JSON answer: is this a Ferrum server?');
+  });
+
+  it('names where the address came from when the server cannot be reached', async () => {
+    const closed = await freeLoopbackPort();
+    const started = sources();
+    writeJson(path.join(started.cwd, '.ferrum', 'iron.json'), { host: '127.0.0.1', port: closed, token: 't' });
+    const client = new ApiClient(loadClientConfig(started));
+    await expect(client.raw('GET', '/version')).rejects.toThrow(
+      `cannot reach http://127.0.0.1:${closed} (from .ferrum/iron.json)`,
+    );
   });
 });
