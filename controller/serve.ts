@@ -5,7 +5,7 @@ import { DEFAULT_EMAIL } from '../src/auth/bootstrap.js';
 import { printBootstrap } from './admin/print-bootstrap.js';
 import { startAllInOne } from './all-in-one.js';
 import { startController, type RunningController } from './main.js';
-import { StopSignals } from './stop-signals.js';
+import { STOP_SIGNALS, StopSignals } from './stop-signals.js';
 
 /** Where the process's own lines go (the logs go through the logger). */
 const print = (line: string) => process.stdout.write(line + '\n');
@@ -50,10 +50,10 @@ export async function serve(withRunner: boolean): Promise<void> {
   };
   // A signal while starting exits at once; exiting stops the managed redis-server (its 'exit' hook).
   const stopWhileStarting = () => process.exit(130);
-  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, stopWhileStarting);
+  for (const name of STOP_SIGNALS) process.on(name, stopWhileStarting);
   const allInOne = withRunner ? await startAllInOne(config, options) : null;
   const running = allInOne?.controller ?? (await startController(config, options));
-  for (const name of ['SIGINT', 'SIGTERM'] as const) process.off(name, stopWhileStarting);
+  for (const name of STOP_SIGNALS) process.off(name, stopWhileStarting);
   signals = new StopSignals(
     {
       // A controller first drains (/ready 503, still serving) so load balancers take it out.

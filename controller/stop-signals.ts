@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 export interface StopSteps {
   /** The graceful stop: drain, then close everything (the managed Redis last). */
   stop(): Promise<void>;
@@ -31,9 +33,9 @@ export class StopSignals {
     private readonly options: StopSignalOptions,
   ) {}
 
+  /** SIGHUP too: a closed terminal would otherwise end Ferrum and leave its redis-server running. */
   install(): void {
-    process.on('SIGINT', () => this.signal('SIGINT'));
-    process.on('SIGTERM', () => this.signal('SIGTERM'));
+    for (const name of STOP_SIGNALS) process.on(name, () => this.signal(name));
   }
 
   /** A signal, or a fatal error (exitCode 1): stop. */
