@@ -31,6 +31,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
     loggerInstance: ctx.log,
     logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
     bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,

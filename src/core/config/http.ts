@@ -28,6 +28,21 @@ export interface HttpSettings {
    * names allow them.
    */
   outboundAllow: string[];
+  /**
+   * Which peers' `X-Forwarded-For` names the client (fastify's `trustProxy`): false (the
+   * default: the peer is the client), true (any peer), a number of proxy hops, or a list of
+   * addresses and CIDRs (the load balancer's or ingress's).
+   */
+  trustProxy: boolean | number | string[];
+}
+
+/** FERRUM_TRUST_PROXY: empty or `false` (off), `true`, a hop count, or addresses and CIDRs. */
+function trustProxyFrom(env: Env): boolean | number | string[] {
+  const raw = (env.FERRUM_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return listFrom(raw);
 }
 
 export function readHttpSettings(env: Env): HttpSettings {
@@ -49,5 +64,6 @@ export function readHttpSettings(env: Env): HttpSettings {
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
+    trustProxy: trustProxyFrom(env),
   };
 }
