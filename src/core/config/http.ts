@@ -30,18 +30,17 @@ export interface HttpSettings {
   outboundAllow: string[];
   /**
    * Which peers' `X-Forwarded-For` names the client (fastify's `trustProxy`): false (the
-   * default: the peer is the client), true (any peer), a number of proxy hops, or a list of
-   * addresses and CIDRs (the load balancer's or ingress's).
+   * default: the peer is the client), true (any peer), or a list of addresses and CIDRs (the
+   * load balancer's or ingress's).
    */
-  trustProxy: boolean | number | string[];
+  trustProxy: boolean | string[];
 }
 
-/** FERRUM_TRUST_PROXY: empty or `false` (off), `true`, a hop count, or addresses and CIDRs. */
-function trustProxyFrom(env: Env): boolean | number | string[] {
+/** FERRUM_TRUST_PROXY: empty or `false` (off), `true`, or addresses and CIDRs. */
+function trustProxyFrom(env: Env): boolean | string[] {
   const raw = (env.FERRUM_TRUST_PROXY ?? '').trim();
   if (raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
   return listFrom(raw);
 }
 
