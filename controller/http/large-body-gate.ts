@@ -81,7 +81,11 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
   const gate: Gate = {
     settings,
     slots: new KeyedSlots(settings.perProject > 0 ? settings.perProject : Infinity),
-    pacer: settings.bytesPerSecond > 0 ? new KeyedPacer(settings.bytesPerSecond, settings.thresholdBytes) : null,
+    // A quiet project's first quarter second of bytes (at least one large body) passes at once.
+    pacer:
+      settings.bytesPerSecond > 0
+        ? new KeyedPacer(settings.bytesPerSecond, Math.max(settings.thresholdBytes, settings.bytesPerSecond / 4))
+        : null,
   };
   const bounded = settings.perProject > 0 || gate.pacer !== null;
   app.decorate('largeBodyGate', () => ({ slotKeys: gate.slots.keys, pacedKeys: gate.pacer?.size ?? 0 }));
