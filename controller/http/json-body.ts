@@ -1,7 +1,7 @@
 import secureJson from 'secure-json-parse';
 import { fail } from '../../src/core/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '../../src/core/json-depth.js';
-import { illFormedPath } from '../../src/core/well-formed.js';
+import { refuseLoneSurrogates } from '../../src/core/well-formed.js';
 
 const SECURE_OPTIONS = { protoAction: 'remove', constructorAction: 'remove' } as const;
 
@@ -12,20 +12,6 @@ const SECURE_OPTIONS = { protoAction: 'remove', constructorAction: 'remove' } as
  */
 function mayHoldPrototypeKeys(text: string): boolean {
   return text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
-}
-
-/** A surrogate's escape (`\ud800` to `\udfff`): the only way JSON text makes a lone one. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/**
- * Every name that reaches Redis or a URL comes from a body, a path or a query: a body's strings
- * and keys must be well-formed Unicode (400 naming the first one that is not). Paths and
- * queries are percent-decoded as UTF-8, which cannot make a lone surrogate (bad_url_encoding).
- */
-function refuseLoneSurrogates(text: string, value: unknown): void {
-  if (!SURROGATE_ESCAPE.test(text)) return;
-  const where = illFormedPath(value, 'body');
-  if (where !== undefined) throw fail('ill_formed_unicode', where);
 }
 
 /**
@@ -45,7 +31,9 @@ export function parseJsonBody(text: string): unknown {
     throw fail('invalid_json', (error as Error).message);
   }
   if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) throw fail('invalid_json_too_deep', MAX_JSON_DEPTH);
-  refuseLoneSurrogates(text, value);
+  // Every name that reaches Redis or a URL comes from a body, a path or a query; paths and
+  // queries are percent-decoded as UTF-8, which cannot make a lone surrogate.
+  refuseLoneSurrogates(text, value, 'body');
   if (typeof value !== 'object' || value === null || !mayHoldPrototypeKeys(text)) return value;
   return secureJson.scan(value, SECURE_OPTIONS);
 }

@@ -1,3 +1,5 @@
+import { fail } from './errors.js';
+
 /** A lone surrogate: with the `u` flag a well-formed pair reads as one code point, not two. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -24,4 +26,17 @@ export function illFormedPath(value: unknown, path: string): string | undefined 
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** A surrogate's escape (`\ud800` to `\udfff`): the only way JSON text makes a lone one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Refuses (400 naming the first one) a string or key of `value`, parsed from the JSON `text`,
+ * that is not well-formed Unicode; `root` names the value in the message (`body`, `data`).
+ */
+export function refuseLoneSurrogates(text: string, value: unknown, root: string): void {
+  if (!SURROGATE_ESCAPE.test(text)) return;
+  const where = illFormedPath(value, root);
+  if (where !== undefined) throw fail('ill_formed_unicode', where);
 }

@@ -1,5 +1,6 @@
 import { fail } from '../../core/errors.js';
 import { ownEntry } from '../../core/own-entry.js';
+import { refuseLoneSurrogates } from '../../core/well-formed.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-depth.js';
 import { ANY_BUT_NULL, dropNullFields } from '../../core/null-fields.js';
 import { TASK_BOUNDS } from '../tasks/task-admission.js';
@@ -58,6 +59,7 @@ function parseData(text: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw fail('code_data_not_json', (error as Error).message);
   }
+  refuseLoneSurrogates(text, data, 'data');
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fail('code_data_not_object');
   return dropNullFields(data as Record<string, unknown>, DATA_FIELDS);
 }

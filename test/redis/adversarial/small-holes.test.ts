@@ -224,6 +224,14 @@ describe('names that are not well-formed Unicode', () => {
 });
 
 describe("names looked up in the installation's tables", () => {
+  it("refuses a code upload's name that is not well-formed Unicode (400)", async () => {
+    const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
+      raw: uploadForm('{"name":"job\\ud800","image":"busybox"}'),
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toBe('data.name is not well-formed Unicode (it holds a lone surrogate)');
+  });
+
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('refuses the stack %s (400)', async (stack) => {
     const zip = await zipOf({ 'run.sh': 'echo hi' });
     const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
