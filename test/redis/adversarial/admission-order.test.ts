@@ -76,6 +76,8 @@ describe('the admission order on every route', () => {
       // A project's route turns a stranger away before it looks at the body's length.
       if (route.includes(':project_id')) expect(status, route).toBe(401);
     }
+    const unknown = await sendHeadOnly(server.url, 'PUT', '/no/such/route', { 'content-length': HUGE }, scaled(5000));
+    expect([404, 413]).toContain(unknown);
     expect(app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
   });
 
