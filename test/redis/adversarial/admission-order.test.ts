@@ -99,6 +99,16 @@ describe('the admission order on every route', () => {
     expect(app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
   });
 
+  it("a body within a route's own larger limit is not refused (function calls take megabytes)", async () => {
+    const call = await fetch(`${server.url}/r/no-such-app/path`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(1024 * 1024),
+    });
+    await call.arrayBuffer();
+    expect(call.status).not.toBe(413);
+  });
+
   it("the victim's large put is answered at once afterwards", async () => {
     const started = Date.now();
     const put = await victim.http.put(`/1/projects/${victim.projectId}/caches/big/items/mine`, {
