@@ -11,8 +11,6 @@ export const SESSION_COOKIE = 'ferrum_session';
  */
 export const DASHBOARD_HEADER = 'x-ferrum-dashboard';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /** The values of the cookies named `name` in a Cookie header. */
 function cookieValues(header: string | undefined, name: string): string[] {
   const values: string[] = [];
@@ -24,7 +22,9 @@ function cookieValues(header: string | undefined, name: string): string[] {
 }
 
 /**
- * The session cookie's token; a state-changing request with it must come from the dashboard.
+ * The session cookie's token; every request with it must come from the dashboard, GET included
+ * (a GET of messages reserves them, and an <img> on any same-site page sends the cookie). The
+ * dashboard reads everything, logs and downloads included, by fetch with the header.
  * Two session cookies mean a page of the same host (another port) planted one with a narrower
  * path, to have the dashboard act as someone else: neither is taken.
  */
@@ -33,8 +33,7 @@ export function sessionCookieToken(request: FastifyRequest): string | undefined 
   if (tokens.size > 1) throw fail('session_cookie_twice');
   const [token] = tokens;
   if (token === undefined) return undefined;
-  if (!SAFE_METHODS.has(request.method) && request.headers[DASHBOARD_HEADER] === undefined)
-    throw fail('session_cookie_needs_header', DASHBOARD_HEADER);
+  if (request.headers[DASHBOARD_HEADER] === undefined) throw fail('session_cookie_needs_header', DASHBOARD_HEADER);
   return token;
 }
 

@@ -19,6 +19,7 @@ import { installHttpMetrics } from './http/http-metrics.js';
 import { installLargeBodyGate } from './http/large-body-gate.js';
 import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './http/method-override.js';
+import { installRouteList } from './http/route-list.js';
 import { installValidation } from './http/validation.js';
 
 /**
@@ -30,6 +31,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
     loggerInstance: ctx.log,
     logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
     bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
@@ -39,6 +41,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
   installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
+  installRouteList(app);
   installValidation(app);
   installContentTypes(app);
   installJsonContentType(app);

@@ -60,7 +60,9 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   const settings = ctx.config.functions;
   confineSharedOriginAnswers(app, settings);
   app.removeAllContentTypeParsers();
-  const raw = { parseAs: 'buffer', bodyLimit: settings.bodyLimitBytes } as const;
+  // The limit is the routes' own (below), which the large-body gate reads too: one limit for the
+  // 413 of a declared length and the parser's.
+  const raw = { parseAs: 'buffer' } as const;
   const asIs = (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
   app.addContentTypeParser('*', raw, asIs);
   // The same parser for every type again, as a pattern: fastify remembers the parser a pattern
@@ -87,6 +89,7 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   }
 
   // No params schema: the router gives both as strings, and a check of them per call costs.
-  app.all('/:app', call);
-  app.all('/:app/*', call);
+  const limit = { bodyLimit: settings.bodyLimitBytes };
+  app.all('/:app', limit, call);
+  app.all('/:app/*', limit, call);
 };

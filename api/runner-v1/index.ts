@@ -16,10 +16,9 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   const { worker, config } = ctx;
   app.decorateRequest('runnerGrant', null);
   app.addHook('onRequest', requireRunnerToken(worker.runnerTokens));
-  app.addContentTypeParser(
-    'application/octet-stream',
-    { parseAs: 'buffer', bodyLimit: 8 * 1024 * 1024 },
-    (_request, body, done) => done(null, body),
+  // A log chunk's limit is its route's (task-runs.ts), which the large-body gate reads too.
+  app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, body),
   );
   const deps = { config, worker, tasks: ctx.heldTasks };
   instanceRoutes(app, deps);

@@ -1,4 +1,5 @@
 import { fail } from '../../src/core/errors.js';
+import { ownEntry } from '../../src/core/own-entry.js';
 import type { Task } from '../../src/worker/types.js';
 import type { WorkerServices } from '../../src/worker/services.js';
 import type { ApiInstance } from '../type-provider.js';
@@ -41,7 +42,7 @@ export function taskFileRoutes(app: ApiInstance, { config, worker, tasks }: Runn
       // image, which the runner's own configuration names) the one this installation names.
       const revision = await revisionOf(worker, task);
       if (revision.image && revision.image !== image) throw fail('task_image_other', task.id, revision.image, image);
-      const stackImage = revision.stack ? config.worker.stacks[revision.stack] : undefined;
+      const stackImage = revision.stack ? ownEntry(config.worker.stacks, revision.stack) : undefined;
       if (!revision.image && stackImage !== image) return { auth: null };
       return { auth: (await worker.credentials.forImage(task.project_id, image)) ?? null };
     },

@@ -3,6 +3,9 @@ import type { ApiInstance } from '../type-provider.js';
 import type { RunnerRouteDeps } from './deps.js';
 import { finishBody, logQuery, progressBody, startBody, TASK_PATH, taskParams } from './schemas.js';
 
+/** The largest log chunk a runner may send in one request. */
+const LOG_CHUNK_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** A held task's run as its runner reports it: start, log chunks, progress, end, release. */
 export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
   app.post(`${TASK_PATH}/start`, {
@@ -20,6 +23,7 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
   });
 
   app.post(`${TASK_PATH}/log`, {
+    bodyLimit: LOG_CHUNK_LIMIT_BYTES,
     schema: { params: taskParams, querystring: logQuery },
     handler: async (request) => {
       const { instance_id: instanceId } = request.params;

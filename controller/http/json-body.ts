@@ -1,6 +1,7 @@
 import secureJson from 'secure-json-parse';
 import { fail } from '../../src/core/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '../../src/core/json-depth.js';
+import { refuseLoneSurrogates } from '../../src/core/well-formed.js';
 
 const SECURE_OPTIONS = { protoAction: 'remove', constructorAction: 'remove' } as const;
 
@@ -30,6 +31,9 @@ export function parseJsonBody(text: string): unknown {
     throw fail('invalid_json', (error as Error).message);
   }
   if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) throw fail('invalid_json_too_deep', MAX_JSON_DEPTH);
+  // Every name that reaches Redis or a URL comes from a body, a path or a query; paths and
+  // queries are percent-decoded as UTF-8, which cannot make a lone surrogate.
+  refuseLoneSurrogates(text, value, 'body');
   if (typeof value !== 'object' || value === null || !mayHoldPrototypeKeys(text)) return value;
   return secureJson.scan(value, SECURE_OPTIONS);
 }

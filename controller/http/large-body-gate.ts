@@ -1,7 +1,10 @@
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fail } from '../../src/core/errors.js';
+import { KeyedPacer, KeyedSlots } from './keyed-pacing.js';
 
 export interface LargeBodySettings {
-  /** A request whose Content-Length is at least this many bytes is a large one. */
+  /** A request body of at least this many bytes (declared, or read so far) is a large one. */
   thresholdBytes: number;
   /** Most large requests of one project read and handled at once by this controller (0: no bound). */
   perProject: number;
@@ -9,103 +12,106 @@ export interface LargeBodySettings {
   bytesPerSecond: number;
 }
 
-/**
- * Spaces each key's bytes to `rate` per second: a request waits until the key's earlier bytes
- * have had their time (the first burst of a quiet key passes at once).
- */
-class KeyedPacer {
-  private readonly freeAt = new Map<string, number>();
-
-  constructor(private readonly rate: number) {}
-
-  /** How long a request of `bytes` for `key` waits now, in ms; books its time. */
-  book(key: string, bytes: number): number {
-    const now = Date.now();
-    const start = Math.max(now, this.freeAt.get(key) ?? 0);
-    this.freeAt.set(key, start + (bytes / this.rate) * 1000);
-    this.forgetPast(now);
-    return start - now;
-  }
-
-  private forgetPast(now: number): void {
-    if (this.freeAt.size < 1000) return;
-    for (const [key, at] of this.freeAt) if (at < now) this.freeAt.delete(key);
-  }
-}
-
-/** FIFO slots per key: `acquire` resolves when one is free; its release function frees it once. */
-class KeyedSlots {
-  private readonly held = new Map<string, number>();
-  private readonly waiting = new Map<string, Array<() => void>>();
-
-  constructor(private readonly size: number) {}
-
-  acquire(key: string): Promise<() => void> {
-    if ((this.held.get(key) ?? 0) < this.size) return Promise.resolve(this.take(key));
-    return new Promise((resolve) => {
-      const queue = this.waiting.get(key) ?? [];
-      queue.push(() => resolve(this.take(key)));
-      this.waiting.set(key, queue);
-    });
-  }
-
-  private take(key: string): () => void {
-    this.held.set(key, (this.held.get(key) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.release(key);
-    };
-  }
-
-  private release(key: string): void {
-    const queue = this.waiting.get(key);
-    const next = queue?.shift();
-    if (queue && queue.length === 0) this.waiting.delete(key);
-    const held = (this.held.get(key) ?? 1) - 1;
-    if (held === 0) this.held.delete(key);
-    else this.held.set(key, held);
-    next?.();
-  }
+/** What the gate holds now: projects with a slot held or awaited, projects with bytes booked. */
+export interface LargeBodyGateState {
+  slotKeys: number;
+  pacedKeys: number;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     releaseLargeBody: (() => void) | null;
   }
+  interface FastifyInstance {
+    largeBodyGate: () => LargeBodyGateState;
+  }
 }
 
-function projectOfRoute(request: FastifyRequest): string | undefined {
-  const params: unknown = request.params;
-  if (typeof params !== 'object' || params === null || !('project_id' in params)) return undefined;
-  return typeof params.project_id === 'string' ? params.project_id : undefined;
+interface Gate {
+  settings: LargeBodySettings;
+  slots: KeyedSlots;
+  pacer: KeyedPacer | null;
+}
+
+/** Takes one of the project's slots for the request (once), freed when it is answered or closed. */
+async function holdSlot(gate: Gate, request: FastifyRequest, project: string): Promise<void> {
+  if (request.releaseLargeBody) return;
+  const release = await gate.slots.acquire(project);
+  request.releaseLargeBody = release;
+  // A client that gives up before its answer frees the slot too.
+  request.raw.once('close', release);
 }
 
 /**
- * One tenant's large bodies (cache values, message batches, uploads) are read and handled a few
- * at a time per project, and at most `bytesPerSecond` of them: parsing megabytes of JSON holds
- * the event loop, so a flood of them from one project would otherwise delay every other tenant's
- * small requests. A waiting request's body stays unread in the socket (TCP pushes back on the
- * sender).
+ * Passes a body on as it is read: once it is large (declared, or read so far) it holds one of
+ * the project's slots, and each chunk is booked on the project's byte rate and waits its turn,
+ * so a chunked body counts like one with a length.
+ */
+function meteredBody(gate: Gate, request: FastifyRequest, project: string, declared: number): Transform {
+  let read = 0;
+  let booked = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+      read += chunk.length;
+      if (Math.max(declared, read) < gate.settings.thresholdBytes) return callback(null, chunk);
+      const bytes = read - booked;
+      booked = read;
+      holdSlot(gate, request, project).then(() => {
+        const wait = gate.pacer?.book(project, bytes) ?? 0;
+        if (wait > 0) setTimeout(() => callback(null, chunk), wait);
+        else callback(null, chunk);
+      }, callback);
+    },
+  });
+}
+
+const isMultipart = (request: FastifyRequest) =>
+  (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
+
+/**
+ * The admission step of the request pipeline, a `preParsing` hook: it runs after every
+ * `onRequest` hook (authentication, then the project's authorization), before a byte of the
+ * body is read. A declared length over the route's limit is a 413 here. A body on an authorized
+ * project's route is metered: one tenant's large bodies (cache values, message batches, uploads)
+ * are read a few at a time per project and at most `bytesPerSecond` of them, because parsing
+ * megabytes of JSON holds the event loop every tenant shares. A waiting body stays unread in the
+ * socket (TCP pushes back on the sender). A request not yet authorized books nothing.
  */
 export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySettings): void {
-  if (settings.perProject <= 0) return;
-  const slots = new KeyedSlots(settings.perProject);
-  const pacer = settings.bytesPerSecond > 0 ? new KeyedPacer(settings.bytesPerSecond) : null;
+  const gate: Gate = {
+    settings,
+    slots: new KeyedSlots(settings.perProject > 0 ? settings.perProject : Infinity),
+    // A quiet project's first quarter second of bytes (at least one large body) passes at once.
+    pacer:
+      settings.bytesPerSecond > 0
+        ? new KeyedPacer(settings.bytesPerSecond, Math.max(settings.thresholdBytes, settings.bytesPerSecond / 4))
+        : null,
+  };
+  const bounded = settings.perProject > 0 || gate.pacer !== null;
+  app.decorate('largeBodyGate', () => ({ slotKeys: gate.slots.keys, pacedKeys: gate.pacer?.size ?? 0 }));
   app.decorateRequest('releaseLargeBody', null);
-  app.addHook('onRequest', (request, _reply, done) => {
-    const length = Number(request.headers['content-length'] ?? 0);
-    const project = length >= settings.thresholdBytes ? projectOfRoute(request) : undefined;
-    if (project === undefined) return done();
-    void slots.acquire(project).then((release) => {
-      request.releaseLargeBody = release;
-      // A client that gives up before its answer frees the slot too.
-      request.raw.once('close', release);
-      const wait = pacer?.book(project, length) ?? 0;
-      if (wait > 0) setTimeout(done, wait);
-      else done();
-    });
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const header = request.headers['content-length'];
+    const declared = header === undefined ? 0 : Number(header);
+    if (declared > request.routeOptions.bodyLimit) return done(fail('body_too_large'));
+    const project = request.project?.id;
+    const streamed = header === undefined && request.headers['transfer-encoding'] !== undefined;
+    if (!bounded || project === undefined || (declared < settings.thresholdBytes && !streamed)) {
+      return done(null, payload);
+    }
+    if (isMultipart(request)) {
+      // The multipart reader takes the socket itself: its bytes are booked as declared (or as
+      // the route's limit when the length is not told) before it reads them.
+      const bytes = streamed ? request.routeOptions.bodyLimit : declared;
+      return void holdSlot(gate, request, project).then(() => {
+        const wait = gate.pacer?.book(project, bytes) ?? 0;
+        setTimeout(() => done(null, payload), wait);
+      });
+    }
+    done(
+      null,
+      pipeline(payload, meteredBody(gate, request, project, declared), () => {}),
+    );
   });
   app.addHook('onResponse', (request, _reply, done) => {
     request.releaseLargeBody?.();

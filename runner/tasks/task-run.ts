@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../src/core/config.js';
+import { ownEntry } from '../../src/core/own-entry.js';
 import type { HeldSlot } from '../../src/worker/tasks/running/concurrency-gate.js';
 import type { TaskOutcome } from '../../src/worker/tasks/running/runner-tasks.js';
 import type { CodeRevision, Task, TaskStatus } from '../../src/worker/types.js';
@@ -125,7 +126,7 @@ export class TaskRun {
 
   private imageOf(revision: CodeRevision): string {
     if (revision.image) return revision.image;
-    const image = revision.stack ? this.deps.config.worker.stacks[revision.stack] : undefined;
+    const image = revision.stack ? ownEntry(this.deps.config.worker.stacks, revision.stack) : undefined;
     if (!image) throw new ExecutorError(`Stack ${revision.stack ?? '(none)'} is not configured on this runner`);
     return image;
   }

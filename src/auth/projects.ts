@@ -137,7 +137,7 @@ export class ProjectStore {
    * access now, an unknown one's when a user is created with it (see acceptInvitations).
    */
   async shareWithEmails(project: Project, emails: string[]): Promise<Project> {
-    const addresses = emails.map(normalizeEmail).filter((email) => !(email in project.sharedEmails));
+    const addresses = emails.map(normalizeEmail).filter((email) => !Object.hasOwn(project.sharedEmails, email));
     const users = await Promise.all(addresses.map((email) => this.users.findUserByEmail(email)));
     const members = users.map((user) => (user && user.id !== project.userId ? user.id : ''));
     if (addresses.length > 0)

@@ -44,7 +44,7 @@ export function runtimeStacksFrom(
 ): Record<string, string> {
   const runtimes = pairsFrom(raw ?? DEFAULT_RUNTIMES, 'FERRUM_WORKER_RUNTIMES', 'runtime=stack');
   for (const [runtime, stack] of Object.entries(runtimes)) {
-    if (stack in stacks) continue;
+    if (Object.hasOwn(stacks, stack)) continue;
     if (raw !== undefined)
       throw new Error(
         `FERRUM_WORKER_RUNTIMES: runtime ${runtime} names stack ${stack}, which FERRUM_WORKER_STACKS lacks`,

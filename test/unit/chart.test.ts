@@ -620,6 +620,25 @@ describe('templates: other values', () => {
     expect(spec.containers[1].restartPolicy).toBeUndefined();
   });
 
+  it("believes the forwarded client address from its ingress's pods only when the ingress is enabled", async () => {
+    const controllerEnv = async (values: object) =>
+      env(
+        container(
+          findObject(await renderChart(chartDir, { ...inlineSecrets, ...values }), 'Deployment', 'ferrum-controller'),
+          'controller',
+        ),
+      );
+    expect(await controllerEnv({})).not.toHaveProperty('FERRUM_TRUST_PROXY');
+    expect(await controllerEnv({ ingress: { enabled: true, hosts: ['ferrum.example.com'] } })).toMatchObject({
+      FERRUM_TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
+    });
+    expect(
+      await controllerEnv({
+        ingress: { enabled: true, hosts: ['ferrum.example.com'], trustedProxies: '10.42.0.0/16' },
+      }),
+    ).toMatchObject({ FERRUM_TRUST_PROXY: '10.42.0.0/16' });
+  });
+
   it("serves function calls on a port and host of their own when asked, through the controller's Service", async () => {
     const rendered = await renderChart(chartDir, {
       ...inlineSecrets,

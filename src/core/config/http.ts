@@ -32,6 +32,20 @@ export interface HttpSettings {
    * names allow them.
    */
   outboundAllow: string[];
+  /**
+   * Which peers' `X-Forwarded-For` names the client (fastify's `trustProxy`): false (the
+   * default: the peer is the client), true (any peer), or a list of addresses and CIDRs (the
+   * load balancer's or ingress's).
+   */
+  trustProxy: boolean | string[];
+}
+
+/** FERRUM_TRUST_PROXY: empty or `false` (off), `true`, or addresses and CIDRs. */
+function trustProxyFrom(env: Env): boolean | string[] {
+  const raw = (env.FERRUM_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return listFrom(raw);
 }
 
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -58,5 +72,6 @@ export function readHttpSettings(env: Env): HttpSettings {
     publicScheme: env.FERRUM_PUBLIC_SCHEME || 'http',
     publicHost: nonEmpty(env.FERRUM_PUBLIC_HOST),
     outboundAllow: listFrom(env.FERRUM_OUTBOUND_ALLOW),
+    trustProxy: trustProxyFrom(env),
   };
 }

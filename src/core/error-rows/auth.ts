@@ -11,7 +11,6 @@ export const AUTH_ERRORS = {
   ),
   user_suspended: row(403, 'User suspended'),
   sign_in_failed: row(401, 'Invalid e-mail or password'),
-  too_many_sign_ins: row(429, (seconds: number) => `Too many sign-in attempts; try again in ${seconds} s`),
   // users
   user_not_found: row(404, 'User not found'),
   user_not_found_by_id: row(404, (id: string) => `User not found: ${id}`),

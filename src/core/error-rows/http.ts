@@ -19,6 +19,7 @@ export const HTTP_ERRORS = {
   field_invalid: row(400, (field: string, problem: string) => `${field} ${problem}`),
   invalid_json_too_deep: row(400, (levels: number) => `Invalid JSON body: nested deeper than ${levels} levels`),
   invalid_json: row(400, (problem: string) => `Invalid JSON body: ${problem}`),
+  ill_formed_unicode: row(400, (where: string) => `${where} is not well-formed Unicode (it holds a lone surrogate)`),
   // Credentials as the HTTP layer reads them (headers, the dashboard's session cookie).
   authorization_not_oauth: row(401, 'Authorization header must be "OAuth <token>"'),
   session_needs_token: row(401, 'POST /ui/session needs "Authorization: OAuth <token>"'),

@@ -48,7 +48,7 @@ export function pushHeadersFromWebhook(rawHeaders: string[]): Record<string, str
     if (!rawName.toLowerCase().startsWith(prefix) || count >= LIMITS.maxPushHeaders) continue;
     const name = rawName.slice(prefix.length);
     const value = rawHeaders[i + 1]!;
-    if (pushHeaderProblem(name, value) !== null || name in headers) continue;
+    if (pushHeaderProblem(name, value) !== null || Object.hasOwn(headers, name)) continue;
     headers[name] = value;
     count += 1;
   }

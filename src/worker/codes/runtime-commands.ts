@@ -1,3 +1,5 @@
+import { ownEntry } from '../../core/own-entry.js';
+
 /**
  * The command of an old-style zip package that names only its file and runtime, as the
  * original service launched each runtime. The command is a shell line run in the unpacked
@@ -34,6 +36,6 @@ const LAUNCHERS: Record<string, (file: string) => string> = {
  */
 export function runtimeCommand(file: string, runtime: string | undefined): string {
   if (!runtime) return executed(file);
-  const launch = LAUNCHERS[runtime];
+  const launch = ownEntry(LAUNCHERS, runtime);
   return launch ? launch(file) : `${shellWord(runtime)} ${shellWord(file)}`;
 }

@@ -1,4 +1,6 @@
 import { fail } from '../../core/errors.js';
+import { ownEntry } from '../../core/own-entry.js';
+import { refuseLoneSurrogates } from '../../core/well-formed.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json-depth.js';
 import { ANY_BUT_NULL, dropNullFields } from '../../core/null-fields.js';
 import { TASK_BOUNDS } from '../tasks/task-admission.js';
@@ -57,6 +59,7 @@ function parseData(text: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw fail('code_data_not_json', (error as Error).message);
   }
+  refuseLoneSurrogates(text, data, 'data');
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fail('code_data_not_object');
   return dropNullFields(data as Record<string, unknown>, DATA_FIELDS);
 }
@@ -70,7 +73,7 @@ export interface StackSettings {
 
 function runtimeOf(data: Record<string, unknown>, runtimes: Record<string, string>): string | undefined {
   const runtime = optionalString(data, 'runtime');
-  if (runtime !== undefined && !(runtime in runtimes))
+  if (runtime !== undefined && !Object.hasOwn(runtimes, runtime))
     throw fail('code_unknown_runtime', Object.keys(runtimes).sort(), runtime);
   return runtime;
 }
@@ -83,8 +86,8 @@ function zipStackOf(
   runtime: string | undefined,
   { runtimes, stacks, defaultStack }: StackSettings,
 ): string | undefined {
-  if (runtime) return runtimes[runtime];
-  return defaultStack in stacks ? defaultStack : undefined;
+  if (runtime) return ownEntry(runtimes, runtime);
+  return Object.hasOwn(stacks, defaultStack) ? defaultStack : undefined;
 }
 
 /** Checks every `data` field against the spec's rules and builds the upload. */
@@ -102,7 +105,7 @@ export function uploadFrom(
   const runtime = runtimeOf(data, stackSettings.runtimes);
   const stack = optionalString(data, 'stack') ?? (zip && !image ? zipStackOf(runtime, stackSettings) : undefined);
   if (image && stack) throw fail('code_image_and_stack');
-  if (stack && !(stack in stacks)) throw fail('code_unknown_stack', Object.keys(stacks).sort());
+  if (stack && !Object.hasOwn(stacks, stack)) throw fail('code_unknown_stack', Object.keys(stacks).sort());
   if (stack && !zip) throw fail('code_stack_without_zip');
   if (!image && !stack) throw fail(zip ? 'code_image_or_stack_missing' : 'code_image_missing');
   const config = optionalString(data, 'config');

@@ -58,11 +58,12 @@ describe("the dashboard's session", () => {
     await context.close();
   });
 
-  it('signs in requests that change things only with the dashboard header (no CSRF)', async () => {
+  it('signs in requests only with the dashboard header (no CSRF), reads included', async () => {
     const { context, page, cookie } = await signedIn();
     const jar = { cookie: `ferrum_session=${cookie!.value}` };
     const plain = new HttpClient(server.url, null);
-    expect((await plain.get('/1/projects', { headers: jar })).status).toBe(200);
+    expect((await plain.get('/1/projects', { headers: jar })).status).toBe(403);
+    expect((await plain.get('/1/projects', { headers: { ...jar, 'x-ferrum-dashboard': '1' } })).status).toBe(200);
     const forged = await plain.post('/1/projects', { name: 'forged' }, { headers: jar });
     expect(forged.status).toBe(403);
     expect(forged.body.msg).toContain('x-ferrum-dashboard');
@@ -74,7 +75,7 @@ describe("the dashboard's session", () => {
     expect([200, 201]).toContain(fromDashboard.status);
     // A second session cookie planted by a page of the same host (cookies ignore ports) is not taken.
     const tossed = { cookie: `ferrum_session=planted-by-a-function; ferrum_session=${cookie!.value}` };
-    expect((await plain.get('/1/projects', { headers: tossed })).status).toBe(401);
+    expect((await plain.get('/1/projects', { headers: { ...tossed, 'x-ferrum-dashboard': '1' } })).status).toBe(401);
     // Signing out clears the cookie.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutHostPaths } from '../../../src/core/host-paths.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { WorkerClient, zipOf } from '../../helpers/worker.js';
+import { uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
 import {
   expectHealthyAndIntact,
   newTenant,
@@ -10,8 +10,12 @@ import {
 } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
-// Out-of-range times, cron lines that beat the floor later in their cycle, deeply nested JSON:
-// each is a clear 400, never a 500.
+// Out-of-range times, cron lines that beat the floor later in their cycle, deeply nested JSON,
+// names and keys a tenant gives: each is a clear 400, never a 500. A lone surrogate in a
+// subscriber URL or a dead-letter queue name was a 500 (URIError in encodeURIComponent);
+// `stack: "constructor"` found Object.prototype's member and the task failed inspecting
+// `function Object() { [native code] }`; zip links named `a/././esc` passed the link check and
+// pointed at the container's root.
 let server: TestServer;
 let victim: Tenant;
 let hostile: Tenant;
@@ -169,5 +173,95 @@ describe('push headers', () => {
   it('accepts ordinary headers, a tab in a value included', async () => {
     const created = await hostile.http.put(queue('tabbed'), subscriberWith({ 'X-Note': 'one\ttwo' }));
     expect(created.status, created.text).toBe(200);
+  });
+});
+
+/** A JSON body with a lone surrogate written as JSON writes it, `\ud800`. */
+const withLoneSurrogate = (body: object) => JSON.stringify(body).replace('LONE', '\\ud800');
+
+describe('names that are not well-formed Unicode', () => {
+  const queue = '/3/projects/PROJECT/queues';
+  const cases = () => [
+    {
+      what: 'a subscriber URL',
+      path: `${queue}/pushed`,
+      body: { queue: { type: 'multicast', push: { subscribers: [{ name: 's', url: 'http://example.com/LONE' }] } } },
+      field: 'body.queue.push.subscribers[0].url',
+    },
+    {
+      what: 'a dead-letter queue name',
+      path: `${queue}/lettered`,
+      body: { queue: { dead_letter: { queue_name: 'dlqLONE', max_reservations: 3 } } },
+      field: 'body.queue.dead_letter.queue_name',
+    },
+    {
+      what: 'a cache item key in a body',
+      path: '/1/projects/PROJECT/caches/c/items/k',
+      body: { value: 'v', LONE: 1 },
+      field: 'body key',
+    },
+  ];
+
+  it.each(cases().map((each) => [each.what, each] as const))('refuses %s (400 naming it)', async (_what, each) => {
+    const path = each.path.replace('PROJECT', hostile.projectId);
+    const response = await hostile.http.request('PUT', path, {
+      raw: withLoneSurrogate(each.body),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toBe(`${each.field} is not well-formed Unicode (it holds a lone surrogate)`);
+  });
+
+  it('accepts a well-formed pair written as escapes', async () => {
+    const response = await hostile.http.request('PUT', `/1/projects/${hostile.projectId}/caches/c/items/k`, {
+      raw: '{"value":"\\ud83d\\ude00"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status, response.text).toBe(200);
+    const read = await hostile.http.get(`/1/projects/${hostile.projectId}/caches/c/items/k`);
+    expect(read.body.value).toBe('😀');
+  });
+});
+
+describe("names looked up in the installation's tables", () => {
+  it("refuses a code upload's name that is not well-formed Unicode (400)", async () => {
+    const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
+      raw: uploadForm('{"name":"job\\ud800","image":"busybox"}'),
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toBe('data.name is not well-formed Unicode (it holds a lone surrogate)');
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('refuses the stack %s (400)', async (stack) => {
+    const zip = await zipOf({ 'run.sh': 'echo hi' });
+    const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
+      raw: uploadForm({ name: `job-${stack}`, stack, file_name: 'run.sh' }, zip),
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toMatch(/stack/);
+  });
+
+  it.each(['constructor', 'toString'])('refuses the runtime %s (400)', async (runtime) => {
+    const zip = await zipOf({ 'run.sh': 'echo hi' });
+    const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
+      raw: uploadForm({ name: `rt-${runtime}`, runtime, file_name: 'run.sh' }, zip),
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toMatch(/runtime/);
+  });
+});
+
+describe('zip links named with `.` or empty parts', () => {
+  it.each([
+    ['a/././esc', '../../..'],
+    ['a//esc', '../..'],
+    ['./esc', '..'],
+  ])('refuses %s → %s at upload (400)', async (name, target) => {
+    const zip = await zipOf({ 'a/x.txt': 'x', 'run.sh': 'echo hi' }, { links: { [name]: target } });
+    const response = await hostile.http.post(`/2/projects/${hostile.projectId}/codes`, undefined, {
+      raw: uploadForm({ name: 'linked', stack: 'busybox', file_name: 'run.sh' }, zip),
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.msg).toMatch(/symbolic link leaving the package/);
   });
 });

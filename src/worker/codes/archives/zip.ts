@@ -87,13 +87,26 @@ async function readLinkTarget(zip: ZipFile, entry: Entry): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * An entry's name as the file system reads it, without `.` and empty parts (`a/./b//c/` is
+ * `a/b/c`): the link checks count folders, so `a/././esc` must be the `a/esc` it unpacks as.
+ */
+function normalEntryName(fileName: string): string {
+  return fileName
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+}
+
 /** Every entry's name and the targets of the symbolic links, with the declared sizes checked. */
 async function readLayout(data: Buffer, limits: ZipLimits): Promise<ZipLayout> {
   const declared = new DeclaredSizes(limits);
   const layout: ZipLayout = { names: [], links: new Map() };
   await eachEntry(data, async (zip, entry) => {
     declared.add(entry);
-    const name = entry.fileName.replace(/\/+$/, '');
+    const name = normalEntryName(entry.fileName);
+    if (name === '' && isSymlink(entry))
+      throw new ZipRefusal(`zip entry ${entry.fileName} is a symbolic link named nothing`);
     layout.names.push(name);
     if (isSymlink(entry)) layout.links.set(name, await readLinkTarget(zip, entry));
   });
