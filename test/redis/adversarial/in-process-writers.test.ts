@@ -84,15 +84,32 @@ describe('in-process deliveries pass the quotas of a post', () => {
     await expectHealthyAndIntact(server, victim);
   });
 
-  it('racing creations with a queues quota of 2 make exactly 2 queues', async () => {
-    const { tenant, mq } = await tenantWith('racer', { queues: 2 });
-    const answers = await Promise.all(
+  it('racing creations with a quota of 2 make exactly 2 queues, caches and apps', async () => {
+    const { tenant, mq } = await tenantWith('racer', { queues: 2, caches: 2, apps: 2 });
+    const project = tenant.projectId;
+    const appPrefix = `race${project.slice(-8)}`;
+    const queueAnswers = await Promise.all(
       Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? createdStatus(mq, `q${i}`) : postTo(mq, `q${i}`))),
     );
-    expect(answers.filter((status) => status === 200 || status === 201)).toHaveLength(2);
-    expect(answers.filter((status) => status === 403)).toHaveLength(28);
-    const listed = (await tenant.http.get(`/3/projects/${tenant.projectId}/queues?per_page=100`)).body.queues;
-    expect(listed).toHaveLength(2);
+    expect(queueAnswers.filter((status) => status === 403)).toHaveLength(28);
+    expect((await tenant.http.get(`/3/projects/${project}/queues?per_page=100`)).body.queues).toHaveLength(2);
+    const cacheAnswers = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const put = await tenant.http.put(`/1/projects/${project}/caches/c${i}/items/k`, { value: 'v' });
+        return put.status;
+      }),
+    );
+    expect(cacheAnswers.filter((status) => status === 403)).toHaveLength(28);
+    expect((await tenant.http.get(`/1/projects/${project}/caches`)).body).toHaveLength(2);
+    const appAnswers = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const created = await tenant.http.post('/v1/apps', { app: { name: `${appPrefix}-${i}`, project_id: project } });
+        return created.status;
+      }),
+    );
+    expect(appAnswers.filter((status) => status === 403)).toHaveLength(28);
+    const apps = (await tenant.http.get('/v1/apps')).body.apps;
+    expect(apps.filter((app: any) => app.name.startsWith(appPrefix))).toHaveLength(2);
   });
 });
 
