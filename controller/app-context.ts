@@ -164,6 +164,7 @@ function openMessageQueue(
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
     minTimeoutSeconds: config.mq.minTimeoutSeconds,
-    projectQuotas: async (projectId) => queueQuotasFrom(quotasOf(await projects.mustGetProject(projectId), config.quotas)),
+    projectQuotas: async (projectId) =>
+      queueQuotasFrom(quotasOf(await projects.mustGetProject(projectId), config.quotas)),
   });
 }

@@ -54,7 +54,9 @@ async function build(attack: LoopAttack): Promise<{ targets: string[]; refusedSe
   const put = (name: string, body: unknown) => send(info, hostile, 'PUT', `${queues}/${name}`, body);
   let statuses: number[];
   if (attempt === 'loop') {
-    const alerts = (queue: string) => ({ queue: { alerts: [{ type: 'progressive', direction: 'asc', trigger: 1, queue }] } });
+    const alerts = (queue: string) => ({
+      queue: { alerts: [{ type: 'progressive', direction: 'asc', trigger: 1, queue }] },
+    });
     statuses = await Promise.all([
       put('ra', push(['ironmq:///rb'])),
       put('rb', push(['ironmq:///ra'])),

@@ -245,8 +245,7 @@ export class PushDeliverer {
     const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
       const target = internalTargetOf(subscriber.url);
-      if (target)
-        return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message));
+      if (target) return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message));
       // A push spends a hop too: a message whose budget is spent goes nowhere.
       try {
         this.deps.mq.producer.spendHop(message.hopsLeft, 'push');

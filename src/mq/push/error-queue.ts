@@ -34,6 +34,9 @@ function reportedBody(body: string): { body: string; body_truncated?: true } {
   const most = LIMITS.maxErrorReportBodyBytes;
   if (body.length <= most / 4 || Buffer.byteLength(body) <= most) return { body };
   // Cut on a character boundary: a code point cut in two would end as U+FFFD, past the limit.
-  const cut = Buffer.from(body).subarray(0, most).toString('utf8').replace(/\uFFFD$/, '');
+  const cut = Buffer.from(body)
+    .subarray(0, most)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return { body: cut, body_truncated: true };
 }

@@ -30,7 +30,10 @@ afterAll(async () => {
 });
 
 /** A tenant whose project has `quotas` (set by the admin). */
-async function tenantWith(name: string, quotas: Record<string, number> = {}): Promise<{ tenant: Tenant; mq: MqClient }> {
+async function tenantWith(
+  name: string,
+  quotas: Record<string, number> = {},
+): Promise<{ tenant: Tenant; mq: MqClient }> {
   const tenant = await newTenant(server, name);
   if (Object.keys(quotas).length > 0) {
     const set = await server.http.patch(`/1/projects/${tenant.projectId}`, { quotas });
@@ -52,12 +55,16 @@ async function metric(name: string, label: string): Promise<number> {
 /** Every queue's total_messages, once no message of the project is left anywhere. */
 async function settledTotals(mq: MqClient, queues: string[]): Promise<number> {
   let totals = 0;
-  await eventually('the chain to end', async () => {
-    const infos = await Promise.all(queues.map((queue) => mq.info(queue).catch(() => null)));
-    const busy = infos.some((info) => info && info.size > 0);
-    totals = infos.reduce((sum, info) => sum + (info?.total_messages ?? 0), 0);
-    return !busy;
-  }, scaled(30_000));
+  await eventually(
+    'the chain to end',
+    async () => {
+      const infos = await Promise.all(queues.map((queue) => mq.info(queue).catch(() => null)));
+      const busy = infos.some((info) => info && info.size > 0);
+      totals = infos.reduce((sum, info) => sum + (info?.total_messages ?? 0), 0);
+      return !busy;
+    },
+    scaled(30_000),
+  );
   return totals;
 }
 
