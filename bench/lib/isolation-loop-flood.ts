@@ -3,11 +3,10 @@
 // alerts post to each other, two push queues reporting errors to each other) and the widest
 // in-process fan-out allowed, then posts into them as fast as it can. The hop budget ends every
 // loop and the quotas bound every copy, so the victim's cache GET p99 stays under 50 ms.
-import { startAttacker, type Attack } from './attacker-child.js';
-import { startCacheServer } from './cache-server-child.js';
-import { figure, SMOKE } from './report.js';
-import { api, newTenant, type Tenant } from './tenants.js';
-import { VICTIM_CLIENTS, victimGets } from './victim-gets.js';
+import { figure } from './report.js';
+import { sendAs, type Tenant } from './tenants.js';
+import { VICTIM_CLIENTS } from './victim-gets.js';
+import { victimUnderAttack } from './victim-under-attack.js';
 
 /** Subscribers asked for by the widest fan-out (more than allowed), and what the queue gets then. */
 const ASKED_SUBSCRIBERS = 150;
@@ -31,16 +30,9 @@ export interface LoopAttack {
   attempt: LoopAttempt;
 }
 
-/** Sends one request as `tenant`; its status (a 5xx fails the scenario). */
-async function send(info: { url: string }, tenant: Tenant, method: string, path: string, body: unknown) {
-  const response = await fetch(info.url + path, {
-    method,
-    headers: { authorization: `OAuth ${tenant.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  await response.arrayBuffer();
-  if (response.status >= 500) throw new Error(`${method} ${path}: ${response.status}`);
-  return response.status;
+/** One request as `tenant` with a JSON body; its status (a 5xx fails the scenario). */
+function send(info: { url: string }, tenant: Tenant, method: string, path: string, body: unknown) {
+  return sendAs(info, tenant, method, path, JSON.stringify(body));
 }
 
 const push = (urls: string[], extra: Record<string, unknown> = {}) => ({
@@ -97,33 +89,24 @@ export async function runLoopFloods(seconds: number): Promise<void> {
 }
 
 async function runLoopFlood(attempt: LoopAttempt, seconds: number): Promise<void> {
-  const { child: server, info } = await startCacheServer();
-  let attacker: Attack<Done> | null = null;
-  try {
-    const victim = await newTenant(info, 'victim');
-    const hostile = await newTenant(info, 'hostile');
-    await api(info, victim.token, 'PUT', `/1/projects/${victim.projectId}/caches/mine/items/hot`, { value: 'v' });
-    const alone = await victimGets(info, victim, SMOKE ? 1 : 3);
-    const attack = startAttacker<Done>('loop-attacker', { info: { url: info.url }, hostile, seconds, attempt });
-    attacker = attack;
-    await attack.started;
-    const during = await victimGets(info, victim, seconds);
-    const { posts, refusedSettings, refused } = await attack.outcome;
-    console.log(
-      attempt === 'loop'
-        ? `${attempt} attempt: ${seconds}s, push, alert and error-report loops built (${refusedSettings} of 6 saves refused with 400), ${posts} posts of 50 KB into them, ${refused} refused`
-        : `${attempt} attempt: ${seconds}s, ${ASKED_SUBSCRIBERS} ironmq:/// subscribers asked (${refusedSettings} save refused with 400), ${ALLOWED_SUBSCRIBERS} set, ${posts} posts of 50 KB, ${refused} refused by quotas`,
-    );
-    console.log(
-      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; during the ${attempt} attempt p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms   (target p99 < 50 ms)`,
-    );
-    figure(`isolation victim cache GET p99 during a ${attempt} attempt`, during.p99, 'ms', {
-      better: 'lower',
-      target: 50,
-      reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
-    });
-  } finally {
-    attacker?.stop();
-    server.kill('SIGTERM');
-  }
+  const { alone, during, outcome } = await victimUnderAttack<Done>('loop-attacker', seconds, (info, hostile) => ({
+    info,
+    hostile,
+    seconds,
+    attempt,
+  }));
+  const { posts, refusedSettings, refused } = outcome;
+  console.log(
+    attempt === 'loop'
+      ? `${attempt} attempt: ${seconds}s, push, alert and error-report loops built (${refusedSettings} of 6 saves refused with 400), ${posts} posts of 50 KB into them, ${refused} refused`
+      : `${attempt} attempt: ${seconds}s, ${ASKED_SUBSCRIBERS} ironmq:/// subscribers asked (${refusedSettings} save refused with 400), ${ALLOWED_SUBSCRIBERS} set, ${posts} posts of 50 KB, ${refused} refused by quotas`,
+  );
+  console.log(
+    `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; during the ${attempt} attempt p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms   (target p99 < 50 ms)`,
+  );
+  figure(`isolation victim cache GET p99 during a ${attempt} attempt`, during.p99, 'ms', {
+    better: 'lower',
+    target: 50,
+    reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
+  });
 }
