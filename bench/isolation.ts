@@ -3,10 +3,12 @@
 //    caches; Redis's SLOWLOG shows the longest single command or script of the run;
 // 2. storage flood (lib/isolation-storage-flood.ts): it writes the largest cache items and
 //    message batches as fast as it can;
-// 3. function flood (lib/isolation-function-flood.ts): it queues slow async function calls as
+// 3. loop and fan-out attempts (lib/isolation-loop-flood.ts): it builds push, alert and error
+//    report loops, and the widest ironmq:/// fan-out allowed, and posts into them as fast as it can;
+// 4. function flood (lib/isolation-function-flood.ts): it queues slow async function calls as
 //    fast as it can on the runner the victim's hot function also runs on.
 // Throughout, the victim's cache GET latency is measured (and in 3 its function calls, alone and
-// under the flood). Targets: the victim's GET p99 under 50 ms, no SLOWLOG entry over 20 ms, its
+// under the flood). Targets: the victim's GET p99 under 50 ms (in every scenario), no SLOWLOG entry over 20 ms, its
 // function call p99 under the flood below 2x alone.
 // Run with `npm run bench:isolation`; BENCH_SMOKE=1 runs a small version in seconds,
 // BENCH_SECONDS sets each attack's length (default 15).
@@ -16,6 +18,7 @@ import { startCacheServer, type CacheServerInfo } from './lib/cache-server-child
 import { figure, SMOKE } from './lib/report.js';
 import { serveAttack } from './lib/attacker-child.js';
 import { functionFlood, runFunctionFlood } from './lib/isolation-function-flood.js';
+import { loopFlood, runLoopFloods } from './lib/isolation-loop-flood.js';
 import { runStorageFlood, storageFlood } from './lib/isolation-storage-flood.js';
 import { api, newTenant, type Tenant } from './lib/tenants.js';
 import { VICTIM_CLIENTS, victimGets } from './lib/victim-gets.js';
@@ -131,6 +134,7 @@ async function slowlog(redis: Redis): Promise<SlowEntry[]> {
 async function main(): Promise<void> {
   await runWipes();
   await runStorageFlood(SECONDS);
+  await runLoopFloods(SECONDS);
   execFileSync('bash', ['scripts/build-test-images.sh'], { stdio: 'inherit' });
   await runFunctionFlood(SECONDS);
 }
@@ -208,6 +212,9 @@ async function runWipes(): Promise<void> {
 
 if (process.argv[2] === 'storage-attacker') {
   await serveAttack(storageFlood);
+  process.exit(0);
+} else if (process.argv[2] === 'loop-attacker') {
+  await serveAttack(loopFlood);
   process.exit(0);
 } else if (process.argv[2] === 'function-attacker') {
   await serveAttack(functionFlood);

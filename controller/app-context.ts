@@ -17,6 +17,9 @@ import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js
 import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
+import { queueQuotasFrom } from '../src/mq/queues/queue-quotas.js';
+import { quotasOf } from '../src/auth/quotas.js';
+import type { ProjectStore } from '../src/auth/projects.js';
 import { openWorkerServices } from '../src/worker/services.js';
 import { openWorkerUpkeep } from '../src/worker/upkeep.js';
 import { CloseStack } from './close-stack.js';
@@ -73,7 +76,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   );
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
-  const mq = opened.opened(openMessageQueue(shared), (queue) => queue.close());
+  const mq = opened.opened(openMessageQueue(shared, identity.projects), (queue) => queue.close());
   // The functions platform: its stores, then the services over them (src/functions/services.ts),
   // recorded with opened.opened(service, close) when they hold connections or timers.
   const localFunctions: LocalFunctionHost = { runner: null };
@@ -143,8 +146,14 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   };
 }
 
-/** The message queue service of both API versions, with its expiry sweeper (started by its loop). */
-function openMessageQueue({ config, redis, keys, bus, log, metrics }: Omit<Connections, 'onError'>): MessageQueue {
+/**
+ * The message queue service of both API versions, with its expiry sweeper (started by its
+ * loop); the messages it produces itself pass each project's quotas, read from `projects`.
+ */
+function openMessageQueue(
+  { config, redis, keys, bus, log, metrics }: Omit<Connections, 'onError'>,
+  projects: ProjectStore,
+): MessageQueue {
   return new MessageQueue({
     redis,
     keys,
@@ -155,5 +164,7 @@ function openMessageQueue({ config, redis, keys, bus, log, metrics }: Omit<Conne
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
     minTimeoutSeconds: config.mq.minTimeoutSeconds,
+    projectQuotas: async (projectId) =>
+      queueQuotasFrom(quotasOf(await projects.mustGetProject(projectId), config.quotas)),
   });
 }

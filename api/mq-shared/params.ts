@@ -6,7 +6,7 @@ import type { QueueRef } from '../../src/mq/scripts.js';
 import type { FastifyRequest } from 'fastify';
 import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
 import type { MessageQueue } from '../../src/mq/message-queue.js';
-import type { QueueQuotas } from '../../src/mq/queues/queue-quotas.js';
+import { queueQuotasFrom, type QueueQuotas } from '../../src/mq/queues/queue-quotas.js';
 import { projectOf } from '../auth-hooks.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { AppContext } from '../context.js';
@@ -57,8 +57,7 @@ export function queueRefOf(request: WithParams<{ queue_name: string }>): QueueRe
 
 /** The queue quotas of the request's project: its own, else the operator's defaults. */
 export function queueQuotasOf(request: FastifyRequest, defaults: Quotas): QueueQuotas {
-  const quotas = quotasOf(projectOf(request), defaults);
-  return { queues: quotas.queues, queueBytes: quotas.queue_bytes, storedBytes: quotas.stored_bytes };
+  return queueQuotasFrom(quotasOf(projectOf(request), defaults));
 }
 
 export function messageIdOf(request: WithParams<{ message_id: string }>): string {

@@ -1,11 +1,10 @@
 // The storage flood of the isolation benchmark: a hostile tenant writes as much as it can —
 // cache items of the largest size allowed, over and over, and full batches of the largest
 // messages — while the victim's cache GET latency is measured (target p99 < 50 ms).
-import { startAttacker, type Attack } from './attacker-child.js';
-import { startCacheServer } from './cache-server-child.js';
-import { figure, SMOKE } from './report.js';
-import { api, newTenant, type Tenant } from './tenants.js';
-import { VICTIM_CLIENTS, victimGets, type Latency } from './victim-gets.js';
+import { figure } from './report.js';
+import { sendAs, type Tenant } from './tenants.js';
+import { VICTIM_CLIENTS, type Latency } from './victim-gets.js';
+import { victimUnderAttack } from './victim-under-attack.js';
 
 /** The largest cache value by default (FERRUM_CACHE_MAX_VALUE_BYTES), less room for the JSON. */
 const ITEM = 'x'.repeat(1024 * 1024 - 64);
@@ -24,17 +23,7 @@ interface Written {
   refused: number;
 }
 
-/** Sends one request as `tenant`; its status (a 5xx fails the scenario: the server must hold). */
-async function send(info: { url: string }, tenant: Tenant, method: string, path: string, body: string) {
-  const response = await fetch(info.url + path, {
-    method,
-    headers: { authorization: `OAuth ${tenant.token}`, 'content-type': 'application/json' },
-    body,
-  });
-  await response.arrayBuffer();
-  if (response.status >= 500) throw new Error(`${method} ${path}: ${response.status}`);
-  return response.status;
-}
+const send = sendAs;
 
 export interface StorageAttack {
   info: { url: string };
@@ -70,31 +59,21 @@ const describe = (latency: Latency) =>
 
 /** Runs the scenario on a server of its own; prints its lines and figures. */
 export async function runStorageFlood(seconds: number): Promise<void> {
-  const { child: server, info } = await startCacheServer();
-  let attacker: Attack<Written> | null = null;
-  try {
-    const victim = await newTenant(info, 'victim');
-    const hostile = await newTenant(info, 'hostile');
-    await api(info, victim.token, 'PUT', `/1/projects/${victim.projectId}/caches/mine/items/hot`, { value: 'v' });
-    const alone = await victimGets(info, victim, SMOKE ? 1 : 3);
-    const attack = startAttacker<Written>('storage-attacker', { info: { url: info.url }, hostile, seconds });
-    attacker = attack;
-    await attack.started;
-    const during = await victimGets(info, victim, seconds);
-    const { items, posts, refused } = await attack.outcome;
-    console.log(
-      `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
-    );
-    console.log(
-      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; under the storage flood ${describe(during)}   (target p99 < 50 ms)`,
-    );
-    figure('isolation victim cache GET p99 under storage flood', during.p99, 'ms', {
-      better: 'lower',
-      target: 50,
-      reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
-    });
-  } finally {
-    attacker?.stop();
-    server.kill('SIGTERM');
-  }
+  const { alone, during, outcome } = await victimUnderAttack<Written>('storage-attacker', seconds, (info, hostile) => ({
+    info,
+    hostile,
+    seconds,
+  }));
+  const { items, posts, refused } = outcome;
+  console.log(
+    `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
+  );
+  console.log(
+    `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; under the storage flood ${describe(during)}   (target p99 < 50 ms)`,
+  );
+  figure('isolation victim cache GET p99 under storage flood', during.p99, 'ms', {
+    better: 'lower',
+    target: 50,
+    reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
+  });
 }

@@ -17,6 +17,21 @@ export async function api(info: { url: string }, token: string, method: string, 
   return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
 }
 
+/**
+ * Sends one request as `tenant` (`body` as given: JSON text) and reads the answer through; its
+ * status (a 5xx fails the scenario: the server must hold).
+ */
+export async function sendAs(info: { url: string }, tenant: Tenant, method: string, path: string, body: string) {
+  const response = await fetch(info.url + path, {
+    method,
+    headers: { authorization: `OAuth ${tenant.token}`, 'content-type': 'application/json' },
+    body,
+  });
+  await response.arrayBuffer();
+  if (response.status >= 500) throw new Error(`${method} ${path}: ${response.status}`);
+  return response.status;
+}
+
 /** A new user (made with the admin `token` of `info`) with a project of its own. */
 export async function newTenant(info: { url: string; token: string }, name: string): Promise<Tenant> {
   const user = await api(info, info.token, 'POST', '/1/users', {

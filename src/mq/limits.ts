@@ -21,6 +21,15 @@ export const LIMITS = {
   defaultPerPage: 30,
   maxPerPage: 100,
   maxQueueNameBytes: 255,
+  /** Subscribers of one push queue (each message costs one delivery per subscriber). */
+  maxSubscribers: 64,
+  /**
+   * Hops a message Ferrum itself produces may still travel (see messages/hop-budget.ts): a
+   * client's message starts with this many.
+   */
+  hopBudget: 10,
+  /** Bytes of the failed message's body a push error report embeds; the rest is cut. */
+  maxErrorReportBodyBytes: 4096,
 } as const;
 
 /**
@@ -38,4 +47,5 @@ export const RESERVED_PUSH_HEADER_NAMES = [
   'service-reservation-id',
   'service-subscriber-name',
   'service-subscriber-message-url',
+  'ferrum-hops-left',
 ];

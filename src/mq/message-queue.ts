@@ -17,7 +17,6 @@ import {
   postArgs,
   postChunks,
   refusal,
-  parseHeaders,
   reservationArg,
   reservationPrefix,
   reserveResult,
@@ -27,6 +26,8 @@ import {
   type ReserveReply,
   type TransferredMessage,
 } from './messages/script-io.js';
+import { hopsLeftOf, readHeaders } from './messages/hop-budget.js';
+import { MessageProducer } from './messages/message-producer.js';
 import { WakeHub } from './messages/wake-hub.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
@@ -50,9 +51,25 @@ export interface MessageQueueDeps {
   maxPostMessages?: number;
   /** The shortest reservation timeout a client may ask for (FERRUM_MQ_MIN_TIMEOUT). */
   minTimeoutSeconds: number;
+  /** A project's queue quotas, which the messages Ferrum produces pass too; none when absent. */
+  projectQuotas?: (projectId: string) => Promise<QueueQuotas>;
 }
 
 const DEFAULT_MAX_POST_MESSAGES = 1000;
+
+interface InsertOptions {
+  ids: 'fresh ids' | 'ids may repeat';
+  /** The queue's queue_bytes quota; none when absent. */
+  maxQueueBytes?: number;
+  /** An alert's messages: they move the size alerts compare with, but fire none. */
+  quietAlerts: boolean;
+  /** The fewest hops the messages may still travel: what alerts they fire are produced from. */
+  hops: number;
+}
+
+function hopsOf(message: Message): number {
+  return message.hopsLeft ?? LIMITS.hopBudget;
+}
 const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
 // A reserve retried right at the due time can miss it by the clocks' difference; wait a little past.
@@ -71,6 +88,8 @@ export class MessageQueue {
   readonly push: PushStore;
   readonly sweeper: ExpirySweeper;
   readonly metrics: MqMetrics | null;
+  /** Where the messages Ferrum itself produces are posted from (alerts, push deliveries, error reports). */
+  readonly producer: MessageProducer;
   private readonly storage: ProjectStorage;
   private readonly redis: RedisClient;
   private readonly minTimeoutSeconds: number;
@@ -82,9 +101,17 @@ export class MessageQueue {
     this.storage = new ProjectStorage(deps.redis, deps.keys);
     this.hub = new WakeHub(deps.bus);
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
+    this.producer = new MessageProducer(
+      (ref, messages, quotas, quietAlerts) => this.post(ref, messages, quotas, quietAlerts),
+      { quotasOf: deps.projectQuotas, metrics: this.metrics, log: deps.log },
+    );
     this.queues = new QueueStore(deps.redis, this.keys, this.storage, (expired) => this.metrics?.expired.inc(expired));
     const retentionMs = deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS;
-    this.push = new PushStore(deps.redis, this.keys, this.queues, this, retentionMs);
+    const messages = {
+      get: (ref: QueueRef, id: string) => this.get(ref, id),
+      produceQuietly: this.producer.produceQuietly.bind(this.producer),
+    };
+    this.push = new PushStore(deps.redis, this.keys, this.queues, messages, retentionMs);
     this.sweeper = new ExpirySweeper(deps.redis, deps.keys, this.keys, deps.sweepIntervalMs ?? 0, deps.log, (expired) =>
       this.metrics?.expired.inc(expired),
     );
@@ -96,7 +123,7 @@ export class MessageQueue {
    * queue's `queueBytes` 413, and nothing is stored then. A version 1 message's own timeout
    * is checked like a reservation's.
    */
-  async post(ref: QueueRef, messages: NewMessage[], quotas?: QueueQuotas): Promise<string[]> {
+  async post(ref: QueueRef, messages: NewMessage[], quotas?: QueueQuotas, quietAlerts = false): Promise<string[]> {
     const rows = messages.map((message, i): PostRow => {
       const { timeout } = message;
       const seconds = timeout ? timeoutOrQueues(timeout, `messages[${i}].timeout`, this.minTimeoutSeconds) : 0;
@@ -107,23 +134,14 @@ export class MessageQueue {
     if (messages.length > most) throw fail('mq_too_many_messages', most, messages.length);
     const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.body), 0);
     const gate = this.queues.quotas;
-    if (quotas) await Promise.all([gate.checkNewQueue(ref, quotas), gate.checkStoredBytes(ref, bytes, quotas)]);
-    await this.insert(ref, rows, 'fresh ids', quotas?.queueBytes);
+    const hops = Math.min(...messages.map((message) => hopsLeftOf(message.pushHeaders)));
+    await this.queues.counted(ref, quotas, async () => {
+      if (quotas) await gate.checkStoredBytes(ref, bytes, quotas);
+      await this.insert(ref, rows, { ids: 'fresh ids', maxQueueBytes: quotas?.queueBytes, quietAlerts, hops });
+    });
     this.storage.messages.added(ref.projectId, bytes);
     if (quotas) gate.remember(ref);
     return rows.map((row) => row[0]);
-  }
-
-  /**
-   * Posts messages the queues write themselves (alert messages, push error reports): no
-   * tenant's limits or quotas apply.
-   */
-  async postInternal(ref: QueueRef, bodies: string[]): Promise<void> {
-    await this.insert(
-      ref,
-      bodies.map((body) => [newMessageId(), body, 0, '', 0, 0, 0]),
-      'fresh ids',
-    );
   }
 
   /** Puts messages that keep their id and reserved_count (dead letter hand-over); repeats are skipped. */
@@ -131,7 +149,7 @@ export class MessageQueue {
     await this.insert(
       ref,
       messages.map((message) => [message.id, message.body, 0, message.pushHeaders, message.reservedCount, 0]),
-      'ids may repeat',
+      { ids: 'ids may repeat', quietAlerts: false, hops: LIMITS.hopBudget },
     );
   }
 
@@ -140,12 +158,8 @@ export class MessageQueue {
    * posts: clients, alerts, push error reports). Ids that may repeat are looked up first and
    * those already on the queue skipped.
    */
-  private async insert(
-    ref: QueueRef,
-    messages: PostRow[],
-    ids: 'fresh ids' | 'ids may repeat',
-    maxQueueBytes?: number,
-  ): Promise<void> {
+  private async insert(ref: QueueRef, messages: PostRow[], how: InsertOptions): Promise<void> {
+    const { ids, maxQueueBytes } = how;
     // The first chunk checks the whole post against the queue's byte quota: a refused post stores nothing.
     let limit = maxQueueBytes === undefined ? '' : String(maxQueueBytes);
     const bytes = messages.reduce((sum, row) => sum + Buffer.byteLength(row[1]), 0);
@@ -159,6 +173,7 @@ export class MessageQueue {
           ids === 'ids may repeat' ? '1' : '0',
           limit,
           bytes,
+          how.quietAlerts ? '1' : '0',
           ...postArgs(chunk),
         ],
       );
@@ -166,7 +181,7 @@ export class MessageQueue {
         throw byteQuotaReached('queue_bytes', maxQueueBytes ?? 0, `the queue ${ref.name} (its messages' bodies)`);
       limit = '';
       if (created === 1) await this.queues.indexCreated(ref);
-      await this.raiseAlerts(ref, alerts);
+      await this.raiseAlerts(ref, alerts, () => how.hops);
     }
     if (ids === 'fresh ids') this.metrics?.posted.inc(messages.length);
   }
@@ -221,7 +236,7 @@ export class MessageQueue {
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
     const { result, alerts } = reserveResult(reply as ReserveReply);
-    await this.raiseAlerts(ref, alerts);
+    await this.raiseAlerts(ref, alerts, () => Math.min(LIMITS.hopBudget, ...result.messages.map((m) => hopsOf(m))));
     this.metrics?.countReserve(result);
     if (result.movedToDeadLetter > 0) await handOverDeadLetters(this, ref, this.deps.log);
     return result;
@@ -249,7 +264,7 @@ export class MessageQueue {
       id,
       body: String(reply[1]),
       reservedCount: Number(reply[2]),
-      pushHeaders: parseHeaders(String(reply[3])),
+      ...readHeaders(String(reply[3])),
       timeout: Number(reply[4]),
     };
   }
@@ -289,7 +304,7 @@ export class MessageQueue {
     if (outcome !== Outcome.ok)
       throw refusal(outcome, ids.length > 1 && position !== undefined ? ids[position - 1] : undefined);
     this.metrics?.deleted.inc(ids.length);
-    await this.raiseAlerts(ref, alerts);
+    await this.raiseAlerts(ref, alerts, () => LIMITS.hopBudget);
   }
 
   /** Acknowledges the targets that name a subscriber; returns the others. */
@@ -343,7 +358,8 @@ export class MessageQueue {
   /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
   async clear(ref: QueueRef): Promise<void> {
     if (!(await this.queues.clear(ref))) throw fail('mq_queue_not_found');
-    await this.raiseAlerts(ref, await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref)));
+    const alerts = await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref));
+    await this.raiseAlerts(ref, alerts, () => LIMITS.hopBudget);
   }
 
   /** Takes up to `count` messages out of a queue's dead letter outbox (see reserve.lua). */
@@ -353,16 +369,15 @@ export class MessageQueue {
   }
 
   /**
-   * Posts one message per fired alert to its target queue (another hash tag, so a second step);
-   * like dead letter hand-over it is best effort: a failure is logged, the source operation stands.
+   * Posts one message per fired alert to its target queue (another hash tag, so a second step),
+   * each produced from the messages that moved the size (`causeHops`: their fewest hops left;
+   * a client's delete or clear, the whole budget). Like dead letter hand-over it is best effort:
+   * a refusal is logged, the source operation stands.
    */
-  private async raiseAlerts(source: QueueRef, reply: unknown): Promise<void> {
+  private async raiseAlerts(source: QueueRef, reply: unknown, causeHops: () => number): Promise<void> {
     for (const fired of parseFiredAlerts(reply)) {
-      try {
-        await this.postInternal({ projectId: source.projectId, name: fired.queue }, [alertMessageBody(source, fired)]);
-      } catch (error) {
-        this.deps.log.warn({ err: error, queue: source.name, alert: fired.id }, 'alert message could not be posted');
-      }
+      const target = { projectId: source.projectId, name: fired.queue };
+      await this.producer.produceQuietly(target, alertMessageBody(source, fired), causeHops(), 'alert');
     }
   }
 

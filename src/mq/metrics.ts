@@ -13,6 +13,10 @@ const PUSH_OUTCOMES: Record<PushState, string | null> = {
   queued: null,
 };
 
+/** What passes a message on, spending one hop of its budget (messages/hop-budget.ts). */
+export const HOP_SPENDERS = ['push', 'alert', 'error_report'] as const;
+export type HopSpender = (typeof HOP_SPENDERS)[number];
+
 /** Message queue counters exported on /metrics. */
 export class MqMetrics {
   readonly posted: Counter;
@@ -21,6 +25,7 @@ export class MqMetrics {
   readonly expired: Counter;
   readonly deadLettered: Counter;
   readonly pushDeliveries: Counter<'outcome'>;
+  readonly hopBudgetExhausted: Counter<'by'>;
 
   constructor(registry: Registry, hub: WakeHub) {
     const counter = (name: string, help: string) =>
@@ -43,6 +48,13 @@ export class MqMetrics {
       registers: [registry],
     });
     for (const outcome of Object.values(PUSH_OUTCOMES)) if (outcome) this.pushDeliveries.inc({ outcome }, 0);
+    this.hopBudgetExhausted = new Counter({
+      name: 'ferrum_mq_hop_budget_exhausted_total',
+      help: 'Messages not passed on because their hop budget was spent (a loop through push delivery, alerts or error reports), by what would have passed them on: push, alert, error_report',
+      labelNames: ['by'] as const,
+      registers: [registry],
+    });
+    for (const by of HOP_SPENDERS) this.hopBudgetExhausted.inc({ by }, 0);
     new Gauge({
       name: 'ferrum_mq_long_poll_waiters',
       help: 'Reserve requests of this process waiting for messages',

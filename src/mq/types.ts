@@ -64,6 +64,8 @@ export interface Message {
   body: string;
   reservedCount: number;
   pushHeaders?: Record<string, string>;
+  /** Hops it may still travel (messages/hop-budget.ts); absent: a client's message, the whole budget. */
+  hopsLeft?: number;
   /** Reservation timeout (s): the one the message was posted with (version 1), else the queue's. */
   timeout?: number;
 }

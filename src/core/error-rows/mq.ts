@@ -106,4 +106,17 @@ export const MQ_ERRORS = {
   mq_code_name_too_long: row(400, (field: string, most: number) => `${field} must be at most ${most} characters`),
   mq_self_push: row(400, (url: string) => `a queue cannot push to itself: ${url} is this queue`),
   mq_push_loop: row(400, (path: string) => `push subscribers would loop back to this queue: ${path}`),
+  mq_hop_budget_exhausted: row(
+    508,
+    (hops: number) =>
+      `hop budget exhausted: this message was already passed on ${hops} times by push delivery, alerts or error reports (a loop?), so it goes no further`,
+  ),
+  mq_error_queue_is_itself: row(
+    400,
+    (name: string) => `queue.push.error_queue must name another queue: ${name} is this queue (its reports would loop)`,
+  ),
+  mq_too_many_subscribers: row(
+    400,
+    (most: number, given: number) => `a push queue has at most ${most} subscribers (this change leaves ${given})`,
+  ),
 } as const;

@@ -49,15 +49,27 @@ export class FunctionAccess {
   }
 
   /**
-   * 403 naming the quota when the project has no room for one more route (and, with
-   * `newApp`, one more app): see src/auth/quotas.ts.
+   * Runs `create` once the project has room for one more route (`newRoute`) and for the new
+   * app `newApp` (a name, or null): 403 naming the quota otherwise (see src/auth/quotas.ts). A
+   * new app's name goes into the project's app index in the same step that counts it, so racing
+   * creations cannot pass the `apps` quota; if `create` fails, a name it added is taken out.
    */
-  async checkRoom(projectId: string, what: { newApp: boolean; newRoute: boolean }): Promise<void> {
+  async withRoom<T>(
+    projectId: string,
+    what: { newApp: string | null; newRoute: boolean },
+    create: () => Promise<T>,
+  ): Promise<T> {
     const quotas = quotasOf(await this.sources.projects.mustGetProject(projectId), this.sources.quotaDefaults);
-    if (what.newApp && (await this.apps.count(projectId)) >= quotas.apps)
-      throw countQuotaReached('apps', quotas.apps, 'apps');
-    if (what.newRoute && (await this.apps.routeCount(projectId)) >= quotas.routes)
-      throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+    const claim = what.newApp === null ? 'present' : await this.apps.claimName(projectId, what.newApp, quotas.apps);
+    if (claim === 'full') throw countQuotaReached('apps', quotas.apps, 'apps');
+    try {
+      if (what.newRoute && (await this.apps.routeCount(projectId)) >= quotas.routes)
+        throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+      return await create();
+    } catch (error) {
+      if (claim === 'added') await this.apps.releaseName(projectId, what.newApp!);
+      throw error;
+    }
   }
 
   /**

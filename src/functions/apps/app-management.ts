@@ -27,10 +27,13 @@ export class AppManagement {
     checkAppName(name);
     checkConfig('app config', config);
     const project = await this.access.projectForNewApp(principal, input.project_id ?? projectId);
-    await this.access.checkRoom(project, { newApp: true, newRoute: false });
     const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
-    const created = await this.apps.create(name, project, values);
-    if (!created) throw fail('fn_app_exists', name);
+    if (await this.apps.get(name)) throw fail('fn_app_exists', name);
+    const created = await this.access.withRoom(project, { newApp: name, newRoute: false }, async () => {
+      const app = await this.apps.create(name, project, values);
+      if (!app) throw fail('fn_app_exists', name);
+      return app;
+    });
     await this.lifecycle.appCreated(project, name);
     return created;
   }

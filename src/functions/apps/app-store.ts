@@ -1,3 +1,4 @@
+import { claimInIndex, type IndexClaim } from '../../core/bounded-index.js';
 import type { RedisClient } from '../../core/redis.js';
 import type { CallStore } from '../calls/call-store.js';
 import type { FunctionKeys } from '../keys.js';
@@ -92,6 +93,18 @@ export class AppStore {
     return this.redis.zcard(this.keys.projectApps(projectId));
   }
 
+  /** Lists `name` in the project's app index unless the index holds `most` names (the apps quota). */
+  claimName(projectId: string, name: string, most: number): Promise<IndexClaim> {
+    return claimInIndex(this.redis, this.keys.projectApps(projectId), name, most);
+  }
+
+  /** Takes a claimed name out of the project's app index again, unless the project's app was created meanwhile. */
+  async releaseName(projectId: string, name: string): Promise<void> {
+    const index = this.keys.projectApps(projectId);
+    await this.redis.zrem(index, name);
+    if ((await this.redis.hget(this.keys.app(name), 'project_id')) === projectId) await this.redis.zadd(index, 0, name);
+  }
+
   /** How many routes the project's apps have together (read when a route is created). */
   async routeCount(projectId: string): Promise<number> {
     const names = await this.redis.zrange(this.keys.projectApps(projectId), 0, -1);
@@ -127,6 +140,8 @@ export class AppStore {
     );
     const names = [...new Set(pages.flat())].sort().slice(0, perPage);
     const apps = await Promise.all(names.map((name) => this.get(name)));
-    return apps.filter((app): app is App => app !== null);
+    // A project's index may list for a moment a name claimed for an app that another project has.
+    const inScope = (app: App) => scope === 'all' || scope.projectIds.includes(app.projectId);
+    return apps.filter((app): app is App => app !== null && inScope(app));
   }
 }

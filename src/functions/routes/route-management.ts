@@ -31,11 +31,12 @@ export class RouteManagement {
     if (existing && !(await this.access.visibleApp(principal, appName))) throw fail('fn_app_not_found');
     const project = existing ? existing.projectId : await this.access.projectForNewApp(principal, projectId);
     const route = newRouteOf(appName, input.path ?? '', input, this.settings);
-    await this.access.checkRoom(project, { newApp: !existing, newRoute: true });
-    await this.access.checkHotContainers(project, route);
-    const outcome = await this.routes.create(project, route);
-    if (outcome === 'exists') throw fail('fn_route_exists', route.path);
-    if (outcome === 'app-of-another-project') throw fail('fn_app_exists', appName);
+    await this.access.withRoom(project, { newApp: existing ? null : appName, newRoute: true }, async () => {
+      await this.access.checkHotContainers(project, route);
+      const outcome = await this.routes.create(project, route);
+      if (outcome === 'exists') throw fail('fn_route_exists', route.path);
+      if (outcome === 'app-of-another-project') throw fail('fn_app_exists', appName);
+    });
     if (!existing) await this.lifecycle.appCreated(project, appName);
     return route;
   }

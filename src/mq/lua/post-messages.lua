@@ -3,7 +3,9 @@
 -- ARGV: default expiration (s), wake channel, '1' when the ids may already be on the queue (dead
 -- letter hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up), the most
 -- bytes the queue's bodies may take ('' = no limit), the bodies' bytes of the whole post (checked
--- against that limit by the post's first chunk, so a refused post stores nothing), then the
+-- against that limit by the post's first chunk, so a refused post stores nothing), '1' when the
+-- messages are an alert's (they move the size alerts compare with but fire none, so alerts
+-- posting to each other cannot loop), else '0', then the
 -- messages in three plain arguments (cheap to write and to take apart, whatever the bodies hold):
 -- their ids joined by ',', their bodies' byte lengths joined by ',', their bodies one after the
 -- other; and '' when every other field of every message is its default, else a JSON list of
@@ -30,14 +32,14 @@ end
 local unindexed = plain_ms == expiration_ms
 
 local ids, bodies_of = {}, {}
-for id in string.gmatch(ARGV[6], '[^,]+') do ids[#ids + 1] = id end
-local joined, from = ARGV[8], 1
-for length in string.gmatch(ARGV[7], '%d+') do
+for id in string.gmatch(ARGV[7], '[^,]+') do ids[#ids + 1] = id end
+local joined, from = ARGV[9], 1
+for length in string.gmatch(ARGV[8], '%d+') do
   local to = from + tonumber(length)
   bodies_of[#bodies_of + 1] = string.sub(joined, from, to - 1)
   from = to
 end
-local extras = ARGV[9] ~= '' and cjson.decode(ARGV[9]) or nil
+local extras = ARGV[10] ~= '' and cjson.decode(ARGV[10]) or nil
 local present = {}
 if ARGV[3] == '1' then
   for m, id in ipairs(ids) do present[m] = redis.call('HEXISTS', K_BODY, id) == 1 end
@@ -93,4 +95,4 @@ local added = 0
 for b = 2, #bodies, 2 do added = added + #bodies[b] end
 redis.call('HINCRBY', K_QUEUE, 'bytes', added)
 if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
-return { created, #bodies / 2, evaluate_alerts(now, { head[3], head[4] }) }
+return { created, #bodies / 2, evaluate_alerts(now, { head[3], head[4] }, ARGV[6] == '1') }

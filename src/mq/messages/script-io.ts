@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { boundedChunks } from '../../core/chunks.js';
 import { fail, type HttpError } from '../../core/errors.js';
+import { readHeaders, visibleHeadersText } from './hop-budget.js';
 import { ANY_RESERVATION, MISSING_QUEUE, Outcome } from '../scripts.js';
 import type { Message, ReservedJsonPieces, ReservedMessage, ReserveResult } from '../types.js';
 
@@ -82,10 +83,6 @@ export function reservationArg(reservation: ReservationRef | undefined): string 
   return reservation === ANY_RESERVATION ? ' *' : reservation;
 }
 
-export function parseHeaders(text: string): Record<string, string> | undefined {
-  return text === '' ? undefined : (JSON.parse(text) as Record<string, string>);
-}
-
 /** Reservation ids: a random prefix per call (30 hex digits), two hex digits per message of the call. */
 export function reservationPrefix(): string {
   // randomUUID draws from a pooled entropy cache: much cheaper per call than randomBytes.
@@ -134,7 +131,7 @@ class ReservedBatch implements ReserveResult {
       reservationIds: this.reply[6].split(','),
       reservedCounts: this.reply[7].split(','),
       bodies: bodyLiterals(this.reply[8], this.ids.length),
-      pushHeaders: headersOf(this.reply),
+      pushHeaders: headersOf(this.reply)?.map(visibleHeadersText) ?? null,
     });
   }
 
@@ -159,7 +156,7 @@ function reservedMessages(ids: string[], reply: ReserveReply, timeout: number): 
     body: bodies[i]!,
     reservedCount: Number(counts[i]),
     reservationId: reservationIds[i]!,
-    pushHeaders: headers ? parseHeaders(headers[i]!) : undefined,
+    ...readHeaders(headers ? headers[i]! : ''),
     timeout: timeouts ? Number(timeouts[i]) : timeout,
   }));
 }
@@ -209,7 +206,7 @@ export function peekedMessages(reply: {
     id,
     body,
     reservedCount,
-    pushHeaders: parseHeaders(headers),
+    ...readHeaders(headers),
     timeout,
   }));
 }

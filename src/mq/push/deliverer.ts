@@ -10,7 +10,7 @@ import type { MessageQueue } from '../message-queue.js';
 import type { QueueInfo } from '../types.js';
 import { deliveryHeaders } from './delivery-headers.js';
 import { PushHttpClient } from './http-delivery.js';
-import { InternalDelivery, type QueueTask } from './internal-delivery.js';
+import { InternalDelivery, refusedDelivery, type QueueTask } from './internal-delivery.js';
 import { internalTargetOf } from './internal-url.js';
 import type { Send } from './message-round.js';
 import { QueueWorker } from './queue-worker.js';
@@ -84,7 +84,7 @@ export class PushDeliverer {
     this.listHealth = new FailureLog(deps.log, 'push delivery queue list');
     this.queueHealth = new FailureGroup(deps.log, 'push delivery', QUEUE_ERROR_PAUSE_MS, MAX_QUEUE_ERROR_PAUSE_MS);
     this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
-    this.internal = new InternalDelivery(deps.mq, deps.queueTask);
+    this.internal = new InternalDelivery(deps.mq.producer, deps.queueTask);
     this.slots = new Slots(deps.config.concurrency);
   }
 
@@ -245,8 +245,13 @@ export class PushDeliverer {
     const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
       const target = internalTargetOf(subscriber.url);
-      if (target)
-        return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message.body));
+      if (target) return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message));
+      // A push spends a hop too: a message whose budget is spent goes nowhere.
+      try {
+        this.deps.mq.producer.spendHop(message.hopsLeft, 'push');
+      } catch (error) {
+        return Promise.resolve(refusedDelivery(error));
+      }
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
       return this.slots.run(queue.projectId, () => this.http.post(subscriber.url, message.body, headers));
     };

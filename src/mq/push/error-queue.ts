@@ -1,9 +1,12 @@
+import { LIMITS } from '../limits.js';
 import type { Message, QueueInfo } from '../types.js';
 import type { SubscriberStatus } from './status.js';
 
 /**
  * The JSON message reporting a push message whose delivery failed for good to at least one
- * subscriber, or null when none failed. Lists every subscriber tried with its last answer.
+ * subscriber, or null when none failed. Lists every subscriber tried with its last answer. The
+ * body is cut past LIMITS.maxErrorReportBodyBytes (`body_truncated` then says so), so a report
+ * of a report never grows.
  */
 export function errorQueueMessage(
   queue: QueueInfo,
@@ -15,7 +18,7 @@ export function errorQueueMessage(
   return JSON.stringify({
     source_msg_id: message.id,
     source_queue: queue.name,
-    body: message.body,
+    ...reportedBody(message.body),
     headers: message.pushHeaders ?? {},
     subscribers: [...statuses].map(([name, status]) => ({
       name,
@@ -25,4 +28,15 @@ export function errorQueueMessage(
       error: status.error,
     })),
   });
+}
+
+function reportedBody(body: string): { body: string; body_truncated?: true } {
+  const most = LIMITS.maxErrorReportBodyBytes;
+  if (body.length <= most / 4 || Buffer.byteLength(body) <= most) return { body };
+  // Cut on a character boundary: a code point cut in two would end as U+FFFD, past the limit.
+  const cut = Buffer.from(body)
+    .subarray(0, most)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return { body: cut, body_truncated: true };
 }

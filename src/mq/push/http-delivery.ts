@@ -1,10 +1,14 @@
 import { Agent, request } from 'undici';
 import { OutboundRefused, type OutboundGuard } from '../../core/outbound-guard.js';
 
-/** What a subscriber did with one delivery: its HTTP status (0 when none) and an error text. */
+/**
+ * What a subscriber did with one delivery: its HTTP status (0 when none) and an error text;
+ * `final` when trying again cannot help (the message's hop budget is spent).
+ */
 export interface DeliveryOutcome {
   statusCode: number;
   error: string;
+  final?: boolean;
 }
 
 // Larger response bodies are not read: the connection is closed instead.

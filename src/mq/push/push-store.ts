@@ -3,6 +3,7 @@ import { fail } from '../../core/errors.js';
 import { type MqKeys, type QueueRef, MISSING_QUEUE, Outcome, pushScripts } from '../scripts.js';
 import type { QueueStore } from '../queues/queue-store.js';
 import type { Message, PushSettings, QueueInfo } from '../types.js';
+import { readHeaders } from '../messages/hop-budget.js';
 import { errorQueueMessage } from './error-queue.js';
 import { freshStatus, type PushStatus, type SubscriberStatus } from './status.js';
 import { subscriberIdOf } from './v1-subscriber-ids.js';
@@ -25,7 +26,8 @@ export interface FinishedRound {
 /** The message operations push state reads and writes through (MessageQueue's). */
 export interface QueueMessages {
   get(ref: QueueRef, id: string): Promise<Message>;
-  postInternal(ref: QueueRef, bodies: string[]): Promise<void>;
+  /** Posts a message Ferrum produces (here: an error report) from one with `hopsLeft` (MessageProducer). */
+  produceQuietly(ref: QueueRef, body: string, hopsLeft: number | undefined, by: 'error_report'): Promise<void>;
 }
 
 export class PushStore {
@@ -136,7 +138,7 @@ export class PushStore {
         id,
         body: String(body),
         reservedCount: 0,
-        pushHeaders: headers ? JSON.parse(String(headers)) : undefined,
+        ...readHeaders(headers ? String(headers) : ''),
       };
       await this.reportErrors(queue, message, names, JSON.parse(String(statuses)) as Array<string | false>);
     }
@@ -160,7 +162,9 @@ export class PushStore {
       if (raw) statuses.set(name, JSON.parse(raw) as SubscriberStatus);
     });
     const report = errorQueueMessage(queue, message, statuses);
-    if (report) await this.messages.postInternal({ projectId: queue.projectId, name: errorQueue }, [report]);
+    if (!report) return;
+    const target = { projectId: queue.projectId, name: errorQueue };
+    await this.messages.produceQuietly(target, report, message.hopsLeft, 'error_report');
   }
 }
 

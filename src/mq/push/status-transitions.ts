@@ -58,7 +58,7 @@ export function afterTry(status: SubscriberStatus, outcome: DeliveryOutcome, con
       due_at: context.now + context.acknowledgeWithinMs,
     };
   }
-  return failed(tried, context);
+  return failed(outcome.final ? { ...tried, retries_remaining: 0 } : tried, context);
 }
 
 /** A lapsed 202 counts as a failed try. */

@@ -1,5 +1,6 @@
-import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../../auth/quotas.js';
+import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached, type Quotas } from '../../auth/quotas.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { IndexClaim } from '../../core/bounded-index.js';
 import { TtlCache } from '../../core/ttl-cache.js';
 import type { QueueRef } from '../scripts.js';
 
@@ -11,6 +12,11 @@ export interface QueueQuotas {
   queues: number;
   queueBytes: number;
   storedBytes: number;
+}
+
+/** The queue quotas among a project's quotas. */
+export function queueQuotasFrom(quotas: Quotas): QueueQuotas {
+  return { queues: quotas.queues, queueBytes: quotas.queue_bytes, storedBytes: quotas.stored_bytes };
 }
 
 /** Queues a controller remembers as existing, so that posts to them skip the quota's look-up. */
@@ -30,10 +36,12 @@ function queueCacheKey(ref: QueueRef): string {
 /** What the gate asks of the queue records. */
 export interface QueueCounts {
   exists(ref: QueueRef): Promise<boolean>;
-  count(projectId: string): Promise<number>;
+  /** Adds the queue's name to its project's index (the count) unless it holds `most` names. */
+  claimName(ref: QueueRef, most: number): Promise<IndexClaim>;
+  /** Takes a name claimed for a queue that was not created out of the index again. */
+  releaseName(ref: QueueRef): Promise<void>;
 }
 
-/** The checks of a project's queue quotas before a post or a new queue (queue_bytes is checked in the post's script). */
 export class QueueQuotaGate {
   private readonly knownQueues = new Set<string>();
   private readonly allowances = new TtlCache<number>(ALLOWANCE_FRESH_MS);
@@ -44,13 +52,24 @@ export class QueueQuotaGate {
   ) {}
 
   /**
-   * 403 when `ref` is a new queue and its project already has `quotas.queues`. Queues this
-   * controller saw are not looked up again (a post is one round trip); a deleted one is forgotten.
+   * Runs `create` (which may create the queue `ref`) once `ref` has its place under the
+   * `queues` quota: a new queue's name is added to its project's index in the same step that
+   * counts it (403 when the index is full), so racing creations cannot pass the quota. When
+   * `create` fails, a name it added is taken out again. Queues this controller saw are not
+   * looked up again (a post is one round trip); a deleted one is forgotten.
    */
-  async checkNewQueue(ref: QueueRef, quotas: QueueQuotas): Promise<void> {
-    if (this.knownQueues.has(queueCacheKey(ref)) || (await this.queues.exists(ref))) return;
-    if ((await this.queues.count(ref.projectId)) >= quotas.queues)
+  async withNewQueue<T>(ref: QueueRef, quotas: QueueQuotas, create: () => Promise<T>): Promise<T> {
+    if (this.knownQueues.has(queueCacheKey(ref))) return create();
+    const claim = await this.queues.claimName(ref, quotas.queues);
+    // A queue an earlier release created and has not indexed yet is no new queue.
+    if (claim === 'full' && !(await this.queues.exists(ref)))
       throw countQuotaReached('queues', quotas.queues, 'queues');
+    try {
+      return await create();
+    } catch (error) {
+      if (claim === 'added') await this.queues.releaseName(ref);
+      throw error;
+    }
   }
 
   /**

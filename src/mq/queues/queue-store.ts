@@ -1,6 +1,8 @@
 import type { RedisClient } from '../../core/redis.js';
 import { fail } from '../../core/errors.js';
+import { claimInIndex, type IndexClaim } from '../../core/bounded-index.js';
 import type { ProjectStorage } from '../../core/stored-bytes.js';
+import { LIMITS } from '../limits.js';
 import { checkNoSelfPush } from '../push/internal-url.js';
 import { refusePushLoop } from '../push/push-loops.js';
 import { QUEUE_KEY, type MqKeys, type QueueRef, scripts } from '../scripts.js';
@@ -103,28 +105,35 @@ export class QueueStore {
     mode: 'upsert' | 'update',
     quotas?: QueueQuotas,
   ): Promise<QueueSettings> {
-    if (quotas && mode === 'upsert') await this.quotas.checkNewQueue(ref, quotas);
-    await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
-    const { settings } = await this.save(ref, (current) => {
-      if (!current && mode === 'update') throw fail('mq_queue_not_found');
-      return withoutSelfPush(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
+    const gate = mode === 'upsert' ? quotas : undefined;
+    const { settings } = await this.counted(ref, gate, async () => {
+      await this.refusePushLoop(ref, changes.push?.subscribers ?? []);
+      return this.save(ref, (current) => {
+        if (!current && mode === 'update') throw fail('mq_queue_not_found');
+        return withinPushRules(ref, { ...applyQueueChanges(ref.name, current, changes), api: 3 });
+      });
     });
     if (settings.deadLetter) {
       const deadLetter = { projectId: ref.projectId, name: settings.deadLetter.queue_name };
-      if (quotas) await this.quotas.checkNewQueue(deadLetter, quotas);
-      await this.ensure(deadLetter);
+      await this.counted(deadLetter, quotas, () => this.ensure(deadLetter));
     }
     return settings;
   }
 
   /** Version 1 update queue (creates the queue when missing; may change its push type). */
   async updateV1(ref: QueueRef, update: V1QueueUpdate, quotas?: QueueQuotas): Promise<void> {
-    if (quotas) await this.quotas.checkNewQueue(ref, quotas);
-    await this.refusePushLoop(
-      ref,
-      (update.subscriberUrls ?? []).map((url) => ({ url })),
-    );
-    await this.save(ref, (current) => withoutSelfPush(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
+    await this.counted(ref, quotas, async () => {
+      await this.refusePushLoop(
+        ref,
+        (update.subscriberUrls ?? []).map((url) => ({ url })),
+      );
+      await this.save(ref, (current) => withinPushRules(ref, { ...applyV1QueueUpdate(current, update), api: 1 }));
+    });
+  }
+
+  /** Runs `create`, which may create queue `ref`, within the project's `queues` quota when given. */
+  counted<T>(ref: QueueRef, quotas: QueueQuotas | undefined, create: () => Promise<T>): Promise<T> {
+    return quotas ? this.quotas.withNewQueue(ref, quotas, create) : create();
   }
 
   /**
@@ -144,7 +153,7 @@ export class QueueStore {
       const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
       const next = nextSubscribers(current.push.subscribers, change, given);
       if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
-      return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
+      return withinPushRules(ref, { ...current, push: { ...current.push, subscribers: next } });
     });
   }
 
@@ -173,9 +182,16 @@ export class QueueStore {
     return (await this.redis.exists(this.keys.queue(ref)[QUEUE_KEY]!)) === 1;
   }
 
-  /** How many queues the project has. */
-  async count(projectId: string): Promise<number> {
-    return this.redis.zcard(this.keys.queueIndex(projectId));
+  /** Adds a queue's name to its project's index unless the index holds `most` names (QueueQuotaGate). */
+  claimName(ref: QueueRef, most: number): Promise<IndexClaim> {
+    return claimInIndex(this.redis, this.keys.queueIndex(ref.projectId), ref.name, most);
+  }
+
+  /** Takes a claimed name out of the index again, unless its queue was created meanwhile. */
+  async releaseName(ref: QueueRef): Promise<void> {
+    const index = this.keys.queueIndex(ref.projectId);
+    await this.redis.zrem(index, ref.name);
+    if (await this.exists(ref)) await this.redis.zadd(index, 0, ref.name);
   }
 
   /** Creates a queue with default settings unless it exists. */
@@ -277,9 +293,17 @@ export class QueueStore {
   }
 }
 
-/** `settings`, once checked that none of its subscribers pushes back to the queue itself. */
-function withoutSelfPush<T extends QueueSettings>(ref: QueueRef, settings: T): T {
-  checkNoSelfPush(ref.name, settings.push?.subscribers ?? []);
+/**
+ * `settings`, once checked against the push rules only the final settings show: at most
+ * LIMITS.maxSubscribers subscribers, none pushing back to the queue itself, and an error queue
+ * other than the queue (checked in the save, so no race passes them).
+ */
+function withinPushRules<T extends QueueSettings>(ref: QueueRef, settings: T): T {
+  const subscribers = settings.push?.subscribers ?? [];
+  if (subscribers.length > LIMITS.maxSubscribers)
+    throw fail('mq_too_many_subscribers', LIMITS.maxSubscribers, subscribers.length);
+  checkNoSelfPush(ref.name, subscribers);
+  if (settings.push?.error_queue === ref.name) throw fail('mq_error_queue_is_itself', ref.name);
   return settings;
 }
 

@@ -1,0 +1,77 @@
+import { fail } from '../../core/errors.js';
+import { TtlCache } from '../../core/ttl-cache.js';
+import { LIMITS } from '../limits.js';
+import type { HopSpender, MqMetrics } from '../metrics.js';
+import type { QueueQuotas } from '../queues/queue-quotas.js';
+import type { QueueRef } from '../scripts.js';
+import type { MqLogger, NewMessage } from '../types.js';
+import { hopHeaders } from './hop-budget.js';
+
+/** MessageQueue.post: the one write path of messages, quotas checked when given. */
+export type PostMessages = (
+  ref: QueueRef,
+  messages: NewMessage[],
+  quotas: QueueQuotas | undefined,
+  quietAlerts: boolean,
+) => Promise<string[]>;
+
+export interface MessageProducerDeps {
+  /** A project's queue quotas; none apply when absent (domain tests). */
+  quotasOf?: (projectId: string) => Promise<QueueQuotas>;
+  metrics: MqMetrics | null;
+  log: MqLogger;
+}
+
+// How long a project's quotas, once read, are used before they are read again.
+const QUOTAS_FRESH_MS = 1000;
+
+/**
+ * Posts the messages Ferrum itself produces: an `ironmq:///` delivery's copy, an alert's
+ * message, a push error report. Each spends one hop of the budget of the message that caused
+ * it (hop-budget.ts) and goes through the same post as a client's, under the project's quotas.
+ */
+export class MessageProducer {
+  private readonly quotaCache = new TtlCache<QueueQuotas>(QUOTAS_FRESH_MS);
+
+  constructor(
+    private readonly post: PostMessages,
+    private readonly deps: MessageProducerDeps,
+  ) {}
+
+  /**
+   * Spends one hop of the budget of a message passed on (`by` what): the hops what is produced
+   * from it keeps, or 508, counted, when it had none left.
+   */
+  spendHop(hopsLeft: number | undefined, by: HopSpender): number {
+    const hops = hopsLeft ?? LIMITS.hopBudget;
+    if (hops >= 1) return hops - 1;
+    this.deps.metrics?.hopBudgetExhausted.inc({ by });
+    throw fail('mq_hop_budget_exhausted', LIMITS.hopBudget);
+  }
+
+  /** Posts `body`, produced from a message with `hopsLeft`; an alert's message fires no alerts. */
+  async produce(ref: QueueRef, body: string, hopsLeft: number | undefined, by: HopSpender): Promise<void> {
+    const hops = this.spendHop(hopsLeft, by);
+    const quotas = await this.quotasOf(ref.projectId);
+    await this.post(ref, [{ body, pushHeaders: hopHeaders(hops) }], quotas, by === 'alert');
+  }
+
+  /** `produce`, a refusal logged (alerts, error reports: the operation that caused them stands). */
+  async produceQuietly(ref: QueueRef, body: string, hopsLeft: number | undefined, by: HopSpender): Promise<void> {
+    try {
+      await this.produce(ref, body, hopsLeft, by);
+    } catch (error) {
+      this.deps.log.warn({ err: error, queue: ref.name, by }, 'a message Ferrum produces was not posted');
+    }
+  }
+
+  private async quotasOf(projectId: string): Promise<QueueQuotas | undefined> {
+    const read = this.deps.quotasOf;
+    if (!read) return undefined;
+    const known = this.quotaCache.get(projectId);
+    if (known) return known;
+    const quotas = await read(projectId);
+    this.quotaCache.set(projectId, quotas);
+    return quotas;
+  }
+}
