@@ -17,6 +17,18 @@ const LINES = 50;
 /** Prints LINES numbered lines, one every 0.2 s: long enough to swap the controller in the middle. */
 const SCRIPT = `for i in $(seq 1 ${LINES}); do echo "line $i"; sleep 0.2; done`;
 
+/**
+ * The worker's test settings, but the default heartbeat, lock and stalled check: a runner's hold
+ * on its task outlives a controller's restart as it does in production (a minute), where the
+ * fast test values would let it lapse while the new controller is still starting.
+ */
+const SETTINGS = Object.fromEntries(
+  Object.entries(FAST_WORKER_ENV).filter(
+    ([name]) =>
+      !['FERRUM_RUNNER_HEARTBEAT_MS', 'FERRUM_RUNNER_LOCK_MS', 'FERRUM_RUNNER_STALLED_CHECK_MS'].includes(name),
+  ),
+);
+
 describe.each(previousReleases())('a gateway runner of $name ($commit)', (release) => {
   const procs: FerrumProcess[] = [];
   let redis: Awaited<ReturnType<typeof startTestRedis>> | undefined;
@@ -31,7 +43,7 @@ describe.each(previousReleases())('a gateway runner of $name ($commit)', (releas
     async () => {
       const folder = builtRelease(release);
       redis = await startTestRedis();
-      const env = { ...FAST_WORKER_ENV, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
+      const env = { ...SETTINGS, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
       const oldController = await startFerrumProcess('controller', { release: folder, env });
       procs.push(oldController);
       const admin = new HttpClient(oldController.url, oldController.token!);
@@ -43,7 +55,7 @@ describe.each(previousReleases())('a gateway runner of $name ($commit)', (releas
         release: folder,
         readyLine: /runner started/,
         env: {
-          ...FAST_WORKER_ENV,
+          ...SETTINGS,
           FERRUM_ENCRYPTION_KEY: '',
           REDIS_URL: '',
           LOG_LEVEL: 'info',
