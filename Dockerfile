@@ -18,7 +18,7 @@
 # The image has no redis-server: give it REDIS_URL (`ferrum start` without one refuses to run).
 ARG BASE_IMAGE=node:20-bookworm-slim
 # Written by scripts/generate-version.mjs from package.json (test/unit/version.test.ts checks it).
-ARG FERRUM_VERSION=0.1.0
+ARG FERRUM_VERSION=0.2.0
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app

@@ -4,7 +4,7 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.ferrum/', 'web/vendor/'] },
+  { ignores: ['dist/', 'node_modules/', '.ferrum/', '.releases/', 'web/vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { machineSlowness, scaled } from './test/helpers/pace.js';
 
 /**
- * Five lanes (vitest projects), one folder each:
+ * Six lanes (vitest projects), one folder each:
  * - unit: test/unit, no Redis, no Docker;
  * - redis: test/redis, a real redis-server: test/redis/domain calls src/ directly on one
  *   redis-server per vitest worker (started by test/helpers/shared-redis-setup.ts), the other
@@ -12,8 +12,10 @@ import { machineSlowness, scaled } from './test/helpers/pace.js';
  * - cluster: test/cluster and a representative subset of the other lanes' suites again (listed
  *   by path below), each server on its own real 3-master Redis Cluster;
  * - sentinel: test/sentinel and a smaller subset again, each server on the master a Sentinel
- *   names (with one replica).
- * `npm run test:fast` runs unit and test/redis/domain; `npm test` runs all five (scripts/test-lanes.sh).
+ *   names (with one replica);
+ * - upgrade: test/upgrade, the previous releases (test/upgrade/releases.json, built from git
+ *   history by scripts/build-release.sh) running beside this checkout on one Redis.
+ * `npm run test:fast` runs unit and test/redis/domain; `npm test` runs all six (scripts/test-lanes.sh).
  */
 /** The suites the cluster lane runs again on a Redis Cluster (beside test/cluster). */
 const ON_CLUSTER = [
@@ -78,6 +80,8 @@ export default defineConfig({
         },
       },
       { test: { ...shared, name: 'docker', include: ['test/docker/**/*.test.ts'] } },
+      // Previous releases (test/upgrade/releases.json, built by scripts/build-release.sh) beside this checkout.
+      { test: { ...shared, name: 'upgrade', include: ['test/upgrade/**/*.test.ts'] } },
       { test: { ...shared, name: 'cluster', include: ON_CLUSTER, env: { FERRUM_TEST_REDIS: 'cluster' } } },
       { test: { ...shared, name: 'sentinel', include: ON_SENTINEL, env: { FERRUM_TEST_REDIS: 'sentinel' } } },
     ],

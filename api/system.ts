@@ -2,10 +2,11 @@ import type { ApiPlugin } from './type-provider.js';
 import { fail } from '../src/core/errors.js';
 import { pingMs, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 import type { PluginOptions } from './context.js';
+import { healthAnswer } from '../src/core/health.js';
 
 /** Liveness, readiness and Prometheus metrics; no authentication. */
 export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
-  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/health', async () => healthAnswer());
 
   // Not ready once the controller is stopping (it still serves during its drain window).
   // Ready when Redis takes commands, writes included (a replica, a full disk or a full memory

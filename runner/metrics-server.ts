@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { healthAnswer } from '../src/core/health.js';
 
 /** The answer of a standalone runner's HTTP server: GET /metrics (Prometheus) and GET /health. */
 function handlerOf(registry: Registry): http.RequestListener {
@@ -13,7 +14,7 @@ function handlerOf(registry: Registry): http.RequestListener {
           response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ msg: String(error) })),
       );
     } else if (request.method === 'GET' && path === '/health') {
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(healthAnswer()));
     } else {
       response
         .writeHead(404, { 'Content-Type': 'application/json' })

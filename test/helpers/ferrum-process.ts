@@ -8,7 +8,7 @@ import { PortTaken, retryOnPortTaken } from './port-taken.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** A `ferrum <command>` child process (through tsx), its output kept for assertions. */
+/** A `ferrum <command>` child process (this checkout through tsx, or a built release), its output kept for assertions. */
 export interface FerrumProcess {
   child: ChildProcess;
   port: number;
@@ -30,6 +30,11 @@ export interface FerrumProcessOptions {
   readyLine?: RegExp;
   /** A fixed port (to start a killed server again where its clients look); a free one by default. */
   port?: number;
+  /**
+   * A previous release built by scripts/build-release.sh (its folder): runs its built
+   * `dist/bin/ferrum.js` rather than this checkout's sources.
+   */
+  release?: string;
 }
 
 /**
@@ -43,8 +48,9 @@ export function startFerrumProcess(command: string, options: FerrumProcessOption
 async function startOnce(command: string, options: FerrumProcessOptions): Promise<FerrumProcess> {
   const port = options.port ?? (await freeLoopbackPort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-proc-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', command], {
-    cwd: ROOT,
+  const entry = options.release ? ['dist/bin/ferrum.js'] : ['--import', 'tsx', 'bin/ferrum.ts'];
+  const child = spawn(process.execPath, [...entry, command], {
+    cwd: options.release ?? ROOT,
     env: {
       ...process.env,
       PORT: String(port),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/core/version.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -11,7 +12,8 @@ afterAll(async () => {
 
 describe('system endpoints', () => {
   it('answers health and readiness', async () => {
-    expect((await server.http.get('/health')).status).toBe(200);
+    const health = await server.http.get('/health');
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok', version: VERSION } });
     const ready = await server.http.get('/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../../src/core/free-port.js';
+import { VERSION } from '../../../src/core/version.js';
 import { useCliSession, type CliResult } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { createCluster, createRunnerToken, FAST_WORKER_ENV } from '../../helpers/worker.js';
@@ -53,7 +54,10 @@ describe('ferrum runner', { timeout: scaled(120_000) }, () => {
       expect(ended, ended?.stderr).toBeUndefined();
       expect(await runnersOf(cluster)).toHaveLength(1);
       const health = await fetch(`http://127.0.0.1:${metricsPort}/health`);
-      expect(health.status).toBe(200);
+      expect({ status: health.status, body: await health.json() }).toEqual({
+        status: 200,
+        body: { status: 'ok', version: VERSION },
+      });
       expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('ferrum_runner');
     } finally {
       child.kill('SIGTERM');
