@@ -342,8 +342,9 @@ export class MessageQueue {
 
   /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
   async clear(ref: QueueRef): Promise<void> {
-    if (!(await this.queues.clear(ref))) throw fail('mq_queue_not_found');
-    await this.raiseAlerts(ref, await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref)));
+    const alerts = await scripts.clearQueue.run<string | number>(this.redis, this.keys.queue(ref));
+    if (alerts === MISSING_QUEUE) throw fail('mq_queue_not_found');
+    await this.raiseAlerts(ref, alerts);
   }
 
   /** Takes up to `count` messages out of a queue's dead letter outbox (see reserve.lua). */

@@ -18,7 +18,8 @@ export const scripts = {
   queueInfo: mqScript('queue-info'),
   saveQueue: mqScript('save-queue'),
   sweep: mqScript('sweep'),
-  checkAlerts: mqScript('check-alerts'),
+  clearQueue: mqScript('clear-queue'),
+  deleteQueue: mqScript('delete-queue'),
 };
 
 /** Push scripts (they include ../common.lua and push-common.lua) take the queue's keys followed by the message's push status hash. */

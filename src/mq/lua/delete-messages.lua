@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Deletes messages, all or none. ARGV: the messages' ids, then their reservation ids in the same
 -- order ('' = none given, '*' = whatever reservation it has).

@@ -215,27 +215,11 @@ export class QueueStore {
     this.quotas.forget(ref);
     const queueKeys = this.keys.queue(ref);
     const index = this.keys.queueIndex(ref.projectId);
-    const [[, existed]] = (await this.redis
-      .multi()
-      .exists(queueKeys[QUEUE_KEY]!)
-      .unlink(...queueKeys)
-      .exec()) as [[null, number], unknown];
+    const existed = await scripts.deleteQueue.run<number>(this.redis, queueKeys);
     await this.redis.zrem(index, ref.name);
     await this.indexPushQueue(ref, false);
     // A post may have re-created the queue between the two steps: keep it listed then.
     if ((await this.redis.exists(queueKeys[QUEUE_KEY]!)) === 1) await this.redis.zadd(index, 0, ref.name);
-    return existed === 1;
-  }
-
-  /** Removes every message of a queue, keeping the queue; false when it does not exist. */
-  async clear(ref: QueueRef): Promise<boolean> {
-    const [queueKey, ...messageKeys] = this.keys.queue(ref);
-    const [[, existed]] = (await this.redis
-      .multi()
-      .exists(queueKey!)
-      .unlink(...messageKeys)
-      .hdel(queueKey!, 'bytes')
-      .exec()) as [[null, number], unknown];
     return existed === 1;
   }
 
