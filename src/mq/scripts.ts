@@ -13,6 +13,7 @@ export const scripts = {
   peek: mqScript('peek'),
   readMessage: mqScript('read-message'),
   deleteMessages: mqScript('delete-messages'),
+  withdrawMessages: mqScript('withdraw-messages'),
   touch: mqScript('touch'),
   release: mqScript('release'),
   queueInfo: mqScript('queue-info'),

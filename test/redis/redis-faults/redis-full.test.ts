@@ -126,7 +126,8 @@ describe('the controller while Redis is full', () => {
       const text = (await server.http.get('/metrics')).text;
       const used = /^ferrum_redis_memory_used_bytes (\d+)/m.exec(text);
       const max = /^ferrum_redis_memory_max_bytes (\d+)/m.exec(text);
-      return used && max && Number(used[1]) >= Number(max[1]) && { used: Number(used[1]), max: Number(max[1]) };
+      if (!used || !max || Number(used[1]) < Number(max[1])) return undefined;
+      return { used: Number(used[1]), max: Number(max[1]) };
     }, 5000, 'the memory gauges to show a full Redis');
     const [, max] = (await admin.call('CONFIG', 'GET', 'maxmemory')) as string[];
     expect(metrics.max).toBe(Number(max));
@@ -147,7 +148,7 @@ describe('removals while Redis is full', () => {
     v1Ids = await v1.post(v1Queue, [{ body: 'one' }, { body: 'two' }]);
   });
 
-  it('MQ v3: delete a message, batch delete, release, delete subscribers, clear, delete the queue', async () => {
+  it('MQ v3: delete a message, batch delete, release, clear, delete the queue', async () => {
     await whileFull(() => mq.delete(queue, reserved[0].id, reserved[0].reservation_id));
     await whileFull(() =>
       server.http.delete(mq.path(queue, '/messages'), {
@@ -160,10 +161,6 @@ describe('removals while Redis is full', () => {
       }),
     );
     await whileFull(() => mq.delete(queue, ids[5]!));
-    await setMaxMemory(0);
-    expect((await mq.createQueue(`${queue}-push`, { type: 'multicast', push: { subscribers: [{ name: 's1', url: 'http://127.0.0.1:9/a' }, { name: 's2', url: 'http://127.0.0.1:9/b' }] } })).status).toBe(200);
-    await whileFull(() => server.http.delete(mq.path(`${queue}-push`, '/subscribers'), { subscribers: [{ name: 's1' }] }));
-    await whileFull(() => server.http.delete(mq.path(`${queue}-push`)));
     await whileFull(() => server.http.delete(mq.path(queue, '/messages'), {}));
     expect((await mq.info(queue)).size).toBe(0);
     await whileFull(() => server.http.delete(mq.path(queue)));
