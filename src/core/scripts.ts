@@ -5,4 +5,5 @@ const coreScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).
 
 export const scripts = {
   boundedCounter: coreScript('bounded-counter'),
+  remove: coreScript('remove'),
 };
