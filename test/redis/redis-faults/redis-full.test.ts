@@ -112,6 +112,20 @@ describe('writes while Redis is full', () => {
   });
 });
 
+describe('batch writes while Redis is full', () => {
+  it('a batch of tasks or of schedules is refused whole', async () => {
+    await setMaxMemory(0);
+    await worker.upload({ name: 'bulk', image: 'busybox', command: 'true' });
+    const listed = async () => (await server.http.get(worker.path('/tasks?code_name=bulk'))).body.tasks.length;
+    await full();
+    const tasks = Array.from({ length: 3 }, (_, i) => ({ code_name: 'bulk', payload: bodyOf(8, `p${i}`) }));
+    expectFullRefusal(await server.http.post(worker.path('/tasks'), { tasks }));
+    expect(await listed()).toBe(0);
+    const schedules = [1, 2].map((i) => ({ code_name: 'bulk', payload: `s${i}`, run_every: 3600 }));
+    expectFullRefusal(await server.http.post(worker.path('/schedules'), { schedules }));
+  });
+});
+
 describe('the controller while Redis is full', () => {
   it('stays ready: /ready answers 200 while Redis answers reads', async () => {
     await full();
