@@ -18,6 +18,7 @@ export const scripts = {
   release: mqScript('release'),
   queueInfo: mqScript('queue-info'),
   saveQueue: mqScript('save-queue'),
+  removeSubscribers: mqScript('remove-subscribers'),
   sweep: mqScript('sweep'),
   clearQueue: mqScript('clear-queue'),
   deleteQueue: mqScript('delete-queue'),

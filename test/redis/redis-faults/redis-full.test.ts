@@ -162,7 +162,7 @@ describe('removals while Redis is full', () => {
     v1Ids = await v1.post(v1Queue, [{ body: 'one' }, { body: 'two' }]);
   });
 
-  it('MQ v3: delete a message, batch delete, release, clear, delete the queue', async () => {
+  it('MQ v3: delete a message, batch delete, release, remove subscribers, clear, delete a queue', async () => {
     await whileFull(() => mq.delete(queue, reserved[0].id, reserved[0].reservation_id));
     await whileFull(() =>
       server.http.delete(mq.path(queue, '/messages'), {
@@ -175,6 +175,13 @@ describe('removals while Redis is full', () => {
       }),
     );
     await whileFull(() => mq.delete(queue, ids[5]!));
+    await setMaxMemory(0);
+    const push = `${queue}-push`;
+    const subscribers = ['s1', 's2'].map((name) => ({ name, url: `http://127.0.0.1:9/${name}` }));
+    expect((await mq.createQueue(push, { type: 'multicast', push: { subscribers } })).status).toBe(200);
+    await whileFull(() => server.http.delete(mq.path(push, '/subscribers'), { subscribers: [{ name: 's1' }] }));
+    expect((await mq.info(push)).push.subscribers.map((s: { name: string }) => s.name)).toEqual(['s2']);
+    await whileFull(() => server.http.delete(mq.path(push)));
     await whileFull(() => server.http.delete(mq.path(queue, '/messages'), {}));
     expect((await mq.info(queue)).size).toBe(0);
     await whileFull(() => server.http.delete(mq.path(queue)));
