@@ -83,10 +83,7 @@ export class QueueStore {
       const fields = await this.redis.hgetall(queueKeys[QUEUE_KEY]!);
       const version = fields.version ?? '';
       const settings = change(version === '' ? null : settingsFromFields(fields));
-      const written = await script.run<number>(this.redis, queueKeys, [
-        version,
-        ...settingsToFields(settings),
-      ]);
+      const written = await script.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
       await this.indexPushQueue(ref, settings.type !== 'pull');

@@ -160,7 +160,8 @@ export class ClusterStore {
   async delete(clusterId: string): Promise<void> {
     const stored = await this.find(clusterId);
     const removals = new Removals().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId);
-    for (const userId of stored ? usersOf(stored.cluster) : []) removals.srem(this.keys.userClusters(userId), clusterId);
+    for (const userId of stored ? usersOf(stored.cluster) : [])
+      removals.srem(this.keys.userClusters(userId), clusterId);
     await removals.run(this.redis);
   }
 }

@@ -136,13 +136,17 @@ describe('the controller while Redis is full', () => {
 
   it('shows how full Redis is in gauges', async () => {
     await full();
-    const metrics = await eventually(async () => {
-      const text = (await server.http.get('/metrics')).text;
-      const used = /^ferrum_redis_memory_used_bytes (\d+)/m.exec(text);
-      const max = /^ferrum_redis_memory_max_bytes (\d+)/m.exec(text);
-      if (!used || !max || Number(used[1]) < Number(max[1])) return undefined;
-      return { used: Number(used[1]), max: Number(max[1]) };
-    }, 5000, 'the memory gauges to show a full Redis');
+    const metrics = await eventually(
+      async () => {
+        const text = (await server.http.get('/metrics')).text;
+        const used = /^ferrum_redis_memory_used_bytes (\d+)/m.exec(text);
+        const max = /^ferrum_redis_memory_max_bytes (\d+)/m.exec(text);
+        if (!used || !max || Number(used[1]) < Number(max[1])) return undefined;
+        return { used: Number(used[1]), max: Number(max[1]) };
+      },
+      5000,
+      'the memory gauges to show a full Redis',
+    );
     const [, max] = (await admin.call('CONFIG', 'GET', 'maxmemory')) as string[];
     expect(metrics.max).toBe(Number(max));
   });
