@@ -248,11 +248,17 @@ describe('removals while Redis is full', () => {
     await whileFull(() => server.http.delete(`/v1/apps/${app}`));
   });
 
-  it('identity: delete a token, a user', async () => {
+  it('identity: delete a token, a project, a user', async () => {
     await setMaxMemory(0);
     const user = await createUserWithToken(server.http, 'full');
+    const project = await user.http.post('/1/projects', { name: 'doomed' });
+    expect(project.status, project.text).toBe(201);
+    const projectId = project.body.id ?? project.body._id;
+    await new WorkerClient(user.http, projectId).upload({ name: 'theirs', image: 'busybox', command: 'true' });
     const token = await server.http.post('/1/tokens', { user_id: user.id, name: 'second' });
     await whileFull(() => server.http.delete(`/1/tokens/${token.body._id}`));
+    await whileFull(() => user.http.delete(`/1/projects/${projectId}`));
+    expect((await user.http.get(`/1/projects/${projectId}`)).status).toBe(404);
     await whileFull(() => server.http.delete(`/1/users/${user.id}`));
   });
 });
