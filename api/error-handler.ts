@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import Router, { type HTTPMethod } from 'find-my-way';
 import { fail, isHttpError, type ErrorCode } from '../src/core/errors.js';
 import { withoutHostPaths } from '../src/core/host-paths.js';
-import { isRedisUnavailable, REDIS_UNAVAILABLE } from '../src/core/redis.js';
+import { isRedisFull, isRedisUnavailable, REDIS_UNAVAILABLE } from '../src/core/redis.js';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
 import { IRON_SCHEMA_ERRORS, schemaError, type SchemaErrorStyle } from './schema-errors.js';
 
@@ -41,8 +41,8 @@ function frameworkMessage(error: FastifyError): string {
 
 /**
  * Every error of the routes of `app` (the whole server, or one plugin's scope) leaves in `shape`:
- * domain errors with their status, client mistakes as 4xx, Redis trouble as 503 with
- * `Retry-After`, anything else as a logged 500. `onRedisError` is told of each request that failed
+ * domain errors with their status, client mistakes as 4xx, a write refused by a full Redis as 507,
+ * Redis trouble as 503 with `Retry-After`, anything else as a logged 500. `onRedisError` is told of each request that failed
  * because Redis could not serve it (for a metric).
  */
 export function installErrorHandling(
@@ -53,6 +53,11 @@ export function installErrorHandling(
   app.setSchemaErrorFormatter((errors, context) => schemaError(errors as ErrorObject[], context, shape.schema));
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isHttpError(error)) return reply.code(error.statusCode).send(shape.body(error.message));
+    if (isRedisFull(error)) {
+      onRedisError(error);
+      const full = fail('redis_full');
+      return reply.code(full.statusCode).send(shape.body(full.message));
+    }
     // Not logged per request: the connection logs once when Redis goes and once when it is back.
     if (isRedisUnavailable(error)) {
       onRedisError(error);

@@ -1,4 +1,4 @@
-import { isRedisUnavailable, type RedisClient } from '../../src/core/redis.js';
+import { isRedisFull, isRedisUnavailable, type RedisClient } from '../../src/core/redis.js';
 import { retryWhile } from '../../src/core/time.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import os from 'node:os';
@@ -157,7 +157,7 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
   start(task: Task): Promise<string | null> {
     return retryWhile(
       () => this.services.runnerTasks.start(task, this.runnerId, os.hostname()),
-      isRedisUnavailable,
+      mayPassSoon,
       FINISH_RETRY_MS,
     );
   }
@@ -168,13 +168,13 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
 
   /**
    * The end of a run is the write that must not be lost: while Redis refuses it for a moment
-   * (a failover, a restart) it is tried again, for up to FINISH_RETRY_MS. The compare-and-set
+   * (a failover, a restart, a full memory being freed) it is tried again, for up to FINISH_RETRY_MS. The compare-and-set
    * makes a second try of a write that did land a no-op.
    */
   finish(task: Task, from: TaskStatus[], outcome: TaskOutcome): Promise<boolean> {
     return retryWhile(
       () => this.services.runnerTasks.finish(task, this.runnerId, from, outcome, this.log),
-      isRedisUnavailable,
+      mayPassSoon,
       FINISH_RETRY_MS,
     );
   }
@@ -183,3 +183,6 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
     return this.services.runnerTasks.release(task, taskToken);
   }
 }
+
+/** Redis refusing for a moment: unavailable, or full (space is being freed, or memory added). */
+const mayPassSoon = (error: unknown) => isRedisUnavailable(error) || isRedisFull(error);

@@ -1,5 +1,6 @@
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { unlinkEach } from '../core/scan.js';
+import { scripts } from './scripts.js';
 import { FunctionKeys } from '../functions/keys.js';
 import type { RouteNotices } from '../functions/routes/route-notices.js';
 import { WorkerKeys } from '../worker/keys.js';
@@ -73,12 +74,16 @@ export class ProjectLifecycle {
       flags.push(...apps.map((app) => this.functions.appSuspended(app)));
     for (let i = 0; i < flags.length; i += WALK_BATCH) {
       const batch = flags.slice(i, i + WALK_BATCH);
-      if (suspended) await Promise.all(batch.map((flag) => this.redis.set(flag, '1')));
+      if (suspended) await Promise.all(batch.map((flag) => scripts.setSuspensionFlag.run(this.redis, [flag])));
       else await unlinkEach(this.redis, batch);
     }
     // A suspended project's hot containers stop too.
     await this.routeNotices.changed(suspended ? { project: projectId } : undefined);
-    await this.redis.zadd(suspended ? this.suspendedKey() : this.resumedKey(), Date.now(), projectId);
+    await scripts.markProject.run(
+      this.redis,
+      [suspended ? this.suspendedKey() : this.resumedKey()],
+      [projectId, Date.now()],
+    );
   }
 
   /** A new app of a suspended project starts suspended too. */
@@ -94,7 +99,7 @@ export class ProjectLifecycle {
   /** Records a deletion: the id becomes a tombstone and the project's data is queued for purging. */
   async deleted(projectId: string): Promise<void> {
     const now = Date.now();
-    await this.redis.multi().zadd(this.tombstonesKey(), now, projectId).zadd(this.purgeKey(), now, projectId).exec();
+    await scripts.markProject.run(this.redis, [this.tombstonesKey(), this.purgeKey()], [projectId, now]);
     await this.routeNotices.changed({ project: projectId });
   }
 }

@@ -5,6 +5,7 @@ import type { Quotas } from './quotas.js';
 import type { IdentityKeys } from './scripts.js';
 import type { Project, ProjectStatus, User } from './types.js';
 import { normalizeEmail, type UserStore } from './users.js';
+import { Removals } from '../core/removals.js';
 
 export interface NewProject {
   userId: string;
@@ -114,12 +115,11 @@ export class ProjectStore {
       this.keys.project(project.id, 'shared'),
       this.keys.project(project.id, 'shared-emails'),
     );
-    const multi = this.redis.multi();
-    multi.zrem(this.keys.auth('projects'), project.id);
+    const removals = new Removals().zrem(this.keys.auth('projects'), project.id);
     for (const userId of [project.userId, ...project.sharedWith]) {
-      multi.srem(this.keys.auth('user', userId, 'projects'), project.id);
+      removals.srem(this.keys.auth('user', userId, 'projects'), project.id);
     }
-    await multi.exec();
+    await removals.run(this.redis);
   }
 
   /** Shares with users: the project's list first (it grants access), then each user's index. */

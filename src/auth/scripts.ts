@@ -6,6 +6,8 @@ const authScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).
 export const scripts = {
   createUser: authScript('create-user'),
   changeEmail: authScript('change-email'),
+  markProject: authScript('mark-project'),
+  setSuspensionFlag: authScript('set-suspension-flag'),
 };
 
 /** Secrets are stored only as this digest (the `secrets` index field and the token's `secret_hash`). */

@@ -4,6 +4,7 @@ import { newObjectId, newSecret } from '../core/ids.js';
 import type { RedisClient } from '../core/redis.js';
 import { DIGEST_PREFIX, type IdentityKeys } from './scripts.js';
 import type { Token, TokenType, User } from './types.js';
+import { Removals } from '../core/removals.js';
 
 export interface NewToken {
   userId: string;
@@ -130,12 +131,11 @@ export class TokenStore {
   /** Stops the token at once (its key by digest goes first), then unlists it. */
   async deleteToken(token: Token): Promise<void> {
     await this.redis.del(this.keys.tokenByDigest(token.secretHash));
-    await this.redis
-      .multi()
+    await new Removals()
       .del(this.keys.auth('token', token.id))
       .hdel(this.keys.auth('secrets'), token.secretHash)
       .srem(this.keys.auth('user', token.userId, 'tokens'), token.id)
-      .exec();
+      .run(this.redis);
   }
 }
 

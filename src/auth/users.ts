@@ -5,6 +5,7 @@ import { hashPassword } from './password.js';
 import { scripts, type IdentityKeys } from './scripts.js';
 import type { TokenStore } from './tokens.js';
 import type { User, UserStatus } from './types.js';
+import { Removals } from '../core/removals.js';
 
 export interface NewUser {
   email: string;
@@ -97,17 +98,17 @@ export class UserStore {
   async deleteUser(user: User): Promise<string[]> {
     const tokens = await this.tokens.listTokens(user.id);
     const projectIds = await this.redis.smembers(this.keys.auth('user', user.id, 'projects'));
-    const multi = this.redis.multi();
-    multi.del(this.keys.auth('user', user.id), this.keys.auth('user', user.id, 'tokens'));
-    multi.zrem(this.keys.auth('users'), user.id);
-    multi.hdel(this.keys.auth('emails'), normalizeEmail(user.email));
+    const removals = new Removals();
+    removals.del(this.keys.auth('user', user.id), this.keys.auth('user', user.id, 'tokens'));
+    removals.zrem(this.keys.auth('users'), user.id);
+    removals.hdel(this.keys.auth('emails'), normalizeEmail(user.email));
     for (const token of tokens) {
-      multi.del(this.keys.auth('token', token.id));
-      multi.hdel(this.keys.auth('secrets'), token.secretHash);
+      removals.del(this.keys.auth('token', token.id));
+      removals.hdel(this.keys.auth('secrets'), token.secretHash);
     }
-    multi.del(this.keys.auth('user', user.id, 'projects'));
+    removals.del(this.keys.auth('user', user.id, 'projects'));
     await Promise.all(tokens.map((token) => this.redis.del(this.keys.tokenByDigest(token.secretHash))));
-    await multi.exec();
+    await removals.run(this.redis);
     await Promise.all(projectIds.map((projectId) => this.redis.srem(this.keys.project(projectId, 'shared'), user.id)));
     return tokens.map((token) => token.secretHash);
   }

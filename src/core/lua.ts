@@ -107,14 +107,34 @@ const INCLUDE = /^--@include (\S+)[ \t]*$/gm;
 /**
  * A Lua file's text with its `--@include <path>` lines (paths relative to the file) replaced
  * by the files they name, themselves resolved; a file already included is left out the second
- * time, so shared libraries may include each other.
+ * time, so shared libraries may include each other. A script's shebang (`#!lua ...`, Redis 7's
+ * script flags, see SHEBANG) stays its first line; a library may have none, as it would land
+ * inside the script that includes it.
  */
 export function luaSource(file: URL, included = new Set<string>()): string {
+  const library = included.size > 0;
   included.add(fileURLToPath(file));
-  return fs.readFileSync(file, 'utf8').replace(INCLUDE, (_line, relative: string) => {
+  const text = fs.readFileSync(file, 'utf8');
+  if (library && text.startsWith('#!')) throw new Error(`${fileURLToPath(file)}: an included library has no shebang`);
+  return text.replace(INCLUDE, (_line, relative: string) => {
     const target = new URL(relative, file);
     return included.has(fileURLToPath(target)) ? '' : luaSource(target, included);
   });
+}
+
+/**
+ * A script's first line when it declares Redis 7 script flags. `#!lua` alone: a Redis at
+ * `maxmemory` refuses the whole script before it runs (a script that adds data, all or nothing;
+ * without a shebang Redis would refuse only its first write, after any removals before it).
+ * `#!lua flags=allow-oom`: the script runs even then, for scripts that only remove or move
+ * what is stored, so that space can be freed (README, "When Redis is full"). Either way the
+ * script may touch only keys of its declared keys' slot on a Cluster, which every script does.
+ */
+export const SHEBANG = /^#!lua(?: flags=([\w,-]+))?\n/;
+
+/** The script flags `source` declares (none without a shebang). */
+export function luaFlagsOf(source: string): string[] {
+  return SHEBANG.exec(source)?.[1]?.split(',') ?? [];
 }
 
 const KEYS_LINE = /^--@keys[ \t]+(.+)$/m;

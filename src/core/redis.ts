@@ -13,7 +13,8 @@ export interface RedisClientOptions extends RedisOptions {
 /**
  * A bounded name for a Redis error: the system error code of a lost connection (ECONNREFUSED,
  * ECONNRESET, ETIMEDOUT, …), `timeout` for a command that got no answer in time, `unavailable`
- * for a command refused while disconnected, the Redis error prefix of a reply (OOM, LOADING,
+ * for a command refused while disconnected, `OOM` for a write refused by a full Redis (a
+ * transaction's too), the Redis error prefix of a reply (LOADING,
  * READONLY, …), else `other`.
  */
 export function redisErrorKind(error: unknown): string {
@@ -21,6 +22,7 @@ export function redisErrorKind(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   if (error.message === 'Command timed out') return 'timeout';
+  if (isRedisFull(error)) return 'OOM';
   // A reply names its own kind, even one worth a 503 (READONLY, OOM, …).
   if (error.name === 'ReplyError') return /^[A-Z]+/.exec(error.message)?.[0] ?? 'reply';
   if (isRedisUnavailable(error)) return 'unavailable';
@@ -213,13 +215,11 @@ const UNAVAILABLE_MESSAGES = [
   'NOREPLICAS',
   'CLUSTERDOWN',
   'TRYAGAIN',
-  // Reachable but refusing writes for now: full (maxmemory under noeviction) or unable to persist
-  // (a failing RDB save with stop-writes-on-bgsave-error). Neither is the request's fault nor a
-  // bug, and both clear without a restart (memory freed or raised, the disk fixed), so the client
-  // is told to retry (503, Retry-After) like for a replica (READONLY), and the request is not logged
-  // as an internal error (one line per request would be an error storm); /ready answers 503 and
-  // ferrum_redis_errors_total{kind="OOM"|"MISCONF"} counts them for the operator.
-  'OOM command not allowed',
+  // Reachable but refusing writes for now: unable to persist (a failing RDB save with
+  // stop-writes-on-bgsave-error). Not the request's fault nor a bug, and it clears without a
+  // restart (the disk fixed), so the client is told to retry (503, Retry-After) like for a replica
+  // (READONLY), and the request is not logged as an internal error (one line per request would be
+  // an error storm). A full Redis (OOM) is not this: see isRedisFull.
   'MISCONF',
   'Failed to refresh slots cache',
   'None of startup nodes is available',
@@ -236,12 +236,28 @@ export const REDIS_UNAVAILABLE = {
 
 /**
  * Whether `error` says Redis could not be reached or could not serve now (worth a 503 and a
- * retry): down, hung, failing over, a replica, out of memory or unable to persist.
+ * retry): down, hung, failing over, a replica or unable to persist.
  */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
   return UNAVAILABLE_MESSAGES.some((text) => error.message.includes(text));
+}
+
+/** The reply of a Redis at `maxmemory` (noeviction) to a command that could grow its memory. */
+const OUT_OF_MEMORY = 'OOM command not allowed';
+
+/**
+ * Whether `error` is Redis refusing a write because it is full (`maxmemory` under noeviction):
+ * the command's own OOM reply, a script's (refused up front, or failing at a write), or a
+ * transaction discarded because one of its commands was refused so. Not an outage: reads and
+ * removals still work, and only freeing or adding memory ends it (README, "When Redis is full").
+ */
+export function isRedisFull(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.message.includes(OUT_OF_MEMORY)) return true;
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  return Array.isArray(previous) && previous.some((cause) => isRedisFull(cause));
 }
 
 /** Builds key names under the configured prefix: keys.of('user', id) → 'ferrum:user:<id>'. */

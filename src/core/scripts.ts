@@ -6,4 +6,5 @@ const coreScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).
 export const scripts = {
   boundedCounter: coreScript('bounded-counter'),
   boundedIndex: coreScript('bounded-index'),
+  remove: coreScript('remove'),
 };

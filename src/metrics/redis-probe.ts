@@ -1,5 +1,6 @@
 import type { Config } from '../core/config.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
+import { fullestMaster } from './redis-memory.js';
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import { perRegistry } from './per-registry.js';
 
@@ -7,6 +8,8 @@ interface ProbeMetrics {
   roundTrip: Histogram;
   up: Gauge;
   writable: Gauge;
+  memoryUsed: Gauge;
+  memoryMax: Gauge;
 }
 
 /** The probe's metrics of a registry (one per registry: controller and runner may share one). */
@@ -26,6 +29,16 @@ function metricsOf(registry: Registry): ProbeMetrics {
     writable: new Gauge({
       name: 'ferrum_redis_writable',
       help: "Whether Redis accepted this process's last probe write (1) or refused it or did not answer in time (0)",
+      registers: [registry],
+    }),
+    memoryUsed: new Gauge({
+      name: 'ferrum_redis_memory_used_bytes',
+      help: 'Memory Redis uses (INFO memory used_memory; of a Cluster, the master fullest against its maxmemory), in bytes',
+      registers: [registry],
+    }),
+    memoryMax: new Gauge({
+      name: 'ferrum_redis_memory_max_bytes',
+      help: "Redis's maxmemory (0: no limit) of the master ferrum_redis_memory_used_bytes reports, in bytes; past it Redis refuses writes (noeviction)",
       registers: [registry],
     }),
   });
@@ -50,30 +63,22 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Every `intervalMs`: PINGs `redis` (ferrum_redis_up, and the round trip when answered), then
- * writes a short-lived key (ferrum_redis_writable: a replica, a full memory or a full disk answer
+ * Every `intervalMs`: PINGs `redis` (ferrum_redis_up, and the round trip when answered), reads
+ * how full it is (ferrum_redis_memory_used_bytes and _max_bytes, which the FerrumRedisMemoryHigh
+ * alert compares), then writes a short-lived key (ferrum_redis_writable: a replica, a full memory or a full disk answer
  * PING but refuse writes). A probe that hangs (Redis paused) fails after `timeoutMs`, so the
  * gauges turn 0 while Redis is stuck, not only once the connection drops.
  */
 export function startRedisProbe(redis: RedisClient, registry: Registry, options: RedisProbeOptions): () => void {
-  const { roundTrip, up, writable } = metricsOf(registry);
+  const metrics = metricsOf(registry);
   if (options.intervalMs <= 0) return () => {};
   let probing = false;
   const probe = async () => {
     if (probing) return;
     probing = true;
-    const end = roundTrip.startTimer();
-    let answered = false;
     try {
-      await within(redis.ping(), options.timeoutMs);
-      answered = true;
-      end();
-      await within(redis.set(options.probeKey, String(Date.now()), 'PX', 10_000), options.timeoutMs);
-      writable.set(1);
-    } catch {
-      writable.set(0);
+      await probeOnce(redis, metrics, options);
     } finally {
-      up.set(answered ? 1 : 0);
       probing = false;
     }
   };
@@ -81,6 +86,26 @@ export function startRedisProbe(redis: RedisClient, registry: Registry, options:
   const timer = setInterval(() => void probe(), options.intervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** One probe: PING, INFO memory (the memory gauges), then the short-lived write. */
+async function probeOnce(redis: RedisClient, metrics: ProbeMetrics, options: RedisProbeOptions): Promise<void> {
+  const end = metrics.roundTrip.startTimer();
+  let answered = false;
+  try {
+    await within(redis.ping(), options.timeoutMs);
+    answered = true;
+    end();
+    const memory = await within(fullestMaster(redis), options.timeoutMs);
+    metrics.memoryUsed.set(memory.used);
+    metrics.memoryMax.set(memory.max);
+    await within(redis.set(options.probeKey, String(Date.now()), 'PX', 10_000), options.timeoutMs);
+    metrics.writable.set(1);
+  } catch {
+    metrics.writable.set(0);
+  } finally {
+    metrics.up.set(answered ? 1 : 0);
+  }
 }
 
 /** The probe's options from the configuration: FERRUM_METRICS_REDIS_PING_MS, the command timeout. */

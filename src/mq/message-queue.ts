@@ -163,11 +163,10 @@ export class MessageQueue {
     // The first chunk checks the whole post against the queue's byte quota: a refused post stores nothing.
     let limit = maxQueueBytes === undefined ? '' : String(maxQueueBytes);
     const bytes = messages.reduce((sum, row) => sum + Buffer.byteLength(row[1]), 0);
+    const written: string[] = [];
     for (const chunk of postChunks(messages)) {
-      const [created, inserted, alerts] = await scripts.postMessages.run<[number, number, string]>(
-        this.redis,
-        this.keys.queue(ref),
-        [
+      const [created, inserted, alerts] = await scripts.postMessages
+        .run<[number, number, string]>(this.redis, this.keys.queue(ref), [
           LIMITS.defaultExpirationSeconds,
           this.keys.wakeChannel(ref),
           ids === 'ids may repeat' ? '1' : '0',
@@ -175,8 +174,9 @@ export class MessageQueue {
           bytes,
           how.quietAlerts ? '1' : '0',
           ...postArgs(chunk),
-        ],
-      );
+        ])
+        .catch((error: unknown) => this.withdrawn(ref, ids === 'fresh ids' ? written : [], error));
+      if (inserted > 0) written.push(...chunk.map((row) => row[0]));
       if (inserted === -1)
         throw byteQuotaReached('queue_bytes', maxQueueBytes ?? 0, `the queue ${ref.name} (its messages' bodies)`);
       limit = '';
@@ -184,6 +184,19 @@ export class MessageQueue {
       await this.raiseAlerts(ref, alerts, () => how.hops);
     }
     if (ids === 'fresh ids') this.metrics?.posted.inc(messages.length);
+  }
+
+  /**
+   * A post whose later chunk failed (Redis full, say, which refuses a script before it runs)
+   * takes back what its earlier chunks wrote, so it stores all its messages or none, then fails
+   * with `error`. Ids that may repeat are never taken back: they may have been there before.
+   */
+  private async withdrawn(ref: QueueRef, written: string[], error: unknown): Promise<never> {
+    if (written.length > 0)
+      await scripts.withdrawMessages.run(this.redis, this.keys.queue(ref), written).catch((cause: unknown) => {
+        this.deps.log.warn({ err: cause, queue: ref.name }, 'the messages of a failed post could not be taken back');
+      });
+    throw error;
   }
 
   /**
@@ -357,8 +370,8 @@ export class MessageQueue {
 
   /** Removes every message of a queue, keeping the queue (and fires the alerts that crosses). */
   async clear(ref: QueueRef): Promise<void> {
-    if (!(await this.queues.clear(ref))) throw fail('mq_queue_not_found');
-    const alerts = await scripts.checkAlerts.run<string>(this.redis, this.keys.queue(ref));
+    const alerts = await scripts.clearQueue.run<string | number>(this.redis, this.keys.queue(ref));
+    if (alerts === MISSING_QUEUE) throw fail('mq_queue_not_found');
     await this.raiseAlerts(ref, alerts, () => LIMITS.hopBudget);
   }
 

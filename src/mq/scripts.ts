@@ -13,12 +13,15 @@ export const scripts = {
   peek: mqScript('peek'),
   readMessage: mqScript('read-message'),
   deleteMessages: mqScript('delete-messages'),
+  withdrawMessages: mqScript('withdraw-messages'),
   touch: mqScript('touch'),
   release: mqScript('release'),
   queueInfo: mqScript('queue-info'),
   saveQueue: mqScript('save-queue'),
+  removeSubscribers: mqScript('remove-subscribers'),
   sweep: mqScript('sweep'),
-  checkAlerts: mqScript('check-alerts'),
+  clearQueue: mqScript('clear-queue'),
+  deleteQueue: mqScript('delete-queue'),
 };
 
 /** Push scripts (they include ../common.lua and push-common.lua) take the queue's keys followed by the message's push status hash. */

@@ -944,6 +944,7 @@ describe('templates: operations', () => {
       'FerrumTargetDown',
       'FerrumRedisUnreachable',
       'FerrumRedisRefusingWrites',
+      'FerrumRedisMemoryHigh',
       'FerrumRedisErrors',
       'FerrumMetricsStale',
       'FerrumNoRunners',
@@ -962,6 +963,7 @@ describe('templates: operations', () => {
     expect(byName.get('FerrumNoRunners').annotations.summary).toContain('{{ $labels.cluster }}');
     expect(byName.get('FerrumTargetDown').expr).toBe('up{job=~"(.+/)?ferrum-(controller|runner)"} == 0');
     expect(byName.get('FerrumRedisErrors').expr).toContain('[5m]');
+    expect(byName.get('FerrumRedisMemoryHigh').expr).toMatch(/ferrum_redis_memory_max_bytes > 0\)\) > 0\.9$/);
     expect(byName.get('FerrumRunnersSaturated').for).toBe('15m');
     const { data } = findObject(rendered, 'ConfigMap', 'ferrum-dashboard') as { data?: Record<string, string> };
     const dashboard = JSON.parse(data!['ferrum.json']!);

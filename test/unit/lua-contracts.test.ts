@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadedScripts, luaSource, withoutUnusedFunctions, type LuaScript } from '../../src/core/lua.js';
+import { loadedScripts, luaFlagsOf, luaSource, withoutUnusedFunctions, type LuaScript } from '../../src/core/lua.js';
 import { QUEUE_KEY_PARTS, Outcome } from '../../src/mq/scripts.js';
 import { TASK_STATUSES } from '../../src/worker/types.js';
 
@@ -158,3 +158,47 @@ describe('Lua contracts', () => {
 function unique(scripts: LuaScript[]): LuaScript[] {
   return [...new Map(scripts.map((script) => [script.file, script])).values()];
 }
+
+describe('Lua script flags (a full Redis)', () => {
+  const named = (script: LuaScript) => path.relative(ROOT, script.file!);
+
+  it('a shebang stays the first line of the script Redis runs, and only there', () => {
+    for (const script of unique(loadedScripts)) {
+      const own = fs.readFileSync(script.file!, 'utf8');
+      expect(script.source.startsWith('#!'), named(script)).toBe(own.startsWith('#!'));
+      expect(script.source.indexOf('#!', 1), named(script)).toBe(-1);
+    }
+  });
+
+  it('only scripts that remove or move what is stored may run on a full Redis (allow-oom)', () => {
+    const allowOom = unique(loadedScripts)
+      .filter((script) => luaFlagsOf(script.source).includes('allow-oom'))
+      .map(named)
+      .sort();
+    expect(allowOom).toEqual(
+      [
+        'src/auth/lua/mark-project.lua',
+        'src/auth/lua/set-suspension-flag.lua',
+        'src/cache/lua/delete-item.lua',
+        'src/cache/lua/drop-items.lua',
+        'src/cache/lua/sweep.lua',
+        'src/core/lua/remove.lua',
+        'src/functions/lua/delete-app.lua',
+        'src/functions/lua/delete-route.lua',
+        'src/mq/lua/clear-queue.lua',
+        'src/mq/lua/delete-messages.lua',
+        'src/mq/lua/delete-queue.lua',
+        'src/mq/lua/push/acknowledge.lua',
+        'src/mq/lua/release.lua',
+        'src/mq/lua/remove-subscribers.lua',
+        'src/mq/lua/reserve.lua',
+        'src/mq/lua/sweep.lua',
+        'src/mq/lua/touch.lua',
+        'src/mq/lua/withdraw-messages.lua',
+        'src/worker/codes/lua/delete-code.lua',
+        'src/worker/schedules/lua/cancel-schedule.lua',
+        'src/worker/tasks/lua/cancel-task.lua',
+      ].sort(),
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { clusterSeedsOf, connectionOf, isRedisUnavailable } from '../../src/core/redis.js';
+import { clusterSeedsOf, connectionOf, isRedisFull, isRedisUnavailable, redisErrorKind } from '../../src/core/redis.js';
 
 const redisUrlOf = (env: Record<string, string>) => loadConfig(env).redisUrl;
 
@@ -76,9 +76,8 @@ describe('a cluster that cannot serve', () => {
 });
 
 describe('a reachable Redis refusing writes', () => {
-  it('is "unavailable" (503 and Retry-After): full, unable to persist, a replica', () => {
+  it('is "unavailable" (503 and Retry-After): unable to persist, a replica', () => {
     for (const message of [
-      "OOM command not allowed when used memory > 'maxmemory'.",
       'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
       "READONLY You can't write against a read only replica.",
     ]) {
@@ -88,5 +87,22 @@ describe('a reachable Redis refusing writes', () => {
     expect(isRedisUnavailable(Object.assign(new Error('ERR wrong number of arguments'), { name: 'ReplyError' }))).toBe(
       false,
     );
+  });
+
+  it('is "full" (507), not unavailable, when out of memory: a command, a script, a discarded transaction', () => {
+    const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
+    const oom = reply("OOM command not allowed when used memory > 'maxmemory'.");
+    const inScript = reply(
+      "ERR Error running script (call to f_0): @user_script:9: @user_script: 9: -OOM command not allowed when used memory > 'maxmemory'.",
+    );
+    const discarded = Object.assign(reply('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [oom],
+    });
+    for (const error of [oom, inScript, discarded]) {
+      expect(isRedisFull(error), error.message).toBe(true);
+      expect(isRedisUnavailable(error), error.message).toBe(false);
+      expect(redisErrorKind(error), error.message).toBe('OOM');
+    }
+    expect(isRedisFull(reply('EXECABORT Transaction discarded because of previous errors.'))).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include cache-state.lua
 -- Deletes an item. ARGV: cache name, item key. Returns 1 when a live item was deleted, else 0.
 local name, key = ARGV[1], ARGV[2]

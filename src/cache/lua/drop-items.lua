@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include cache-state.lua
 -- Removes every item of a cache: clear keeps the cache (listed, size 0), delete ends it.
 -- ARGV: cache name, 'clear' or 'delete'. Returns 1, or 0 when there is no such cache.

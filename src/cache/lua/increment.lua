@@ -1,3 +1,4 @@
+#!lua
 --@include cache-state.lua
 -- Adds `amount` to an item's integer value, creating the item with `amount` when it is absent.
 -- Redis's HINCRBY does the exact 64-bit signed arithmetic and refuses overflow; the result is

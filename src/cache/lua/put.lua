@@ -1,3 +1,4 @@
+#!lua
 --@include cache-state.lua
 -- Stores an item unless its condition fails. Creates the cache, unless a cas check or a quota fails.
 -- ARGV: cache name, item key, value JSON, condition ('', 'add', 'replace' or 'cas'),

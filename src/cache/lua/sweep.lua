@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include cache-state.lua
 -- Reclaims up to `limit` expired items of a cache. ARGV: cache name, limit.
 -- Returns how many were removed.

@@ -7,6 +7,7 @@ import { appOf, flatten } from './records.js';
 import { scripts, type RecordPatch } from '../scripts.js';
 import { splitMapChanges } from './rules.js';
 import type { App, ConfigMap } from '../types.js';
+import { Removals } from '../../core/removals.js';
 
 /** Formats whose containers stay up between calls. */
 export function isHotFormat(format: string | null | undefined): boolean {
@@ -79,11 +80,10 @@ export class AppStore {
     if (result === 0) return 'has-routes';
     await this.notices.changed();
     // Unlisted after the record is gone; a listing skips names whose record is missing.
-    await this.redis
-      .multi()
+    await new Removals()
       .zrem(this.keys.apps(), app.name)
       .zrem(this.keys.projectApps(app.projectId), app.name)
-      .exec();
+      .run(this.redis);
     await this.calls.dropApp(app.projectId, app.name);
     return 'deleted';
   }

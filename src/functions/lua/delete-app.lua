@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@keys app app_config routes
 -- Deletes an app record that has no routes (the caller then removes it from the indexes).
 -- KEYS: app, app-config, routes (the app's own hash tag)

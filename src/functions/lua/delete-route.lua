@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@keys routes route route_config route_headers
 -- Deletes a route with its config and headers. Returns 0 when it does not exist.
 -- KEYS: routes, route, route-config, route-headers

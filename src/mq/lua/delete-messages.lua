@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Deletes messages, all or none. ARGV: the messages' ids, then their reservation ids in the same
 -- order ('' = none given, '*' = whatever reservation it has).
@@ -9,15 +10,8 @@ local count = #ARGV / 2
 local ids, rids = { unpack(ARGV, 1, count) }, { unpack(ARGV, count + 1) }
 local now = now_ms()
 local outcomes, until_ms = check_reservations(ids, rids, now)
-local reserved, others = {}, {}
 for i, outcome in ipairs(outcomes) do
   if outcome ~= OK then return { outcome, i } end
-  if until_ms[i] and tonumber(until_ms[i]) > now then
-    reserved[#reserved + 1] = ids[i]
-  else
-    others[#others + 1] = ids[i]
-  end
 end
-remove_reserved(reserved)
-remove_messages(others)
+remove_checked(ids, until_ms, now)
 return { OK, 0, evaluate_alerts(now, { head[2], head[3] }) }

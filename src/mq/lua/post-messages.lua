@@ -1,3 +1,4 @@
+#!lua
 --@include common.lua
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
 -- ARGV: default expiration (s), wake channel, '1' when the ids may already be on the queue (dead

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Ends a live reservation: the message goes to the front of the queue, at once or after a delay.
 -- ARGV: id, reservation id ('*' = the current one), delay (s), wake channel.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
 -- reserved_count already reached the dead letter threshold are moved to the dead letter

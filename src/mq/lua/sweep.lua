@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Realizes time on one queue (maintain()): drops expired messages, returns lapsed reservations,
 -- promotes due delayed messages. Run by the sweeper for queues nobody is using.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include common.lua
 -- Renews a live reservation under a new reservation id and counts it as a reservation.
 -- ARGV: id, reservation id ('*' = the current one), timeout (s; 0 = the message's own timeout,

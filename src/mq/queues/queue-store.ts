@@ -72,21 +72,20 @@ export class QueueStore {
 
   /**
    * Changes a queue's settings with `change(current)` (current is null for a new queue),
-   * retrying when another writer got there first. Returns the settings written.
+   * retrying when another writer got there first. Returns the settings written. `script` is
+   * save-queue.lua, or for a change that only removes, its allow-oom twin (a full Redis runs it).
    */
   async save(
     ref: QueueRef,
     change: (current: QueueSettings | null) => QueueSettings,
+    script = scripts.saveQueue,
   ): Promise<{ settings: QueueSettings; created: boolean }> {
     const queueKeys = this.keys.queue(ref);
     for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
       const fields = await this.redis.hgetall(queueKeys[QUEUE_KEY]!);
       const version = fields.version ?? '';
       const settings = change(version === '' ? null : settingsFromFields(fields));
-      const written = await scripts.saveQueue.run<number>(this.redis, queueKeys, [
-        version,
-        ...settingsToFields(settings),
-      ]);
+      const written = await script.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
       await this.indexPushQueue(ref, settings.type !== 'pull');
@@ -147,14 +146,19 @@ export class QueueStore {
   ): Promise<void> {
     if (change !== 'remove')
       await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
-    await this.save(ref, (current) => {
-      if (!current) throw fail('mq_queue_not_found');
-      if (!current.push) throw fail('mq_subscribers_need_push_queue');
-      const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
-      const next = nextSubscribers(current.push.subscribers, change, given);
-      if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
-      return withinPushRules(ref, { ...current, push: { ...current.push, subscribers: next } });
-    });
+    const script = change === 'remove' ? scripts.removeSubscribers : scripts.saveQueue;
+    await this.save(
+      ref,
+      (current) => {
+        if (!current) throw fail('mq_queue_not_found');
+        if (!current.push) throw fail('mq_subscribers_need_push_queue');
+        const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
+        const next = nextSubscribers(current.push.subscribers, change, given);
+        if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
+        return withinPushRules(ref, { ...current, push: { ...current.push, subscribers: next } });
+      },
+      script,
+    );
   }
 
   private async refusePushLoop(ref: QueueRef, subscribers: ReadonlyArray<{ url: string }>): Promise<void> {
@@ -222,8 +226,10 @@ export class QueueStore {
   private async indexPushQueue(ref: QueueRef, isPush: boolean): Promise<void> {
     const member = JSON.stringify([ref.projectId, ref.name]);
     const index = this.keys.pushQueueIndex();
-    const changed = isPush ? await this.redis.sadd(index, member) : await this.redis.srem(index, member);
-    if (changed === 1 || isPush) await this.redis.publish(this.keys.pushQueuesChannel(), member);
+    // Looked up first: SADD is refused on a full Redis even for a member already there.
+    const changed = isPush === ((await this.redis.sismember(index, member)) === 0);
+    if (changed) await (isPush ? this.redis.sadd(index, member) : this.redis.srem(index, member));
+    if (changed || isPush) await this.redis.publish(this.keys.pushQueuesChannel(), member);
   }
 
   /** Deletes a queue and its messages; false when it did not exist. */
@@ -231,27 +237,11 @@ export class QueueStore {
     this.quotas.forget(ref);
     const queueKeys = this.keys.queue(ref);
     const index = this.keys.queueIndex(ref.projectId);
-    const [[, existed]] = (await this.redis
-      .multi()
-      .exists(queueKeys[QUEUE_KEY]!)
-      .unlink(...queueKeys)
-      .exec()) as [[null, number], unknown];
+    const existed = await scripts.deleteQueue.run<number>(this.redis, queueKeys);
     await this.redis.zrem(index, ref.name);
     await this.indexPushQueue(ref, false);
     // A post may have re-created the queue between the two steps: keep it listed then.
     if ((await this.redis.exists(queueKeys[QUEUE_KEY]!)) === 1) await this.redis.zadd(index, 0, ref.name);
-    return existed === 1;
-  }
-
-  /** Removes every message of a queue, keeping the queue; false when it does not exist. */
-  async clear(ref: QueueRef): Promise<boolean> {
-    const [queueKey, ...messageKeys] = this.keys.queue(ref);
-    const [[, existed]] = (await this.redis
-      .multi()
-      .exists(queueKey!)
-      .unlink(...messageKeys)
-      .hdel(queueKey!, 'bytes')
-      .exec()) as [[null, number], unknown];
     return existed === 1;
   }
 

@@ -5,6 +5,7 @@ import { scripts } from './scripts.js';
 import type { AwsProviderSettings, Cluster, ClusterSecrets } from './cluster-types.js';
 import type { WorkerKeys } from '../keys.js';
 import type { SecretBox } from '../../core/secret-box.js';
+import { Removals } from '../../core/removals.js';
 
 const MAX_UPDATE_ATTEMPTS = 5;
 
@@ -158,9 +159,10 @@ export class ClusterStore {
 
   async delete(clusterId: string): Promise<void> {
     const stored = await this.find(clusterId);
-    const multi = this.redis.multi().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId);
-    for (const userId of stored ? usersOf(stored.cluster) : []) multi.srem(this.keys.userClusters(userId), clusterId);
-    await multi.exec();
+    const removals = new Removals().del(this.keys.cluster(clusterId)).srem(this.keys.clusterIndex(), clusterId);
+    for (const userId of stored ? usersOf(stored.cluster) : [])
+      removals.srem(this.keys.userClusters(userId), clusterId);
+    await removals.run(this.redis);
   }
 }
 

@@ -8,6 +8,7 @@ export const scripts = {
   addTaskJobs: taskScript('add-task-jobs'),
   listTasks: taskScript('list-tasks'),
   setStatus: taskScript('set-task-status'),
+  cancelTask: taskScript('cancel-task'),
   appendLog: taskScript('append-log'),
   appendLogInOrder: taskScript('append-log-in-order'),
   takeTask: taskScript('take-task'),

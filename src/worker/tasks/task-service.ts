@@ -1,6 +1,7 @@
 import type { EventBus } from '../../core/bus.js';
 import { fail, HttpError } from '../../core/errors.js';
 import { newObjectId } from '../../core/ids.js';
+import { isRedisFull } from '../../core/redis.js';
 import type { ClusterAccess } from '../clusters/cluster-access.js';
 import type { CodeStore } from '../codes/code-store.js';
 import type { TaskDistribution } from './queues/distribution.js';
@@ -109,7 +110,11 @@ export class TaskService {
       ...linkOf(origin),
     }));
     await this.store.createQueued(projectId, tasks, origin.retryOf?.id);
-    await this.dispatch(projectId, tasks);
+    // Stored, so queued: with Redis full since, the task sweeper adds their jobs once it has room
+    // (a 507 would have the client post them twice).
+    await this.dispatch(projectId, tasks).catch((error: unknown) => {
+      if (!isRedisFull(error)) throw error;
+    });
     return tasks;
   }
 

@@ -62,6 +62,7 @@ async function chartRuleGroups(): Promise<unknown[]> {
       'targetDown',
       'redisUnreachable',
       'redisRefusingWrites',
+      'redisMemoryHigh',
       'redisErrors',
       'metricsStale',
       'noRunners',
@@ -269,6 +270,29 @@ describe('alerts, each for its real condition', () => {
         await redisConfigSet('min-replicas-to-write', '0');
       }
       await scrapeUntil((scraped) => scraped.value('ferrum_redis_writable') === 1);
+    },
+    scaled(90_000),
+  );
+
+  it(
+    'FerrumRedisMemoryHigh: Redis past 90 % of its maxmemory',
+    async () => {
+      await expectQuiet('FerrumRedisMemoryHigh');
+      const redis = server.openRedis();
+      try {
+        const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+        // 95 % full: writes still pass, the alert fires.
+        await redisConfigSet('maxmemory', String(Math.ceil(used / 0.95)));
+        const metrics = await scrapeUntil((scraped) => scraped.value('ferrum_redis_memory_max_bytes') > 0);
+        expect(metrics.value('ferrum_redis_memory_used_bytes')).toBeGreaterThan(0);
+        await prometheus.firing('FerrumRedisMemoryHigh');
+      } finally {
+        await redisConfigSet('maxmemory', '0');
+        redis.disconnect();
+      }
+      await scrapeUntil((scraped) => scraped.value('ferrum_redis_memory_max_bytes') === 0);
+      // So near maxmemory, the sampler's writes may have been refused: the next test starts quiet.
+      await eventually(async () => (await prometheus.active('FerrumMetricsStale')).length === 0, 15_000);
     },
     scaled(90_000),
   );

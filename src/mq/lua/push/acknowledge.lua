@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@include ../common.lua
 --@include push-common.lua
 --@keys queue ready delayed reserved expiry body count rid headers released dead timeout status

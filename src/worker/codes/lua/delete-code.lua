@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@keys code_names code_index code revisions
 -- Deletes a code package and its revisions; returns 0 when it does not exist.
 -- KEYS: code-names hash, code index zset, code, revisions list

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --@keys schedule due active_count
 -- Cancels a schedule that still has runs: no further run is claimed.
 -- KEYS: schedule hash, due set, the project's active schedules count

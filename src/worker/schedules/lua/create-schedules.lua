@@ -1,3 +1,4 @@
+#!lua
 --@keys due active_count schedules...
 -- Writes new schedules and makes each due at its first run, unless the project would then
 -- have more active schedules than its max_schedules.

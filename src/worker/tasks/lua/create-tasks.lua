@@ -1,3 +1,4 @@
+#!lua
 --@include task-lib.lua
 --@keys undispatched counters tasks_then_index_sets...
 -- Writes new task records (all queued, all of one project), indexes them and counts them in

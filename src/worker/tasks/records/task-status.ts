@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../../core/redis.js';
+import { isRedisFull, type RedisClient } from '../../../core/redis.js';
 import { fail } from '../../../core/errors.js';
 import { scripts } from '../scripts.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../../../metrics/history.js';
@@ -14,6 +14,8 @@ export interface StatusChange {
   fields?: Record<string, string | number>;
   /** A new queued task retrying this one, written in the same step when the change succeeds. */
   retry?: Task;
+  /** A cancel: it adds no data, so it runs on a full Redis too (cancel-task.lua). */
+  cancel?: true;
 }
 
 export interface ChangeResult {
@@ -65,9 +67,13 @@ export class TaskStatusChanges {
       keys.push(this.keys.task(projectId, change.retry.id));
       args.push(...creationArgs(change.retry));
     }
-    const [changed, previous] = await scripts.setStatus.run<[number, string]>(this.redis, keys, args);
+    const script = change.cancel && !change.retry ? scripts.cancelTask : scripts.setStatus;
+    const [changed, previous] = await script.run<[number, string]>(this.redis, keys, args);
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
-      await this.history.recordTaskOutcome(projectId, change.to as Outcome);
+      // The dashboard's charts only: a full Redis refusing the count does not undo the change.
+      await this.history.recordTaskOutcome(projectId, change.to as Outcome).catch((error: unknown) => {
+        if (!isRedisFull(error)) throw error;
+      });
     }
     return { changed: changed === 1, previous: previous as TaskStatus | '' };
   }
@@ -136,6 +142,7 @@ export class TaskStatusChanges {
       from: ['queued', 'preparing', 'running'],
       to: 'cancelled',
       fields: { msg: 'Cancelled' },
+      cancel: true,
     });
   }
 

@@ -1,0 +1,20 @@
+#!lua flags=allow-oom
+--@include common.lua
+-- Takes back the messages of a post whose later chunk was refused (a full Redis), so that a post
+-- stores all its messages or none: removes those of the given ids still on the queue, reserved
+-- or not. It only removes, so it runs on a full Redis too (allow-oom).
+-- ARGV: the ids. Returns how many were removed.
+if redis.call('EXISTS', K_QUEUE) == 0 then return 0 end
+local now = now_ms()
+local anyone = {}
+for i = 1, #ARGV do anyone[i] = ANY_RESERVATION end
+local outcomes, until_ms = check_reservations(ARGV, anyone, now)
+local found, found_until = {}, {}
+for i, outcome in ipairs(outcomes) do
+  if outcome == OK then
+    found[#found + 1] = ARGV[i]
+    found_until[#found] = until_ms[i]
+  end
+end
+remove_checked(found, found_until, now)
+return #found
