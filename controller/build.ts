@@ -13,12 +13,14 @@ import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { installContentTypes } from './http/content-types.js';
 import { frameworkErrors, installErrorHandling, IRON_ERROR_SHAPE } from '../api/error-handler.js';
 import { installHttpMetrics } from './http/http-metrics.js';
 import { installLargeBodyGate } from './http/large-body-gate.js';
 import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './http/method-override.js';
+import { installRouteList } from './http/route-list.js';
 import { installValidation } from './http/validation.js';
 
 /**
@@ -33,11 +35,13 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
+    clientErrorHandler: answerClientErrors(IRON_ERROR_SHAPE),
     rewriteUrl: applyMethodOverride,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
+  installRouteList(app);
   installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);
