@@ -70,9 +70,9 @@ const NASTY_NUMBERS = [
 ];
 
 export const nastyText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(...NASTY_TEXT) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
+  { weight: 10, arbitrary: fc.constantFrom(...NASTY_TEXT) },
+  { weight: 4, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
   // Long text: past names' limits, and now and then past the body limit.
   { weight: 1, arbitrary: fc.constantFrom(300, 1025, 70_000).map((n) => 'x'.repeat(n)) },
 );

@@ -51,8 +51,8 @@ function paramText(name: string, pools: RequestPools): fc.Arbitrary<string> {
   );
   return real
     ? fc.oneof(
-        { weight: 3, arbitrary: fc.constantFrom(...real).map(percentEncoded) },
-        { weight: 2, arbitrary: hostile },
+        { weight: 6, arbitrary: fc.constantFrom(...real).map(percentEncoded) },
+        { weight: 1, arbitrary: hostile },
       )
     : hostile;
 }
