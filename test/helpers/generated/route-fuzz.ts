@@ -121,11 +121,13 @@ export async function fuzzRoute(
 ): Promise<void> {
   const onFunctionsPort = route.url.startsWith('/r/') ? fc.boolean() : fc.constant(false);
   const property = fc.asyncProperty(requestsFor(route, pools, callers), onFunctionsPort, async (request, functions) => {
-    if (process.env.FUZZ_TRACE) console.log('SEND', describeRequest(request));
     const answer = await send(functions ? target.functionsUrl : target.baseUrl, request, target.tokens[request.caller]);
     const problem = answerProblem(request, answer);
-    if (process.env.FUZZ_TRACE)
-      console.log(describeRequest(request), '=>', answer.status, Math.round(answer.ms), answer.text.slice(0, 100));
+    // FERRUM_FUZZ_TRACE=1 prints every request and its answer (what the generator reaches).
+    if (process.env.FERRUM_FUZZ_TRACE)
+      console.log(
+        `${describeRequest(request)} => ${answer.status} in ${Math.round(answer.ms)} ms ${answer.text.slice(0, 100)}`,
+      );
     if (problem) throw new Error(`${describeRequest(request)}: ${problem}`);
   });
   const details = await fc.check(property, {
