@@ -94,8 +94,8 @@ export function answerProblem(request: GeneratedRequest, answer: TimedAnswer): s
   return null;
 }
 
-/** How hard each route is tried: FERRUM_FUZZ_RUNS runs (default 40), and never longer than FERRUM_FUZZ_ROUTE_MS. */
-export const FUZZ_RUNS = Number(process.env.FERRUM_FUZZ_RUNS ?? 40);
+/** How hard each route is tried: FERRUM_FUZZ_RUNS runs (default 30), and never longer than FERRUM_FUZZ_ROUTE_MS. */
+export const FUZZ_RUNS = Number(process.env.FERRUM_FUZZ_RUNS ?? 30);
 const ROUTE_TIME_LIMIT_MS = Number(process.env.FERRUM_FUZZ_ROUTE_MS ?? scaled(4000));
 
 /** The seed of this run: FERRUM_FUZZ_SEED replays one; printed with every failure. */
