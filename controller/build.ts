@@ -13,6 +13,7 @@ import { systemApi } from '../api/system.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { installContentTypes } from './http/content-types.js';
 import { frameworkErrors, installErrorHandling, IRON_ERROR_SHAPE } from '../api/error-handler.js';
 import { installHttpMetrics } from './http/http-metrics.js';
@@ -35,11 +36,13 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
+    clientErrorHandler: answerClientErrors(IRON_ERROR_SHAPE),
     rewriteUrl: applyMethodOverride,
     routerOptions: { maxParamLength: 1000, caseSensitive: true, ignoreTrailingSlash: true },
   });
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
+  installRouteList(app);
   installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installRouteList(app);
   installValidation(app);

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { FUNCTIONS_ERROR_SHAPE } from '../../api/functions/errors.js';
 import { markFunctionsListener } from '../../api/functions/origin.js';
+import { answerClientErrors } from './client-errors.js';
 
 export interface FunctionsListener {
   port: number;
@@ -21,6 +23,7 @@ export async function startFunctionsListener(
     markFunctionsListener(request);
     app.routing(request, response);
   });
+  server.on('clientError', answerClientErrors(FUNCTIONS_ERROR_SHAPE));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,22 +1,34 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 
-export interface ListedRoute {
-  method: string;
+/** A registered route: its method(s), URL pattern and schema as declared. */
+export interface RouteEntry {
+  method: string | string[];
   url: string;
+  schema: FastifySchema | undefined;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every route registered after `installRouteList`, one row per method. */
-    routeList: ListedRoute[];
-  }
+const routeLists = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/**
+ * Every route of the app (as built by installRouteList's app), in registration order: what
+ * checks over "every route" (null-field pruning, the generated-input tests) walk, so a new
+ * route is covered as soon as it is registered.
+ */
+export function routeListOf(app: FastifyInstance): readonly RouteEntry[] {
+  return routeLists.get(app) ?? [];
 }
 
-/** Keeps the list of registered routes, for checks that must cover every route (admission order). */
 export function installRouteList(app: FastifyInstance): void {
-  const routes: ListedRoute[] = [];
-  app.decorate('routeList', routes);
-  app.addHook('onRoute', ({ method, url }) => {
-    for (const each of Array.isArray(method) ? method : [method]) routes.push({ method: each, url });
+  const routes: RouteEntry[] = [];
+  routeLists.set(app, routes);
+  app.addHook('onRoute', ({ method, url, schema }) => {
+    routes.push({ method, url, schema });
   });
+}
+
+/** Every route as one row per method (a route may declare several). */
+export function routesByMethodOf(app: FastifyInstance): Array<{ method: string; url: string }> {
+  return routeListOf(app).flatMap(({ method, url }) =>
+    (Array.isArray(method) ? method : [method]).map((each) => ({ method: each, url })),
+  );
 }

@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { validatingWithoutNulls } from '../../src/core/null-fields.js';
 import { quickCheckOf } from '../../api/quick-body-check.js';
+import { routeListOf } from './route-list.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
 // parameters are text: "10" becomes 10 where the schema wants a number.
@@ -33,19 +34,14 @@ export interface RouteBody {
   schema: unknown;
 }
 
-const routeBodies = new WeakMap<FastifyInstance, RouteBody[]>();
-
-/** Every route of the app (as built by installValidation's app) that declares a body schema. */
-export function routeBodiesOf(app: FastifyInstance): readonly RouteBody[] {
-  return routeBodies.get(app) ?? [];
+/** Every route of the app (see route-list.ts) that declares a body schema. */
+export function routeBodiesOf(app: FastifyInstance): RouteBody[] {
+  return routeListOf(app).flatMap(({ method, url, schema }) =>
+    schema?.body ? [{ method, url, schema: schema.body }] : [],
+  );
 }
 
 export function installValidation(app: FastifyInstance): void {
-  const bodies: RouteBody[] = [];
-  routeBodies.set(app, bodies);
-  app.addHook('onRoute', ({ method, url, schema }) => {
-    if (schema?.body) bodies.push({ method, url, schema: schema.body });
-  });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyValidatorOf(schema) : textAjv.compile(schema),
   );

@@ -10,6 +10,10 @@ export const HTTP_ERRORS = {
   unsupported_content_type: row(415, 'Unsupported Content-Type'),
   bad_url_encoding: row(400, 'Invalid URL: a path segment is not valid percent-encoding'),
   path_parameter_too_long: row(414, 'URL path parameter too long'),
+  // Requests Node's HTTP parser refuses before any route (controller/http/client-errors.ts).
+  request_headers_too_large: row(431, 'Request headers (the URL included) are larger than the server accepts'),
+  request_timeout: row(408, 'The request did not arrive in time'),
+  malformed_http_request: row(400, (problem: string) => `Malformed HTTP request: ${problem}`),
   // Schema failures (api/schema-errors.ts), naming the field.
   invalid_request_part: row(400, (part: string) => `invalid ${part}`),
   field_required: row(406, (field: string) => `${field} is required`),

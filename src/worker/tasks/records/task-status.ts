@@ -6,6 +6,9 @@ import type { IndexedTask, WorkerKeys } from '../../keys.js';
 import { creationArgs } from './task-store.js';
 import type { Task, TaskStatus } from '../../types.js';
 
+/** The fields a progress report sets on the task record. */
+const PROGRESS_FIELDS = ['percent', 'msg'] as const;
+
 export interface StatusChange {
   from: TaskStatus[];
   to: TaskStatus;
@@ -125,8 +128,9 @@ export class TaskStatusChanges {
 
   /** Progress of a queued or running task; refused (400) once it has ended. */
   async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
-    const fields = Object.entries(progress).flatMap(([field, value]) =>
-      value === undefined ? [] : [field, String(value)],
+    // Only these two: the body a client sent may carry any other key, which must not reach the record.
+    const fields = PROGRESS_FIELDS.flatMap((field) =>
+      progress[field] === undefined ? [] : [field, String(progress[field])],
     );
     const [changed, current] = await scripts.setProgress.run<[number, string]>(
       this.redis,
