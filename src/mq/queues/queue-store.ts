@@ -129,12 +129,14 @@ export class QueueStore {
 
   /**
    * Adds or updates (by name), replaces, or removes subscribers of a push queue; `subscribers`
-   * may be derived from the current ones (read in the same save).
+   * may be derived from the current ones (read in the same save). Version 3 keeps at least one
+   * subscriber; version 1 (`mayEmpty`) may remove the last one (nothing is pushed until one is added).
    */
   async changeSubscribers(
     ref: QueueRef,
     change: SubscriberChange,
     subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
+    mayEmpty = false,
   ): Promise<void> {
     if (change !== 'remove')
       await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
@@ -143,7 +145,7 @@ export class QueueStore {
       if (!current.push) throw fail('mq_subscribers_need_push_queue');
       const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
       const next = nextSubscribers(current.push.subscribers, change, given);
-      if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
+      if (next.length === 0 && !mayEmpty) throw fail('mq_push_queue_needs_subscriber');
       return withoutSelfPush(ref, { ...current, push: { ...current.push, subscribers: next } });
     });
   }
