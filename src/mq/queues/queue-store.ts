@@ -9,6 +9,7 @@ import { QueueQuotaGate, type QueueQuotas } from './queue-quotas.js';
 import {
   applyQueueChanges,
   isPushQueue,
+  hasPushWork,
   settingsFromFields,
   settingsToFields,
   type QueueChanges,
@@ -87,7 +88,7 @@ export class QueueStore {
       ]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
-      await this.indexPushQueue(ref, settings.type !== 'pull');
+      await this.indexPushQueue(ref, hasPushWork(settings));
       return { settings, created: version === '' };
     }
     throw fail('mq_queue_save_contended');
@@ -204,7 +205,12 @@ export class QueueStore {
     return [...members];
   }
 
-  /** Keeps the set of push queues (which the push deliverer serves) in step; announces new settings of push queues. */
+  /**
+   * Keeps the set of push queues the deliverer serves (those with a subscriber) in step;
+   * announces new settings of push queues. A version 1 push queue without subscribers stays
+   * out of the set, so no deliverer (this release's or an earlier one, which cannot take a
+   * push queue without subscribers) reserves its messages until a subscriber is added.
+   */
   private async indexPushQueue(ref: QueueRef, isPush: boolean): Promise<void> {
     const member = JSON.stringify([ref.projectId, ref.name]);
     const index = this.keys.pushQueueIndex();
