@@ -78,7 +78,7 @@ describe('cache items: values, keys and expiry', () => {
     });
     await cache.put('p1', 'n', 'word', item('ten'), ROOMY);
     await expect(cache.increment('p1', 'n', 'word', 1, ROOMY)).rejects.toMatchObject({
-      message: 'Cannot increment: the value is not a number',
+      message: 'Cannot increment or decrement non-numeric value',
     });
     expect((await cache.get('p1', 'n', 'big'))!.json).toBe('9223372036854775807');
   });
