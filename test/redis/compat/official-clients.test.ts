@@ -11,9 +11,10 @@ import { scaled } from '../../helpers/pace.js';
 const run = promisify(execFile);
 const clientsDir = path.join(import.meta.dirname, 'clients');
 
-// A migrating user's day in Python, Ruby and Java: the scripts in clients/ send what the
-// official clients send (headers, nulls, bodies on DELETE, method override) and read the
-// iron.json the server wrote, copied beside them as the README's quick start says.
+// A migrating user's day in Python, Ruby, Java, Go and PHP: the scripts in clients/ send what
+// the official clients send (headers, nulls, bodies on GET and DELETE, chunked bodies, method
+// override) and read the iron.json the server wrote, copied beside them as the README's quick
+// start says. (test/docker/compat/official-clients-docker.test.ts runs the Go and PHP tasks.)
 let server: TestServer;
 let workDir: string;
 let packageZip: string;
@@ -76,6 +77,20 @@ describe('official clients of other languages, unchanged', () => {
       packageZip,
     ]);
     expect(out).toContain('ok mq clear (override)');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a Go user (iron_go3 and iron_go: net/http) queues, pushes, caches with flags and queues a task', async () => {
+    const out = await runClient('go', ['run', path.join(clientsDir, 'go_flow.go'), 'day']);
+    expect(out).toContain('ok v1 subscribers removed to none');
+    expect(out).toContain('ok cache put with flags');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a PHP user (iron_core_php: curl) does the same', async () => {
+    const out = await runClient('php', [path.join(clientsDir, 'php_flow.php'), 'day']);
+    expect(out).toContain('ok mq clear with a [] body');
+    expect(out).toContain('ok cache item meta');
     expect(out.trim().endsWith('all ok')).toBe(true);
   });
 });
