@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
+import { CLIENT_SCRIPTS_DIR, runClientScript } from '../../helpers/client-scripts.js';
 import { scaled } from '../../helpers/pace.js';
 import { RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { startRunner, zipOf } from '../../helpers/worker.js';
 
-const run = promisify(execFile);
-const clientsDir = path.join(import.meta.dirname, '../../redis/compat/clients');
+const clientsDir = CLIENT_SCRIPTS_DIR;
 
 // The Go and PHP users' tasks, run: upload, queue, wait as their clients wait (only while the
 // task is queued or running) and read the log at once, as the clients' tests do. The rest of
@@ -35,15 +33,8 @@ afterAll(async () => {
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-async function runClient(command: string, args: string[]): Promise<string> {
-  try {
-    const env = { ...process.env, PACKAGE_ZIP: path.join(workDir, 'package.zip') };
-    return (await run(command, args, { cwd: workDir, env, timeout: scaled(120_000) })).stdout;
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} failed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}${failed.message}`);
-  }
-}
+const runClient = (command: string, args: string[]) =>
+  runClientScript(workDir, path.join(workDir, 'package.zip'), command, args);
 
 describe('Go and PHP users run a task and read its log right after it completes', () => {
   it(
