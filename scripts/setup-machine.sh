@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the machine has what Ferrum needs, installing it where it can (root with apt).
 #   services: redis-server and a running Docker engine (npm start)
-#   fast:     redis-server, Python, Ruby and Java (the unit and redis test lanes, npm run test:fast)
-#   test:     services, plus Python, Ruby and Java (test/redis/compat; python3 and ruby also make the
+#   fast:     redis-server, Python, Ruby, Java, Go and PHP (the unit and redis test lanes, npm run test:fast)
+#   test:     services, plus Python, Ruby, Java, Go and PHP (test/redis/compat; python3 and ruby also make the
 #             stacks' test images), busybox-static, the locally built test images, wrk, RabbitMQ,
 #             Debian's Chromium (the dashboard's browser tests), nginx (the rolling-restart test)
 #             and Debian's Prometheus (promtool and the server, for the alert rules' test) (npm test)
@@ -77,13 +77,15 @@ ensure_browser() {
   [ -x /usr/bin/chromium ] || apt_install chromium || return 1
 }
 
-# Python (with requests), Ruby and Java: test/redis/compat sends requests exactly as the official
-# clients of those languages do.
+# Python (with requests), Ruby, Java, Go (net/http) and PHP (with curl): test/redis/compat sends
+# requests exactly as the official clients of those languages do.
 ensure_client_languages() {
   local missing=()
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import requests' 2>/dev/null || missing+=(python3 python3-requests)
   have ruby || missing+=(ruby)
   have javac || missing+=(default-jdk-headless)
+  have go || missing+=(golang-go)
+  { have php && php -r 'exit(function_exists("curl_init") ? 0 : 1);' 2>/dev/null; } || missing+=(php-cli php-curl)
   [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 

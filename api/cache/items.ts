@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiPlugin } from '../type-provider.js';
 import { quotasOf } from '../../src/auth/quotas.js';
 import type { CacheQuotas } from '../../src/cache/cache-store.js';
-import { MAX_EXPIRES_IN_SECONDS } from '../../src/cache/item-rules.js';
+import { MAX_EXPIRES_IN_SECONDS, MAX_FLAGS } from '../../src/cache/item-rules.js';
 import { fail } from '../../src/core/errors.js';
 import { projectOf } from '../auth-hooks.js';
 import type { CacheApiOptions } from './route-options.js';
@@ -23,6 +23,8 @@ const putBody = {
     add: { type: 'boolean' },
     replace: { type: 'boolean' },
     cas: ANY_BUT_NULL, // a number or a string of digits: checked by putCondition
+    // Memcached flags, stored with the item and returned by get (the hosted service's item meta).
+    flags: { type: 'integer', minimum: 0, maximum: MAX_FLAGS },
   },
 } as const;
 
@@ -50,9 +52,9 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
-      const { value, expires_in: expiresIn = 0, add, replace, cas } = request.body;
+      const { value, expires_in: expiresIn = 0, add, replace, cas, flags } = request.body;
       const limits = { ...quotasFor(request), maxValueBytes };
-      const put = { value, expiresIn, add, replace, cas };
+      const put = { value, expiresIn, add, replace, cas, flags };
       const result = await store.putValue(projectOf(request).id, cacheName, key, put, limits);
       // A kept item is a success: the clients treat any other answer as a failure of the put.
       if (!result.stored) return { msg: KEPT_MESSAGES[add ? 'add' : 'replace'] };

@@ -34,8 +34,19 @@ export const cacheInfoSchema = {
 // schema: the stored value is already JSON, and re-parsing it in JavaScript would round
 // integers beyond 2^53 that Redis keeps exactly.
 
+// The hosted service printed the expiry of an item that never expires as this far date, and
+// its Go clients' tests expect it.
+const NEVER_EXPIRES = '9999-01-01T00:00:00Z';
+
+/** An expiry time as the hosted service printed it: whole seconds (rounded up), UTC. */
+function expiresText(expiresAt: number | null): string {
+  if (expiresAt === null) return NEVER_EXPIRES;
+  return new Date(Math.ceil(expiresAt / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 export function itemJson(cacheName: string, key: string, item: StoredItem): string {
-  return `{"cache":${JSON.stringify(cacheName)},"key":${JSON.stringify(key)},"value":${item.json},"cas":${item.cas}}`;
+  const head = `{"cache":${JSON.stringify(cacheName)},"key":${JSON.stringify(key)},"value":${item.json}`;
+  return `${head},"cas":${item.cas},"expires":"${expiresText(item.expiresAt)}","flags":${item.flags}}`;
 }
 
 export function incrementJson(value: string): string {

@@ -18,6 +18,7 @@ import {
 import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
+import type { Subscriber } from '../../src/mq/types.js';
 
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
 const updateBody = {
@@ -94,7 +95,8 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
     queueSchema,
     async (request, change) => {
       const urls = parseV1SubscriberUrls(request.body.subscribers);
-      await mq.queues.changeSubscribers(queueRefOf(request), change, (current) => subscribersForUrls(current, urls));
+      const subscribers = (current: Subscriber[]) => subscribersForUrls(current, urls);
+      await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers, true);
       return answerQueue(request);
     },
   );

@@ -52,6 +52,16 @@ export function revisionView(revision: CodeRevision) {
   };
 }
 
+/**
+ * The status a client is shown. A runner holds a task it took as `preparing` until its
+ * container starts, a few milliseconds when the image is on the engine; the official clients
+ * (Go's WaitForTask, PHP's waitFor) wait only while a task is queued or running and read its
+ * log at any other status, so such a task reads as `queued` until it runs.
+ */
+function shownStatus(status: Task['status']): Task['status'] {
+  return status === 'preparing' ? 'queued' : status;
+}
+
 export function taskView(task: Task) {
   return {
     id: task.id,
@@ -60,7 +70,7 @@ export function taskView(task: Task) {
     code_name: task.code_name,
     code_rev: String(task.code_rev),
     code_history_id: task.code_history_id,
-    status: task.status,
+    status: shownStatus(task.status),
     msg: task.msg,
     created_at: toRfc3339(task.created_at),
     updated_at: toRfc3339(task.updated_at),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpError } from '../../src/core/errors.js';
 import { parseJsonBody } from './json-body.js';
 
@@ -9,9 +9,16 @@ declare module 'fastify' {
   }
 }
 
+/** Whether the route's body is an object (so PHP's `[]` for "no parameters" means none). */
+function takesObject(request: FastifyRequest): boolean {
+  return (request.routeOptions.schema?.body as { type?: unknown } | undefined)?.type === 'object';
+}
+
 /**
  * JSON bodies: an empty body counts as {} (existing clients send Content-Type: application/json
- * with no body on DELETE and GET); unparsable JSON is a 400 that says so.
+ * with no body on DELETE and GET), and so does `[]` where the route takes an object: the PHP
+ * clients send json_encode(array()), `[]`, on PUT, PATCH, POST and DELETE without parameters.
+ * Unparsable JSON is a 400 that says so.
  * Other content types arrive as text, for routes that take raw bodies (webhooks).
  */
 export function installContentTypes(app: FastifyInstance): void {
@@ -23,6 +30,8 @@ export function installContentTypes(app: FastifyInstance): void {
       request.emptyJsonBody = true;
       return done(null, {});
     }
+    // Given on purpose, unlike an empty body: a clear with `[]` is PHP's clear with {}.
+    if (text === '[]' && takesObject(request)) return done(null, {});
     let value: unknown;
     try {
       value = parseJsonBody(text);

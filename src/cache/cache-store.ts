@@ -10,6 +10,10 @@ export interface StoredItem {
   /** The value as JSON text, exactly as stored (integers keep all 64 bits). */
   json: string;
   cas: number;
+  /** When the item expires (epoch ms); null when it never does. */
+  expiresAt: number | null;
+  /** Memcached flags (an unsigned 32-bit integer, 0 when none were given). */
+  flags: number;
 }
 
 export interface NewItem {
@@ -17,6 +21,8 @@ export interface NewItem {
   /** Seconds until the item expires; 0 keeps it until it is deleted. */
   expiresIn: number;
   condition: PutCondition;
+  /** Memcached flags stored with the item (absent or 0: none). */
+  flags?: number;
 }
 
 /** A put as a client asks it: the value, its expiry in seconds (0: none) and its condition's fields. */
@@ -26,6 +32,7 @@ export interface PutRequest {
   add?: boolean;
   replace?: boolean;
   cas?: unknown;
+  flags?: number;
 }
 
 /** What a project's caches may hold: its stored_bytes (shared with code archives) and caches quotas. */
@@ -125,7 +132,8 @@ export class CacheStore {
   ): Promise<PutResult> {
     const condition = putCondition(request);
     const json = encodeValue(request.value, limits.maxValueBytes);
-    return this.put(projectId, cacheName, key, { json, expiresIn: request.expiresIn, condition }, limits);
+    const item = { json, expiresIn: request.expiresIn, condition, flags: request.flags };
+    return this.put(projectId, cacheName, key, item, limits);
   }
 
   /**
@@ -144,6 +152,7 @@ export class CacheStore {
       item.expiresIn,
       await this.storage.allowance('cache', projectId, quotas.storedBytes),
       quotas.caches,
+      item.flags ?? 0,
     ]);
     if (isQuotaRefusal(outcome[0])) throw quotaRefusal(outcome[0], quotas);
     if (outcome[0] === 'stored') return { stored: true, cas: outcome[1] };
@@ -152,9 +161,11 @@ export class CacheStore {
   }
 
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
-    const keys = this.cacheKeys.cacheItems(projectId, cacheName);
-    const found = await scripts.get.run<[string, string] | null>(this.redis, keys, [key]);
-    return found ? { json: found[0], cas: Number(found[1]) } : null;
+    const keys = this.cacheKeys.itemRead(projectId, cacheName);
+    const found = await scripts.get.run<[string, string, string, string] | null>(this.redis, keys, [key]);
+    if (!found) return null;
+    const [json, cas, expiresAt, flags] = found;
+    return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
   }
 
   /** Adds `amount` (a safe integer, else 400) atomically and returns the resulting integer as decimal text. */

@@ -7,6 +7,8 @@ export const MAX_CACHE_NAME_BYTES = 255;
 export const MAX_EXPIRES_IN_SECONDS = 604_800;
 export const CACHES_PER_PAGE = 100;
 export const MAX_PAGE = 100;
+/** Memcached flags are an unsigned 32-bit integer. */
+export const MAX_FLAGS = 4_294_967_295;
 
 // Control characters and '/' cannot travel in one URL path segment of every client.
 const UNSAFE_NAME_CHARACTERS = /[\p{Cc}/]/u;

@@ -11,7 +11,7 @@ export class CacheKeys {
     return `{cache:${projectId}}`;
   }
 
-  /** The eight keys of the item scripts that write, in the order cache-state.lua documents. */
+  /** The nine keys of the item scripts that write, in the order cache-state.lua documents. */
   itemScriptKeys(projectId: string, cacheName: string): string[] {
     const tag = this.tag(projectId);
     return [
@@ -21,7 +21,18 @@ export class CacheKeys {
       this.keys.of(tag, 'bytes'),
       // The counter ProjectStorage reads for the project's stored_bytes quota.
       this.keys.of(tag, 'stored-bytes'),
+      this.flags(projectId, cacheName),
     ];
+  }
+
+  /** The keys get.lua reads: values, cas, expiry and flags of one cache. */
+  itemRead(projectId: string, cacheName: string): string[] {
+    return [...this.cacheItems(projectId, cacheName), this.flags(projectId, cacheName)];
+  }
+
+  /** Memcached flags of a cache's items that have any (a later addition, beside the other keys). */
+  private flags(projectId: string, cacheName: string): string {
+    return this.keys.of(this.tag(projectId), 'flags', cacheName);
   }
 
   /** values, cas and expiry of one cache: all that the scripts that only read need. */

@@ -8,8 +8,10 @@ export const DEFAULT_STACKS =
   'java-21=eclipse-temurin:21-jre-alpine,go-1.22=golang:1.22-alpine,busybox=busybox:latest';
 
 /**
- * The runtimes the official clients send, each on the stack of its language. `sh` stays on the
- * Node stack, where every package ran before: the npm client's `__runner__.sh` starts `node`.
+ * The runtimes the official clients send, each on the stack of its language. A package of
+ * runtime `sh` runs on the stack of the program its script starts (`__runner__.sh` starts
+ * `ruby`, `node`, `java`...; see src/worker/codes/script-interpreter.ts); `sh` itself names the
+ * stack of a script that starts none of them: the Node stack, where every package ran before.
  */
 export const DEFAULT_RUNTIMES =
   'python=python-3.12,ruby=ruby-3.3,node=node-20,java=java-21,php=php-8.3,go=go-1.22,binary=busybox,sh=node-20';
@@ -26,6 +28,11 @@ function pairsFrom(raw: string, setting: string, shape: string): Record<string, 
     pairs[entry.slice(0, at)] = entry.slice(at + 1);
   }
   return pairs;
+}
+
+/** The runtimes an operator's FERRUM_WORKER_RUNTIMES names (none when unset). */
+export function runtimesNamedIn(raw: string | undefined): string[] {
+  return raw === undefined ? [] : Object.keys(pairsFrom(raw, 'FERRUM_WORKER_RUNTIMES', 'runtime=stack'));
 }
 
 export function stacksFrom(raw: string): Record<string, string> {

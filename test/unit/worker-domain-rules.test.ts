@@ -84,7 +84,12 @@ describe('task admission', () => {
 });
 
 describe('code upload rules', () => {
-  const stacks = { stacks: { 'node-20': 'node:20' }, defaultStack: 'node-20', runtimes: { node: 'node-20' } };
+  const stacks = {
+    stacks: { 'node-20': 'node:20' },
+    defaultStack: 'node-20',
+    runtimes: { node: 'node-20' },
+    shellFollowsScript: true,
+  };
   const zip = Buffer.from('zip');
 
   it('gives a zip naming only a runtime its stack and a command from file_name', () => {

@@ -1,4 +1,4 @@
---@keys values cas expiry names due sequence bytes stored
+--@keys values cas expiry names due sequence bytes stored flags
 -- Shared functions of every cache item script (each includes it first).
 -- Key layout of the item scripts, all under one project's hash tag:
 --   KEYS[1] values   hash  item key -> the value as JSON text
@@ -9,6 +9,10 @@
 --   KEYS[6] sequence string, the project's cas counter (never deleted, so a cas is never reused)
 --   KEYS[7] bytes    hash  cache name -> bytes its items take (keys + value JSON)
 --   KEYS[8] stored   string, the bytes of every cache of the project (its stored_bytes quota)
+--   KEYS[9] flags    hash  item key -> '<cas>:<flags>', the memcached flags of items that have
+--                    any (not 0), valid only while <cas> is the item's cas: a release without
+--                    flags (which never touches this hash) re-putting or incrementing the key
+--                    gives it a new cas, so what it leaves here reads as 0.
 -- An item is live when it is in the values hash and its expiry, if any, is in the future.
 -- A cache exists from the first put or increment addressed to it until it is deleted: clearing
 -- it, deleting its items or their expiry leave it listed, with size 0.
@@ -56,6 +60,25 @@ local function remove_items(name, keys)
   redis.call('HDEL', KEYS[1], unpack(keys))
   redis.call('HDEL', KEYS[2], unpack(keys))
   redis.call('ZREM', KEYS[3], unpack(keys))
+  redis.call('HDEL', KEYS[9], unpack(keys))
+end
+
+-- The flags of item `key` whose cas is `cas` ('0' when it has none), from flags hash `hash`.
+local function flags_of(hash, key, cas)
+  local entry = redis.call('HGET', hash, key)
+  if not entry then return '0' end
+  local of_cas, flags = string.match(entry, '^(%d+):(%d+)$')
+  if of_cas ~= tostring(cas) then return '0' end
+  return flags
+end
+
+-- Stores the flags of version `cas` of item `key` (flags '0': none).
+local function set_flags(key, cas, flags)
+  if flags == '0' then
+    redis.call('HDEL', KEYS[9], key)
+  else
+    redis.call('HSET', KEYS[9], key, cas .. ':' .. flags)
+  end
 end
 
 local function next_cas()
@@ -71,7 +94,7 @@ end
 -- Brings the sweeper's index of cache `name` in line with its items: due at its first expiry.
 local function refresh(name)
   if redis.call('HLEN', KEYS[1]) == 0 then
-    redis.call('UNLINK', KEYS[2], KEYS[3])
+    redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[9])
     redis.call('HDEL', KEYS[7], name)
     redis.call('ZREM', KEYS[5], name)
     return

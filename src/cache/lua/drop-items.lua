@@ -5,7 +5,7 @@
 local name = ARGV[1]
 if not cache_exists(name) then return 0 end
 account(name, -tonumber(redis.call('HGET', KEYS[7], name) or '0'))
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[9])
 redis.call('ZREM', KEYS[5], name)
 if ARGV[2] == 'delete' then redis.call('ZREM', KEYS[4], name) end
 return 1

@@ -42,5 +42,8 @@ end
 local result = redis.call('HGET', KEYS[1], key)
 if quoted then redis.call('HSET', KEYS[1], key, '"' .. result .. '"') end
 account(name, item_bytes(key) - #key - #current)
-redis.call('HSET', KEYS[2], key, next_cas())
+local flags = flags_of(KEYS[9], key, redis.call('HGET', KEYS[2], key))
+local cas = next_cas()
+redis.call('HSET', KEYS[2], key, cas)
+set_flags(key, cas, flags)
 return {'ok', result}

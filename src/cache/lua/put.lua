@@ -3,13 +3,13 @@
 -- Stores an item unless its condition fails. Creates the cache, unless a cas check or a quota fails.
 -- ARGV: cache name, item key, value JSON, condition ('', 'add', 'replace' or 'cas'),
 --       expected cas (for 'cas'), expires_in seconds (0: never), bytes allowance (the most the
---       project's caches may take), most caches.
+--       project's caches may take), most caches, flags (decimal, '0': none).
 -- Returns {'stored', cas}; {'kept'} when add met a live item or replace met none (the item is
 -- left as it was: not overwritten, not created); {'missing'} / {'cas_mismatch'} for a cas
 -- that matches no item; {'caches_quota'} / {'bytes_quota'} (nothing stored, no cache made).
 local name, key, json, condition, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local expires_in = tonumber(ARGV[6])
-local allowance, max_caches = tonumber(ARGV[7]), tonumber(ARGV[8])
+local allowance, max_caches, flags = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
 local now = now_ms()
 local live = is_live(key, now)
 
@@ -28,6 +28,7 @@ local cas = next_cas()
 account(name, change)
 redis.call('HSET', KEYS[1], key, json)
 redis.call('HSET', KEYS[2], key, cas)
+set_flags(key, cas, flags)
 if expires_in > 0 then
   redis.call('ZADD', KEYS[3], now + expires_in * 1000, key)
 else

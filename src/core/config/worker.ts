@@ -1,4 +1,4 @@
-import { DEFAULT_STACKS, runtimeStacksFrom, stacksFrom } from '../worker-stacks.js';
+import { DEFAULT_STACKS, runtimeStacksFrom, runtimesNamedIn, stacksFrom } from '../worker-stacks.js';
 import { type Env, intFrom, nonEmpty } from './env.js';
 
 /** Settings of the worker service's API side (codes, tasks). */
@@ -9,6 +9,8 @@ export interface WorkerConfig {
   defaultStack: string;
   /** Runtime → the stack a zip package naming that runtime and no stack runs on. */
   runtimes: Record<string, string>;
+  /** Whether runtime `sh` runs on the stack of the program its script starts (unless the operator pinned `sh`). */
+  shellFollowsScript: boolean;
   maxCodeBytes: number;
   /** How many of a code package's newest revisions keep their zip; older archives are deleted. */
   revisionsKept: number;
@@ -49,6 +51,7 @@ export function readWorkerConfig(env: Env): WorkerConfig {
     stacks,
     defaultStack,
     runtimes: runtimeStacksFrom(nonEmpty(env.FERRUM_WORKER_RUNTIMES), stacks, defaultStack),
+    shellFollowsScript: !runtimesNamedIn(nonEmpty(env.FERRUM_WORKER_RUNTIMES)).includes('sh'),
     maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
     revisionsKept: Math.max(1, intFrom(env, 'FERRUM_WORKER_REVISIONS_KEPT', 10)),
     imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),

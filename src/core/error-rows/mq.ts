@@ -75,8 +75,6 @@ export const MQ_ERRORS = {
     400,
     "dead_letter is not allowed on push queues: remove the queue's dead_letter first",
   ),
-  mq_v1_subscribers_required: row(406, 'subscribers is required to make a push queue'),
-  mq_v1_subscribers_empty: row(400, 'subscribers must hold at least one subscriber on a push queue'),
   // alerts
   mq_alerts_on_push_queue: row(400, 'alerts cannot be set on a push queue'),
   mq_too_many_alerts: row(400, (most: number) => `a queue can have at most ${most} alerts`),

@@ -110,7 +110,8 @@ export class QueueWorker {
     try {
       while (!this.stopped && this.inFlight < this.deps.maxInFlight) {
         const queue = await this.currentSettings();
-        if (!queue?.push) return;
+        // A version 1 push queue may have no subscribers: its messages wait for the first one.
+        if (!queue?.push || queue.push.subscribers.length === 0) return;
         const n = this.allowedByRate(queue, Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight));
         if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });

@@ -298,3 +298,8 @@ export function settingsFromFields(fields: Record<string, string>): QueueSetting
 export function isPushQueue(settings: QueueSettings): boolean {
   return settings.type !== 'pull';
 }
+
+/** A push queue with someone to push to (a version 1 push queue may have no subscribers). */
+export function hasPushWork(settings: QueueSettings): boolean {
+  return isPushQueue(settings) && (settings.push?.subscribers.length ?? 0) > 0;
+}

@@ -11,6 +11,7 @@ import { QueueQuotaGate, type QueueQuotas } from './queue-quotas.js';
 import {
   applyQueueChanges,
   isPushQueue,
+  hasPushWork,
   settingsFromFields,
   settingsToFields,
   type QueueChanges,
@@ -88,7 +89,7 @@ export class QueueStore {
       const written = await script.run<number>(this.redis, queueKeys, [version, ...settingsToFields(settings)]);
       if (written === -1) continue;
       if (version === '') await this.indexCreated(ref);
-      await this.indexPushQueue(ref, settings.type !== 'pull');
+      await this.indexPushQueue(ref, hasPushWork(settings));
       return { settings, created: version === '' };
     }
     throw fail('mq_queue_save_contended');
@@ -137,12 +138,14 @@ export class QueueStore {
 
   /**
    * Adds or updates (by name), replaces, or removes subscribers of a push queue; `subscribers`
-   * may be derived from the current ones (read in the same save).
+   * may be derived from the current ones (read in the same save). Version 3 keeps at least one
+   * subscriber; version 1 (`mayEmpty`) may remove the last one (nothing is pushed until one is added).
    */
   async changeSubscribers(
     ref: QueueRef,
     change: SubscriberChange,
     subscribers: Subscriber[] | ((current: Subscriber[]) => Subscriber[]),
+    mayEmpty = false,
   ): Promise<void> {
     if (change !== 'remove')
       await this.refusePushLoop(ref, typeof subscribers === 'function' ? subscribers([]) : subscribers);
@@ -154,7 +157,7 @@ export class QueueStore {
         if (!current.push) throw fail('mq_subscribers_need_push_queue');
         const given = typeof subscribers === 'function' ? subscribers(current.push.subscribers) : subscribers;
         const next = nextSubscribers(current.push.subscribers, change, given);
-        if (next.length === 0) throw fail('mq_push_queue_needs_subscriber');
+        if (next.length === 0 && !mayEmpty) throw fail('mq_push_queue_needs_subscriber');
         return withinPushRules(ref, { ...current, push: { ...current.push, subscribers: next } });
       },
       script,
@@ -222,7 +225,12 @@ export class QueueStore {
     return [...members];
   }
 
-  /** Keeps the set of push queues (which the push deliverer serves) in step; announces new settings of push queues. */
+  /**
+   * Keeps the set of push queues the deliverer serves (those with a subscriber) in step;
+   * announces new settings of push queues. A version 1 push queue without subscribers stays
+   * out of the set, so no deliverer (this release's or an earlier one, which cannot take a
+   * push queue without subscribers) reserves its messages until a subscriber is added.
+   */
   private async indexPushQueue(ref: QueueRef, isPush: boolean): Promise<void> {
     const member = JSON.stringify([ref.projectId, ref.name]);
     const index = this.keys.pushQueueIndex();

@@ -59,7 +59,12 @@ export function subscribersForUrls(current: Subscriber[], urls: string[]): Subsc
   return urls.map((url) => current.find((subscriber) => subscriber.url === url) ?? { name: url, url });
 }
 
-/** The settings after a version 1 update of `current` (null: the queue is being created). */
+/**
+ * The settings after a version 1 update of `current` (null: the queue is being created). A
+ * version 1 push queue may have no subscribers: the hosted service made one from
+ * `{"push_type": "multicast"}` alone, and its clients add subscribers afterwards; nothing is
+ * pushed until one is added.
+ */
 export function applyV1QueueUpdate(current: QueueSettings | null, update: V1QueueUpdate): QueueSettings {
   const base = current ?? DEFAULT_SETTINGS;
   const givesSubscribers = (update.subscriberUrls?.length ?? 0) > 0;
@@ -78,8 +83,6 @@ export function applyV1QueueUpdate(current: QueueSettings | null, update: V1Queu
   const subscribers = update.subscriberUrls
     ? subscribersForUrls(currentSubscribers, update.subscriberUrls)
     : currentSubscribers;
-  if (update.subscriberUrls === undefined && subscribers.length === 0) throw fail('mq_v1_subscribers_required');
-  if (subscribers.length === 0) throw fail('mq_v1_subscribers_empty');
   return {
     ...base,
     type,

@@ -4,9 +4,13 @@ import type { TaskQueuePause } from '../tasks/queues/task-queue-pause.js';
 import type { StatsRange, TaskStats } from '../tasks/records/task-stats.js';
 import type { Code, CodeRevision, TaskStatus } from '../types.js';
 import type { ZipLimits } from '../../core/config.js';
-import { checkZip } from './archives/zip.js';
+import { checkZip, readZipText } from './archives/zip.js';
+import { runtimeStartedBy } from './script-interpreter.js';
 import type { CodeStore, Page } from './code-store.js';
-import { uploadFrom, type StackSettings, type UploadForm } from './upload-rules.js';
+import { shellScriptOf, uploadFrom, type StackSettings, type UploadForm } from './upload-rules.js';
+
+// The head of a shell runner script read to find the program it starts.
+const SCRIPT_HEAD_BYTES = 64 * 1024;
 
 /** A code package and whether its task queue is paused. */
 export interface CodeState {
@@ -41,9 +45,17 @@ export class CodeService {
    * its `data` part keeps the upload rules and its zip the zip limits.
    */
   async upload(projectId: string, form: UploadForm, storedBytesQuota: number): Promise<Code> {
-    const upload = uploadFrom(form.data, form.file, this.deps.uploads);
+    const upload = uploadFrom(form.data, form.file, this.deps.uploads, await this.runtimeStartedBy(form));
     if (upload.zip) await checkZip(upload.zip, this.deps.uploads.zip);
     return this.deps.store.upload(projectId, upload, storedBytesQuota);
+  }
+
+  /** The runtime a zip package's shell script starts (runtime `sh`, no stack named), if any. */
+  private async runtimeStartedBy(form: UploadForm): Promise<string | undefined> {
+    const script = form.file && shellScriptOf(form.data);
+    if (!form.file || !script) return undefined;
+    const text = await readZipText(form.file, script, SCRIPT_HEAD_BYTES);
+    return text === undefined ? undefined : runtimeStartedBy(text);
   }
 
   async get(projectId: string, codeId: string): Promise<CodeState> {

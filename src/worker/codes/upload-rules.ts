@@ -69,6 +69,8 @@ export interface StackSettings {
   defaultStack: string;
   /** Runtime → stack, for zip packages that name a runtime and no stack. */
   runtimes: Record<string, string>;
+  /** Runtime `sh` runs on the stack of the runtime its script starts (false: the operator pinned `sh`). */
+  shellFollowsScript: boolean;
 }
 
 function runtimeOf(data: Record<string, unknown>, runtimes: Record<string, string>): string | undefined {
@@ -79,22 +81,45 @@ function runtimeOf(data: Record<string, unknown>, runtimes: Record<string, strin
 }
 
 /**
- * The stack of a zip package: the one it names, else its runtime's, else the default one
- * (old clients upload zips naming only a runtime).
+ * The stack of a zip package that names none: for runtime `sh`, the stack of the runtime its
+ * script starts (`startedBy`), else its runtime's, else the default one (old clients upload
+ * zips naming only a runtime).
  */
 function zipStackOf(
   runtime: string | undefined,
-  { runtimes, stacks, defaultStack }: StackSettings,
+  startedBy: string | undefined,
+  { runtimes, stacks, defaultStack, shellFollowsScript }: StackSettings,
 ): string | undefined {
+  if (runtime === 'sh' && shellFollowsScript && startedBy && Object.hasOwn(runtimes, startedBy))
+    return runtimes[startedBy];
   if (runtime) return ownEntry(runtimes, runtime);
   return Object.hasOwn(stacks, defaultStack) ? defaultStack : undefined;
 }
 
-/** Checks every `data` field against the spec's rules and builds the upload. */
+/**
+ * The script whose program picks the stack of this upload: `file_name` of a zip package of
+ * runtime `sh` naming no stack or image; undefined otherwise, or when `data` is not readable
+ * (uploadFrom then says what is wrong with it).
+ */
+export function shellScriptOf(dataText: string | undefined): string | undefined {
+  try {
+    const data = parseData(dataText);
+    if (data.runtime !== 'sh' || data.stack || data.image) return undefined;
+    return typeof data.file_name === 'string' && data.file_name !== '' ? data.file_name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks every `data` field against the spec's rules and builds the upload; `startedBy` is the
+ * runtime the package's shell script starts (see shellScriptOf).
+ */
 export function uploadFrom(
   dataText: string | undefined,
   zip: Buffer | undefined,
   stackSettings: StackSettings,
+  startedBy?: string,
 ): Upload {
   const { stacks } = stackSettings;
   const data = parseData(dataText);
@@ -103,7 +128,8 @@ export function uploadFrom(
   if (name.length > 255) throw fail('code_name_too_long');
   const image = optionalString(data, 'image');
   const runtime = runtimeOf(data, stackSettings.runtimes);
-  const stack = optionalString(data, 'stack') ?? (zip && !image ? zipStackOf(runtime, stackSettings) : undefined);
+  const stack =
+    optionalString(data, 'stack') ?? (zip && !image ? zipStackOf(runtime, startedBy, stackSettings) : undefined);
   if (image && stack) throw fail('code_image_and_stack');
   if (stack && !Object.hasOwn(stacks, stack)) throw fail('code_unknown_stack', Object.keys(stacks).sort());
   if (stack && !zip) throw fail('code_stack_without_zip');

@@ -90,6 +90,21 @@ describe('runtimes on their stacks', () => {
   );
 
   it(
+    "runs the Ruby client's runner script (runtime sh, no stack) on the ruby stack: it starts ruby",
+    async () => {
+      const runner = `${SH_RUNNER}exec ruby hello.rb "$@"\n`;
+      await worker.upload(
+        { name: 'rb-ng-greeter', runtime: 'sh', file_name: '__runner__.sh' },
+        await zipOf({ '__runner__.sh': runner, 'hello.rb': RUBY_WORKER }),
+      );
+      expect(await runToEnd('rb-ng-greeter', JSON.stringify({ greeting: 'yo' }))).toBe(
+        'sh in /mnt/task says {"greeting":"yo"}\nruby 3 says yo\n',
+      );
+    },
+    scaled(90_000),
+  );
+
+  it(
     'runs a binary package: the file itself, made executable',
     async () => {
       const zip = await zipOf({ worker: '#!/bin/sh\necho "binary got $# arguments"\n' }, { mode: 0o100644 });

@@ -27,10 +27,32 @@ describe('item state table', () => {
     expect(put.body).toEqual({ msg: 'Stored.' });
     const got = await server.http.get(paths.item('k'));
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({ cache: expect.any(String), key: 'k', value: 'hello', cas: expect.any(Number) });
+    expect(got.body).toEqual({
+      cache: expect.any(String),
+      key: 'k',
+      value: 'hello',
+      cas: expect.any(Number),
+      expires: '9999-01-01T00:00:00Z',
+      flags: 0,
+    });
     expect(got.body.cas).toBeGreaterThan(0);
     // get does not remove the item
     expect(await valueOf(paths.item('k'))).toBe('hello');
+  });
+
+  it('item meta: the flags given on put, and when the item expires (whole seconds, UTC)', async () => {
+    const paths = freshCache();
+    const before = Date.now();
+    await server.http.put(paths.item('k'), { value: 'v', flags: 42, expires_in: 120 });
+    const got = await server.http.get(paths.item('k'));
+    expect(got.body).toMatchObject({
+      value: 'v',
+      flags: 42,
+      expires: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
+    const expires = Date.parse(got.body.expires);
+    expect(expires).toBeGreaterThanOrEqual(before + 120_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 121_000);
   });
 
   it('absent + put add: stored', async () => {
@@ -124,7 +146,7 @@ describe('item state table', () => {
       await server.http.put(paths.item('x'), { value });
       const res = await server.http.post(paths.increment('x'), { amount: 1 });
       expect(res.status).toBe(400);
-      expect(res.body.msg).toMatch(/not a number/);
+      expect(res.body.msg).toBe('Cannot increment or decrement non-numeric value');
       expect(await valueOf(paths.item('x'))).toEqual(value);
     }
     await server.http.put(paths.item('f'), { value: 1.5 });
@@ -143,7 +165,7 @@ describe('item state table', () => {
     expect((await server.http.get(paths.item('k'))).status).toBe(404);
     const again = await server.http.delete(paths.item('k'));
     expect(again.status).toBe(404);
-    expect(again.body.msg).toBe('Item not found');
+    expect(again.body.msg).toBe("The resource, project, or endpoint being requested doesn't exist.");
   });
 
   it('present + clear cache: every item absent; the cache stays, size 0', async () => {

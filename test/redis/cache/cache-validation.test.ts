@@ -41,6 +41,9 @@ describe('put body', () => {
       [{ value: 1, cas: 1.5 }, /^cas must be a positive integer/],
       [{ value: 1, cas: 'abc' }, /^cas must be a positive integer/],
       [{ value: 1, cas: -3 }, /^cas must be a positive integer/],
+      [{ value: 1, flags: 'x' }, /^flags must be integer$/],
+      [{ value: 1, flags: -1 }, /^flags must be >= 0$/],
+      [{ value: 1, flags: 4_294_967_296 }, /^flags must be <= 4294967295$/],
     ];
     for (const [body, msg] of cases) await expectRefused(await server.http.put(paths.item('k'), body), 400, msg);
     await expectRefused(await server.http.put(paths.item('k'), ['value']), 400, /^body must be object$/);

@@ -99,7 +99,7 @@ describe('ferrum cache', { timeout: scaled(120_000) }, () => {
     expect((await ferrum('cache', 'incr', 'cli-cache', 'hits')).stdout).toBe('11\n');
     expect((await json('cache', 'incr', 'cli-cache', 'hits', '-5')).value).toBe(6);
     const notNumeric = await ferrum('cache', 'incr', 'cli-cache', 'greeting');
-    expect(notNumeric).toMatchObject({ code: 1, stderr: 'ferrum: Cannot increment: the value is not a number\n' });
+    expect(notNumeric).toMatchObject({ code: 1, stderr: 'ferrum: Cannot increment or decrement non-numeric value\n' });
 
     const added = await ferrum('cache', 'put', 'cli-cache', 'greeting', 'other', '--add');
     expect(added).toMatchObject({ code: 0, stdout: 'Not stored: add keeps the item already under this key.\n' });
@@ -115,7 +115,7 @@ describe('ferrum cache', { timeout: scaled(120_000) }, () => {
     expect((await ferrum('cache', 'delete', 'cli-cache', 'greeting')).stdout).toBe('Deleted.\n');
     const gone = await ferrum('cache', 'get', 'cli-cache', 'greeting');
     expect(gone.code).toBe(1);
-    expect(gone.stderr).toMatch(/^ferrum: .*not found/i);
+    expect(gone.stderr).toMatch(/^ferrum: The resource, project, or endpoint being requested doesn't exist/);
     const badAmount = await ferrum('cache', 'incr', 'cli-cache', 'hits', 'lots');
     expect(badAmount.code).toBe(2);
   });

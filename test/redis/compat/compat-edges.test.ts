@@ -306,3 +306,28 @@ describe('9. push delivery headers name the message in the API of the queue', ()
     scaled(30_000),
   );
 });
+
+describe("PHP's [] for no parameters", () => {
+  const send = (method: string, path: string, raw: string) =>
+    server.http.request(method, path, { raw, headers: { 'Content-Type': 'application/json' } });
+
+  it('reads as {} where the route takes an object: clear a queue, delete an item', async () => {
+    const queue = uniqueQueue('php-clear');
+    await mq.post(queue, [{ body: 'x' }]);
+    const cleared = await send('DELETE', mq.path(queue, '/messages'), '[]');
+    expect(cleared.status, cleared.text).toBe(200);
+    expect((await server.http.get(mq.path(queue))).body.queue.size).toBe(0);
+    const paths = cachePaths(server.projectId, uniqueCacheName('php'));
+    await server.http.put(paths.item('k'), { value: 1 });
+    expect((await send('DELETE', paths.item('k'), '[]')).status).toBe(200);
+  });
+
+  it('is still a list where a route takes a list, and a 400 where an object must hold fields', async () => {
+    const refused = await send('POST', mq.path(uniqueQueue('php-post'), '/messages'), '[]');
+    expect(refused.status).toBe(406);
+    expect(refused.body.msg).toMatch(/messages/);
+    const notObject = await send('PUT', cachePaths(server.projectId, 'c').item('k'), '[1]');
+    expect(notObject.status).toBe(400);
+    expect(notObject.body.msg).toBe('body must be object');
+  });
+});

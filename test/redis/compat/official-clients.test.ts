@@ -1,19 +1,17 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { zipOf } from '../../helpers/worker.js';
-import { scaled } from '../../helpers/pace.js';
+import { CLIENT_SCRIPTS_DIR, runClientScript } from '../../helpers/client-scripts.js';
 
-const run = promisify(execFile);
-const clientsDir = path.join(import.meta.dirname, 'clients');
+const clientsDir = CLIENT_SCRIPTS_DIR;
 
-// A migrating user's day in Python, Ruby and Java: the scripts in clients/ send what the
-// official clients send (headers, nulls, bodies on DELETE, method override) and read the
-// iron.json the server wrote, copied beside them as the README's quick start says.
+// A migrating user's day in Python, Ruby, Java, Go and PHP: the scripts in clients/ send what
+// the official clients send (headers, nulls, bodies on GET and DELETE, chunked bodies, method
+// override) and read the iron.json the server wrote, copied beside them as the README's quick
+// start says. (test/docker/compat/official-clients-docker.test.ts runs the Go and PHP tasks.)
 let server: TestServer;
 let workDir: string;
 let packageZip: string;
@@ -31,19 +29,7 @@ afterAll(async () => {
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-async function runClient(command: string, args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run(command, args, {
-      cwd: workDir,
-      env: { ...process.env, PACKAGE_ZIP: packageZip },
-      timeout: scaled(90_000),
-    });
-    return stdout;
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} failed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}${failed.message}`);
-  }
-}
+const runClient = (command: string, args: string[]) => runClientScript(workDir, packageZip, command, args);
 
 describe('official clients of other languages, unchanged', () => {
   it('iron.json names the scheme both ways (Python reads protocol, Ruby and Java read scheme)', () => {
@@ -76,6 +62,20 @@ describe('official clients of other languages, unchanged', () => {
       packageZip,
     ]);
     expect(out).toContain('ok mq clear (override)');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a Go user (iron_go3 and iron_go: net/http) queues, pushes, caches with flags and queues a task', async () => {
+    const out = await runClient('go', ['run', path.join(clientsDir, 'go_flow.go'), 'day']);
+    expect(out).toContain('ok v1 subscribers removed to none');
+    expect(out).toContain('ok cache put with flags');
+    expect(out.trim().endsWith('all ok')).toBe(true);
+  });
+
+  it('a PHP user (iron_core_php: curl) does the same', async () => {
+    const out = await runClient('php', [path.join(clientsDir, 'php_flow.php'), 'day']);
+    expect(out).toContain('ok mq clear with a [] body');
+    expect(out).toContain('ok cache item meta');
     expect(out.trim().endsWith('all ok')).toBe(true);
   });
 });

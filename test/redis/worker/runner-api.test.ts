@@ -48,7 +48,8 @@ async function holdTask(token: string, cluster: string, instance: string): Promi
   const next = await call('POST', `${base}/tasks/next?wait_ms=10000`);
   expect(next.status).toBe(200);
   expect(next.body.task.id).toBe(taskId);
-  expect((await worker.task(taskId)).status).toBe('preparing');
+  // Taken (preparing on the runner), it reads as queued until its container starts (api/worker-v2/views.ts).
+  expect(await worker.task(taskId)).toMatchObject({ status: 'queued', runner_id: instance });
   return taskId;
 }
 
@@ -158,7 +159,7 @@ describe('the runner API refuses', () => {
       expect(response.status, rest).toBe(403);
       expect(response.body.msg).toBe(`This runner does not hold task ${taskId}`);
     }
-    expect((await worker.task(taskId)).status).toBe('preparing');
+    expect((await worker.task(taskId)).status).toBe('queued');
   });
 
   it("registry credentials of an image other than the held task's", async () => {
@@ -264,7 +265,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     expect(next.status).toBe(200);
     expect(next.body.task.id).toBe(taskId);
     const task = await worker.task(taskId);
-    expect(task).toMatchObject({ status: 'preparing', runner_id: 'other-1' });
+    expect(task).toMatchObject({ status: 'queued', runner_id: 'other-1' });
     expect(task.retry_task_id).toBeUndefined();
   });
 
@@ -275,11 +276,13 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     const { token } = await createRunnerToken(server, cluster);
     const taskId = await holdTask(token, cluster, 'unanswered-1');
     const call = runnerCall(token);
-    // Its heartbeats do not list the task: it never received it.
+    // Its heartbeats do not list the task: it never received it. (A held task reads as queued
+    // too: its going back shows as a change of the record.)
+    const held = await worker.task(taskId);
     await eventually(
       async () => {
         await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
-        return (await worker.task(taskId)).status === 'queued';
+        return (await worker.task(taskId)).updated_at !== held.updated_at;
       },
       20_000,
       'the task queued again',
@@ -288,7 +291,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     expect(next.status).toBe(200);
     expect(next.body.task.id).toBe(taskId);
     const task = await worker.task(taskId);
-    expect(task.status).toBe('preparing');
+    expect(task.status).toBe('queued');
     expect(task.retry_task_id).toBeUndefined();
   });
 
@@ -309,7 +312,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     expect(next.status).toBe(200);
     expect(next.body.task.id).toBe(taskId);
     const task = await worker.task(taskId);
-    expect(task).toMatchObject({ status: 'preparing', runner_id: 'heir-1' });
+    expect(task).toMatchObject({ status: 'queued', runner_id: 'heir-1' });
     expect(task.retry_task_id).toBeUndefined();
   });
 });

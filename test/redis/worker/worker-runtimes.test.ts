@@ -54,6 +54,19 @@ describe('a runtime picks the stack', () => {
     expect(code).toMatchObject({ stack: 'node-20', command: 'sh __runner__.sh' });
   });
 
+  it('runs runtime sh on the stack of the program its __runner__.sh starts (Ruby and npm clients)', async () => {
+    const runner = (line: string) => ({ '__runner__.sh': `#!/bin/sh\ncd "$(dirname "$0")"\n${line}\n` });
+    const data = (name: string) => ({ name, runtime: 'sh', file_name: '__runner__.sh' });
+    expect(await uploaded(data('rb-ng-default'), runner('exec ruby __runner__.rb "$@"'))).toMatchObject({
+      runtime: 'sh',
+      stack: 'ruby-3.3',
+      command: 'sh __runner__.sh',
+    });
+    expect(await uploaded(data('npm-default'), runner('node worker.js "$@"'))).toMatchObject({ stack: 'node-20' });
+    // java's stack is not configured here: the built-in table sends it to the default stack.
+    expect(await uploaded(data('java-default'), runner('java -jar worker.jar'))).toMatchObject({ stack: 'node-20' });
+  });
+
   it('runs a binary on its own stack', async () => {
     const code = await uploaded({ name: 'static', runtime: 'binary', file_name: 'worker' });
     expect(code).toMatchObject({ stack: 'busybox', command: 'chmod +x ./worker 2>/dev/null; ./worker' });

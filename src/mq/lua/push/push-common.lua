@@ -4,6 +4,7 @@
 
 -- Statuses of the named subscribers in `key` (a subscriber never tried counts as queued).
 local function push_statuses(key, names)
+  if #names == 0 then return {}, {} end
   local raw = redis.call('HMGET', key, unpack(names))
   local statuses = {}
   for i = 1, #names do statuses[i] = raw[i] and cjson.decode(raw[i]) or { status = 'queued' } end

@@ -139,3 +139,27 @@ export async function extractZip(data: Buffer, dir: string, limits: ZipLimits): 
     await fs.promises.symlink(linkTarget, link);
   }
 }
+
+/**
+ * The text of regular file `name` of the zip (its first `maxBytes` bytes), or undefined when
+ * the zip has no such file or cannot be read (the upload's own checks report a bad zip).
+ */
+export async function readZipText(data: Buffer, name: string, maxBytes: number): Promise<string | undefined> {
+  let text: string | undefined;
+  try {
+    await eachEntry(data, async (zip, entry) => {
+      if (text !== undefined || entry.fileName !== name || isSymlink(entry)) return;
+      const chunks: Buffer[] = [];
+      let length = 0;
+      for await (const chunk of await openEntry(zip, entry)) {
+        chunks.push(chunk as Buffer);
+        length += (chunk as Buffer).length;
+        if (length >= maxBytes) break;
+      }
+      text = Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+    });
+  } catch {
+    return undefined;
+  }
+  return text;
+}
