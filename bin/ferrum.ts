@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import type { Command } from 'commander';
+import type { Config } from '../src/core/config.js';
 import { buildProgram, runProgram } from '../cli/program.js';
 
 function printBootstrap(
@@ -35,6 +36,45 @@ async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<vo
     ...(options.revokeEarlier ? [`  revoked:    ${issued.revoked} earlier admin token(s)`] : []),
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** `ferrum admin features list|enable`: the storage feature flags, through the installation's Redis. */
+function featureCommands(admin: Command): void {
+  const features = admin
+    .command('features')
+    .description('storage feature flags: what is written to Redis once every live process supports it');
+  const print = (lines: string[]) => process.stdout.write(lines.join('\n') + '\n');
+  const run = async (work: (config: Config) => Promise<string[]>) => {
+    const { loadConfig } = await import('../src/core/config.js');
+    const { FeatureCommandError } = await import('../controller/admin/admin-features.js');
+    try {
+      print(await work(loadConfig()));
+    } catch (error) {
+      if (!(error instanceof FeatureCommandError)) throw error;
+      process.stderr.write(`ferrum: ${error.message}\n`);
+      process.exitCode = 1;
+    }
+  };
+  features
+    .command('list')
+    .description('every flag this release knows, whether it is enabled, and the live processes with what they support')
+    .action(() =>
+      run(async (config) => (await import('../controller/admin/admin-features.js')).featureListing(config)),
+    );
+  features
+    .command('enable [name]')
+    .description('enable a flag (or every known one with --all); refused while a live process does not support it')
+    .option('--all', 'every flag this release knows')
+    .action((name: string | undefined, options: { all?: boolean }) => {
+      if (!name === !options.all) {
+        process.stderr.write('ferrum: name one flag, or give --all\n');
+        process.exitCode = 2;
+        return;
+      }
+      return run(async (config) =>
+        (await import('../controller/admin/admin-features.js')).enableFeature(config, options.all ? 'all' : name!),
+      );
+    });
 }
 
 // The server modules load only for the server commands, so client commands start quickly.
@@ -111,6 +151,7 @@ function serverCommands(program: Command): void {
     )
     .option('--revoke-earlier', 'revoke the admin tokens made earlier at bootstrap or by this command')
     .action(printAdminToken);
+  featureCommands(admin);
   program
     .command('runner')
     .description(

@@ -21,7 +21,7 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
     { parseAs: 'buffer', bodyLimit: 8 * 1024 * 1024 },
     (_request, body, done) => done(null, body),
   );
-  const deps = { config, worker, tasks: ctx.heldTasks };
+  const deps = { config, worker, tasks: ctx.heldTasks, features: ctx.features.store };
   instanceRoutes(app, deps);
   nextTaskRoute(app, deps);
   taskFileRoutes(app, deps);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
+import { FEATURES_HEADER, KNOWN_FEATURES } from '../../src/core/features/feature-registry.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { retryWhile, sleep } from '../../src/core/time.js';
 import type { RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
@@ -54,6 +55,7 @@ interface CallOptions {
   signal?: AbortSignal;
   /** Answers with these statuses are returned rather than thrown. */
   accept?: number[];
+  headers?: Record<string, string>;
 }
 
 /** Who the token says the runner is: its cluster, and its instance for a launched instance's own token. */
@@ -99,7 +101,7 @@ class GatewayClient {
   private async once(method: string, path: string, options: CallOptions): Promise<Answer> {
     const url = new URL(this.base + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { authorization: `Bearer ${this.access.token}` };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${this.access.token}` };
     let body: string | Buffer | undefined;
     if (options.raw) {
       headers['content-type'] = 'application/octet-stream';
@@ -217,6 +219,7 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
         heartbeat_ms: this.config.runner.heartbeatMs,
         tasks: running.map((task) => task.id),
       },
+      headers: { [FEATURES_HEADER]: KNOWN_FEATURES.join(',') },
     });
     return body as HeartbeatAnswer;
   }

@@ -35,3 +35,20 @@ export function isKnownFeature(name: string): name is FeatureName {
 export function featureOf(name: FeatureName): StorageFeature {
   return STORAGE_FEATURES.find((feature) => feature.name === name)!;
 }
+
+/**
+ * The header a gateway runner's heartbeat names the flags it knows in (comma-separated): a header,
+ * not a body field, so that a controller of a release before flags (whose heartbeat body allows no
+ * other field) still takes the heartbeat.
+ */
+export const FEATURES_HEADER = 'ferrum-storage-features';
+
+/** At most this many names are taken from one FEATURES_HEADER. */
+const MOST_ADVERTISED = 100;
+
+/** The flag names in a FEATURES_HEADER value (none when absent: a runner of a release before flags). */
+export function advertisedFeatures(header: string | string[] | undefined): string[] {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  const names = value.split(',').map((name) => name.trim());
+  return [...new Set(names.filter((name) => /^[a-z0-9_]{1,64}$/.test(name)))].slice(0, MOST_ADVERTISED);
+}

@@ -34,6 +34,8 @@ export class FeatureKeys {
   channel = () => this.keys.of('features', 'changed');
   /** Every key of the installation, for telling a fresh store from one with data. */
   anyKey = () => `${this.keys.of('')}*`;
+  /** Short-lived keys of probes (readiness, metrics) that are no data. */
+  probes = () => [this.keys.of('ready-probe'), this.keys.of('metrics-probe')];
 }
 
 /** Keys scanned per step while looking for earlier data. */
@@ -64,8 +66,9 @@ export class FeatureStore {
   /** Whether any key of the installation but the flags' own exists. */
   private async holdsData(): Promise<boolean> {
     const own = this.keys.decided().slice(0, -'decided'.length);
+    const probes = this.keys.probes();
     for await (const batch of scanKeys(this.redis, this.keys.anyKey(), SCAN_COUNT)) {
-      if (batch.some((key) => !key.startsWith(own))) return true;
+      if (batch.some((key) => !key.startsWith(own) && !probes.includes(key))) return true;
     }
     return false;
   }
