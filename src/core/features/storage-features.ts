@@ -109,9 +109,10 @@ export class StorageFeatures implements FeatureFlags {
     await this.refresh();
   }
 
-  /** Tells every process to re-read the flags (after enabling). */
+  /** Tells every process to re-read the flags (after enabling); this one has read them on return. */
   async announce(): Promise<void> {
     await this.options.bus.publish(this.store.keys.channel(), 'changed');
+    await this.refresh();
   }
 
   /** Stops following and withdraws the advert (a stopped process no longer holds a flag back). */
