@@ -22,7 +22,7 @@ export interface GatewayAccess {
 const POLL_WAIT_MS = 20_000;
 /** Calls that failed for the network or a 5xx are tried again this many times, backing off. */
 const ATTEMPTS = 6;
-/** How long a run's end is tried again while the runner API fails. */
+/** How long a run's end (or a log chunk) is tried again while the runner API fails. */
 const FINISH_RETRY_MS = 30_000;
 
 /** An answer of the runner API that is not a success. */
@@ -273,14 +273,20 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
     return status === 409 ? null : (body.task_token as string);
   }
 
-  /** Numbered chunks: one sent again after a lost answer is not written twice. */
+  /**
+   * Numbered chunks: one sent again after a lost answer is not written twice. Tried again, like
+   * a run's end, while the API answers 5xx or cannot be reached (a controller restarting): a
+   * chunk given up leaves a gap in the log.
+   */
   async appendLog(task: Task, chunk: Buffer): Promise<void> {
     const seq = (this.logSeq.get(task.id) ?? 0) + 1;
     this.logSeq.set(task.id, seq);
-    await this.client.call('POST', this.taskPath(task, 'log'), {
-      query: { seq, max_bytes: this.config.worker.maxLogBytes },
-      raw: chunk,
-    });
+    const send = () =>
+      this.client.call('POST', this.taskPath(task, 'log'), {
+        query: { seq, max_bytes: this.config.worker.maxLogBytes },
+        raw: chunk,
+      });
+    await retryWhile(send, isPassing, FINISH_RETRY_MS);
   }
 
   /** The end of a run is tried again while the API answers 5xx or cannot be reached (see DirectBackend.finish). */
