@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import type { Command } from 'commander';
+import { CliError } from '../cli/errors.js';
 import type { Config } from '../src/core/config.js';
 import { buildProgram, runProgram } from '../cli/program.js';
 
@@ -38,42 +39,35 @@ async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<vo
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+/** The feature commands' module, loaded on demand like every server module. */
+type AdminFeatures = typeof import('../controller/admin/admin-features.js');
+
 /** `ferrum admin features list|enable`: the storage feature flags, through the installation's Redis. */
 function featureCommands(admin: Command): void {
   const features = admin
     .command('features')
     .description('storage feature flags: what is written to Redis once every live process supports it');
-  const print = (lines: string[]) => process.stdout.write(lines.join('\n') + '\n');
-  const run = async (work: (config: Config) => Promise<string[]>) => {
+  const run = async (work: (commands: AdminFeatures, config: Config) => Promise<string[]>) => {
     const { loadConfig } = await import('../src/core/config.js');
-    const { FeatureCommandError } = await import('../controller/admin/admin-features.js');
+    const commands = await import('../controller/admin/admin-features.js');
     try {
-      print(await work(loadConfig()));
+      process.stdout.write((await work(commands, loadConfig())).join('\n') + '\n');
     } catch (error) {
-      if (!(error instanceof FeatureCommandError)) throw error;
-      process.stderr.write(`ferrum: ${error.message}\n`);
-      process.exitCode = 1;
+      if (error instanceof commands.FeatureCommandError) throw new CliError(error.message);
+      throw error;
     }
   };
   features
     .command('list')
     .description('every flag this release knows, whether it is enabled, and the live processes with what they support')
-    .action(() =>
-      run(async (config) => (await import('../controller/admin/admin-features.js')).featureListing(config)),
-    );
+    .action(() => run((commands, config) => commands.featureListing(config)));
   features
     .command('enable [name]')
     .description('enable a flag (or every known one with --all); refused while a live process does not support it')
     .option('--all', 'every flag this release knows')
     .action((name: string | undefined, options: { all?: boolean }) => {
-      if (!name === !options.all) {
-        process.stderr.write('ferrum: name one flag, or give --all\n');
-        process.exitCode = 2;
-        return;
-      }
-      return run(async (config) =>
-        (await import('../controller/admin/admin-features.js')).enableFeature(config, options.all ? 'all' : name!),
-      );
+      if (!name === !options.all) throw new CliError('name one flag, or give --all', 2);
+      return run((commands, config) => commands.enableFeature(config, options.all ? 'all' : name!));
     });
 }
 
