@@ -57,8 +57,9 @@ export class FeatureStore {
    * holding no Ferrum key, none on one an earlier release wrote. Returns the enabled flags.
    */
   async decide(now = Date.now()): Promise<string[]> {
-    const decided = await this.redis.exists(this.keys.decided());
-    const fresh = decided === 1 ? false : !(await this.holdsData());
+    // Decided already: a read only, which a Redis refusing writes (full, a replica) still answers.
+    if ((await this.redis.exists(this.keys.decided())) === 1) return this.enabled();
+    const fresh = !(await this.holdsData());
     const args = [fresh ? '1' : '0', String(now), ...KNOWN_FEATURES];
     return scripts.decide.run<string[]>(this.redis, [this.keys.decided(), this.keys.enabled()], args);
   }

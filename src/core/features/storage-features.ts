@@ -59,7 +59,8 @@ export class StorageFeatures implements FeatureFlags {
   static async open(options: StorageFeaturesOptions): Promise<StorageFeatures> {
     const features = new StorageFeatures(options);
     features.accept(await features.store.decide(), 'at start');
-    await features.advertise();
+    // A Redis refusing writes for now does not stop the start: the next renewal advertises.
+    await features.advertise().catch(() => undefined);
     features.unsubscribe = await options.bus.subscribe(features.store.keys.channel(), () => void features.refresh());
     features.timer = setInterval(() => void features.renew(), options.refreshMs ?? FEATURE_REFRESH_MS);
     features.timer.unref();
