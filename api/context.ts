@@ -7,6 +7,8 @@ import type { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import type { CacheStore } from '../src/cache/cache-store.js';
 import type { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
+import type { FeatureAdmin } from '../src/core/features/feature-admin.js';
+import type { StorageFeatures } from '../src/core/features/storage-features.js';
 import type { KeySpace, RedisClient } from '../src/core/redis.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import type { FunctionManagement, FunctionServices } from '../src/functions/services.js';
@@ -30,6 +32,10 @@ export interface AppContext {
   redisUrl: string;
   keys: KeySpace;
   bus: EventBus;
+  /** The storage feature flags as this process holds them (decided before anything else wrote). */
+  features: StorageFeatures;
+  /** What operators see and do with the flags (the admin API). */
+  featureAdmin: FeatureAdmin;
   /** Users, tokens and projects (one store each). */
   identity: IdentityStores;
   /** The identity API's operations (users, tokens, projects, sign-in) over those stores. */

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import type { Command } from 'commander';
+import { CliError } from '../cli/errors.js';
+import type { Config } from '../src/core/config.js';
 import { buildProgram, runProgram } from '../cli/program.js';
 
 /** `ferrum admin token`: a new admin token, printed and written to iron.json (or the bootstrap, on a fresh store). */
@@ -17,6 +19,38 @@ async function printAdminToken(options: { revokeEarlier?: boolean }): Promise<vo
     ...(options.revokeEarlier ? [`  revoked:    ${issued.revoked} earlier admin token(s)`] : []),
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** The feature commands' module, loaded on demand like every server module. */
+type AdminFeatures = typeof import('../controller/admin/admin-features.js');
+
+/** `ferrum admin features list|enable`: the storage feature flags, through the installation's Redis. */
+function featureCommands(admin: Command): void {
+  const features = admin
+    .command('features')
+    .description('storage feature flags: what is written to Redis once every live process supports it');
+  const run = async (work: (commands: AdminFeatures, config: Config) => Promise<string[]>) => {
+    const { loadConfig } = await import('../src/core/config.js');
+    const commands = await import('../controller/admin/admin-features.js');
+    try {
+      process.stdout.write((await work(commands, loadConfig())).join('\n') + '\n');
+    } catch (error) {
+      if (error instanceof commands.FeatureCommandError) throw new CliError(error.message);
+      throw error;
+    }
+  };
+  features
+    .command('list')
+    .description('every flag this release knows, whether it is enabled, and the live processes with what they support')
+    .action(() => run((commands, config) => commands.featureListing(config)));
+  features
+    .command('enable [name]')
+    .description('enable a flag (or every known one with --all); refused while a live process does not support it')
+    .option('--all', 'every flag this release knows')
+    .action((name: string | undefined, options: { all?: boolean }) => {
+      if (!name === !options.all) throw new CliError('name one flag, or give --all', 2);
+      return run((commands, config) => commands.enableFeature(config, options.all ? 'all' : name!));
+    });
 }
 
 // The server modules load only for the server commands, so client commands start quickly.
@@ -44,6 +78,7 @@ function serverCommands(program: Command): void {
     )
     .option('--revoke-earlier', 'revoke the admin tokens made earlier at bootstrap or by this command')
     .action(printAdminToken);
+  featureCommands(admin);
   program
     .command('runner')
     .description(

@@ -10,6 +10,9 @@ import { LoginGuard } from '../src/auth/login-guard.js';
 import { ProjectLifecycle } from '../src/auth/project-lifecycle.js';
 import { CacheStore } from '../src/cache/cache-store.js';
 import { EventBus } from '../src/core/bus.js';
+import { FeatureAdmin } from '../src/core/features/feature-admin.js';
+import { StorageFeatures } from '../src/core/features/storage-features.js';
+import { newProcessId } from '../src/core/features/process-id.js';
 import type { Config } from '../src/core/config.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
 import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
@@ -53,7 +56,20 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
     throw new Error(`Redis at ${redisUrl} is unreachable: ${(error as Error).message}`);
   }
   try {
-    const connections = { config, log, redis, redisUrl, keys: new KeySpace(config.keyPrefix), bus, metrics, onError };
+    const keys = new KeySpace(config.keyPrefix);
+    // Before anything writes: a first start decides the flags; an unknown enabled flag refuses the start.
+    const features = opened.opened(
+      await StorageFeatures.open({
+        redis,
+        keys,
+        bus,
+        id: newProcessId('controller'),
+        kind: 'controller',
+        onUnknown: (error) => log.error({ err: error }, 'unknown storage feature flag enabled'),
+      }),
+      (flags) => flags.close(),
+    );
+    const connections = { config, log, redis, redisUrl, keys, bus, features, metrics, onError };
     return { ctx: await buildServices(connections, opened), close: () => opened.close() };
   } catch (error) {
     await opened.close();
@@ -61,7 +77,10 @@ export async function openAppContext(config: Config, redisUrl: string, log: Fast
   }
 }
 
-type Connections = Pick<AppContext, 'config' | 'log' | 'redis' | 'redisUrl' | 'keys' | 'bus' | 'metrics'> & {
+type Connections = Pick<
+  AppContext,
+  'config' | 'log' | 'redis' | 'redisUrl' | 'keys' | 'bus' | 'features' | 'metrics'
+> & {
   onError: (kind: string) => void;
 };
 
@@ -143,6 +162,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
+    featureAdmin: new FeatureAdmin(shared.features.store, () => shared.features.announce()),
   };
 }
 
@@ -151,7 +171,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
  * loop); the messages it produces itself pass each project's quotas, read from `projects`.
  */
 function openMessageQueue(
-  { config, redis, keys, bus, log, metrics }: Omit<Connections, 'onError'>,
+  { config, redis, keys, bus, log, metrics, features }: Omit<Connections, 'onError'>,
   projects: ProjectStore,
 ): MessageQueue {
   return new MessageQueue({
@@ -159,6 +179,7 @@ function openMessageQueue(
     keys,
     bus,
     log,
+    features,
     sweepIntervalMs: config.mq.sweepIntervalMs,
     registry: metrics.registry,
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,

@@ -10,6 +10,7 @@ import { identityApi } from '../api/identity/index.js';
 import { mqV1Api } from '../api/mq-v1/index.js';
 import { mqV3Api } from '../api/mq-v3/index.js';
 import { systemApi } from '../api/system.js';
+import { adminFeaturesApi } from '../api/admin-features.js';
 import { workerV2Api } from '../api/worker-v2/index.js';
 import { runnerV1Api } from '../api/runner-v1/index.js';
 import type { OpenedContext } from './app-context.js';
@@ -57,6 +58,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
 
   await app.register(systemApi, { ctx });
   await app.register(identityApi, { ctx });
+  await app.register(adminFeaturesApi, { ctx });
   await app.register(cacheApi, { ctx });
   await app.register(mqV3Api, { ctx });
   await app.register(mqV1Api, { ctx });

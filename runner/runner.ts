@@ -28,6 +28,7 @@ import { openRunnerContext } from './runner-context.js';
 import { LABELS, removeOrphanContainers } from './tasks/orphans.js';
 import { TaskRun, type RunnerIdentity } from './tasks/task-run.js';
 import { VERSION } from '../src/core/version.js';
+import { openRunnerFeatures } from './runner-features.js';
 
 /** After the drain bound, how long stopped containers get to report before we give up. */
 const FORCED_STOP_MS = 15000;
@@ -102,6 +103,14 @@ export class Runner {
     const opened = openRunnerContext(runnerConfig, redisUrl, registry);
     const { ctx } = opened;
     const runnerLog = log.child({ component: 'runner' });
+    const features = await openRunnerFeatures(ctx, runnerId, runnerLog).catch(async (error: unknown) => {
+      await opened.close();
+      throw error;
+    });
+    const closeConnections = async () => {
+      await features.close();
+      await opened.close();
+    };
     const backend = new DirectBackend(runnerConfig, redisUrl, ctx, runnerId, runnerLog);
     const functions = (identity: RunnerIdentity, executor: DockerExecutor) =>
       functionWorkerOf(runnerConfig, identity, executor, {
@@ -114,11 +123,11 @@ export class Runner {
         worker: ctx.worker,
         log: runnerLog.child({ component: 'functions' }),
       });
-    const runner = new Runner(runnerConfig, backend, () => opened.close(), runnerLog, docker, registry, functions);
+    const runner = new Runner(runnerConfig, backend, closeConnections, runnerLog, docker, registry, functions);
     try {
       await runner.begin();
     } catch (error) {
-      await opened.close();
+      await closeConnections();
       throw error;
     }
     return runner;

@@ -1,4 +1,5 @@
 import type { Config } from '../../src/core/config.js';
+import type { FeatureStore } from '../../src/core/features/feature-store.js';
 import type { WorkerServices } from '../../src/worker/services.js';
 import type { HeldTasks } from '../../src/worker/tasks/running/held-tasks.js';
 
@@ -7,4 +8,6 @@ export interface RunnerRouteDeps {
   config: Config;
   worker: WorkerServices;
   tasks: HeldTasks;
+  /** Where a gateway runner's heartbeat records the storage flags it knows. */
+  features: FeatureStore;
 }

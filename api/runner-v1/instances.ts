@@ -1,3 +1,4 @@
+import { advertisedFeatures, FEATURES_HEADER } from '../../src/core/features/feature-registry.js';
 import { livenessMsOf, type RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
 import type { ApiInstance } from '../type-provider.js';
 import type { RunnerRouteDeps } from './deps.js';
@@ -5,7 +6,7 @@ import { grantOf } from './runner-auth.js';
 import { heartbeatBody, instanceParams } from './schemas.js';
 
 /** The runner's token, its instance's heartbeat (which keeps its tasks' leases and job locks), deregistering. */
-export function instanceRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
+export function instanceRoutes(app: ApiInstance, { config, worker, tasks, features }: RunnerRouteDeps): void {
   const { lockMs } = config.runner;
 
   app.get('/runner/v1/token', async (request) => {
@@ -33,6 +34,14 @@ export function instanceRoutes(app: ApiInstance, { config, worker, tasks }: Runn
       };
       const liveness = livenessMsOf(heartbeatMs);
       await worker.runners.heartbeat(instance, liveness);
+      // Its storage flags, which it cannot write itself (none named: a release before flags).
+      await features.advertise({
+        id: `${cluster}/${instanceId}`,
+        kind: 'gateway-runner',
+        version: instance.version,
+        features: advertisedFeatures(request.headers[FEATURES_HEADER]),
+        expires_at: now + liveness,
+      });
       const leases = await worker.gatewayLeases.all(cluster, instanceId);
       await worker.gatewayLeases.touch(cluster, instanceId, tasks.leaseTtl(heartbeatMs));
       const kept = leases.filter((lease) => running.includes(lease.task_id));
@@ -63,6 +72,7 @@ export function instanceRoutes(app: ApiInstance, { config, worker, tasks }: Runn
     handler: async (request) => {
       const { cluster_id: cluster, instance_id: instanceId } = request.params;
       await worker.runners.deregister(cluster, instanceId);
+      await features.withdraw(`${cluster}/${instanceId}`);
       return { msg: 'Deregistered' };
     },
   });

@@ -1,10 +1,9 @@
-import { pino } from 'pino';
 import { bootstrapIdentity, DEFAULT_EMAIL, type BootstrapResult } from '../../src/auth/bootstrap.js';
 import { openIdentityStores, type IdentityStores } from '../../src/auth/identity.js';
 import type { User } from '../../src/auth/types.js';
 import type { Config } from '../../src/core/config.js';
-import { runningManagedRedisUrl, startManagedRedis, type ManagedRedis } from '../../src/core/managed-redis.js';
-import { createRedisClient, KeySpace } from '../../src/core/redis.js';
+import { FeatureStore } from '../../src/core/features/feature-store.js';
+import { withAdminRedis } from './admin-redis.js';
 import { ironJsonAddress, publicHostOf, writeIronJson } from './iron-json.js';
 import { runningServerAddress } from './running-server.js';
 
@@ -30,22 +29,9 @@ export interface AdminToken {
  * Reaches REDIS_URL, or the managed Redis of FERRUM_DATA_DIR (running or started for the call).
  */
 export async function issueAdminToken(config: Config, options: { revokeEarlier: boolean }): Promise<AdminToken> {
-  let managed: ManagedRedis | null = null;
-  let url = config.redisUrl ?? runningManagedRedisUrl(config.dataDir);
-  if (!url) {
-    managed = await startManagedRedis({ dataDir: config.dataDir, persistent: true, appendfsync: 'always' });
-    url = managed.url;
-  }
-  // One try: a command run by hand says at once that it cannot reach Redis.
-  const redis = createRedisClient(url, 'admin-token', { log: pino({ level: 'silent' }), maxRetriesPerRequest: 1 });
-  let connectError: Error | undefined;
-  redis.on('error', (error: Error) => (connectError = error));
-  try {
-    await redis.ping().catch((error: Error) => {
-      const which = config.redisUrl ? 'REDIS_URL' : 'the managed one';
-      throw new Error(`cannot reach Redis (${which}): ${(connectError ?? error).message}`);
-    });
-    const keys = new KeySpace(config.keyPrefix);
+  return withAdminRedis(config, 'admin-token', async (redis, keys) => {
+    // Before the bootstrap writes: the storage flags' first state (all on for a fresh store).
+    await new FeatureStore(redis, keys).decide();
     const store = openIdentityStores(redis, keys);
     const bootstrap = await bootstrapIdentity(store, redis, keys, config.bootstrap);
     if (bootstrap) {
@@ -59,22 +45,23 @@ export async function issueAdminToken(config: Config, options: { revokeEarlier: 
       type: 'standard',
       admin: true,
     });
-    let revoked = 0;
-    if (options.revokeEarlier) {
-      for (const token of await store.tokens.listTokens(admin.id)) {
-        if (token.id === created.id || !token.admin) continue;
-        if (token.name !== BOOTSTRAP_TOKEN_NAME && token.name !== ADMIN_TOKEN_NAME) continue;
-        await store.tokens.deleteToken(token);
-        revoked++;
-      }
-    }
+    const revoked = options.revokeEarlier ? await revokeEarlier(store, admin, created.id) : 0;
     const projectId = (await store.projects.listProjectsOf(admin.id))[0]?.id ?? null;
     const ironJsonPath = projectId ? saveIronJson(config, created.secret, projectId) : null;
     return { email: admin.email, token: created.secret, projectId, ironJsonPath, bootstrap: null, revoked };
-  } finally {
-    redis.disconnect();
-    await managed?.stop();
+  });
+}
+
+/** Revokes the admin's earlier admin tokens made at bootstrap or by this command, but `kept`; how many. */
+async function revokeEarlier(store: IdentityStores, admin: User, kept: string): Promise<number> {
+  let revoked = 0;
+  for (const token of await store.tokens.listTokens(admin.id)) {
+    if (token.id === kept || !token.admin) continue;
+    if (token.name !== BOOTSTRAP_TOKEN_NAME && token.name !== ADMIN_TOKEN_NAME) continue;
+    await store.tokens.deleteToken(token);
+    revoked++;
   }
+  return revoked;
 }
 
 /** The bootstrap admin (by FERRUM_BOOTSTRAP_EMAIL), else the first active admin user. */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Config } from '../../src/core/config.js';
+import { FEATURES_HEADER, KNOWN_FEATURES } from '../../src/core/features/feature-registry.js';
 import { FailureLog } from '../../src/core/failure-log.js';
 import { retryWhile, sleep } from '../../src/core/time.js';
 import type { RunnerInstance } from '../../src/worker/clusters/runners/runner-registry.js';
@@ -21,7 +22,7 @@ export interface GatewayAccess {
 const POLL_WAIT_MS = 20_000;
 /** Calls that failed for the network or a 5xx are tried again this many times, backing off. */
 const ATTEMPTS = 6;
-/** How long a run's end is tried again while the runner API fails. */
+/** How long a run's end (or a log chunk) is tried again while the runner API fails. */
 const FINISH_RETRY_MS = 30_000;
 
 /** An answer of the runner API that is not a success. */
@@ -54,6 +55,7 @@ interface CallOptions {
   signal?: AbortSignal;
   /** Answers with these statuses are returned rather than thrown. */
   accept?: number[];
+  headers?: Record<string, string>;
 }
 
 /** Who the token says the runner is: its cluster, and its instance for a launched instance's own token. */
@@ -99,7 +101,7 @@ class GatewayClient {
   private async once(method: string, path: string, options: CallOptions): Promise<Answer> {
     const url = new URL(this.base + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { authorization: `Bearer ${this.access.token}` };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${this.access.token}` };
     let body: string | Buffer | undefined;
     if (options.raw) {
       headers['content-type'] = 'application/octet-stream';
@@ -217,6 +219,7 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
         heartbeat_ms: this.config.runner.heartbeatMs,
         tasks: running.map((task) => task.id),
       },
+      headers: { [FEATURES_HEADER]: KNOWN_FEATURES.join(',') },
     });
     return body as HeartbeatAnswer;
   }
@@ -270,14 +273,20 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
     return status === 409 ? null : (body.task_token as string);
   }
 
-  /** Numbered chunks: one sent again after a lost answer is not written twice. */
+  /**
+   * Numbered chunks: one sent again after a lost answer is not written twice. Tried again, like
+   * a run's end, while the API answers 5xx or cannot be reached (a controller restarting): a
+   * chunk given up leaves a gap in the log.
+   */
   async appendLog(task: Task, chunk: Buffer): Promise<void> {
     const seq = (this.logSeq.get(task.id) ?? 0) + 1;
     this.logSeq.set(task.id, seq);
-    await this.client.call('POST', this.taskPath(task, 'log'), {
-      query: { seq, max_bytes: this.config.worker.maxLogBytes },
-      raw: chunk,
-    });
+    const send = () =>
+      this.client.call('POST', this.taskPath(task, 'log'), {
+        query: { seq, max_bytes: this.config.worker.maxLogBytes },
+        raw: chunk,
+      });
+    await retryWhile(send, isPassing, FINISH_RETRY_MS);
   }
 
   /** The end of a run is tried again while the API answers 5xx or cannot be reached (see DirectBackend.finish). */

@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import { byteQuotaReached } from '../auth/quotas.js';
 import { fail } from '../core/errors.js';
+import { ALL_FEATURES, type FeatureFlags } from '../core/features/storage-features.js';
 import { newMessageId } from '../core/ids.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
@@ -53,6 +54,8 @@ export interface MessageQueueDeps {
   minTimeoutSeconds: number;
   /** A project's queue quotas, which the messages Ferrum produces pass too; none when absent. */
   projectQuotas?: (projectId: string) => Promise<QueueQuotas>;
+  /** The storage feature flags (plain_messages decides the message layout written); all when absent. */
+  features?: FeatureFlags;
 }
 
 const DEFAULT_MAX_POST_MESSAGES = 1000;
@@ -93,9 +96,11 @@ export class MessageQueue {
   private readonly storage: ProjectStorage;
   private readonly redis: RedisClient;
   private readonly minTimeoutSeconds: number;
+  private readonly features: FeatureFlags;
 
   constructor(private readonly deps: MessageQueueDeps) {
     this.redis = deps.redis;
+    this.features = deps.features ?? ALL_FEATURES;
     this.minTimeoutSeconds = deps.minTimeoutSeconds;
     this.keys = new MqKeys(deps.keys);
     this.storage = new ProjectStorage(deps.redis, deps.keys);
@@ -174,6 +179,7 @@ export class MessageQueue {
           bytes,
           how.quietAlerts ? '1' : '0',
           ...postArgs(chunk),
+          this.plainFlag(),
         ])
         .catch((error: unknown) => this.withdrawn(ref, ids === 'fresh ids' ? written : [], error));
       if (inserted > 0) written.push(...chunk.map((row) => row[0]));
@@ -246,6 +252,7 @@ export class MessageQueue {
       reservation.delete ? '1' : '0',
       reservationPrefix(),
       LIMITS.defaultTimeoutSeconds,
+      this.plainFlag(),
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
     const { result, alerts } = reserveResult(reply as ReserveReply);
@@ -352,9 +359,15 @@ export class MessageQueue {
       seconds,
       next,
       LIMITS.defaultTimeoutSeconds,
+      this.plainFlag(),
     ]);
     if (outcome !== Outcome.ok) throw refusal(outcome!);
     return { reservationId: next, reservedCount: reservedCount! };
+  }
+
+  /** The scripts' argument for the storage flag plain_messages, read from process memory. */
+  private plainFlag(): string {
+    return this.features.enabled('plain_messages') ? '1' : '0';
   }
 
   /** Returns a reserved message to the front of the queue, at once or after `delay` seconds. */

@@ -32,6 +32,9 @@ const GENERATED: Record<string, RegExp> = {
   Dockerfile: /^ARG FERRUM_VERSION=/,
   // appVersion is written from package.json; version is the chart's own, which only happens to be equal.
   'charts/ferrum/Chart.yaml': /^(appVersion|version): /,
+  // A storage feature flag names the release that introduced it, which stays when the version moves on.
+  'src/core/features/feature-registry.ts': /^ {4}introducedIn: '[^']*',$/,
+  'README.md': /^\| `[a-z0-9_]+` \| [0-9.]+ \| /,
 };
 
 function sourceFiles(entry: string): string[] {

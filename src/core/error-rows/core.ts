@@ -19,4 +19,12 @@ export const CORE_ERRORS = {
   ),
   // A push queue's `ironworker:///<code>` subscriber queues no task for a suspended project.
   project_suspended_no_tasks: row(403, 'Project is suspended: no tasks are queued'),
+  // Storage feature flags (src/core/features): what an operator may enable, and when.
+  feature_unknown: row(404, (name: string, known: string) => `Unknown storage feature flag ${name}; known: ${known}`),
+  feature_unsupported: row(
+    409,
+    (name: string, processes: string) =>
+      `Storage feature flag ${name} cannot be enabled: live processes do not support it (upgrade or stop them first): ${processes}`,
+  ),
+  features_admin_only: row(403, 'Only an admin token may see or enable storage feature flags'),
 } as const;

@@ -56,10 +56,6 @@ export const WORKER_ERRORS = {
     (status: string) => `Progress is for queued or running tasks: this one is ${status}`,
   ),
   task_log_not_running: row(409, (taskId: string) => `Task ${taskId} is no longer running on this runner: log refused`),
-  task_log_out_of_order: row(
-    409,
-    (seq: number, next: number) => `Log chunk ${seq} is out of order: the next one is ${next}`,
-  ),
   task_token_other_task: row(403, 'A task token reports progress only for its own task'),
   schedule_not_found: row(404, 'Schedule not found'),
   schedule_limit_reached: row(

@@ -50,8 +50,17 @@ end
 -- So a ready score above 0 without an expiry entry is a plain message's. Every other message has
 -- an entry from the start. The field changes only while the ready set is empty (post-messages),
 -- when no plain message depends on it.
+-- This layout is the storage feature flag plain_messages (src/core/features/feature-registry.ts):
+-- a script that writes messages is told whether it is enabled (plain_allowed). Until it is, every
+-- message gets an expiry entry, a reserved one's rid field is its reservation id alone and the
+-- record gets no plain_expiration_ms, which is what releases before it read; both are read always.
 local PLAIN_EXPIRATION = 'plain_expiration_ms'
 local RID_EXPIRY = '@'
+
+-- Whether a script's argument `flag` enables the plain-message layout ('1').
+local function plain_allowed(flag)
+  return flag == '1'
+end
 
 local function plain_expiration()
   return tonumber(redis.call('HGET', K_QUEUE, PLAIN_EXPIRATION) or '')

@@ -11,7 +11,8 @@
 -- their ids joined by ',', their bodies' byte lengths joined by ',', their bodies one after the
 -- other; and '' when every other field of every message is its default, else a JSON list of
 -- [delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the queue's
--- message_expiration), reservation timeout (s; 0 = the queue's)] per message.
+-- message_expiration), reservation timeout (s; 0 = the queue's)] per message; then '1' when plain
+-- messages may be written (the storage feature flag plain_messages, see PLAIN_EXPIRATION).
 -- Returns { queue created (0/1), messages inserted (-1: refused by the byte limit, nothing
 -- written), fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
@@ -26,11 +27,12 @@ local expiration_ms = tonumber(head[2] or ARGV[1]) * 1000
 -- Plain messages keep no expiry entry when the queue's expiration is the one plain messages on
 -- the ready set have, which may change only while none are there (see PLAIN_EXPIRATION).
 local plain_ms = tonumber(head[6] or '')
-if plain_ms ~= expiration_ms and redis.call('ZCARD', K_READY) == 0 then
+local plain = plain_allowed(ARGV[11])
+if plain and plain_ms ~= expiration_ms and redis.call('ZCARD', K_READY) == 0 then
   plain_ms = expiration_ms
   redis.call('HSET', K_QUEUE, PLAIN_EXPIRATION, plain_ms)
 end
-local unindexed = plain_ms == expiration_ms
+local unindexed = plain and plain_ms == expiration_ms
 
 local ids, bodies_of = {}, {}
 for id in string.gmatch(ARGV[7], '[^,]+') do ids[#ids + 1] = id end

@@ -5,7 +5,8 @@
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).
 -- ARGV: n, timeout (s; 0 = each message's own, else the queue's: the rule clients are held to is
 -- reservationOf in messages/reservation.ts), delete ('1' removes the
--- messages at once), reservation id prefix, default timeout (s).
+-- messages at once), reservation id prefix, default timeout (s), '1' when plain messages may be
+-- written (else a plain message taken gets an expiry entry and a plain rid field: PLAIN_EXPIRATION).
 -- Returns -1 for a missing queue, else { moved, expired (messages dropped as expired), due (next
 -- due ms or -1), timeout (the queue's or the given one), alerts (fired, see evaluate_alerts), then
 -- the reserved messages' ids, reservation ids and reserved_counts, each joined by commas, their
@@ -120,6 +121,8 @@ if got > 0 then
     local indexed = (with_scores and redis.call('EXISTS', K_EXPIRY) == 1) and redis.call('ZMSCORE', K_EXPIRY, unpack(taken)) or {}
     -- The rid field's expiry suffix per ready score (false: not a plain message's score).
     local suffixes = {}
+    -- Without the plain layout, plain messages taken get an expiry entry instead of a suffix.
+    local plain, entries = plain_allowed(ARGV[6]), {}
     for t, id in ipairs(taken) do
       local score, suffix = taken_scores[t], false
       if score and not indexed[t] then
@@ -129,11 +132,17 @@ if got > 0 then
           suffix = ms > 0 and rid_expiry_suffix(ms + plain_ms)
           suffixes[score] = suffix
         end
+        if suffix and not plain then
+          entries[#entries + 1] = tonumber(score) + plain_ms
+          entries[#entries + 1] = id
+          suffix = false
+        end
       end
       counts[2 * t - 1], counts[2 * t] = id, out_counts[t]
       rids[2 * t - 1], rids[2 * t] = id, suffix and out_rids[t] .. suffix or out_rids[t]
       reserved[2 * t - 1], reserved[2 * t] = with_timeouts and now + timeouts[t] * 1000 or deadline, id
     end
+    if #entries > 0 then variadic('ZADD', K_EXPIRY, entries, 2, 'NX') end
     variadic('HSET', K_COUNT, counts, 2)
     variadic('HSET', K_RID, rids, 2)
     variadic('ZADD', K_RESERVED, reserved, 2)

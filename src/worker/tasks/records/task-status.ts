@@ -160,8 +160,9 @@ export class TaskStatusChanges {
   }
 
   /**
-   * Appends chunk number `seq` (from 1) of a runner's output, only in order and only while the
-   * task runs on `runnerId`: a chunk out of order, or after the end, is refused (409).
+   * Appends chunk number `seq` (from 1) of a runner's output while the task runs on `runnerId`
+   * (after the end: 409). A chunk sent again is a duplicate; one past a gap (chunks its runner
+   * gave up on) is written after a line saying how many are missing.
    */
   async appendLogInOrder(
     projectId: string,
@@ -175,7 +176,6 @@ export class TaskStatusChanges {
       [append.chunk, String(maxBytes), String(append.seq), append.runnerId],
     );
     if (outcome === 'not-running') throw fail('task_log_not_running', taskId);
-    if (outcome === 'out-of-order') throw fail('task_log_out_of_order', append.seq, value + 1);
     return { size: value, duplicate: outcome === 'duplicate' };
   }
 }

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startController, type RunningController } from '../../../controller/main.js';
+import { loadConfig } from '../../../src/core/config.js';
+import { FeatureStore } from '../../../src/core/features/feature-store.js';
+import { createRedisClient, KeySpace, type RedisClient } from '../../../src/core/redis.js';
+import { Cli } from '../../helpers/cli.js';
+import { eventually } from '../../helpers/eventually.js';
+import { startTestRedis } from '../../helpers/redis.js';
+import { scaled } from '../../helpers/pace.js';
+
+// `ferrum admin features list|enable`, and a start refused on a flag this release does not know,
+// run as the real CLI against a private Redis that an earlier release wrote.
+const PREFIX = 'features-cli:';
+let cli: Cli;
+let redis: Awaited<ReturnType<typeof startTestRedis>>;
+let client: RedisClient;
+let store: FeatureStore;
+let running: RunningController;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [cli, redis] = await Promise.all([Cli.build(), startTestRedis()]);
+  client = createRedisClient(redis.url, 'test', {});
+  // Data of a release before flags: the controller starts with every flag disabled.
+  await client.hset(`${PREFIX}{mq:p:q}:queue`, 'created_at', '1');
+  store = new FeatureStore(client, new KeySpace(PREFIX));
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cli-features-'));
+  env = { FERRUM_DATA_DIR: dir, FERRUM_KEY_PREFIX: PREFIX, HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: redis.url };
+  running = await startController(loadConfig({ ...env, PORT: '0' }));
+}, scaled(60_000));
+
+afterAll(async () => {
+  await running?.stop();
+  client?.disconnect();
+  cli?.cleanUp();
+  await redis?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const features = (...args: string[]) => cli.run(['admin', 'features', ...args], { env, fromSource: true });
+
+describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
+  it('lists the flags and the live processes', async () => {
+    const listed = await features('list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ {2}plain_messages {2}disabled {2}\(since \S+\)$/m);
+    expect(listed.stdout).toMatch(/^Live processes \(1\):$/m);
+    expect(listed.stdout).toMatch(/^ {2}controller-\S+ {2}controller {2}\S+ {2}supports: plain_messages$/m);
+  });
+
+  it('enable is refused (exit 1) while a live process lacks the flag, naming it; then enables and the controller learns of it', async () => {
+    const old = { id: 'c1/old', kind: 'gateway-runner' as const, version: '0.1.0', features: [] };
+    await store.advertise({ ...old, expires_at: Date.now() + 60_000 });
+    const refused = await features('enable', 'plain_messages');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'ferrum: Storage feature flag plain_messages cannot be enabled: live processes do not support it (upgrade or stop them first): c1/old (gateway-runner, version 0.1.0)',
+    );
+    expect((await features('list')).stdout).toContain('not supported by: c1/old (gateway-runner 0.1.0)');
+    await store.withdraw(old.id);
+    const enabled = await features('enable', '--all');
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toContain('Enabled flags: plain_messages');
+    await eventually(() => running.ctx.features.enabled('plain_messages'), 5000, 'the controller learning of it');
+  });
+
+  it('a flag and --all together, neither, or an unknown flag are refused', async () => {
+    expect((await features('enable')).code).toBe(2);
+    expect((await features('enable', 'plain_messages', '--all')).code).toBe(2);
+    const unknown = await features('enable', 'warp_drive');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Unknown storage feature flag warp_drive; known: plain_messages');
+  });
+
+  it('a controller on a Redis with a flag it does not know refuses to start, non-zero', async () => {
+    await client.sadd(store.keys.enabled(), 'from_the_future');
+    try {
+      const refused = await cli.run(['controller'], { env: { ...env, PORT: '0' }, fromSource: true });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('does not know: from_the_future');
+    } finally {
+      await client.srem(store.keys.enabled(), 'from_the_future');
+    }
+  });
+});
