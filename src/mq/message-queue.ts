@@ -1,10 +1,9 @@
-import type { Registry } from 'prom-client';
-import type { EventBus } from '../core/bus.js';
 import { byteQuotaReached } from '../auth/quotas.js';
 import { fail } from '../core/errors.js';
 import { ALL_FEATURES, type FeatureFlags } from '../core/features/storage-features.js';
+import { DEFAULT_MAX_POST_MESSAGES, type InsertOptions, type MessageQueueDeps } from './message-queue-deps.js';
 import { newMessageId } from '../core/ids.js';
-import type { KeySpace, RedisClient } from '../core/redis.js';
+import type { RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
 import { ProjectStorage } from '../core/stored-bytes.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts/alerts.js';
@@ -35,40 +34,7 @@ import { PushStore } from './push/push-store.js';
 import type { QueueQuotas } from './queues/queue-quotas.js';
 import { QueueStore } from './queues/queue-store.js';
 import { DEAD_LETTER_OUTBOX_KEY, MISSING_QUEUE, MqKeys, Outcome, scripts, type QueueRef } from './scripts.js';
-import type { Message, MqLogger, NewMessage, ReserveResult } from './types.js';
-
-export interface MessageQueueDeps {
-  redis: RedisClient;
-  keys: KeySpace;
-  bus: EventBus;
-  log: MqLogger;
-  /** How often the leader sweeps idle queues for expired messages; 0 turns the sweeper off. */
-  sweepIntervalMs?: number;
-  /** Where the counters go (/metrics); none when absent. */
-  registry?: Registry;
-  /** How long a push message's delivery status stays readable once its delivery is over, in ms. */
-  pushStatusRetentionMs?: number;
-  /** Most messages one post request may carry (FERRUM_MQ_MAX_POST_MESSAGES). */
-  maxPostMessages?: number;
-  /** The shortest reservation timeout a client may ask for (FERRUM_MQ_MIN_TIMEOUT). */
-  minTimeoutSeconds: number;
-  /** A project's queue quotas, which the messages Ferrum produces pass too; none when absent. */
-  projectQuotas?: (projectId: string) => Promise<QueueQuotas>;
-  /** The storage feature flags (plain_messages decides the message layout written); all when absent. */
-  features?: FeatureFlags;
-}
-
-const DEFAULT_MAX_POST_MESSAGES = 1000;
-
-interface InsertOptions {
-  ids: 'fresh ids' | 'ids may repeat';
-  /** The queue's queue_bytes quota; none when absent. */
-  maxQueueBytes?: number;
-  /** An alert's messages: they move the size alerts compare with, but fire none. */
-  quietAlerts: boolean;
-  /** The fewest hops the messages may still travel: what alerts they fire are produced from. */
-  hops: number;
-}
+import type { Message, NewMessage, ReserveResult } from './types.js';
 
 function hopsOf(message: Message): number {
   return message.hopsLeft ?? LIMITS.hopBudget;
