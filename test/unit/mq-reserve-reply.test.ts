@@ -48,6 +48,7 @@ describe("reserve.lua's reply", () => {
       reservedCount: 2,
       reservationId: 'abc00',
       pushHeaders: { 'X-A': 'é "q"' },
+      hopsLeft: 10,
       timeout: 30,
     });
     expect(result.messages.map((message) => [message.body, message.timeout, message.pushHeaders])).toEqual(
