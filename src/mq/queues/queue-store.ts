@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../core/redis.js';
 import { fail } from '../../core/errors.js';
-import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import { checkNoSelfPush } from '../push/internal-url.js';
 import { refusePushLoop } from '../push/push-loops.js';
 import { QUEUE_KEY, type MqKeys, type QueueRef, scripts } from '../scripts.js';
