@@ -89,6 +89,25 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  // Tests wait on conditions (test/helpers/eventually.ts), never on fixed sleeps; a sleep that is
+  // the point (nothing may happen within a window) says why in its eslint-disable comment.
+  {
+    files: ['test/**/*.ts'],
+    ignores: ['test/helpers/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'CallExpression[callee.name=/^(sleep|delay|pause|wait)$/][arguments.0.type="Literal"]',
+          'CallExpression[callee.name="setTimeout"][arguments.0.type="Identifier"][arguments.1.type="Literal"]',
+          'CallExpression[callee.name="setTimeout"][arguments.0.type="Identifier"][arguments.1.type="Identifier"]',
+        ].map((selector) => ({
+          selector,
+          message: 'No fixed sleep in a test: wait on a condition (test/helpers/eventually.ts)',
+        })),
+      ],
+    },
+  },
   { files: ['bin/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON responses loosely on purpose.
   { files: ['test/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },

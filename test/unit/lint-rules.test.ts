@@ -41,6 +41,21 @@ describe('lint rules', { timeout: scaled(60_000) }, () => {
     expect(found.join('\n')).toMatch(/no-restricted-imports:.*api\/ must not import from controller\//);
   });
 
+  it('tests wait on conditions: a fixed sleep outside test/helpers/ needs a disable comment with its reason', async () => {
+    const sleeps = [
+      "import { sleep } from '../../src/core/time.js';\nawait sleep(500);\n",
+      'await new Promise((resolve) => setTimeout(resolve, 200));\n',
+      'export const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));\n',
+    ];
+    for (const code of sleeps) {
+      const found = await problems('test/redis/mq/probe.test.ts', code);
+      expect(found.join('\n'), code).toMatch(/no-restricted-syntax:.*No fixed sleep in a test/);
+      expect(await problems('test/helpers/probe.ts', code), code).toEqual([]);
+    }
+    const waited = "import { eventually } from '../../helpers/eventually.js';\nawait eventually(() => true);\n";
+    expect(await problems('test/redis/mq/probe.test.ts', waited)).toEqual([]);
+  });
+
   it('route inputs are not cast: body, query and params are typed from the schemas', async () => {
     const code = [
       "import type { FastifyRequest } from 'fastify';",

@@ -43,6 +43,7 @@ async function endedWithRetry(id: string): Promise<any> {
   const deadline = Date.now() + scaled(20000);
   let task = await worker.waitFor(id, ended);
   while (!task.retry_task_id && Date.now() < deadline) {
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(50);
     task = await worker.task(id);
   }
@@ -86,6 +87,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
         // The retry started no sooner than retries_delay after its predecessor ended.
         expect(Date.parse(chain[i].start_time) - Date.parse(chain[i - 1].end_time)).toBeGreaterThanOrEqual(1000);
       }
+      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
       await sleep(1500);
       expect(await tasksOf(flaky)).toHaveLength(3);
       expect((await worker.task(chain[2].id)).retry_task_id).toBeUndefined();
@@ -98,6 +100,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
     async () => {
       const id = await worker.queue(slow, 'sleep 30', { timeout: 1 });
       const chain = await retryChain(id, 2);
+      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
       await sleep(1000);
       expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
       expect(chain.map((task) => [task.status, task.retry_count])).toEqual([
@@ -117,6 +120,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
       await worker.waitFor(cancelled, ['running']);
       await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
       await worker.waitFor(cancelled, ['cancelled']);
+      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
       await sleep(1000);
       expect((await worker.task(done)).retry_task_id).toBeUndefined();
       expect((await worker.task(cancelled)).retry_task_id).toBeUndefined();

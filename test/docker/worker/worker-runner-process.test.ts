@@ -81,6 +81,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   const deadline = Date.now() + scaled(timeoutMs);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(100);
   }
 }
@@ -180,12 +181,14 @@ describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
     const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: draining });
     await worker.waitFor(running, ['running'], 20000);
     child.kill('SIGTERM');
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(300);
     const later = await worker.queue('shell', 'echo never', { cluster: draining });
     const code = await exited;
     expect(code, output()).toBe(0);
     expect((await worker.task(running)).status).toBe('complete');
     expect(await worker.log(running)).toBe('finished\n');
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(500);
     expect((await worker.task(later)).status).toBe('queued');
     await server.http.post(worker.path(`/tasks/${later}/cancel`));
