@@ -3,6 +3,12 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
+const SRC_UPWARD = [
+  { group: ['**/runner/**', '**/runner/*'], message: 'src/ must not import from runner/' },
+  { group: ['**/api/**', '**/api/*'], message: 'src/ must not import from api/' },
+  { group: ['**/controller/**', '**/controller/*'], message: 'src/ must not import from controller/' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.ferrum/', '.releases/', 'web/vendor/'] },
   js.configs.recommended,
@@ -14,21 +20,25 @@ export default tseslint.config(
     },
   },
   // Layering (docs/DESIGN.md): the domain in src/ never reaches up into the processes or the HTTP layer.
-  {
-    files: ['src/**'],
+  { files: ['src/**'], rules: { 'no-restricted-imports': ['error', { patterns: SRC_UPWARD }] } },
+  // ... and the core knows no domain: src/core/ imports nothing from another src/ folder.
+  ...[1, 2, 3].map((depth) => ({
+    files: [`src/core/${'*/'.repeat(depth - 1)}*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/runner/**', '**/runner/*'], message: 'src/ must not import from runner/' },
-            { group: ['**/api/**', '**/api/*'], message: 'src/ must not import from api/' },
-            { group: ['**/controller/**', '**/controller/*'], message: 'src/ must not import from controller/' },
+            ...SRC_UPWARD,
+            {
+              regex: `^(\\.\\./){${depth}}(?!core/)[^./]`,
+              message: 'src/core/ must not import from a domain (src/auth, src/mq, ...): the domains import the core',
+            },
           ],
         },
       ],
     },
-  },
+  })),
   // The HTTP layer is given its context (api/context.ts); it never reaches up into the composition root.
   {
     files: ['api/**'],
@@ -78,6 +88,25 @@ export default tseslint.config(
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  // Tests wait on conditions (test/helpers/eventually.ts), never on fixed sleeps; a sleep that is
+  // the point (nothing may happen within a window) says why in its eslint-disable comment.
+  {
+    files: ['test/**/*.ts'],
+    ignores: ['test/helpers/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'CallExpression[callee.name=/^(sleep|delay|pause|wait)$/][arguments.0.type="Literal"]',
+          'CallExpression[callee.name="setTimeout"][arguments.0.type="Identifier"][arguments.1.type="Literal"]',
+          'CallExpression[callee.name="setTimeout"][arguments.0.type="Identifier"][arguments.1.type="Identifier"]',
+        ].map((selector) => ({
+          selector,
+          message: 'No fixed sleep in a test: wait on a condition (test/helpers/eventually.ts)',
+        })),
+      ],
+    },
   },
   { files: ['bin/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON responses loosely on purpose.

@@ -1,21 +1,8 @@
 import { fail, type HttpError } from '../core/errors.js';
+import type { QuotaName, Quotas } from '../core/quotas.js';
 
-/**
- * What a project may hold. Operators set the defaults (FERRUM_PROJECT_MAX_*) and an admin
- * token may override any of them for one project (PATCH /1/projects/{id} `quotas`).
- */
-export const QUOTA_NAMES = [
-  'stored_bytes',
-  'queue_bytes',
-  'queues',
-  'caches',
-  'apps',
-  'routes',
-  'hot_containers',
-  'queued_calls',
-] as const;
-export type QuotaName = (typeof QUOTA_NAMES)[number];
-export type Quotas = Record<QuotaName, number>;
+// The quotas' names and record are the core's (its configuration reads their defaults).
+export { QUOTA_NAMES, type QuotaName, type Quotas } from '../core/quotas.js';
 
 /** The setting that gives each quota its default, named in every refusal. */
 export const QUOTA_SETTINGS: Record<QuotaName, string> = {

@@ -1,7 +1,7 @@
 import { fail } from '../core/errors.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
-import { ProjectStorage } from '../core/stored-bytes.js';
+import { ProjectStorage } from '../auth/stored-bytes.js';
 import { CACHES_PER_PAGE, checkAmount, encodeValue, putCondition, type PutCondition } from './item-rules.js';
 import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';

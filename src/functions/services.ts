@@ -14,7 +14,7 @@ import { FunctionAccess, type FunctionAccessSources } from './apps/access.js';
 import { AppManagement } from './apps/app-management.js';
 import { AppStore } from './apps/app-store.js';
 import { CallQueue } from './calls/call-queue.js';
-import { ProjectStorage } from '../core/stored-bytes.js';
+import { ProjectStorage } from '../auth/stored-bytes.js';
 import { CallBytes } from './calls/call-bytes.js';
 import { CallStore } from './calls/call-store.js';
 import { FunctionKeys } from './keys.js';

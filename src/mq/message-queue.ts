@@ -5,7 +5,7 @@ import { DEFAULT_MAX_POST_MESSAGES, type InsertOptions, type MessageQueueDeps } 
 import { newMessageId } from '../core/ids.js';
 import type { RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
-import { ProjectStorage } from '../core/stored-bytes.js';
+import { ProjectStorage } from '../auth/stored-bytes.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts/alerts.js';
 import { LIMITS } from './limits.js';
 import { handOverDeadLetters } from './messages/dead-letters.js';

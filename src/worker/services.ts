@@ -2,7 +2,7 @@ import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
 import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
-import { ProjectStorage } from '../core/stored-bytes.js';
+import { ProjectStorage } from '../auth/stored-bytes.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
 import { ClusterService, type UserLookup } from './clusters/cluster-service.js';
 import { ClusterStatus } from './clusters/instances/cluster-status.js';

@@ -30,6 +30,7 @@ async function waitForHealth(http: HttpClient, name: string): Promise<void> {
     const response = await http.get('/health').catch(() => null);
     if (response?.status === 200) return;
     if (!(await containerState(name)).running) throw new Error(`container exited:\n${await docker('logs', name)}`);
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(200);
   }
   throw new Error(`no /health answer within 30 s:\n${await docker('logs', name)}`);

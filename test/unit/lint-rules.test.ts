@@ -20,9 +20,40 @@ describe('lint rules', { timeout: scaled(60_000) }, () => {
     }
   });
 
+  it('src/core/ may not import from a domain (any other src/ folder), at any depth', async () => {
+    const cases = [
+      ['src/core/probe.ts', '../auth/quotas.js'],
+      ['src/core/config/probe.ts', '../../mq/queues/project-bytes.js'],
+      ['src/core/error-rows/deeper/probe.ts', '../../../worker/keys.js'],
+    ];
+    for (const [file, target] of cases) {
+      const found = await problems(file!, `import '${target}';\n`);
+      expect(found.join('\n'), target).toMatch(/no-restricted-imports:.*src\/core\/ must not import from a domain/);
+    }
+    expect(await problems('src/core/config/probe.ts', "import '../redis.js';\nimport './env.js';\n")).toEqual([]);
+    expect(await problems('src/mq/probe.ts', "import '../auth/quotas.js';\n")).toEqual([]);
+    const upward = await problems('src/core/probe.ts', "import '../../api/auth-hooks.js';\n");
+    expect(upward.join('\n')).toMatch(/src\/ must not import from api\//);
+  });
+
   it('api/ may not import from controller/', async () => {
     const found = await problems('api/mq-v3/probe.ts', "import '../../controller/app-context.js';\n");
     expect(found.join('\n')).toMatch(/no-restricted-imports:.*api\/ must not import from controller\//);
+  });
+
+  it('tests wait on conditions: a fixed sleep outside test/helpers/ needs a disable comment with its reason', async () => {
+    const sleeps = [
+      "import { sleep } from '../../src/core/time.js';\nawait sleep(500);\n",
+      'await new Promise((resolve) => setTimeout(resolve, 200));\n',
+      'export const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));\n',
+    ];
+    for (const code of sleeps) {
+      const found = await problems('test/redis/mq/probe.test.ts', code);
+      expect(found.join('\n'), code).toMatch(/no-restricted-syntax:.*No fixed sleep in a test/);
+      expect(await problems('test/helpers/probe.ts', code), code).toEqual([]);
+    }
+    const waited = "import { eventually } from '../../helpers/eventually.js';\nawait eventually(() => true);\n";
+    expect(await problems('test/redis/mq/probe.test.ts', waited)).toEqual([]);
   });
 
   it('route inputs are not cast: body, query and params are typed from the schemas', async () => {

@@ -24,6 +24,7 @@ describe('waiting bounds that follow the machine', () => {
   });
 
   it('a deadline measures the machine again when it seems to pass, and moves out if it grew slower', async () => {
+    // eslint-disable-next-line no-restricted-syntax -- this test measures real elapsed time: sleeping is the point
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const grewSlower = deadlineAfter(20, () => machineSlowness() * 1000);
     expect(grewSlower.passed()).toBe(false);

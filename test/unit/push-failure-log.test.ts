@@ -13,6 +13,7 @@ function fakeLog() {
   };
 }
 
+// eslint-disable-next-line no-restricted-syntax -- lets the log promises settle: a macrotask turn, not a wait on a time
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('FailureGroup', () => {

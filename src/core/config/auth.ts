@@ -1,4 +1,4 @@
-import type { Quotas } from '../../auth/quotas.js';
+import type { Quotas } from '../quotas.js';
 import { type Env, intFrom, MIB, nonEmpty } from './env.js';
 
 /** Identity: tokens, sign-in limits, what tenants may have, and the first start's admin. */

@@ -1,6 +1,6 @@
 import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
 import type { RedisClient } from '../../core/redis.js';
-import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import type { FunctionKeys } from '../keys.js';
 import { scripts } from '../scripts.js';
 

@@ -1,5 +1,5 @@
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached, type Quotas } from '../../auth/quotas.js';
-import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import type { IndexClaim } from '../../core/bounded-index.js';
 import { TtlCache } from '../../core/ttl-cache.js';
 import type { QueueRef } from '../scripts.js';

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../core/redis.js';
 import { fail } from '../../core/errors.js';
 import { claimInIndex, type IndexClaim } from '../../core/bounded-index.js';
-import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import { LIMITS } from '../limits.js';
 import { checkNoSelfPush } from '../push/internal-url.js';
 import { refusePushLoop } from '../push/push-loops.js';

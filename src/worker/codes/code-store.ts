@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../core/redis.js';
 import { fail } from '../../core/errors.js';
-import type { ProjectStorage } from '../../core/stored-bytes.js';
+import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached } from '../../auth/quotas.js';
 import { newObjectId } from '../../core/ids.js';
 import { scripts } from './scripts.js';

@@ -282,6 +282,7 @@ describe('dashboard', () => {
     await session.server.http.post(`/3/projects/${session.server.projectId}/queues/charted/messages`, {
       messages: [{ body: '1' }, { body: '2' }],
     });
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await new Promise((resolve) => setTimeout(resolve, 1000)); // a few depth samples
     await session.navTo('Overview');
     await session.page.getByRole('heading', { name: 'Overview' }).waitFor();

@@ -201,6 +201,7 @@ describe('hot containers', () => {
     const app = newApp();
     const busy = pool.invoke(asking(app, 'http', { 'x-sleep-ms': '1500' }, { maxConcurrency: 1 }));
     await vi.waitFor(() => expect(pool.containerCount(app, '/echo')).toBe(1));
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(100);
     const waiting = await pool.invoke(asking(app, 'http', {}, { maxConcurrency: 1, timeoutMs: 200 }));
     expect(waiting).toMatchObject({ outcome: 'error', status: 503, headers: { 'retry-after': '1' } });
@@ -281,6 +282,7 @@ describe('closing the pool', () => {
     const app = newApp();
     echoOf(await own.invoke(invocation(app, 'json')));
     const busy = own.invoke(asking(app, 'json', { 'x-sleep-ms': '3000' }));
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(100);
     await own.close();
     expect(await busy).toMatchObject({ outcome: 'error', status: 502 });

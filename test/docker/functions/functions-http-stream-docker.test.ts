@@ -185,6 +185,7 @@ describe('http-stream routes', () => {
     echoOf(await call(path));
     const busy = call(path, 'slow', { 'X-Sleep-Ms': '9000' });
     await vi.waitFor(async () => expect((await containersOf(path)).length).toBe(1));
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await new Promise((resolve) => setTimeout(resolve, 200));
     // 20 may wait (each at most 3 s, less than the busy call takes); the other 10 are refused at once.
     const started = Date.now();

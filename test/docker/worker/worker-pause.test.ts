@@ -56,6 +56,7 @@ describe.each(RUNNER_MODES)('pause and resume a task queue (%s runner)', (mode) 
       const other = await worker.queue(name('free'), 'echo other', { cluster: at.cluster });
       // Another package is not held back.
       expect((await worker.waitFor(other, ended)).status).toBe('complete');
+      // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: the paused package's tasks stay queued within it
       await sleep(1000);
       for (const id of ids) expect((await worker.task(id)).status).toBe('queued');
 
@@ -81,6 +82,7 @@ describe.each(RUNNER_MODES)('pause and resume a task queue (%s runner)', (mode) 
       });
       await action(codeId, 'pause_task_queue');
       const id = await worker.queue(name('pinned'), '', { cluster: at.cluster });
+      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
       await sleep(500);
       await worker.upload({
         name: name('pinned'),

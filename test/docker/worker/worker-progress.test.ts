@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../../src/core/time.js';
 import type { Runner } from '../../../runner/runner.js';
+import { eventually } from '../../helpers/eventually.js';
 import type { TestServer } from '../../helpers/server.js';
 import { createCluster, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
@@ -43,14 +43,14 @@ afterAll(async () => {
 });
 
 async function logWhen(id: string, test: (log: string) => boolean): Promise<string> {
-  const deadline = Date.now() + scaled(20000);
-  let log = '';
-  while (Date.now() < deadline) {
-    log = await worker.log(id);
-    if (test(log)) return log;
-    await sleep(100);
-  }
-  throw new Error(`log of ${id} never matched: ${log}`);
+  return eventually(
+    async () => {
+      const log = await worker.log(id);
+      return test(log) ? log : undefined;
+    },
+    20000,
+    `the log of ${id} matching`,
+  );
 }
 
 describe('task progress', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../../src/core/time.js';
 import type { Runner } from '../../../runner/runner.js';
+import { eventually } from '../../helpers/eventually.js';
 import type { TestServer } from '../../helpers/server.js';
 import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
@@ -40,13 +41,16 @@ const ended = ['complete', 'error', 'timeout', 'cancelled'];
 
 /** The ended task, once its retry is queued (the runner queues it just after the end). */
 async function endedWithRetry(id: string): Promise<any> {
-  const deadline = Date.now() + scaled(20000);
-  let task = await worker.waitFor(id, ended);
-  while (!task.retry_task_id && Date.now() < deadline) {
-    await sleep(50);
-    task = await worker.task(id);
-  }
-  return task;
+  const task = await worker.waitFor(id, ended);
+  if (task.retry_task_id) return task;
+  return eventually(
+    async () => {
+      const again = await worker.task(id);
+      return again.retry_task_id ? again : undefined;
+    },
+    20000,
+    `the retry of ${id}`,
+  );
 }
 
 /** `length` tasks linked by retry_task_id from `id`, all ended. */
@@ -86,6 +90,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
         // The retry started no sooner than retries_delay after its predecessor ended.
         expect(Date.parse(chain[i].start_time) - Date.parse(chain[i - 1].end_time)).toBeGreaterThanOrEqual(1000);
       }
+      // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (no further retry)
       await sleep(1500);
       expect(await tasksOf(flaky)).toHaveLength(3);
       expect((await worker.task(chain[2].id)).retry_task_id).toBeUndefined();
@@ -98,6 +103,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
     async () => {
       const id = await worker.queue(slow, 'sleep 30', { timeout: 1 });
       const chain = await retryChain(id, 2);
+      // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (no further retry)
       await sleep(1000);
       expect((await worker.task(chain[1].id)).retry_task_id).toBeUndefined();
       expect(chain.map((task) => [task.status, task.retry_count])).toEqual([
@@ -117,6 +123,7 @@ describe.each(RUNNER_MODES)('automatic retries (%s runner)', (mode) => {
       await worker.waitFor(cancelled, ['running']);
       await server.http.post(worker.path(`/tasks/${cancelled}/cancel`));
       await worker.waitFor(cancelled, ['cancelled']);
+      // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (no further retry)
       await sleep(1000);
       expect((await worker.task(done)).retry_task_id).toBeUndefined();
       expect((await worker.task(cancelled)).retry_task_id).toBeUndefined();

@@ -145,6 +145,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     const id = await worker.queue('shell', 'echo first; sleep 30');
     await worker.waitFor(id, ['running']);
     const deadline = Date.now() + scaled(15000);
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     while ((await worker.log(id)) !== 'first\n' && Date.now() < deadline) await sleep(50);
     expect(await worker.log(id)).toBe('first\n');
     expect((await worker.task(id)).status).toBe('running');
@@ -193,6 +194,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
     const id = await worker.queue('shell', 'echo should not run', { delay: 2 });
     expect((await worker.task(id)).status).toBe('queued');
     expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(3000);
     const task = await worker.task(id);
     expect(task.status).toBe('cancelled');
@@ -206,6 +208,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
   it('starts a delayed task only after its delay', async () => {
     const queuedAt = Date.now();
     const id = await worker.queue('shell', 'echo late', { delay: 2 });
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(1000);
     expect((await worker.task(id)).status).toBe('queued');
     const task = await worker.waitFor(id, ['complete']);
@@ -289,10 +292,12 @@ describe('a gateway runner whose token is revoked', () => {
     expect(revoked.status).toBe(200);
     const stopped = await Promise.race([
       runner.whenStopped().then(() => 'stopped'),
+      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
       sleep(15_000).then(() => 'running'),
     ]);
     expect(stopped).toBe('stopped');
     const after = await worker.queue('shell', 'echo after', { cluster });
+    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
     await sleep(1000);
     expect((await worker.task(after)).status).toBe('queued');
     await server.http.post(worker.path(`/tasks/${after}/cancel`));

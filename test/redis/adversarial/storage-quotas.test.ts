@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/core/config.js';
 import { startManagedRedis } from '../../../src/core/managed-redis.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { uploadForm, zipOf } from '../../helpers/worker.js';
-import { ProjectStorage } from '../../../src/core/stored-bytes.js';
+import { ProjectStorage } from '../../../src/auth/stored-bytes.js';
 import { CallBytes } from '../../../src/functions/calls/call-bytes.js';
 import {
   eventually,

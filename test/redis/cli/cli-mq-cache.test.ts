@@ -78,6 +78,7 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
   it('reserve --wait long-polls until a message arrives', async () => {
     await json('mq', 'create', 'cli-wait');
     const waiting = ferrum('mq', 'reserve', 'cli-wait', '--wait', '10', '--json');
+    // eslint-disable-next-line no-restricted-syntax -- the post must come after the CLI began its long-poll, which no state shows from outside its process
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await session.server.http.post(`/3/projects/${session.server.projectId}/queues/cli-wait/messages`, {
       messages: [{ body: 'late' }],

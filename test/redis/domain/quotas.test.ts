@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { quotasOf, type Quotas } from '../../../src/auth/quotas.js';
 import { CacheStore, type NewItem } from '../../../src/cache/cache-store.js';
 import { EventBus } from '../../../src/core/bus.js';
-import { ProjectStorage } from '../../../src/core/stored-bytes.js';
+import { ProjectStorage } from '../../../src/auth/stored-bytes.js';
 import { MessageQueue } from '../../../src/mq/message-queue.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
 

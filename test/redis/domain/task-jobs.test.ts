@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../../src/core/ids.js';
@@ -85,7 +86,17 @@ afterAll(async () => {
   for (const item of opened.reverse()) await item.close();
 });
 
+function versionIn(path: string, read: (json: Record<string, any>) => unknown): unknown {
+  return read(JSON.parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8')));
+}
+
 describe('adding the jobs of queued tasks', () => {
+  it('runs against the one BullMQ version pinned in package.json, whose layout these tests compare', () => {
+    const installed = versionIn('node_modules/bullmq/package.json', (json) => json.version);
+    expect(versionIn('package.json', (json) => json.dependencies.bullmq)).toBe(installed);
+    expect(versionIn('package-lock.json', (json) => json.packages['node_modules/bullmq'].version)).toBe(installed);
+  });
+
   it('writes what BullMQ addBulk writes: job hashes, priority order, counters, events and marker', async () => {
     const tasks = [taskOf(0), taskOf(2), taskOf(1), taskOf(2), taskOf(0)];
     await distribution.add(tasks);

@@ -70,6 +70,7 @@ describe('iron_mq 0.9 client', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     const [reservedLater] = await Promise.all([
       call(queue, 'reserve', { n: 1, wait: 5 }),
+      // eslint-disable-next-line no-restricted-syntax -- the post must come after the client began its long-poll reserve
       new Promise((resolve) => setTimeout(resolve, 200)).then(() => call(queue, 'post', 'late')),
     ]);
     expect(reservedLater.body).toBe('late');

@@ -16,9 +16,9 @@ import {
   waitForSchedule,
   waitForTasks,
 } from '../../helpers/schedules.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
-import { scaled } from '../../helpers/pace.js';
 
 // Two controllers share one Redis, each with its scheduler loop; no runner, so tasks stay queued.
 let server: TestServer;
@@ -67,6 +67,7 @@ describe('schedules with two controllers', () => {
       const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
       expect(done.run_count).toBe(5);
       const tasks = await waitForTasks(worker, 'shared', id, 5);
+      // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (no sixth task after the last run)
       await sleep(1200);
       expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(5);
       expect(new Set(tasks.map((task) => task.id)).size).toBe(5);
@@ -89,10 +90,12 @@ describe('schedules with two controllers', () => {
       })),
     });
     const ids: string[] = response.body.schedules.map((s: any) => s.id);
+    // eslint-disable-next-line no-restricted-syntax -- waits for start_at (300 ms ahead) to pass: a clock time, not a state to poll
     await sleep(300);
     await Promise.all(racers.flatMap((scheduler) => [scheduler.pass(), scheduler.pass()]));
     for (const id of ids) await waitForSchedule(worker, id, (s) => s.status === 'complete');
     for (const id of ids) await waitForTasks(worker, 'shared', id, 1);
+    // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (no racer queues a second task)
     await sleep(500);
     const all = (await worker.http.get(worker.path('/tasks?code_name=shared&per_page=100'))).body.tasks as any[];
     for (const id of ids) {
@@ -118,14 +121,14 @@ describe('schedules with two controllers', () => {
     expect(await store.claim(server.projectId, id, run, Date.now(), schedule.next_start! + 60_000, newObjectId())).toBe(
       false,
     );
-    const deadline = Date.now() + scaled(10_000);
-    while (!(await worker.task(taskId)).id && Date.now() < deadline) await sleep(100);
+    await eventually(async () => (await worker.task(taskId)).id !== undefined, 10_000, 'the orphaned run queued');
     expect(await worker.task(taskId)).toMatchObject({
       id: taskId,
       schedule_id: id,
       payload: 'orphan',
       status: 'queued',
     });
+    // eslint-disable-next-line no-restricted-syntax -- a fixed window is the point: nothing more may happen within it (the reclaim queues the run once)
     await sleep(2500);
     expect(await tasksOfSchedule(worker, 'shared', id)).toHaveLength(1);
     expect((await getSchedule(worker, id)).run_count).toBe(1);

@@ -2,9 +2,9 @@ import type { RedisClient } from '../../../src/core/redis.js';
 import { scanKeys } from '../../../src/core/scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
-import { sleep } from '../../../src/core/time.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import type { TestServer } from '../../helpers/server.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startTestServer } from '../../helpers/server.js';
 import { createCluster, FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 
@@ -73,7 +73,7 @@ describe('task retention', () => {
     expect(await redis.pttl(keys.task(server.projectId, waiting[0]!))).toBe(-1);
 
     // The sweeper (every 100 ms) drops them once the retention has passed.
-    for (let i = 0; i < 50 && (await redis.zcard(keys.expiringTasks(server.projectId))) > 0; i++) await sleep(100);
+    await eventually(async () => (await redis.zcard(keys.expiringTasks(server.projectId))) === 0, 5000, 'tasks swept');
     for (const id of finished) {
       expect((await server.http.get(client.path(`/tasks/${id}`))).status).toBe(404);
       expect(await redis.exists(keys.taskLog(server.projectId, id))).toBe(0);

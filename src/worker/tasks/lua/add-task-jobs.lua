@@ -5,7 +5,8 @@
 -- as their own. BullMQ's addBulk runs that script once per job; this runs once per request,
 -- which is most of the cost of queueing a task. A job whose id exists already is left as it
 -- is (job ids are task ids: adding twice is adding once), with BullMQ's duplicated event.
--- test/redis/worker/task-jobs.test.ts compares every key it writes with BullMQ's addBulk.
+-- test/redis/domain/task-jobs.test.ts compares every key it writes with BullMQ's addBulk, and
+-- holds package.json to the exact BullMQ version (pinned) whose layout this copies.
 -- ARGV: the queue's key prefix (a job's key is prefix .. id), timestamp ms, job name, then
 --       per job: id (JSON-safe: task ids and fixed suffixes), BullMQ priority (>= 1), data (JSON)
 -- Returns the number of jobs added.

@@ -1,6 +1,6 @@
 import { ProjectMessageBytes } from '../mq/queues/project-bytes.js';
-import { boundedAdd, boundedRelease } from './bounded-counter.js';
-import type { KeySpace, RedisClient } from './redis.js';
+import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
+import type { KeySpace, RedisClient } from '../core/redis.js';
 
 /** The services that keep an exact counter of their stored bytes toward a project's stored_bytes quota. */
 export const STORING_SERVICES = ['code', 'cache', 'calls'] as const;
