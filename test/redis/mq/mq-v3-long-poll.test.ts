@@ -15,7 +15,7 @@ async function timedReserve(queue: string, options: Record<string, unknown>) {
 const waiterCount = () => file.server.running.ctx.mq.hub.waiterCount;
 
 async function untilWaiting(count: number, waiters = waiterCount): Promise<void> {
-  await eventually(() => waiters() >= count, 5000, `${count} waiting requests`);
+  await eventually(() => waiters() >= count, scaled(15_000), `${count} waiting requests`);
 }
 
 // Timing tests: run one at a time (not concurrently) and retried, since a loaded CI machine can stall a

@@ -181,7 +181,7 @@ describe('creating a cluster', () => {
       'autoscale.aws.subnet_ids must be array',
     ],
     ['an unknown user id in shared_to', { name: 'x', shared_to: ['nobody'] }, 400, 'shared_to: no user "nobody"'],
-    ['a body that is not an object', [], 400, 'body must be object'],
+    ['a body that is not an object', ['x'], 400, 'body must be object'],
   ])('refuses %s', async (_case, body, status, msg) => {
     const response = await alice.http.post('/2/clusters', body);
     expect(response.status).toBe(status);
