@@ -118,10 +118,43 @@ describe('in-process deliveries pass the quotas of a post', () => {
     const apps = (await tenant.http.get('/v1/apps')).body.apps;
     expect(apps.filter((app: any) => app.name.startsWith(appPrefix))).toHaveLength(2);
   });
+
+  it('racing route creations with a quota of 2 make exactly 2 routes, counted again once a route is deleted', async () => {
+    const { tenant } = await tenantWith('router', { routes: 2 });
+    const app = `routes${tenant.projectId.slice(-8)}`;
+    const createRoute = (path: string) => routeCreated(tenant, app, path);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => createRoute(`/r${i}`)));
+    expect(answers.filter((status) => status === 403)).toHaveLength(28);
+    const listed = (await tenant.http.get(`/v1/apps/${app}/routes`)).body.routes;
+    expect(listed).toHaveLength(2);
+    expect(await createRoute('/late')).toBe(403);
+    expect((await tenant.http.delete(`/v1/apps/${app}/routes${listed[0].path}`)).status).toBe(200);
+    expect(await createRoute('/late')).toBe(200);
+  });
+
+  it('a project’s route index is built from the routes its apps already have', async () => {
+    const { tenant } = await tenantWith('older', { routes: 2 });
+    const app = `older${tenant.projectId.slice(-8)}`;
+    const createRoute = (path: string) => routeCreated(tenant, app, path);
+    expect(await createRoute('/a')).toBe(200);
+    expect(await createRoute('/b')).toBe(200);
+    // As a release before the index would leave it: routes, and no index of them.
+    const keys = server.running.ctx.functions.keys;
+    const redis = server.openRedis();
+    await redis.del(keys.projectRoutes(tenant.projectId));
+    await redis.srem(keys.projectRoutesBuilt(), tenant.projectId);
+    await redis.quit();
+    expect(await createRoute('/c')).toBe(403);
+  });
 });
 
 async function createdStatus(mq: MqClient, queue: string): Promise<number> {
   return (await mq.createQueue(queue)).status;
+}
+
+async function routeCreated(tenant: Tenant, app: string, path: string): Promise<number> {
+  const url = `/v1/apps/${app}/routes?project_id=${tenant.projectId}`;
+  return (await tenant.http.post(url, { route: { path, image: 'busybox' } })).status;
 }
 
 async function postTo(mq: MqClient, queue: string): Promise<number> {
