@@ -132,19 +132,29 @@ describe('in-process deliveries pass the quotas of a post', () => {
     expect(await createRoute('/late')).toBe(200);
   });
 
-  it('a project’s route index is built from the routes its apps already have', async () => {
+  it('route_index off: routes are counted as before and no index is written; once on, the index is built from them', async () => {
     const { tenant } = await tenantWith('older', { routes: 2 });
     const app = `older${tenant.projectId.slice(-8)}`;
     const createRoute = (path: string) => routeCreated(tenant, app, path);
-    expect(await createRoute('/a')).toBe(200);
-    expect(await createRoute('/b')).toBe(200);
-    // As a release before the index would leave it: routes, and no index of them.
-    const keys = server.running.ctx.functions.keys;
+    const { features, functions } = server.running.ctx;
     const redis = server.openRedis();
-    await redis.del(keys.projectRoutes(tenant.projectId));
-    await redis.srem(keys.projectRoutesBuilt(), tenant.projectId);
-    await redis.quit();
-    expect(await createRoute('/c')).toBe(403);
+    try {
+      // As on a store an earlier release wrote: the flag is off.
+      await redis.srem(features.store.keys.enabled(), 'route_index');
+      await features.refresh();
+      expect(await createRoute('/a')).toBe(200);
+      expect(await createRoute('/b')).toBe(200);
+      expect(await createRoute('/c')).toBe(403);
+      expect((await tenant.http.delete(`/v1/apps/${app}/routes/a`)).status).toBe(200);
+      expect(await redis.exists(functions.keys.projectRoutes(tenant.projectId))).toBe(0);
+    } finally {
+      await redis.sadd(features.store.keys.enabled(), 'route_index');
+      await features.refresh();
+      await redis.quit();
+    }
+    expect(features.enabled('route_index')).toBe(true);
+    expect(await createRoute('/c')).toBe(200);
+    expect(await createRoute('/d')).toBe(403);
   });
 });
 
