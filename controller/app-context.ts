@@ -132,6 +132,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     authenticator,
     projects: identity.projects,
     quotaDefaults: config.quotas,
+    features: shared.features,
     lifecycle,
     settings: config.functions,
   });

@@ -25,6 +25,14 @@ export class FunctionKeys {
   projectApps(projectId: string) {
     return this.registry('project-apps', projectId);
   }
+  /** Zset (score 0) of the routes of one project's apps, as `<app><path>` (flag `route_index`). */
+  projectRoutes(projectId: string) {
+    return this.registry('project-routes', projectId);
+  }
+  /** Set of the projects whose projectRoutes index was built from their apps' routes. */
+  projectRoutesBuilt() {
+    return this.registry('project-routes-built');
+  }
   app(name: string) {
     return this.ofApp(name, 'app');
   }

@@ -21,12 +21,15 @@ import { FunctionKeys } from './keys.js';
 import { ReplyBodies } from './calls/reply-bodies.js';
 import { RouteNotices } from './routes/route-notices.js';
 import { RouteStore } from './routes/route-store.js';
+import { RouteIndex } from './routes/route-index.js';
 
 /** The stores of the functions platform over one Redis connection. */
 export interface FunctionStores {
   keys: FunctionKeys;
   apps: AppStore;
   routes: RouteStore;
+  /** Each project's routes, the count its routes quota bounds (flag `route_index`). */
+  routeIndex: RouteIndex;
   calls: CallStore;
   queue: CallQueue;
   /** Every change to apps and routes goes through here (route caches listen). */
@@ -42,11 +45,13 @@ export function openFunctionStores(config: Config, redis: RedisClient, keySpace:
   const bytes = new CallBytes(redis, keys, new ProjectStorage(redis, keySpace), callRetentionMs);
   const calls = new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes);
   const apps = new AppStore(redis, keys, notices, calls);
+  const routeIndex = new RouteIndex(redis, keys);
   return {
     keys,
     apps,
     notices,
-    routes: new RouteStore(redis, keys, apps, notices),
+    routes: new RouteStore(redis, keys, apps, notices, routeIndex),
+    routeIndex,
     calls,
     queue: new CallQueue(redis, keys),
     replyBodies: new ReplyBodies(redis, keys),
@@ -115,7 +120,7 @@ export interface FunctionManagementOptions extends FunctionAccessSources {
 
 /** Builds the management domain over the stores (stateless: the composition root builds it once). */
 export function openFunctionManagement(stores: FunctionStores, options: FunctionManagementOptions): FunctionManagement {
-  const access = new FunctionAccess(options, stores.apps);
+  const access = new FunctionAccess(options, stores.apps, stores.routeIndex);
   return {
     apps: new AppManagement(stores.apps, access, options.lifecycle),
     routes: new RouteManagement(stores.apps, stores.routes, access, options.lifecycle, options.settings),

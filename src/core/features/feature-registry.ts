@@ -21,6 +21,12 @@ export const STORAGE_FEATURES = [
       "Plain messages (no delay, no expiration of their own) keep no expiry entry: a ready one expires by its score plus the queue record's plain_expiration_ms, a reserved one carries its expiry in its rid field (<rid>@<ms>). Releases before it drop such messages as expired.",
     introducedIn: '0.2.0',
   },
+  {
+    name: 'route_index',
+    description:
+      "Each project keeps an index of its routes (<app><path>, under {fn}), built from its apps' routes when first needed; a new route is claimed in it under the routes quota in one step, so racing creations cannot pass the quota. Releases before it neither add to it nor take deleted routes out of it.",
+    introducedIn: '0.2.0',
+  },
 ] as const satisfies readonly StorageFeature[];
 
 export type FeatureName = (typeof STORAGE_FEATURES)[number]['name'];

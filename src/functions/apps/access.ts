@@ -2,7 +2,10 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import type { ProjectStore } from '../../auth/projects.js';
 import { countQuotaReached, quotasOf, type Quotas } from '../../auth/quotas.js';
 import type { Principal } from '../../auth/types.js';
+import type { IndexClaim } from '../../core/bounded-index.js';
 import { fail, isHttpError } from '../../core/errors.js';
+import type { FeatureFlags } from '../../core/features/storage-features.js';
+import type { RouteIndex } from '../routes/route-index.js';
 import { isHotFormat, type AppScope, type AppStore } from './app-store.js';
 import type { App, Route } from '../types.js';
 
@@ -11,6 +14,14 @@ export interface FunctionAccessSources {
   authenticator: Pick<Authenticator, 'authorizeProject'>;
   projects: Pick<ProjectStore, 'listProjectsOf' | 'mustGetProject'>;
   quotaDefaults: Quotas;
+  /** Whether routes are counted by the project's route index (flag `route_index`). */
+  features: FeatureFlags;
+}
+
+/** A route about to be created. */
+export interface NewRoute {
+  app: string;
+  path: string;
 }
 
 /** Who may see which apps: an app is visible to tokens that can use its project. */
@@ -18,6 +29,7 @@ export class FunctionAccess {
   constructor(
     private readonly sources: FunctionAccessSources,
     private readonly apps: AppStore,
+    private readonly routeIndex: RouteIndex,
   ) {}
 
   private async canUse(principal: Principal, projectId: string): Promise<boolean> {
@@ -49,27 +61,44 @@ export class FunctionAccess {
   }
 
   /**
-   * Runs `create` once the project has room for one more route (`newRoute`) and for the new
-   * app `newApp` (a name, or null): 403 naming the quota otherwise (see src/auth/quotas.ts). A
-   * new app's name goes into the project's app index in the same step that counts it, so racing
-   * creations cannot pass the `apps` quota; if `create` fails, a name it added is taken out.
+   * Runs `create` once the project has room for the new route `newRoute` (or null) and for the
+   * new app `newApp` (a name, or null): 403 naming the quota otherwise (see src/auth/quotas.ts). A
+   * new app's name goes into the project's app index in the same step that counts it, and so does
+   * a new route into the project's route index once the flag `route_index` is on, so racing
+   * creations cannot pass the `apps` and `routes` quotas; if `create` fails, what it added is
+   * taken out.
    */
   async withRoom<T>(
     projectId: string,
-    what: { newApp: string | null; newRoute: boolean },
+    what: { newApp: string | null; newRoute: NewRoute | null },
     create: () => Promise<T>,
   ): Promise<T> {
     const quotas = quotasOf(await this.sources.projects.mustGetProject(projectId), this.sources.quotaDefaults);
     const claim = what.newApp === null ? 'present' : await this.apps.claimName(projectId, what.newApp, quotas.apps);
     if (claim === 'full') throw countQuotaReached('apps', quotas.apps, 'apps');
+    let routeClaim: IndexClaim = 'present';
     try {
-      if (what.newRoute && (await this.apps.routeCount(projectId)) >= quotas.routes)
-        throw countQuotaReached('routes', quotas.routes, 'routes over all its apps');
+      if (what.newRoute) routeClaim = await this.roomForRoute(projectId, what.newRoute, quotas.routes);
       return await create();
     } catch (error) {
+      if (routeClaim === 'added') await this.routeIndex.release(projectId, what.newRoute!.app, what.newRoute!.path);
       if (claim === 'added') await this.apps.releaseName(projectId, what.newApp!);
       throw error;
     }
+  }
+
+  /**
+   * Claims the route in the project's route index under the quota; without the flag (releases
+   * before it do not keep the index), counts the routes of the project's apps instead.
+   */
+  private async roomForRoute(projectId: string, route: NewRoute, most: number): Promise<IndexClaim> {
+    const claim = this.sources.features.enabled('route_index')
+      ? await this.routeIndex.claim(projectId, route.app, route.path, most)
+      : (await this.apps.routeCount(projectId)) >= most
+        ? 'full'
+        : 'present';
+    if (claim === 'full') throw countQuotaReached('routes', most, 'routes over all its apps');
+    return claim;
   }
 
   /**

@@ -29,7 +29,7 @@ export class AppManagement {
     const project = await this.access.projectForNewApp(principal, input.project_id ?? projectId);
     const values = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== ''));
     if (await this.apps.get(name)) throw fail('fn_app_exists', name);
-    const created = await this.access.withRoom(project, { newApp: name, newRoute: false }, async () => {
+    const created = await this.access.withRoom(project, { newApp: name, newRoute: null }, async () => {
       const app = await this.apps.create(name, project, values);
       if (!app) throw fail('fn_app_exists', name);
       return app;

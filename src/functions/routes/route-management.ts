@@ -31,7 +31,8 @@ export class RouteManagement {
     if (existing && !(await this.access.visibleApp(principal, appName))) throw fail('fn_app_not_found');
     const project = existing ? existing.projectId : await this.access.projectForNewApp(principal, projectId);
     const route = newRouteOf(appName, input.path ?? '', input, this.settings);
-    await this.access.withRoom(project, { newApp: existing ? null : appName, newRoute: true }, async () => {
+    const room = { newApp: existing ? null : appName, newRoute: { app: appName, path: route.path } };
+    await this.access.withRoom(project, room, async () => {
       await this.access.checkHotContainers(project, route);
       const outcome = await this.routes.create(project, route);
       if (outcome === 'exists') throw fail('fn_route_exists', route.path);

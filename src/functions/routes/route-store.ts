@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../core/redis.js';
 import type { AppStore } from '../apps/app-store.js';
 import type { RouteNotices } from './route-notices.js';
+import type { RouteIndex } from './route-index.js';
 import type { FunctionKeys } from '../keys.js';
 import { appOf, mapOf, routeFieldsOf, routeOf } from '../apps/records.js';
 import { scripts, type RecordPatch } from '../scripts.js';
@@ -28,6 +29,8 @@ export class RouteStore {
     private readonly keys: FunctionKeys,
     private readonly apps: AppStore,
     private readonly notices: RouteNotices,
+    /** Where a deleted route is taken out of its project's route index. */
+    private readonly index: RouteIndex,
   ) {}
 
   private routeKeys(app: string, path: string): string[] {
@@ -97,6 +100,8 @@ export class RouteStore {
       [path],
     );
     if (deleted !== 1) return false;
+    const projectId = await this.redis.hget(this.keys.app(appName), 'project_id');
+    if (projectId) await this.index.removed(projectId, appName, path);
     await this.notices.changed({ app: appName, path });
     return true;
   }

@@ -118,10 +118,53 @@ describe('in-process deliveries pass the quotas of a post', () => {
     const apps = (await tenant.http.get('/v1/apps')).body.apps;
     expect(apps.filter((app: any) => app.name.startsWith(appPrefix))).toHaveLength(2);
   });
+
+  it('racing route creations with a quota of 2 make exactly 2 routes, counted again once a route is deleted', async () => {
+    const { tenant } = await tenantWith('router', { routes: 2 });
+    const app = `routes${tenant.projectId.slice(-8)}`;
+    const createRoute = (path: string) => routeCreated(tenant, app, path);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => createRoute(`/r${i}`)));
+    expect(answers.filter((status) => status === 403)).toHaveLength(28);
+    const listed = (await tenant.http.get(`/v1/apps/${app}/routes`)).body.routes;
+    expect(listed).toHaveLength(2);
+    expect(await createRoute('/late')).toBe(403);
+    expect((await tenant.http.delete(`/v1/apps/${app}/routes${listed[0].path}`)).status).toBe(200);
+    expect(await createRoute('/late')).toBe(200);
+  });
+
+  it('route_index off: routes are counted as before and no index is written; once on, the index is built from them', async () => {
+    const { tenant } = await tenantWith('older', { routes: 2 });
+    const app = `older${tenant.projectId.slice(-8)}`;
+    const createRoute = (path: string) => routeCreated(tenant, app, path);
+    const { features, functions } = server.running.ctx;
+    const redis = server.openRedis();
+    try {
+      // As on a store an earlier release wrote: the flag is off.
+      await redis.srem(features.store.keys.enabled(), 'route_index');
+      await features.refresh();
+      expect(await createRoute('/a')).toBe(200);
+      expect(await createRoute('/b')).toBe(200);
+      expect(await createRoute('/c')).toBe(403);
+      expect((await tenant.http.delete(`/v1/apps/${app}/routes/a`)).status).toBe(200);
+      expect(await redis.exists(functions.keys.projectRoutes(tenant.projectId))).toBe(0);
+    } finally {
+      await redis.sadd(features.store.keys.enabled(), 'route_index');
+      await features.refresh();
+      await redis.quit();
+    }
+    expect(features.enabled('route_index')).toBe(true);
+    expect(await createRoute('/c')).toBe(200);
+    expect(await createRoute('/d')).toBe(403);
+  });
 });
 
 async function createdStatus(mq: MqClient, queue: string): Promise<number> {
   return (await mq.createQueue(queue)).status;
+}
+
+async function routeCreated(tenant: Tenant, app: string, path: string): Promise<number> {
+  const url = `/v1/apps/${app}/routes?project_id=${tenant.projectId}`;
+  return (await tenant.http.post(url, { route: { path, image: 'busybox' } })).status;
 }
 
 async function postTo(mq: MqClient, queue: string): Promise<number> {

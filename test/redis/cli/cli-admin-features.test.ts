@@ -49,7 +49,9 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^ {2}plain_messages {2}disabled {2}\(since \S+\)$/m);
     expect(listed.stdout).toMatch(/^Live processes \(1\):$/m);
-    expect(listed.stdout).toMatch(/^ {2}controller-\S+ {2}controller {2}\S+ {2}supports: plain_messages$/m);
+    expect(listed.stdout).toMatch(
+      /^ {2}controller-\S+ {2}controller {2}\S+ {2}supports: plain_messages, route_index$/m,
+    );
   });
 
   it('enable is refused (exit 1) while a live process lacks the flag, naming it; then enables and the controller learns of it', async () => {
@@ -64,7 +66,7 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
     await store.withdraw(old.id);
     const enabled = await features('enable', '--all');
     expect(enabled.code, enabled.stderr).toBe(0);
-    expect(enabled.stdout).toContain('Enabled flags: plain_messages');
+    expect(enabled.stdout).toContain('Enabled flags: plain_messages, route_index');
     await eventually(() => running.ctx.features.enabled('plain_messages'), 5000, 'the controller learning of it');
   });
 
@@ -73,7 +75,7 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
     expect((await features('enable', 'plain_messages', '--all')).code).toBe(2);
     const unknown = await features('enable', 'warp_drive');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('Unknown storage feature flag warp_drive; known: plain_messages');
+    expect(unknown.stderr).toContain('Unknown storage feature flag warp_drive; known: plain_messages, route_index');
   });
 
   it('a controller on a Redis with a flag it does not know refuses to start, non-zero', async () => {
