@@ -143,6 +143,8 @@ export interface EnsureOptions {
   pull?: boolean;
   /** The operator's image (a stack's): its registry is not checked against the outbound guard. */
   operator?: boolean;
+  /** Called just before a pull starts (the task shows `preparing` while its image downloads). */
+  beforePull?: () => Promise<void>;
 }
 
 /** Runs task containers through the Docker engine. */
@@ -182,6 +184,7 @@ export class DockerExecutor {
     }
     const refusal = options.operator ? null : await this.registries.refusalOf(image);
     if (refusal) throw new ExecutorError(`Image ${image} is not available: ${refusal}`);
+    await options.beforePull?.();
     try {
       const stream = await this.docker.pull(image, auth ? { authconfig: auth } : {});
       const events = await new Promise<{ error?: string }[]>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { finishBody, logQuery, progressBody, startBody, TASK_PATH, taskParams } 
 /** The largest log chunk a runner may send in one request. */
 const LOG_CHUNK_LIMIT_BYTES = 8 * 1024 * 1024;
 
-/** A held task's run as its runner reports it: start, log chunks, progress, end, release. */
+/** A held task's run as its runner reports it: image pull, start, log chunks, progress, end, release. */
 export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
   app.post(`${TASK_PATH}/start`, {
     schema: { params: taskParams, body: startBody },
@@ -19,6 +19,16 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
       const ttl = tasks.leaseTtl(config.runner.lockMs);
       await worker.gatewayLeases.put(cluster, instanceId, { ...lease, task_token: token }, ttl);
       return { task_token: token };
+    },
+  });
+
+  app.post(`${TASK_PATH}/pulling`, {
+    schema: { params: taskParams },
+    handler: async (request) => {
+      const { task } = await tasks.held(request.params);
+      const marked = await worker.statuses.markPulling(task.project_id, task.id, request.params.instance_id);
+      if (!marked.changed) throw fail('task_not_preparing', task.id, marked.previous || 'gone');
+      return { msg: 'Pulling' };
     },
   });
 

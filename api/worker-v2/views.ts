@@ -56,10 +56,13 @@ export function revisionView(revision: CodeRevision) {
  * The status a client is shown. A runner holds a task it took as `preparing` until its
  * container starts, a few milliseconds when the image is on the engine; the official clients
  * (Go's WaitForTask, PHP's waitFor) wait only while a task is queued or running and read its
- * log at any other status, so such a task reads as `queued` until it runs.
+ * log at any other status, so such a task reads as `queued` until it runs, and as the spec's
+ * `preparing` (the image download) only while its runner pulls the image: marked after the
+ * take (mark-task-pulling.lua), so a mark older than the last change is an earlier take's.
  */
-function shownStatus(status: Task['status']): Task['status'] {
-  return status === 'preparing' ? 'queued' : status;
+function shownStatus(task: Task): Task['status'] {
+  if (task.status !== 'preparing') return task.status;
+  return task.pulling_at !== undefined && task.pulling_at >= task.updated_at ? 'preparing' : 'queued';
 }
 
 export function taskView(task: Task) {
@@ -70,7 +73,7 @@ export function taskView(task: Task) {
     code_name: task.code_name,
     code_rev: String(task.code_rev),
     code_history_id: task.code_history_id,
-    status: shownStatus(task.status),
+    status: shownStatus(task),
     msg: task.msg,
     created_at: toRfc3339(task.created_at),
     updated_at: toRfc3339(task.updated_at),

@@ -22,6 +22,8 @@ export interface TaskBackend {
   imageAccess(task: Task, image: string, onEngine: EngineImage | null): Promise<ImageAccess>;
   /** The image of id `imageId` was pulled for this task with its project's credentials. */
   imagePulled(task: Task, image: string, imageId: string): Promise<void>;
+  /** The image of this preparing task is about to be pulled: clients see `preparing` until it starts. */
+  pulling(task: Task): Promise<void>;
   /** preparing → running; the container's task token, or null when the task is no longer this runner's. */
   start(task: Task): Promise<string | null>;
   /** Appends output to the task's log; calls never overlap (LogShipper). */

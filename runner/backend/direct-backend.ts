@@ -153,6 +153,10 @@ export class DirectBackend implements RunnerBackend, TaskBackend {
     return this.services.privateImages.recordPull(image, task.project_id, imageId);
   }
 
+  async pulling(task: Task): Promise<void> {
+    await this.services.statuses.markPulling(task.project_id, task.id, this.runnerId);
+  }
+
   /** preparing → running, tried again like finish while Redis is unavailable for a moment. */
   start(task: Task): Promise<string | null> {
     return retryWhile(

@@ -265,6 +265,11 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
 
   async imagePulled(): Promise<void> {}
 
+  /** A controller of an earlier release has no such route (404): its clients just never see `preparing`. */
+  async pulling(task: Task): Promise<void> {
+    await this.client.call('POST', this.taskPath(task, 'pulling'), { accept: [404, 409] });
+  }
+
   async start(task: Task): Promise<string | null> {
     const { status, body } = await this.client.call('POST', this.taskPath(task, 'start'), {
       json: { hostname: os.hostname() },

@@ -75,7 +75,7 @@ export class TaskRun {
       const image = this.imageOf(revision);
       const imageInfo = revision.image
         ? await this.tenantImage(image)
-        : await this.deps.executor.ensureImage(image, undefined, { operator: true });
+        : await this.deps.executor.ensureImage(image, undefined, { operator: true, beforePull: this.markPulling });
       if ('reason' in imageInfo) return await this.finish(['preparing'], { status: 'error', msg: imageInfo.reason });
       files = await taskFilesOf(
         task.payload,
@@ -115,7 +115,10 @@ export class TaskRun {
     const onEngine = await executor.imageOnEngine(image);
     const access = await backend.imageAccess(this.task, image, onEngine);
     if (access.action === 'refuse') return access;
-    const info = await executor.ensureImage(image, access.auth, { pull: access.action === 'pull' });
+    const info = await executor.ensureImage(image, access.auth, {
+      pull: access.action === 'pull',
+      beforePull: this.markPulling,
+    });
     if (access.action === 'pull' && access.auth) await backend.imagePulled(this.task, image, info.id);
     else if (info.id !== onEngine?.id) {
       const again = await backend.imageAccess(this.task, image, await executor.imageOnEngine(image));
@@ -123,6 +126,16 @@ export class TaskRun {
     }
     return info;
   }
+
+  /**
+   * Marks the task as pulling its image (shown `preparing`). Only what clients see depends on
+   * it, so a failure (Redis or the runner API unavailable a moment) is logged and the run goes on.
+   */
+  private readonly markPulling = async (): Promise<void> => {
+    await this.deps.backend.pulling(this.task).catch((error: unknown) => {
+      this.deps.log.warn({ err: error, task: this.task.id }, 'could not mark the task as pulling its image');
+    });
+  };
 
   private imageOf(revision: CodeRevision): string {
     if (revision.image) return revision.image;

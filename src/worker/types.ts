@@ -94,4 +94,6 @@ export interface Task {
   percent?: number;
   /** The task that retries this one. */
   retry_task_id?: string;
+  /** When its runner began pulling its image (ms), while preparing; see mark-task-pulling.lua. */
+  pulling_at?: number;
 }

@@ -27,5 +27,9 @@ export const RUNNER_ERRORS = {
     (taskId: string, image: string, asked: string) => `Task ${taskId} runs image ${image}, not ${asked}`,
   ),
   task_cannot_start: row(409, (taskId: string, status: string) => `Task ${taskId} cannot start: it is ${status}`),
+  task_not_preparing: row(
+    409,
+    (taskId: string, status: string) => `Task ${taskId} is not preparing on this runner: it is ${status}`,
+  ),
   log_chunk_not_octet_stream: row(409, 'A log chunk is sent as application/octet-stream'),
 } as const;

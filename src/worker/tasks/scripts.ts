@@ -12,6 +12,7 @@ export const scripts = {
   appendLog: taskScript('append-log'),
   appendLogInOrder: taskScript('append-log-in-order'),
   takeTask: taskScript('take-task'),
+  markPulling: taskScript('mark-task-pulling'),
   setProgress: taskScript('set-task-progress'),
   expireTasks: taskScript('expire-tasks'),
   resumeTaskQueue: taskScript('resume-task-queue'),

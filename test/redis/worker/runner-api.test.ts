@@ -125,6 +125,20 @@ describe('cluster runner tokens', () => {
   });
 });
 
+describe('a gateway runner pulling an image', () => {
+  it('marks its held task, shown preparing until it starts', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'puller-1');
+    const call = runnerCall(token);
+    const task = `/runner/v1/clusters/${clusterA}/instances/puller-1/tasks/${taskId}`;
+    const marked = await call('POST', `${task}/pulling`);
+    expect(marked.status).toBe(200);
+    expect(await worker.task(taskId)).toMatchObject({ status: 'preparing', runner_id: 'puller-1' });
+    expect((await call('POST', `${task}/start`)).status).toBe(200);
+    expect((await worker.task(taskId)).status).toBe('running');
+  });
+});
+
 describe('the runner API refuses', () => {
   it('a missing or malformed credential, and an OAuth user token', async () => {
     const anonymous = server.http.withToken(null);
@@ -150,6 +164,7 @@ describe('the runner API refuses', () => {
     const other = `/runner/v1/clusters/${clusterA}/instances/holder-2`;
     await call('POST', `${other}/heartbeat`, { body: heartbeat() });
     for (const [method, rest, body] of [
+      ['POST', 'pulling', undefined],
       ['POST', 'start', undefined],
       ['POST', 'finish', { from: ['preparing'], status: 'complete' }],
       ['GET', 'code', undefined],
@@ -208,6 +223,18 @@ describe('the runner API refuses', () => {
     expect((await worker.task(taskId)).status).toBe('complete');
     expect((await call('POST', `${task}/release`)).status).toBe(200);
     expect((await call('POST', `${task}/release`)).status).toBe(403);
+  });
+
+  it('a pull mark once the task started, with 409 naming its status', async () => {
+    const { token } = await createRunnerToken(server, clusterA);
+    const taskId = await holdTask(token, clusterA, 'puller-2');
+    const call = runnerCall(token);
+    const task = `/runner/v1/clusters/${clusterA}/instances/puller-2/tasks/${taskId}`;
+    expect((await call('POST', `${task}/start`)).status).toBe(200);
+    const late = await call('POST', `${task}/pulling`);
+    expect(late.status).toBe(409);
+    expect(late.body.msg).toBe(`Task ${taskId} is not preparing on this runner: it is running`);
+    expect((await worker.task(taskId)).status).toBe('running');
   });
 
   it('bad heartbeats and finishes with 4xx naming the field', async () => {

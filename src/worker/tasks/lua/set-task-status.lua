@@ -36,6 +36,8 @@ end
 move_task(group_of(current), group_of(target), id, created, now)
 
 redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[3])
+-- A pull shows only while its task is preparing (mark-task-pulling.lua).
+redis.call('HDEL', KEYS[1], 'pulling_at')
 if target == 'running' then redis.call('HSET', KEYS[1], 'start_time', ARGV[3]) end
 local n = tonumber(ARGV[6])
 if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 7, 6 + n)) end

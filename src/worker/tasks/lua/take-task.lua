@@ -32,4 +32,6 @@ if type(limit) == 'number' and limit > 0 then
 end
 move_task(6, 6 + GROUP, id, created, ARGV[2])
 redis.call('HSET', KEYS[1], 'status', 'preparing', 'updated_at', ARGV[2], 'runner', ARGV[1])
+-- An image pull of an earlier take no longer shows (mark-task-pulling.lua).
+redis.call('HDEL', KEYS[1], 'pulling_at')
 return {1, current}

@@ -126,6 +126,19 @@ export class TaskStatusChanges {
     };
   }
 
+  /**
+   * The runner `runnerId` holding the preparing task is pulling its image (shown `preparing`
+   * until the task changes status); whether the task was marked.
+   */
+  async markPulling(projectId: string, taskId: string, runnerId: string): Promise<ChangeResult> {
+    const [marked, current] = await scripts.markPulling.run<[number, string]>(
+      this.redis,
+      [this.keys.task(projectId, taskId)],
+      [runnerId, String(Date.now())],
+    );
+    return { changed: marked === 1, previous: current as TaskStatus | '' };
+  }
+
   /** Progress of a queued or running task; refused (400) once it has ended. */
   async progress(projectId: string, taskId: string, progress: { percent?: number; msg?: string }): Promise<void> {
     // Only these two: the body a client sent may carry any other key, which must not reach the record.

@@ -21,6 +21,7 @@ const NUMBER_FIELDS = new Set([
   'log_size',
   'retry_count',
   'percent',
+  'pulling_at',
 ]);
 
 /** A task hash (all strings) back into a record. */
