@@ -4,13 +4,15 @@ import { signalAndWait, startFerrumProcess, type FerrumProcess } from '../../hel
 import { HttpClient } from '../../helpers/http.js';
 import { scaled } from '../../helpers/pace.js';
 import { startTestRedis } from '../../helpers/redis.js';
+import { startSwitchRelay, type SwitchRelay } from '../../helpers/switch-relay.js';
 import { builtRelease, previousReleases } from '../../helpers/releases.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 
 /**
  * A gateway runner of a previous release (test/upgrade/releases.json) keeps running while the
- * controller it calls is upgraded mid-task: the old controller stops, this checkout's starts on
- * the same address, and the task the runner is running ends complete with every log line, in order.
+ * controller it calls is upgraded mid-task, as a rolling upgrade does it behind a balancer (here a
+ * TCP relay): this checkout's controller starts, the balancer sends new connections to it, the old
+ * one drains and stops; the task the runner is running ends complete with every log line, in order.
  */
 
 const LINES = 50;
@@ -32,9 +34,11 @@ const SETTINGS = Object.fromEntries(
 describe.each(previousReleases())('a gateway runner of $name ($commit)', (release) => {
   const procs: FerrumProcess[] = [];
   let redis: Awaited<ReturnType<typeof startTestRedis>> | undefined;
+  let balancer: SwitchRelay | undefined;
 
   afterAll(async () => {
     for (const proc of procs) await signalAndWait(proc, 'SIGKILL').catch(() => undefined);
+    await balancer?.close();
     await redis?.stop();
   });
 
@@ -46,6 +50,7 @@ describe.each(previousReleases())('a gateway runner of $name ($commit)', (releas
       const env = { ...SETTINGS, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
       const oldController = await startFerrumProcess('controller', { release: folder, env });
       procs.push(oldController);
+      balancer = await startSwitchRelay(oldController.port);
       const admin = new HttpClient(oldController.url, oldController.token!);
       const worker = new WorkerClient(admin, oldController.projectId!);
       await worker.upload({ name: 'lines', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
@@ -59,7 +64,7 @@ describe.each(previousReleases())('a gateway runner of $name ($commit)', (releas
           FERRUM_ENCRYPTION_KEY: '',
           REDIS_URL: '',
           LOG_LEVEL: 'info',
-          FERRUM_API_URL: oldController.url,
+          FERRUM_API_URL: balancer.url,
           FERRUM_RUNNER_TOKEN: token.body.token.token,
         },
       });
@@ -67,9 +72,10 @@ describe.each(previousReleases())('a gateway runner of $name ($commit)', (releas
 
       const id = await worker.queue('lines', SCRIPT);
       await eventually(async () => (await worker.log(id)).includes('line 5\n'), 60_000, 'the task to print 5 lines');
-      await signalAndWait(oldController, 'SIGTERM', 60_000);
-      const newController = await startFerrumProcess('controller', { port: oldController.port, env });
+      const newController = await startFerrumProcess('controller', { env });
       procs.push(newController);
+      balancer.pointAt(newController.port);
+      await signalAndWait(oldController, 'SIGTERM', 60_000);
 
       const current = new WorkerClient(
         new HttpClient(newController.url, oldController.token!),
