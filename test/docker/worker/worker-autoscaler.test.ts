@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../../src/core/time.js';
+import { VERSION } from '../../../src/core/version.js';
 import { INSTANCE_LABELS } from '../../../controller/providers/docker-provider.js';
 import type { Runner } from '../../../runner/runner.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -223,7 +224,7 @@ describe('a static cluster', () => {
       expect(live).toMatchObject({
         runners_total: 3,
         runners_available: 3,
-        instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: '0.1.0' }],
+        instances: [{ instance_id: runner.id, type: 'LIVE', runners_total: 3, runners_available: 3, version: VERSION }],
       });
       expect(Object.keys(live.instances[0]).sort()).toEqual([
         'created_at',
