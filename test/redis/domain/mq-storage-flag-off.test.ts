@@ -1,30 +1,29 @@
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus } from '../../../src/core/bus.js';
 import type { FeatureFlags } from '../../../src/core/features/storage-features.js';
-import { loadLua } from '../../../src/core/lua.js';
 import { MessageQueue } from '../../../src/mq/message-queue.js';
 import type { QueueRef } from '../../../src/mq/scripts.js';
+import { releaseLua } from '../../helpers/release-lua.js';
 import { useSharedRedis } from '../../helpers/shared-redis.js';
 
 // With the storage flag plain_messages off, this release writes messages as release f89fce9 does
 // (an expiry entry each, a plain rid field, no plain_expiration_ms), and f89fce9's own scripts
-// (test/fixtures/f89fce9) reserve, read and delete them beside it on the same keys: nothing is lost.
+// (read from git by test/helpers/release-lua.ts) reserve, read and delete them beside it on the same keys: nothing is lost.
 const shared = useSharedRedis();
 const silent = { info: () => undefined, warn: () => undefined };
 const flag = { plain: false };
 const features: FeatureFlags = { enabled: () => flag.plain };
 let mq: MessageQueue;
 
-const OLD_MQ = pathToFileURL(path.resolve('test/fixtures/f89fce9/src/mq') + '/').href;
+// Release f89fce9's own MQ scripts, read from git.
+const oldScript = (name: string) => releaseLua('f89fce9', 'src/mq', name, ['src/mq', 'src/core/clock.lua']);
 const old = {
-  post: loadLua(OLD_MQ, 'post-messages'),
-  reserve: loadLua(OLD_MQ, 'reserve'),
-  remove: loadLua(OLD_MQ, 'delete-messages'),
-  read: loadLua(OLD_MQ, 'read-message'),
-  peek: loadLua(OLD_MQ, 'peek'),
-  release: loadLua(OLD_MQ, 'release'),
+  post: oldScript('post-messages'),
+  reserve: oldScript('reserve'),
+  remove: oldScript('delete-messages'),
+  read: oldScript('read-message'),
+  peek: oldScript('peek'),
+  release: oldScript('release'),
 };
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
