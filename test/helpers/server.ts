@@ -51,6 +51,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     FERRUM_DATA_DIR: dataDir,
     FERRUM_BOOTSTRAP_PASSWORD: 'admin-password',
     LOG_LEVEL: 'warn',
+    // A Redis reply slower than 1 s (the default) is normal on a machine loaded by the suite; a
+    // test of a hung Redis sets its own bound.
+    FERRUM_REDIS_COMMAND_TIMEOUT_MS: '10000',
     ...LOOPBACK_ALLOWED,
     ...env,
   });
