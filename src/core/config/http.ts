@@ -6,6 +6,10 @@ export const HTTP_SETTINGS = defineSettings({
     fallback: 8080,
     meaning: 'HTTP port of the controller',
   },
+  HOST: {
+    fallback: '127.0.0.1',
+    meaning: 'address the controller listens on (`0.0.0.0` for all)',
+  },
   FERRUM_SHUTDOWN_TIMEOUT_MS: {
     shown:
       'controller: `FERRUM_HTTP_DRAIN_MS` + 15000 (20 s); runner: `FERRUM_RUNNER_DRAIN_MS` + 20000; `ferrum start`: the larger of the two',
@@ -36,10 +40,6 @@ export const HTTP_SETTINGS = defineSettings({
     fallback: 32 * 1024 * 1024,
     meaning:
       "most bytes per second of one project's large bodies a controller reads (32 MiB/s), booked as they are read; a quiet project's first quarter second of bytes passes at once, a faster sender's bytes then wait their turn (a 64 MB code upload is spread over about 2 s); `0`: no bound",
-  },
-  HOST: {
-    fallback: '127.0.0.1',
-    meaning: 'address the controller listens on (`0.0.0.0` for all)',
   },
   LOG_LEVEL: {
     fallback: 'info',

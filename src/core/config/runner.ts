@@ -82,7 +82,7 @@ export const RUNNER_SETTINGS = defineSettings({
   FERRUM_RUNNER_API_URL: {
     shown: '`FERRUM_API_URL`, else `http://127.0.0.1:$PORT`',
     meaning:
-      'the API URL task containers use (`FERRUM_API_URL`, `IRON_HOST`/`IRON_PORT`/`IRON_PROTOCOL`/`IRON_SCHEME`); must be reachable from the container\'s network (see "How tasks run")',
+      "the API URL task containers use (`FERRUM_API_URL`, `IRON_HOST`/`IRON_PORT`/`IRON_PROTOCOL`/`IRON_SCHEME`); must be reachable from the container's network (see [How tasks run](tasks-and-functions.md#how-tasks-run))",
   },
   FERRUM_API_URL: {
     shown: '—',

@@ -15,7 +15,7 @@ export const WORKER_SETTINGS = defineSettings({
   FERRUM_WORKER_IMAGE_PROOF_MS: {
     fallback: 10 * 60_000,
     meaning:
-      'a project with registry credentials for an image\'s registry pulls the image with them before running it, at most once in this period (see "How tasks run")',
+      "a project with registry credentials for an image's registry pulls the image with them before running it, at most once in this period (see [How tasks run](tasks-and-functions.md#how-tasks-run))",
   },
   FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES: {
     fallback: 512 * 1024 * 1024,
