@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { REDIS_SETTINGS } from '../src/core/config/redis.js';
+import { textOf } from '../src/core/config/setting.js';
 
 /** Where and as whom the client commands talk. */
 export interface ClientConfig {
@@ -126,7 +128,7 @@ function shown(file: string, cwd: string): string {
  * by `--iron-json`, then the flags.
  */
 export function loadClientConfig(sources: ConfigSources): ClientConfig {
-  const dataDir = path.resolve(sources.cwd, sources.env.FERRUM_DATA_DIR || '.ferrum');
+  const dataDir = path.resolve(sources.cwd, textOf(sources.env, REDIS_SETTINGS.FERRUM_DATA_DIR));
   const file = (name: string, required = false): [string, ConfigLayer] => [
     shown(name, sources.cwd),
     readIronJson(name, required),

@@ -1,3 +1,4 @@
+import { AUTH_SETTINGS } from '../core/config/auth.js';
 import { HttpError } from '../core/errors.js';
 import { newSecret } from '../core/ids.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
@@ -12,7 +13,7 @@ export interface BootstrapValues {
 }
 
 const BOOTSTRAP_TOKEN_NAME = 'bootstrap admin';
-export const DEFAULT_EMAIL = 'admin@ferrum.local';
+export const DEFAULT_EMAIL = AUTH_SETTINGS.FERRUM_BOOTSTRAP_EMAIL.fallback;
 
 export interface BootstrapResult {
   email: string;

@@ -24,7 +24,7 @@ export { RUNNER_METRICS_PORT, type RunnerConfig } from './config/runner.js';
 export type { ScheduleConfig, WorkerConfig, ZipLimits } from './config/worker.js';
 
 /**
- * Every setting Ferrum reads from the environment; README's configuration table mirrors this.
+ * Every setting Ferrum reads from the environment; docs/configuration.md is generated from the lists.
  * Each domain's reader (src/core/config/<domain>.ts) reads its own FERRUM_* variables.
  */
 export interface Config extends HttpSettings, StoreSettings, AuthSettings, MetricsSettings {

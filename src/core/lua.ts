@@ -127,7 +127,7 @@ export function luaSource(file: URL, included = new Set<string>()): string {
  * `maxmemory` refuses the whole script before it runs (a script that adds data, all or nothing;
  * without a shebang Redis would refuse only its first write, after any removals before it).
  * `#!lua flags=allow-oom`: the script runs even then, for scripts that only remove or move
- * what is stored, so that space can be freed (README, "When Redis is full"). Either way the
+ * what is stored, so that space can be freed (docs/operations.md, "When Redis is full"). Either way the
  * script may touch only keys of its declared keys' slot on a Cluster, which every script does.
  */
 export const SHEBANG = /^#!lua(?: flags=([\w,-]+))?\n/;

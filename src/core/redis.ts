@@ -251,7 +251,7 @@ const OUT_OF_MEMORY = 'OOM command not allowed';
  * Whether `error` is Redis refusing a write because it is full (`maxmemory` under noeviction):
  * the command's own OOM reply, a script's (refused up front, or failing at a write), or a
  * transaction discarded because one of its commands was refused so. Not an outage: reads and
- * removals still work, and only freeing or adding memory ends it (README, "When Redis is full").
+ * removals still work, and only freeing or adding memory ends it (docs/operations.md, "When Redis is full").
  */
 export function isRedisFull(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

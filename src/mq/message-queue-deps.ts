@@ -27,8 +27,6 @@ export interface MessageQueueDeps {
   features?: FeatureFlags;
 }
 
-export const DEFAULT_MAX_POST_MESSAGES = 1000;
-
 export interface InsertOptions {
   ids: 'fresh ids' | 'ids may repeat';
   /** The queue's queue_bytes quota; none when absent. */

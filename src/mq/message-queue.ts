@@ -1,7 +1,8 @@
+import { MQ_SETTINGS } from '../core/config/mq.js';
 import { byteQuotaReached } from '../auth/quotas.js';
 import { fail } from '../core/errors.js';
 import { ALL_FEATURES, type FeatureFlags } from '../core/features/storage-features.js';
-import { DEFAULT_MAX_POST_MESSAGES, type InsertOptions, type MessageQueueDeps } from './message-queue-deps.js';
+import { type InsertOptions, type MessageQueueDeps } from './message-queue-deps.js';
 import { newMessageId } from '../core/ids.js';
 import type { RedisClient } from '../core/redis.js';
 import { scriptClock } from '../core/lua.js';
@@ -39,7 +40,6 @@ import type { Message, NewMessage, ReserveResult } from './types.js';
 function hopsOf(message: Message): number {
   return message.hopsLeft ?? LIMITS.hopBudget;
 }
-const DEFAULT_PUSH_STATUS_RETENTION_MS = 3_600_000;
 
 // A reserve retried right at the due time can miss it by the clocks' difference; wait a little past.
 const DUE_SLACK_MS = 5;
@@ -77,7 +77,7 @@ export class MessageQueue {
       { quotasOf: deps.projectQuotas, metrics: this.metrics, log: deps.log },
     );
     this.queues = new QueueStore(deps.redis, this.keys, this.storage, (expired) => this.metrics?.expired.inc(expired));
-    const retentionMs = deps.pushStatusRetentionMs ?? DEFAULT_PUSH_STATUS_RETENTION_MS;
+    const retentionMs = deps.pushStatusRetentionMs ?? MQ_SETTINGS.FERRUM_MQ_PUSH_STATUS_RETENTION_MS.fallback;
     const messages = {
       get: (ref: QueueRef, id: string) => this.get(ref, id),
       produceQuietly: this.producer.produceQuietly.bind(this.producer),
@@ -101,7 +101,7 @@ export class MessageQueue {
       const headers = message.pushHeaders ? JSON.stringify(message.pushHeaders) : '';
       return [newMessageId(), message.body, message.delay ?? 0, headers, 0, message.expiresIn ?? 0, seconds];
     });
-    const most = this.deps.maxPostMessages ?? DEFAULT_MAX_POST_MESSAGES;
+    const most = this.deps.maxPostMessages ?? MQ_SETTINGS.FERRUM_MQ_MAX_POST_MESSAGES.fallback;
     if (messages.length > most) throw fail('mq_too_many_messages', most, messages.length);
     const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.body), 0);
     const gate = this.queues.quotas;

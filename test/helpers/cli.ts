@@ -37,7 +37,8 @@ export interface CliRun {
  */
 export class Cli {
   private constructor(
-    private readonly entry: string,
+    /** The bundled `ferrum` executable (run with node). */
+    readonly entry: string,
     private readonly outDir: string,
     readonly home: string,
   ) {}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadLua, type LuaScript } from '../../src/core/lua.js';
 
-/** The releases that run beside this one on the same Redis (see the storage rule in README). */
+/** The releases that run beside this one on the same Redis (see "Upgrading: storage feature flags" in docs/operations.md). */
 export const PREVIOUS_RELEASES = ['aa884e2', 'f89fce9'] as const;
 
 const repository = path.resolve(import.meta.dirname, '../..');

@@ -9,7 +9,7 @@ import { expectOwnRedis, expectStillRunning, PortTaken, retryOnPortTaken } from 
 
 /**
  * A master, one replica and one Sentinel watching them, all real redis-server processes on
- * loopback. Both servers have `min-replicas-to-write 1`, as the README advises for Sentinel: the
+ * loopback. Both servers have `min-replicas-to-write 1`, as docs/operations.md advises for Sentinel: the
  * old master refuses writes the moment the replica promoted in its place stops replicating
  * from it, so nothing more is acknowledged there and dropped when the Sentinel demotes it (the
  * new master takes writes once the old one follows it).

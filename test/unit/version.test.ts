@@ -34,7 +34,7 @@ const GENERATED: Record<string, RegExp> = {
   'charts/ferrum/Chart.yaml': /^(appVersion|version): /,
   // A storage feature flag names the release that introduced it, which stays when the version moves on.
   'src/core/features/feature-registry.ts': /^ {4}introducedIn: '[^']*',$/,
-  'README.md': /^\| `[a-z0-9_]+` \| [0-9.]+ \| /,
+  'docs/operations.md': /^\| `[a-z0-9_]+` \| [0-9.]+ \| /,
 };
 
 function sourceFiles(entry: string): string[] {

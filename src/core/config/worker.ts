@@ -1,5 +1,92 @@
-import { DEFAULT_STACKS, runtimeStacksFrom, runtimesNamedIn, stacksFrom } from '../worker-stacks.js';
+import { DEFAULT_RUNTIMES, DEFAULT_STACKS, runtimeStacksFrom, runtimesNamedIn, stacksFrom } from '../worker-stacks.js';
 import { type Env, intFrom, nonEmpty } from './env.js';
+import { defineSettings, intOf, textOf } from './setting.js';
+
+export const WORKER_SETTINGS = defineSettings({
+  FERRUM_WORKER_MAX_CODE_BYTES: {
+    fallback: 64 * 1024 * 1024,
+    meaning: 'largest code zip (413 above)',
+  },
+  FERRUM_WORKER_REVISIONS_KEPT: {
+    fallback: 10,
+    meaning:
+      "how many of a code package's newest revisions keep their zip; an upload deletes the zip of the revision that falls out (its record stays; a task pinned to it ends as `error`, its download is 404)",
+  },
+  FERRUM_WORKER_IMAGE_PROOF_MS: {
+    fallback: 10 * 60_000,
+    meaning:
+      "a project with registry credentials for an image's registry pulls the image with them before running it, at most once in this period (see [How tasks run](tasks-and-functions.md#how-tasks-run))",
+  },
+  FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES: {
+    fallback: 512 * 1024 * 1024,
+    meaning:
+      "largest total unpacked size of a code zip (400 above; checked from the zip's directory at upload and again while a runner unpacks it)",
+  },
+  FERRUM_WORKER_ZIP_MAX_ENTRIES: {
+    fallback: 10_000,
+    meaning: 'most entries in a code zip (400 above)',
+  },
+  FERRUM_WORKER_ZIP_MAX_RATIO: {
+    fallback: 200,
+    meaning: 'largest unpacked/packed ratio of a zip and of each entry over 1 MiB (400 above)',
+  },
+  FERRUM_WORKER_MAX_LOG_BYTES: {
+    fallback: 8 * 1024 * 1024,
+    meaning: 'largest task log; later output is dropped with a notice',
+  },
+  FERRUM_TASK_SWEEP_MS: {
+    fallback: 60000,
+    meaning:
+      'how often the leader controller drops expired tasks, dispatches tasks whose queue job was never added and ends runs no runner runs any more (`0` = off)',
+  },
+  FERRUM_TASK_DISPATCH_GRACE_MS: {
+    fallback: 30000,
+    meaning:
+      "how long a written task may wait for its queue job before the sweeper adds it (repairs a crash between the two steps), and how long a preparing or running task must be unchanged before the sweeper ends it as `error` when its runner stopped heartbeating or its runner's heartbeats no longer list it (its last write was lost, e.g. in a Redis failover)",
+  },
+  FERRUM_SCHEDULER_TICK_MS: {
+    fallback: 1000,
+    meaning: 'how often the leader controller queues due schedule runs (`0` = never)',
+  },
+  FERRUM_TEST_SCHEDULE_MIN_INTERVAL: {
+    shown: 'unset (60)',
+    meaning:
+      '**tests only**: lowers the 60 s floor of `run_every` and cron spacing; refused unless `NODE_ENV=test` or `FERRUM_TEST_MODE=1`',
+  },
+  FERRUM_TASK_RETENTION_DAYS: {
+    fallback: 30,
+    meaning:
+      'how long finished tasks (record, log, list and stats entries) are kept; queued and running tasks never expire',
+  },
+  FERRUM_TEST_TASK_RETENTION_MS: {
+    shown: 'unset',
+    meaning: '**tests only**: retention in ms; refused unless `NODE_ENV=test` or `FERRUM_TEST_MODE=1`',
+  },
+  FERRUM_WORKER_DEFAULT_STACK: {
+    fallback: 'node-20',
+    meaning: 'stack of zip packages that name neither `image`, `stack` nor `runtime`',
+  },
+  FERRUM_WORKER_STACKS: {
+    fallback: DEFAULT_STACKS,
+    shown:
+      '`node-20=node:20-alpine,python-3.12=python:3.12-alpine,…` (see [Stacks](tasks-and-functions.md#stacks-old-style-zip-packages))',
+    meaning: '`stack=image` pairs for zip packages; listed by `GET /2/stacks`',
+  },
+  FERRUM_WORKER_RUNTIMES: {
+    fallback: DEFAULT_RUNTIMES,
+    meaning:
+      '`runtime=stack` pairs: the stack a zip package naming that `runtime` and no `stack` runs on; the runtimes uploads may name (another is 400). A `sh` package runs on the stack of the runtime its script starts (see [Stacks](tasks-and-functions.md#stacks-old-style-zip-packages)) unless this variable names `sh`. Set, it must name stacks of `FERRUM_WORKER_STACKS`; unset, a runtime whose stack is not configured runs on the default stack',
+  },
+  FERRUM_ENCRYPTION_KEY: {
+    shown: 'key file `<FERRUM_DATA_DIR>/secret.key`',
+    meaning:
+      'encrypts secrets at rest (registry credentials, cluster cloud credentials); set the same value on every controller and runner',
+  },
+  FERRUM_TEST_MODE: {
+    shown: 'unset',
+    meaning: '`1` allows test-only settings; never set it in production',
+  },
+});
 
 /** Settings of the worker service's API side (codes, tasks). */
 export interface WorkerConfig {
@@ -45,32 +132,32 @@ export interface ScheduleConfig {
 }
 
 export function readWorkerConfig(env: Env): WorkerConfig {
-  const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? DEFAULT_STACKS);
-  const defaultStack = env.FERRUM_WORKER_DEFAULT_STACK || 'node-20';
+  const stacks = stacksFrom(env.FERRUM_WORKER_STACKS ?? WORKER_SETTINGS.FERRUM_WORKER_STACKS.fallback);
+  const defaultStack = textOf(env, WORKER_SETTINGS.FERRUM_WORKER_DEFAULT_STACK);
   return {
     stacks,
     defaultStack,
     runtimes: runtimeStacksFrom(nonEmpty(env.FERRUM_WORKER_RUNTIMES), stacks, defaultStack),
     shellFollowsScript: !runtimesNamedIn(nonEmpty(env.FERRUM_WORKER_RUNTIMES)).includes('sh'),
-    maxCodeBytes: intFrom(env, 'FERRUM_WORKER_MAX_CODE_BYTES', 64 * 1024 * 1024),
-    revisionsKept: Math.max(1, intFrom(env, 'FERRUM_WORKER_REVISIONS_KEPT', 10)),
-    imageProofMs: intFrom(env, 'FERRUM_WORKER_IMAGE_PROOF_MS', 10 * 60_000),
+    maxCodeBytes: intOf(env, WORKER_SETTINGS.FERRUM_WORKER_MAX_CODE_BYTES),
+    revisionsKept: Math.max(1, intOf(env, WORKER_SETTINGS.FERRUM_WORKER_REVISIONS_KEPT)),
+    imageProofMs: intOf(env, WORKER_SETTINGS.FERRUM_WORKER_IMAGE_PROOF_MS),
     zip: {
-      maxUnpackedBytes: intFrom(env, 'FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES', 512 * 1024 * 1024),
-      maxEntries: Math.max(1, intFrom(env, 'FERRUM_WORKER_ZIP_MAX_ENTRIES', 10_000)),
-      maxRatio: Math.max(1, intFrom(env, 'FERRUM_WORKER_ZIP_MAX_RATIO', 200)),
+      maxUnpackedBytes: intOf(env, WORKER_SETTINGS.FERRUM_WORKER_ZIP_MAX_UNPACKED_BYTES),
+      maxEntries: Math.max(1, intOf(env, WORKER_SETTINGS.FERRUM_WORKER_ZIP_MAX_ENTRIES)),
+      maxRatio: Math.max(1, intOf(env, WORKER_SETTINGS.FERRUM_WORKER_ZIP_MAX_RATIO)),
     },
-    maxLogBytes: intFrom(env, 'FERRUM_WORKER_MAX_LOG_BYTES', 8 * 1024 * 1024),
+    maxLogBytes: intOf(env, WORKER_SETTINGS.FERRUM_WORKER_MAX_LOG_BYTES),
     secretKey: nonEmpty(env.FERRUM_ENCRYPTION_KEY),
     taskRetentionMs: taskRetentionMs(env),
-    taskSweepMs: intFrom(env, 'FERRUM_TASK_SWEEP_MS', 60000),
-    dispatchGraceMs: intFrom(env, 'FERRUM_TASK_DISPATCH_GRACE_MS', 30000),
+    taskSweepMs: intOf(env, WORKER_SETTINGS.FERRUM_TASK_SWEEP_MS),
+    dispatchGraceMs: intOf(env, WORKER_SETTINGS.FERRUM_TASK_DISPATCH_GRACE_MS),
   };
 }
 
 export function readScheduleConfig(env: Env): ScheduleConfig {
   return {
-    tickMs: intFrom(env, 'FERRUM_SCHEDULER_TICK_MS', 1000),
+    tickMs: intOf(env, WORKER_SETTINGS.FERRUM_SCHEDULER_TICK_MS),
     minIntervalSeconds: scheduleIntervalFloor(env),
   };
 }
@@ -95,10 +182,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 function taskRetentionMs(env: Env): number {
   if (env.FERRUM_TEST_TASK_RETENTION_MS === undefined || env.FERRUM_TEST_TASK_RETENTION_MS === '') {
-    return Math.max(1, intFrom(env, 'FERRUM_TASK_RETENTION_DAYS', 30)) * DAY_MS;
+    return Math.max(1, intOf(env, WORKER_SETTINGS.FERRUM_TASK_RETENTION_DAYS)) * DAY_MS;
   }
   if (env.NODE_ENV !== 'test' && env.FERRUM_TEST_MODE !== '1') {
     throw new Error('FERRUM_TEST_TASK_RETENTION_MS is honoured only with NODE_ENV=test or FERRUM_TEST_MODE=1');
   }
-  return Math.max(1, intFrom(env, 'FERRUM_TEST_TASK_RETENTION_MS', 30 * DAY_MS));
+  return Math.max(1, intFrom(env, 'FERRUM_TEST_TASK_RETENTION_MS', 1));
 }

@@ -6,13 +6,13 @@ export const CORE_ERRORS = {
     503,
     'Service temporarily unavailable: the data store cannot be reached or cannot take writes now; retry shortly',
   ),
-  // Not a 503: a full Redis is no outage, retrying does not help until space is freed (README, "When Redis is full").
+  // Not a 503: a full Redis is no outage, retrying does not help until space is freed (docs/operations.md, "When Redis is full").
   redis_full: row(
     507,
     'Insufficient storage: the data store is full (Redis is out of memory) and takes no more data; delete data to free space, or ask the operator to give Redis more memory',
   ),
   not_authenticated: row(401, 'Invalid or missing token'),
-  /** What a running task's own token may use (README, "How tasks run"); every other route refuses it. */
+  /** What a running task's own token may use (docs/tasks-and-functions.md, "How tasks run"); every other route refuses it. */
   task_token_out_of_scope: row(
     403,
     "A task token is valid only for its own project's queues, caches and code packages, for queueing and reading its tasks, and for its own task's progress",

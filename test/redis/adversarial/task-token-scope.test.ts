@@ -9,7 +9,7 @@ import { WorkerClient } from '../../helpers/worker.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
-// Code running in a task holds its task's token: it gets exactly what README's "How tasks run"
+// Code running in a task holds its task's token: it gets exactly what "How tasks run" (docs/tasks-and-functions.md)
 // states (queues, caches, code packages, queueing and reading tasks, its own progress), not the
 // project owner's other powers: registry credentials, schedules that outlive the task, task control.
 let server: TestServer;
@@ -57,7 +57,7 @@ it('cannot replace the registry credentials, make schedules or control tasks', a
   expect((await owner.http.get(worker.path(`/tasks/${taskId}`))).body.status).toBe('queued');
 });
 
-it('still does what the README promises', async () => {
+it('still does what docs/tasks-and-functions.md promises', async () => {
   const queue = `/3/projects/${owner.projectId}/queues/from-task/messages`;
   expect((await asTask.post(queue, { messages: [{ body: 'hi' }] })).status).toBe(201);
   expect((await asTask.put(`/1/projects/${owner.projectId}/caches/c/items/k`, { value: 1 })).status).toBe(200);

@@ -9,7 +9,7 @@ import { eventually } from '../../helpers/eventually.js';
 import { createCluster, createRunnerToken, FAST_WORKER_ENV } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
 
-// `ferrum runner` as its README shows it, run as the real CLI: flags, its metrics port.
+// `ferrum runner` as docs/cli.md shows it, run as the real CLI: flags, its metrics port.
 
 let cluster: string;
 const session = useCliSession();
@@ -37,7 +37,7 @@ async function runnersOf(id: string): Promise<{ instance_id: string }[]> {
 }
 
 describe('ferrum runner', { timeout: scaled(120_000) }, () => {
-  it('--api and --token (as the README shows) start a gateway runner with its metrics on its own port', async () => {
+  it('--api and --token (as docs/cli.md shows) start a gateway runner with its metrics on its own port', async () => {
     const { token } = await createRunnerToken(session.server, cluster);
     const metricsPort = await freeLoopbackPort();
     const { child, result } = session.cli.start(['runner', '--api', session.server.url, '--token', token], {

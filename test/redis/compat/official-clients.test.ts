@@ -10,8 +10,8 @@ const clientsDir = CLIENT_SCRIPTS_DIR;
 
 // A migrating user's day in Python, Ruby, Java, Go and PHP: the scripts in clients/ send what
 // the official clients send (headers, nulls, bodies on GET and DELETE, chunked bodies, method
-// override) and read the iron.json the server wrote, copied beside them as the README's quick
-// start says. (test/docker/compat/official-clients-docker.test.ts runs the Go and PHP tasks.)
+// override) and read the iron.json the server wrote, copied beside them as the README's
+// "Pointing an existing client at Ferrum" says. (test/docker/compat/official-clients-docker.test.ts runs the Go and PHP tasks.)
 let server: TestServer;
 let workDir: string;
 let packageZip: string;

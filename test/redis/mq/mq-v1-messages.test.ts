@@ -282,7 +282,7 @@ describe.concurrent('bad input', () => {
       expect(response.status, query).toBe(400);
       expect(typeof response.body.msg).toBe('string');
     }
-    // n above 100 is served as 100 (see the compatibility notes in README.md).
+    // n above 100 is served as 100 (see the compatibility notes in docs/api.md).
     expect((await server.http.get(v1.path(queue, '/messages/peek?n=101'))).status).toBe(200);
   });
 

@@ -3,11 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/program.js';
 
-const readme = fs.readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
-/** The README's command-line client section. */
-const section = readme.slice(readme.indexOf('## Command-line client'), readme.indexOf('## Running in containers'));
+/** docs/cli.md, the command-line client's reference. */
+const section = fs.readFileSync(path.join(import.meta.dirname, '../../docs/cli.md'), 'utf8');
 
-describe("the README's command-line section", () => {
+describe('docs/cli.md', () => {
   it('documents every command group, the client ones and the server ones', () => {
     const clientGroups = buildProgram()
       .commands.map((command) => command.name())

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configurationReference, SETTINGS_SECTIONS } from '../../src/core/config/reference.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FOLDERS = ['src', 'api', 'controller', 'runner', 'cli', 'bin'];
@@ -29,18 +30,26 @@ function settingsRead(): Set<string> {
   return names;
 }
 
-/** The variables in the first column of README.md's configuration table. */
-function documented(): Set<string> {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Configuration'));
-  const table = section.slice(0, section.indexOf('\n## '));
-  return new Set([...table.matchAll(/^\| `([A-Z0-9_]+)`/gm)].map((match) => match[1]!));
-}
+/** Every variable of the settings lists, once per list it is in. */
+const listed = SETTINGS_SECTIONS.flatMap(({ settings }) => Object.values(settings).map((setting) => setting.name));
 
-describe('README configuration table', () => {
+describe('docs/configuration.md', () => {
+  it('is what `npm run docs:config` writes from the settings lists', () => {
+    const written = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    expect(written, 'docs/configuration.md is stale: run `npm run docs:config`').toBe(configurationReference());
+  });
+
   it('lists every FERRUM_* setting the code reads', () => {
-    const table = documented();
-    expect(table.size).toBeGreaterThan(10);
-    expect([...settingsRead()].filter((name) => !table.has(name)).sort()).toEqual([]);
+    const names = new Set(listed);
+    expect(names.size).toBeGreaterThan(100);
+    expect([...settingsRead()].filter((name) => !names.has(name)).sort()).toEqual([]);
+  });
+
+  it('lists each setting in one list only, with a meaning', () => {
+    expect(listed.filter((name, index) => listed.indexOf(name) !== index)).toEqual([]);
+    const unexplained = SETTINGS_SECTIONS.flatMap(({ settings }) => Object.values(settings))
+      .filter((setting) => setting.meaning.trim().length < 10)
+      .map((setting) => setting.name);
+    expect(unexplained).toEqual([]);
   });
 });
