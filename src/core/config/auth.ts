@@ -55,5 +55,6 @@ function readQuotas(env: Env): Quotas {
     routes: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_ROUTES', 500)),
     hot_containers: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_HOT_CONTAINERS', 200)),
     queued_calls: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUED_CALLS', 10_000)),
+    queued_tasks: Math.max(0, intFrom(env, 'FERRUM_PROJECT_MAX_QUEUED_TASKS', 10_000)),
   };
 }
