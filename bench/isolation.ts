@@ -21,7 +21,7 @@ import { functionFlood, runFunctionFlood } from './lib/isolation-function-flood.
 import { loopFlood, runLoopFloods } from './lib/isolation-loop-flood.js';
 import { runStorageFlood, storageFlood } from './lib/isolation-storage-flood.js';
 import { api, newTenant, type Tenant } from './lib/tenants.js';
-import { VICTIM_CLIENTS, victimGets } from './lib/victim-gets.js';
+import { p99Ratio, VICTIM_CLIENTS, victimGets } from './lib/victim-gets.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { Redis } from 'ioredis';
@@ -182,7 +182,7 @@ async function runWipes(): Promise<void> {
       `attacker: ${posts} posts of ${BATCH} messages, ${wipes} rounds of clearing/deleting a ${SEEDED_MESSAGES}-message queue and two ${SEEDED_ITEMS}-item caches (re-seeded each round)`,
     );
     console.log(
-      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${baseline.p99.toFixed(1)} ms; under attack p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms, max ${during.max.toFixed(1)} ms, ${Math.round(during.rps)} req/s   (target p99 < 50 ms)`,
+      `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${baseline.p99.toFixed(1)} ms; under attack p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms (${p99Ratio(during, baseline)}), max ${during.max.toFixed(1)} ms, ${Math.round(during.rps)} req/s   (target p99 < 50 ms)`,
     );
     const top = slow[0];
     console.log(
@@ -199,7 +199,7 @@ async function runWipes(): Promise<void> {
     figure('isolation victim cache GET p99 under attack', during.p99, 'ms', {
       better: 'lower',
       target: 50,
-      reference: `the same GET alone, p99 ${baseline.p99.toFixed(1)} ms`,
+      reference: `the same GET alone in this run, p99 ${baseline.p99.toFixed(1)} ms (${p99Ratio(during, baseline)})`,
     });
     figure('isolation slowest Redis SLOWLOG entry', top ? top.micros / 1000 : 0, 'ms', { better: 'lower', target: 20 });
     if (!intact) throw new Error("the victim's cache item was not intact after the attack");

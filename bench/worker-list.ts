@@ -109,7 +109,10 @@ async function fill(
     );
   });
   const started = performance.now();
-  await inChunks(count, (start, end) => worker.taskStore.createQueued(projectId, tasks.slice(start, end)));
+  const room = { most: count, allowance: Number.MAX_SAFE_INTEGER };
+  await inChunks(count, async (start, end) => {
+    await worker.taskStore.createQueued(projectId, tasks.slice(start, end), room);
+  });
   const created = performance.now();
   await inChunks(count, async (start, end) => {
     const runs: Promise<unknown>[] = [];

@@ -21,7 +21,7 @@ import { ActivityHistory } from '../src/metrics/history.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
 import { queueQuotasFrom } from '../src/mq/queues/queue-quotas.js';
-import { quotasOf } from '../src/auth/quotas.js';
+import { projectQuotasFrom } from '../src/auth/quotas.js';
 import type { ProjectStore } from '../src/auth/projects.js';
 import { openWorkerServices } from '../src/worker/services.js';
 import { openWorkerUpkeep } from '../src/worker/upkeep.js';
@@ -90,7 +90,16 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   const { config, log, redis, redisUrl, keys, bus, metrics } = shared;
   const identity = openIdentityStores(redis, keys);
   const worker = opened.opened(
-    openWorkerServices({ config, redis, redisUrl, keys, bus, users: identity.users, onRedisError: onError }),
+    openWorkerServices({
+      config,
+      redis,
+      redisUrl,
+      keys,
+      bus,
+      users: identity.users,
+      projectQuotas: projectQuotasFrom(identity.projects, config.quotas),
+      onRedisError: onError,
+    }),
     (w) => w.close(),
   );
   // Task tokens (given to each running task) are accepted by every project-scoped API.
@@ -186,7 +195,6 @@ function openMessageQueue(
     pushStatusRetentionMs: config.mq.push.statusRetentionMs,
     maxPostMessages: config.mq.maxPostMessages,
     minTimeoutSeconds: config.mq.minTimeoutSeconds,
-    projectQuotas: async (projectId) =>
-      queueQuotasFrom(quotasOf(await projects.mustGetProject(projectId), config.quotas)),
+    projectQuotas: async (projectId) => queueQuotasFrom(await projectQuotasFrom(projects, config.quotas)(projectId)),
   });
 }

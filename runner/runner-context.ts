@@ -5,6 +5,8 @@ import { createRedisClient, KeySpace, SUBSCRIBER_OPTIONS, type RedisClient } fro
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
 import { redisErrorsCounter } from '../src/metrics/registry.js';
+import { openIdentityStores } from '../src/auth/identity.js';
+import { projectQuotasFrom } from '../src/auth/quotas.js';
 import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 
 /**
@@ -46,7 +48,15 @@ export function openRunnerContext(config: Config, redisUrl: string, registry: Re
     redis,
     keys,
     bus,
-    worker: openWorkerServices({ config, redis, redisUrl, keys, bus, onRedisError: onError }),
+    worker: openWorkerServices({
+      config,
+      redis,
+      redisUrl,
+      keys,
+      bus,
+      projectQuotas: projectQuotasFrom(openIdentityStores(redis, keys).projects, config.quotas),
+      onRedisError: onError,
+    }),
     functions: openFunctionStores(config, redis, keys),
     taskQueueConnection: createRedisClient(redisUrl, 'runner-bullmq', blockingOptions),
     functionCallConnection: createRedisClient(redisUrl, 'runner-functions', blockingOptions),

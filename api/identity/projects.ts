@@ -26,6 +26,7 @@ const quotaChangesSchema = {
     routes: quotaValue,
     hot_containers: quotaValue,
     queued_calls: quotaValue,
+    queued_tasks: quotaValue,
   },
 } as const;
 

@@ -13,7 +13,7 @@ import type { HotCodec } from './hot-codec.js';
 import { HotCallError, HotContainer, type HotContainerSpec } from './hot-container.js';
 import { httpCodec } from './hot-http-codec.js';
 import { jsonCodec } from './hot-json-codec.js';
-import { HotRoutePool, RouteBusyError } from './hot-route-pool.js';
+import { HotRoutePool, RouteBusyError, type StartRoom } from './hot-route-pool.js';
 import type { RouteGone } from '../../src/functions/routes/route-notices.js';
 import { streamRequestOf } from './stream-codec.js';
 import { StreamContainer } from './stream-container.js';
@@ -211,6 +211,7 @@ export class HotFunctionPool implements FunctionExecutor {
       () => this.startContainer(spec, codec),
       (empty) => this.forget(routeKey, empty),
       () => this.roomFor(project, pool),
+      () => this.retryWaiting(project),
     );
     this.routes.set(routeKey, { version, pool });
     this.pools.set(pool, project);
@@ -218,16 +219,29 @@ export class HotFunctionPool implements FunctionExecutor {
   }
 
   /**
-   * Null when the project may start one more container here: under its bound, or once an idle
-   * container of another of its routes is stopped to make room; else why not.
+   * Whether the project may start one more container here: while the engine holds fewer than its
+   * bound of them (running, starting, or not yet removed: decided and counted in one step, so
+   * racing calls cannot pass it); else once a removal under way ends, or an idle container of
+   * another of its routes is stopped to make room ('wait'); else why not.
    */
-  private roomFor(project: string, starting: HotRoutePool<AnyHotContainer>): string | null {
+  private roomFor(project: string, starting: HotRoutePool<AnyHotContainer>): StartRoom {
     const most = this.options.maxProjectContainers;
     if (most === undefined) return null;
-    const own = [...this.pools].filter(([, owner]) => owner === project).map(([pool]) => pool);
-    if (own.reduce((count, pool) => count + pool.size, 0) < most) return null;
-    if (own.some((pool) => pool !== starting && pool.stopIdle())) return null;
-    return `the project's ${most} hot containers on this runner are all busy (the most one project may keep)`;
+    const own = this.poolsOf(project);
+    if (own.reduce((count, pool) => count + pool.held, 0) < most) return null;
+    if (own.some((pool) => pool.removing) || own.some((pool) => pool !== starting && pool.stopIdle())) return 'wait';
+    return {
+      refused: `the project's ${most} hot containers on this runner are all busy (the most one project may keep)`,
+    };
+  }
+
+  /** A container of the project is gone: its pools with calls waiting may start one now. */
+  private retryWaiting(project: string): void {
+    for (const pool of this.poolsOf(project)) if (pool.waitingCount > 0) pool.retryWaiting();
+  }
+
+  private poolsOf(project: string): HotRoutePool<AnyHotContainer>[] {
+    return [...this.pools].filter(([, owner]) => owner === project).map(([pool]) => pool);
   }
 
   /** Stops the containers of a deleted route, of every route of an app, or of a project. */

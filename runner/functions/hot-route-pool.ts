@@ -23,6 +23,12 @@ export class RouteBusyError extends Error {
   override name = 'RouteBusyError';
 }
 
+/**
+ * Whether one more container may start now: yes (null), not until a container being removed is
+ * gone ('wait': the pool is pumped again then), or why not.
+ */
+export type StartRoom = null | 'wait' | { refused: string };
+
 interface Waiter<HotContainer> {
   resolve(container: HotContainer): void;
   reject(error: Error): void;
@@ -49,6 +55,8 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
   private idleTimerDue = 0;
   private readonly waiters: Waiter<HotContainer>[] = [];
   private starting = 0;
+  /** Containers stopped or dead that the engine has not removed yet: they still take room. */
+  private leaving = 0;
   private retired = false;
   /** Starts and stops under way, awaited by close(). */
   private readonly pending = new Set<Promise<unknown>>();
@@ -58,8 +66,10 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     private readonly startContainer: () => Promise<HotContainer>,
     /** Called when the pool holds no container and no call. */
     private readonly onEmpty: (pool: HotRoutePool<HotContainer>) => void,
-    /** Null when one more container may start now, else why not (e.g. a quota of its owner). */
-    private readonly mayStart: () => string | null = () => null,
+    /** Whether one more container may start now (e.g. under a quota of its owner). */
+    private readonly mayStart: () => StartRoom = () => null,
+    /** Called when a container of the pool is gone from the engine: room for another. */
+    private readonly onRemoved: () => void = () => undefined,
   ) {}
 
   update(settings: RouteSettings): void {
@@ -78,6 +88,21 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
   /** Containers running or starting. */
   get size(): number {
     return this.live.size + this.starting;
+  }
+
+  /** Containers the engine holds for the pool: running, starting, or not yet removed. */
+  get held(): number {
+    return this.size + this.leaving;
+  }
+
+  /** Whether a container of the pool is being removed (room that comes free soon). */
+  get removing(): boolean {
+    return this.leaving > 0;
+  }
+
+  /** Tries again to start containers for the calls waiting (room came free elsewhere). */
+  retryWaiting(): void {
+    this.pump();
   }
 
   /**
@@ -160,13 +185,13 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
   private pump(): void {
     while (this.waiters.length > 0 && this.idle.length > 0) this.handOver(this.takeIdle());
     while (this.waiters.length > this.starting && this.size < this.settings.maxConcurrency) {
-      const refusal = this.mayStart();
-      if (refusal === null) {
+      const room = this.mayStart();
+      if (room === null) {
         this.startOne();
         continue;
       }
-      // With no container of its own to wait for, no call here would be served: refused now.
-      if (this.size === 0) this.refuseWaiting(refusal);
+      // With no container of its own to wait for, nor room coming, no call here would be served: refused now.
+      if (room !== 'wait' && this.size === 0) this.refuseWaiting(room.refused);
       break;
     }
   }
@@ -233,15 +258,26 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
 
   private onDeath(container: HotContainer): void {
     this.forget(container);
-    this.track(container.removed);
+    this.untilRemoved(container.removed);
     this.pump();
     this.checkEmpty();
   }
 
   private stop(container: HotContainer): void {
     this.forget(container);
-    this.track(container.stop());
+    this.untilRemoved(container.stop());
     this.checkEmpty();
+  }
+
+  /** A container counts as held until the engine has removed it, so no start overtakes its removal. */
+  private untilRemoved(removal: Promise<void>): void {
+    this.leaving++;
+    const gone = () => {
+      this.leaving--;
+      this.onRemoved();
+      this.checkEmpty();
+    };
+    this.track(removal.then(gone, gone));
   }
 
   private forget(container: HotContainer): void {
@@ -277,6 +313,6 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
   }
 
   private checkEmpty(): void {
-    if (this.size === 0 && this.waiters.length === 0) this.onEmpty(this);
+    if (this.size === 0 && this.leaving === 0 && this.waiters.length === 0) this.onEmpty(this);
   }
 }

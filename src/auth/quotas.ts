@@ -14,11 +14,20 @@ export const QUOTA_SETTINGS: Record<QuotaName, string> = {
   routes: 'FERRUM_PROJECT_MAX_ROUTES',
   hot_containers: 'FERRUM_PROJECT_MAX_HOT_CONTAINERS',
   queued_calls: 'FERRUM_PROJECT_MAX_QUEUED_CALLS',
+  queued_tasks: 'FERRUM_PROJECT_MAX_QUEUED_TASKS',
 };
 
 /** The project's quotas: its own overrides over the operator's defaults. */
 export function quotasOf(project: { quotas: Partial<Quotas> }, defaults: Quotas): Quotas {
   return { ...defaults, ...project.quotas };
+}
+
+/** Reads a project's quotas in force from its record (404 when it is gone). */
+export function projectQuotasFrom(
+  projects: { mustGetProject(id: string): Promise<{ quotas: Partial<Quotas> }> },
+  defaults: Quotas,
+): (projectId: string) => Promise<Quotas> {
+  return async (projectId) => quotasOf(await projects.mustGetProject(projectId), defaults);
 }
 
 /** 403 for a count quota that a new queue, cache, app or route would pass. */
@@ -27,7 +36,8 @@ export function countQuotaReached(name: QuotaName, limit: number, what: string):
 }
 
 /** What the stored_bytes quota counts, as its refusals name it. */
-export const STORED_BYTES_COUNTED = 'the project (code archives, cache items, message bodies, call records and logs)';
+export const STORED_BYTES_COUNTED =
+  'the project (code archives, cache items, message bodies, queued task payloads, call records and logs)';
 
 /** 413 for a byte quota that a write would pass; nothing of the write is kept. */
 export function byteQuotaReached(name: QuotaName, limit: number, what: string): HttpError {

@@ -1,18 +1,9 @@
 import { ProjectMessageBytes } from '../mq/queues/project-bytes.js';
 import { boundedAdd, boundedRelease } from '../core/bounded-counter.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
+import { storedBytesKey, STORING_SERVICES, type StoringService } from './stored-bytes-keys.js';
 
-/** The services that keep an exact counter of their stored bytes toward a project's stored_bytes quota. */
-export const STORING_SERVICES = ['code', 'cache', 'calls'] as const;
-export type StoringService = (typeof STORING_SERVICES)[number];
-
-// Each counter shares its service's hash tag (worker/keys.ts, cache/keys.ts, functions/keys.ts),
-// so that service's scripts may change it in the same step as the data.
-const TAGS: Record<StoringService, (projectId: string) => string> = {
-  code: (projectId) => `{w:${projectId}}`,
-  cache: (projectId) => `{cache:${projectId}}`,
-  calls: (projectId) => `{fn-p:${projectId}}`,
-};
+export { STORING_SERVICES, type StoringService } from './stored-bytes-keys.js';
 
 /** What a project stores that is not one of the counted services' own: its message bodies. */
 export type ProjectPart = StoringService | 'messages';
@@ -33,7 +24,7 @@ export class ProjectStorage {
   }
 
   counter(service: StoringService, projectId: string): string {
-    return this.keys.of(TAGS[service](projectId), 'stored-bytes');
+    return storedBytesKey(this.keys, service, projectId);
   }
 
   /** Bytes the project stores over every service. */

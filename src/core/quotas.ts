@@ -11,6 +11,7 @@ export const QUOTA_NAMES = [
   'routes',
   'hot_containers',
   'queued_calls',
+  'queued_tasks',
 ] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 export type Quotas = Record<QuotaName, number>;

@@ -1,4 +1,5 @@
 import { projectCountersKey } from '../auth/project-counters.js';
+import { storedBytesKey } from '../auth/stored-bytes-keys.js';
 import type { KeySpace } from '../core/redis.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from './types.js';
 
@@ -116,6 +117,14 @@ export class WorkerKeys {
   /** One per status, in TASK_STATUSES order. */
   codeStatusIndexes(projectId: string, codeId: string): string[] {
     return TASK_STATUSES.map((status) => this.codeTasksWithStatus(projectId, codeId, status));
+  }
+  /** Hash task id → payload bytes of the project's queued tasks (their queued_tasks count; task-lib.lua). */
+  queuedPayloads(projectId: string) {
+    return this.project(projectId, 'tasks', 'queued-payloads');
+  }
+  /** The sum of queuedPayloads' values: the queued tasks' share of the project's stored_bytes. */
+  queuedPayloadTotal(projectId: string) {
+    return storedBytesKey(this.keys, 'tasks', projectId);
   }
   /** Exists while the project (or its owner) is suspended: runners set its tasks aside (take-task.lua). */
   projectSuspended(projectId: string) {

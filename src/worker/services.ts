@@ -31,6 +31,7 @@ import { TaskTokens } from './tasks/running/task-tokens.js';
 import { TaskStatusChanges } from './tasks/records/task-status.js';
 import { TaskStore } from './tasks/records/task-store.js';
 import { TaskService } from './tasks/task-service.js';
+import { QueuedTaskRoom, type ProjectQuotas } from './tasks/queued-room.js';
 import { RunnerTasks } from './tasks/running/runner-tasks.js';
 import { GatewayLeases } from './tasks/running/gateway-leases.js';
 
@@ -82,6 +83,8 @@ export interface WorkerDeps {
   bus: EventBus;
   /** Finds the users a cluster is shared to; left out by processes that serve no cluster routes (runners). */
   users?: UserLookup;
+  /** The project's quotas in force, which queueing a task reserves under. */
+  projectQuotas: ProjectQuotas;
   /** Told of every error of the connections opened here, by kind (ferrum_redis_errors_total). */
   onRedisError?: (kind: string) => void;
 }
@@ -124,6 +127,7 @@ export function openWorkerServices(deps: WorkerDeps): WorkerServices {
     clusterAccess,
     bus,
     keys: workerKeys,
+    room: new QueuedTaskRoom(storage, deps.projectQuotas),
   });
   const pause = new TaskQueuePause(redis, workerKeys, tasks, distribution);
   const stats = new TaskStats(redis, workerKeys);

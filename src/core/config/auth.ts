@@ -44,7 +44,7 @@ export const AUTH_SETTINGS = defineSettings({
   FERRUM_PROJECT_MAX_STORED_BYTES: {
     fallback: 256 * MIB,
     meaning:
-      'quota `stored_bytes`: bytes of code archives (kept zips), cache items (keys + values), message bodies and function call records and logs one project may store together (above: 413); see [Quotas](operations.md#quotas)',
+      'quota `stored_bytes`: bytes of code archives (kept zips), cache items (keys + values), message bodies, queued task payloads and function call records and logs one project may store together (above: 413); see [Quotas](operations.md#quotas)',
   },
   FERRUM_PROJECT_MAX_QUEUE_BYTES: {
     fallback: 64 * MIB,
@@ -74,6 +74,10 @@ export const AUTH_SETTINGS = defineSettings({
   FERRUM_PROJECT_MAX_QUEUED_CALLS: {
     fallback: 10_000,
     meaning: 'quota `queued_calls`: async function calls of one project waiting for a runner (above: 403)',
+  },
+  FERRUM_PROJECT_MAX_QUEUED_TASKS: {
+    fallback: 10_000,
+    meaning: 'quota `queued_tasks`: worker tasks of one project waiting for a runner, delayed ones included (above: 403)',
   },
   FERRUM_BOOTSTRAP_TOKEN: {
     shown: 'random',
@@ -148,5 +152,6 @@ function readQuotas(env: Env): Quotas {
     routes: Math.max(0, intOf(env, AUTH_SETTINGS.FERRUM_PROJECT_MAX_ROUTES)),
     hot_containers: Math.max(0, intOf(env, AUTH_SETTINGS.FERRUM_PROJECT_MAX_HOT_CONTAINERS)),
     queued_calls: Math.max(0, intOf(env, AUTH_SETTINGS.FERRUM_PROJECT_MAX_QUEUED_CALLS)),
+    queued_tasks: Math.max(0, intOf(env, AUTH_SETTINGS.FERRUM_PROJECT_MAX_QUEUED_TASKS)),
   };
 }

@@ -16,4 +16,5 @@ export const scripts = {
   setProgress: taskScript('set-task-progress'),
   expireTasks: taskScript('expire-tasks'),
   resumeTaskQueue: taskScript('resume-task-queue'),
+  repairQueuedTasks: taskScript('repair-queued-tasks'),
 };

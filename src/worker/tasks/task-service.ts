@@ -9,6 +9,7 @@ import type { WorkerKeys } from '../keys.js';
 import type { ChangeResult, StatusChange, TaskStatusChanges } from './records/task-status.js';
 import type { TaskFilter, TaskStore } from './records/task-store.js';
 import { checkPayloads, taskSettings, type TaskRequest } from './task-admission.js';
+import type { QueuedTaskRoom } from './queued-room.js';
 import type { Code, Task, TaskStatus } from '../types.js';
 
 /** Statuses after which a code package's `retries` apply. */
@@ -41,6 +42,8 @@ export interface TaskServiceDeps {
   clusterAccess: ClusterAccess;
   bus: EventBus;
   keys: WorkerKeys;
+  /** The project's room for queued tasks, reserved by every way of queueing one. */
+  room: QueuedTaskRoom;
 }
 
 /**
@@ -97,7 +100,10 @@ export class TaskService {
     return this.retry(await this.store.get(projectId, taskId), delay);
   }
 
-  /** Queues every request or none: all are checked before the first is written. */
+  /**
+   * Queues every request or none: all are checked before the first is written, and the
+   * project's room for them (queued_tasks, stored_bytes) is reserved as they are (403 / 413).
+   */
   async queue(projectId: string, requests: TaskRequest[], origin: TaskOrigin = {}): Promise<Task[]> {
     checkPayloads(requests);
     const codes = await this.codesByName(
@@ -109,7 +115,9 @@ export class TaskService {
       ...newTask(projectId, codes.get(request.code_name)!, request, now),
       ...linkOf(origin),
     }));
-    await this.store.createQueued(projectId, tasks, origin.retryOf?.id);
+    const room = await this.deps.room.of(projectId);
+    const refused = await this.store.createQueued(projectId, tasks, room, origin.retryOf?.id);
+    if (refused) throw this.deps.room.refusal(refused, room.quotas);
     // Stored, so queued: with Redis full since, the task sweeper adds their jobs once it has room
     // (a 507 would have the client post them twice).
     await this.dispatch(projectId, tasks).catch((error: unknown) => {
@@ -143,12 +151,17 @@ export class TaskService {
   /**
    * Ends a task with a final status. When it ends as error or timeout and the revision it ran
    * allows more retries, its retry is written in the same script run as the status, so a
-   * crash right after cannot lose it. Returns the change and the retry (null when none).
+   * crash right after cannot lose it, unless the project has no room for it (its message then
+   * says so). Returns the change and the retry (null when none).
    */
   async end(task: Task, change: StatusChange): Promise<{ result: ChangeResult; retry: Task | null }> {
     const retry = await this.retryFor(task, change.to);
-    const result = await this.statuses.change(task.project_id, task.id, { ...change, retry: retry ?? undefined });
-    if (!result.changed || !retry) return { result, retry: null };
+    const room = retry ? await this.deps.room.of(task.project_id) : undefined;
+    const result = await this.statuses.change(task.project_id, task.id, {
+      ...change,
+      retry: retry && room ? { task: retry, room } : undefined,
+    });
+    if (!result.changed || !retry || result.retryRefused) return { result, retry: null };
     await this.dispatch(task.project_id, [retry]);
     return { result, retry };
   }

@@ -12,8 +12,10 @@ const PROJECT = 'tasks-project';
 const request = (payload = '{}', more: Record<string, unknown> = {}) => ({ code_name: 'job', payload, ...more });
 
 beforeAll(async () => {
+  const config = loadConfig({ REDIS_URL: shared.url, LOG_LEVEL: 'warn' });
   worker = openWorkerServices({
-    config: loadConfig({ REDIS_URL: shared.url, LOG_LEVEL: 'warn' }),
+    config,
+    projectQuotas: async () => config.quotas,
     redis: shared.redis,
     redisUrl: shared.url,
     keys: shared.keys,

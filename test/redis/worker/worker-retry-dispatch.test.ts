@@ -24,6 +24,8 @@ async function takenTask(payload: string): Promise<Task> {
   return task;
 }
 
+/** Room enough for any task these tests queue. */
+const ROOMY = { most: 1_000_000, allowance: 1e12 };
 const undispatched = () => redis.zrange(worker.keys.undispatchedTasks(server.projectId), 0, -1);
 
 beforeAll(async () => {
@@ -55,7 +57,7 @@ describe('a retry survives a crash between the final status and its dispatch', (
       from: ['preparing'],
       to: 'error',
       runner: 'runner-1',
-      retry: retry!,
+      retry: { task: retry!, room: ROOMY },
     });
     expect(ended.changed).toBe(true);
 
@@ -84,7 +86,7 @@ describe('a retry survives a crash between the final status and its dispatch', (
     const ended = await worker.statuses.change(server.projectId, task.id, {
       from: ['preparing', 'running'],
       to: 'timeout',
-      retry: retry!,
+      retry: { task: retry!, room: ROOMY },
     });
     expect(ended).toEqual({ changed: false, previous: 'cancelled' });
     expect(await worker.taskStore.find(server.projectId, retry!.id)).toBeNull();
@@ -131,7 +133,7 @@ describe('a task written without its BullMQ job', () => {
     const kept: Task = { ...base, ...fields, id: 'a'.repeat(24) };
     const dropped: Task = { ...base, ...fields, id: 'b'.repeat(24) };
     // The API "crashes" after writing the records, before adding the jobs.
-    await worker.taskStore.createQueued(server.projectId, [kept, dropped]);
+    await worker.taskStore.createQueued(server.projectId, [kept, dropped], ROOMY);
     await worker.statuses.cancel(server.projectId, dropped.id);
 
     expect(await sweeper.dispatchLate(server.projectId)).toBe(1);

@@ -1,29 +1,43 @@
 #!lua
 --@include task-lib.lua
---@keys undispatched counters tasks_then_index_sets...
+--@keys undispatched counters payloads total tasks_then_index_sets...
 -- Writes new task records (all queued, all of one project), indexes them and counts them in
 -- the project's usage figures. The tasks of one request mostly share their code package and
 -- cluster, so they share their index keys: each index gets one ZADD of all its new members
 -- rather than one per task.
--- KEYS: the undispatched set, the project's counters, then one hash per task, then index sets
---       of GROUP keys each (the queued status group of the tasks' code and cluster); then
---       optionally (one key more) the hash of the task these retry, which gets retry_task_id =
---       the first new task's id
--- ARGV: now ms, the number of tasks, m, m field/value arguments every task gets, then per
---       task: id, created_at ms, its index set's number (from 1), n, n field/value arguments
+-- A request's first run reserves the queued_tasks and stored_bytes room of every task of the
+-- request (reserve_queued in task-lib.lua), so a refused request writes nothing; its later runs
+-- reserve nothing.
+-- KEYS: the undispatched set, the project's counters, its queued payloads hash and their total,
+--       then one hash per task, then index sets of GROUP keys each (the queued status group of
+--       the tasks' code and cluster; the first key of each is the project's queued index);
+--       then optionally (one key more) the hash of the task these retry, which gets
+--       retry_task_id = the first new task's id
+-- ARGV: now ms, the number of tasks, the most queued tasks ('' for a later run: no
+--       reservation), the bytes allowance, r, r reservation arguments (id, payload bytes per
+--       task of the request), m, m field/value arguments every task gets, then per task: id,
+--       created_at ms, its index set's number (from 1), n, n field/value arguments
+-- Returns the number of tasks written, or -1 (queued_tasks) / -2 (stored_bytes) when refused.
 local per_set = GROUP
 local count = tonumber(ARGV[2])
-local sets_first = 3 + count
+local sets_first = 5 + count
 local retried = (#KEYS - sets_first + 1) % per_set == 1
+local r = tonumber(ARGV[5])
+if ARGV[3] ~= '' then
+  local refused = reserve_queued(KEYS[3], KEYS[4], KEYS[sets_first], tonumber(ARGV[3]), tonumber(ARGV[4]),
+    {unpack(ARGV, 6, 5 + r)})
+  if refused ~= 0 then return refused end
+end
 local members = {}
 local undispatched = {}
-local m = tonumber(ARGV[3])
-local first_id = ARGV[4 + m]
-local a = 4 + m
+local m_at = 6 + r
+local m = tonumber(ARGV[m_at])
+local a = m_at + 1 + m
+local first_id = ARGV[a]
 for t = 1, count do
   local id, created, set, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  if n > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, a + 4, a + 3 + n)) end
-  if m > 0 then redis.call('HSET', KEYS[2 + t], unpack(ARGV, 4, 3 + m)) end
+  if n > 0 then redis.call('HSET', KEYS[4 + t], unpack(ARGV, a + 4, a + 3 + n)) end
+  if m > 0 then redis.call('HSET', KEYS[4 + t], unpack(ARGV, m_at + 1, m_at + m)) end
   local list = members[set]
   if not list then
     list = {}

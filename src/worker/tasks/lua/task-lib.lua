@@ -45,3 +45,39 @@ local function create_queued(hash, queued_first, undispatched, now, a)
   redis.call('ZADD', undispatched, now, id)
   return id, a + 3 + n
 end
+
+-- Queued tasks count toward the project's queued_tasks and stored_bytes quotas: `payloads` is a
+-- hash task id → payload bytes of each queued task, `total` the sum of its values (the tasks'
+-- share of stored_bytes). A task is entered when it is created and leaves when its status
+-- leaves queued. A release without an entry (a task an earlier release wrote) releases nothing;
+-- an entry a release without this hash left behind is dropped by the task sweeper
+-- (repair-queued-tasks.lua).
+
+-- Enters `entries` ({id, bytes, ...}) unless the project would pass `most` queued tasks (-1;
+-- counted as the larger of the hash's entries and the queued index, which earlier releases
+-- keep too) or the bytes would pass `allowance` (-2). Returns 0 when entered.
+local function reserve_queued(payloads, total, queued_index, most, allowance, entries)
+  local count = math.max(redis.call('HLEN', payloads), redis.call('ZCARD', queued_index))
+  if count + #entries / 2 > most then return -1 end
+  local bytes = 0
+  for i = 2, #entries, 2 do bytes = bytes + tonumber(entries[i]) end
+  if bytes > 0 and tonumber(redis.call('GET', total) or '0') + bytes > allowance then return -2 end
+  redis.call('HSET', payloads, unpack(entries))
+  redis.call('INCRBY', total, bytes)
+  return 0
+end
+
+-- Enters a task that comes back to the queue (a run its runner never started) without a check:
+-- it had its room before.
+local function reenter_queued(payloads, total, id, bytes)
+  if redis.call('HSETNX', payloads, id, bytes) == 1 then redis.call('INCRBY', total, bytes) end
+end
+
+-- Takes task `id`'s entry out, if it has one, and its bytes off the total (never below 0).
+local function release_queued(payloads, total, id)
+  local bytes = redis.call('HGET', payloads, id)
+  if not bytes then return end
+  redis.call('HDEL', payloads, id)
+  local left = tonumber(redis.call('GET', total) or '0') - tonumber(bytes)
+  redis.call('SET', total, math.max(0, left))
+end

@@ -4,6 +4,7 @@ import type { TaskStore } from '../records/task-store.js';
 import type { TaskService } from '../task-service.js';
 import type { Task, TaskStatus } from '../../types.js';
 import { scripts } from '../scripts.js';
+import { QueuedTaskRepair } from './queued-repair.js';
 
 /** Entries handled per script run or read: keeps each step short for other clients. */
 const BATCH = 200;
@@ -29,17 +30,21 @@ function expiringEntryOf(member: string) {
 /**
  * The leader's upkeep of tasks, project by project: drops finished tasks past their retention
  * (record, log and every index entry at once, so lists and stats stay consistent),
- * dispatches tasks whose writer died before adding their BullMQ job, and ends runs that no
- * runner runs any more.
+ * dispatches tasks whose writer died before adding their BullMQ job, ends runs that no
+ * runner runs any more, and gives back the queue room of tasks that left it unreleased.
  */
 export class TaskSweeper {
+  readonly queuedRepair: QueuedTaskRepair;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly store: TaskStore,
     private readonly queueing: TaskService,
     private readonly options: TaskSweeperOptions,
-  ) {}
+  ) {
+    this.queuedRepair = new QueuedTaskRepair(redis, keys);
+  }
 
   async pass(isStopping: () => boolean = () => false): Promise<void> {
     let after: string | undefined;
@@ -50,6 +55,7 @@ export class TaskSweeper {
         await this.expire(projectId, Date.now(), isStopping);
         await this.dispatchLate(projectId);
         await this.endLostRuns(projectId, Date.now());
+        await this.queuedRepair.repair(projectId);
       }
       if (projectIds.length < 100) return;
       after = projectIds.at(-1);

@@ -3,7 +3,7 @@ import { fail } from '../../../core/errors.js';
 import { scripts } from '../scripts.js';
 import { ActivityHistory, OUTCOMES, type Outcome } from '../../../metrics/history.js';
 import type { IndexedTask, WorkerKeys } from '../../keys.js';
-import { creationArgs } from './task-store.js';
+import { creationArgs, QUEUED_REFUSALS, queuedBytes, type QueuedRefusal, type QueuedRoom } from './task-store.js';
 import type { Task, TaskStatus } from '../../types.js';
 
 /** The fields a progress report sets on the task record. */
@@ -15,8 +15,8 @@ export interface StatusChange {
   /** Only when the task is held by this runner. */
   runner?: string;
   fields?: Record<string, string | number>;
-  /** A new queued task retrying this one, written in the same step when the change succeeds. */
-  retry?: Task;
+  /** A new queued task retrying this one, written in the same step when the change succeeds and `room` has a place for it. */
+  retry?: { task: Task; room: QueuedRoom };
   /** A cancel: it adds no data, so it runs on a full Redis too (cancel-task.lua). */
   cancel?: true;
 }
@@ -25,6 +25,8 @@ export interface ChangeResult {
   changed: boolean;
   /** The status before the change, or the current one when nothing changed ('' if no task). */
   previous: TaskStatus | '';
+  /** The quota that left the change's retry out (the change itself was made). */
+  retryRefused?: QueuedRefusal;
 }
 
 export interface TakeResult extends ChangeResult {
@@ -55,6 +57,8 @@ export class TaskStatusChanges {
       this.keys.expiringTasks(projectId),
       this.keys.undispatchedTasks(projectId),
       this.keys.projectCounters(projectId),
+      this.keys.queuedPayloads(projectId),
+      this.keys.queuedPayloadTotal(projectId),
       ...this.keys.statusGroups(projectId, indexed),
     ];
     const args = [
@@ -67,18 +71,21 @@ export class TaskStatusChanges {
       ...fields,
     ];
     if (change.retry) {
-      keys.push(this.keys.task(projectId, change.retry.id));
-      args.push(...creationArgs(change.retry));
+      const { task, room } = change.retry;
+      keys.push(this.keys.task(projectId, task.id));
+      args.push(String(room.most), String(room.allowance), String(queuedBytes(task)), ...creationArgs(task));
     }
     const script = change.cancel && !change.retry ? scripts.cancelTask : scripts.setStatus;
-    const [changed, previous] = await script.run<[number, string]>(this.redis, keys, args);
+    const [changed, previous, retried] = await script.run<[number, string, number?]>(this.redis, keys, args);
     if (changed === 1 && this.history && (OUTCOMES as readonly string[]).includes(change.to)) {
       // The dashboard's charts only: a full Redis refusing the count does not undo the change.
       await this.history.recordTaskOutcome(projectId, change.to as Outcome).catch((error: unknown) => {
         if (!isRedisFull(error)) throw error;
       });
     }
-    return { changed: changed === 1, previous: previous as TaskStatus | '' };
+    const result: ChangeResult = { changed: changed === 1, previous: previous as TaskStatus | '' };
+    if (retried !== undefined && retried < 0) result.retryRefused = QUEUED_REFUSALS[retried];
+    return result;
   }
 
   /** A task's code and cluster, which never change, so reading them before a script is safe. */
@@ -115,6 +122,8 @@ export class TaskStatusChanges {
         ...this.keys.statusGroup(projectId, task, 'queued'),
         ...this.keys.statusGroup(projectId, task, 'preparing'),
         this.keys.projectSuspended(projectId),
+        this.keys.queuedPayloads(projectId),
+        this.keys.queuedPayloadTotal(projectId),
       ],
       [runnerId, String(now), String(now + leaseMs)],
     );

@@ -38,6 +38,21 @@ export function hashOf(task: Task): string[] {
   return pairs;
 }
 
+/** The room a project has for queued tasks: at most `most` of them, payloads of at most `allowance` bytes. */
+export interface QueuedRoom {
+  most: number;
+  allowance: number;
+}
+
+/** What refused a queue request, by create-tasks.lua's and set-task-status.lua's codes. */
+export type QueuedRefusal = 'queued_tasks' | 'stored_bytes';
+export const QUEUED_REFUSALS: Record<number, QueuedRefusal> = { [-1]: 'queued_tasks', [-2]: 'stored_bytes' };
+
+/** The bytes a task counts toward stored_bytes while it is queued: its payload's. */
+export function queuedBytes(task: Pick<Task, 'payload'>): number {
+  return Buffer.byteLength(task.payload);
+}
+
 export interface TaskFilter {
   codeName?: string;
   statuses: TaskStatus[];
@@ -89,35 +104,63 @@ export class TaskStore {
   ) {}
 
   /**
-   * Writes queued tasks of one project, a chunk per script run. `retriedTaskId`: the task
-   * the (single) new task retries; it gets a link to the new one in the same script run.
+   * Writes queued tasks of one project, a chunk per script run, unless `room` has no place for
+   * every one of them (the first run reserves it for all, or refuses: nothing is written then).
+   * `retriedTaskId`: the task the (single) new task retries; it gets a link to the new one in
+   * the same script run. Returns the refusal, or null when written.
    */
-  async createQueued(projectId: string, tasks: Task[], retriedTaskId?: string): Promise<void> {
+  async createQueued(
+    projectId: string,
+    tasks: Task[],
+    room: QueuedRoom,
+    retriedTaskId?: string,
+  ): Promise<QueuedRefusal | null> {
+    const reservation = tasks.flatMap((task) => [task.id, String(queuedBytes(task))]);
+    const first = await this.createChunk(projectId, tasks.slice(0, CREATE_CHUNK), retriedTaskId, [
+      String(room.most),
+      String(room.allowance),
+      String(reservation.length),
+      ...reservation,
+    ]);
+    if (first < 0) return QUEUED_REFUSALS[first]!;
     const runs: Promise<unknown>[] = [];
-    for (let start = 0; start < tasks.length; start += CREATE_CHUNK) {
-      const chunk = tasks.slice(start, start + CREATE_CHUNK);
-      const keys = [this.keys.undispatchedTasks(projectId), this.keys.projectCounters(projectId)];
-      const { shared, own } = splitSharedFields(chunk);
-      const args = [String(Date.now()), String(chunk.length), String(shared.length), ...shared];
-      const indexSets = new Map<string, number>();
-      const indexKeys: string[] = [];
-      chunk.forEach((task, i) => {
-        keys.push(this.keys.task(projectId, task.id));
-        const scope = `${task.code_id}\n${task.code_name}\n${task.cluster}`;
-        let set = indexSets.get(scope);
-        if (set === undefined) {
-          set = indexSets.size + 1;
-          indexSets.set(scope, set);
-          indexKeys.push(...this.keys.statusGroup(projectId, task, 'queued'));
-        }
-        const fields = own[i]!;
-        args.push(task.id, String(task.created_at), String(set), String(fields.length), ...fields);
-      });
-      keys.push(...indexKeys);
-      if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
-      runs.push(scripts.createTasks.run(this.redis, keys, args));
-    }
+    for (let start = CREATE_CHUNK; start < tasks.length; start += CREATE_CHUNK)
+      runs.push(this.createChunk(projectId, tasks.slice(start, start + CREATE_CHUNK), undefined, ['', '', '0']));
     await Promise.all(runs);
+    return null;
+  }
+
+  private async createChunk(
+    projectId: string,
+    chunk: Task[],
+    retriedTaskId: string | undefined,
+    reservation: string[],
+  ): Promise<number> {
+    const keys = [
+      this.keys.undispatchedTasks(projectId),
+      this.keys.projectCounters(projectId),
+      this.keys.queuedPayloads(projectId),
+      this.keys.queuedPayloadTotal(projectId),
+    ];
+    const { shared, own } = splitSharedFields(chunk);
+    const args = [String(Date.now()), String(chunk.length), ...reservation, String(shared.length), ...shared];
+    const indexSets = new Map<string, number>();
+    const indexKeys: string[] = [];
+    chunk.forEach((task, i) => {
+      keys.push(this.keys.task(projectId, task.id));
+      const scope = `${task.code_id}\n${task.code_name}\n${task.cluster}`;
+      let set = indexSets.get(scope);
+      if (set === undefined) {
+        set = indexSets.size + 1;
+        indexSets.set(scope, set);
+        indexKeys.push(...this.keys.statusGroup(projectId, task, 'queued'));
+      }
+      const fields = own[i]!;
+      args.push(task.id, String(task.created_at), String(set), String(fields.length), ...fields);
+    });
+    keys.push(...indexKeys);
+    if (retriedTaskId) keys.push(this.keys.task(projectId, retriedTaskId));
+    return scripts.createTasks.run<number>(this.redis, keys, args);
   }
 
   /**
