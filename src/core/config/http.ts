@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type Env, intFrom, listFrom, nonEmpty, oneOf } from './env.js';
 
 /** The HTTP side of a controller: where it listens, what it accepts, how it logs and drains. */
@@ -16,6 +17,11 @@ export interface HttpSettings {
   httpDrainMs: number;
   /** Whether FERRUM_HTTP_DRAIN_MS was given (an interactive `ferrum start` drains only then). */
   httpDrainGiven: boolean;
+  /**
+   * HTTP worker processes of `ferrum start` and `ferrum controller` (node:cluster, one port);
+   * 1 runs everything in one process; FERRUM_WORKERS unset or 0: one per available core.
+   */
+  workers: number;
   bodyLimitBytes: number;
   /** Bodies of at least `thresholdBytes` are read `perProject` at a time per project (0: no bound). */
   largeBodies: { thresholdBytes: number; perProject: number; bytesPerSecond: number };
@@ -60,6 +66,7 @@ export function readHttpSettings(env: Env): HttpSettings {
       : undefined,
     httpDrainMs: Math.max(0, intFrom(env, 'FERRUM_HTTP_DRAIN_MS', 5000)),
     httpDrainGiven: Boolean(env.FERRUM_HTTP_DRAIN_MS),
+    workers: intFrom(env, 'FERRUM_WORKERS', 0) || os.availableParallelism(),
     bodyLimitBytes: intFrom(env, 'FERRUM_BODY_LIMIT', 64 * 1024),
     largeBodies: {
       thresholdBytes: Math.max(1, intFrom(env, 'FERRUM_LARGE_BODY_BYTES', 256 * 1024)),
