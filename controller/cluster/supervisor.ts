@@ -32,7 +32,11 @@ export class WorkerSupervisor {
   private quickDeaths = 0;
   private readonly restarts = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly options: SupervisorOptions) {}
+  constructor(private readonly options: SupervisorOptions) {
+    // Each worker accepts its connections from the shared socket itself: no connection passes
+    // through this process, whose event loop also runs the runner (round-robin hands each over).
+    cluster.schedulingPolicy = cluster.SCHED_NONE;
+  }
 
   workers(): Worker[] {
     return [...this.live];
