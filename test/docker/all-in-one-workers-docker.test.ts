@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import {
-  cpuSeconds,
   ferrumChildPids,
   jsonLines,
   signalAndWait,
@@ -23,6 +22,12 @@ afterAll(async () => {
   await signalAndWait(proc, 'SIGKILL').catch(() => undefined);
   fs.rmSync(proc.dataDir, { recursive: true, force: true });
 });
+
+/** A process's resident memory (VmRSS), in bytes. */
+function residentBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -64,14 +69,14 @@ describe('the all-in-one with two HTTP workers', () => {
       // One scrape counts what every process did, the runner's figures (the primary's) included.
       expect(await healthChecks(url, 10)).toEqual(Array(10).fill(200));
       const processes = [primary, ...ferrumChildPids(primary)];
-      const cpuBefore = processes.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      const rssBefore = processes.reduce((sum, pid) => sum + residentBytes(pid), 0);
       const figures = await scrape(url);
-      const cpuAfter = processes.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      const rssAfter = processes.reduce((sum, pid) => sum + residentBytes(pid), 0);
       expect(figures.value('ferrum_http_request_duration_seconds_count', { route: '/health' })).toBe(10);
-      // The CPU the three processes used, not one worker's (/proc counts in ticks: a little slack).
-      const cpu = figures.value('ferrum_process_cpu_seconds_total');
-      expect(cpu).toBeGreaterThanOrEqual(cpuBefore - 0.1);
-      expect(cpu).toBeLessThanOrEqual(cpuAfter + 0.1);
+      // The memory of the three processes, not of one worker (each is a third or more of it).
+      const rss = figures.value('ferrum_process_resident_memory_bytes');
+      expect(rss).toBeGreaterThan(0.8 * Math.min(rssBefore, rssAfter));
+      expect(rss).toBeLessThan(1.2 * Math.max(rssBefore, rssAfter));
       expect(figures.value('ferrum_build_info')).toBe(1);
       expect(figures.matching('ferrum_runner_slots', { state: 'free' })).toHaveLength(1);
 
