@@ -5,7 +5,7 @@ import { DEFAULT_EMAIL } from '../src/auth/bootstrap.js';
 import { printBootstrap } from './admin/print-bootstrap.js';
 import { startAllInOne } from './all-in-one.js';
 import cluster from 'node:cluster';
-import type { BootstrapResult } from '../src/auth/bootstrap.js';
+import type { Served } from './served.js';
 import { serveHttpWorker } from './cluster/http-worker.js';
 import { startPrimary } from './cluster/primary.js';
 import { startController, type ControllerOptions } from './main.js';
@@ -20,16 +20,6 @@ const print = (line: string) => process.stdout.write(line + '\n');
  */
 export function interactiveDrainMs(config: Config, interactive: boolean): number {
   return interactive && !config.httpDrainGiven ? 0 : config.httpDrainMs;
-}
-
-/** A started server process, in one process or as a primary with HTTP workers; how it stops. */
-export interface Served {
-  url: string;
-  bootstrap: BootstrapResult | null;
-  ironJsonPath: string | null;
-  /** The graceful stop (StopSteps). */
-  stop(): Promise<void>;
-  stopNow(): Promise<void>;
 }
 
 /** FERRUM_WORKERS=1: the controller (and in `ferrum start` the runner) in this process. */

@@ -5,7 +5,7 @@ import { createProcessRegistry } from '../../src/metrics/registry.js';
 import { publicHostOf, refreshIronJson } from '../admin/iron-json.js';
 import { removeRunningServer, writeRunningServer } from '../admin/running-server.js';
 import { managedRedisOptions, type ControllerOptions } from '../main.js';
-import type { Served } from '../serve.js';
+import type { Served } from '../served.js';
 import { InstallationMetrics } from './installation-metrics.js';
 import { WorkerSupervisor } from './supervisor.js';
 
