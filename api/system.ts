@@ -40,6 +40,6 @@ export const systemApi: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
 
   app.get('/metrics', async (_request, reply) => {
     reply.header('Content-Type', ctx.metrics.registry.contentType);
-    return ctx.metrics.registry.metrics();
+    return ctx.metrics.scrape();
   });
 };

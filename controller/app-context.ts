@@ -18,7 +18,7 @@ import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis
 import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
 import { ActivityHistory } from '../src/metrics/history.js';
-import { createMetrics } from '../src/metrics/registry.js';
+import { createMetrics, type MetricsScrape } from '../src/metrics/registry.js';
 import { MessageQueue } from '../src/mq/message-queue.js';
 import { queueQuotasFrom } from '../src/mq/queues/queue-quotas.js';
 import { projectQuotasFrom } from '../src/auth/quotas.js';
@@ -38,9 +38,14 @@ export interface OpenedContext {
  * process shares across requests and loops, in one place and in dependency order; `close()`
  * closes them in the reverse order.
  */
-export async function openAppContext(config: Config, redisUrl: string, log: FastifyBaseLogger): Promise<OpenedContext> {
+export async function openAppContext(
+  config: Config,
+  redisUrl: string,
+  log: FastifyBaseLogger,
+  metricsScrape?: MetricsScrape,
+): Promise<OpenedContext> {
   const opened = new CloseStack();
-  const metrics = createMetrics();
+  const metrics = createMetrics(metricsScrape);
   const onError = (kind: string) => metrics.redisErrors.inc({ kind });
   const redis = opened.opened(
     createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError }),

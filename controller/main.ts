@@ -14,6 +14,7 @@ import { startManagedRedis, type ManagedRedis, type ManagedRedisOptions } from '
 import { fallbackLog } from '../src/core/redis.js';
 import { giveUpAfter } from '../src/core/time.js';
 import { moveEarlierApps } from '../src/functions/apps/earlier-registry.js';
+import type { MetricsScrape } from '../src/metrics/registry.js';
 import { openAppContext, type OpenedContext } from './app-context.js';
 import { build } from './build.js';
 import { startFunctionsListener, type FunctionsListener } from './http/functions-listener.js';
@@ -55,6 +56,8 @@ export interface ControllerOptions {
   log?: Logger;
   /** Called when the managed redis-server cannot be kept running (the process should exit non-zero). */
   onFatal?: (error: Error) => void;
+  /** How /metrics reads the figures (an HTTP worker's: the installation's, from its primary). */
+  metricsScrape?: MetricsScrape;
 }
 
 /** How long one shutdown step that needs Redis may take before it is given up. */
@@ -77,7 +80,7 @@ export async function startController(config: Config, options: ControllerOptions
   let app: FastifyInstance | null = null;
   let bootstrap: BootstrapResult | null = null;
   try {
-    opened = await openAppContext(config, redisUrl, options.log ?? loggerOf(options.logger));
+    opened = await openAppContext(config, redisUrl, options.log ?? loggerOf(options.logger), options.metricsScrape);
     const { ctx } = opened;
     bootstrap = await prepareStore(ctx);
     app = await build(opened);
@@ -121,7 +124,7 @@ export async function startController(config: Config, options: ControllerOptions
   }
 }
 
-function managedRedisOptions(config: Config, options: ControllerOptions): ManagedRedisOptions {
+export function managedRedisOptions(config: Config, options: ControllerOptions): ManagedRedisOptions {
   return {
     dataDir: config.dataDir,
     persistent: true,

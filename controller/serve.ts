@@ -4,7 +4,11 @@ import { chooseLogFormat, processLogger } from '../src/core/process-log.js';
 import { DEFAULT_EMAIL } from '../src/auth/bootstrap.js';
 import { printBootstrap } from './admin/print-bootstrap.js';
 import { startAllInOne } from './all-in-one.js';
-import { startController, type RunningController } from './main.js';
+import cluster from 'node:cluster';
+import type { Served } from './served.js';
+import { serveHttpWorker } from './cluster/http-worker.js';
+import { startPrimary } from './cluster/primary.js';
+import { startController, type ControllerOptions } from './main.js';
 import { STOP_SIGNALS, StopSignals } from './stop-signals.js';
 
 /** Where the process's own lines go (the logs go through the logger). */
@@ -18,8 +22,26 @@ export function interactiveDrainMs(config: Config, interactive: boolean): number
   return interactive && !config.httpDrainGiven ? 0 : config.httpDrainMs;
 }
 
+/** FERRUM_WORKERS=1: the controller (and in `ferrum start` the runner) in this process. */
+async function startInProcess(config: Config, withRunner: boolean, options: ControllerOptions): Promise<Served> {
+  const allInOne = withRunner ? await startAllInOne(config, options) : null;
+  const running = allInOne?.controller ?? (await startController(config, options));
+  return {
+    url: running.url,
+    bootstrap: running.bootstrap,
+    ironJsonPath: running.ironJsonPath,
+    // A controller first drains (/ready 503, still serving) so load balancers take it out.
+    stop: async () => {
+      if (allInOne) return allInOne.stop();
+      await running.drain();
+      await running.stop();
+    },
+    stopNow: () => running.stopNow(),
+  };
+}
+
 /** The one line a start ends with: where the API and the dashboard are, and how to sign in. */
-function startLine(running: RunningController, config: Config): string {
+function startLine(running: Served, config: Config): string {
   const who = running.bootstrap?.email ?? config.bootstrap.email ?? DEFAULT_EMAIL;
   const signIn = running.bootstrap
     ? `sign in as ${who} with the password above`
@@ -29,6 +51,7 @@ function startLine(running: RunningController, config: Config): string {
 
 /** `ferrum start` (withRunner) and `ferrum controller`: start, then stop on SIGINT/SIGTERM. */
 export async function serve(withRunner: boolean): Promise<void> {
+  if (cluster.isWorker) return serveHttpWorker();
   const startedAt = Date.now();
   const loaded = loadConfig();
   if (!loaded.redisUrl && !redisServerAvailable()) {
@@ -39,7 +62,7 @@ export async function serve(withRunner: boolean): Promise<void> {
   const config = withRunner ? { ...loaded, httpDrainMs: interactiveDrainMs(loaded, interactive) } : loaded;
   const log = processLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
   let signals: StopSignals | null = null;
-  const options = {
+  const options: ControllerOptions = {
     log,
     // The managed redis-server keeps dying: exit non-zero so a process supervisor takes over.
     onFatal: (error: Error) => {
@@ -51,29 +74,20 @@ export async function serve(withRunner: boolean): Promise<void> {
   // A signal while starting exits at once; exiting stops the managed redis-server (its 'exit' hook).
   const stopWhileStarting = () => process.exit(130);
   for (const name of STOP_SIGNALS) process.on(name, stopWhileStarting);
-  const allInOne = withRunner ? await startAllInOne(config, options) : null;
-  const running = allInOne?.controller ?? (await startController(config, options));
+  const running =
+    config.workers > 1
+      ? await startPrimary(config, withRunner, options)
+      : await startInProcess(config, withRunner, options);
   for (const name of STOP_SIGNALS) process.off(name, stopWhileStarting);
-  signals = new StopSignals(
-    {
-      // A controller first drains (/ready 503, still serving) so load balancers take it out.
-      stop: async () => {
-        if (allInOne) return allInOne.stop();
-        await running.drain();
-        await running.stop();
-      },
-      stopNow: () => running.stopNow(),
-    },
-    {
-      log,
-      timeoutMs: shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller'),
-      drainMs: config.httpDrainMs,
-      print,
-      exit: (code) => process.exit(code),
-    },
-  );
+  signals = new StopSignals(running, {
+    log,
+    timeoutMs: shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller'),
+    drainMs: config.httpDrainMs,
+    print,
+    exit: (code) => process.exit(code),
+  });
   signals.install();
   if (running.bootstrap) printBootstrap(running.bootstrap, running.ironJsonPath);
-  log.info({ startup_ms: Date.now() - startedAt, drain_ms: config.httpDrainMs }, 'started');
+  log.info({ startup_ms: Date.now() - startedAt, drain_ms: config.httpDrainMs, workers: config.workers }, 'started');
   print(startLine(running, config));
 }

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuSeconds } from './proc-cpu.js';
+import { cpuSecondsOfAll } from './proc-cpu.js';
 
 export interface WrkRequest {
   method: string;
@@ -35,7 +35,8 @@ let scripts = 0;
 /** Runs wrk with `connections` keep-alive connections against `url` for `seconds`; the server's CPU is read around it. */
 export function wrk(
   url: string,
-  options: { seconds: number; connections: number; serverPid: number },
+  /** `serverPid`: the server's process, or all of them (a primary and its HTTP workers). */
+  options: { seconds: number; connections: number; serverPid: number | number[] },
   request: WrkRequest,
 ): Promise<LoadFigures> {
   const script = path.join(os.tmpdir(), `ferrum-bench-wrk-${process.pid}-${scripts++}.lua`);
@@ -55,10 +56,11 @@ export function wrk(
     script,
     url,
   ];
-  const cpuBefore = cpuSeconds(options.serverPid);
+  const pids = [options.serverPid].flat();
+  const cpuBefore = cpuSecondsOfAll(pids);
   return new Promise((resolve, reject) => {
     execFile('wrk', args, (error, stdout) => {
-      const cpuUs = (cpuSeconds(options.serverPid) - cpuBefore) * 1_000_000;
+      const cpuUs = (cpuSecondsOfAll(pids) - cpuBefore) * 1_000_000;
       fs.rmSync(script, { force: true });
       if (error) return reject(new Error(`wrk failed (apt-get install -y wrk): ${error.message}`));
       const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);

@@ -25,21 +25,25 @@ function metricsOf(registry: Registry): ProbeMetrics {
       name: 'ferrum_redis_up',
       help: "Whether this process's last PING to Redis was answered in time (1) or not (0)",
       registers: [registry],
+      aggregator: 'min',
     }),
     writable: new Gauge({
       name: 'ferrum_redis_writable',
       help: "Whether Redis accepted this process's last probe write (1) or refused it or did not answer in time (0)",
       registers: [registry],
+      aggregator: 'min',
     }),
     memoryUsed: new Gauge({
       name: 'ferrum_redis_memory_used_bytes',
       help: 'Memory Redis uses (INFO memory used_memory; of a Cluster, the master fullest against its maxmemory), in bytes',
       registers: [registry],
+      aggregator: 'max',
     }),
     memoryMax: new Gauge({
       name: 'ferrum_redis_memory_max_bytes',
       help: "Redis's maxmemory (0: no limit) of the master ferrum_redis_memory_used_bytes reports, in bytes; past it Redis refuses writes (noeviction)",
       registers: [registry],
+      aggregator: 'max',
     }),
   });
   return perRegistry(registry, 'redis-probe', create);

@@ -10,7 +10,15 @@ export interface Metrics {
   httpResponses: Counter<'status'>;
   leadership: LeadershipGauge;
   redisErrors: Counter<'kind'>;
+  /** What /metrics answers: this registry, or with HTTP workers the installation's (see MetricsScrape). */
+  scrape(): Promise<string>;
 }
+
+/**
+ * How /metrics reads a process's figures: by default its own registry; an HTTP worker of a
+ * `ferrum start` with FERRUM_WORKERS > 1 asks its primary for every process's, aggregated.
+ */
+export type MetricsScrape = (own: Registry) => Promise<string>;
 
 /**
  * prom-client's default gauges whose names end in _total, which Prometheus keeps for counters
@@ -32,11 +40,13 @@ export function createProcessRegistry(): Registry {
     help: 'Always 1; the labels say which Ferrum build and Node.js this process runs',
     labelNames: ['version', 'node_version'] as const,
     registers: [registry],
+    // Aggregated over HTTP workers (controller/cluster/): still 1, not one per process.
+    aggregator: 'max',
   }).set({ version: VERSION, node_version: process.versions.node }, 1);
   return registry;
 }
 
-export function createMetrics(): Metrics {
+export function createMetrics(scrape: MetricsScrape = (own) => own.metrics()): Metrics {
   const registry = createProcessRegistry();
   const httpRequestDuration = new Histogram({
     name: 'ferrum_http_request_duration_seconds',
@@ -53,7 +63,14 @@ export function createMetrics(): Metrics {
   });
   for (const status of ['1xx', '2xx', '3xx', '4xx', '5xx']) httpResponses.inc({ status }, 0);
   const redisErrors = redisErrorsCounter(registry);
-  return { registry, httpRequestDuration, httpResponses, leadership: new LeadershipGauge(registry), redisErrors };
+  return {
+    registry,
+    httpRequestDuration,
+    httpResponses,
+    leadership: new LeadershipGauge(registry),
+    redisErrors,
+    scrape: () => scrape(registry),
+  };
 }
 
 /**

@@ -66,6 +66,7 @@ export class SampledGauges {
       name: 'ferrum_metrics_sample_age_seconds',
       help: 'Age of the sampled gauges this controller serves (it runs the sampler); grows while Redis cannot be read',
       registers: [registry],
+      aggregator: 'min',
       collect() {
         this.reset();
         const age = ageOfSample();

@@ -58,6 +58,8 @@ async function startOnce(command: string, options: FerrumProcessOptions): Promis
       FERRUM_DATA_DIR: dataDir,
       FERRUM_BOOTSTRAP_PASSWORD: 'admin-password',
       LOG_LEVEL: 'info',
+      // One process unless a test asks for HTTP workers (test/docker/all-in-one-workers-docker.test.ts).
+      FERRUM_WORKERS: '1',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -154,6 +156,21 @@ export function cpuSeconds(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
+}
+
+/** The processes whose parent is `pid` and whose command line names ferrum (a primary's HTTP workers). */
+export function ferrumChildPids(pid: number): number[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]);
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      return parent === pid && command.includes('ferrum') ? [Number(entry)] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
 }
 
 /** The pid in a redis.pid file (the managed redis-server of a data folder). */

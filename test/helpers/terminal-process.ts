@@ -26,7 +26,7 @@ export async function startInTerminal(env: Record<string, string>): Promise<Term
   const command = `exec '${process.execPath}' --import tsx bin/ferrum.ts start`;
   const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', FERRUM_WORKERS: '1', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

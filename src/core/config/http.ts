@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type Env, intFrom, listFrom, nonEmpty } from './env.js';
 import { choiceOf, defineSettings, intOf, textOf } from './setting.js';
 
@@ -9,6 +10,11 @@ export const HTTP_SETTINGS = defineSettings({
   HOST: {
     fallback: '127.0.0.1',
     meaning: 'address the controller listens on (`0.0.0.0` for all)',
+  },
+  FERRUM_WORKERS: {
+    shown: 'one per available core (`os.availableParallelism()`)',
+    meaning:
+      "`ferrum start` and `ferrum controller`: HTTP worker processes sharing the port (`node:cluster`); `1` runs everything in one process. The primary process keeps the managed `redis-server`, the runner (`ferrum start`) and `iron.json`/`server.json`, restarts a worker that dies (after 0.5 s, doubling while they keep dying, up to 30 s) and on SIGTERM drains every worker together; the background loops run once whatever the count (leader leases); `/metrics` answers every process's figures aggregated. The Helm chart sets `1` (pods scale by replicas). See [Every core](operations.md#every-core)",
   },
   FERRUM_SHUTDOWN_TIMEOUT_MS: {
     shown:
@@ -90,6 +96,11 @@ export interface HttpSettings {
   httpDrainMs: number;
   /** Whether FERRUM_HTTP_DRAIN_MS was given (an interactive `ferrum start` drains only then). */
   httpDrainGiven: boolean;
+  /**
+   * HTTP worker processes of `ferrum start` and `ferrum controller` (node:cluster, one port);
+   * 1 runs everything in one process; FERRUM_WORKERS unset or 0: one per available core.
+   */
+  workers: number;
   bodyLimitBytes: number;
   /** Bodies of at least `thresholdBytes` are read `perProject` at a time per project (0: no bound). */
   largeBodies: { thresholdBytes: number; perProject: number; bytesPerSecond: number };
@@ -134,6 +145,7 @@ export function readHttpSettings(env: Env): HttpSettings {
       : undefined,
     httpDrainMs: Math.max(0, intOf(env, HTTP_SETTINGS.FERRUM_HTTP_DRAIN_MS)),
     httpDrainGiven: Boolean(env.FERRUM_HTTP_DRAIN_MS),
+    workers: intFrom(env, HTTP_SETTINGS.FERRUM_WORKERS.name, 0) || os.availableParallelism(),
     bodyLimitBytes: intOf(env, HTTP_SETTINGS.FERRUM_BODY_LIMIT),
     largeBodies: {
       thresholdBytes: Math.max(1, intOf(env, HTTP_SETTINGS.FERRUM_LARGE_BODY_BYTES)),
