@@ -1,0 +1,127 @@
+// @ts-check
+import { mq } from '../client.js';
+import { field, form, h, table, toast } from '../dom.js';
+import { perSecond } from '../rates.js';
+import { deadLetters, messagesSection } from './queue-messages.js';
+import { ratesOf } from './queues.js';
+/** @typedef {import('../types').Queue} Queue */
+
+/** @param {(hash: string) => void} navigate @param {string} name */
+export async function queuePage(navigate, name) {
+  const queue = await mq.get(name);
+  const reload = () => navigate(`#/queues/${encodeURIComponent(name)}`);
+  return h(
+    'section',
+    {},
+    h('p', {}, h('a', { href: '#/queues' }, '← Queues')),
+    h('h1', {}, queue.name),
+    facts(queue),
+    queue.push ? pushFacts(queue.push) : null,
+    queue.alerts
+      ? [
+          h('h2', {}, 'Alerts'),
+          table(
+            ['Type', 'Trigger', 'Direction', 'Target queue', 'Snooze'],
+            queue.alerts.map((a) => [a.type, String(a.trigger), a.direction || 'asc', a.queue, `${a.snooze || 0} s`]),
+          ),
+        ]
+      : null,
+    messagesSection(name, reload),
+    queue.dead_letter ? deadLetters(name, queue.dead_letter.queue_name) : null,
+    settingsForm(queue, reload),
+    h('h2', {}, 'Delete'),
+    h(
+      'button',
+      {
+        class: 'danger',
+        onclick: async () => {
+          if (!confirm(`Delete queue ${name} and all its messages? This cannot be undone.`)) return;
+          await mq.remove(name);
+          toast(`Deleted queue ${name}`);
+          navigate('#/queues');
+        },
+      },
+      'Delete queue',
+    ),
+  );
+}
+
+/** @param {Queue} queue */
+function facts(queue) {
+  const rates = ratesOf(queue);
+  /** @type {[string, string][]} */
+  const rows = [
+    ['Type', queue.type || 'pull'],
+    ['Ready', String(queue.ready ?? '')],
+    ['Reserved', String(queue.reserved ?? '')],
+    ['Delayed', String(queue.delayed ?? '')],
+    ['Size', String(queue.size)],
+    ['Total posted', String(queue.total_messages)],
+    ['Rates (in / out)', rates ? `${perSecond(rates.in)} / ${perSecond(rates.out)}` : 'shown on the next refresh'],
+    ['Message timeout', `${queue.message_timeout} s`],
+    ['Message expiration', `${queue.message_expiration} s`],
+    [
+      'Dead letter',
+      queue.dead_letter
+        ? `${queue.dead_letter.queue_name} after ${queue.dead_letter.max_reservations} reservations`
+        : '—',
+    ],
+  ];
+  return h(
+    'dl',
+    { class: 'facts', id: 'queue-facts' },
+    rows.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
+}
+
+/** @param {NonNullable<Queue['push']>} push */
+function pushFacts(push) {
+  return [
+    h('h2', {}, 'Push delivery'),
+    h(
+      'dl',
+      { class: 'facts', id: 'push-settings' },
+      h('dt', {}, 'Retries'),
+      h('dd', {}, String(push.retries ?? '')),
+      h('dt', {}, 'Delay between retries'),
+      h('dd', {}, `${push.retries_delay ?? ''} s`),
+      h('dt', {}, 'Error queue'),
+      h('dd', {}, push.error_queue || '—'),
+    ),
+    h('h2', {}, 'Subscribers'),
+    table(
+      ['Name', 'URL', 'Headers'],
+      (push.subscribers || []).map((s) => [s.name, s.url, Object.keys(s.headers || {}).join(', ')]),
+      { empty: 'No subscribers.' },
+    ),
+  ];
+}
+
+/** Edits the queue's timeouts (PATCH: what is not given stays). @param {Queue} queue @param {() => void} reload */
+function settingsForm(queue, reload) {
+  const seconds = { type: 'number', min: '1', step: '1', required: true };
+  return [
+    h('h2', {}, 'Settings'),
+    form(
+      [
+        field('Message timeout (s)', { ...seconds, name: 'message_timeout', value: String(queue.message_timeout) }),
+        field('Message expiration (s)', {
+          ...seconds,
+          name: 'message_expiration',
+          value: String(queue.message_expiration),
+        }),
+      ],
+      'Save settings',
+      async (values) => {
+        if (!confirm(`Change the settings of ${queue.name}?`)) return;
+        await mq.update(queue.name, {
+          message_timeout: Number(values.message_timeout),
+          message_expiration: Number(values.message_expiration),
+        });
+        toast(`Saved settings of ${queue.name}`);
+        reload();
+      },
+      { 'aria-label': 'Queue settings' },
+    ),
+  ];
+}
