@@ -36,7 +36,9 @@ function frame(/** @type {string} */ title, /** @type {number} */ max, /** @type
   const y = (/** @type {number} */ value) => PAD.top + PLOT_HEIGHT * (1 - value / top);
   for (const tick of ticks) {
     root.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(tick), y2: y(tick), class: 'grid' }));
-    root.append(svg('text', { x: PAD.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'axis' }, String(tick)));
+    root.append(
+      svg('text', { x: PAD.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'axis y-tick' }, String(tick)),
+    );
   }
   for (let i = 0; i <= TIME_LABELS; i++) {
     const time = range.from + ((range.to - range.from) * i) / TIME_LABELS;
