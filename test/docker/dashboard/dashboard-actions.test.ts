@@ -24,7 +24,7 @@ beforeAll(() => {
 
 const main = () => session.page.locator('main');
 const fact = (term: string) =>
-  session.page.locator('dl.facts dt', { hasText: term }).locator('xpath=following-sibling::dd[1]');
+  session.page.locator('dl.facts dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]');
 const open = async (hash: string, heading: string | RegExp) => {
   await session.page.goto(`${session.server.url}/#/${hash}`);
   await session.page.getByRole('heading', { name: heading, level: 1 }).waitFor(waitUp);
