@@ -115,6 +115,19 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
   return el;
 }
 
+/**
+ * A button that runs `run`, after the person confirms `question` when one is given.
+ * @param {string} label @param {string} question @param {() => Promise<unknown>} run
+ * @param {{ danger?: boolean, ariaLabel?: string }} [options]
+ */
+export function confirmedButton(label, question, run, { danger = false, ariaLabel } = {}) {
+  const onclick = async () => {
+    if (question && !confirm(question)) return;
+    await run();
+  };
+  return h('button', { class: danger ? 'danger' : undefined, 'aria-label': ariaLabel, onclick }, label);
+}
+
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let toastTimer;
 

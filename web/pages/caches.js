@@ -1,6 +1,6 @@
 // @ts-check
 import { cache } from '../client.js';
-import { field, form, h, table, toast } from '../dom.js';
+import { confirmedButton, field, form, h, table, toast } from '../dom.js';
 
 /** @param {unknown} _navigate @param {string | undefined} _id @param {URLSearchParams} params */
 export async function cachesPage(_navigate, _id, params) {
@@ -77,32 +77,26 @@ export async function cachePage(navigate, name) {
 function cacheActions(navigate, name) {
   return [
     h('h2', {}, 'Clear'),
-    h(
-      'button',
-      {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Remove every item of ${name}? This cannot be undone.`)) return;
-          await cache.clear(name);
-          toast(`Cleared ${name}`);
-          navigate(`#/caches/${encodeURIComponent(name)}`);
-        },
-      },
+    confirmedButton(
       'Clear cache',
+      `Remove every item of ${name}? This cannot be undone.`,
+      async () => {
+        await cache.clear(name);
+        toast(`Cleared ${name}`);
+        navigate(`#/caches/${encodeURIComponent(name)}`);
+      },
+      { danger: true },
     ),
     h('h2', {}, 'Delete'),
-    h(
-      'button',
-      {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Delete cache ${name} and all its items? This cannot be undone.`)) return;
-          await cache.remove(name);
-          toast(`Deleted cache ${name}`);
-          navigate('#/caches');
-        },
-      },
+    confirmedButton(
       'Delete cache',
+      `Delete cache ${name} and all its items? This cannot be undone.`,
+      async () => {
+        await cache.remove(name);
+        toast(`Deleted cache ${name}`);
+        navigate('#/caches');
+      },
+      { danger: true },
     ),
   ];
 }

@@ -1,6 +1,6 @@
 // @ts-check
 import { worker } from '../client.js';
-import { h, table, time, toast } from '../dom.js';
+import { confirmedButton, h, table, time, toast } from '../dom.js';
 /** @typedef {import('../types').Code} Code */
 
 const STATUSES = ['queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'];
@@ -79,34 +79,24 @@ function codeActions(
   /** @type {(hash: string) => void} */ navigate,
 ) {
   const reload = () => navigate(`#/codes/${encodeURIComponent(code.id)}`);
+  const verb = paused ? 'Resume' : 'Pause';
   return h(
     'div',
     { class: 'actions' },
-    h(
-      'button',
-      {
-        onclick: async () => {
-          const verb = paused ? 'Resume' : 'Pause';
-          if (!confirm(`${verb} the task queue of ${code.name}?`)) return;
-          await (paused ? worker.resume(code.id) : worker.pause(code.id));
-          toast(`${paused ? 'Resumed' : 'Paused'} ${code.name}`);
-          reload();
-        },
-      },
-      paused ? 'Resume task queue' : 'Pause task queue',
-    ),
-    h(
-      'button',
-      {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Delete code package ${code.name} with all its revisions? This cannot be undone.`)) return;
-          await worker.deleteCode(code.id);
-          toast(`Deleted ${code.name}`);
-          navigate('#/codes');
-        },
-      },
+    confirmedButton(`${verb} task queue`, `${verb} the task queue of ${code.name}?`, async () => {
+      await (paused ? worker.resume(code.id) : worker.pause(code.id));
+      toast(`${paused ? 'Resumed' : 'Paused'} ${code.name}`);
+      reload();
+    }),
+    confirmedButton(
       'Delete package',
+      `Delete code package ${code.name} with all its revisions? This cannot be undone.`,
+      async () => {
+        await worker.deleteCode(code.id);
+        toast(`Deleted ${code.name}`);
+        navigate('#/codes');
+      },
+      { danger: true },
     ),
   );
 }

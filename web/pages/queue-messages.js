@@ -1,27 +1,16 @@
 // @ts-check
 import { mq } from '../client.js';
-import { field, form, h, table, toast } from '../dom.js';
+import { confirmedButton, field, form, h, table, toast } from '../dom.js';
 /** @typedef {import('../types').Message} Message */
 
-/** A small button that asks first when `question` is given. @param {string} label @param {string} ariaLabel */
+/** A button for one message or the queue, asking first when `question` is given. */
 function actionButton(
-  label,
-  ariaLabel,
+  /** @type {string} */ label,
+  /** @type {string} */ ariaLabel,
   /** @type {() => Promise<void>} */ run,
   { question = '', danger = false } = {},
 ) {
-  return h(
-    'button',
-    {
-      class: danger ? 'danger' : undefined,
-      'aria-label': ariaLabel,
-      onclick: async () => {
-        if (question && !confirm(question)) return;
-        await run();
-      },
-    },
-    label,
-  );
+  return confirmedButton(label, question, run, { danger, ariaLabel });
 }
 
 /**

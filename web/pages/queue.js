@@ -1,6 +1,6 @@
 // @ts-check
 import { mq } from '../client.js';
-import { field, form, h, table, toast } from '../dom.js';
+import { confirmedButton, field, form, h, table, toast } from '../dom.js';
 import { perSecond } from '../rates.js';
 import { deadLetters, messagesSection } from './queue-messages.js';
 import { ratesOf } from './queues.js';
@@ -30,18 +30,15 @@ export async function queuePage(navigate, name) {
     queue.dead_letter ? deadLetters(name, queue.dead_letter.queue_name) : null,
     settingsForm(queue, reload),
     h('h2', {}, 'Delete'),
-    h(
-      'button',
-      {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Delete queue ${name} and all its messages? This cannot be undone.`)) return;
-          await mq.remove(name);
-          toast(`Deleted queue ${name}`);
-          navigate('#/queues');
-        },
-      },
+    confirmedButton(
       'Delete queue',
+      `Delete queue ${name} and all its messages? This cannot be undone.`,
+      async () => {
+        await mq.remove(name);
+        toast(`Deleted queue ${name}`);
+        navigate('#/queues');
+      },
+      { danger: true },
     ),
   );
 }

@@ -1,6 +1,6 @@
 // @ts-check
 import { worker } from '../client.js';
-import { h, time, toast } from '../dom.js';
+import { confirmedButton, h, time, toast } from '../dom.js';
 import { WaitReasons } from './task-wait.js';
 import { retryLinks, statusCell } from './tasks.js';
 /** @typedef {import('../types').Task} Task */
@@ -51,30 +51,20 @@ function taskAction(
   /** @type {() => Promise<unknown>} */ refresh,
 ) {
   if (FINISHED.has(task.status))
-    return h(
-      'button',
-      {
-        onclick: async () => {
-          if (!confirm(`Retry task ${task.id}?`)) return;
-          const retryId = await worker.retry(task.id);
-          toast('Retried');
-          navigate(`#/tasks/${retryId}`);
-        },
-      },
-      'Retry',
-    );
-  return h(
-    'button',
-    {
-      class: 'danger',
-      onclick: async () => {
-        if (!confirm(`Cancel task ${task.id}?`)) return;
-        await worker.cancel(task.id);
-        toast('Cancelled');
-        await refresh();
-      },
-    },
+    return confirmedButton('Retry', `Retry task ${task.id}?`, async () => {
+      const retryId = await worker.retry(task.id);
+      toast('Retried');
+      navigate(`#/tasks/${retryId}`);
+    });
+  return confirmedButton(
     'Cancel',
+    `Cancel task ${task.id}?`,
+    async () => {
+      await worker.cancel(task.id);
+      toast('Cancelled');
+      await refresh();
+    },
+    { danger: true },
   );
 }
 
