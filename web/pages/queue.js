@@ -6,16 +6,21 @@ import { deadLetters, messagesSection } from './queue-messages.js';
 import { ratesOf } from './queues.js';
 /** @typedef {import('../types').Queue} Queue */
 
+/** How often a queue's page reads it again for its rates. */
+const RATES_MS = 2000;
+
 /** @param {(hash: string) => void} navigate @param {string} name */
 export async function queuePage(navigate, name) {
   const queue = await mq.get(name);
   const reload = () => navigate(`#/queues/${encodeURIComponent(name)}`);
+  const rates = h('dd', { id: 'queue-rates' }, ratesText(queue));
+  keepRatesFresh(name, rates);
   return h(
     'section',
     {},
     h('p', {}, h('a', { href: '#/queues' }, '← Queues')),
     h('h1', {}, queue.name),
-    facts(queue),
+    facts(queue, rates),
     queue.push ? pushFacts(queue.push) : null,
     queue.alerts
       ? [
@@ -43,10 +48,27 @@ export async function queuePage(navigate, name) {
   );
 }
 
-/** @param {Queue} queue */
-function facts(queue) {
+/** This read's rates, or what to expect before there are any. @param {Queue} queue */
+function ratesText(queue) {
   const rates = ratesOf(queue);
-  /** @type {[string, string][]} */
+  return rates ? `${perSecond(rates.in)} / ${perSecond(rates.out)}` : 'measuring…';
+}
+
+/**
+ * Reads the queue again every few seconds while its page is shown, for its rates.
+ * @param {string} name @param {HTMLElement} rates
+ */
+function keepRatesFresh(name, rates) {
+  const timer = setInterval(async () => {
+    const queue = rates.isConnected ? await mq.get(name).catch(() => null) : null;
+    if (!queue) return clearInterval(timer);
+    rates.textContent = ratesText(queue);
+  }, RATES_MS);
+}
+
+/** @param {Queue} queue @param {HTMLElement} rates */
+function facts(queue, rates) {
+  /** @type {[string, string | HTMLElement][]} */
   const rows = [
     ['Type', queue.type || 'pull'],
     ['Ready', String(queue.ready ?? '')],
@@ -54,7 +76,7 @@ function facts(queue) {
     ['Delayed', String(queue.delayed ?? '')],
     ['Size', String(queue.size)],
     ['Total posted', String(queue.total_messages)],
-    ['Rates (in / out)', rates ? `${perSecond(rates.in)} / ${perSecond(rates.out)}` : 'shown on the next refresh'],
+    ['Rates (in / out)', rates],
     ['Message timeout', `${queue.message_timeout} s`],
     ['Message expiration', `${queue.message_expiration} s`],
     [
@@ -67,7 +89,7 @@ function facts(queue) {
   return h(
     'dl',
     { class: 'facts', id: 'queue-facts' },
-    rows.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+    rows.map(([term, value]) => [h('dt', {}, term), typeof value === 'string' ? h('dd', {}, value) : value]),
   );
 }
 

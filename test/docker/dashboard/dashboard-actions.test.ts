@@ -40,6 +40,8 @@ describe('queues in the dashboard', () => {
     expect(await fact('Ready').textContent()).toBe('2');
     expect(await fact('Reserved').textContent()).toBe('5');
     expect(await fact('Delayed').textContent()).toBe('1');
+    // The page reads the queue again for its rates while it is shown.
+    await expect.poll(() => fact('Rates \\(in / out\\)').textContent(), waitUp).toMatch(/^[\d.]+\/s \/ [\d.]+\/s$/);
 
     await open('queues', 'Queues');
     const row = session.page.locator('tr', { has: session.page.getByRole('link', { name: queue, exact: true }) });
