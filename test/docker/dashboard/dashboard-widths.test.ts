@@ -37,6 +37,7 @@ beforeAll(async () => {
     'projects',
     `projects/${session.server.projectId}`,
     'tokens',
+    'signin',
   ];
 });
 
