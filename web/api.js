@@ -1,3 +1,4 @@
+// @ts-check
 // The dashboard talks to Ferrum only through its public HTTP API. It is signed in by an
 // HttpOnly session cookie (POST /ui/session) that no script can read: this file keeps no token.
 
@@ -50,18 +51,27 @@ export async function endSession() {
 }
 
 export class ApiError extends Error {
+  /** @param {number} status @param {string} message */
   constructor(status, message) {
     super(message);
     this.status = status;
   }
 }
 
-/** Calls the API; resolves to the parsed body (or text), rejects with ApiError carrying `msg`. */
+/**
+ * Calls the API; resolves to the parsed body (or text), rejects with ApiError carrying `msg`.
+ * Pages call it through client.js, which names every path and types its answer.
+ * @param {string} method @param {string} path @param {unknown} [body]
+ * @param {{ token?: string, accept?: string }} [options]
+ * @returns {Promise<any>}
+ */
 export async function api(method, path, body, { token, accept } = {}) {
   // The header tells the server this request is the dashboard's own (no other page can add it).
+  /** @type {Record<string, string>} */
   const headers = { 'X-Ferrum-Dashboard': '1' };
   if (token) headers.Authorization = `OAuth ${token}`;
   if (accept) headers.Accept = accept;
+  /** @type {RequestInit} */
   const init = { method, headers };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -69,6 +79,7 @@ export async function api(method, path, body, { token, accept } = {}) {
   }
   const response = await fetch(path, init);
   const text = await response.text();
+  /** @type {any} */
   let parsed = text;
   if ((response.headers.get('content-type') || '').includes('json') && text) parsed = JSON.parse(text);
   if (!response.ok) {

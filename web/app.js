@@ -1,4 +1,6 @@
-import { api, ApiError, endSession, session } from './api.js';
+// @ts-check
+import { ApiError, endSession, session } from './api.js';
+import { identity } from './client.js';
 import { errorBox, h } from './dom.js';
 import { cachePage, cachesPage } from './pages/caches.js';
 import { clusterPage, clustersPage } from './pages/clusters.js';
@@ -6,10 +8,12 @@ import { codePage, codesPage } from './pages/codes.js';
 import { appPage, appsPage } from './pages/functions.js';
 import { overviewPage } from './pages/overview.js';
 import { projectPage, projectsPage } from './pages/projects.js';
-import { queuePage, queuesPage } from './pages/queues.js';
+import { queuePage } from './pages/queue.js';
+import { queuesPage } from './pages/queues.js';
 import { schedulesPage } from './pages/schedules.js';
 import { signInPage } from './pages/signin.js';
-import { taskPage, tasksPage } from './pages/tasks.js';
+import { taskPage } from './pages/task.js';
+import { tasksPage } from './pages/tasks.js';
 import { tokensPage } from './pages/tokens.js';
 
 // Route table: the first path segment after '#/' picks the page; a second segment is its id.
@@ -91,7 +95,7 @@ function renderNav(active) {
 async function lookUpProjectName(active) {
   const projectId = session.projectId;
   try {
-    const project = await api('GET', `/1/projects/${encodeURIComponent(projectId)}`);
+    const project = await identity.project(projectId);
     if (session.projectId !== projectId) return;
     session.projectName = project.name || projectId;
   } catch {
@@ -159,4 +163,3 @@ async function render({ live = false } = {}) {
 
 window.addEventListener('hashchange', () => render());
 render();
-export { api };

@@ -1,6 +1,13 @@
+// @ts-check
 // A few helpers to build the page from plain DOM nodes (no framework, no build step).
 
-/** h('button', { onclick, class: 'x' }, 'Label', child…) */
+/** @typedef {Node | string | number | null | undefined | false | any[]} Child */
+
+/**
+ * h('button', { onclick, class: 'x' }, 'Label', child…)
+ * @param {string} tag @param {Record<string, any>} [attrs] @param {Child[]} children
+ * @returns {HTMLElement & Record<string, any>}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs || {})) {
@@ -17,15 +24,16 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /** An event handler whose failure (a refused API call, say) is shown to the person, not lost in the console. */
-function reportingFailures(handler) {
-  return (event) => {
-    const result = handler(event);
+function reportingFailures(/** @type {(event: Event) => unknown} */ handler) {
+  return (/** @type {Event} */ event) => {
+    const result = /** @type {any} */ (handler(event));
     if (result && typeof result.catch === 'function')
       result.catch((error) => toast(`Failed: ${error.message || error}`, { error: true }));
     return result;
   };
 }
 
+/** @param {HTMLElement} el @param {Child[]} children */
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
@@ -33,37 +41,45 @@ function append(el, children) {
   }
 }
 
-/** A table with a header row; `rows` are arrays of cells (strings or nodes). */
-export function table(headers, rows, { empty = 'Nothing here yet.', caption } = {}) {
+/**
+ * A table with a header row; `rows` are arrays of cells (strings or nodes). It scrolls inside its
+ * own box, so a wide table never widens the page on a phone.
+ * @param {string[]} headers @param {Child[][]} rows @param {{ empty?: string, caption?: string }} [options]
+ */
+export function table(headers, rows, { empty = 'Nothing here yet.', caption = '' } = {}) {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
   return h(
-    'table',
-    {},
-    caption ? h('caption', {}, caption) : null,
+    'div',
+    { class: 'table-scroll' },
     h(
-      'thead',
+      'table',
       {},
+      caption ? h('caption', {}, caption) : null,
       h(
-        'tr',
+        'thead',
         {},
-        headers.map((title) => h('th', { scope: 'col' }, title)),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      rows.map((cells) =>
         h(
           'tr',
           {},
-          cells.map((cell) => h('td', {}, cell ?? '')),
+          headers.map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((cells) =>
+          h(
+            'tr',
+            {},
+            cells.map((cell) => h('td', {}, cell ?? '')),
+          ),
         ),
       ),
     ),
   );
 }
 
-/** A labelled input; returns [labelNode, inputNode]. */
+/** A labelled input; returns [labelNode, inputNode]. @param {string} label @param {Record<string, any>} [attrs] */
 export function field(label, attrs = {}) {
   const id =
     attrs.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Math.random().toString(36).slice(2, 7)}`;
@@ -73,17 +89,23 @@ export function field(label, attrs = {}) {
   return [h('label', { for: id }, label), input];
 }
 
-/** A form whose submit runs `onSubmit(formValues)`; errors show inside the form. */
+/**
+ * A form whose submit runs `onSubmit(formValues)`; errors show inside the form.
+ * @param {Child[]} fields @param {string} submitLabel
+ * @param {(values: Record<string, string>, form: HTMLFormElement) => unknown} onSubmit
+ * @param {Record<string, any>} [attrs]
+ */
 export function form(fields, submitLabel, onSubmit, attrs = {}) {
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'submit' }, submitLabel);
-  const el = h('form', attrs, fields, button, error);
+  const el = /** @type {HTMLFormElement} */ (h('form', attrs, fields, button, error));
   el.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.textContent = '';
     button.disabled = true;
     try {
-      await onSubmit(Object.fromEntries(new FormData(el).entries()), el);
+      const values = /** @type {Record<string, string>} */ (Object.fromEntries(new FormData(el).entries()));
+      await onSubmit(values, el);
     } catch (e) {
       error.textContent = e.message;
     } finally {
@@ -93,14 +115,33 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
   return el;
 }
 
-export function toast(message, { error = false } = {}) {
-  const el = document.getElementById('toast');
-  el.textContent = message;
-  el.classList.toggle('failed', error);
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (el.textContent = ''), 4000);
+/**
+ * A button that runs `run`, after the person confirms `question` when one is given.
+ * @param {string} label @param {string} question @param {() => Promise<unknown>} run
+ * @param {{ danger?: boolean, ariaLabel?: string }} [options]
+ */
+export function confirmedButton(label, question, run, { danger = false, ariaLabel } = {}) {
+  const onclick = async () => {
+    if (question && !confirm(question)) return;
+    await run();
+  };
+  return h('button', { class: danger ? 'danger' : undefined, 'aria-label': ariaLabel, onclick }, label);
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer;
+
+/** Shows a short message in the status line. @param {string} message */
+export function toast(message, { error = false } = {}) {
+  const el = document.getElementById('toast');
+  if (!el) return;
+  el.textContent = message;
+  el.classList.toggle('failed', error);
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (el.textContent = ''), 4000);
+}
+
+/** A local date and time, '' for none. @param {string | undefined} value */
 export function time(value) {
   if (!value) return '';
   const date = new Date(value);
@@ -108,6 +149,7 @@ export function time(value) {
   return date.getUTCFullYear() < 1971 ? '' : date.toLocaleString(); // the zero timestamp means unset
 }
 
+/** @param {any} error */
 export function errorBox(error) {
   return h('p', { class: 'error', role: 'alert' }, error.message || String(error));
 }

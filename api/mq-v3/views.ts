@@ -11,6 +11,10 @@ const queueProperties = {
   name: { type: 'string' },
   size: { type: 'integer' },
   total_messages: { type: 'integer' },
+  // Ferrum extension: the size by state (ready + delayed + reserved = size).
+  ready: { type: 'integer' },
+  delayed: { type: 'integer' },
+  reserved: { type: 'integer' },
   message_timeout: { type: 'integer' },
   message_expiration: { type: 'integer' },
   type: { type: 'string' },
@@ -41,18 +45,15 @@ export const messagesResponseSchema = {
   properties: { messages: { type: 'array', items: messageSchema } },
 } as const;
 
+type QueueCounters = Pick<QueueInfo, 'size' | 'totalMessages' | 'ready' | 'delayed' | 'reserved'>;
+
 /** A queue as Get, Update and Create answer it (Create leaves out the counters). */
-export function queueView(
-  projectId: string,
-  name: string,
-  settings: QueueSettings,
-  counters?: Pick<QueueInfo, 'size' | 'totalMessages'>,
-) {
+export function queueView(projectId: string, name: string, settings: QueueSettings, counters?: QueueCounters) {
   return {
     queue: {
       project_id: projectId,
       name,
-      ...(counters ? { size: counters.size, total_messages: counters.totalMessages } : {}),
+      ...(counters ? countersView(counters) : {}),
       message_timeout: settings.messageTimeout,
       message_expiration: settings.messageExpiration,
       type: settings.type,
@@ -61,6 +62,11 @@ export function queueView(
       ...(settings.alerts ? { alerts: settings.alerts } : {}),
     },
   };
+}
+
+function countersView(counters: QueueCounters) {
+  const { size, totalMessages, ready, delayed, reserved } = counters;
+  return { size, total_messages: totalMessages, ready, delayed, reserved };
 }
 
 export function messageView(message: Message | ReservedMessage) {

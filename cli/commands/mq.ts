@@ -64,7 +64,7 @@ export function mqCommand(): Command {
       }),
     );
   mq.command('info <queue>')
-    .description('show a queue with its size')
+    .description('show a queue with its size: ready, delayed and reserved messages')
     .action(
       action(async ({ api, out }, queue: string) => {
         const result = await api.get<{ queue: Json }>(queuePath(api, queue));

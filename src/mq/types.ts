@@ -53,6 +53,12 @@ export interface QueueInfo extends QueueSettings {
   name: string;
   /** Available + delayed + reserved messages. */
   size: number;
+  /** Messages a reserve may hand out now. */
+  ready: number;
+  /** Messages posted with a delay that has not passed yet. */
+  delayed: number;
+  /** Messages handed out by a reserve and neither deleted nor returned yet. */
+  reserved: number;
   /** Messages ever posted. */
   totalMessages: number;
   createdAt: number;

@@ -1,14 +1,14 @@
-import { api, projectPath } from '../api.js';
-import { field, form, h, table, toast } from '../dom.js';
+// @ts-check
+import { cache } from '../client.js';
+import { confirmedButton, field, form, h, table, toast } from '../dom.js';
 
-const caches = (rest) => projectPath('/1', `/caches${rest}`);
-
+/** @param {unknown} _navigate @param {string | undefined} _id @param {URLSearchParams} params */
 export async function cachesPage(_navigate, _id, params) {
   const page = Number(params.get('page') || 0);
-  const list = await api('GET', caches(`?page=${page}`));
+  const list = await cache.list(page);
   const sizes = await Promise.all(
-    list.map((cache) =>
-      api('GET', caches(`/${encodeURIComponent(cache.name)}`)).then(
+    list.map((item) =>
+      cache.get(item.name).then(
         (c) => c.size,
         () => '?',
       ),
@@ -20,8 +20,8 @@ export async function cachesPage(_navigate, _id, params) {
     h('h1', {}, 'Caches'),
     table(
       ['Name', 'Items'],
-      list.map((cache, i) => [
-        h('a', { href: `#/caches/${encodeURIComponent(cache.name)}` }, cache.name),
+      list.map((item, i) => [
+        h('a', { href: `#/caches/${encodeURIComponent(item.name)}` }, item.name),
         String(sizes[i]),
       ]),
       {
@@ -37,9 +37,9 @@ export async function cachesPage(_navigate, _id, params) {
   );
 }
 
+/** @param {(hash: string) => void} navigate @param {string} name */
 export async function cachePage(navigate, name) {
-  const base = `/${encodeURIComponent(name)}`;
-  const info = await api('GET', caches(base));
+  const info = await cache.get(name);
   const found = h('div', { id: 'cache-item' });
   return h(
     'section',
@@ -50,7 +50,7 @@ export async function cachePage(navigate, name) {
     h('h2', {}, 'Look up a key'),
     form([field('Key', { name: 'key', required: true })], 'Look up', async ({ key }) => {
       try {
-        const item = await api('GET', caches(`${base}/items/${encodeURIComponent(key)}`));
+        const item = await cache.item(name, key);
         found.replaceChildren(
           h(
             'dl',
@@ -69,19 +69,34 @@ export async function cachePage(navigate, name) {
       }
     }),
     found,
-    h('h2', {}, 'Clear'),
-    h(
-      'button',
-      {
-        class: 'danger',
-        onclick: async () => {
-          if (!confirm(`Remove every item of ${name}? This cannot be undone.`)) return;
-          await api('POST', caches(`${base}/clear`), {});
-          toast(`Cleared ${name}`);
-          navigate(`#/caches/${encodeURIComponent(name)}`);
-        },
-      },
-      'Clear cache',
-    ),
+    cacheActions(navigate, name),
   );
+}
+
+/** Clear the cache or delete it, each after confirmation. @param {(hash: string) => void} navigate @param {string} name */
+function cacheActions(navigate, name) {
+  return [
+    h('h2', {}, 'Clear'),
+    confirmedButton(
+      'Clear cache',
+      `Remove every item of ${name}? This cannot be undone.`,
+      async () => {
+        await cache.clear(name);
+        toast(`Cleared ${name}`);
+        navigate(`#/caches/${encodeURIComponent(name)}`);
+      },
+      { danger: true },
+    ),
+    h('h2', {}, 'Delete'),
+    confirmedButton(
+      'Delete cache',
+      `Delete cache ${name} and all its items? This cannot be undone.`,
+      async () => {
+        await cache.remove(name);
+        toast(`Deleted cache ${name}`);
+        navigate('#/caches');
+      },
+      { danger: true },
+    ),
+  ];
 }

@@ -1,4 +1,6 @@
-import { api, ApiError, projectPath, session } from '../api.js';
+// @ts-check
+import { ApiError, session } from '../api.js';
+import { clusters as clusterApi, identity, worker } from '../client.js';
 import { errorBox, field, form, h, table, time, toast } from '../dom.js';
 
 const MIB = 1024 * 1024;
@@ -10,11 +12,10 @@ const INSTANCE_STATES = {
   TERMINATE: 'terminated',
 };
 
-const clusterPath = (id, rest = '') => `/2/clusters/${encodeURIComponent(id)}${rest}`;
 const bytes = (value, unit, suffix) => (value ? `${Math.round(value / unit)} ${suffix}` : '');
 
 export async function clustersPage(navigate) {
-  const { clusters } = await api('GET', '/2/clusters');
+  const clusters = await clusterApi.list();
   return h(
     'section',
     {},
@@ -41,9 +42,9 @@ export async function clustersPage(navigate) {
       createFields(),
       'Create cluster',
       async (values, el) => {
-        const created = await api('POST', '/2/clusters', createRequest(values));
+        const created = await clusterApi.create(createRequest(values));
         el.reset();
-        const id = created && (created.id || (created.cluster && created.cluster.id));
+        const id = created?.id;
         toast(`Created ${values.name}`);
         navigate(id ? `#/clusters/${encodeURIComponent(id)}` : '#/clusters');
       },
@@ -118,13 +119,10 @@ function createRequest(values) {
 }
 
 export async function clusterPage(navigate, id) {
-  const [{ cluster: config }, { cluster: stats }] = await Promise.all([
-    api('GET', clusterPath(id)),
-    api('GET', clusterPath(id, '/stats')),
-  ]);
+  const [config, { cluster: stats }] = await Promise.all([clusterApi.get(id), clusterApi.stats(id)]);
   const sharedTo = await Promise.all(
     (config.shared_to || []).map((userId) =>
-      api('GET', `/1/users/${encodeURIComponent(userId)}`).then(
+      identity.user(userId).then(
         (user) => user.email,
         () => userId,
       ),
@@ -188,7 +186,10 @@ async function runnersSection(id) {
   const codeNames = new Map();
   let timer;
   const refresh = async () => {
-    if (!document.body.contains(body) && timer) return clearInterval(timer);
+    if (!document.body.contains(body) && timer) {
+      clearInterval(timer);
+      return { final: true };
+    }
     const view = await runnersView(id, codeNames);
     body.replaceChildren(view.content);
     if (view.final && timer) clearInterval(timer);
@@ -206,7 +207,7 @@ async function runnersSection(id) {
 async function runnersView(id, codeNames) {
   let runners;
   try {
-    ({ runners } = await api('GET', clusterPath(id, '/runners')));
+    runners = await clusterApi.runners(id);
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 403)) throw error;
     return { final: true, content: h('p', { class: 'empty' }, "Only the cluster's owner sees its runners.") };
@@ -256,7 +257,7 @@ async function lookUpCodeNames(taskIds, codeNames) {
   const lookUp = async (taskId) => {
     if (!session.projectId) return codeNames.set(taskId, '');
     try {
-      const task = await api('GET', projectPath('/2', `/tasks/${encodeURIComponent(taskId)}`));
+      const task = await worker.task(taskId);
       codeNames.set(taskId, task.code_name || '');
     } catch (error) {
       if (error instanceof ApiError) codeNames.set(taskId, '');
@@ -287,7 +288,7 @@ function clusterActions(navigate, id, config) {
           class: 'danger',
           onclick: async () => {
             if (!confirm(`Terminate the instances of ${config.name}? Running jobs finish first.`)) return;
-            const { msg } = await api('POST', clusterPath(id, '/terminate'), {});
+            const { msg } = await clusterApi.terminate(id);
             toast(msg || 'Instances terminating');
             navigate(`#/clusters/${encodeURIComponent(id)}`);
           },
@@ -300,7 +301,7 @@ function clusterActions(navigate, id, config) {
           class: 'danger',
           onclick: async () => {
             if (!confirm(`Delete cluster ${config.name}? This cannot be undone.`)) return;
-            await api('DELETE', clusterPath(id));
+            await clusterApi.remove(id);
             toast(`Deleted ${config.name}`);
             navigate('#/clusters');
           },

@@ -1,4 +1,5 @@
-import { api, session } from '../api.js';
+// @ts-check
+import { functions } from '../client.js';
 import { errorBox, field, form, h, table, time, toast } from '../dom.js';
 
 // The functions API keeps apps under /v1 and picks the project with ?project_id=.
@@ -6,16 +7,9 @@ const TYPES = ['sync', 'async'];
 const FORMATS = ['default', 'http', 'json', 'http-stream'];
 const MAX_CALLS = 30;
 
-const functionsPath = (rest, query = {}) =>
-  `/v1/apps${rest}?${new URLSearchParams({ project_id: session.projectId, ...query })}`;
-const appPath = (app, rest = '', query = {}) => functionsPath(`/${encodeURIComponent(app)}${rest}`, query);
-/** A route path keeps its slashes: `/hello/world` → `/routes/hello/world`. */
-const routePath = (app, path) =>
-  appPath(app, `/routes/${path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/')}`);
-
 export async function appsPage(navigate, _id, params) {
   const cursor = params.get('cursor') || '';
-  const { apps, next_cursor: nextCursor } = await api('GET', functionsPath('', cursor ? { cursor } : {}));
+  const { apps, next_cursor: nextCursor } = await functions.apps(cursor || undefined);
   return h(
     'section',
     {},
@@ -34,7 +28,7 @@ export async function appsPage(navigate, _id, params) {
             'aria-label': `Delete app ${app.name}`,
             onclick: async () => {
               if (!confirm(`Delete app ${app.name} and its routes?`)) return;
-              await api('DELETE', appPath(app.name));
+              await functions.deleteApp(app.name);
               toast(`Deleted ${app.name}`);
               navigate('#/functions');
             },
@@ -62,7 +56,7 @@ export async function appsPage(navigate, _id, params) {
       ],
       'Create app',
       async ({ name, config }) => {
-        await api('POST', functionsPath(''), { app: { name, config: parseConfig(config) } });
+        await functions.createApp(name, parseConfig(config));
         toast(`Created ${name}`);
         navigate(`#/functions/${encodeURIComponent(name)}`);
       },
@@ -72,8 +66,8 @@ export async function appsPage(navigate, _id, params) {
 
 export async function appPage(navigate, name) {
   const [{ routes }, calls] = await Promise.all([
-    api('GET', appPath(name, '/routes')),
-    api('GET', appPath(name, '/calls', { per_page: String(MAX_CALLS) })).then(
+    functions.routes(name),
+    functions.calls(name, MAX_CALLS).then(
       (r) => r.calls,
       (error) => error,
     ),
@@ -81,7 +75,35 @@ export async function appPage(navigate, name) {
   const editor = h('div', { id: 'route-editor' });
   const callLog = h('div', { id: 'call-log' });
   const reload = () => navigate(`#/functions/${encodeURIComponent(name)}`);
-  const routeRows = routes.map((route) => [
+  const routeRows = routes.map((route) => routeRow(name, route, editor, reload));
+  return h(
+    'section',
+    {},
+    h('p', {}, h('a', { href: '#/functions' }, '← Function apps')),
+    h('h1', {}, name),
+    h('h2', {}, 'Routes'),
+    table(['Path', 'Image', 'Type', 'Format', 'Memory', 'Timeout', ''], routeRows, { empty: 'No routes yet.' }),
+    editor,
+    h('h2', {}, 'Recent calls'),
+    calls instanceof Error ? errorBox(calls) : callTable(name, calls, callLog),
+    callLog,
+    h('h2', {}, 'New route'),
+    form(
+      routeFields({}),
+      'Create route',
+      async (values) => {
+        await functions.createRoute(name, { path: values.path, ...routeSettings(values) });
+        toast(`Created ${values.path}`);
+        reload();
+      },
+      { 'aria-label': 'New route' },
+    ),
+  );
+}
+
+/** A route's row: its settings, with Edit (in `editor`) and Delete. */
+function routeRow(name, route, editor, reload) {
+  return [
     h('code', {}, route.path),
     h('code', {}, route.image),
     route.type || '',
@@ -106,7 +128,7 @@ export async function appPage(navigate, name) {
           'aria-label': `Delete route ${route.path}`,
           onclick: async () => {
             if (!confirm(`Delete route ${route.path}?`)) return;
-            await api('DELETE', routePath(name, route.path));
+            await functions.deleteRoute(name, route.path);
             toast(`Deleted ${route.path}`);
             reload();
           },
@@ -114,30 +136,7 @@ export async function appPage(navigate, name) {
         'Delete',
       ),
     ),
-  ]);
-  return h(
-    'section',
-    {},
-    h('p', {}, h('a', { href: '#/functions' }, '← Function apps')),
-    h('h1', {}, name),
-    h('h2', {}, 'Routes'),
-    table(['Path', 'Image', 'Type', 'Format', 'Memory', 'Timeout', ''], routeRows, { empty: 'No routes yet.' }),
-    editor,
-    h('h2', {}, 'Recent calls'),
-    calls instanceof Error ? errorBox(calls) : callTable(name, calls, callLog),
-    callLog,
-    h('h2', {}, 'New route'),
-    form(
-      routeFields({}),
-      'Create route',
-      async (values) => {
-        await api('POST', appPath(name, '/routes'), { route: { path: values.path, ...routeSettings(values) } });
-        toast(`Created ${values.path}`);
-        reload();
-      },
-      { 'aria-label': 'New route' },
-    ),
-  );
+  ];
 }
 
 function callTable(app, calls, callLog) {
@@ -164,7 +163,7 @@ function callTable(app, calls, callLog) {
 
 async function showLog(app, callId, target) {
   try {
-    const { log } = await api('GET', appPath(app, `/calls/${encodeURIComponent(callId)}/log`));
+    const { log } = await functions.callLog(app, callId);
     target.replaceChildren(
       h('h3', {}, 'Log of call ', h('code', {}, callId)),
       log.log ? h('pre', { class: 'log' }, log.log) : h('p', { class: 'empty' }, 'Nothing logged (yet).'),
@@ -188,7 +187,7 @@ function routeEditor(app, route, reload) {
       routeFields(route),
       'Save route',
       async (values) => {
-        await api('PATCH', routePath(app, route.path), { route: routeSettings(values) });
+        await functions.updateRoute(app, route.path, routeSettings(values));
         toast(`Saved ${route.path}`);
         reload();
       },

@@ -1,8 +1,10 @@
-import { api, session } from '../api.js';
+// @ts-check
+import { session } from '../api.js';
+import { identity } from '../client.js';
 import { field, form, h, table, time, toast } from '../dom.js';
 
 export async function projectsPage(navigate) {
-  const { projects } = await api('GET', '/1/projects');
+  const projects = await identity.projects();
   const rows = projects.map((project) => [
     h('a', { href: `#/projects/${project.id}` }, project.name),
     h('code', {}, project.id),
@@ -30,7 +32,7 @@ export async function projectsPage(navigate) {
     table(['Name', 'Id', 'Status', 'Shared with', 'Created', ''], rows, { empty: 'No projects yet.' }),
     h('h2', {}, 'New project'),
     form([field('Name', { name: 'name', required: true })], 'Create project', async ({ name }, el) => {
-      const project = await api('POST', '/1/projects', { name });
+      const project = await identity.createProject(name);
       session.projectId = session.projectId || project.id;
       el.reset();
       toast(`Created ${project.name}`);
@@ -40,16 +42,16 @@ export async function projectsPage(navigate) {
 }
 
 export async function projectPage(navigate, projectId) {
-  const project = await api('GET', `/1/projects/${encodeURIComponent(projectId)}`);
+  const project = await identity.project(projectId);
   const members = await Promise.all(
     project.shared_with.map((id) =>
-      api('GET', `/1/users/${id}`).then(
+      identity.user(id).then(
         (user) => user.email,
         () => id,
       ),
     ),
   );
-  const share = (action, email) => api('PATCH', `/1/projects/${encodeURIComponent(projectId)}/${action}`, [email]);
+  const share = (action, email) => identity.share(projectId, action, email);
   return h(
     'section',
     {},

@@ -1,10 +1,9 @@
-import { api, projectPath } from '../api.js';
+// @ts-check
+import { worker } from '../client.js';
 import { h, table, time, toast } from '../dom.js';
 
-const worker = (rest) => projectPath('/2', rest);
-
 export async function schedulesPage(navigate) {
-  const { schedules } = await api('GET', worker('/schedules?per_page=100'));
+  const schedules = await worker.schedules();
   return h(
     'section',
     {},
@@ -24,7 +23,7 @@ export async function schedulesPage(navigate) {
               {
                 class: 'danger',
                 onclick: async () => {
-                  await api('POST', worker(`/schedules/${s.id}/cancel`), {});
+                  await worker.cancelSchedule(s.id);
                   toast('Schedule cancelled');
                   navigate('#/schedules');
                 },

@@ -1,4 +1,6 @@
-import { api, endSession, session, startSession } from '../api.js';
+// @ts-check
+import { endSession, session, startSession } from '../api.js';
+import { identity } from '../client.js';
 import { field, form, h } from '../dom.js';
 
 export async function signInPage(navigate) {
@@ -13,9 +15,9 @@ export async function signInPage(navigate) {
       ],
       'Sign in',
       async ({ email, password }) => {
-        const user = await api('POST', '/1/authentication', { email, password });
+        const user = await identity.signIn(email, password);
         await startSession(user.tokens[0]);
-        const { projects } = await api('GET', '/1/projects');
+        const projects = await identity.projects();
         session.projectId = projects[0] ? projects[0].id : null;
         navigate(session.projectId ? '#/overview' : '#/projects');
       },
@@ -28,7 +30,7 @@ export async function signInPage(navigate) {
       async ({ token }) => {
         await startSession(token.trim());
         try {
-          const { projects } = await api('GET', '/1/projects');
+          const projects = await identity.projects();
           session.projectId = projects[0] ? projects[0].id : null;
         } catch (error) {
           await endSession();

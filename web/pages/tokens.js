@@ -1,4 +1,5 @@
-import { api } from '../api.js';
+// @ts-check
+import { identity } from '../client.js';
 import { field, form, h, table, time, toast } from '../dom.js';
 
 export async function tokensPage(navigate) {
@@ -13,7 +14,7 @@ export async function tokensPage(navigate) {
     list,
     h('h2', {}, 'New token'),
     form([field('Name', { name: 'name', required: true })], 'Create token', async ({ name }, el) => {
-      const token = await api('POST', '/1/tokens', { name });
+      const token = await identity.createToken(name);
       el.reset();
       await refresh();
       const value = h('input', {
@@ -45,7 +46,7 @@ export async function tokensPage(navigate) {
 }
 
 async function tokenTable(navigate) {
-  const { tokens } = await api('GET', '/1/tokens');
+  const tokens = await identity.tokens();
   const rows = tokens.map((token) => [
     token.name || h('em', {}, 'unnamed'),
     h('code', {}, token.token_hint ?? ''),
@@ -57,7 +58,7 @@ async function tokenTable(navigate) {
         class: 'danger',
         onclick: async () => {
           if (!confirm(`Delete token "${token.name}"? Clients using it stop working at once.`)) return;
-          await api('DELETE', `/1/tokens/${token._id}`);
+          await identity.deleteToken(token._id);
           toast('Token deleted');
           navigate('#/tokens');
         },

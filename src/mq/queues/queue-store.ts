@@ -46,19 +46,23 @@ export class QueueStore {
     this.quotas = new QueueQuotaGate(this, storage);
   }
 
-  /** Settings and size of a queue, or null when it does not exist. */
+  /** Settings and message counts of a queue, or null when it does not exist. */
   async info(ref: QueueRef): Promise<QueueInfo | null> {
     const reply = await scripts.queueInfo.run<(string | number)[]>(this.redis, this.keys.queue(ref));
     if (reply.length === 0) return null;
-    const [size, expired, ...pairs] = reply;
-    if (Number(expired) > 0) this.onExpired(Number(expired));
+    const [ready, delayed, reserved, expired] = reply.slice(0, 4).map(Number) as [number, number, number, number];
+    const pairs = reply.slice(4);
+    if (expired > 0) this.onExpired(expired);
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < pairs.length; i += 2) fields[String(pairs[i])] = String(pairs[i + 1]);
     return {
       ...settingsFromFields(fields),
       projectId: ref.projectId,
       name: ref.name,
-      size: Number(size),
+      size: ready + delayed + reserved,
+      ready,
+      delayed,
+      reserved,
       totalMessages: Number(fields.total ?? 0),
       createdAt: Number(fields.created_at ?? 0),
       updatedAt: Number(fields.updated_at ?? 0),

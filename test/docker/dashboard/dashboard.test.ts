@@ -191,6 +191,7 @@ describe('dashboard', () => {
     await expect
       .poll(() => session.page.locator('#task-log').textContent(), { timeout: scaled(30_000), interval: 200 })
       .toContain('started');
+    session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
       .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })
@@ -200,6 +201,7 @@ describe('dashboard', () => {
       .trim();
     expect((await worker.task(taskId)).status).toBe('cancelled');
 
+    session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Retry' }).click();
     await expect
       .poll(
@@ -212,6 +214,7 @@ describe('dashboard', () => {
       .replace('Task ', '')
       .trim();
     expect((await worker.task(retried)).code_name).toBe('sleeper');
+    session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Cancel' }).click();
     await expect
       .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })

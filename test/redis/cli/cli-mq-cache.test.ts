@@ -55,7 +55,8 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
     expect(wrongReservation.code).toBe(1);
     expect(wrongReservation.stderr).toMatch(/^ferrum: \S.*\n$/);
 
-    expect((await json('mq', 'info', 'cli-work')).queue.size).toBe(2);
+    // One reserved (second), one ready (third): info tells them apart.
+    expect((await json('mq', 'info', 'cli-work')).queue).toMatchObject({ size: 2, ready: 1, reserved: 1, delayed: 0 });
     const table = await ferrum('mq', 'reserve', 'cli-work', '--delete');
     expect(table.stdout).toMatch(/^ID\s+RESERVED_COUNT\s+RESERVATION_ID\s+BODY\n\d+\s+1\s+\S+\s+third from stdin\n$/);
   });

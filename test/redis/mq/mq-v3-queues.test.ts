@@ -36,6 +36,9 @@ describe('create, get, update, delete', () => {
       name: queue,
       size: 0,
       total_messages: 0,
+      ready: 0,
+      delayed: 0,
+      reserved: 0,
       message_timeout: 60,
       message_expiration: 604800,
       type: 'pull',
@@ -82,10 +85,21 @@ describe('create, get, update, delete', () => {
       name: queue,
       size: 1,
       total_messages: 1,
+      ready: 1,
+      delayed: 0,
+      reserved: 0,
       message_timeout: 45,
       message_expiration: 100,
       type: 'pull',
     });
+  });
+
+  it('Get counts the messages by state (a Ferrum extension): ready + delayed + reserved = size', async () => {
+    const queue = uniqueQueue('by-state');
+    await mq.postBodies(queue, ...Array.from({ length: 7 }, (_, i) => `m${i}`));
+    await mq.post(queue, [{ body: 'later', delay: 600 }]);
+    expect(await mq.reserve(queue, { n: 5, timeout: 600 })).toHaveLength(5);
+    expect(await mq.info(queue)).toMatchObject({ size: 8, ready: 2, delayed: 1, reserved: 5, total_messages: 8 });
   });
 
   it('type is fixed after creation', async () => {
