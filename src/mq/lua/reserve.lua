@@ -44,16 +44,8 @@ local function delete_acknowledged(now)
   local k = tonumber(ARGV[7] or '0')
   if k == 0 then return 0, '' end
   local ids, rids = { unpack(ARGV, 8, 7 + k) }, { unpack(ARGV, 8 + k, 7 + 2 * k) }
-  local outcomes, until_ms = check_reservations(ids, rids, now)
-  local deletable, deletable_until = {}, {}
-  for i, outcome in ipairs(outcomes) do
-    if outcome == OK then
-      deletable[#deletable + 1] = ids[i]
-      deletable_until[#deletable] = until_ms[i]
-    end
-  end
-  remove_checked(deletable, deletable_until, now)
-  return #deletable, table.concat(outcomes, ',')
+  local removed, outcomes = remove_allowed(ids, rids, now)
+  return removed, table.concat(outcomes, ',')
 end
 
 local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size', PLAIN_EXPIRATION)
