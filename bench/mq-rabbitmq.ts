@@ -204,23 +204,40 @@ async function ferrumProduce(client: Client, queue: string, total = MESSAGES): P
   return total;
 }
 
+/**
+ * How a Ferrum consumer finishes a batch: a batch delete after it (two requests per batch), delete:
+ * true on the reserve, or ack-and-next (the next reserve's delete_reserved; one request per batch).
+ */
+type ConsumeMode = 'reserve + delete' | 'delete: true' | 'ack-and-next';
+
+type Reserved = Array<{ id: string; reservation_id: string }>;
+const deleteEntries = (reserved: Reserved) =>
+  reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
+
 /** Consumes `total` messages of a queue holding at least that many, in batches of 100. */
-async function ferrumConsume(client: Client, queue: string, deleteOnReserve: boolean, total: number): Promise<number> {
+async function ferrumConsume(client: Client, queue: string, mode: ConsumeMode, total: number): Promise<number> {
   const take = batches(total);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
+      let processed: Reserved = [];
       for (let batch = take(); batch; batch = take()) {
         const n = batch.length;
-        const reserved = check(
-          await client.request('POST', `${queue}/reservations`, { n, delete: deleteOnReserve }),
+        const acks = mode === 'ack-and-next' ? { delete_reserved: deleteEntries(processed) } : {};
+        const answer = check(
+          await client.request('POST', `${queue}/reservations`, { n, delete: mode === 'delete: true', ...acks }),
           200,
-        ).messages as Array<{ id: string; reservation_id: string }>;
-        if (reserved.length !== n) throw new Error(`reserved ${reserved.length} of ${n} messages`);
-        if (!deleteOnReserve) {
-          const ids = reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
-          check(await client.request('DELETE', `${queue}/messages`, { ids }), 200);
+        );
+        processed = answer.messages as Reserved;
+        if (processed.length !== n) throw new Error(`reserved ${processed.length} of ${n} messages`);
+        if (answer.not_deleted?.length) throw new Error(`not deleted: ${JSON.stringify(answer.not_deleted[0])}`);
+        if (mode === 'reserve + delete') {
+          check(await client.request('DELETE', `${queue}/messages`, { ids: deleteEntries(processed) }), 200);
+          processed = [];
         }
       }
+      // The last batch of an ack-and-next consumer: one batch delete when it stops.
+      if (mode === 'ack-and-next' && processed.length > 0)
+        check(await client.request('DELETE', `${queue}/messages`, { ids: deleteEntries(processed) }), 200);
     }),
   );
   return total;
@@ -439,6 +456,10 @@ interface Row {
   consumeEachAck?: Measured;
   /** Each side's batched consume of a backlog left idle for REST_SECONDS first (one drain each). */
   rested: Measured;
+  /** Ferrum's ack-and-next consume (one reserve with delete_reserved per batch) beside RabbitMQ's batched acks. */
+  consumeAckNext: Measured;
+  /** The same after an idle pause: RabbitMQ's batched-ack drain and Ferrum's ack-and-next drain. */
+  restedAckNext: Measured;
 }
 
 /**
@@ -446,7 +467,7 @@ interface Row {
  * and compacts its heap), then drains each once: RabbitMQ first, so nothing wakes it earlier.
  */
 async function restedDrains(
-  sides: { ferrum: Side; rabbit: Side; floor: Side },
+  sides: { ferrum: Side; rabbit: Side; floor?: Side },
   fill: () => Promise<void>,
 ): Promise<Measured> {
   await fill();
@@ -467,7 +488,8 @@ async function restedDrains(
     return phase;
   };
   const rabbit = await drain(sides.rabbit);
-  return { rabbit, ferrum: await drain(sides.ferrum), floor: await drain(sides.floor) };
+  const ferrum = await drain(sides.ferrum);
+  return { rabbit, ferrum, ...(sides.floor ? { floor: await drain(sides.floor) } : {}) };
 }
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
@@ -486,9 +508,11 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
     // Warm-up: JIT, Redis's script cache, RabbitMQ's queue process, as in running servers.
     for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
       await ferrumProduce(client, 'warm-up', WARM_UP);
-      await ferrumConsume(client, 'warm-up', false, WARM_UP);
+      await ferrumConsume(client, 'warm-up', 'reserve + delete', WARM_UP);
+      await ferrumProduce(client, 'warm-up', WARM_UP);
+      await ferrumConsume(client, 'warm-up', 'ack-and-next', WARM_UP);
       await ferrumProduce(floor.client, 'warm-up', WARM_UP);
-      await ferrumConsume(floor.client, 'warm-up', false, WARM_UP);
+      await ferrumConsume(floor.client, 'warm-up', 'reserve + delete', WARM_UP);
       await rabbitProduce(durability, WARM_UP);
       await rabbitConsume(durability, 'batched', WARM_UP);
     }
@@ -509,34 +533,41 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
       onFloor((n) => ferrumProduce(floor.client, queue, n)),
     ]);
     const consume = await measure('consume (reserve + delete)', [
-      ferrum((n) => ferrumConsume(client, queue, false, n)),
+      ferrum((n) => ferrumConsume(client, queue, 'reserve + delete', n)),
       rabbitBatched,
-      onFloor((n) => ferrumConsume(floor.client, queue, false, n)),
+      onFloor((n) => ferrumConsume(floor.client, queue, 'reserve + delete', n)),
     ]);
     await refill(true);
     const consumeDeleting = await measure('consume (delete: true)', [
-      ferrum((n) => ferrumConsume(client, queue, true, n)),
+      ferrum((n) => ferrumConsume(client, queue, 'delete: true', n)),
       rabbitBatched,
-      onFloor((n) => ferrumConsume(floor.client, queue, true, n)),
+      onFloor((n) => ferrumConsume(floor.client, queue, 'delete: true', n)),
     ]);
     let consumeEachAck: Measured | undefined;
     if (durability === 'transient') {
       await refill(false);
       consumeEachAck = await measure('consume (reserve + delete, beside one ack each)', [
-        ferrum((n) => ferrumConsume(client, queue, false, n)),
+        ferrum((n) => ferrumConsume(client, queue, 'reserve + delete', n)),
         rabbit((n) => rabbitConsume(durability, 'each', n)),
       ]);
     }
     const rested = await restedDrains(
       {
-        ferrum: ferrum((n) => ferrumConsume(client, queue, false, n)),
+        ferrum: ferrum((n) => ferrumConsume(client, queue, 'reserve + delete', n)),
         rabbit: rabbitBatched,
-        floor: onFloor((n) => ferrumConsume(floor.client, queue, false, n)),
+        floor: onFloor((n) => ferrumConsume(floor.client, queue, 'reserve + delete', n)),
       },
       // Checked before the pause: asking RabbitMQ's queue for its length wakes its process.
       () => refill(true).then(() => expectRabbitBacklog(durability, MESSAGES)),
     );
-    return { produce, consume, consumeDeleting, ...(consumeEachAck ? { consumeEachAck } : {}), rested };
+    const ackAndNext = ferrum((n) => ferrumConsume(client, queue, 'ack-and-next', n));
+    await refill(false);
+    const consumeAckNext = await measure('consume (ack-and-next)', [ackAndNext, rabbitBatched]);
+    const restedAckNext = await restedDrains({ ferrum: ackAndNext, rabbit: rabbitBatched }, () =>
+      refill(false).then(() => expectRabbitBacklog(durability, MESSAGES)),
+    );
+    const eachAck = consumeEachAck ? { consumeEachAck } : {};
+    return { produce, consume, consumeDeleting, ...eachAck, rested, consumeAckNext, restedAckNext };
   } finally {
     client.close();
     floor.client.close();
@@ -587,6 +618,11 @@ function report(durability: Durability, version: string, row: Row): void {
   show('RabbitMQ', row.rested.rabbit);
   show('Ferrum', row.rested.ferrum);
   show('floor', row.rested.floor!);
+  console.log(` ack-and-next (Ferrum: one reserve n=100 per batch, carrying the last batch's delete_reserved):`);
+  show('Ferrum, right after the burst', row.consumeAckNext.ferrum);
+  show('RabbitMQ beside it (batched acks)', row.consumeAckNext.rabbit);
+  show(`Ferrum, after ${REST_SECONDS} s idle`, row.restedAckNext.ferrum);
+  show(`RabbitMQ, after ${REST_SECONDS} s idle`, row.restedAckNext.rabbit);
   const reference = `RabbitMQ ${version} in alternating rounds of the same run (${titles.rabbit}, batched acks)`;
   const ratios = (name: string, measured: Measured, target: number, requests: string) => {
     const rabbit = name === 'produce' ? measured.rabbit : rabbitConsume;
@@ -636,6 +672,7 @@ function report(durability: Durability, version: string, row: Row): void {
       reference: `${restedReference}; what the stack alone reaches`,
     },
   );
+  ackAndNextRatios(durability, version, row);
   // Each phase's rate and server CPU; the CPU figures of delete: true keep their shorter names.
   const phases: Array<[string, Phase | undefined, string?]> = [
     ['Ferrum produce', row.produce.ferrum],
@@ -652,11 +689,43 @@ function report(durability: Durability, version: string, row: Row): void {
     ['RabbitMQ consume after an idle pause (batched acks)', row.rested.rabbit],
     ['Ferrum consume after an idle pause (reserve + delete)', row.rested.ferrum],
     ['consume floor after an idle pause (reserve + delete)', row.rested.floor],
+    ['Ferrum consume (ack-and-next)', row.consumeAckNext.ferrum],
+    ['RabbitMQ consume (batched acks, beside ack-and-next)', row.consumeAckNext.rabbit],
+    ['Ferrum consume after an idle pause (ack-and-next)', row.restedAckNext.ferrum],
+    ['RabbitMQ consume after an idle pause (batched acks, beside ack-and-next)', row.restedAckNext.rabbit],
   ];
-  for (const [name, p] of phases) if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher' });
+  // RabbitMQ's and the floor's own rates say how fast this machine is (the report's header lists them).
+  const machine = (name: string) => name.startsWith('RabbitMQ') || name.includes('floor');
+  for (const [name, p] of phases)
+    if (p) figure(`${durability}: ${name}`, rate(p), 'msg/s', { better: 'higher', machine: machine(name) });
   for (const [name, p, cpuName] of phases)
     if (p)
       figure(`${durability}: ${cpuName ?? name} server CPU s per 100k msgs`, cpuPer100k(p), 's', { better: 'lower' });
+}
+
+/** Ack-and-next against RabbitMQ's batched acks in both of its states: right after a burst, and after an idle pause. */
+function ackAndNextRatios(durability: Durability, version: string, row: Row): void {
+  const titles = ROW_TITLES[durability];
+  figure(
+    `${durability}: consume (ack-and-next) Ferrum/RabbitMQ`,
+    rate(row.consumeAckNext.ferrum) / rate(row.consumeAckNext.rabbit),
+    'x',
+    {
+      better: 'higher',
+      target: 1.5,
+      reference: `RabbitMQ ${version} in alternating rounds of the same phase (${titles.rabbit}, batched acks)`,
+    },
+  );
+  figure(
+    `${durability}: consume after an idle pause (ack-and-next) Ferrum/RabbitMQ`,
+    rate(row.restedAckNext.ferrum) / rate(row.restedAckNext.rabbit),
+    'x',
+    {
+      better: 'higher',
+      target: 1.5,
+      reference: `RabbitMQ ${version} draining the same backlog once after ${REST_SECONDS} s idle (${titles.rabbit}, batched acks), just before`,
+    },
+  );
 }
 
 async function main(): Promise<void> {

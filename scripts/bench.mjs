@@ -137,6 +137,18 @@ function targetOf(figure) {
   return `${figure.better === 'higher' ? '≥' : '≤'} ${formatValue(figure.target)}${figure.met ? '' : ' (not met)'}`;
 }
 
+/** The header's line on how fast this machine is: the floors' and references' own rates (targets are ratios to them). */
+function machineSpeed(report) {
+  const speeds = report.benches.flatMap((bench) =>
+    bench.figures
+      .filter((figure) => figure.machine)
+      .map((figure) => `${figure.name} ${formatValue(figure.value)} ${figure.unit}`),
+  );
+  return speeds.length === 0
+    ? []
+    : ['', `How fast this machine is (the floors and references the targets are ratios to): ${speeds.join('; ')}.`];
+}
+
 function markdown(report) {
   const { machine: m } = report;
   const lines = [
@@ -144,6 +156,7 @@ function markdown(report) {
       `load average ${report.load.before.join(' ')} before, ${report.load.after.join(' ')} after; ` +
       `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.` +
       (report.complete ? '' : ' Incomplete run: only the benches below finished.'),
+    ...machineSpeed(report),
     '',
     '| bench | figure | value | target | reference |',
     '| --- | --- | --- | --- | --- |',

@@ -3,6 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { JSON_CONTENT_TYPE } from '../json-content-type.js';
 import type { ApiInstance, ApiPlugin } from '../type-provider.js';
 import { fail } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/mq/limits.js';
 import { checkPushHeaders } from '../../src/mq/messages/push-headers.js';
 import type { DeleteTarget } from '../../src/mq/messages/script-io.js';
 import {
@@ -22,6 +23,7 @@ import {
   messageView,
   pushStatusesResponseSchema,
   pushStatusView,
+  reservedDeletesJson,
   reservedMessagesJson,
 } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
@@ -40,6 +42,16 @@ const reserveBody = {
     timeout: { type: 'integer' },
     wait: { type: 'integer', minimum: 0 },
     delete: { type: 'boolean' },
+    // Ferrum's ack-and-next: the batch just processed, deleted in the reserve's own script.
+    delete_reserved: {
+      type: 'array',
+      maxItems: LIMITS.maxBatchDelete,
+      items: {
+        type: 'object',
+        required: ['id', 'reservation_id'],
+        properties: { id: { type: 'string' }, reservation_id: { type: 'string' } },
+      },
+    },
   },
 } as const;
 
@@ -125,9 +137,13 @@ function postAndReserveRoutes(app: ApiInstance, options: MqRouteOptions): void {
     handler: async (request, reply) => {
       const { body } = request;
       const signal = body.wait ? abortOnDisconnect(reply) : undefined;
-      const reserved = await mq.reserve(queueRefOf(request), body, signal);
+      const refs = body.delete_reserved;
+      const deleteReserved = refs?.map((ref) => ({ id: ref.id, reservationId: ref.reservation_id }));
+      const reserved = await mq.reserve(queueRefOf(request), { ...body, deleteReserved }, signal);
       // The messages' JSON text, written from reserve.lua's reply without decoding a body: sent as it stands.
-      return reply.type(JSON_CONTENT_TYPE).send(`{"messages":${reservedMessagesJson(reserved.jsonPieces)}}`);
+      const messages = reservedMessagesJson(reserved.jsonPieces);
+      const deletes = refs ? reservedDeletesJson(refs, reserved.deleteOutcomes) : '';
+      return reply.type(JSON_CONTENT_TYPE).send(`{"messages":${messages}${deletes}}`);
     },
   });
 }

@@ -1,6 +1,8 @@
 import { toRfc3339 } from '../../src/core/time.js';
 import type { PushStatus } from '../../src/mq/push/status.js';
 import type { Message, QueueInfo, QueueSettings, ReservedJsonPieces, ReservedMessage } from '../../src/mq/types.js';
+import { Outcome } from '../../src/mq/scripts.js';
+import { refusal } from '../../src/mq/messages/script-io.js';
 
 /** Wire shapes of the version 3 message queue. */
 
@@ -125,4 +127,20 @@ export function reservedMessagesJson(pieces: ReservedJsonPieces): string {
     json += headers ? `,"push_headers":${headers}}` : '}';
   }
   return `${json}]`;
+}
+
+/**
+ * What became of a reserve's `delete_reserved` (Ferrum's ack-and-next), as the members that follow
+ * `messages`: `deleted`, how many were, and `not_deleted`, each one that was not (its reservation
+ * timed out, or it is gone) with the message a batch delete would have answered.
+ */
+export function reservedDeletesJson(refs: { id: string; reservation_id: string }[], outcomes: number[]): string {
+  let deleted = 0;
+  const notDeleted: { id: string; reservation_id: string; msg: string }[] = [];
+  refs.forEach((ref, i) => {
+    const outcome = outcomes[i] ?? Outcome.ok;
+    if (outcome === Outcome.ok) deleted++;
+    else notDeleted.push({ id: ref.id, reservation_id: ref.reservation_id, msg: refusal(outcome).message });
+  });
+  return `,"deleted":${deleted},"not_deleted":${JSON.stringify(notDeleted)}`;
 }

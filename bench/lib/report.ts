@@ -19,6 +19,11 @@ export interface FigureOptions {
   target?: number;
   /** What the figure is a ratio to, or measured beside, in the same run. */
   reference?: string;
+  /**
+   * A floor's or a reference's own rate, which says how fast this machine is (the targets are
+   * ratios to such figures): the report's header lists these.
+   */
+  machine?: boolean;
 }
 
 export interface Figure extends FigureOptions {

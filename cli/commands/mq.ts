@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 import { columns } from '../output.js';
 import { inlineOrFile, integer } from '../options.js';
 import { withProgress } from '../progress.js';
+import { addConsumeCommand } from './mq-consume.js';
 
 const MESSAGE_COLUMNS = columns('id', 'reserved_count', 'reservation_id', 'body');
 
@@ -118,6 +119,7 @@ export function mqCommand(): Command {
         },
       ),
     );
+  addConsumeCommand(mq, queuePath);
   mq.command('peek <queue>')
     .description('look at the next messages without reserving them')
     .option('-n, --n <n>', 'at most this many messages', integer(1, 100))

@@ -5,14 +5,20 @@ import { ALL_FEATURES, type FeatureFlags } from '../core/features/storage-featur
 import { type InsertOptions, type MessageQueueDeps } from './message-queue-deps.js';
 import { newMessageId } from '../core/ids.js';
 import type { RedisClient } from '../core/redis.js';
-import { scriptClock } from '../core/lua.js';
 import { ProjectStorage } from '../auth/stored-bytes.js';
 import { alertMessageBody, parseFiredAlerts } from './alerts/alerts.js';
 import { LIMITS } from './limits.js';
 import { handOverDeadLetters } from './messages/dead-letters.js';
 import { ExpirySweeper } from './messages/expiry-sweeper.js';
-import { reservationOf, messageCount, timeoutOrQueues, type ReservationRequest } from './messages/reservation.js';
 import {
+  reservationOf,
+  messageCount,
+  timeoutOrQueues,
+  type ReservationRequest,
+  type ReservedDeletes,
+} from './messages/reservation.js';
+import {
+  deleteArgs,
   outboxEntry,
   peekedMessages,
   postArgs,
@@ -30,6 +36,7 @@ import {
 import { hopsLeftOf, readHeaders } from './messages/hop-budget.js';
 import { MessageProducer } from './messages/message-producer.js';
 import { WakeHub } from './messages/wake-hub.js';
+import { reserveWaiting } from './messages/long-poll.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
 import { PushStore } from './push/push-store.js';
 import type { QueueQuotas } from './queues/queue-quotas.js';
@@ -40,9 +47,6 @@ import type { Message, NewMessage, ReserveResult } from './types.js';
 function hopsOf(message: Message): number {
   return message.hopsLeft ?? LIMITS.hopBudget;
 }
-
-// A reserve retried right at the due time can miss it by the clocks' difference; wait a little past.
-const DUE_SLACK_MS = 5;
 
 /**
  * The message queue: every message operation is one method here running one Lua script on
@@ -179,38 +183,25 @@ export class MessageQueue {
    */
   async reserve(ref: QueueRef, request: ReservationRequest, signal?: AbortSignal): Promise<ReserveResult> {
     const reservation = reservationOf(request, this.minTimeoutSeconds);
-    const first = await this.reserveNow(ref, reservation);
+    // The deletes go with the first run only: once done they are done, whatever the wait brings.
+    const first = await this.reserveNow(ref, reservation, reservation.deleteReserved);
     if (first.count > 0 || reservation.waitSeconds <= 0) return first;
-    const deadline = Date.now() + reservation.waitSeconds * 1000;
-    const waiter = await this.hub.listen(this.keys.wakeChannel(ref));
-    const stop = () => waiter.close();
-    signal?.addEventListener('abort', stop);
-    try {
-      // Subscribed now: this reserve sees everything posted before, the waiter everything after.
-      let result = await this.reserveNow(ref, reservation);
-      while (result.count === 0) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0 || waiter.closed) break;
-        const untilDue =
-          result.nextDueMs >= 0 ? Math.max(result.nextDueMs - scriptClock.now(), 0) + DUE_SLACK_MS : Infinity;
-        await waiter.next(Math.min(remaining, untilDue));
-        if (waiter.closed) break;
-        result = await this.reserveNow(ref, reservation);
-      }
-      return result;
-    } finally {
-      signal?.removeEventListener('abort', stop);
-      waiter.close();
-    }
+    const channel = this.keys.wakeChannel(ref);
+    const again = () => this.reserveNow(ref, reservation);
+    const result = await reserveWaiting(this.hub, channel, reservation.waitSeconds, again, signal);
+    result.deleteOutcomes = first.deleteOutcomes;
+    return result;
   }
 
   /**
    * One run of reserve.lua without waiting (push delivery reserves this way too): counted, its
-   * dead letters handed over. `timeout` 0 is the queue's (or a v1 message's own).
+   * dead letters handed over. `timeout` 0 is the queue's (or a v1 message's own). `deletes`, when
+   * given, are deleted first in the same script (ack-and-next; each one's outcome in the result).
    */
   async reserveNow(
     ref: QueueRef,
     reservation: { n: number; timeout: number; delete?: boolean },
+    deletes?: ReservedDeletes | null,
   ): Promise<ReserveResult> {
     const reply = await scripts.reserve.run<ReserveReply | number>(this.redis, this.keys.queue(ref), [
       reservation.n,
@@ -219,6 +210,7 @@ export class MessageQueue {
       reservationPrefix(),
       LIMITS.defaultTimeoutSeconds,
       this.plainFlag(),
+      ...deleteArgs(deletes),
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
     const { result, alerts } = reserveResult(reply as ReserveReply);

@@ -70,6 +70,8 @@ export class MqMetrics {
     this.reserved.inc(result.count);
     this.deadLettered.inc(result.movedToDeadLetter);
     this.expired.inc(result.expired);
+    const deleted = result.deleteOutcomes.filter((outcome) => outcome === 0).length;
+    if (deleted > 0) this.deleted.inc(deleted);
   }
 
   /** Counts the subscriber statuses a delivery round ended with. */

@@ -124,4 +124,9 @@ export interface ReserveResult {
   nextDueMs: number;
   /** The timeout asked for, else the queue's message_timeout (s). */
   timeout: number;
+  /**
+   * The outcome (Outcome, ok = deleted) of each message the reserve deleted first
+   * (ack-and-next), in the order given; empty when none was given.
+   */
+  deleteOutcomes: number[];
 }

@@ -6,7 +6,7 @@ const MIN = 30;
 
 describe('the reservation rule', () => {
   it('defaults: one message, the queue timeout (0), no wait, no delete', () => {
-    expect(reservationOf({}, MIN)).toEqual({ n: 1, timeout: 0, waitSeconds: 0, delete: false });
+    expect(reservationOf({}, MIN)).toEqual({ n: 1, timeout: 0, waitSeconds: 0, delete: false, deleteReserved: null });
   });
 
   it('serves n above 100 as 100 and a wait above 30 s as 30 s', () => {

@@ -17,6 +17,11 @@ export const MQ_ERRORS = {
     'reservation_id is required to acknowledge a push delivery (subscriber_name is given)',
   ),
   mq_reservation_id_required: row(406, 'reservation_id is required'),
+  mq_too_many_deletes: row(
+    400,
+    (field: string, most: number, got: number) => `${field}: at most ${most} messages, got ${got}`,
+  ),
+  mq_delete_given_twice: row(400, (at: string, first: string) => `${at}.id repeats ${first}.id`),
   mq_reservation_id_empty: row(400, 'reservation_id must not be empty'),
   mq_clear_needs_body: row(400, 'Clearing a queue needs the JSON body {}; to delete messages give "ids"'),
   mq_release_needs_body: row(400, 'a JSON body is required (send {} when there is nothing to set)'),

@@ -6,13 +6,17 @@
 -- ARGV: n, timeout (s; 0 = each message's own, else the queue's: the rule clients are held to is
 -- reservationOf in messages/reservation.ts), delete ('1' removes the
 -- messages at once), reservation id prefix, default timeout (s), '1' when plain messages may be
--- written (else a plain message taken gets an expiry entry and a plain rid field: PLAIN_EXPIRATION).
+-- written (else a plain message taken gets an expiry entry and a plain rid field: PLAIN_EXPIRATION),
+-- k (how many messages to delete first, 0 for none: ack-and-next), then k message ids and their k
+-- reservation ids: each one is deleted under the batch delete's rules (check_reservations), but
+-- one by one: those that may not be deleted stay as they are and are reported.
 -- Returns -1 for a missing queue, else { moved, expired (messages dropped as expired), due (next
 -- due ms or -1), timeout (the queue's or the given one), alerts (fired, see evaluate_alerts), then
 -- the reserved messages' ids, reservation ids and reserved_counts, each joined by commas, their
 -- bodies as one JSON list of strings (cjson's), their push headers (JSON text or '' each) as one
 -- JSON list or '' when the queue has none, and their timeouts (s) joined by commas or '' when
--- each is the timeout returned }. script-io.ts reserveResult reads it.
+-- each is the timeout returned, and the k deletes' outcomes joined by commas (0 = deleted) or '' }.
+-- script-io.ts reserveResult reads it.
 
 -- The ready scores (text) of the set's first `count` messages. Messages posted together share
 -- their score, so the scores are read one run of equal scores at a time (ZCOUNT), up to
@@ -34,9 +38,20 @@ local function front_ready_scores(count)
   return scores
 end
 
+-- Deletes the k messages given after the fixed arguments (ARGV[7]) that may be deleted; returns
+-- how many were, and each one's outcome joined by commas ('' for none given).
+local function delete_acknowledged(now)
+  local k = tonumber(ARGV[7] or '0')
+  if k == 0 then return 0, '' end
+  local ids, rids = { unpack(ARGV, 8, 7 + k) }, { unpack(ARGV, 8 + k, 7 + 2 * k) }
+  local removed, outcomes = remove_allowed(ids, rids, now)
+  return removed, table.concat(outcomes, ',')
+end
+
 local head = queue_record('timeout', 'dead_letter', 'alerts', 'alert_size', PLAIN_EXPIRATION)
 if not head[1] then return -1 end
 local now = now_ms()
+local acknowledged, ack_outcomes = delete_acknowledged(now)
 local expired = maintain(now)
 local n, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
 local delete, prefix = ARGV[3] == '1', ARGV[4]
@@ -148,10 +163,10 @@ if got > 0 then
     variadic('ZADD', K_RESERVED, reserved, 2)
   end
 end
-local alerts = (delete or moved > 0) and evaluate_alerts(now, { head[4], head[5] }) or '[]'
+local alerts = (delete or moved > 0 or acknowledged > 0) and evaluate_alerts(now, { head[4], head[5] }) or '[]'
 local due = got == 0 and next_due() or -1
 -- cjson writes an empty list as {}.
 local bodies_json = got == 0 and '[]' or cjson.encode(out_bodies)
 local headers_json = (with_headers and got > 0) and cjson.encode(out_headers) or ''
 local timeouts_text = (with_timeouts and got > 0) and table.concat(timeouts, ',') or ''
-return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, timeouts_text }
+return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, timeouts_text, ack_outcomes }

@@ -8,13 +8,4 @@ if redis.call('EXISTS', K_QUEUE) == 0 then return 0 end
 local now = now_ms()
 local anyone = {}
 for i = 1, #ARGV do anyone[i] = ANY_RESERVATION end
-local outcomes, until_ms = check_reservations(ARGV, anyone, now)
-local found, found_until = {}, {}
-for i, outcome in ipairs(outcomes) do
-  if outcome == OK then
-    found[#found + 1] = ARGV[i]
-    found_until[#found] = until_ms[i]
-  end
-end
-remove_checked(found, found_until, now)
-return #found
+return (remove_allowed(ARGV, anyone, now))

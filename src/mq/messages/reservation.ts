@@ -10,6 +10,23 @@ export interface ReservationRequest {
   wait?: number;
   /** Remove the messages as they are reserved (v3 only). */
   delete?: boolean;
+  /**
+   * Reserved messages to delete in the same step, before the reserve (v3 `delete_reserved`,
+   * ack-and-next): each under its reservation, as a batch delete, but one by one.
+   */
+  deleteReserved?: ReservedMessageRef[];
+}
+
+/** A message under its reservation, as a client names it. */
+export interface ReservedMessageRef {
+  id: string;
+  reservationId: string;
+}
+
+/** The messages a reserve deletes first, within the rule (reservedDeletesOf): ids and reservation ids. */
+export interface ReservedDeletes {
+  ids: string[];
+  reservationIds: string[];
 }
 
 /** A reserve within the bounds: what reserve.lua is asked for. */
@@ -19,6 +36,8 @@ export interface Reservation {
   timeout: number;
   waitSeconds: number;
   delete: boolean;
+  /** Null when the request named none. */
+  deleteReserved: ReservedDeletes | null;
 }
 
 /**
@@ -33,7 +52,33 @@ export function reservationOf(request: ReservationRequest, minTimeoutSeconds: nu
     timeout: timeoutOrQueues(request.timeout, 'timeout', minTimeoutSeconds),
     waitSeconds: Math.min(request.wait ?? 0, LIMITS.maxWaitSeconds),
     delete: request.delete ?? false,
+    deleteReserved: request.deleteReserved ? reservedDeletesOf(request.deleteReserved) : null,
   };
+}
+
+const DELETE_RESERVED = 'delete_reserved';
+
+/**
+ * The rule for the messages a reserve deletes first: at most a batch delete's count, each with a
+ * reservation id, none named twice (its bytes would be given back twice).
+ */
+export function reservedDeletesOf(refs: ReservedMessageRef[]): ReservedDeletes {
+  if (refs.length > LIMITS.maxBatchDelete)
+    throw fail('mq_too_many_deletes', DELETE_RESERVED, LIMITS.maxBatchDelete, refs.length);
+  const ids = new Array<string>(refs.length);
+  const reservationIds = new Array<string>(refs.length);
+  const seen = new Map<string, number>();
+  for (let i = 0; i < refs.length; i++) {
+    const { id, reservationId } = refs[i]!;
+    if (reservationId === '') throw fail('mq_field_empty', `${DELETE_RESERVED}[${i}].reservation_id`);
+    const first = seen.get(id);
+    if (first !== undefined)
+      throw fail('mq_delete_given_twice', `${DELETE_RESERVED}[${i}]`, `${DELETE_RESERVED}[${first}]`);
+    seen.set(id, i);
+    ids[i] = id;
+    reservationIds[i] = reservationId;
+  }
+  return { ids, reservationIds };
 }
 
 /** `n` of reserve and peek: 1 when absent, at most 100. */

@@ -83,6 +83,22 @@ export function reservationArg(reservation: ReservationRef | undefined): string 
   return reservation === ANY_RESERVATION ? ' *' : reservation;
 }
 
+/**
+ * reserve.lua's arguments after its fixed ones for the messages it deletes first: their count,
+ * their ids, then their reservation ids (a client's '*' as reservationArg writes it).
+ */
+export function deleteArgs(deletes: { ids: string[]; reservationIds: string[] } | null | undefined): string[] {
+  if (!deletes || deletes.ids.length === 0) return [];
+  const { ids, reservationIds } = deletes;
+  const args = new Array<string>(1 + 2 * ids.length);
+  args[0] = String(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    args[1 + i] = ids[i]!;
+    args[1 + ids.length + i] = reservationArg(reservationIds[i]);
+  }
+  return args;
+}
+
 /** Reservation ids: a random prefix per call (30 hex digits), two hex digits per message of the call. */
 export function reservationPrefix(): string {
   // randomUUID draws from a pooled entropy cache: much cheaper per call than randomBytes.
@@ -93,9 +109,23 @@ export function reservationPrefix(): string {
  * reserve.lua's reply: moved, expired, due, timeout, fired alerts (JSON), then the reserved
  * messages' ids, reservation ids, reserved_counts (each joined by commas), bodies (cjson's JSON
  * list of strings), push headers (a JSON list of JSON texts or '', or '' for none) and timeouts
- * (joined by commas, or '' when each is `timeout`).
+ * (joined by commas, or '' when each is `timeout`), then the outcome of each message deleted first
+ * (joined by commas, '' for none; a release before this one does not send it).
  */
-export type ReserveReply = [number, number, number, number, string, string, string, string, string, string, string];
+export type ReserveReply = [
+  number,
+  number,
+  number,
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 
 /**
  * What reserve.lua's reply says. Its messages are read only as the caller asks: as pieces of JSON
@@ -112,6 +142,7 @@ class ReservedBatch implements ReserveResult {
   readonly expired: number;
   readonly nextDueMs: number;
   readonly timeout: number;
+  deleteOutcomes: number[];
   private readonly ids: string[];
   private parsed: ReservedMessage[] | undefined;
   private pieces: ReservedJsonPieces | undefined;
@@ -123,6 +154,7 @@ class ReservedBatch implements ReserveResult {
     this.timeout = reply[3];
     this.ids = reply[5] === '' ? [] : reply[5].split(',');
     this.count = this.ids.length;
+    this.deleteOutcomes = reply[11] ? reply[11].split(',').map(Number) : [];
   }
 
   get jsonPieces(): ReservedJsonPieces {

@@ -61,6 +61,31 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
     expect(table.stdout).toMatch(/^ID\s+RESERVED_COUNT\s+RESERVATION_ID\s+BODY\n\d+\s+1\s+\S+\s+third from stdin\n$/);
   });
 
+  it('consume prints each message as a JSON line and deletes each batch with the next reserve (ack-and-next)', async () => {
+    const bodies = Array.from({ length: 5 }, (_, i) => `job ${i}`);
+    await json('mq', 'post', 'cli-consume', ...bodies);
+    const limited = await ferrum('mq', 'consume', 'cli-consume', '-n', '2', '--max', '3');
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(
+      limited.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).body),
+    ).toEqual(bodies.slice(0, 3));
+    expect((await json('mq', 'info', 'cli-consume')).queue.size).toBe(2);
+    const rest = await ferrum('mq', 'consume', 'cli-consume', '-n', '1');
+    expect(
+      rest.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toMatchObject([
+      { body: 'job 3', reserved_count: 1 },
+      { body: 'job 4', reserved_count: 1 },
+    ]);
+    expect((await json('mq', 'info', 'cli-consume')).queue.size).toBe(0);
+  });
+
   it('clears a queue, deletes messages in a batch, and reports server errors with their msg', async () => {
     const { ids } = await json('mq', 'post', 'cli-batch', 'a', 'b', 'c');
     expect((await ferrum('mq', 'delete', 'cli-batch', ids[0], ids[1])).stdout).toBe('Deleted\n');

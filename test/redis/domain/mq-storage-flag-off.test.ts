@@ -109,6 +109,30 @@ describe('plain_messages off: what release f89fce9 reads', () => {
     expect(await shared.redis.zcard(key(ref, 'expiry'))).toBe(0);
   });
 
+  it('ack-and-next beside f89fce9: its reservations are deleted by our reserve, ours by its delete', async () => {
+    flag.plain = false;
+    const ref = queue('ack-and-next');
+    const ids = await mq.post(
+      ref,
+      [1, 2, 3, 4].map((i) => ({ body: `a${i}` })),
+    );
+    const theirs = (await oldReserve(ref, 2)).messages;
+    const next = await mq.reserve(ref, {
+      n: 2,
+      timeout: 30,
+      deleteReserved: theirs.map((message) => ({ id: message[0], reservationId: message[3] })),
+    });
+    expect(next.deleteOutcomes).toEqual([0, 0]);
+    expect(next.messages.map((message) => message.id)).toEqual(ids.slice(2));
+    const deleted = await oldDelete(
+      ref,
+      next.messages.map((message) => message.id),
+      next.messages.map((message) => message.reservationId),
+    );
+    expect(deleted[0]).toBe(0);
+    for (const part of ['ready', 'reserved', 'expiry']) expect(await shared.redis.zcard(key(ref, part))).toBe(0);
+  });
+
   it('a rollback: f89fce9 peeks, gets by id, reserves and counts what this release posted', async () => {
     flag.plain = false;
     const ref = queue('rollback');
