@@ -77,7 +77,8 @@ export const AUTH_SETTINGS = defineSettings({
   },
   FERRUM_PROJECT_MAX_QUEUED_TASKS: {
     fallback: 10_000,
-    meaning: 'quota `queued_tasks`: worker tasks of one project waiting for a runner, delayed ones included (above: 403)',
+    meaning:
+      'quota `queued_tasks`: worker tasks of one project waiting for a runner, delayed ones included (above: 403)',
   },
   FERRUM_BOOTSTRAP_TOKEN: {
     shown: 'random',
