@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { machineSlowness, scaled } from './test/helpers/pace.js';
 
 /**
@@ -45,6 +45,23 @@ const ON_CLUSTER = [
   'test/docker/functions/functions-calls.test.ts',
 ];
 
+/**
+ * Docker files that run whole Ferrum processes (Redis faults, rolling restarts, upgrades of a
+ * runner): scripts/test-lanes.sh runs them after the cluster, sentinel and upgrade lanes, beside
+ * the rest of the docker lane, so the two runs side by side take about as long as each other.
+ * FERRUM_DOCKER_PART=processes runs only these, =rest all other docker files; unset, all.
+ */
+const DOCKER_PROCESSES = [
+  'test/docker/redis-faults/**/*.test.ts',
+  'test/docker/all-in-one-*.test.ts',
+  'test/docker/rolling-restart.test.ts',
+];
+const dockerPart = process.env.FERRUM_DOCKER_PART;
+const DOCKER = {
+  include: dockerPart === 'processes' ? DOCKER_PROCESSES : ['test/docker/**/*.test.ts'],
+  exclude: [...configDefaults.exclude, ...(dockerPart === 'rest' ? DOCKER_PROCESSES : [])],
+};
+
 /** The suites the sentinel lane runs again on a Sentinel-watched master (beside test/sentinel). */
 const ON_SENTINEL = [
   'test/sentinel/**/*.test.ts',
@@ -79,7 +96,7 @@ export default defineConfig({
           globalSetup: ['test/helpers/shared-redis-setup.ts'],
         },
       },
-      { test: { ...shared, name: 'docker', include: ['test/docker/**/*.test.ts'] } },
+      { test: { ...shared, name: 'docker', ...DOCKER } },
       // Previous releases (test/upgrade/releases.json, built by scripts/build-release.sh) beside this checkout.
       { test: { ...shared, name: 'upgrade', include: ['test/upgrade/**/*.test.ts'] } },
       { test: { ...shared, name: 'cluster', include: ON_CLUSTER, env: { FERRUM_TEST_REDIS: 'cluster' } } },

@@ -119,7 +119,8 @@ function splitLine({ split, switches }: SplitRun): string {
 }
 
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
-const WARM_SECONDS = SMOKE ? 1 : 3;
+// A smoke run proves the bench works: no warm-up, whose only use is steadier figures.
+const WARM_SECONDS = SMOKE ? 0 : 3;
 /** BENCH_HOT_CALLERS=1 tells the latency of a call alone from that of calls contending for the cores. */
 const HOT_CALLERS = Number(process.env.BENCH_HOT_CALLERS ?? 10);
 const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
@@ -305,7 +306,7 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
   try {
     const url = `${floor.message.url}/r/bench/hot-http-stream`;
     const pid = floor.child.pid!;
-    await wrk(url, WARM_SECONDS, request, pid);
+    if (WARM_SECONDS > 0) await wrk(url, WARM_SECONDS, request, pid);
     const full = await wrkSplit(url, request, pid, floorGroupsOf(ferrumPid), 'floor');
     console.log(line('floor: node:http + undici, same fns', full.figures));
     console.log(splitLine(full));
@@ -426,7 +427,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
   console.log(
     `(a) hot echo functions, ${HOT_CALLERS} callers (wrk), max_concurrency ${HOT_CALLERS}, ${HOT_SECONDS} s each`,
   );
-  await wrk(url + cachePath, WARM_SECONDS, cacheGet, pid);
+  if (WARM_SECONDS > 0) await wrk(url + cachePath, WARM_SECONDS, cacheGet, pid);
   const cacheRun = await wrkSplit(url + cachePath, cacheGet, pid);
   const cache = cacheRun.figures;
   console.log(line('GET cache item (authenticated)', cache));
@@ -441,7 +442,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
       ),
     );
     if (started.some((response) => response.status !== 200)) throw new Error(`warming hot-${format} failed`);
-    await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
+    if (WARM_SECONDS > 0) await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
     const run = await profiledRun(server, `hot-${format}`, () => wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid));
     hot[format] = run.figures;
     console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));

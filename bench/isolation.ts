@@ -31,7 +31,7 @@ import { KeySpace } from '../src/core/redis.js';
 /** The bench's direct writes are not a tenant's: no quota applies. */
 const UNLIMITED = { storedBytes: Number.MAX_SAFE_INTEGER, caches: Number.MAX_SAFE_INTEGER };
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 2 : 15));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 15));
 /** Messages already on the queue the attacker clears, and items in each cache it clears or deletes. */
 const SEEDED_MESSAGES = SMOKE ? 5_000 : 300_000;
 const SEEDED_ITEMS = SMOKE ? 5_000 : 300_000;

@@ -37,7 +37,8 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,wrk50,paced50
  * closed loop saturates the machine and measures its throughput.
  */
 /** Seconds of unmeasured load before wrk50 (each of post and reserve) and each single-request scenario measure. */
-const WARM_UP_SECONDS = sized('BENCH_WARM_UP_SECONDS', 2, 1);
+// None in a smoke run, which proves the bench works: a warm-up only steadies the figures.
+const WARM_UP_SECONDS = sized('BENCH_WARM_UP_SECONDS', 2, 0);
 const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
 /** The open loop's p99 targets, as ratios to the floor's p99 in the same run. */
 const PACED_P99_TARGETS = { post: 1.2, reserve: 1.5, delete: 1.5 };
@@ -487,8 +488,10 @@ async function singleLoads(
   const results: [string, LoadFigures][] = [];
   const idsFile = path.join(os.tmpdir(), `ferrum-bench-ids-${process.pid}`);
   try {
-    await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
-    await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
+    if (WARM_UP_SECONDS > 0) {
+      await wrk(`${base}/wrk-warm-up/messages`, warmUp, { method: 'POST', body, headers });
+      await wrk(`${base}/wrk-warm-up/reservations`, warmUp, { method: 'POST', body: '{"delete":true}', headers });
+    }
     results.push(['post', await wrk(`${base}/wrk-post/messages`, options, { method: 'POST', body, headers })]);
     await fill(client, 'wrk-reserve', enough);
     results.push([

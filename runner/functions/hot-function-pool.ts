@@ -185,6 +185,11 @@ export class HotFunctionPool implements FunctionExecutor {
     return this.routes.get(`${appName}\0${path}`)?.pool.size ?? 0;
   }
 
+  /** The containers of a route serving a call now. */
+  busyCount(appName: string, path: string): number {
+    return this.routes.get(`${appName}\0${path}`)?.pool.busyCount ?? 0;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.pools.keys()].map((pool) => pool.close('the function runner is shutting down')));

@@ -85,6 +85,11 @@ export class HotRoutePool<HotContainer extends PooledContainer> {
     return this.waiters.length;
   }
 
+  /** Started containers serving a call now. */
+  get busyCount(): number {
+    return this.live.size - this.idle.length;
+  }
+
   /** Containers running or starting. */
   get size(): number {
     return this.live.size + this.starting;

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { boundFrom, scaled } from '../helpers/pace.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/test-file.js';
 
 // Runs in the `cluster` lane: the whole Redis Cluster goes away under a controller and comes back.
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 it(
   'answers 503 with Retry-After at once while the cluster is down, and serves again when it is back',

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { isCluster, mastersOf } from '../../src/core/redis.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WorkerClient } from '../helpers/worker.js';
+import { useTestServer } from '../helpers/test-file.js';
 
 // Runs in the `cluster` lane (FERRUM_TEST_REDIS=cluster): the server's Redis is a 3-master Redis Cluster.
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 it('spreads queues, caches and tasks of 10 projects over every master', async () => {
   const { redis } = server.running.ctx;

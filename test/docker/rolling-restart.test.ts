@@ -7,6 +7,7 @@ import { startNginx, type TestNginx } from '../helpers/nginx.js';
 import { missingMessages, startPostLoad } from '../helpers/post-load.js';
 import { startTestRedis } from '../helpers/redis.js';
 import { scaled } from '../helpers/pace.js';
+import { loopInterval } from '../helpers/load-loop.js';
 
 /**
  * A rolling restart of two controllers sharing one Redis, behind Debian's nginx, which never
@@ -51,8 +52,7 @@ function watchReadiness(nginx: TestNginx, ports: number[]) {
         await nginx.setUpstreams(ports.map((port) => ({ port, down: !ready.has(port) })));
         inNginx = ready;
       }
-      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-      await new Promise((resolve) => setTimeout(resolve, WATCH_EVERY_MS));
+      await loopInterval(WATCH_EVERY_MS);
     }
   })();
   return {

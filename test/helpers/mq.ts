@@ -3,7 +3,8 @@ import { afterAll, beforeAll } from 'vitest';
 import type { RedisClient } from '../../src/core/redis.js';
 import { eventually } from './eventually.js';
 import type { HttpClient } from './http.js';
-import { startTestServer, type TestServer } from './server.js';
+import type { TestServer } from './server.js';
+import { useTestServer } from './test-file.js';
 
 /** Shortcuts for the version 3 message queue API in tests. */
 export class MqClient {
@@ -135,17 +136,16 @@ export interface MqTestFile {
   observer: RedisClient;
 }
 
-/** Starts the file's server before its tests and stops it after; the fields are set once they run. */
+/** The file's server (useTestServer), a version 3 client of it and a Redis connection, set once its tests run. */
 export function mqTestFile(env: Record<string, string>): MqTestFile {
-  const file = {} as MqTestFile;
-  beforeAll(async () => {
-    file.server = await startTestServer(env);
-    file.mq = new MqClient(file.server.http, file.server.projectId);
-    file.observer = file.server.openRedis();
+  const server = useTestServer(env);
+  const file = { server } as MqTestFile;
+  beforeAll(() => {
+    file.mq = new MqClient(server.http, server.projectId);
+    file.observer = server.openRedis();
   });
-  afterAll(async () => {
+  afterAll(() => {
     file.observer?.disconnect();
-    await file.server?.stop();
   });
   return file;
 }

@@ -1,15 +1,8 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/test-file.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_BODY_LIMIT: String(64 * 1024) });
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer({ FERRUM_BODY_LIMIT: String(64 * 1024) });
 describe('error model', () => {
   it('answers malformed JSON with 400 and a message', async () => {
     const res = await server.http.request('POST', '/1/projects', {

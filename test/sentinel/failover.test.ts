@@ -7,6 +7,7 @@ import { missingMessages, startPostLoad, waitFor } from '../helpers/post-load.js
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../helpers/worker.js';
 import { scaled } from '../helpers/pace.js';
+import { loopInterval } from '../helpers/load-loop.js';
 
 // Runs in the `sentinel` lane: a controller and a direct runner on the master a Sentinel names
 // (with one replica), through a forced failover in the middle of task, function and cache traffic.
@@ -48,20 +49,17 @@ class Traffic {
 
   /** `pauseMs` between requests keeps a backlog from growing past what one runner does. */
   constructor(send: (n: number) => Promise<string | null>, pauseMs = 0) {
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     this.done = (async () => {
       for (let n = 0; !this.stopped; n++) {
         const acked = await send(n).catch(() => null);
         if (acked === null) {
           this.failed += 1;
-          // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-          await pause(100);
+          await loopInterval(100);
           continue;
         }
         this.acked.push(acked);
         this.lastAckAt = Date.now();
-        if (pauseMs > 0) await pause(pauseMs);
+        if (pauseMs > 0) await loopInterval(pauseMs);
       }
     })();
   }

@@ -8,7 +8,8 @@ import { HttpClient } from '../../helpers/http.js';
 import { createUserWithToken } from '../../helpers/identity.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import { eventually, newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { eventually } from '../../helpers/eventually.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A hostile tenant shares the functions runners with a victim: its flood of slow calls, its
@@ -106,9 +107,9 @@ describe('an answer larger than the limit', () => {
     expect((await onSecondController.get('/1/tokens')).status).toBe(200); // cached there for 60 s
     expect((await user.http.delete(`/1/tokens/${user.tokenId}`)).status).toBe(200);
     await eventually(
-      'the revoked token to be refused',
       async () => (await onSecondController.get('/1/tokens')).status === 401,
       10_000,
+      'the revoked token to be refused',
     );
   });
 });
@@ -128,7 +129,7 @@ async function expectHotContainerStopped(
   expect(await containersOf(app, '/hot')).toHaveLength(1);
   const stopped = await stop();
   expect(stopped.status, stopped.text).toBe(200);
-  await eventually('the hot container to stop', async () => (await containersOf(app, '/hot')).length === 0, 15_000);
+  await eventually(async () => (await containersOf(app, '/hot')).length === 0, 15_000, 'the hot container to stop');
 }
 
 describe('hot containers', () => {
@@ -163,7 +164,7 @@ describe('hot containers', () => {
         expect(answer.status, answer.text).toBe(200);
       }
       const count = async () => (await Promise.all(paths.map((path) => containersOf(HOSTILE_APP, path)))).flat().length;
-      await eventually('the project to keep at most 2 hot containers', async () => (await count()) <= 2, 15_000);
+      await eventually(async () => (await count()) <= 2, 15_000, 'the project to keep at most 2 hot containers');
       expect(await containersOf(HOSTILE_APP, '/q3')).toHaveLength(1);
     },
     scaled(90_000),
@@ -187,7 +188,7 @@ describe('a flood of slow calls', () => {
             filters: { label: [`ferrum.runner=${runner.id}`], ancestor: ['ferrum-test/fn-echo'], status: ['running'] },
           })
         ).length;
-      await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
+      await eventually(async () => (await running()) >= 2, 15_000, 'the flood to hold the slots it may');
       for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while sync-flooded ${i}`);
       expect(await running()).toBeLessThanOrEqual(2);
       // Only the flood's own calls wait past the queue wait. A runner taking one of them too late
@@ -214,7 +215,7 @@ describe('a flood of slow calls', () => {
         const records = await Promise.all(flood.map((call) => hostileFn.record(HOSTILE_APP, call.body.call_id)));
         return records.filter((record) => record.status === 'running').length;
       };
-      await eventually('the flood to hold the slots it may', async () => (await running()) >= 2, 15_000);
+      await eventually(async () => (await running()) >= 2, 15_000, 'the flood to hold the slots it may');
       // With one line for all, the victim's calls would wait behind the flood past the queue wait (504).
       for (let i = 0; i < 3; i++) await expectVictimAnswered(victimFn, `while flooded ${i}`);
       const later = await victimFn.call('POST', `${VICTIM_APP}/later`, 'async');

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
 import { useCliSession } from '../../helpers/cli.js';
-import { startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { eventually } from '../../helpers/eventually.js';
+import { createCluster, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
 
 let runner: Runner;
 let worker: WorkerClient;
-let shellCodeId: string;
 
 const SHELL = 'sh -c "$(cat $PAYLOAD_FILE)"';
 const session = useCliSession(startWorkerServer);
@@ -20,7 +20,6 @@ beforeAll(async () => {
   const uploaded = await ferrum('worker', 'upload', 'cli-shell', '--image', 'ferrum-test/busybox', '--command', SHELL);
   expect(uploaded.code, uploaded.stderr).toBe(0);
   expect(uploaded.stdout).toMatch(/^Upload successful\. \(code id [0-9a-f]{24}\)\n$/);
-  shellCodeId = /code id ([0-9a-f]{24})/.exec(uploaded.stdout)![1]!;
 });
 
 afterAll(async () => {
@@ -35,18 +34,31 @@ async function queue(code: string, payload: string): Promise<string> {
 
 describe('ferrum worker', { timeout: scaled(120_000) }, () => {
   it('log --follow prints the lines of a running task as they come and exits when it ends', async () => {
-    // The queue is paused until the follower has had time to start, so even a slow spawn sees the task run.
-    await session.server.http.post(`/2/projects/${session.server.projectId}/codes/${shellCodeId}/pause_task_queue`);
-    const id = await queue('cli-shell', 'echo line one; sleep 4; echo line two');
+    // The task waits in a cluster without a runner until the follower has said so (its first poll
+    // saw the task queued), so even a slow spawn sees the task run.
+    const cluster = await createCluster(session.server.http, 'cli-follow');
+    const queued = await ferrum(
+      'worker',
+      'queue',
+      'cli-shell',
+      '--payload',
+      'echo line one; sleep 4; echo line two',
+      '--cluster',
+      cluster,
+      '--json',
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const id: string = JSON.parse(queued.stdout).tasks[0].id;
     const chunks: { text: string; at: number }[] = [];
+    let notices = '';
     const following = session.cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
       cwd: session.cwd,
       onStdout: (text) => chunks.push({ text, at: Date.now() }),
+      onStderr: (text) => (notices += text),
     });
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    await session.server.http.post(`/2/projects/${session.server.projectId}/codes/${shellCodeId}/resume_task_queue`);
-    const followed = await following;
+    await eventually(() => notices.includes(`no runner serves cluster ${cluster}`), 30_000, 'the follower polling');
+    const late = await startRunner(session.server, { FERRUM_RUNNER_CLUSTER: cluster });
+    const followed = await following.finally(() => late.stop());
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toBe('line one\nline two\n');
     const ended = Date.parse((await worker.task(id)).end_time);

@@ -6,6 +6,7 @@ import { createSchedule } from '../../helpers/schedules.js';
 import { MqClient } from '../../helpers/mq.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 import { useDashboard } from '../../helpers/dashboard.js';
+import { eventually } from '../../helpers/eventually.js';
 import { scaled } from '../../helpers/pace.js';
 
 const session = useDashboard({
@@ -285,8 +286,11 @@ describe('dashboard', () => {
     await session.server.http.post(`/3/projects/${session.server.projectId}/queues/charted/messages`, {
       messages: [{ body: '1' }, { body: '2' }],
     });
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // a few depth samples
+    await eventually(
+      async () => (await history.queueDepth(session.server.projectId)).some((sample) => sample.total >= 2),
+      10_000,
+      'a queue-depth sample with the two messages',
+    );
     await session.navTo('Overview');
     await session.page.getByRole('heading', { name: 'Overview' }).waitFor();
     await session.page.getByRole('img', { name: /Tasks finished per minute/ }).waitFor();

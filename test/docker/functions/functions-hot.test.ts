@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FunctionInvocation, FunctionResult } from '../../../src/functions/calls/function-executor.js';
 import { HOT_LABELS, HotFunctionPool } from '../../../runner/functions/hot-function-pool.js';
 import { newObjectId } from '../../../src/core/ids.js';
-import { sleep } from '../../../src/core/time.js';
+import { scaled } from '../../helpers/pace.js';
 
 /** Marks this file's containers, so the test can count them and sees none left behind. */
 const RUN_LABEL = `ferrum.test.functions-hot=${randomBytes(6).toString('hex')}`;
@@ -200,9 +200,7 @@ describe('hot containers', () => {
   it('answer 503 with Retry-After to a call that waited for a free container beyond its timeout', async () => {
     const app = newApp();
     const busy = pool.invoke(asking(app, 'http', { 'x-sleep-ms': '1500' }, { maxConcurrency: 1 }));
-    await vi.waitFor(() => expect(pool.containerCount(app, '/echo')).toBe(1));
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(100);
+    await vi.waitFor(() => expect(pool.busyCount(app, '/echo')).toBe(1), { timeout: scaled(20_000) });
     const waiting = await pool.invoke(asking(app, 'http', {}, { maxConcurrency: 1, timeoutMs: 200 }));
     expect(waiting).toMatchObject({ outcome: 'error', status: 503, headers: { 'retry-after': '1' } });
     expect(waiting.errorMessage).toMatch(/no container of the route came free within 200 ms/);
@@ -282,8 +280,7 @@ describe('closing the pool', () => {
     const app = newApp();
     echoOf(await own.invoke(invocation(app, 'json')));
     const busy = own.invoke(asking(app, 'json', { 'x-sleep-ms': '3000' }));
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(100);
+    await vi.waitFor(() => expect(own.busyCount(app, '/echo')).toBe(1), { timeout: scaled(10_000) });
     await own.close();
     expect(await busy).toMatchObject({ outcome: 'error', status: 502 });
     expect(await containersOf(app)).toHaveLength(0);

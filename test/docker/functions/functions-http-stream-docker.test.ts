@@ -182,11 +182,10 @@ describe('http-stream routes', () => {
 
   it('refuse calls beyond the bounded wait with 503 and Retry-After, and serve the rest', async () => {
     const path = await newRoute({ max_concurrency: 1 });
-    echoOf(await call(path));
+    // The route's only container starts for this call, which waits for it first: every later
+    // call queues behind it (no idle container exists for one to take first).
     const busy = call(path, 'slow', { 'X-Sleep-Ms': '9000' });
-    await vi.waitFor(async () => expect((await containersOf(path)).length).toBe(1));
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.waitFor(async () => expect((await containersOf(path)).length).toBe(1), { timeout: scaled(10_000) });
     // 20 may wait (each at most 3 s, less than the busy call takes); the other 10 are refused at once.
     const started = Date.now();
     const crowd = await Promise.all(Array.from({ length: 30 }, () => call(path)));

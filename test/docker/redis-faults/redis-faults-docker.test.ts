@@ -9,6 +9,7 @@ import { HttpClient } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/post-load.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
+import { loopInterval, measuringWindow } from '../../helpers/load-loop.js';
 
 // Two controllers and two runners (child processes) on one persistent Redis, under steady load:
 // posting and reserving messages, queueing tasks. Faults one after the other; figures printed.
@@ -97,11 +98,9 @@ class Load {
         lastOk = this.lastOkAt = Date.now();
       } else {
         at++;
-        // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await loopInterval(100);
       }
-      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-      if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      if (pauseMs) await loopInterval(pauseMs);
     }
   }
 
@@ -205,8 +204,7 @@ it(
     ];
     const cpuAtDown = named.map(([, proc]) => cpuSeconds(proc.child.pid!));
     const downAt = Date.now();
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await measuringWindow(10_000);
     const cpuByProcess = Object.fromEntries(
       named.map(([name, proc], i) => [name, cpuSeconds(proc.child.pid!) - cpuAtDown[i]!]),
     );

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../../src/core/time.js';
 import { VERSION } from '../../../src/core/version.js';
 import { INSTANCE_LABELS } from '../../../controller/providers/docker-provider.js';
 import type { Runner } from '../../../runner/runner.js';
@@ -17,20 +16,18 @@ let server: TestServer;
 let worker: WorkerClient;
 const runners: Runner[] = [];
 
+/** eventually(), and on a time-out the cluster's stats in the error, to see what the autoscaler saw. */
 async function until<T>(
   what: string,
   check: () => Promise<T | undefined | false>,
   timeoutMs: number,
   clusterId?: string,
 ): Promise<T> {
-  const deadline = Date.now() + scaled(timeoutMs);
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${clusterId ? `: ${JSON.stringify(await stats(clusterId))}` : ''}`);
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(200);
+  try {
+    return await eventually(check, timeoutMs, what);
+  } catch (error) {
+    if (!clusterId) throw error;
+    throw new Error(`${(error as Error).message}: ${JSON.stringify(await stats(clusterId))}`);
   }
 }
 
@@ -201,9 +198,17 @@ describe('the docker provider', () => {
       disable: true,
     });
     await worker.queue('shell', 'echo waits', { cluster: clusterId });
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(1500);
-    const now = await stats(clusterId);
+    // Two autoscaler rounds that saw the task (its queue-depth average moved twice): either
+    // would have launched an instance.
+    const first = await until('an autoscaler round', async () => (await stats(clusterId)).ewma || false, 10_000);
+    const now = await until(
+      'a second autoscaler round',
+      async () => {
+        const seen = await stats(clusterId);
+        return seen.ewma !== first && seen;
+      },
+      10_000,
+    );
     expect(now).toMatchObject({ instances: [], queued: 1 });
     expect(now.ewma).toBeGreaterThan(0);
   });

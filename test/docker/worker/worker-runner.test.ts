@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
 import type { Runner } from '../../../runner/runner.js';
-import { sleep } from '../../../src/core/time.js';
 import type { TestServer } from '../../helpers/server.js';
 import {
   createCluster,
@@ -144,10 +143,7 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
   it('shows the log while the task runs', async () => {
     const id = await worker.queue('shell', 'echo first; sleep 30');
     await worker.waitFor(id, ['running']);
-    const deadline = Date.now() + scaled(15000);
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    while ((await worker.log(id)) !== 'first\n' && Date.now() < deadline) await sleep(50);
-    expect(await worker.log(id)).toBe('first\n');
+    await eventually(async () => (await worker.log(id)) === 'first\n', 15_000, `the first log line of ${id}`);
     expect((await worker.task(id)).status).toBe('running');
 
     // The container runs with the runner's limits, without privileges, on network none.
@@ -192,10 +188,11 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
 
   it('cancels a queued (delayed) task before it runs', async () => {
     const id = await worker.queue('shell', 'echo should not run', { delay: 2 });
+    // A witness queued after it with the same delay: once the witness has run, so would the cancelled task have.
+    const witness = await worker.queue('shell', 'echo witness', { delay: 2 });
     expect((await worker.task(id)).status).toBe('queued');
     expect((await server.http.post(worker.path(`/tasks/${id}/cancel`))).status).toBe(200);
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(3000);
+    expect((await worker.waitFor(witness, ['complete', 'error'])).status).toBe('complete');
     const task = await worker.task(id);
     expect(task.status).toBe('cancelled');
     expect(await worker.log(id)).toBe('');
@@ -208,8 +205,6 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
   it('starts a delayed task only after its delay', async () => {
     const queuedAt = Date.now();
     const id = await worker.queue('shell', 'echo late', { delay: 2 });
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(1000);
     expect((await worker.task(id)).status).toBe('queued');
     const task = await worker.waitFor(id, ['complete']);
     expect(Date.parse(task.start_time) - queuedAt).toBeGreaterThanOrEqual(1900);
@@ -290,15 +285,25 @@ describe('a gateway runner whose token is revoked', () => {
 
     const revoked = await server.http.delete(`/2/clusters/${cluster}/tokens/${token.id}`);
     expect(revoked.status).toBe(200);
-    const stopped = await Promise.race([
-      runner.whenStopped().then(() => 'stopped'),
-      // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-      sleep(15_000).then(() => 'running'),
-    ]);
-    expect(stopped).toBe('stopped');
+    let stopped = false;
+    void runner.whenStopped().then(() => (stopped = true));
+    await eventually(() => stopped, 15_000, 'the revoked runner stopped');
     const after = await worker.queue('shell', 'echo after', { cluster });
-    // eslint-disable-next-line no-restricted-syntax -- not yet replaced by a wait on a condition (issue #47); this lane was not run in that change
-    await sleep(1000);
+    // A witness: a runner with a valid token, on another cluster, takes and runs a task queued
+    // after it; by then a revoked runner still polling would have taken `after`.
+    const witnessCluster = await createCluster(server.http, 'revoked-witness');
+    const witnessToken = await createRunnerToken(server, witnessCluster);
+    const witnessRunner = await startRunner(
+      server,
+      { FERRUM_RUNNER_CLUSTER: witnessCluster },
+      { mode: 'gateway', token: witnessToken.token },
+    );
+    try {
+      const witness = await worker.queue('shell', 'echo witness', { cluster: witnessCluster });
+      expect((await worker.waitFor(witness, ['complete', 'error'])).status).toBe('complete');
+    } finally {
+      await witnessRunner.stop();
+    }
     expect((await worker.task(after)).status).toBe('queued');
     await server.http.post(worker.path(`/tasks/${after}/cancel`));
   });

@@ -1,12 +1,15 @@
 import { expect } from 'vitest';
-import { eventually as waitUntil } from '../eventually.js';
 import type { HttpClient } from '../http.js';
 import { createUserWithToken } from '../identity.js';
 import type { TestServer } from '../server.js';
 
-/** A tenant of the adversarial suites: a user with its own token and project. */
+/** A tenant of the adversarial suites: a user (not an admin) with its own token and project. */
 export interface Tenant {
+  /** The user's id (`userId` too). */
   id: string;
+  userId: string;
+  email: string;
+  password: string;
   token: string;
   http: HttpClient;
   projectId: string;
@@ -17,26 +20,40 @@ export async function newTenant(server: TestServer, name: string): Promise<Tenan
   const user = await createUserWithToken(server.http, name);
   const project = await user.http.post('/1/projects', { name: `${name}-project` });
   expect(project.status, project.text).toBe(201);
-  return { id: user.id, token: user.token, http: user.http, projectId: project.body.id };
+  const { id, email, password, token, http } = user;
+  return { id, userId: id, email, password, token, http, projectId: project.body.id };
+}
+
+/** The server still answers, and Redis is reachable. */
+export async function expectHealthy(server: TestServer): Promise<void> {
+  expect((await server.http.get('/health', { token: null })).status).toBe(200);
+  expect((await server.http.get('/ready', { token: null })).status).toBe(200);
+}
+
+const itemPath = (victim: Tenant, cache: string, key: string) =>
+  `/1/projects/${victim.projectId}/caches/${cache}/items/${key}`;
+
+/** Stores a victim's cache item that attacks must leave alone (expectHealthyAndIntact reads it). */
+export async function storeVictimData(victim: Tenant, cache = 'mine', key = 'kept'): Promise<void> {
+  const put = await victim.http.put(itemPath(victim, cache, key), { value: 'victim data' });
+  expect(put.status, put.text).toBe(200);
+}
+
+/** The victim's cache item still reads back as storeVictimData wrote it. */
+export async function expectVictimDataIntact(victim: Tenant, cache = 'mine', key = 'kept'): Promise<void> {
+  const item = await victim.http.get(itemPath(victim, cache, key));
+  expect(item.status, item.text).toBe(200);
+  expect(item.body.value).toBe('victim data');
 }
 
 /** The server still answers, and a victim's cache item still reads back as it was written. */
 export async function expectHealthyAndIntact(server: TestServer, victim: Tenant, cache = 'mine', key = 'kept') {
   expect((await server.http.get('/health')).status).toBe(200);
-  const item = await victim.http.get(`/1/projects/${victim.projectId}/caches/${cache}/items/${key}`);
-  expect(item.status, item.text).toBe(200);
-  expect(item.body.value).toBe('victim data');
+  await expectVictimDataIntact(victim, cache, key);
 }
 
-/** Stores the item expectHealthyAndIntact looks for. */
-export async function storeVictimData(victim: Tenant, cache = 'mine', key = 'kept') {
-  const put = await victim.http.put(`/1/projects/${victim.projectId}/caches/${cache}/items/${key}`, {
-    value: 'victim data',
-  });
-  expect(put.status, put.text).toBe(200);
-}
-
-/** Polls `check` until it returns true; fails after `timeoutMs`. */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  await waitUntil(check, timeoutMs, what);
+/** Stores the victim's item now; the function returned checks it is still there, unchanged. */
+export async function plantVictimData(victim: Tenant): Promise<() => Promise<void>> {
+  await storeVictimData(victim, 'victim', 'precious');
+  return () => expectVictimDataIntact(victim, 'victim', 'precious');
 }

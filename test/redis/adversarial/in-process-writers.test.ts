@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../src/mq/limits.js';
-import { eventually as valueOf } from '../../helpers/eventually.js';
+import { eventually } from '../../helpers/eventually.js';
 import { MqClient, pushStatuses, settledPushStatuses } from '../../helpers/mq.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
 import {
-  eventually,
   expectHealthyAndIntact,
   newTenant,
   storeVictimData,
@@ -56,7 +55,6 @@ async function metric(name: string, label: string): Promise<number> {
 async function settledTotals(mq: MqClient, queues: string[]): Promise<number> {
   let totals = 0;
   await eventually(
-    'the chain to end',
     async () => {
       const infos = await Promise.all(queues.map((queue) => mq.info(queue).catch(() => null)));
       const busy = infos.some((info) => info && info.size > 0);
@@ -64,6 +62,7 @@ async function settledTotals(mq: MqClient, queues: string[]): Promise<number> {
       return !busy;
     },
     scaled(30_000),
+    'the chain to end',
   );
   return totals;
 }
@@ -77,7 +76,7 @@ describe('in-process deliveries pass the quotas of a post', () => {
     const created = await mq.createQueue('fan', pushTo([...sinks, ...fresh], { retries: 0 }));
     expect(created.status, created.text).toBe(200);
     const [id] = await mq.postBodies('fan', 'x'.repeat(30_000));
-    const statuses = await valueOf(async () => {
+    const statuses = await eventually(async () => {
       const list = await pushStatuses(mq, 'fan', id!);
       return list.every((entry) => entry.status === 'deleted' || entry.status === 'error') ? list : undefined;
     }, scaled(20_000));
@@ -237,7 +236,7 @@ describe('error reports', () => {
     expect(saved.status, saved.text).toBe(200);
     const [id] = await mq.postBodies('big', 'y'.repeat(100_000));
     await settledPushStatuses(mq, 'big', id!, { s0: 'error' }, scaled(20_000));
-    const [report] = await valueOf(async () => {
+    const [report] = await eventually(async () => {
       const found = await mq.peek('bad').catch(() => []);
       return found.length > 0 ? found : undefined;
     }, scaled(20_000));
@@ -258,9 +257,9 @@ describe('error reports', () => {
     const exhausted = await metric('ferrum_mq_hop_budget_exhausted_total', 'by="error_report"');
     await mq.postBodies('e1', 'y'.repeat(20_000));
     await eventually(
-      'the reports to stop',
       async () => (await metric('ferrum_mq_hop_budget_exhausted_total', 'by="error_report"')) > exhausted,
       scaled(30_000),
+      'the reports to stop',
     );
     // The client's message and one report per hop of the budget.
     expect(await settledTotals(mq, ['e1', 'e2'])).toBe(LIMITS.hopBudget + 1);

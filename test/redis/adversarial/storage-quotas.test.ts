@@ -6,12 +6,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
 import { startManagedRedis } from '../../../src/core/managed-redis.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { uploadForm, zipOf } from '../../helpers/worker.js';
 import { ProjectStorage } from '../../../src/auth/stored-bytes.js';
 import { CallBytes } from '../../../src/functions/calls/call-bytes.js';
 import {
-  eventually,
   expectHealthyAndIntact,
   newTenant,
   storeVictimData,
@@ -311,11 +311,14 @@ describe('stored bytes (call records and logs, message bodies)', () => {
     const projectId = 'retention-project';
     await calls.count(projectId, [{ appName: 'gone', callId: 'c1', bytes: 5000 }]);
     await expect(calls.checkRoom(projectId, 1000)).rejects.toThrow('quota stored_bytes reached');
-    await eventually('the expired call is given back', () =>
-      calls.checkRoom(projectId, 1000).then(
-        () => true,
-        () => false,
-      ),
+    await eventually(
+      () =>
+        calls.checkRoom(projectId, 1000).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+      'the expired call is given back',
     );
     expect(await redis.get(new ProjectStorage(redis, keys).counter('calls', projectId))).toBe('0');
   });

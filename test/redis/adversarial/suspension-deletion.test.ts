@@ -3,10 +3,10 @@ import { scanKeys } from '../../../src/core/scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFunctionStores } from '../../../src/functions/services.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient, zipOf } from '../../helpers/worker.js';
 import {
-  eventually,
   expectHealthyAndIntact,
   newTenant,
   storeVictimData,
@@ -102,10 +102,14 @@ describe('a suspended project', () => {
     const scheduleId = made.body.schedules[0].id;
     await setStatus(hostile, 'suspended');
     let schedule: any;
-    await eventually('the schedule moved past its first run', async () => {
-      schedule = (await server.http.get(`/2/projects/${hostile.projectId}/schedules/${scheduleId}`)).body;
-      return Date.parse(schedule.next_start) > Date.parse(startAt);
-    });
+    await eventually(
+      async () => {
+        schedule = (await server.http.get(`/2/projects/${hostile.projectId}/schedules/${scheduleId}`)).body;
+        return Date.parse(schedule.next_start) > Date.parse(startAt);
+      },
+      20_000,
+      'the schedule moved past its first run',
+    );
     expect(schedule.run_count ?? 0).toBe(0);
   });
 
@@ -113,7 +117,7 @@ describe('a suspended project', () => {
     await setStatus(hostile, 'active');
     const task = (await worker.taskStore.find(hostile.projectId, parkedTask))!;
     const parked = worker.keys.parkedTasks(hostile.projectId, task.code_id);
-    await eventually('the parked task was queued again', async () => (await redis.zcard(parked)) === 0);
+    await eventually(async () => (await redis.zcard(parked)) === 0, 20_000, 'the parked task was queued again');
     expect((await worker.taskStore.find(hostile.projectId, parkedTask))!.status).toBe('queued');
   });
 
@@ -124,9 +128,13 @@ describe('a suspended project', () => {
     const running = (await worker.taskStore.find(hostile.projectId, runningId))!;
     expect(await worker.statuses.take(running, 'a-runner', 30_000)).toMatchObject({ changed: true });
     await setStatus(hostile, 'suspended');
-    await eventually('the running task was cancelled', async () => {
-      return (await worker.taskStore.find(hostile.projectId, runningId))!.status === 'cancelled';
-    });
+    await eventually(
+      async () => {
+        return (await worker.taskStore.find(hostile.projectId, runningId))!.status === 'cancelled';
+      },
+      20_000,
+      'the running task was cancelled',
+    );
     expect((await worker.taskStore.find(hostile.projectId, waitingId))!.status).toBe('queued');
     await setStatus(hostile, 'active');
   });
@@ -149,7 +157,11 @@ describe('a deleted project', () => {
     await hostileWorker.queue('job', 'later');
     const deleted = await hostile.http.delete(projectPath(hostile));
     expect(deleted.status, deleted.text).toBe(200);
-    await eventually('no key of the project is left', async () => (await keysOf(hostile.projectId)).length === 0);
+    await eventually(
+      async () => (await keysOf(hostile.projectId)).length === 0,
+      20_000,
+      'no key of the project is left',
+    );
     const reused = await server.http.post('/1/projects', { name: 'again', id: hostile.projectId });
     expect(reused.status).toBe(409);
     await expectHealthyAndIntact(server, victim);

@@ -1,20 +1,11 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { scaled } from '../../helpers/pace.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // Requests Node's HTTP parser refuses before any route runs are answered like every other 4xx,
 // in the API's error shape (found by the generated requests of test/redis/generated).
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_FUNCTIONS_PORT: '0' });
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_FUNCTIONS_PORT: '0' });
 
 /** Writes `request` on a connection of its own and reads everything until the server closes it. */
 function exchange(port: number, request: string): Promise<string> {

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer();
 async function newProject(): Promise<string> {
   const res = await server.http.post('/1/projects', { name: `caches-${Date.now()}` });
   expect(res.status).toBe(201);

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeValue } from '../../../src/cache/item-rules.js';
 import { loadConfig } from '../../../src/core/config.js';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer();
 function freshCache() {
   return cachePaths(server.projectId, uniqueCacheName('bad-input'));
 }

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
 import { CLIENT_HEADERS } from '../../helpers/client-headers.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // The cache flows the official cache clients' own tests go through, sent as those clients send
 // them. Both clients raise on any status but 2xx: every step here that they expect to succeed
 // must answer 200, and an unknown cache must stay 404 (their helpers rescue that one).
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer();
 type CacheClient = 'rubyCache' | 'pythonCache';
 
 function send(client: CacheClient, method: string, path: string, body?: unknown) {

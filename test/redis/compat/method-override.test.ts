@@ -3,23 +3,16 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // Issue 32: iron_mq_java sends DELETE and PATCH as POST with `X-HTTP-Method-Override` (its
 // HttpURLConnection cannot send PATCH, nor a body with DELETE). Those requests are served as
 // the method they name, before routing; the header means nothing on other methods or values.
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 interface Sent {
   status: number;

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer();
 const noSecrets = (body: unknown) => {
   const text = JSON.stringify(body);
   expect(text).not.toMatch(/password/i);

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ActivityHistory } from '../../../src/metrics/history.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_HISTORY_SAMPLE_MS: '200' });
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
+const server = useTestServer({ FERRUM_HISTORY_SAMPLE_MS: '200' });
 const historyPath = () => `/1/projects/${server.projectId}/history`;
 
 describe('activity history (dashboard charts)', () => {
