@@ -1,4 +1,5 @@
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/maintain.lua
 -- The queue's stored settings and its size (available + delayed + reserved), after maintain().
 -- Returns {} for a missing queue, else { size, messages dropped as expired, field, value, field, value, ... }.
 if redis.call('EXISTS', K_QUEUE) == 0 then return {} end
