@@ -82,7 +82,7 @@ export class GatewaySession {
         throw fail('runner_token_invalid');
       }
       const task = await this.take(ask, taken, log);
-      if (task) return task;
+      if (task || gone.aborted) return task;
     }
   }
 
