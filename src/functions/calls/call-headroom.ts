@@ -1,27 +1,25 @@
-/** How long what a read found lets sync calls in without reading again (as ProjectMessageBytes' sums). */
+/** How long a read's finding lets sync calls in unread: the staleness ProjectMessageBytes' sums have too. */
 const FRESH_MS = 1000;
-const MOST_PROJECTS = 10_000;
+/** Projects remembered at most (then all are forgotten: each reads again). */
+const MAX_PROJECTS = 10_000;
 
-interface Room {
+interface Headroom {
   until: number;
   /** How many more calls it lets in. */
   calls: number;
 }
 
 /**
- * A project's room under stored_bytes, as the last admission read it, counted down in calls: a
- * read that found `free` bytes below the allowance lets in, for FRESH_MS, as many more sync calls
- * as could each add their most bytes (record and log) and still leave the next one room. Each of
- * them would have been let in by a read of its own, save for what other processes and services
- * stored meanwhile: the staleness the project's message bytes already have. A project near its
- * quota has no such room: each of its calls reads.
+ * Each project's room under stored_bytes, counted in calls: after a read finds `free` bytes, the
+ * next calls that would each still fit at their largest (record and log) are let in without a
+ * read, for FRESH_MS. A project near its quota gets none, so each of its calls reads.
  */
-export class KnownRoom {
-  private readonly rooms = new Map<string, Room>();
+export class CallHeadroom {
+  private readonly rooms = new Map<string, Headroom>();
 
   constructor(
-    /** The most bytes one call's record and log add. */
-    private readonly mostCallBytes: number,
+    /** The largest one call's record and log may be, in bytes. */
+    private readonly maxCallBytes: number,
   ) {}
 
   /** Takes one call's place in the room known for the project; false when it must be read again. */
@@ -34,13 +32,13 @@ export class KnownRoom {
 
   /** A read found `free` bytes below the project's allowance, for a call it let in. */
   found(projectId: string, free: number): void {
-    // The k-th call after the read is let in when k calls' most bytes stay below `free`.
-    const calls = Math.floor((free - 1) / this.mostCallBytes);
+    // The k-th call after the read is let in when k calls at their largest stay below `free`.
+    const calls = Math.floor((free - 1) / this.maxCallBytes);
     if (calls <= 0) {
       this.rooms.delete(projectId);
       return;
     }
-    if (this.rooms.size >= MOST_PROJECTS) this.rooms.clear();
+    if (this.rooms.size >= MAX_PROJECTS) this.rooms.clear();
     this.rooms.set(projectId, { until: Date.now() + FRESH_MS, calls });
   }
 }
