@@ -18,6 +18,7 @@ import type { MessageQueue } from '../src/mq/message-queue.js';
 import type { WorkerServices } from '../src/worker/services.js';
 import type { WorkerUpkeep } from '../src/worker/upkeep.js';
 import type { HttpDrain } from './http-drain.js';
+import type { GatewaySession } from '../src/worker/tasks/running/gateway-session.js';
 import type { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 
 /**
@@ -59,6 +60,8 @@ export interface AppContext {
   history: ActivityHistory;
   /** The tasks gateway runners hold, with the BullMQ Workers the runner API takes their jobs with. */
   heldTasks: HeldTasks;
+  /** What the runner API does for a gateway runner: its long-poll for a task, its heartbeat, its leaving. */
+  gatewaySession: GatewaySession;
   /** Suspension and deletion of projects as the other services see them. */
   lifecycle: ProjectLifecycle;
   /** The runner of the all-in-one server, which may take hot function calls without the queue. */

@@ -6,7 +6,7 @@ export interface SchemaErrorStyle {
   /** `tags[0].key` (iron APIs) or `tags.0.key` (the functions API). */
   indexes: 'brackets' | 'dots';
   /** 406 (iron APIs) or 400 (the functions API). */
-  missingField: 'field_required' | 'field_required_400';
+  missingField: 'field_required' | 'fn_field_required';
 }
 
 function pathOf(error: ErrorObject, indexes: SchemaErrorStyle['indexes']): string {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { HttpDrain } from '../api/http-drain.js';
 import { GatewayJobs } from '../src/worker/tasks/running/gateway-jobs.js';
+import { GatewaySession } from '../src/worker/tasks/running/gateway-session.js';
 import { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
 import { Authenticator } from '../src/auth/authenticator.js';
 import { openIdentityStores } from '../src/auth/identity.js';
@@ -158,6 +159,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     listProjectIds: (after, count) => identity.projects.listProjectIds(after, count),
     log,
   });
+  const heldTasks = new HeldTasks(worker, gatewayJobs, config.runner.lockMs);
   await authenticator.start();
   await functions.start();
   return {
@@ -173,7 +175,8 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     functionManagement,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
-    heldTasks: new HeldTasks(worker, gatewayJobs, config.runner.lockMs),
+    heldTasks,
+    gatewaySession: new GatewaySession(worker, heldTasks, gatewayJobs, shared.features.store, config.runner),
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),

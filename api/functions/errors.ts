@@ -12,7 +12,7 @@ export function errorBody(message: string) {
  */
 export const FUNCTIONS_ERROR_SHAPE: ErrorShape = {
   body: errorBody,
-  schema: { indexes: 'dots', missingField: 'field_required_400' },
+  schema: { indexes: 'dots', missingField: 'fn_field_required' },
   methodNotAllowed: false,
 };
 

@@ -34,12 +34,8 @@ function sendResult(reply: FastifyReply, route: Route, result: CallReply): Fasti
   return reply.code(result.status).headers(headers).send(result.body);
 }
 
-/**
- * Names the call on its answer as soon as it has an id. Made by a function: an arrow written in
- * the call's object literal gets its name set on every call where the code runs through esbuild
- * (tsx's keepNames).
- */
-function namingOf(reply: FastifyReply): (callId: string) => void {
+/** Puts the call's id on its answer once it has one (built here: an inline arrow would be renamed per call under esbuild's keepNames). */
+function callIdHeaderSetter(reply: FastifyReply): (callId: string) => void {
   return (id) => void reply.header(CALL_ID_HEADER, id);
 }
 
@@ -63,11 +59,12 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
   // The limit is the routes' own (below), which the large-body gate reads too: one limit for the
   // 413 of a declared length and the parser's.
   const raw = { parseAs: 'buffer' } as const;
-  const asIs = (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
-  app.addContentTypeParser('*', raw, asIs);
+  const keepRawBody = (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) =>
+    done(null, body);
+  app.addContentTypeParser('*', raw, keepRawBody);
   // The same parser for every type again, as a pattern: fastify remembers the parser a pattern
   // found for a type, while the catch-all above is looked up anew, the type parsed, on every call.
-  app.addContentTypeParser(/^/, raw, asIs);
+  app.addContentTypeParser(/^/, raw, keepRawBody);
 
   async function call(request: FastifyRequest<{ Params: { app: string; '*'?: string } }>, reply: FastifyReply) {
     const {
@@ -82,7 +79,7 @@ export const functionCallsApi: ApiPlugin<PluginOptions> = async (app, { ctx }) =
       requestUrl: callerUrl(request),
       headers: callerHeaders(request),
       body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      named: namingOf(reply),
+      named: callIdHeaderSetter(reply),
     });
     if (!answer) return reply.code(202).send({ call_id: callId });
     return sendResult(reply, route, answer);

@@ -1,7 +1,6 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts/alerts.js';
-import { fail } from '../../src/core/errors.js';
-import { objectField, requiredField, stringField } from '../../src/mq/fields.js';
+import { listField, objectField, requiredField, stringField } from '../../src/core/body-fields.js';
 import { parseAlerts } from '../../src/mq/queues/queue-settings.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueSchema, queueView } from './views.js';
@@ -16,8 +15,7 @@ const alertParams = {
 
 /** The ids of `alerts: [{id}, ...]` (a delete request). */
 function alertIdsOf(value: unknown): string[] {
-  if (!Array.isArray(value)) throw fail('mq_not_a_list', 'alerts');
-  return value.map((item, index) => {
+  return listField(value, 'alerts').map((item, index) => {
     const at = `alerts[${index}]`;
     return stringField(requiredField(objectField(item, at).id, `${at}.id`), `${at}.id`);
   });

@@ -1,6 +1,6 @@
 import type { Config } from '../../src/core/config.js';
-import type { FeatureStore } from '../../src/core/features/feature-store.js';
 import type { WorkerServices } from '../../src/worker/services.js';
+import type { GatewaySession } from '../../src/worker/tasks/running/gateway-session.js';
 import type { HeldTasks } from '../../src/worker/tasks/running/held-tasks.js';
 
 /** What the runner API's route groups are given. */
@@ -8,6 +8,6 @@ export interface RunnerRouteDeps {
   config: Config;
   worker: WorkerServices;
   tasks: HeldTasks;
-  /** Where a gateway runner's heartbeat records the storage flags it knows. */
-  features: FeatureStore;
+  /** A gateway runner's long-poll, heartbeat and leaving. */
+  session: GatewaySession;
 }

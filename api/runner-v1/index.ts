@@ -20,7 +20,7 @@ export const runnerV1Api: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) =>
     done(null, body),
   );
-  const deps = { config, worker, tasks: ctx.heldTasks, features: ctx.features.store };
+  const deps = { config, worker, tasks: ctx.heldTasks, session: ctx.gatewaySession };
   instanceRoutes(app, deps);
   nextTaskRoute(app, deps);
   taskFileRoutes(app, deps);

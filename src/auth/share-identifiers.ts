@@ -7,7 +7,7 @@ import { fail } from '../core/errors.js';
 export function shareIdentifiers(body: unknown): string[] {
   const list = identifierList(body);
   if (list === undefined) throw fail('share_list_missing');
-  if (!Array.isArray(list)) throw fail('share_list_not_list');
+  if (!Array.isArray(list)) throw fail('field_not_a_list', 'user_ids');
   if (list.length === 0) throw fail('share_list_missing');
   return list.map((item: unknown) => {
     const id: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'user_id') : item;

@@ -7,6 +7,6 @@ export function checkEmail(email: string): void {
 }
 
 export function checkPassword(password: string): void {
-  if (password.length === 0) throw fail('password_empty');
+  if (password.length === 0) throw fail('field_empty', 'password');
   if (password.length > 1024) throw fail('password_too_long');
 }

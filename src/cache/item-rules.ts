@@ -22,7 +22,7 @@ export function checkCacheName(name: string): void {
 }
 
 export function checkItemKey(key: string): void {
-  if (key === '') throw fail('item_key_empty');
+  if (key === '') throw fail('field_empty', 'key');
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw fail('item_key_too_long', MAX_KEY_BYTES);
 }
 

@@ -7,11 +7,16 @@ export type IndexClaim = 'present' | 'added' | 'full';
 const CLAIMS: Record<number, IndexClaim> = { 0: 'full', 1: 'present', 2: 'added' };
 
 /**
- * Adds `name` to the sorted-set index at `key` unless it already holds `most` names, in one
+ * Adds `name` to the sorted-set index at `key` unless it already holds `maxNames` names, in one
  * step (bounded-index.lua): the index a count quota reads is then also what reserves a place
  * under it, and concurrent creations cannot pass it. Earlier releases add to the same index
  * after they create, so they keep counting alike.
  */
-export async function claimInIndex(redis: RedisClient, key: string, name: string, most: number): Promise<IndexClaim> {
-  return CLAIMS[await scripts.boundedIndex.run<number>(redis, [key], [name, most])]!;
+export async function claimInIndex(
+  redis: RedisClient,
+  key: string,
+  name: string,
+  maxNames: number,
+): Promise<IndexClaim> {
+  return CLAIMS[await scripts.boundedIndex.run<number>(redis, [key], [name, maxNames])]!;
 }

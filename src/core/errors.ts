@@ -1,6 +1,7 @@
 import { AUTH_ERRORS } from './error-rows/auth.js';
 import { CACHE_ERRORS } from './error-rows/cache.js';
 import { CORE_ERRORS } from './error-rows/core.js';
+import { FIELD_ERRORS } from './error-rows/fields.js';
 import { FUNCTIONS_ERRORS } from './error-rows/functions.js';
 import { HTTP_ERRORS } from './error-rows/http.js';
 import { MQ_ERRORS } from './error-rows/mq.js';
@@ -35,6 +36,7 @@ export class HttpError extends Error {
 export const ERRORS = {
   ...CORE_ERRORS,
   ...HTTP_ERRORS,
+  ...FIELD_ERRORS,
   ...AUTH_ERRORS,
   ...CACHE_ERRORS,
   ...MQ_ERRORS,

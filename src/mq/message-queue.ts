@@ -105,8 +105,8 @@ export class MessageQueue {
       const headers = message.pushHeaders ? JSON.stringify(message.pushHeaders) : '';
       return [newMessageId(), message.body, message.delay ?? 0, headers, 0, message.expiresIn ?? 0, seconds];
     });
-    const most = this.deps.maxPostMessages ?? MQ_SETTINGS.FERRUM_MQ_MAX_POST_MESSAGES.fallback;
-    if (messages.length > most) throw fail('mq_too_many_messages', most, messages.length);
+    const maxMessages = this.deps.maxPostMessages ?? MQ_SETTINGS.FERRUM_MQ_MAX_POST_MESSAGES.fallback;
+    if (messages.length > maxMessages) throw fail('mq_too_many_messages', maxMessages, messages.length);
     const bytes = messages.reduce((sum, message) => sum + Buffer.byteLength(message.body), 0);
     const gate = this.queues.quotas;
     const hops = Math.min(...messages.map((message) => hopsLeftOf(message.pushHeaders)));

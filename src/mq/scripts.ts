@@ -6,7 +6,7 @@ import type { KeySpace } from '../core/redis.js';
 /** Loads lua/<name>.lua (includes resolved). */
 const mqScript = (name: string) => loadLua(new URL('./lua/', import.meta.url).href, name);
 
-/** Every queue script includes common.lua (key names, maintain(), checks) first. */
+/** Every queue script includes lua/includes/queue-keys.lua (key names, shared constants) first, then one include per function it calls. */
 export const scripts = {
   postMessages: mqScript('post-messages'),
   reserve: mqScript('reserve'),
@@ -24,13 +24,13 @@ export const scripts = {
   deleteQueue: mqScript('delete-queue'),
 };
 
-/** Push scripts (they include ../common.lua and push-common.lua) take the queue's keys followed by the message's push status hash. */
+/** Push scripts (they include the queue's includes and push-common.lua) take the queue's keys followed by the message's push status hash. */
 export const pushScripts = {
   finishRound: mqScript('push/finish-round'),
   acknowledge: mqScript('push/acknowledge'),
 };
 
-/** Outcomes of the scripts' reservation checks (common.lua). */
+/** Outcomes of the scripts' reservation checks (lua/includes/queue-keys.lua). */
 export const MISSING_QUEUE = -1;
 export const Outcome = { ok: 0, notFound: 1, timedOut: 2, reserved: 3, notReserved: 4 } as const;
 
@@ -43,7 +43,7 @@ export interface QueueRef {
   name: string;
 }
 
-// The order common.lua expects them in.
+// The order lua/includes/queue-keys.lua expects them in.
 export const QUEUE_KEY_PARTS = [
   'queue',
   'ready',

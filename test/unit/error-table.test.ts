@@ -27,6 +27,21 @@ describe('the error table', () => {
     }
   });
 
+  it('has no two rows answering the same status and text (a shared rule is one row, FIELD_ERRORS for fields)', () => {
+    const seen = new Map<string, string>();
+    const twins: string[] = [];
+    for (const [code, entry] of Object.entries(errors.ERRORS)) {
+      const message = entry.message as string | ((...args: unknown[]) => string);
+      // Arrays stand for every kind of argument: they print as their item, join and count alike.
+      const text = typeof message === 'function' ? message(['x'], [7], [9], ['y']) : message;
+      const key = `${entry.status} ${text}`;
+      const other = seen.get(key);
+      if (other) twins.push(`${other} = ${code}`);
+      seen.set(key, code);
+    }
+    expect(twins).toEqual([]);
+  });
+
   it('fail() builds the row as an HttpError carrying its code', () => {
     const error = errors.fail('redis_unavailable');
     expect(error).toBeInstanceOf(errors.HttpError);

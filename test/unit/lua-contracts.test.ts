@@ -130,8 +130,8 @@ describe('Lua contracts', () => {
     );
   });
 
-  it("a queue's keys are named alike in scripts.ts and common.lua, and the outcome codes agree", () => {
-    const common = fs.readFileSync(path.join(ROOT, 'src/mq/lua/common.lua'), 'utf8');
+  it("a queue's keys are named alike in scripts.ts and includes/queue-keys.lua, and the outcome codes agree", () => {
+    const common = fs.readFileSync(path.join(ROOT, 'src/mq/lua/includes/queue-keys.lua'), 'utf8');
     const declared = /^--@keys (.+)$/m.exec(common)![1]!.split(' ');
     expect(declared).toEqual([...QUEUE_KEY_PARTS]);
     const constants = luaConstants(common);

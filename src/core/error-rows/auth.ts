@@ -16,7 +16,6 @@ export const AUTH_ERRORS = {
   user_not_found_by_id: row(404, (id: string) => `User not found: ${id}`),
   email_invalid: row(400, (email: string) => `email "${email}" is not a valid e-mail address`),
   email_taken: row(409, (email: string) => `email ${email} is already taken`),
-  password_empty: row(400, 'password must not be empty'),
   password_too_long: row(400, 'password must be at most 1024 characters'),
   create_users_admin_only: row(403, 'Only admin tokens may create users'),
   list_users_admin_only: row(403, 'Only admin tokens may list users'),
@@ -53,7 +52,6 @@ export const AUTH_ERRORS = {
   owner_cannot_leave: row(400, 'The owner cannot leave its own project: delete it instead'),
   project_not_shared: row(404, 'This project is not shared with you'),
   share_list_missing: row(406, 'user_id list is required'),
-  share_list_not_list: row(400, 'user_ids must be a list'),
   share_id_not_string: row(400, 'each user_id must be a non-empty string'),
   // quotas: `setting` is the FERRUM_PROJECT_MAX_* variable giving the default
   count_quota_reached: row(

@@ -6,7 +6,6 @@ export const CACHE_ERRORS = {
   cache_name_too_long: row(400, (max: number) => `cache name must be at most ${max} bytes`),
   cache_name_unsafe: row(400, 'cache name must not contain "/" or control characters'),
   cache_not_found: row(404, 'Cache not found'),
-  item_key_empty: row(400, 'key must not be empty'),
   item_key_missing_in_path: row(400, 'key must not be empty: items are addressed as /items/{key}'),
   item_key_too_long: row(400, (max: number) => `key must be at most ${max} bytes`),
   item_value_null: row(400, 'value must not be null'),

@@ -2,6 +2,8 @@ import { row } from './row.js';
 
 /** The error table's functions rows: apps, routes, calls. */
 export const FUNCTIONS_ERRORS = {
+  // The functions API answers a missing field 400, where the iron APIs answer 406 (field_required).
+  fn_field_required: row(400, (field: string) => `${field} is required`),
   fn_app_not_found: row(404, 'App not found'),
   fn_route_not_found: row(404, 'Route not found'),
   fn_call_not_found: row(404, 'Call not found'),

@@ -14,13 +14,8 @@ export const HTTP_ERRORS = {
   request_headers_too_large: row(431, 'Request headers (the URL included) are larger than the server accepts'),
   request_timeout: row(408, 'The request did not arrive in time'),
   malformed_http_request: row(400, (problem: string) => `Malformed HTTP request: ${problem}`),
-  // Schema failures (api/schema-errors.ts), naming the field.
+  // Schema failures (api/schema-errors.ts) that name no field; those naming one are FIELD_ERRORS.
   invalid_request_part: row(400, (part: string) => `invalid ${part}`),
-  field_required: row(406, (field: string) => `${field} is required`),
-  /** The functions API answers a missing field 400, not the iron APIs' 406. */
-  field_required_400: row(400, (field: string) => `${field} is required`),
-  field_not_one_of: row(400, (field: string, allowed: string) => `${field} must be one of: ${allowed}`),
-  field_invalid: row(400, (field: string, problem: string) => `${field} ${problem}`),
   invalid_json_too_deep: row(400, (levels: number) => `Invalid JSON body: nested deeper than ${levels} levels`),
   invalid_json: row(400, (problem: string) => `Invalid JSON body: ${problem}`),
   ill_formed_unicode: row(400, (where: string) => `${where} is not well-formed Unicode (it holds a lone surrogate)`),

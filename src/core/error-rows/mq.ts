@@ -28,16 +28,7 @@ export const MQ_ERRORS = {
   mq_push_headers_not_object: row(400, (field: string) => `${field} must be an object of strings`),
   mq_too_many_push_headers: row(400, (field: string, most: number) => `${field} must have at most ${most} headers`),
   mq_header_problem: row(400, (field: string, name: string, problem: string) => `${field} "${name}": ${problem}`),
-  // fields of bodies read by hand
-  mq_out_of_range: row(400, (field: string, min: number, max: number) => `${field} must be between ${min} and ${max}`),
-  mq_too_small: row(400, (field: string, min: number) => `${field} must be at least ${min}`),
-  mq_not_an_object: row(400, (field: string) => `${field} must be an object`),
-  mq_not_an_integer: row(400, (field: string) => `${field} must be an integer`),
-  mq_not_a_string: row(400, (field: string) => `${field} must be a string`),
-  mq_not_a_list: row(400, (field: string) => `${field} must be a list`),
-  mq_field_required: row(406, (field: string) => `${field} is required`),
-  mq_field_empty: row(400, (field: string) => `${field} must not be empty`),
-  mq_queue_name_too_long: row(400, (field: string, most: number) => `${field} must be at most ${most} bytes`),
+  // queue names
   mq_queue_name_characters: row(400, (field: string) => `${field} must not contain '/' or control characters`),
   // queues
   mq_queue_save_contended: row(503, 'The queue is being changed by other requests; try again'),

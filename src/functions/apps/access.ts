@@ -91,13 +91,13 @@ export class FunctionAccess {
    * Claims the route in the project's route index under the quota; without the flag (releases
    * before it do not keep the index), counts the routes of the project's apps instead.
    */
-  private async roomForRoute(projectId: string, route: NewRoute, most: number): Promise<IndexClaim> {
+  private async roomForRoute(projectId: string, route: NewRoute, maxRoutes: number): Promise<IndexClaim> {
     const claim = this.sources.features.enabled('route_index')
-      ? await this.routeIndex.claim(projectId, route.app, route.path, most)
-      : (await this.apps.routeCount(projectId)) >= most
+      ? await this.routeIndex.claim(projectId, route.app, route.path, maxRoutes)
+      : (await this.apps.routeCount(projectId)) >= maxRoutes
         ? 'full'
         : 'present';
-    if (claim === 'full') throw countQuotaReached('routes', most, 'routes over all its apps');
+    if (claim === 'full') throw countQuotaReached('routes', maxRoutes, 'routes over all its apps');
     return claim;
   }
 

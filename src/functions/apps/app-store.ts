@@ -93,9 +93,9 @@ export class AppStore {
     return this.redis.zcard(this.keys.projectApps(projectId));
   }
 
-  /** Lists `name` in the project's app index unless the index holds `most` names (the apps quota). */
-  claimName(projectId: string, name: string, most: number): Promise<IndexClaim> {
-    return claimInIndex(this.redis, this.keys.projectApps(projectId), name, most);
+  /** Lists `name` in the project's app index unless the index holds `maxNames` names (the apps quota). */
+  claimName(projectId: string, name: string, maxNames: number): Promise<IndexClaim> {
+    return claimInIndex(this.redis, this.keys.projectApps(projectId), name, maxNames);
   }
 
   /** Takes a claimed name out of the project's app index again, unless the project's app was created meanwhile. */
@@ -124,8 +124,9 @@ export class AppStore {
       const routes = await Promise.all(
         paths.map((path) => this.redis.hmget(this.keys.route(app, path), 'format', 'max_concurrency')),
       );
-      routes.forEach(([format, most], i) => {
-        if (isHotFormat(format) && !(except?.app === app && except.path === paths[i])) total += Number(most ?? 0);
+      routes.forEach(([format, maxConcurrency], i) => {
+        if (isHotFormat(format) && !(except?.app === app && except.path === paths[i]))
+          total += Number(maxConcurrency ?? 0);
       });
     }
     return total;

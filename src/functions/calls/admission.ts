@@ -10,7 +10,7 @@ import type { LoadedRoute } from '../types.js';
 import { checkCallRoom } from './call-bytes.js';
 import type { CallStore } from './call-store.js';
 import type { CallRequest } from './invocation.js';
-import { KnownRoom } from './known-room.js';
+import { CallHeadroom } from './call-headroom.js';
 
 /** Where a call's project, and so its quotas, comes from (the authenticator's cache of projects). */
 export interface ProjectSource {
@@ -46,7 +46,7 @@ function routePathOf(path: string): string {
  * is read (FERRUM_FUNCTIONS_BODY_LIMIT_BYTES).
  */
 export class CallAdmission {
-  private readonly room: KnownRoom;
+  private readonly room: CallHeadroom;
 
   constructor(
     private readonly redis: RedisClient,
@@ -56,7 +56,7 @@ export class CallAdmission {
     private readonly projects: ProjectSource,
     private readonly quotaDefaults: Quotas,
   ) {
-    this.room = new KnownRoom(calls.mostCallBytes);
+    this.room = new CallHeadroom(calls.maxCallBytes);
   }
 
   /** The call's route (from the route cache) and a new call id; 404, 403, 401 or 413 naming what stops it. */
@@ -84,7 +84,7 @@ export class CallAdmission {
    * One script under the project's hash tag (admit-call.lua) reads what its calls store and, for
    * an async call, takes a place among its queued calls; what the project stores elsewhere is
    * read alongside. A call refused for its bytes gives the place back. What the read found
-   * lets the next sync calls in without a read while their most bytes fit (KnownRoom).
+   * lets the next sync calls in without a read while their most bytes fit (CallHeadroom).
    */
   private async takeRoom(projectId: string, quotas: Quotas, queued: boolean): Promise<void> {
     const queuedCalls = this.keys.queuedCalls(projectId);

@@ -6,7 +6,7 @@ import { scripts } from '../scripts.js';
 
 /**
  * More than a call record's fields take (ids, names, times, an error message) without its log:
- * the bound admission counts for each call it lets in unread (see KnownRoom).
+ * the bound admission counts for each call it lets in unread (see CallHeadroom).
  */
 export const MOST_RECORD_BYTES = 64 * 1024;
 

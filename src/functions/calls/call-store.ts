@@ -80,7 +80,7 @@ export class CallStore {
   ) {}
 
   /** The most bytes one call's record and log may count toward its project's stored_bytes. */
-  get mostCallBytes(): number {
+  get maxCallBytes(): number {
     return MOST_RECORD_BYTES + this.maxLogBytes;
   }
 

@@ -16,10 +16,10 @@ export class RouteIndex {
     private readonly keys: FunctionKeys,
   ) {}
 
-  /** Adds the route unless the project's index holds `most` routes. */
-  async claim(projectId: string, app: string, path: string, most: number): Promise<IndexClaim> {
+  /** Adds the route unless the project's index holds `maxNames` routes. */
+  async claim(projectId: string, app: string, path: string, maxNames: number): Promise<IndexClaim> {
     await this.built(projectId);
-    return claimInIndex(this.redis, this.keys.projectRoutes(projectId), app + path, most);
+    return claimInIndex(this.redis, this.keys.projectRoutes(projectId), app + path, maxNames);
   }
 
   /** Takes a claimed route out again, unless the project's route was created meanwhile. */

@@ -6,7 +6,7 @@ import type { Alert, AlertSpec } from '../types.js';
 
 export const MAX_ALERTS_PER_QUEUE = 5;
 
-/** An alert fired by a size change (see evaluate_alerts in common.lua). */
+/** An alert fired by a size change (see lua/includes/evaluate-alerts.lua). */
 export interface FiredAlert {
   id: string;
   type: Alert['type'];

@@ -1,5 +1,6 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/evaluate-alerts.lua
 -- Removes every message of a queue, keeping the queue, and fires the alerts whose trigger the
 -- size crossed. It only removes, so it runs on a full Redis too (allow-oom), where a MULTI
 -- would be refused whole.

@@ -1,5 +1,9 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/queue-record.lua
+--@include includes/check-reservations.lua
+--@include includes/remove-checked.lua
+--@include includes/evaluate-alerts.lua
 -- Deletes messages, all or none. ARGV: the messages' ids, then their reservation ids in the same
 -- order ('' = none given, '*' = whatever reservation it has).
 -- Returns { -1 } for a missing queue, { 0, 0, fired alerts (JSON) } when all were deleted, else

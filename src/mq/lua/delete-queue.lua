@@ -1,5 +1,5 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
 -- Deletes a queue: its record and every message. It only removes, so it runs on a full Redis
 -- too (allow-oom), where a MULTI would be refused whole.
 -- Returns 1 when the queue existed, else 0.

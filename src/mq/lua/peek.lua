@@ -1,4 +1,5 @@
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/maintain.lua
 -- The first n available messages, without reserving them. ARGV: n, default timeout (s).
 -- Returns -1 for a missing queue, else JSON { expired (messages dropped as expired), messages:
 -- list of [id, body, reserved_count, push headers or '', reservation timeout (s)] }.

@@ -1,5 +1,10 @@
 #!lua
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/plain-layout.lua
+--@include includes/queue-record.lua
+--@include includes/variadic.lua
+--@include includes/plain-allowed.lua
+--@include includes/evaluate-alerts.lua
 -- Puts messages on a queue, creating the queue with default settings when it is missing.
 -- ARGV: default expiration (s), wake channel, '1' when the ids may already be on the queue (dead
 -- letter hand-over may repeat; such ids are skipped), else '0' (fresh ids: no look-up), the most

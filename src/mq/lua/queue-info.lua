@@ -1,4 +1,5 @@
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/maintain.lua
 -- The queue's stored settings and its message counts by state, after maintain().
 -- Returns {} for a missing queue, else { ready, delayed, reserved, messages dropped as expired,
 -- field, value, field, value, ... } (the size is their sum).

@@ -1,4 +1,7 @@
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/plain-expiration.lua
+--@include includes/expiries.lua
+--@include includes/message-timeout.lua
 -- One message by id, whatever its state. ARGV: id, default timeout (s).
 -- Returns { -1 } for a missing queue, { 1 } for a missing (or expired) message,
 -- else { 0, body, reserved_count, push headers or '', reservation timeout (s) }.

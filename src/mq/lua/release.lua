@@ -1,5 +1,8 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/index-reserved-plain.lua
+--@include includes/front-scores.lua
+--@include includes/check-live-reservation.lua
 -- Ends a live reservation: the message goes to the front of the queue, at once or after a delay.
 -- ARGV: id, reservation id ('*' = the current one), delay (s), wake channel.
 -- Returns { -1 } for a missing queue, else { outcome }.

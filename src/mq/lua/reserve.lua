@@ -1,5 +1,18 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/plain-layout.lua
+--@include includes/queue-record.lua
+--@include includes/variadic.lua
+--@include includes/plain-allowed.lua
+--@include includes/rid-expiry-suffix.lua
+--@include includes/expiries.lua
+--@include includes/keep-hash-table.lua
+--@include includes/remove-records.lua
+--@include includes/remove-messages.lua
+--@include includes/maintain.lua
+--@include includes/evaluate-alerts.lua
+--@include includes/next-due.lua
+--@include includes/remove-allowed.lua
 -- Reserves up to n messages from the front of the queue (after maintain()). Messages whose
 -- reserved_count already reached the dead letter threshold are moved to the dead letter
 -- outbox instead (dead-letters.ts hands them to the dead letter queue).

@@ -1,4 +1,5 @@
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/queue-size.lua
 -- Writes a queue's settings when its version is still the one the caller read.
 -- ARGV: expected version ('' = the queue must not exist), then field/value pairs; an empty
 -- value removes the field. Returns the new version, or -1 when the queue changed meanwhile.

@@ -1,5 +1,6 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/maintain.lua
 -- Realizes time on one queue (maintain()): drops expired messages, returns lapsed reservations,
 -- promotes due delayed messages. Run by the sweeper for queues nobody is using.
 -- Returns how many messages expired (0 for a missing queue).

@@ -1,5 +1,10 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/plain-allowed.lua
+--@include includes/rid-expiry-suffix.lua
+--@include includes/rid-parts.lua
+--@include includes/check-live-reservation.lua
+--@include includes/message-timeout.lua
 -- Renews a live reservation under a new reservation id and counts it as a reservation.
 -- ARGV: id, reservation id ('*' = the current one), timeout (s; 0 = the message's own timeout,
 -- else the queue's), new reservation id, default timeout (s), '1' when plain messages may be

@@ -1,5 +1,6 @@
 #!lua flags=allow-oom
---@include common.lua
+--@include includes/queue-keys.lua
+--@include includes/remove-allowed.lua
 -- Takes back the messages of a post whose later chunk was refused (a full Redis), so that a post
 -- stores all its messages or none: removes those of the given ids still on the queue, reserved
 -- or not. It only removes, so it runs on a full Redis too (allow-oom).

@@ -1,5 +1,5 @@
 import { fail } from '../../core/errors.js';
-import { isPlainObject } from '../fields.js';
+import { isPlainObject } from '../../core/body-fields.js';
 import { LIMITS, RESERVED_PUSH_HEADER_NAMES } from '../limits.js';
 
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -94,6 +94,6 @@ export function messageCount(n: number | undefined): number {
 export function timeoutOrQueues(value: number | undefined, field: string, minTimeoutSeconds: number): number {
   if (value === undefined || value === 0) return 0;
   if (value < minTimeoutSeconds || value > LIMITS.maxTimeoutSeconds)
-    throw fail('mq_out_of_range', field, minTimeoutSeconds, LIMITS.maxTimeoutSeconds);
+    throw fail('field_out_of_range', field, minTimeoutSeconds, LIMITS.maxTimeoutSeconds);
   return value;
 }

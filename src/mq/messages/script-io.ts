@@ -66,7 +66,7 @@ export function postChunks<T extends PostRow>(rows: T[]): T[][] {
   return boundedChunks(rows, POST_CHUNK_MESSAGES, POST_CHUNK_BYTES, (row) => row[1].length + row[3].length + 64);
 }
 
-/** The error for a script's refusal `outcome` (common.lua's codes), naming message `id` when given. */
+/** The error for a script's refusal `outcome` (lua/includes/queue-keys.lua's codes), naming message `id` when given. */
 export function refusal(outcome: number, id?: string): HttpError {
   const about = id === undefined ? '' : `: ${id}`;
   if (outcome === MISSING_QUEUE) return fail('mq_queue_not_found');

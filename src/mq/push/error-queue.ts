@@ -31,11 +31,11 @@ export function errorQueueMessage(
 }
 
 function reportedBody(body: string): { body: string; body_truncated?: true } {
-  const most = LIMITS.maxErrorReportBodyBytes;
-  if (body.length <= most / 4 || Buffer.byteLength(body) <= most) return { body };
+  const maxBytes = LIMITS.maxErrorReportBodyBytes;
+  if (body.length <= maxBytes / 4 || Buffer.byteLength(body) <= maxBytes) return { body };
   // Cut on a character boundary: a code point cut in two would end as U+FFFD, past the limit.
   const cut = Buffer.from(body)
-    .subarray(0, most)
+    .subarray(0, maxBytes)
     .toString('utf8')
     .replace(/\uFFFD$/, '');
   return { body: cut, body_truncated: true };

@@ -52,7 +52,7 @@ function decodeName(encoded: string, field: string): string {
 }
 
 function checkCodeName(name: string, field: string): void {
-  if (name === '') throw fail('mq_field_empty', field);
+  if (name === '') throw fail('field_empty', field);
   if (name.length > MAX_CODE_NAME_LENGTH) throw fail('mq_code_name_too_long', field, MAX_CODE_NAME_LENGTH);
 }
 

@@ -36,8 +36,8 @@ function queueCacheKey(ref: QueueRef): string {
 /** What the gate asks of the queue records. */
 export interface QueueCounts {
   exists(ref: QueueRef): Promise<boolean>;
-  /** Adds the queue's name to its project's index (the count) unless it holds `most` names. */
-  claimName(ref: QueueRef, most: number): Promise<IndexClaim>;
+  /** Adds the queue's name to its project's index (the count) unless it holds `maxNames` names. */
+  claimName(ref: QueueRef, maxNames: number): Promise<IndexClaim>;
   /** Takes a name claimed for a queue that was not created out of the index again. */
   releaseName(ref: QueueRef): Promise<void>;
 }

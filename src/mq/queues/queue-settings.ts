@@ -1,6 +1,7 @@
 import { fail } from '../../core/errors.js';
 import { withAlertIds } from '../alerts/alerts.js';
-import { checkQueueName, integerField, objectField, requiredField, stringField } from '../fields.js';
+import { integerField, listField, objectField, requiredField, stringField } from '../../core/body-fields.js';
+import { checkQueueName } from '../fields.js';
 import { LIMITS } from '../limits.js';
 import { isInternalUrl, parseInternalUrl } from '../push/internal-url.js';
 import { pushHeaderProblem } from '../messages/push-headers.js';
@@ -113,13 +114,12 @@ function parsePush(value: unknown): Partial<PushSettings> {
 
 /** A subscriber list: names unique, urls http(s), header names and values within the push header rules. */
 export function parseSubscribers(value: unknown, field: string, { urlRequired = true } = {}): Subscriber[] {
-  if (!Array.isArray(value)) throw fail('mq_not_a_list', field);
   const names = new Set<string>();
-  return value.map((item, index) => {
+  return listField(value, field).map((item, index) => {
     const at = `${field}[${index}]`;
     const entry = objectField(item, at);
     const name = stringField(requiredField(entry.name, `${at}.name`), `${at}.name`);
-    if (name === '') throw fail('mq_field_empty', `${at}.name`);
+    if (name === '') throw fail('field_empty', `${at}.name`);
     if (names.has(name)) throw fail('mq_subscriber_name_twice', at, name);
     names.add(name);
     const subscriber: Subscriber = { name, url: '' };
@@ -177,8 +177,7 @@ function parseDeadLetter(value: unknown): { queue_name: string; max_reservations
 
 /** A list of alerts as a client gives them (`field` names the list in errors). */
 export function parseAlerts(value: unknown, field: string): AlertSpec[] {
-  if (!Array.isArray(value)) throw fail('mq_not_a_list', field);
-  return value.map((item, index) => {
+  return listField(value, field).map((item, index) => {
     const at = `${field}[${index}]`;
     const alert = objectField(item, at);
     const type = requiredField(alert.type, `${at}.type`);

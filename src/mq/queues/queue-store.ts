@@ -193,9 +193,9 @@ export class QueueStore {
     return (await this.redis.exists(this.keys.queue(ref)[QUEUE_KEY]!)) === 1;
   }
 
-  /** Adds a queue's name to its project's index unless the index holds `most` names (QueueQuotaGate). */
-  claimName(ref: QueueRef, most: number): Promise<IndexClaim> {
-    return claimInIndex(this.redis, this.keys.queueIndex(ref.projectId), ref.name, most);
+  /** Adds a queue's name to its project's index unless the index holds `maxNames` names (QueueQuotaGate). */
+  claimName(ref: QueueRef, maxNames: number): Promise<IndexClaim> {
+    return claimInIndex(this.redis, this.keys.queueIndex(ref.projectId), ref.name, maxNames);
   }
 
   /** Takes a claimed name out of the index again, unless its queue was created meanwhile. */

@@ -1,5 +1,5 @@
 import { fail } from '../../core/errors.js';
-import { integerField, objectField, requiredField } from '../fields.js';
+import { integerField, listField, objectField, requiredField } from '../../core/body-fields.js';
 import { LIMITS } from '../limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
 import type { QueueSettings, QueueType, Subscriber } from '../types.js';
@@ -30,8 +30,7 @@ export function parseV1SubscriberUrls(value: unknown): string[] {
   if (Buffer.byteLength(JSON.stringify(value ?? null)) > MAX_SUBSCRIBERS_JSON_BYTES) {
     throw fail('mq_v1_subscribers_too_big', MAX_SUBSCRIBERS_JSON_BYTES / 1024);
   }
-  if (!Array.isArray(value)) throw fail('mq_not_a_list', 'subscribers');
-  const named = value.map((item, index) => {
+  const named = listField(value, 'subscribers').map((item, index) => {
     const entry = objectField(item, `subscribers[${index}]`);
     return { name: String(index), url: requiredField(entry.url, `subscribers[${index}].url`) };
   });

@@ -123,10 +123,10 @@ function checkAutoscale(autoscale: AutoscaleSettings, secrets: ClusterSecrets): 
   }
   if (!autoscale.aws) throw fail('cluster_aws_settings_missing');
   for (const field of ['access_key_id', 'secret_access_key'] as const) {
-    if (!secrets[field]) throw fail('cluster_aws_field_missing', field);
+    if (!secrets[field]) throw fail('field_required', `autoscale.aws.${field}`);
   }
-  if (!secrets.docker_auth) throw fail('cluster_docker_auth_missing');
-  if (!autoscale.docker_email) throw fail('cluster_docker_email_missing');
+  if (!secrets.docker_auth) throw fail('field_required', 'autoscale.docker_auth');
+  if (!autoscale.docker_email) throw fail('field_required', 'autoscale.docker_email');
 }
 
 /** Who asks and what the operator lets tenants do (FERRUM_CLUSTER_TENANT_*); admins are not bound. */
@@ -164,8 +164,8 @@ export function resolveCluster(
   old?: { cluster: Cluster; secrets: ClusterSecrets },
 ): ResolvedCluster {
   const name = input.name ?? old?.cluster.name;
-  if (name === undefined) throw fail('cluster_name_missing');
-  if (name.trim() === '') throw fail('cluster_name_empty');
+  if (name === undefined) throw fail('field_required', 'name');
+  if (name.trim() === '') throw fail('field_empty', 'name');
   const memory = input.memory ?? old?.cluster.memory ?? CLUSTER_DEFAULTS.memory;
   const cluster: Cluster = {
     id: base.id,

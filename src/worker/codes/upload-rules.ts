@@ -1,3 +1,4 @@
+import { integerField, stringField } from '../../core/body-fields.js';
 import { fail } from '../../core/errors.js';
 import { ownEntry } from '../../core/own-entry.js';
 import { refuseLoneSurrogates } from '../../core/well-formed.js';
@@ -20,16 +21,13 @@ export interface UploadForm {
 function optionalString(data: Record<string, unknown>, field: string): string | undefined {
   const value = data[field];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw fail('code_field_not_string', field);
-  return value;
+  return stringField(value, field);
 }
 
 function optionalInteger(data: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
   const value = data[field];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw fail('code_field_not_integer', field);
-  if (value < min || value > max) throw fail('code_field_out_of_range', field, min, max);
-  return value;
+  return integerField(value, field, min, max);
 }
 
 function envVarsOf(data: Record<string, unknown>): Record<string, string> | undefined {
@@ -51,7 +49,7 @@ const DATA_FIELDS = {
 } as const;
 
 function parseData(text: string | undefined): Record<string, unknown> {
-  if (text === undefined || text.trim() === '') throw fail('code_data_missing');
+  if (text === undefined || text.trim() === '') throw fail('field_required', 'data');
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw fail('code_data_too_deep', MAX_JSON_DEPTH);
   let data: unknown;
   try {
@@ -124,7 +122,7 @@ export function uploadFrom(
   const { stacks } = stackSettings;
   const data = parseData(dataText);
   const name = optionalString(data, 'name');
-  if (!name) throw fail('code_name_missing');
+  if (!name) throw fail('field_required', 'name');
   if (name.length > 255) throw fail('code_name_too_long');
   const image = optionalString(data, 'image');
   const runtime = runtimeOf(data, stackSettings.runtimes);
@@ -133,7 +131,7 @@ export function uploadFrom(
   if (image && stack) throw fail('code_image_and_stack');
   if (stack && !Object.hasOwn(stacks, stack)) throw fail('code_unknown_stack', Object.keys(stacks).sort());
   if (stack && !zip) throw fail('code_stack_without_zip');
-  if (!image && !stack) throw fail(zip ? 'code_image_or_stack_missing' : 'code_image_missing');
+  if (!image && !stack) throw zip ? fail('code_image_or_stack_missing') : fail('field_required', 'image');
   const config = optionalString(data, 'config');
   if (config !== undefined && Buffer.byteLength(config) > LIMITS.configBytes)
     throw fail('code_config_too_large', LIMITS.configBytes);

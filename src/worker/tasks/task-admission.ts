@@ -25,8 +25,7 @@ export interface TaskRequest {
 
 /** A payload is at most LIMITS.payloadBytes bytes; `field` names it in the refusal. */
 export function checkPayload(payload: string, field = 'payload'): void {
-  if (Buffer.byteLength(payload) > LIMITS.payloadBytes)
-    throw fail('task_payload_too_large', field, LIMITS.payloadBytes);
+  if (Buffer.byteLength(payload) > LIMITS.payloadBytes) throw fail('field_too_long', field, LIMITS.payloadBytes);
 }
 
 /** Every payload of a queue request, checked before any is written (fields named `tasks[i].payload` when several). */

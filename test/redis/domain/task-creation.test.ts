@@ -92,3 +92,19 @@ describe('queueing tasks', () => {
     await expect(worker.tasks.cancel(PROJECT, '0123456789abcdef01234567')).rejects.toMatchObject({ statusCode: 404 });
   });
 });
+
+describe("a gateway runner's heartbeat read", () => {
+  it('reads the status and runner of tasks of several projects at once, null for one gone', async () => {
+    const [queued] = await worker.tasks.queue(PROJECT, [request()]);
+    const [taken] = await worker.tasks.queue(PROJECT, [request()]);
+    const log = { info: () => {}, warn: () => {} };
+    expect(await worker.runnerTasks.take(PROJECT, taken!.id, 'runner-1', 60_000, log)).toMatchObject({ id: taken!.id });
+    const states = await worker.taskStore.runStates([
+      { project_id: PROJECT, task_id: queued!.id },
+      { project_id: PROJECT, task_id: taken!.id },
+      { project_id: 'another-project', task_id: taken!.id },
+    ]);
+    expect(states).toEqual([{ status: 'queued', runner: '' }, { status: 'preparing', runner: 'runner-1' }, null]);
+    expect(await worker.taskStore.runStates([])).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mqTestFile, uniqueQueue } from '../../helpers/mq.js';
 import { scriptClock } from '../../../src/core/lua.js';
 
-// Plain messages (common.lua PLAIN_EXPIRATION) keep no expiry entry while they are on the ready
+// Plain messages (src/mq/lua/includes/plain-layout.lua) keep no expiry entry while they are on the ready
 // set: their expiry is their ready score plus the queue record's plain_expiration_ms. These tests
 // read the keys to show which messages have an entry, and move the script clock past expirations
 // (so the file's tests run one at a time).

@@ -225,7 +225,7 @@ describe('message state table', () => {
   it('a reserve after more expired messages than one maintenance pass drops still reserves none of them', async () => {
     const queue = uniqueQueue('expire-many');
     await mq.createQueue(queue, { message_expiration: 1 });
-    // One pass drops 1,000 (common.lua BATCH): 100 expired ones are left on the ready set's front.
+    // One pass drops 1,000 (BATCH in src/mq/lua/includes/queue-keys.lua): 100 expired ones are left on the ready set's front.
     for (let batch = 0; batch < 11; batch++) {
       await mq.post(
         queue,

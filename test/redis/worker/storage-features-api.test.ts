@@ -116,7 +116,7 @@ describe('the storage feature flags API', () => {
     expect(enabled.status).toBe(200);
     expect([...enabled.body.enabled].sort()).toEqual([...KNOWN_FEATURES].sort());
     expect(server.running.ctx.features.enabled('plain_messages')).toBe(true);
-    // A queue takes the plain layout once its ready set is empty (see common.lua PLAIN_EXPIRATION).
+    // A queue takes the plain layout once its ready set is empty (see src/mq/lua/includes/plain-layout.lua).
     expect((await server.http.post(queue, { messages: [{ body: 'after' }] })).status).toBe(201);
     expect(await observer.zcard(expiryKey)).toBe(2);
     const other = server.running.ctx.mq.keys.queue({ projectId: server.projectId, name: 'fresh' })[4]!;

@@ -1,5 +1,6 @@
 #!lua flags=allow-oom
---@include ../common.lua
+--@include ../includes/queue-keys.lua
+--@include ../includes/remove-messages.lua
 --@include push-common.lua
 --@keys queue ready delayed reserved expiry body count rid headers released dead timeout status
 -- A subscriber acknowledges a delivery it answered with 202. The message is removed when that

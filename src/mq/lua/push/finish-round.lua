@@ -1,4 +1,8 @@
---@include ../common.lua
+--@include ../includes/queue-keys.lua
+--@include ../includes/rid-parts.lua
+--@include ../includes/index-reserved-plain.lua
+--@include ../includes/front-scores.lua
+--@include ../includes/remove-messages.lua
 --@include push-common.lua
 --@keys queue ready delayed reserved expiry body count rid headers released dead timeout statuses...
 -- Records delivery rounds of reserved push messages and decides each one's fate: when every

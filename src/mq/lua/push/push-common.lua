@@ -1,5 +1,5 @@
--- Shared by the push scripts (after common.lua). A push status hash holds one message's status
--- per subscriber (field = subscriber name, value = JSON written by push-store.ts); the scripts
+-- Shared by the push scripts (after the queue's includes). A push status hash holds one message's
+-- status per subscriber (field = subscriber name, value = JSON written by push-store.ts); the scripts
 -- take the status hashes after the queue's keys (KEYS[QUEUE_KEY_COUNT + 1], ...).
 
 -- Statuses of the named subscribers in `key` (a subscriber never tried counts as queued).

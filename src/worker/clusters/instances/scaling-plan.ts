@@ -12,9 +12,9 @@ export function nextEwma(previous: number, demand: number, alpha: number): numbe
 /** Instances the cluster should have for a smoothed demand, within runners_min and runners_max. */
 export function wantedInstances(ewma: number, settings: AutoscaleSettings): number {
   const perInstance = settings.runners_per_instance;
-  const least = Math.ceil(settings.runners_min / perInstance);
-  const most = Math.max(least, Math.floor(settings.runners_max / perInstance));
-  return Math.min(most, Math.max(least, Math.ceil(ewma / perInstance)));
+  const fewest = Math.ceil(settings.runners_min / perInstance);
+  const largest = Math.max(fewest, Math.floor(settings.runners_max / perInstance));
+  return Math.min(largest, Math.max(fewest, Math.ceil(ewma / perInstance)));
 }
 
 export interface ScalingDecision {

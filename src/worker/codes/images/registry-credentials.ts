@@ -24,11 +24,11 @@ export function parseAuthField(auth: string): RegistryAuth {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail('credentials_auth_not_object');
   const fields = parsed as Record<string, unknown>;
   for (const name of ['username', 'password'] as const) {
-    if (fields[name] === undefined || fields[name] === '') throw fail('credentials_auth_field_missing', name);
+    if (fields[name] === undefined || fields[name] === '') throw fail('field_required', `auth.${name}`);
   }
   for (const name of ['username', 'password', 'email', 'serveraddress'] as const) {
     if (fields[name] !== undefined && typeof fields[name] !== 'string')
-      throw fail('credentials_auth_field_not_string', name);
+      throw fail('field_not_a_string', `auth.${name}`);
   }
   return {
     username: fields.username as string,

@@ -24,6 +24,18 @@ const NUMBER_FIELDS = new Set([
   'pulling_at',
 ]);
 
+/** Which task of which project. */
+export interface TaskRef {
+  project_id: string;
+  task_id: string;
+}
+
+/** Who runs a task, and how far it is. */
+export interface TaskRunState {
+  status: TaskStatus;
+  runner: string;
+}
+
 /** A task hash (all strings) back into a record. */
 export function taskFromHash(hash: Record<string, string>): Task | null {
   if (!hash.id) return null;
@@ -186,6 +198,17 @@ export class TaskStore {
 
   async find(projectId: string, taskId: string): Promise<Task | null> {
     return taskFromHash(await this.redis.hgetall(this.keys.task(projectId, taskId)));
+  }
+
+  /**
+   * The status and runner of each task (null for one gone), in one round trip: the reads are
+   * sent together (auto-pipelined), one per task, as tasks of many projects may be asked for.
+   */
+  async runStates(refs: TaskRef[]): Promise<(TaskRunState | null)[]> {
+    const replies = await Promise.all(
+      refs.map((ref) => this.redis.hmget(this.keys.task(ref.project_id, ref.task_id), 'status', 'runner')),
+    );
+    return replies.map(([status, runner]) => (status ? { status: status as TaskStatus, runner: runner ?? '' } : null));
   }
 
   async get(projectId: string, taskId: string): Promise<Task> {

@@ -8,13 +8,13 @@ import type { GatewayLease } from './gateway-leases.js';
 import type { WorkerKeys } from '../../keys.js';
 
 /** A BullMQ job the controller took for a gateway runner, with the lock token it holds it by. */
-export interface PumpedJob {
+export interface LockedJob {
   job: Job<TaskJob>;
   lock: string;
 }
 
 interface Waiter {
-  resolve(job: PumpedJob | null): void;
+  resolve(job: LockedJob | null): void;
 }
 
 /**
@@ -36,7 +36,7 @@ class ClusterPump {
   }
 
   /** The next job, or null once `waitMs` pass or `signal` aborts first. */
-  next(waitMs: number, signal: AbortSignal): Promise<PumpedJob | null> {
+  next(waitMs: number, signal: AbortSignal): Promise<LockedJob | null> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve: (job) => {
@@ -125,8 +125,19 @@ export class GatewayJobs {
     return pump;
   }
 
-  next(cluster: string, waitMs: number, signal: AbortSignal): Promise<PumpedJob | null> {
+  next(cluster: string, waitMs: number, signal: AbortSignal): Promise<LockedJob | null> {
     return this.pumpOf(cluster).next(waitMs, signal);
+  }
+
+  /** A job taken but not handed to a runner goes back to the queue, after `delayMs`, no attempt counted. */
+  async requeue(taken: LockedJob, delayMs = 0): Promise<void> {
+    // A lock lost to the stalled check means the job went back already.
+    await taken.job.moveToDelayed(Date.now() + delayMs, taken.lock).catch(() => {});
+  }
+
+  /** A job whose task is not to be run (ended, or gone) leaves the queue. */
+  async discard(taken: LockedJob): Promise<void> {
+    await taken.job.moveToCompleted(null, taken.lock, false).catch(() => {});
   }
 
   private async jobOf(cluster: string, lease: GatewayLease): Promise<Job<TaskJob> | undefined> {
