@@ -70,7 +70,7 @@ export function reservedDeletesOf(refs: ReservedMessageRef[]): ReservedDeletes {
   const seen = new Map<string, number>();
   for (let i = 0; i < refs.length; i++) {
     const { id, reservationId } = refs[i]!;
-    if (reservationId === '') throw fail('mq_field_empty', `${DELETE_RESERVED}[${i}].reservation_id`);
+    if (reservationId === '') throw fail('field_empty', `${DELETE_RESERVED}[${i}].reservation_id`);
     const first = seen.get(id);
     if (first !== undefined)
       throw fail('mq_delete_given_twice', `${DELETE_RESERVED}[${i}]`, `${DELETE_RESERVED}[${first}]`);
