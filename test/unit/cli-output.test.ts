@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Output, cellText, columns, formatTable } from '../../cli/output.js';
+import { columns } from '../../cli/columns.js';
+import { Output, cellText, formatTable } from '../../cli/output.js';
 import { Progress, withProgress } from '../../cli/progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
@@ -28,10 +29,10 @@ describe('output', () => {
 
   it('prints the raw answer as JSON with --json, (none) for an empty table otherwise', () => {
     const human = capture();
-    new Output(false, human.stream).table([], columns('id'), { tasks: [] });
+    new Output('table', human.stream).table([], columns('id'), { tasks: [] });
     expect(human.text()).toBe('(none)\n');
     const json = capture();
-    new Output(true, json.stream).table([], columns('id'), { tasks: [] });
+    new Output('json', json.stream).table([], columns('id'), { tasks: [] });
     expect(JSON.parse(json.text())).toEqual({ tasks: [] });
   });
 });
