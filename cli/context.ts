@@ -9,6 +9,8 @@ import { Output } from './output.js';
 export interface CommandContext {
   api: ApiClient;
   out: Output;
+  /** The command running, for what its arguments do not carry (the excess operands of an old spelling). */
+  command: Command;
 }
 
 interface GlobalOptions {
@@ -41,7 +43,7 @@ export function contextOf(command: Command): CommandContext {
   const out = new Output(formatOf(options));
   try {
     const config = loadClientConfig(defaultSources(flags, options.ironJson));
-    return { api: new ApiClient(config), out };
+    return { api: new ApiClient(config), out, command };
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, 2);
     throw error;

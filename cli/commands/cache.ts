@@ -30,7 +30,7 @@ function defineDelete(cache: Command): void {
     .description('delete a cache and its items')
     .allowExcessArguments()
     .action(
-      action(async ({ api, out }, name: string, _options: unknown, command: Command) => {
+      action(async ({ api, out, command }, name: string) => {
         const key = command.args[1];
         if (key === undefined) return out.confirm(await api.delete<{ msg: string }>(cachePath(api, name)));
         tellOldSpelling(`${commandPath(command)} <cache> <key>`, 'ferrum cache items delete');

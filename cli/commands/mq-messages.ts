@@ -109,7 +109,7 @@ function defineDelete(mq: Command): void {
     .allowExcessArguments()
     .addOption(new Option('--reservation-id <id>').hideHelp())
     .action(
-      action(async ({ api, out }, queue: string, options: { reservationId?: string }, command: Command) => {
+      action(async ({ api, out, command }, queue: string, options: { reservationId?: string }) => {
         const ids = command.args.slice(1);
         if (ids.length === 0 && options.reservationId === undefined)
           return out.confirm(await api.delete<{ msg: string }>(queuePath(api, queue)));
