@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useCliSession } from '../../helpers/cli.js';
+import { commandsOf, useCliSession } from '../../helpers/cli.js';
 import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
-const ferrum = (...args: string[]) => session.ferrum(args);
-const json = async (...args: string[]) => {
-  const result = await ferrum(...args, '--json');
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
-};
+const { ferrum, json } = commandsOf(session);
 
 describe('ferrum mq', { timeout: scaled(120_000) }, () => {
   it('creates a queue, lists it and shows its info', async () => {

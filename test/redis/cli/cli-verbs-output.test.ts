@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { useCliSession } from '../../helpers/cli.js';
+import { commandsOf, useCliSession } from '../../helpers/cli.js';
 import { scaled } from '../../helpers/pace.js';
 
-const session = useCliSession();
-const ferrum = (...args: string[]) => session.ferrum(args);
-const json = async (...args: string[]) => {
-  const result = await ferrum(...args, '--json');
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
-};
+const { ferrum, json } = commandsOf(useCliSession());
 
 describe('ferrum output formats', { timeout: scaled(120_000) }, () => {
   it('prints the same answer with -o json, --json and -o yaml; -o wide shows every field', async () => {
