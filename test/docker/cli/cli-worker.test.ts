@@ -75,6 +75,20 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
     expect(followed.stderr).toMatch(new RegExp(`^ferrum: task ${id} ended error`));
   });
 
+  it('uploads a directory run by --file-name and --runtime, with no --command', async () => {
+    const dir = fs.mkdtempSync(path.join(session.cli.home, 'code-'));
+    fs.writeFileSync(path.join(dir, 'main.sh'), 'echo "by runtime: $(cat $PAYLOAD_FILE)"\n');
+    const uploaded = await ferrum('worker', 'upload', 'cli-runtime', dir, '--file-name', 'main.sh', '--runtime', 'sh');
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    const code = JSON.parse(
+      (await ferrum('worker', 'codes', 'view', uploaded.stdout.match(/code id (\w+)/)![1]!, '--json')).stdout,
+    );
+    expect(code).toMatchObject({ file_name: 'main.sh', runtime: 'sh' });
+    const id = await queue('cli-runtime', '{"n":2}');
+    await worker.waitFor(id, ['complete', 'error']);
+    expect((await ferrum('worker', 'tasks', 'log', id)).stdout).toBe('by runtime: {"n":2}\n');
+  });
+
   it('uploads a directory as a zip package, queues with a payload file, and lists codes and tasks', async () => {
     const dir = fs.mkdtempSync(path.join(session.cli.home, 'code-'));
     fs.mkdirSync(path.join(dir, 'lib'));
