@@ -37,6 +37,17 @@ describe('output', () => {
   });
 });
 
+describe('output formats', () => {
+  it('-o wide shows every field of any row, -o yaml the raw answer as YAML', () => {
+    const wide = capture();
+    new Output('wide', wide.stream).table([{ id: 'a' }, { id: 'b', extra: 1 }], columns('id'));
+    expect(wide.text()).toBe('ID  EXTRA\na   -\nb   1\n');
+    const yaml = capture();
+    new Output('yaml', yaml.stream).table([], columns('id'), { tasks: [{ id: 'a', n: 1 }] });
+    expect(yaml.text()).toBe('tasks:\n  - id: a\n    n: 1\n');
+  });
+});
+
 describe('progress', () => {
   it('draws and clears a status line on a terminal', async () => {
     const terminal = capture();
