@@ -80,10 +80,6 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
     fs.writeFileSync(path.join(dir, 'main.sh'), 'echo "by runtime: $(cat $PAYLOAD_FILE)"\n');
     const uploaded = await ferrum('worker', 'upload', 'cli-runtime', dir, '--file-name', 'main.sh', '--runtime', 'sh');
     expect(uploaded.code, uploaded.stderr).toBe(0);
-    const code = JSON.parse(
-      (await ferrum('worker', 'codes', 'view', uploaded.stdout.match(/code id (\w+)/)![1]!, '--json')).stdout,
-    );
-    expect(code).toMatchObject({ file_name: 'main.sh', runtime: 'sh' });
     const id = await queue('cli-runtime', '{"n":2}');
     await worker.waitFor(id, ['complete', 'error']);
     expect((await ferrum('worker', 'tasks', 'log', id)).stdout).toBe('by runtime: {"n":2}\n');
