@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { FormData, request, type Dispatcher } from 'undici';
 import { baseUrlOf, type ClientConfig } from './config.js';
-import { ApiError, CliError } from './errors.js';
+import { ApiError, CliError, reasonOf } from './errors.js';
 
 /** A JSON object as the APIs answer it. */
 export type Json = Record<string, unknown>;
@@ -23,27 +23,6 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-}
-
-/**
- * The reason a failed answer gives: `msg` (platform APIs), `error.message` (functions API), or one
- * line of the text — an HTML page or any long answer is from something that is not a Ferrum server.
- */
-export function reasonOf(status: number, text: string): string {
-  try {
-    const body = JSON.parse(text) as { msg?: unknown; error?: { message?: unknown }; message?: unknown };
-    const reason = body.msg ?? body.error?.message ?? body.message;
-    if (typeof reason === 'string' && reason !== '') return reason;
-  } catch {
-    // not JSON: fall through to the text
-  }
-  const trimmed = text.trim();
-  if (trimmed === '') return `HTTP ${status}`;
-  if (/^<(!doctype|html|\?xml)/i.test(trimmed) || trimmed.includes('\n') || trimmed.length > 200) {
-    const title = /<title>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
-    return `HTTP ${status} with a non-JSON answer${title ? ` ("${title}")` : ''}: is this a Ferrum server?`;
-  }
-  return trimmed;
 }
 
 /** A thin HTTP client for the Ferrum APIs carrying the configured token. */

@@ -2,12 +2,15 @@ import type { Command } from 'commander';
 import { ApiClient } from './api-client.js';
 import { ConfigError, defaultSources, loadClientConfig } from './config.js';
 import { CliError } from './errors.js';
+import type { OutputFormat } from './output-formats.js';
 import { Output } from './output.js';
 
 /** What every client command works with: the API client and where results go. */
 export interface CommandContext {
   api: ApiClient;
   out: Output;
+  /** The command running, for what its arguments do not carry (the excess operands of an old spelling). */
+  command: Command;
 }
 
 interface GlobalOptions {
@@ -18,6 +21,14 @@ interface GlobalOptions {
   protocol?: string;
   ironJson?: string;
   json?: boolean;
+  output?: 'json' | 'yaml' | 'wide';
+}
+
+/** `--json` is `-o json`; with another `-o` it is a usage error. */
+function formatOf(options: GlobalOptions): OutputFormat {
+  if (options.json && options.output !== undefined && options.output !== 'json')
+    throw new CliError(`--json and -o ${options.output} disagree: give one`, 2);
+  return options.json ? 'json' : (options.output ?? 'table');
 }
 
 export function contextOf(command: Command): CommandContext {
@@ -29,28 +40,12 @@ export function contextOf(command: Command): CommandContext {
     port: options.port,
     protocol: options.protocol,
   };
+  const out = new Output(formatOf(options));
   try {
     const config = loadClientConfig(defaultSources(flags, options.ironJson));
-    return { api: new ApiClient(config), out: new Output(Boolean(options.json)) };
+    return { api: new ApiClient(config), out, command };
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, 2);
     throw error;
   }
-}
-
-/** Wraps a command action so it receives the context, its arguments and its options. */
-export function action<A extends unknown[]>(
-  run: (ctx: CommandContext, ...args: A) => Promise<void>,
-): (...args: unknown[]) => Promise<void> {
-  return async (...args: unknown[]) => {
-    const command = args[args.length - 1] as Command;
-    try {
-      await run(contextOf(command), ...(args.slice(0, -1) as A));
-    } catch (error) {
-      // Usage problems found while running print the command's usage, like commander's own.
-      if (error instanceof CliError && error.exitCode === 2)
-        command.error(`error: ${error.message}`, { exitCode: 2, code: 'ferrum.usage' });
-      throw error;
-    }
-  };
 }

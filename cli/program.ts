@@ -7,8 +7,11 @@ import { projectsCommand } from './commands/projects.js';
 import { tokensCommand } from './commands/tokens.js';
 import { usersCommand } from './commands/users.js';
 import { workerCommand } from './commands/worker.js';
+import { SHELLS, type Shell, completionScript } from './completion.js';
 import { CliError } from './errors.js';
+import { commandPath } from './old-spelling.js';
 import { integer } from './options.js';
+import { OUTPUT_FORMATS } from './output-formats.js';
 import { VERSION } from '../src/core/version.js';
 
 /** Exit statuses: 0 success, 1 the server or the task refused, 2 a usage error. */
@@ -20,11 +23,17 @@ Configuration, later sources overriding earlier ones (the platform's scheme):
   .ferrum/iron.json (written by \`ferrum start\`; $FERRUM_DATA_DIR/iron.json), ./iron.json,
   --iron-json <file>, then the flags.`;
 
-/** Settings every command inherits: usage errors print the usage and exit 2. */
+/**
+ * Settings every command inherits: a usage error prints the error, the command's one usage line
+ * and where its help is (not the whole help), and exits 2.
+ */
 function configureTree(command: Command): void {
+  const path = commandPath(command);
   command
     .exitOverride()
-    .showHelpAfterError()
+    .showHelpAfterError(
+      `Usage: ${path} ${command.usage()}\nRun '${path} --help' for ${command.commands.length > 0 ? 'its commands' : 'its arguments'} and options.`,
+    )
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({ outputError: (text, write) => write(text) });
   for (const sub of command.commands) configureTree(sub);
@@ -34,11 +43,29 @@ function globalOptions(program: Command): void {
   program
     .option('--token <token>', 'access token')
     .option('--project-id <id>', 'project id')
-    .option('--host <host>', 'server host (default localhost)')
-    .option('--port <port>', 'server port (default 8080)', integer(1, 65535))
-    .addOption(new Option('--protocol <protocol>', 'http or https (default http)').choices(['http', 'https']))
+    .option('--host <host>', 'server host, over iron.json and IRON_HOST (localhost when none says)')
+    .option('--port <port>', 'server port, over iron.json and IRON_PORT (8080 when none says)', integer(1, 65535))
+    .addOption(
+      new Option(
+        '--protocol <protocol>',
+        'http or https, over iron.json and IRON_PROTOCOL (http when none says)',
+      ).choices(['http', 'https']),
+    )
     .option('--iron-json <file>', 'an iron.json to read after the local ones')
-    .option('--json', 'print the JSON the server answered instead of tables');
+    .addOption(
+      new Option('-o, --output <format>', 'print json, yaml, or wide tables (every field)').choices(OUTPUT_FORMATS),
+    )
+    .option('--json', 'print the JSON the server answered instead of tables (-o json)');
+}
+
+/** `ferrum completion bash|zsh|fish`: the shell completion of this program, generated from its commands. */
+function completionCommand(program: Command): Command {
+  return new Command('completion')
+    .description('print the shell completion script: eval "$(ferrum completion bash)"')
+    .addArgument(program.createArgument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .action((shell: Shell) => {
+      process.stdout.write(completionScript(program, shell));
+    });
 }
 
 /** The `ferrum` program: the client command groups, plus whatever server commands `extend` adds. */
@@ -59,6 +86,7 @@ export function buildProgram(extend: (program: Command) => void = () => {}): Com
     clustersCommand(),
     runnersCommand(),
     functionsCommand(),
+    completionCommand(program),
   ]) {
     program.addCommand(group);
   }

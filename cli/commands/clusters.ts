@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import type { Json } from '../api-client.js';
 import { clusterIdOf } from '../cluster-ref.js';
-import { action } from '../context.js';
+import { action } from '../action.js';
+import { oldSpelling } from '../old-spelling.js';
 import { CliError } from '../errors.js';
-import { columns } from '../output.js';
+import { columns } from '../columns.js';
 
 const CLUSTER_COLUMNS = columns('id', 'name', 'user_id', 'memory', 'cpu_share');
 const RUNNER_COLUMNS = columns('instance_id', 'hostname', 'version', 'slots', 'busy', 'tasks', 'updated_at');
@@ -29,6 +30,23 @@ function clusterFile(file: string): Json {
   }
 }
 
+const defineView = (command: Command) =>
+  command.description('show a cluster with its machines').action(
+    action(async ({ api, out }, ref: string) => {
+      const result = await api.get<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)));
+      out.record(result.cluster, result);
+    }),
+  );
+
+const defineEdit = (command: Command) =>
+  command.description('change a cluster from a JSON file of the fields to change (- for stdin)').action(
+    action(async ({ api, out }, ref: string, file: string) => {
+      const body = clusterFile(file);
+      const result = await api.put<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)), body);
+      out.record(result.cluster, result);
+    }),
+  );
+
 /** `ferrum clusters …`: the worker clusters of the signed-in user. */
 export function clustersCommand(): Command {
   const clusters = new Command('clusters').description('worker clusters (yours and those shared with you)');
@@ -41,15 +59,7 @@ export function clustersCommand(): Command {
         out.table(result.clusters, CLUSTER_COLUMNS, result);
       }),
     );
-  clusters
-    .command('show <cluster>')
-    .description('show a cluster with its machines')
-    .action(
-      action(async ({ api, out }, ref: string) => {
-        const result = await api.get<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)));
-        out.record(result.cluster, result);
-      }),
-    );
+  defineView(clusters.command('view <cluster>'));
   clusters
     .command('create [file]')
     .description(
@@ -64,16 +74,7 @@ export function clustersCommand(): Command {
         out.record(result.cluster, result);
       }),
     );
-  clusters
-    .command('update <cluster> <file>')
-    .description('change a cluster from a JSON file of the fields to change (- for stdin)')
-    .action(
-      action(async ({ api, out }, ref: string, file: string) => {
-        const body = clusterFile(file);
-        const result = await api.put<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)), body);
-        out.record(result.cluster, result);
-      }),
-    );
+  defineEdit(clusters.command('edit <cluster> <file>'));
   clusters
     .command('delete <cluster>')
     .description('delete a cluster (terminate its instances first)')
@@ -91,6 +92,8 @@ export function clustersCommand(): Command {
       ),
     );
   clusters.addCommand(tokensCommand());
+  defineView(oldSpelling(clusters, 'show <cluster>', 'ferrum clusters view'));
+  defineEdit(oldSpelling(clusters, 'update <cluster> <file>', 'ferrum clusters edit'));
   return clusters;
 }
 

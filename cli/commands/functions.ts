@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import type { Dispatcher } from 'undici';
-import { type ApiClient, type Json, reasonOf } from '../api-client.js';
-import { action } from '../context.js';
-import { ApiError } from '../errors.js';
-import { columns } from '../output.js';
+import type { ApiClient, Json } from '../api-client.js';
+import { action } from '../action.js';
+import { ApiError, reasonOf } from '../errors.js';
+import { columns } from '../columns.js';
 import { inlineOrFile, integer, keyValue, readStdin } from '../options.js';
 import { withProgress } from '../progress.js';
+import { callsCommand } from './function-calls.js';
 
 const ROUTE_COLUMNS = columns('path', 'image', 'type', 'format', 'memory', 'timeout');
 
@@ -132,6 +133,7 @@ export function functionsCommand(): Command {
   const functions = new Command('functions').description('function apps, routes and calls');
   functions.addCommand(appsCommand());
   functions.addCommand(routesCommand());
+  functions.addCommand(callsCommand());
   functions
     .command('call <app> <path>')
     .description("call a route and print the function's output; the body comes from --data, --file or piped stdin")
@@ -144,7 +146,8 @@ export function functionsCommand(): Command {
         const body = await requestBody(options);
         const response = await callRoute(api, app, path, options, body);
         const callId = response.headers['fn-call-id'];
-        if (out.json) return out.printJson({ status: response.status, call_id: callId ?? null, body: response.text });
+        if (out.structured)
+          return out.printData({ status: response.status, call_id: callId ?? null, body: response.text });
         if (callId) process.stderr.write(`Fn-Call-Id: ${String(callId)}\n`);
         process.stdout.write(response.text);
       }),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiClient, Json } from '../api-client.js';
-import { action } from '../context.js';
+import { action } from '../action.js';
 import { integer } from '../options.js';
 
 interface Reserved {

@@ -1,11 +1,19 @@
 import { Command } from 'commander';
 import type { Json } from '../api-client.js';
-import { action } from '../context.js';
-import { columns } from '../output.js';
+import { action } from '../action.js';
+import { oldSpelling } from '../old-spelling.js';
+import { columns } from '../columns.js';
 
 const PROJECT_COLUMNS = columns('id', 'name', 'status', 'user_id', 'task_count', 'shared_with');
 
 const projectPath = (project: string) => `/1/projects/${encodeURIComponent(project)}`;
+
+const defineView = (command: Command) =>
+  command.description('show a project (the configured one by default)').action(
+    action(async ({ api, out }, projectId?: string) => {
+      out.record(await api.get<Json>(projectPath(projectId ?? decodeURIComponent(api.projectId))));
+    }),
+  );
 
 export function projectsCommand(): Command {
   const projects = new Command('projects').description('projects');
@@ -22,14 +30,7 @@ export function projectsCommand(): Command {
     .command('create <name>')
     .description('create a project')
     .action(action(async ({ api, out }, name: string) => out.record(await api.post<Json>('/1/projects', { name }))));
-  projects
-    .command('get [project_id]')
-    .description('show a project (the configured one by default)')
-    .action(
-      action(async ({ api, out }, projectId?: string) => {
-        out.record(await api.get<Json>(projectPath(projectId ?? decodeURIComponent(api.projectId))));
-      }),
-    );
+  defineView(projects.command('view [project_id]'));
   projects
     .command('delete <project_id>')
     .description('delete a project')
@@ -52,5 +53,6 @@ export function projectsCommand(): Command {
         }),
       );
   }
+  defineView(oldSpelling(projects, 'get [project_id]', 'ferrum projects view'));
   return projects;
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Json } from '../api-client.js';
-import { action } from '../context.js';
-import { columns } from '../output.js';
+import { action } from '../action.js';
+import { columns } from '../columns.js';
 
 const TOKEN_COLUMNS = columns('id', 'name', 'type', 'admin', 'user_id', 'token_hint');
 

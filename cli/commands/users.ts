@@ -1,12 +1,29 @@
 import { Command } from 'commander';
 import type { Json } from '../api-client.js';
-import { action } from '../context.js';
-import { columns } from '../output.js';
+import { action } from '../action.js';
+import { oldSpelling } from '../old-spelling.js';
+import { columns } from '../columns.js';
 import { integer } from '../options.js';
 
 const USER_COLUMNS = columns('user_id', 'email', 'status', 'admin', 'created_at');
 
 const userPath = (user: string) => `/1/users/${encodeURIComponent(user)}`;
+
+const defineView = (command: Command) =>
+  command
+    .description('show a user by id or e-mail')
+    .action(action(async ({ api, out }, user: string) => out.record(await api.get<Json>(userPath(user)))));
+
+const defineEdit = (command: Command) =>
+  command
+    .description("change a user's e-mail or password")
+    .option('--email <email>', 'new e-mail address')
+    .option('--password <password>', 'new password')
+    .action(
+      action(async ({ api, out }, user: string, options: { email?: string; password?: string }) => {
+        out.record(await api.patch<Json>(userPath(user), { email: options.email, password: options.password }));
+      }),
+    );
 
 export function usersCommand(): Command {
   const users = new Command('users').description('users of the identity service (admin tokens see everyone)');
@@ -35,20 +52,8 @@ export function usersCommand(): Command {
         out.table(page.users, USER_COLUMNS, page);
       }),
     );
-  users
-    .command('get <user>')
-    .description('show a user by id or e-mail')
-    .action(action(async ({ api, out }, user: string) => out.record(await api.get<Json>(userPath(user)))));
-  users
-    .command('update <user>')
-    .description("change a user's e-mail or password")
-    .option('--email <email>', 'new e-mail address')
-    .option('--password <password>', 'new password')
-    .action(
-      action(async ({ api, out }, user: string, options: { email?: string; password?: string }) => {
-        out.record(await api.patch<Json>(userPath(user), { email: options.email, password: options.password }));
-      }),
-    );
+  defineView(users.command('view <user>'));
+  defineEdit(users.command('edit <user>'));
   users
     .command('delete <user>')
     .description('delete a user by id or e-mail')
@@ -57,5 +62,7 @@ export function usersCommand(): Command {
         out.confirm(await api.delete<{ msg: string }>(userPath(user)));
       }),
     );
+  defineView(oldSpelling(users, 'get <user>', 'ferrum users view'));
+  defineEdit(oldSpelling(users, 'update <user>', 'ferrum users edit'));
   return users;
 }

@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { type ApiClient, type Json } from '../api-client.js';
 import { optionalClusterIdOf } from '../cluster-ref.js';
-import { action } from '../context.js';
-import { columns } from '../output.js';
+import { action } from '../action.js';
+import { columns } from '../columns.js';
 import { inlineOrFile, integer } from '../options.js';
+import { oldSpelling } from '../old-spelling.js';
 
-const SCHEDULE_COLUMNS = columns('id', 'code_name', 'status', 'run_every', 'run_count', 'next_start', 'msg');
+const SCHEDULE_COLUMNS = columns('id', 'code_name', 'status', 'run_every', 'cron', 'run_count', 'next_start', 'msg');
 
 const schedulesPath = (api: ApiClient, rest = '') => `/2/projects/${api.projectId}/schedules${rest}`;
 
@@ -15,6 +16,8 @@ interface CreateOptions {
   startAt?: string;
   endAt?: string;
   runEvery?: number;
+  cron?: string;
+  timezone?: string;
   runTimes?: number;
   priority?: number;
   timeout?: number;
@@ -23,8 +26,16 @@ interface CreateOptions {
   label?: string;
 }
 
-export function scheduleCommand(): Command {
-  const schedule = new Command('schedule').description('scheduled tasks');
+const defineView = (command: Command) =>
+  command
+    .description('show a schedule')
+    .action(
+      action(async ({ api, out }, id: string) =>
+        out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`))),
+      ),
+    );
+
+function defineCreate(schedule: Command): void {
   schedule
     .command('create <code_name>')
     .description('schedule tasks of a code package')
@@ -33,6 +44,11 @@ export function scheduleCommand(): Command {
     .option('--start-at <time>', 'first run (RFC 3339); now by default')
     .option('--end-at <time>', 'stop queuing after this time (RFC 3339)')
     .option('--run-every <seconds>', 'seconds between runs', integer(1))
+    .option(
+      '--cron <expression>',
+      'run at the times of a cron expression (5 fields, or 6 with seconds) instead of --run-every',
+    )
+    .option('--timezone <zone>', 'the IANA time zone of --cron (default UTC), e.g. Europe/Berlin')
     .option('--run-times <n>', 'number of runs', integer(1))
     .option('--priority <p>', '0, 1 or 2', integer(0, 2))
     .option('--timeout <seconds>', 'run time limit of each task', integer(1, 3600))
@@ -53,6 +69,8 @@ export function scheduleCommand(): Command {
           start_at: options.startAt,
           end_at: options.endAt,
           run_every: options.runEvery,
+          cron: options.cron,
+          timezone: options.timezone,
           run_times: options.runTimes,
           priority: options.priority,
           timeout: options.timeout,
@@ -64,6 +82,14 @@ export function scheduleCommand(): Command {
         out.table(result.schedules, columns('id'), result);
       }),
     );
+}
+
+/** `ferrum worker schedule create|list|view|cancel`. */
+export function scheduleCommand(): Command {
+  const schedule = new Command('schedule').description(
+    'scheduled tasks: every few seconds, or at the times of a cron expression',
+  );
+  defineCreate(schedule);
   schedule
     .command('list')
     .description('list schedules')
@@ -78,14 +104,7 @@ export function scheduleCommand(): Command {
         out.table(result.schedules, SCHEDULE_COLUMNS, result);
       }),
     );
-  schedule
-    .command('get <schedule_id>')
-    .description('show a schedule')
-    .action(
-      action(async ({ api, out }, id: string) =>
-        out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`))),
-      ),
-    );
+  defineView(schedule.command('view <schedule_id>'));
   schedule
     .command('cancel <schedule_id>')
     .description('cancel a schedule')
@@ -94,5 +113,6 @@ export function scheduleCommand(): Command {
         out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
       }),
     );
+  defineView(oldSpelling(schedule, 'get <schedule_id>', 'ferrum worker schedule view'));
   return schedule;
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestServer, type TestServer } from './server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -147,4 +147,18 @@ export function useCliSession(startServer: () => Promise<TestServer> = () => sta
     await session.server?.stop();
   });
   return session;
+}
+
+/**
+ * A session's `ferrum(...args)`, and `json(...args)`: the command with --json, which must succeed,
+ * answering the parsed output.
+ */
+export function commandsOf(session: CliSession) {
+  const ferrum = (...args: string[]) => session.ferrum(args);
+  const json = async (...args: string[]) => {
+    const result = await ferrum(...args, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+  return { ferrum, json };
 }

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, ConfigError, loadClientConfig, type ConfigSources } from '../../cli/config.js';
-import { ApiClient, reasonOf } from '../../cli/api-client.js';
+import { ApiClient } from '../../cli/api-client.js';
+import { reasonOf } from '../../cli/errors.js';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 
 const dirs: string[] = [];

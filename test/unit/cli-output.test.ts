@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Output, cellText, columns, formatTable } from '../../cli/output.js';
+import { columns } from '../../cli/columns.js';
+import { Output, cellText, formatTable } from '../../cli/output.js';
 import { Progress, withProgress } from '../../cli/progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
@@ -28,11 +29,22 @@ describe('output', () => {
 
   it('prints the raw answer as JSON with --json, (none) for an empty table otherwise', () => {
     const human = capture();
-    new Output(false, human.stream).table([], columns('id'), { tasks: [] });
+    new Output('table', human.stream).table([], columns('id'), { tasks: [] });
     expect(human.text()).toBe('(none)\n');
     const json = capture();
-    new Output(true, json.stream).table([], columns('id'), { tasks: [] });
+    new Output('json', json.stream).table([], columns('id'), { tasks: [] });
     expect(JSON.parse(json.text())).toEqual({ tasks: [] });
+  });
+});
+
+describe('output formats', () => {
+  it('-o wide shows every field of any row, -o yaml the raw answer as YAML', () => {
+    const wide = capture();
+    new Output('wide', wide.stream).table([{ id: 'a' }, { id: 'b', extra: 1 }], columns('id'));
+    expect(wide.text()).toBe('ID  EXTRA\na   -\nb   1\n');
+    const yaml = capture();
+    new Output('yaml', yaml.stream).table([], columns('id'), { tasks: [{ id: 'a', n: 1 }] });
+    expect(yaml.text()).toBe('tasks:\n  - id: a\n    n: 1\n');
   });
 });
 

@@ -51,7 +51,7 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
     const id: string = JSON.parse(queued.stdout).tasks[0].id;
     const chunks: { text: string; at: number }[] = [];
     let notices = '';
-    const following = session.cli.run(['worker', 'log', id, '--follow', '--interval', '100'], {
+    const following = session.cli.run(['worker', 'tasks', 'log', id, '--follow', '--interval', '100'], {
       cwd: session.cwd,
       onStdout: (text) => chunks.push({ text, at: Date.now() }),
       onStderr: (text) => (notices += text),
@@ -65,10 +65,10 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
     expect(chunks[0]!.text).toBe('line one\n');
     expect(chunks[0]!.at).toBeLessThan(ended);
 
-    const status = await ferrum('worker', 'status', id);
+    const status = await ferrum('worker', 'tasks', 'view', id);
     expect(status.stdout).toMatch(/^status\s+complete$/m);
     expect(status.stdout).toMatch(/^code_name\s+cli-shell$/m);
-    expect((await ferrum('worker', 'log', id)).stdout).toBe('line one\nline two\n');
+    expect((await ferrum('worker', 'tasks', 'log', id)).stdout).toBe('line one\nline two\n');
 
     // What the follower reads: only the bytes from an offset on.
     const logPath = `/2/projects/${session.server.projectId}/tasks/${id}/log`;
@@ -81,10 +81,20 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
 
   it('log --follow of a failing task prints its log, then the outcome, and exits 1', async () => {
     const id = await queue('cli-shell', 'echo about to fail; exit 3');
-    const followed = await ferrum('worker', 'log', id, '-f', '--interval', '100');
+    const followed = await ferrum('worker', 'tasks', 'log', id, '-f', '--interval', '100');
     expect(followed.stdout).toBe('about to fail\n');
     expect(followed.code).toBe(1);
     expect(followed.stderr).toMatch(new RegExp(`^ferrum: task ${id} ended error`));
+  });
+
+  it('uploads a directory run by --file-name and --runtime, with no --command', async () => {
+    const dir = fs.mkdtempSync(path.join(session.cli.home, 'code-'));
+    fs.writeFileSync(path.join(dir, 'main.sh'), 'echo "by runtime: $(cat $PAYLOAD_FILE)"\n');
+    const uploaded = await ferrum('worker', 'upload', 'cli-runtime', dir, '--file-name', 'main.sh', '--runtime', 'sh');
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    const id = await queue('cli-runtime', '{"n":2}');
+    await worker.waitFor(id, ['complete', 'error']);
+    expect((await ferrum('worker', 'tasks', 'log', id)).stdout).toBe('by runtime: {"n":2}\n');
   });
 
   it('uploads a directory as a zip package, queues with a payload file, and lists codes and tasks', async () => {
@@ -101,14 +111,16 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
     expect(queued.stdout).toMatch(/^ID\n[0-9a-f]{24}\n$/);
     const id = queued.stdout.trim().split('\n')[1]!;
     await worker.waitFor(id, ['complete', 'error']);
-    expect((await ferrum('worker', 'log', id)).stdout).toBe('from zip: hello {"n":1}\n');
+    expect((await ferrum('worker', 'tasks', 'log', id)).stdout).toBe('from zip: hello {"n":1}\n');
 
     const codes = await ferrum('worker', 'codes', 'list');
     expect(codes.stdout).toMatch(/^ID\s+NAME\s+REV\s+IMAGE\s+COMMAND\s+LATEST_CHANGE$/m);
     expect(codes.stdout).toMatch(/\scli-dir\s+1\s/);
     expect(codes.stdout).toMatch(/\scli-shell\s+1\s+ferrum-test\/busybox\s/);
 
-    const tasks = JSON.parse((await ferrum('worker', 'tasks', '--code-name', 'cli-dir', '--json')).stdout).tasks;
+    const tasks = JSON.parse(
+      (await ferrum('worker', 'tasks', 'list', '--code-name', 'cli-dir', '--json')).stdout,
+    ).tasks;
     expect(tasks.map((task: any) => task.id)).toEqual([id]);
 
     const both = await ferrum('worker', 'queue', 'cli-dir', '--payload', 'x', '--payload-file', payloadFile);
@@ -124,10 +136,10 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
   it('cancels a running task', async () => {
     const id = await queue('cli-shell', 'echo started; sleep 30');
     await worker.waitFor(id, ['running']);
-    expect((await ferrum('worker', 'cancel', id)).stdout).toBe('Cancelled\n');
+    expect((await ferrum('worker', 'tasks', 'cancel', id)).stdout).toBe('Cancelled\n');
     const task = await worker.waitFor(id, ['cancelled']);
     expect(task.status).toBe('cancelled');
-    const again = await ferrum('worker', 'status', 'ffffffffffffffffffffffff');
+    const again = await ferrum('worker', 'tasks', 'view', 'ffffffffffffffffffffffff');
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^ferrum: .*not found/i);
   });
@@ -154,7 +166,7 @@ describe('ferrum worker', { timeout: scaled(120_000) }, () => {
 
     const listed = await ferrum('worker', 'schedule', 'list');
     expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+cli-shell\\s+scheduled\\s+3600\\s`, 'm'));
-    const shown = await ferrum('worker', 'schedule', 'get', id);
+    const shown = await ferrum('worker', 'schedule', 'view', id);
     expect(shown.stdout).toMatch(/^run_times\s+2$/m);
 
     expect((await ferrum('worker', 'schedule', 'cancel', id)).stdout).toBe('Cancelled\n');

@@ -26,10 +26,10 @@ describe('ferrum clusters and runners', { timeout: scaled(120_000) }, () => {
     expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+USER_ID\s+MEMORY/);
     expect(listed.stdout).toMatch(new RegExp(`^${cluster.id}\\s+cli-cluster\\s`, 'm'));
 
-    const updated = await ferrum(['clusters', 'update', cluster.id, '-'], JSON.stringify({ name: 'renamed' }));
+    const updated = await ferrum(['clusters', 'edit', cluster.id, '-'], JSON.stringify({ name: 'renamed' }));
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toMatch(/^name\s+renamed$/m);
-    const shown = await ferrum(['clusters', 'show', cluster.id]);
+    const shown = await ferrum(['clusters', 'view', cluster.id]);
     expect(shown.stdout).toMatch(/^memory\s+1024$/m);
 
     const terminated = await ferrum(['clusters', 'terminate', cluster.id]);
@@ -37,7 +37,7 @@ describe('ferrum clusters and runners', { timeout: scaled(120_000) }, () => {
     expect(terminated.stdout).toBe('Terminating 0 instances\n');
     const deleted = await ferrum(['clusters', 'delete', cluster.id]);
     expect(deleted.stdout).toBe('Deleted\n');
-    const gone = await ferrum(['clusters', 'show', cluster.id]);
+    const gone = await ferrum(['clusters', 'view', cluster.id]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`Cluster ${cluster.id} not found`);
   });
@@ -131,7 +131,7 @@ describe('clusters by name', { timeout: scaled(120_000) }, () => {
     const { cluster } = JSON.parse(created.stdout);
     expect(cluster.name).toBe('by-name');
 
-    const shown = await ferrum(['clusters', 'show', 'by-name']);
+    const shown = await ferrum(['clusters', 'view', 'by-name']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^id\\s+${cluster.id}$`, 'm'));
     expect((await ferrum(['runners', 'list', 'by-name'])).stdout).toBe('(none)\n');
@@ -165,7 +165,7 @@ describe('clusters by name', { timeout: scaled(120_000) }, () => {
     );
     const first = await createCluster(session.server.http, 'twice-named');
     const second = await createCluster(session.server.http, 'twice-named');
-    const ambiguous = await ferrum(['clusters', 'show', 'twice-named']);
+    const ambiguous = await ferrum(['clusters', 'view', 'twice-named']);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain('2 clusters are named "twice-named"');
     expect(ambiguous.stderr).toContain(first);
@@ -183,7 +183,7 @@ describe('ferrum worker log --follow on a cluster no runner serves', { timeout: 
     await worker.upload({ name: 'unserved-code', image: 'ferrum-test/busybox', command: 'true' });
     const taskId = await worker.queue('unserved-code', '{}', { cluster });
     let stderr = '';
-    const follow = session.cli.start(['worker', 'log', taskId, '--follow', '--interval', '50'], {
+    const follow = session.cli.start(['worker', 'tasks', 'log', taskId, '--follow', '--interval', '50'], {
       cwd: session.cwd,
       onStderr: (chunk) => (stderr += chunk),
     });

@@ -28,12 +28,12 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: scale
     expect(header).toMatch(/^USER_ID\s+EMAIL\s+STATUS\s+ADMIN\s+CREATED_AT$/);
     expect(rows.some((row) => row.startsWith(user.user_id) && row.includes('cli-user@example.com'))).toBe(true);
 
-    const shown = await ferrum('users', 'get', 'cli-user@example.com');
+    const shown = await ferrum('users', 'view', 'cli-user@example.com');
     expect(shown.stdout).toMatch(new RegExp(`^user_id\\s+${user.user_id}$`, 'm'));
 
     const deleted = await ferrum('users', 'delete', user.user_id);
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted\n' });
-    const gone = await ferrum('users', 'get', user.user_id);
+    const gone = await ferrum('users', 'view', user.user_id);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toBe('ferrum: User not found\n');
   });
@@ -47,11 +47,11 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: scale
     const table = await ferrum('tokens', 'list');
     expect(table.stdout).toMatch(new RegExp(`^${created.id}\\s+ci\\s+standard\\s+false`, 'm'));
 
-    const withNewToken = await ferrum('projects', 'get', '--token', created.token);
+    const withNewToken = await ferrum('projects', 'view', '--token', created.token);
     expect(withNewToken.code, withNewToken.stderr).toBe(0);
 
     expect((await ferrum('tokens', 'delete', created.id)).stdout).toBe('Deleted\n');
-    const revoked = await ferrum('projects', 'get', '--token', created.token);
+    const revoked = await ferrum('projects', 'view', '--token', created.token);
     expect(revoked.code).toBe(1);
     expect(revoked.stderr).toMatch(/^ferrum: .+/);
   });
@@ -67,7 +67,7 @@ describe('ferrum users, tokens and projects with an iron.json', { timeout: scale
     expect(listed.stdout).toMatch(new RegExp(`^${project.id}\\s+cli project\\s+`, 'm'));
     expect(listed.stdout).toMatch(new RegExp(`^${session.server.projectId}\\s`, 'm'));
 
-    const configured = await ferrum('projects', 'get');
+    const configured = await ferrum('projects', 'view');
     expect(configured.stdout).toMatch(new RegExp(`^id\\s+${session.server.projectId}$`, 'm'));
 
     const shared = JSON.parse((await ferrum('projects', 'share', project.id, 'share-me@example.com', '--json')).stdout);
@@ -88,7 +88,7 @@ describe('ferrum configuration sources', { timeout: scaled(120_000) }, () => {
       IRON_HOST: url.hostname,
       IRON_PORT: url.port,
     };
-    const result = await session.cli.run(['projects', 'get', '--json'], { env });
+    const result = await session.cli.run(['projects', 'view', '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).id).toBe(session.server.projectId);
   });
@@ -97,10 +97,10 @@ describe('ferrum configuration sources', { timeout: scaled(120_000) }, () => {
     const dir = fs.mkdtempSync(path.join(session.cli.home, 'started-'));
     fs.mkdirSync(path.join(dir, '.ferrum'));
     fs.writeFileSync(path.join(dir, '.ferrum', 'iron.json'), JSON.stringify(ironJsonOf(session.server)));
-    const result = await session.cli.run(['projects', 'get', '--json'], { cwd: dir });
+    const result = await session.cli.run(['projects', 'view', '--json'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
 
-    const badToken = await session.cli.run(['projects', 'get', '--token', 'not-a-token'], { cwd: dir });
+    const badToken = await session.cli.run(['projects', 'view', '--token', 'not-a-token'], { cwd: dir });
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toMatch(/^ferrum: .*token/i);
   });
@@ -152,16 +152,27 @@ describe('ferrum usage', { timeout: scaled(120_000) }, () => {
     }
     const mqHelp = await session.cli.run(['mq', '--help']);
     expect(mqHelp.code).toBe(0);
-    for (const command of ['create', 'post', 'reserve', 'peek', 'delete', 'info', 'list', 'clear']) {
+    for (const command of [
+      'create',
+      'edit',
+      'post',
+      'reserve',
+      'peek',
+      'delete',
+      'view',
+      'list',
+      'clear',
+      'messages',
+    ]) {
       expect(mqHelp.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });
 
   it('usage errors print the usage and exit 2', async () => {
-    const missingArgument = await ferrum('users', 'get');
+    const missingArgument = await ferrum('users', 'view');
     expect(missingArgument.code).toBe(2);
     expect(missingArgument.stderr).toMatch(/missing required argument 'user'/);
-    expect(missingArgument.stderr).toMatch(/Usage: ferrum users get/);
+    expect(missingArgument.stderr).toMatch(/Usage: ferrum users view/);
 
     const unknownCommand = await ferrum('users', 'frobnicate');
     expect(unknownCommand.code).toBe(2);

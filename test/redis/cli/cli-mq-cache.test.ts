@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useCliSession } from '../../helpers/cli.js';
+import { commandsOf, useCliSession } from '../../helpers/cli.js';
 import { scaled } from '../../helpers/pace.js';
 
 const session = useCliSession();
-const ferrum = (...args: string[]) => session.ferrum(args);
-const json = async (...args: string[]) => {
-  const result = await ferrum(...args, '--json');
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
-};
+const { ferrum, json } = commandsOf(session);
 
 describe('ferrum mq', { timeout: scaled(120_000) }, () => {
   it('creates a queue, lists it and shows its info', async () => {
@@ -19,7 +14,7 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
     const listed = await ferrum('mq', 'list', '--prefix', 'cli-');
     expect(listed.stdout).toBe('NAME\ncli-orders\ncli-other\n');
 
-    const info = await ferrum('mq', 'info', 'cli-orders');
+    const info = await ferrum('mq', 'view', 'cli-orders');
     expect(info.stdout).toMatch(/^size\s+0$/m);
     expect(info.stdout).toMatch(/^message_timeout\s+120$/m);
   });
@@ -42,10 +37,19 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
     expect(reserved.messages.map((message: any) => message.body)).toEqual(['first', 'second']);
     const [first, second] = reserved.messages;
 
-    const deleted = await ferrum('mq', 'delete', 'cli-work', first.id, '--reservation-id', first.reservation_id);
+    const deleted = await ferrum(
+      'mq',
+      'messages',
+      'delete',
+      'cli-work',
+      first.id,
+      '--reservation-id',
+      first.reservation_id,
+    );
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted\n' });
     const wrongReservation = await ferrum(
       'mq',
+      'messages',
       'delete',
       'cli-work',
       second.id,
@@ -56,7 +60,7 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
     expect(wrongReservation.stderr).toMatch(/^ferrum: \S.*\n$/);
 
     // One reserved (second), one ready (third): info tells them apart.
-    expect((await json('mq', 'info', 'cli-work')).queue).toMatchObject({ size: 2, ready: 1, reserved: 1, delayed: 0 });
+    expect((await json('mq', 'view', 'cli-work')).queue).toMatchObject({ size: 2, ready: 1, reserved: 1, delayed: 0 });
     const table = await ferrum('mq', 'reserve', 'cli-work', '--delete');
     expect(table.stdout).toMatch(/^ID\s+RESERVED_COUNT\s+RESERVATION_ID\s+BODY\n\d+\s+1\s+\S+\s+third from stdin\n$/);
   });
@@ -72,7 +76,7 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
         .split('\n')
         .map((line) => JSON.parse(line).body),
     ).toEqual(bodies.slice(0, 3));
-    expect((await json('mq', 'info', 'cli-consume')).queue.size).toBe(2);
+    expect((await json('mq', 'view', 'cli-consume')).queue.size).toBe(2);
     const rest = await ferrum('mq', 'consume', 'cli-consume', '-n', '1');
     expect(
       rest.stdout
@@ -83,22 +87,22 @@ describe('ferrum mq', { timeout: scaled(120_000) }, () => {
       { body: 'job 3', reserved_count: 1 },
       { body: 'job 4', reserved_count: 1 },
     ]);
-    expect((await json('mq', 'info', 'cli-consume')).queue.size).toBe(0);
+    expect((await json('mq', 'view', 'cli-consume')).queue.size).toBe(0);
   });
 
   it('clears a queue, deletes messages in a batch, and reports server errors with their msg', async () => {
     const { ids } = await json('mq', 'post', 'cli-batch', 'a', 'b', 'c');
-    expect((await ferrum('mq', 'delete', 'cli-batch', ids[0], ids[1])).stdout).toBe('Deleted\n');
-    expect((await json('mq', 'info', 'cli-batch')).queue.size).toBe(1);
+    expect((await ferrum('mq', 'messages', 'delete', 'cli-batch', ids[0], ids[1])).stdout).toBe('Deleted\n');
+    expect((await json('mq', 'view', 'cli-batch')).queue.size).toBe(1);
     expect((await ferrum('mq', 'clear', 'cli-batch')).stdout).toBe('Cleared\n');
-    expect((await json('mq', 'info', 'cli-batch')).queue.size).toBe(0);
+    expect((await json('mq', 'view', 'cli-batch')).queue.size).toBe(0);
 
     const missing = await ferrum('mq', 'reserve', 'no-such-queue');
     expect(missing).toMatchObject({ code: 1, stderr: 'ferrum: Queue not found\n' });
     const usage = await ferrum('mq', 'reserve', 'cli-batch', '--wait', '31');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/must be an integer from 0 to 30/);
-    expect((await ferrum('mq', 'delete-queue', 'cli-batch')).stdout).toBe('Deleted\n');
+    expect((await ferrum('mq', 'delete', 'cli-batch')).stdout).toBe('Deleted\n');
   });
 
   it('reserve --wait long-polls until a message arrives', async () => {
@@ -137,9 +141,9 @@ describe('ferrum cache', { timeout: scaled(120_000) }, () => {
     expect(listed.stdout).toMatch(/^NAME\s+PROJECT_ID\n/);
     expect(listed.stdout).toMatch(new RegExp(`^cli-cache\\s+${session.server.projectId}$`, 'm'));
     expect(listed.stdout).toMatch(new RegExp(`^cli-second\\s+${session.server.projectId}$`, 'm'));
-    expect((await json('cache', 'info', 'cli-cache')).size).toBe(2);
+    expect((await json('cache', 'view', 'cli-cache')).size).toBe(2);
 
-    expect((await ferrum('cache', 'delete', 'cli-cache', 'greeting')).stdout).toBe('Deleted.\n');
+    expect((await ferrum('cache', 'items', 'delete', 'cli-cache', 'greeting')).stdout).toBe('Deleted.\n');
     const gone = await ferrum('cache', 'get', 'cli-cache', 'greeting');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/^ferrum: The resource, project, or endpoint being requested doesn't exist/);

@@ -1,0 +1,101 @@
+// How quickly the command line answers: `ferrum --help`, and one `ferrum mq list` against a running
+// test server, beside `node -e 0` (the floor any Node program pays), as medians and as ratios to it;
+// then `npx ferrum --help`, which adds npm's own start. Times the built CLI (dist/bin/ferrum.js, what
+// `npx ferrum` runs), building it first when it is missing or older than cli/ and bin/.
+// Run with `npm run bench:cli`; BENCH_CLI_RUNS sets the runs of each command (default 20).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startTestServer } from '../test/helpers/server.js';
+import { figure, sized } from './lib/report.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ENTRY = path.join(ROOT, 'dist/bin/ferrum.js');
+const RUNS = sized('BENCH_CLI_RUNS', 20, 3);
+
+function newestSource(dir: string): number {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .reduce((newest, entry) => Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+function ensureBuilt(): void {
+  const builtAt = fs.existsSync(ENTRY) ? fs.statSync(ENTRY).mtimeMs : 0;
+  if (builtAt > Math.max(newestSource(path.join(ROOT, 'cli')), newestSource(path.join(ROOT, 'bin')))) return;
+  console.log('building dist/ (tsc -p tsconfig.build.json)…');
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
+
+/** Milliseconds of one run of `command args`, which must succeed (spawned, so the in-process server keeps answering). */
+function timeOnce(command: string, args: string[], cwd: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd, env: { ...process.env, HOME: cwd }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(performance.now() - started);
+      else reject(new Error(`${command} ${args.join(' ')} failed: ${stderr}`));
+    });
+  });
+}
+
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+/** Medians of each command, their runs interleaved so a busy moment weighs on all alike. */
+async function medians(commands: Record<string, [string, string[]]>, cwd: string): Promise<Record<string, number>> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+  for (let i = 0; i < RUNS; i++)
+    for (const [name, [command, args]] of Object.entries(commands))
+      samples[name]!.push(await timeOnce(command, args, cwd));
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const server = await startTestServer();
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-cli-'));
+  const url = new URL(server.url);
+  const ironJson = { token: server.token, project_id: server.projectId, host: url.hostname, port: Number(url.port) };
+  fs.writeFileSync(path.join(cwd, 'iron.json'), JSON.stringify(ironJson));
+  try {
+    const node = process.execPath;
+    const times = await medians(
+      {
+        'node -e 0': [node, ['-e', '0']],
+        'ferrum --help': [node, [ENTRY, '--help']],
+        'ferrum mq list': [node, [ENTRY, 'mq', 'list']],
+      },
+      cwd,
+    );
+    const floor = times['node -e 0']!;
+    figure('node -e 0, median', floor, 'ms', { better: 'lower' });
+    for (const name of ['ferrum --help', 'ferrum mq list']) {
+      figure(`${name}, median`, times[name]!, 'ms', { better: 'lower', target: 500 });
+      figure(`${name} / node -e 0`, times[name]! / floor, 'x', { better: 'lower', reference: 'node -e 0' });
+    }
+    const npx = await medians({ 'npx ferrum --help': ['npx', ['--no-install', 'ferrum', '--help']] }, ROOT);
+    figure('npx ferrum --help, median', npx['npx ferrum --help']!, 'ms', { better: 'lower' });
+  } finally {
+    await server.stop();
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+  console.log(
+    `load average: ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
