@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     FERRUM_RUNNER_SLOTS: String(SLOTS),
     FERRUM_RUNNER_NETWORK: 'none',
+    // Queueing is measured by how many tasks wrk gets in: no quota may cut the rounds short.
+    FERRUM_PROJECT_MAX_QUEUED_TASKS: String(1e9),
   });
   const controller = await startController(config);
   const runner = await Runner.start(config, redis.url, pino({ level: 'warn' }));

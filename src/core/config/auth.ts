@@ -76,7 +76,8 @@ export const AUTH_SETTINGS = defineSettings({
     meaning: 'quota `queued_calls`: async function calls of one project waiting for a runner (above: 403)',
   },
   FERRUM_PROJECT_MAX_QUEUED_TASKS: {
-    fallback: 10_000,
+    // Batch users queue tens of thousands of tasks at once; stored_bytes bounds their payloads.
+    fallback: 100_000,
     meaning:
       'quota `queued_tasks`: worker tasks of one project waiting for a runner, delayed ones included (above: 403)',
   },
