@@ -23,6 +23,7 @@ ARG FERRUM_VERSION=0.2.0
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/cli packages/cli
 RUN npm ci --no-fund --no-audit --no-update-notifier
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs scripts/
@@ -52,6 +53,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/packages packages
 COPY --from=build /app/dist dist
 RUN mkdir -p /var/lib/ferrum && chown 1000:1000 /var/lib/ferrum
 USER 1000:1000

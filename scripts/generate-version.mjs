@@ -1,5 +1,5 @@
-// One source for the version: package.json. Writes src/core/version.ts, the chart's appVersion
-// and the Dockerfile's FERRUM_VERSION from it; `npm version` runs this, and test/unit/version.test.ts fails on drift.
+// One source for the version: package.json. Writes src/core/version.ts, the chart's appVersion,
+// the Dockerfile's FERRUM_VERSION and the `ferrum` command's package (packages/cli) from it; `npm version` runs this, and test/unit/version.test.ts fails on drift.
 import fs from 'node:fs';
 
 const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));
@@ -12,3 +12,6 @@ fs.writeFileSync('Dockerfile', dockerfile.replace(/^ARG FERRUM_VERSION=.*$/m, `A
 const chartFile = 'charts/ferrum/Chart.yaml';
 const chart = fs.readFileSync(chartFile, 'utf8');
 fs.writeFileSync(chartFile, chart.replace(/^appVersion: .*$/m, `appVersion: "${version}"`));
+const cliPackageFile = 'packages/cli/package.json';
+const cliPackage = JSON.parse(fs.readFileSync(cliPackageFile, 'utf8'));
+fs.writeFileSync(cliPackageFile, `${JSON.stringify({ ...cliPackage, version }, null, 2)}\n`);

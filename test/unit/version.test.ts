@@ -51,8 +51,12 @@ describe('one source for the version', () => {
   });
   afterAll(() => cli.cleanUp());
 
-  it('is package.json: the generated module, the chart and the Dockerfile agree with it', () => {
+  it('is package.json: the generated module, the chart, the Dockerfile and the command package agree with it', () => {
     expect(VERSION).toBe(packageVersion);
+    const cliPackage = JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/cli/package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(cliPackage.version).toBe(packageVersion);
     const chart = parse(fs.readFileSync(path.join(ROOT, 'charts/ferrum/Chart.yaml'), 'utf8')) as { appVersion: string };
     expect(chart.appVersion).toBe(packageVersion);
     const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
