@@ -11,7 +11,9 @@
  *     Beside the http-stream calls, their floor: the same calls relayed to the same containers by
  *     a bare node:http + undici server in its own process (stream-floor-server.ts), at full speed
  *     (its p50) and paced to the calls' rate (its CPU per call). Each run prints where the CPU per
- *     request goes: the server, its Redis, the function processes, dockerd, containerd + shims.
+ *     request goes: the server, its Redis, the function processes, dockerd, containerd + shims;
+ *     and Ferrum's server idle CPU (no call under way: its loops and timers), which at the calls'
+ *     rate is a share of each call's CPU the floor, a process with no background work, does not pay.
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
  *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
  * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_CALLERS (default 10), BENCH_HOT_SECONDS (default 10),
@@ -38,6 +40,7 @@ import {
 } from './lib/cpu-split.js';
 import { serveInChild } from './lib/child-server.js';
 import { profiled } from './lib/phase-profile.js';
+import { cpuSeconds } from './lib/proc-cpu.js';
 import { serveStreamFloor } from './lib/stream-floor-server.js';
 import { figure, sized, SMOKE } from './lib/report.js';
 import { wrk as runWrk, type LoadFigures, type WrkRequest } from './lib/wrk.js';
@@ -121,6 +124,8 @@ function splitLine({ split, switches }: SplitRun): string {
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 // A smoke run proves the bench works: no warm-up, whose only use is steadier figures.
 const WARM_SECONDS = SMOKE ? 0 : 3;
+/** How long Ferrum's server is watched with no call, for its idle CPU. */
+const IDLE_SECONDS = SMOKE ? 1 : 5;
 /** BENCH_HOT_CALLERS=1 tells the latency of a call alone from that of calls contending for the cores. */
 const HOT_CALLERS = Number(process.env.BENCH_HOT_CALLERS ?? 10);
 const COLD_CALLS = sized('BENCH_COLD_CALLS', 40, 2);
@@ -302,6 +307,7 @@ interface FloorFigures {
  * CPU per call is Ferrum's own.
  */
 async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFigures): Promise<FloorFigures> {
+  const idle = await idleCpuMsPerSecond(ferrumPid);
   const floor = await startChild<{ url: string }>('floor', { BENCH_FLOOR_SOCKETS: streamSockets().join(',') });
   try {
     const url = `${floor.message.url}/r/bench/hot-http-stream`;
@@ -319,18 +325,33 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
         `server CPU ${stream.cpuUs.toFixed(0)} vs ${paced.figures.cpuUs.toFixed(0)} µs/call at the same rate ` +
         `(${(stream.cpuUs / paced.figures.cpuUs).toFixed(1)}x the paced floor's; ${full.figures.cpuUs.toFixed(0)} µs at full speed)`,
     );
-    // The floor leaves the calls' stderr to Ferrum's server (it still attaches to the containers).
+    // The floor leaves the calls' stderr to Ferrum's server (it still attaches to the containers),
+    // whose loops and timers run meanwhile as they do between calls: its idle rate tells them apart.
     const relay = paced.split['Ferrum server']!.us;
+    const idleShare = (idle * 1000) / paced.figures.rps;
     console.log(
       `    of Ferrum's ${stream.cpuUs.toFixed(0)} µs/call: the floor's data path ${paced.figures.cpuUs.toFixed(0)}, ` +
-        `the calls' stderr read and framed ${relay.toFixed(0)} (Ferrum's server meanwhile), ` +
+        `Ferrum's server meanwhile ${relay.toFixed(0)} (its idle work ${idleShare.toFixed(0)}: ${idle.toFixed(1)} ms a second with no call; ` +
+        `the calls' stderr read and framed ${(relay - idleShare).toFixed(0)}), ` +
         `the rest ${(stream.cpuUs - paced.figures.cpuUs - relay).toFixed(0)}: admission, fastify, records, metrics, timers`,
     );
+    figure('hot http-stream server idle CPU', idle, 'ms/s', { better: 'lower' });
     return { full: full.figures, paced: paced.figures };
   } finally {
     floor.child.removeAllListeners('exit');
     floor.child.send('stop');
   }
+}
+
+/**
+ * Ferrum's server CPU with no call under way (its background loops, timers and metrics), in ms
+ * a second: at tens of calls a second, a share of every call's CPU that the floor does not have.
+ */
+async function idleCpuMsPerSecond(pid: number): Promise<number> {
+  const before = cpuSeconds(pid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return ((cpuSeconds(pid) - before) * 1000) / ((performance.now() - started) / 1000);
 }
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');

@@ -60,8 +60,9 @@ export const FUNCTIONS_SETTINGS = defineSettings({
     meaning: "longest a runner keeps an idle hot container, whatever the route's `idle_timeout` (up to 3600) asks",
   },
   FERRUM_FUNCTIONS_RECORD_FLUSH_MS: {
-    fallback: 20,
-    meaning: "how often ended calls' records and logs are written, in one batch",
+    fallback: 100,
+    meaning:
+      "how often ended calls' records and logs are written, in one batch (each batch is a round trip and two scripts, whatever its size); a crash of an all-in-one server loses the records of this last stretch",
   },
   FERRUM_FUNCTIONS_ROUTE_CACHE_MS: {
     fallback: 5000,
