@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startController } from '../controller/main.js';
 import { loadConfig } from '../src/core/config.js';
 import { startManagedRedis } from '../src/core/managed-redis.js';
@@ -54,8 +54,19 @@ const ready = {
   [OVERVIEW]: (page: Page) => page.getByRole('img', { name: /Tasks finished per minute/ }).waitFor(),
 };
 
+/** What the floor needs to replay the signed-in overview: its path and the signed-in browser's storage. */
+interface SignedIn {
+  overviewPath: string;
+  state: Awaited<ReturnType<BrowserContext['storageState']>>;
+}
+
 /** One cold load of each page from Ferrum; with `recordings`, what Ferrum answered in them. */
-async function ferrumLoads(browser: Browser, url: string, loads: Loads, recordings?: Record<string, Recording>) {
+async function ferrumLoads(
+  browser: Browser,
+  url: string,
+  loads: Loads,
+  recordings?: Record<string, Recording>,
+): Promise<SignedIn> {
   const context = await browser.newContext();
   const page = await context.newPage();
   let stop = recordings ? recordAnswers(page, url, recordings[SIGN_IN]!) : null;
@@ -68,7 +79,8 @@ async function ferrumLoads(browser: Browser, url: string, loads: Loads, recordin
   await page.getByLabel('Password').fill('pw');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  const overviewPath = new URL(page.url()).pathname;
+  const { pathname, search, hash } = new URL(page.url());
+  const signedIn = { overviewPath: pathname + search + hash, state: await context.storageState() };
   stop = recordings ? recordAnswers(page, url, recordings[OVERVIEW]!) : null;
   await loads.time(OVERVIEW, async () => {
     await page.reload();
@@ -76,26 +88,34 @@ async function ferrumLoads(browser: Browser, url: string, loads: Loads, recordin
   });
   await stop?.();
   await context.close();
-  return overviewPath;
+  return signedIn;
 }
 
-/** The same loads from the replaying floor (the overview, as from Ferrum, reloaded once open). */
+/**
+ * The same loads from the replaying floor: the sign-in page in a fresh browser, the overview in
+ * one holding the signed-in browser's cookies (loopback cookies are not bound to a port) and
+ * storage, opened, then reloaded, as from Ferrum.
+ */
 async function floorLoads(
   browser: Browser,
   url: string,
-  overviewPath: string,
+  signedIn: SignedIn,
   loads: Loads,
   use: (name: string) => void,
 ) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
+  let context = await browser.newContext();
+  let page = await context.newPage();
   use(SIGN_IN);
   await loads.time(SIGN_IN, async () => {
     await page.goto(url + '/');
     await ready[SIGN_IN](page);
   });
+  await context.close();
+  const origins = signedIn.state.origins.map((origin) => ({ ...origin, origin: url }));
+  context = await browser.newContext({ storageState: { ...signedIn.state, origins } });
+  page = await context.newPage();
   use(OVERVIEW);
-  await page.goto(url + overviewPath);
+  await page.goto(url + signedIn.overviewPath);
   await ready[OVERVIEW](page);
   await loads.time(OVERVIEW, async () => {
     await page.reload();
@@ -123,12 +143,19 @@ async function main(): Promise<void> {
   const bare = new Loads();
   try {
     // The first load from Ferrum, recorded, is a warm-up (as is the first from the floor).
-    const overviewPath = await ferrumLoads(browser, running.url, new Loads(), recordings);
-    await floorLoads(browser, floor.url, overviewPath, new Loads(), (name) => (current = name));
+    const signedIn = await ferrumLoads(browser, running.url, new Loads(), recordings);
+    await floorLoads(browser, floor.url, signedIn, new Loads(), (name) => (current = name)).catch((error) => {
+      throw new Error(
+        `the floor could not replay the loads (requests it had no answer for: ${[...floor.missed].join(', ')})`,
+        {
+          cause: error,
+        },
+      );
+    });
     // Alternating, so that both see the same load on the machine.
     for (let i = 0; i < LOADS; i++) {
       await ferrumLoads(browser, running.url, ferrum);
-      await floorLoads(browser, floor.url, overviewPath, bare, (name) => (current = name));
+      await floorLoads(browser, floor.url, signedIn, bare, (name) => (current = name));
     }
   } finally {
     floor.close();

@@ -51,11 +51,16 @@ export function recordAnswers(page: Page, origin: string, into: Recording): () =
 }
 
 /** A bare node:http server answering from `recording()` (which the caller may switch between loads); 404 for the rest. */
-export async function startReplayServer(recording: () => Recording): Promise<{ url: string; close(): void }> {
+export async function startReplayServer(
+  recording: () => Recording,
+): Promise<{ url: string; missed: Set<string>; close(): void }> {
+  const missed = new Set<string>();
   const server = http.createServer((request, response) => {
     request.resume();
-    const answer = recording().get(keyOf(request.method ?? 'GET', request.url ?? '/'));
+    const key = keyOf(request.method ?? 'GET', request.url ?? '/');
+    const answer = recording().get(key);
     if (!answer) {
+      missed.add(key);
       response.writeHead(404).end();
       return;
     }
@@ -65,6 +70,7 @@ export async function startReplayServer(recording: () => Recording): Promise<{ u
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    missed,
     close: () => {
       server.closeAllConnections();
       server.close();
