@@ -58,6 +58,8 @@ const ready = {
 interface SignedIn {
   overviewPath: string;
   state: Awaited<ReturnType<BrowserContext['storageState']>>;
+  /** The dashboard keeps its signed-in flag and project in sessionStorage, which storageState leaves out. */
+  session: Record<string, string>;
 }
 
 /** One cold load of each page from Ferrum; with `recordings`, what Ferrum answered in them. */
@@ -80,7 +82,11 @@ async function ferrumLoads(
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   const { pathname, search, hash } = new URL(page.url());
-  const signedIn = { overviewPath: pathname + search + hash, state: await context.storageState() };
+  const signedIn = {
+    overviewPath: pathname + search + hash,
+    state: await context.storageState(),
+    session: await page.evaluate(() => ({ ...sessionStorage }) as Record<string, string>),
+  };
   stop = recordings ? recordAnswers(page, url, recordings[OVERVIEW]!) : null;
   await loads.time(OVERVIEW, async () => {
     await page.reload();
@@ -94,7 +100,7 @@ async function ferrumLoads(
 /**
  * The same loads from the replaying floor: the sign-in page in a fresh browser, the overview in
  * one holding the signed-in browser's cookies (loopback cookies are not bound to a port) and
- * storage, opened, then reloaded, as from Ferrum.
+ * storage (sessionStorage included), opened, then reloaded, as from Ferrum.
  */
 async function floorLoads(
   browser: Browser,
@@ -113,6 +119,9 @@ async function floorLoads(
   await context.close();
   const origins = signedIn.state.origins.map((origin) => ({ ...origin, origin: url }));
   context = await browser.newContext({ storageState: { ...signedIn.state, origins } });
+  await context.addInitScript((entries) => {
+    for (const [key, value] of Object.entries(entries)) sessionStorage.setItem(key, value);
+  }, signedIn.session);
   page = await context.newPage();
   use(OVERVIEW);
   await page.goto(url + signedIn.overviewPath);
