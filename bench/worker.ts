@@ -4,8 +4,8 @@
  *     latency p50/p99 and tasks/s, beside N bare `docker run --rm` of the same image and
  *     command, 4 at a time (xargs -P4), as a ratio of wall times (target ≤ 1.1×), and two
  *     floors without Ferrum, with where the CPU goes per task (worker-tasks.ts).
- * (b) API throughput of queueing tasks in batches of 100, posted by wrk (target ≥ 3,000 tasks/s),
- *     beside bare BullMQ addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
+ * (b) API throughput of queueing tasks in batches of 100, posted by wrk, beside bare BullMQ
+ *     addBulk of the same jobs on the same Redis (ratio, target ≥ 0.7×).
  * Also: queue-to-start latency on an idle runner (tasks queued one at a time), which is the
  * dispatch overhead alone, without the wait for a free slot that (a) mostly measures.
  * (c), (d): memory per finished task and list latency with 1,000,000 tasks (worker-list.ts);
@@ -240,17 +240,19 @@ async function runQueueBench(
     const ferrumRate = ferrum.tasks / ferrum.seconds;
     const bullRate = bullmq.tasks / bullmq.seconds;
     const perTask = (cpu: number, side: { tasks: number }) => ((cpu / side.tasks) * 1e6).toFixed(1);
-    console.log(`    Ferrum: ${ferrumRate.toFixed(0)} tasks/s queued (target >= 3000)`);
+    console.log(
+      `    Ferrum: ${ferrumRate.toFixed(0)} tasks/s queued (${(ferrumRate / bullRate).toFixed(2)}x BullMQ's, target >= 0.7x)`,
+    );
     console.log(`    bare BullMQ addBulk: ${bullRate.toFixed(0)} jobs/s`);
     console.log(
       `    CPU per task: redis-server ${perTask(ferrum.redisCpu, ferrum)} µs (BullMQ ${perTask(bullmq.redisCpu, bullmq)} µs), ` +
         `API server ${perTask(ferrum.nodeCpu, ferrum)} µs (BullMQ's client process ${perTask(bullmq.nodeCpu, bullmq)} µs)`,
     );
-    figure('tasks queued through the API (batches of 100)', ferrumRate, 'tasks/s', {
+    figure('tasks queued through the API (batches of 100)', ferrumRate, 'tasks/s', { better: 'higher' });
+    figure('bare BullMQ addBulk of the same jobs (batches of 100)', bullRate, 'jobs/s', {
       better: 'higher',
-      target: 3000,
+      machine: true,
     });
-    figure('bare BullMQ addBulk of the same jobs (batches of 100)', bullRate, 'jobs/s', { better: 'higher' });
     figure('tasks queued: Ferrum API / bare BullMQ addBulk', ferrumRate / bullRate, 'x', {
       better: 'higher',
       target: 0.7,

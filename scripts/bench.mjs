@@ -133,8 +133,11 @@ function formatValue(value) {
 }
 
 function targetOf(figure) {
+  const sign = figure.better === 'higher' ? '≥' : '≤';
+  if (figure.goal !== undefined)
+    return `(absolute ${sign} ${formatValue(figure.goal)}${figure.goalMet ? '' : ', not met'}; not the verdict)`;
   if (figure.target === undefined) return '';
-  return `${figure.better === 'higher' ? '≥' : '≤'} ${formatValue(figure.target)}${figure.met ? '' : ' (not met)'}`;
+  return `${sign} ${formatValue(figure.target)}${figure.met ? '' : ' (not met)'}`;
 }
 
 /** The header's line on how fast this machine is: the floors' and references' own rates (targets are ratios to them). */
@@ -157,6 +160,15 @@ function markdown(report) {
       `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.` +
       (report.complete ? '' : ' Incomplete run: only the benches below finished.'),
     ...machineSpeed(report),
+    '',
+    'Load average (1, 5, 15 min) at the start and end of each bench, so a busy run shows:',
+    '',
+    '| bench | seconds | load at start | load at end |',
+    '| --- | --- | --- | --- |',
+    ...report.benches.map(
+      (bench) =>
+        `| ${bench.script} | ${bench.seconds} | ${bench.load.before.join(' ')} | ${bench.load.after.join(' ')} |`,
+    ),
     '',
     '| bench | figure | value | target | reference |',
     '| --- | --- | --- | --- | --- |',
@@ -256,7 +268,7 @@ async function main() {
       const result = await runBench(script);
       benches.push(result);
       save();
-      const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures)`;
+      const line = `${result.status === 'ok' ? 'ok    ' : 'FAILED'} ${script} (${result.seconds} s, ${result.figures.length} figures, load ${result.load.before[0]} -> ${result.load.after[0]})`;
       console.log(result.problem ? `${line}: ${result.problem}` : line);
       if (smoke && result.status !== 'ok') console.log(result.output.split('\n').slice(-60).join('\n'));
     }

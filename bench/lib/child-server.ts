@@ -20,6 +20,8 @@ export interface ChildServerOptions {
   topology?: 'standalone' | 'cluster';
   /** A standalone Redis with append-only persistence fsynced every second (Ferrum's default); none when absent. */
   persistent?: boolean;
+  /** Answers a message of the bench's own (a floor run in this process, say); undefined for one it does not know. */
+  answer?: (message: unknown) => Promise<unknown> | undefined;
 }
 
 export async function serveInChild(
@@ -52,6 +54,11 @@ export async function serveInChild(
     }
     if (isProfileMessage(message)) {
       await answerProfileMessage(message);
+      return;
+    }
+    const answered = options.answer?.(message);
+    if (answered) {
+      process.send!(await answered);
       return;
     }
     await (allInOne ?? running).stop();

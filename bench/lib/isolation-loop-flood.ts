@@ -2,10 +2,9 @@
 // make Ferrum write forever (two push queues joined by concurrent PUTs, two pull queues whose
 // alerts post to each other, two push queues reporting errors to each other) and the widest
 // in-process fan-out allowed, then posts into them as fast as it can. The hop budget ends every
-// loop and the quotas bound every copy, so the victim's cache GET p99 stays under 50 ms.
-import { figure } from './report.js';
+// loop and the quotas bound every copy, so the victim's cache GET p99 stays within a few times its p99 alone.
+import { victimFigures } from './isolation-figures.js';
 import { sendAs, type Tenant } from './tenants.js';
-import { p99Ratio, VICTIM_CLIENTS } from './victim-gets.js';
 import { victimUnderAttack } from './victim-under-attack.js';
 
 /** Subscribers asked for by the widest fan-out (more than allowed), and what the queue gets then. */
@@ -89,7 +88,7 @@ export async function runLoopFloods(seconds: number): Promise<void> {
 }
 
 async function runLoopFlood(attempt: LoopAttempt, seconds: number): Promise<void> {
-  const { alone, during, outcome } = await victimUnderAttack<Done>('loop-attacker', seconds, (info, hostile) => ({
+  const { alone, during, outcome, cpu } = await victimUnderAttack<Done>('loop-attacker', seconds, (info, hostile) => ({
     info,
     hostile,
     seconds,
@@ -101,12 +100,5 @@ async function runLoopFlood(attempt: LoopAttempt, seconds: number): Promise<void
       ? `${attempt} attempt: ${seconds}s, push, alert and error-report loops built (${refusedSettings} of 6 saves refused with 400), ${posts} posts of 50 KB into them, ${refused} refused`
       : `${attempt} attempt: ${seconds}s, ${ASKED_SUBSCRIBERS} ironmq:/// subscribers asked (${refusedSettings} save refused with 400), ${ALLOWED_SUBSCRIBERS} set, ${posts} posts of 50 KB, ${refused} refused by quotas`,
   );
-  console.log(
-    `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; during the ${attempt} attempt p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms (${p99Ratio(during, alone)}), max ${during.max.toFixed(1)} ms   (target p99 < 50 ms)`,
-  );
-  figure(`isolation victim cache GET p99 during a ${attempt} attempt`, during.p99, 'ms', {
-    better: 'lower',
-    target: 50,
-    reference: `the same GET alone in this run, p99 ${alone.p99.toFixed(1)} ms (${p99Ratio(during, alone)})`,
-  });
+  victimFigures(`during a ${attempt} attempt`, alone, during, cpu.during);
 }

@@ -1,9 +1,8 @@
 // The storage flood of the isolation benchmark: a hostile tenant writes as much as it can —
 // cache items of the largest size allowed, over and over, and full batches of the largest
-// messages — while the victim's cache GET latency is measured (target p99 < 50 ms).
-import { figure } from './report.js';
+// messages — while the victim's cache GET latency is measured (lib/isolation-figures.ts: its target).
+import { victimFigures } from './isolation-figures.js';
 import { sendAs, type Tenant } from './tenants.js';
-import { VICTIM_CLIENTS, type Latency } from './victim-gets.js';
 import { victimUnderAttack } from './victim-under-attack.js';
 
 /** The largest cache value by default (FERRUM_CACHE_MAX_VALUE_BYTES), less room for the JSON. */
@@ -54,26 +53,20 @@ export async function storageFlood({ info, hostile, seconds }: StorageAttack): P
   return written;
 }
 
-const describe = (latency: Latency) =>
-  `p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms, ${Math.round(latency.rps)} req/s`;
-
 /** Runs the scenario on a server of its own; prints its lines and figures. */
 export async function runStorageFlood(seconds: number): Promise<void> {
-  const { alone, during, outcome } = await victimUnderAttack<Written>('storage-attacker', seconds, (info, hostile) => ({
-    info,
-    hostile,
+  const { alone, during, outcome, cpu } = await victimUnderAttack<Written>(
+    'storage-attacker',
     seconds,
-  }));
+    (info, hostile) => ({
+      info,
+      hostile,
+      seconds,
+    }),
+  );
   const { items, posts, refused } = outcome;
   console.log(
     `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
   );
-  console.log(
-    `victim cache GET (${VICTIM_CLIENTS} clients): alone p99 ${alone.p99.toFixed(1)} ms; under the storage flood ${describe(during)}   (target p99 < 50 ms)`,
-  );
-  figure('isolation victim cache GET p99 under storage flood', during.p99, 'ms', {
-    better: 'lower',
-    target: 50,
-    reference: `the same GET alone, p99 ${alone.p99.toFixed(1)} ms`,
-  });
+  victimFigures('under storage flood', alone, during, cpu.during);
 }

@@ -26,20 +26,27 @@ function post(method: string, params?: object): Promise<unknown> {
   );
 }
 
+/** Starts V8's profiler in this process. */
+export async function startProfile(): Promise<void> {
+  session ??= new Session();
+  session.connect();
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: INTERVAL_US });
+  await post('Profiler.start');
+}
+
+/** Stops the profiler started by startProfile and writes what it saw to `file` (.cpuprofile). */
+export async function stopProfile(file: string): Promise<void> {
+  const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+  session!.disconnect();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(profile));
+}
+
 /** The child's side: starts the profiler, or stops it and writes the profile; answers `{ profiled }`. */
 export async function answerProfileMessage(message: ProfileMessage): Promise<void> {
-  if (message.profile === 'start') {
-    session ??= new Session();
-    session.connect();
-    await post('Profiler.enable');
-    await post('Profiler.setSamplingInterval', { interval: INTERVAL_US });
-    await post('Profiler.start');
-  } else {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-    session!.disconnect();
-    fs.mkdirSync(path.dirname(message.file!), { recursive: true });
-    fs.writeFileSync(message.file!, JSON.stringify(profile));
-  }
+  if (message.profile === 'start') await startProfile();
+  else await stopProfile(message.file!);
   process.send!({ profiled: message.profile });
 }
 

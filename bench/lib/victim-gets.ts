@@ -27,8 +27,3 @@ export async function victimGets(info: { url: string }, victim: Tenant, seconds:
   }
   return { p99: result.latency.p99, p50: result.latency.p50, max: result.latency.max, rps: result.requests.average };
 }
-
-/** The p99 under attack as a multiple of the p99 alone in the same run (what the machine allows). */
-export function p99Ratio(during: Latency, alone: Latency): string {
-  return alone.p99 > 0 ? `${(during.p99 / alone.p99).toFixed(1)}x alone` : 'alone p99 0';
-}
