@@ -21,6 +21,7 @@ import { installHttpMetrics } from './http/http-metrics.js';
 import { installLargeBodyGate } from './http/large-body-gate.js';
 import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './http/method-override.js';
+import { requestForLog } from './http/request-log.js';
 import { installRouteList } from './http/route-list.js';
 import { installValidation } from './http/validation.js';
 
@@ -30,7 +31,7 @@ import { installValidation } from './http/validation.js';
  */
 export async function build({ ctx, close }: OpenedContext): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log,
+    loggerInstance: ctx.log.child({}, { serializers: { req: requestForLog } }),
     logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,

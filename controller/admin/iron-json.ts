@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/core/config.js';
+import { writePrivateFile } from '../../src/core/private-file.js';
 
 export interface IronJsonSettings {
   token: string;
@@ -18,10 +19,10 @@ export interface IronJsonSettings {
  * https on the http port.
  */
 export function writeIronJson(dataDir: string, settings: IronJsonSettings): string {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'iron.json');
   const contents = { ...settings, scheme: settings.protocol };
-  fs.writeFileSync(file, JSON.stringify(contents, null, 2) + '\n', { mode: 0o600 });
+  writePrivateFile(file, JSON.stringify(contents, null, 2) + '\n');
   return file;
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePrivateFile } from '../../src/core/private-file.js';
 import { addressIn, readJsonObject, type ServerAddress } from './iron-json.js';
 
 /**
@@ -10,7 +11,7 @@ const FILE = 'server.json';
 
 export function writeRunningServer(dataDir: string, address: ServerAddress): void {
   const contents = { pid: process.pid, ...address };
-  fs.writeFileSync(path.join(dataDir, FILE), JSON.stringify(contents) + '\n', { mode: 0o600 });
+  writePrivateFile(path.join(dataDir, FILE), JSON.stringify(contents) + '\n');
 }
 
 /** Removes the file if it is this process's. */

@@ -96,7 +96,13 @@ export class ProjectJanitor {
         await unlinkMatching(redis, `${prefix}{fn-calls:${app}}:*`, isStopping);
       }
     }
-    await unlinkEach(redis, [fn.projectApps(projectId), fn.queuedCalls(projectId)]);
+    await unlinkEach(redis, [
+      fn.projectApps(projectId),
+      fn.projectRoutes(projectId),
+      fn.projectHotContainers(projectId),
+      fn.queuedCalls(projectId),
+    ]);
+    await redis.srem(fn.projectRoutesBuilt(), projectId);
     // Its apps are gone, their suspension flags too: no cached route may still serve them.
     await this.ctx.functions.notices.changed();
     await redis.srem(this.cacheKeys.sweptProjects(), projectId);

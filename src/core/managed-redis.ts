@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { writePrivateFile } from './private-file.js';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { StateLogger } from './failure-log.js';
@@ -71,7 +72,7 @@ function passwordConfig(dataDir: string): { password: string; configFile: string
     fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   }
   const configFile = path.join(dataDir, 'redis.conf');
-  fs.writeFileSync(configFile, `requirepass ${password}\n`, { mode: 0o600 });
+  writePrivateFile(configFile, `requirepass ${password}\n`);
   return { password, configFile };
 }
 

@@ -29,6 +29,14 @@ export class FunctionKeys {
   projectRoutes(projectId: string) {
     return this.registry('project-routes', projectId);
   }
+  /**
+   * Hash of the hot containers each of a project's hot routes may keep per runner, as
+   * `<app><path>` → `<max_concurrency>:<reserved at, ms>` (0 when read from the route itself):
+   * what the `hot_containers` quota bounds (HotContainerRoom).
+   */
+  projectHotContainers(projectId: string) {
+    return this.registry('project-hot-containers', projectId);
+  }
   /** Set of the projects whose projectRoutes index was built from their apps' routes. */
   projectRoutesBuilt() {
     return this.registry('project-routes-built');

@@ -19,6 +19,8 @@ export const scripts = {
   withdrawCall: fnScript('withdraw-call'),
   countCallBytes: fnScript('count-call-bytes'),
   admitCall: fnScript('admit-call'),
+  reserveHotContainers: fnScript('reserve-hot-containers'),
+  releaseHotContainers: fnScript('release-hot-containers'),
 };
 
 /** The change a patch-record script applies: record fields, and per map hash the keys set and removed. */

@@ -21,6 +21,7 @@ import { FunctionKeys } from './keys.js';
 import { ReplyBodies } from './calls/reply-bodies.js';
 import { RouteNotices } from './routes/route-notices.js';
 import { RouteStore } from './routes/route-store.js';
+import { HotContainerRoom } from './routes/hot-containers.js';
 import { RouteIndex } from './routes/route-index.js';
 
 /** The stores of the functions platform over one Redis connection. */
@@ -30,6 +31,8 @@ export interface FunctionStores {
   routes: RouteStore;
   /** Each project's routes, the count its routes quota bounds (flag `route_index`). */
   routeIndex: RouteIndex;
+  /** Each project's hot containers, the count its hot_containers quota bounds. */
+  hotContainers: HotContainerRoom;
   calls: CallStore;
   queue: CallQueue;
   /** Every change to apps and routes goes through here (route caches listen). */
@@ -46,12 +49,14 @@ export function openFunctionStores(config: Config, redis: RedisClient, keySpace:
   const calls = new CallStore(redis, keys, callRetentionMs, maxLogBytes, bytes);
   const apps = new AppStore(redis, keys, notices, calls);
   const routeIndex = new RouteIndex(redis, keys);
+  const hotContainers = new HotContainerRoom(redis, keys);
   return {
     keys,
     apps,
     notices,
-    routes: new RouteStore(redis, keys, apps, notices, routeIndex),
+    routes: new RouteStore(redis, keys, apps, notices, routeIndex, hotContainers),
     routeIndex,
+    hotContainers,
     calls,
     queue: new CallQueue(redis, keys),
     replyBodies: new ReplyBodies(redis, keys),
@@ -120,7 +125,7 @@ export interface FunctionManagementOptions extends FunctionAccessSources {
 
 /** Builds the management domain over the stores (stateless: the composition root builds it once). */
 export function openFunctionManagement(stores: FunctionStores, options: FunctionManagementOptions): FunctionManagement {
-  const access = new FunctionAccess(options, stores.apps, stores.routeIndex);
+  const access = new FunctionAccess(options, stores.apps, stores.routeIndex, stores.hotContainers);
   return {
     apps: new AppManagement(stores.apps, access, options.lifecycle),
     routes: new RouteManagement(stores.apps, stores.routes, access, options.lifecycle, options.settings),

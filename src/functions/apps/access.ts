@@ -6,8 +6,9 @@ import type { IndexClaim } from '../../core/bounded-index.js';
 import { fail, isHttpError } from '../../core/errors.js';
 import type { FeatureFlags } from '../../core/features/storage-features.js';
 import type { RouteIndex } from '../routes/route-index.js';
-import { isHotFormat, type AppScope, type AppStore } from './app-store.js';
-import type { App, Route } from '../types.js';
+import type { AppScope, AppStore } from './app-store.js';
+import type { HotContainerRoom, HotRoute } from '../routes/hot-containers.js';
+import type { App } from '../types.js';
 
 /** What access to apps reads: who may use which project, the projects and their quotas. */
 export interface FunctionAccessSources {
@@ -30,6 +31,7 @@ export class FunctionAccess {
     private readonly sources: FunctionAccessSources,
     private readonly apps: AppStore,
     private readonly routeIndex: RouteIndex,
+    private readonly hotContainers: HotContainerRoom,
   ) {}
 
   private async canUse(principal: Principal, projectId: string): Promise<boolean> {
@@ -102,19 +104,25 @@ export class FunctionAccess {
   }
 
   /**
-   * 403 naming the quota when `route` (new, or `route` as a change makes it) would give the
-   * project more hot containers per runner than its `hot_containers` quota.
+   * Runs `save`, which writes `route` (new, or as a change makes it), once its hot containers are
+   * reserved under the project's `hot_containers` quota (403 naming it otherwise); given back if
+   * `save` fails.
    */
-  async checkHotContainers(projectId: string, route: Pick<Route, 'appName' | 'path' | 'format' | 'maxConcurrency'>) {
-    if (!isHotFormat(route.format)) return;
+  async withHotContainers<T>(projectId: string, route: HotRoute, save: () => Promise<T>): Promise<T> {
     const quotas = quotasOf(await this.sources.projects.mustGetProject(projectId), this.sources.quotaDefaults);
-    const others = await this.apps.hotContainers(projectId, { app: route.appName, path: route.path });
-    if (others + route.maxConcurrency > quotas.hot_containers)
+    const reservation = await this.hotContainers.reserve(projectId, route, quotas.hot_containers);
+    if (!reservation)
       throw countQuotaReached(
         'hot_containers',
         quotas.hot_containers,
         'hot containers per runner (the max_concurrency of its http, json and http-stream routes together)',
       );
+    try {
+      return await save();
+    } catch (error) {
+      await this.hotContainers.release(reservation);
+      throw error;
+    }
   }
 
   /**

@@ -9,11 +9,6 @@ import { splitMapChanges } from './rules.js';
 import type { App, ConfigMap } from '../types.js';
 import { Removals } from '../../core/removals.js';
 
-/** Formats whose containers stay up between calls. */
-export function isHotFormat(format: string | null | undefined): boolean {
-  return format === 'http' || format === 'json' || format === 'http-stream';
-}
-
 /** Whose apps a listing shows: every app (admin tokens) or those of some projects. */
 export type AppScope = 'all' | { projectIds: string[] };
 
@@ -110,26 +105,6 @@ export class AppStore {
     const names = await this.redis.zrange(this.keys.projectApps(projectId), 0, -1);
     const counts = await Promise.all(names.map((name) => this.redis.zcard(this.keys.routes(name))));
     return counts.reduce((sum, count) => sum + count, 0);
-  }
-
-  /**
-   * How many hot containers the project's routes may keep per runner: the sum of the
-   * `max_concurrency` of its hot routes (`http`, `json`, `http-stream`), but for `except`'s
-   * route (one being changed). Read when a route is created or changed.
-   */
-  async hotContainers(projectId: string, except?: { app: string; path: string }): Promise<number> {
-    let total = 0;
-    for (const app of await this.redis.zrange(this.keys.projectApps(projectId), 0, -1)) {
-      const paths = await this.redis.zrange(this.keys.routes(app), 0, -1);
-      const routes = await Promise.all(
-        paths.map((path) => this.redis.hmget(this.keys.route(app, path), 'format', 'max_concurrency')),
-      );
-      routes.forEach(([format, maxConcurrency], i) => {
-        if (isHotFormat(format) && !(except?.app === app && except.path === paths[i]))
-          total += Number(maxConcurrency ?? 0);
-      });
-    }
-    return total;
   }
 
   /** Apps in name order after `cursor` (a name), at most `perPage`. */

@@ -32,12 +32,13 @@ export class RouteManagement {
     const project = existing ? existing.projectId : await this.access.projectForNewApp(principal, projectId);
     const route = newRouteOf(appName, input.path ?? '', input, this.settings);
     const room = { newApp: existing ? null : appName, newRoute: { app: appName, path: route.path } };
-    await this.access.withRoom(project, room, async () => {
-      await this.access.checkHotContainers(project, route);
-      const outcome = await this.routes.create(project, route);
-      if (outcome === 'exists') throw fail('fn_route_exists', route.path);
-      if (outcome === 'app-of-another-project') throw fail('fn_app_exists', appName);
-    });
+    await this.access.withRoom(project, room, () =>
+      this.access.withHotContainers(project, route, async () => {
+        const outcome = await this.routes.create(project, route);
+        if (outcome === 'exists') throw fail('fn_route_exists', route.path);
+        if (outcome === 'app-of-another-project') throw fail('fn_app_exists', appName);
+      }),
+    );
     if (!existing) await this.lifecycle.appCreated(project, appName);
     return route;
   }
@@ -62,10 +63,12 @@ export class RouteManagement {
     checkSamePath(input, route.path);
     const changes = routeChangesOf(input, this.settings);
     const app = await this.apps.get(route.appName);
-    if (app) await this.access.checkHotContainers(app.projectId, { ...route, ...changes });
-    const updated = await this.routes.update(route.appName, route.path, changes);
-    if (!updated) throw fail('fn_route_not_found');
-    return updated;
+    if (!app) throw fail('fn_route_not_found');
+    return this.access.withHotContainers(app.projectId, { ...route, ...changes }, async () => {
+      const updated = await this.routes.update(route.appName, route.path, changes);
+      if (!updated) throw fail('fn_route_not_found');
+      return updated;
+    });
   }
 
   /** PUT: updates the route when the principal sees it, else creates it (and its app when missing). */

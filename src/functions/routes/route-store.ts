@@ -2,6 +2,7 @@ import type { RedisClient } from '../../core/redis.js';
 import type { AppStore } from '../apps/app-store.js';
 import type { RouteNotices } from './route-notices.js';
 import type { RouteIndex } from './route-index.js';
+import type { HotContainerRoom } from './hot-containers.js';
 import type { FunctionKeys } from '../keys.js';
 import { appOf, mapOf, routeFieldsOf, routeOf } from '../apps/records.js';
 import { scripts, type RecordPatch } from '../scripts.js';
@@ -31,6 +32,8 @@ export class RouteStore {
     private readonly notices: RouteNotices,
     /** Where a deleted route is taken out of its project's route index. */
     private readonly index: RouteIndex,
+    /** Where a deleted route gives back its hot containers. */
+    private readonly hotContainers: HotContainerRoom,
   ) {}
 
   private routeKeys(app: string, path: string): string[] {
@@ -101,7 +104,10 @@ export class RouteStore {
     );
     if (deleted !== 1) return false;
     const projectId = await this.redis.hget(this.keys.app(appName), 'project_id');
-    if (projectId) await this.index.removed(projectId, appName, path);
+    if (projectId) {
+      await this.index.removed(projectId, appName, path);
+      await this.hotContainers.removed(projectId, appName, path);
+    }
     await this.notices.changed({ app: appName, path });
     return true;
   }

@@ -60,6 +60,22 @@ const FIELD_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   wait: fc.constantFrom(0, -1, 0.5, '1', 'x', null, 1e308, -1e308),
   wait_ms: fc.constantFrom(0, -1, 0.5, 'x', 1e308),
   path: fc.constantFrom('/fuzz', '/a/../b', '/', '', '/__proto__', '/x/*', 'no-slash'),
+  // Ack-and-next: entries past the schema's shape checks, repeats, and one past the 100 allowed.
+  delete_reserved: fc.oneof(
+    fc.array(
+      fc.record({
+        id: fc.oneof(fc.constantFrom('0', '__proto__', 'x'.repeat(300)), nastyText),
+        reservation_id: fc.oneof(fc.constantFrom('r', ''), nastyText),
+      }),
+      { maxLength: 3 },
+    ),
+    fc.constant([
+      { id: '1', reservation_id: 'r' },
+      { id: '1', reservation_id: 'r' },
+    ]),
+    fc.constant(Array.from({ length: 101 }, (_, i) => ({ id: String(i), reservation_id: 'r' }))),
+    nastyJson,
+  ),
   image: fc.constantFrom('busybox', 'ferrum-test/busybox', 'UPPER/case', 'a@sha256:zz', ''),
 };
 
