@@ -4,7 +4,7 @@ import {
   parseV1QueueUpdate,
   parseV1SubscriberUrls,
   subscribersForUrls,
-  V1_PUSH_TYPES,
+  V1_UPDATE_SCHEMA,
 } from '../../src/mq/queues/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
 import {
@@ -17,19 +17,10 @@ import {
 } from '../mq-shared/params.js';
 import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
-import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { Subscriber } from '../../src/mq/types.js';
 
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
-const updateBody = {
-  type: 'object',
-  properties: {
-    subscribers: ANY_BUT_NULL,
-    push_type: { type: 'string', enum: V1_PUSH_TYPES },
-    retries: { type: 'integer' },
-    retries_delay: { type: 'integer' },
-  },
-} as const;
+const updateBody = V1_UPDATE_SCHEMA;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {

@@ -14,8 +14,13 @@ import {
 import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
+import { QUEUE_SETTINGS_SCHEMA } from '../../src/mq/queues/settings-schema.js';
 
-const queueBody = { type: 'object', properties: { queue: ANY_BUT_NULL, subscribers: ANY_BUT_NULL } } as const;
+// `subscribers` is read only to refuse it (refuseLegacySubscribers): it moved into queue.push.
+const queueBody = {
+  type: 'object',
+  properties: { queue: QUEUE_SETTINGS_SCHEMA, subscribers: ANY_BUT_NULL },
+} as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {

@@ -29,8 +29,8 @@ describe('schema failures as the iron APIs answer them', () => {
 
   it('a value outside an enum names the allowed ones; a wrong type says what it must be', () => {
     expect(answer(validationError(errorsOf({ name: 'n', kind: 'c' }), 'body'))).toBe('400 kind must be one of: a, b');
-    expect(answer(validationError(errorsOf({ name: 1 }), 'body'))).toBe('400 name must be string');
-    expect(answer(validationError(errorsOf([]), 'body'))).toBe('400 body must be object');
+    expect(answer(validationError(errorsOf({ name: 1 }), 'body'))).toBe('400 name must be a string');
+    expect(answer(validationError(errorsOf([]), 'body'))).toBe('400 body must be an object');
   });
 
   it('no failure listed still names the part of the request', () => {
