@@ -38,6 +38,35 @@ describe('schema failures as the iron APIs answer them', () => {
   });
 });
 
+describe('one mapping from Ajv failures to the field rows', () => {
+  const verbose = new Ajv({ allErrors: false, strict: false, verbose: true });
+  const check = verbose.compile({
+    type: 'object',
+    properties: {
+      retries: { type: 'integer', minimum: 0, maximum: 100 },
+      delay: { type: 'integer', minimum: 0 },
+      names: { type: 'array' },
+      push: { type: 'object' },
+    },
+  });
+  const refusal = (body: unknown) => {
+    expect(check(body)).toBe(false);
+    return answer(validationError(check.errors!, 'body'));
+  };
+
+  it('a wrong type is the row of the type wanted', () => {
+    expect(refusal({ retries: 'x' })).toBe('400 retries must be an integer');
+    expect(refusal({ names: {} })).toBe('400 names must be a list');
+    expect(refusal({ push: [] })).toBe('400 push must be an object');
+  });
+
+  it('a number out of range names both bounds when the schema has both, else the lower one', () => {
+    expect(refusal({ retries: 101 })).toBe('400 retries must be between 0 and 100');
+    expect(refusal({ retries: -1 })).toBe('400 retries must be between 0 and 100');
+    expect(refusal({ delay: -1 })).toBe('400 delay must be at least 0');
+  });
+});
+
 describe('schema failures as the functions API answers them', () => {
   const style = FUNCTIONS_ERROR_SHAPE.schema;
 
