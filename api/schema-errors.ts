@@ -25,7 +25,27 @@ function fieldOf(error: ErrorObject, context: string, indexes: SchemaErrorStyle[
   return [path, missing].filter(Boolean).join('.') || context;
 }
 
-/** A schema failure as the error it answers, naming the field (the first failure only). */
+/** The field rows a wrong JSON type answers with (the types without a row keep Ajv's wording). */
+const TYPE_ROWS = {
+  integer: 'field_not_an_integer',
+  string: 'field_not_a_string',
+  object: 'field_not_an_object',
+  array: 'field_not_a_list',
+} as const;
+
+/** A number below `minimum` or above `maximum`: both bounds named when the schema has both. */
+function rangeError(error: ErrorObject, field: string): HttpError | null {
+  const bounds = (error.parentSchema ?? {}) as { minimum?: number; maximum?: number };
+  if (bounds.minimum !== undefined && bounds.maximum !== undefined)
+    return fail('field_out_of_range', field, bounds.minimum, bounds.maximum);
+  if (error.keyword === 'minimum') return fail('field_too_small', field, (error.params as { limit: number }).limit);
+  return null;
+}
+
+/**
+ * A schema failure as the error it answers, naming the field (the first failure only): the one
+ * place Ajv's failures become the FIELD_ERRORS rows that bodies read by hand answered with too.
+ */
 export function schemaError(errors: ErrorObject[], context: string, style: SchemaErrorStyle): HttpError {
   const first = errors[0];
   if (!first) return fail('invalid_request_part', context);
@@ -33,7 +53,11 @@ export function schemaError(errors: ErrorObject[], context: string, style: Schem
   if (first.keyword === 'required') return fail(style.missingField, field);
   if (first.keyword === 'enum')
     return fail('field_not_one_of', field, (first.params as { allowedValues: unknown[] }).allowedValues.join(', '));
-  return fail('field_invalid', field, first.message ?? 'is invalid');
+  const type = (first.params as { type?: string }).type;
+  if (first.keyword === 'type' && type !== undefined && type in TYPE_ROWS)
+    return fail(TYPE_ROWS[type as keyof typeof TYPE_ROWS], field);
+  const range = first.keyword === 'minimum' || first.keyword === 'maximum' ? rangeError(first, field) : null;
+  return range ?? fail('field_invalid', field, first.message ?? 'is invalid');
 }
 
 /** The iron APIs' schema failures: 406 for a missing field, 400 for anything else. */

@@ -24,7 +24,7 @@ import { MessageQueue } from '../src/mq/message-queue.js';
 import { queueQuotasFrom } from '../src/mq/queues/queue-quotas.js';
 import { projectQuotasFrom } from '../src/auth/quotas.js';
 import type { ProjectStore } from '../src/auth/projects.js';
-import { openWorkerServices } from '../src/worker/services.js';
+import { openWorkerServices, type WorkerServices } from '../src/worker/services.js';
 import { openWorkerUpkeep } from '../src/worker/upkeep.js';
 import { CloseStack } from './close-stack.js';
 
@@ -92,56 +92,16 @@ type Connections = Pick<
 
 /** Every shared service, over the connections; those that hold connections or timers are recorded in `opened`. */
 async function buildServices(connections: Connections, opened: CloseStack): Promise<AppContext> {
-  const { onError, ...shared } = connections;
-  const { config, log, redis, redisUrl, keys, bus, metrics } = shared;
+  const { onError: _onError, ...shared } = connections;
+  const { config, log, redis, keys, bus, metrics } = shared;
   const identity = openIdentityStores(redis, keys);
-  const worker = opened.opened(
-    openWorkerServices({
-      config,
-      redis,
-      redisUrl,
-      keys,
-      bus,
-      users: identity.users,
-      projectQuotas: projectQuotasFrom(identity.projects, config.quotas),
-      onRedisError: onError,
-    }),
-    (w) => w.close(),
-  );
+  const worker = openWorker(connections, identity, opened);
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
   const mq = opened.opened(openMessageQueue(shared, identity.projects), (queue) => queue.close());
-  // The functions platform: its stores, then the services over them (src/functions/services.ts),
-  // recorded with opened.opened(service, close) when they hold connections or timers.
-  const localFunctions: LocalFunctionHost = { runner: null };
-  const functions = opened.opened(
-    openFunctionServices({
-      config,
-      redis,
-      keys,
-      bus,
-      projects: authenticator,
-      registry: metrics.registry,
-      local: localFunctions,
-    }),
-    (services) => services.close(),
-  );
-  // The runner API's BullMQ Workers, which take jobs by hand for gateway runners.
-  const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
-    jobs.close(),
-  );
-  const loginGuard = new LoginGuard(redis, keys, config.login);
-  const lifecycle = new ProjectLifecycle(redis, keys, functions.notices);
-  const accounts = openIdentityServices({
-    redis,
-    keys,
-    stores: identity,
-    authenticator,
-    lifecycle,
-    loginGuard,
-    invitations: [worker.clusters],
-    limits: { quotas: config.quotas, ...config.tenantLimits },
-  });
+  const { functions, localFunctions } = openFunctions(shared, authenticator, opened);
+  const gateway = openGateway(connections, worker, opened);
+  const { accounts, loginGuard, lifecycle } = openAccounts(shared, identity, authenticator, worker, functions);
   // The management API's domain over the functions' stores (stateless).
   const functionManagement = openFunctionManagement(functions, {
     authenticator,
@@ -159,11 +119,11 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     listProjectIds: (after, count) => identity.projects.listProjectIds(after, count),
     log,
   });
-  const heldTasks = new HeldTasks(worker, gatewayJobs, config.runner.lockMs);
   await authenticator.start();
   await functions.start();
   return {
     ...shared,
+    ...gateway,
     identity,
     accounts,
     authenticator,
@@ -175,13 +135,83 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     functionManagement,
     cache: new CacheStore(redis, keys),
     history: new ActivityHistory(redis, keys),
-    heldTasks,
-    gatewaySession: new GatewaySession(worker, heldTasks, gatewayJobs, shared.features.store, config.runner),
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
     featureAdmin: new FeatureAdmin(shared.features.store, () => shared.features.announce()),
   };
+}
+
+type Shared = Omit<Connections, 'onError'>;
+type IdentityStores = ReturnType<typeof openIdentityStores>;
+
+/** The worker service's stores and services (tasks, codes, schedules, clusters). */
+function openWorker(
+  { config, redis, redisUrl, keys, bus, onError }: Connections,
+  identity: IdentityStores,
+  opened: CloseStack,
+): WorkerServices {
+  const services = openWorkerServices({
+    config,
+    redis,
+    redisUrl,
+    keys,
+    bus,
+    users: identity.users,
+    projectQuotas: projectQuotasFrom(identity.projects, config.quotas),
+    onRedisError: onError,
+  });
+  return opened.opened(services, (w) => w.close());
+}
+
+/**
+ * The functions platform: its stores, then the services over them (src/functions/services.ts),
+ * recorded with opened.opened(service, close) when they hold connections or timers.
+ */
+function openFunctions({ config, redis, keys, bus, metrics }: Shared, projects: Authenticator, opened: CloseStack) {
+  const localFunctions: LocalFunctionHost = { runner: null };
+  const functions = opened.opened(
+    openFunctionServices({ config, redis, keys, bus, projects, registry: metrics.registry, local: localFunctions }),
+    (services) => services.close(),
+  );
+  return { functions, localFunctions };
+}
+
+/** The runner API's side: BullMQ Workers that take jobs by hand for gateway runners, the leases they hold. */
+function openGateway(
+  { config, redisUrl, log, features, onError }: Connections,
+  worker: WorkerServices,
+  opened: CloseStack,
+) {
+  const gatewayJobs = opened.opened(new GatewayJobs(config, redisUrl, worker.keys, log, onError), (jobs) =>
+    jobs.close(),
+  );
+  const heldTasks = new HeldTasks(worker, gatewayJobs, config.runner.lockMs);
+  const gatewaySession = new GatewaySession(worker, heldTasks, gatewayJobs, features.store, config.runner);
+  return { heldTasks, gatewaySession };
+}
+
+/** Identity's services: users, tokens and projects, sign-in and its guard, a project's lifecycle. */
+function openAccounts(
+  { config, redis, keys }: Shared,
+  identity: IdentityStores,
+  authenticator: Authenticator,
+  worker: WorkerServices,
+  functions: ReturnType<typeof openFunctionServices>,
+) {
+  const loginGuard = new LoginGuard(redis, keys, config.login);
+  const lifecycle = new ProjectLifecycle(redis, keys, functions.notices);
+  const accounts = openIdentityServices({
+    redis,
+    keys,
+    stores: identity,
+    authenticator,
+    lifecycle,
+    loginGuard,
+    invitations: [worker.clusters],
+    limits: { quotas: config.quotas, ...config.tenantLimits },
+  });
+  return { accounts, loginGuard, lifecycle };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiPlugin } from '../type-provider.js';
+import type { ApiInstance, ApiPlugin } from '../type-provider.js';
 import { quotasOf } from '../../src/auth/quotas.js';
 import type { CacheQuotas } from '../../src/cache/cache-store.js';
 import { MAX_EXPIRES_IN_SECONDS, MAX_FLAGS } from '../../src/cache/item-rules.js';
@@ -40,7 +40,13 @@ const incrementBody = {
 } as const;
 
 /** Items of a cache: put, get, increment, delete. */
-export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxValueBytes, quotas }) => {
+export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, options) => {
+  itemWriteRoutes(app, options);
+  itemReadAndDeleteRoutes(app, options);
+};
+
+/** Put and increment: the writes that count against the project's quotas. */
+function itemWriteRoutes(app: ApiInstance, { store, maxValueBytes, quotas }: CacheApiOptions): void {
   const quotasFor = (request: FastifyRequest): CacheQuotas => {
     const project = quotasOf(projectOf(request), quotas);
     return { storedBytes: project.stored_bytes, caches: project.caches };
@@ -62,16 +68,6 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
     },
   });
 
-  app.get(ITEM, {
-    schema: { params: itemParams },
-    handler: async (request, reply) => {
-      const { cacheName, key } = itemPathOf(request);
-      const item = await store.get(projectOf(request).id, cacheName, key);
-      if (!item) throw fail('item_not_found');
-      return reply.type(JSON_CONTENT_TYPE).send(itemJson(cacheName, key, item));
-    },
-  });
-
   app.post(`${ITEM}/increment`, {
     schema: { params: itemParams, body: incrementBody },
     handler: async (request, reply) => {
@@ -79,6 +75,19 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       const { amount } = request.body;
       const value = await store.increment(projectOf(request).id, cacheName, key, amount, quotasFor(request));
       return reply.type(JSON_CONTENT_TYPE).send(incrementJson(value));
+    },
+  });
+}
+
+/** Get and delete, and the answer to a path without a key. */
+function itemReadAndDeleteRoutes(app: ApiInstance, { store }: CacheApiOptions): void {
+  app.get(ITEM, {
+    schema: { params: itemParams },
+    handler: async (request, reply) => {
+      const { cacheName, key } = itemPathOf(request);
+      const item = await store.get(projectOf(request).id, cacheName, key);
+      if (!item) throw fail('item_not_found');
+      return reply.type(JSON_CONTENT_TYPE).send(itemJson(cacheName, key, item));
     },
   });
 
@@ -100,4 +109,4 @@ export const itemRoutes: ApiPlugin<CacheApiOptions> = async (app, { store, maxVa
       return { msg: 'Deleted.' };
     },
   });
-};
+}

@@ -8,7 +8,6 @@ import { quotasOf, type Quotas } from '../../src/auth/quotas.js';
 import type { MessageQueue } from '../../src/mq/message-queue.js';
 import { queueQuotasFrom, type QueueQuotas } from '../../src/mq/queues/queue-quotas.js';
 import { projectOf } from '../auth-hooks.js';
-import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { AppContext } from '../context.js';
 
 /** What each route group of both message queue API versions is given. */
@@ -23,12 +22,6 @@ export const countSchema = { type: 'integer', minimum: 1 } as const;
 export const delaySchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxDelaySeconds } as const;
 
 /** Body of the subscriber routes (add, replace, remove) of v1 and v3; each checks the list itself. */
-export const subscribersBody = {
-  type: 'object',
-  required: ['subscribers'],
-  properties: { subscribers: ANY_BUT_NULL },
-} as const;
-
 export const msgSchema = { type: 'object', properties: { msg: { type: 'string' } } } as const;
 
 export const projectParams = {

@@ -3,7 +3,8 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { fail } from '../../src/core/errors.js';
 import type { SubscriberChange } from '../../src/mq/queues/queue-store.js';
 import type { ApiInstance, WithParams } from '../type-provider.js';
-import { msgSchema, queueParams, queueRefOf, subscribersBody, type MqRouteOptions } from './params.js';
+import { SUBSCRIBERS_BODY_SCHEMA as subscribersBody } from '../../src/mq/queues/settings-schema.js';
+import { msgSchema, queueParams, queueRefOf, type MqRouteOptions } from './params.js';
 
 /** `DELETE <path>`: deletes the queue and its messages (404 when there was none) and answers `msg`. */
 export function deleteQueueRoute(app: ApiInstance, path: string, { mq }: MqRouteOptions, msg: string): void {

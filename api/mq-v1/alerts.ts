@@ -1,25 +1,27 @@
 import type { ApiPlugin, WithParams } from '../type-provider.js';
 import { addAlerts, removeAlerts, withAlertIds } from '../../src/mq/alerts/alerts.js';
-import { listField, objectField, requiredField, stringField } from '../../src/core/body-fields.js';
 import { parseAlerts } from '../../src/mq/queues/queue-settings.js';
 import { queueParams, queueRefOf, type MqRouteOptions } from '../mq-shared/params.js';
 import { queueSchema, queueView } from './views.js';
-import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
+import { ALERT_SCHEMA } from '../../src/mq/queues/settings-schema.js';
 
-const alertsBody = { type: 'object', required: ['alerts'], properties: { alerts: ANY_BUT_NULL } } as const;
+const alertsBody = {
+  type: 'object',
+  required: ['alerts'],
+  properties: { alerts: { type: 'array', items: ALERT_SCHEMA } },
+} as const;
+const alertIdsBody = {
+  type: 'object',
+  required: ['alerts'],
+  properties: {
+    alerts: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
+  },
+} as const;
 const alertParams = {
   type: 'object',
   required: ['project_id', 'queue_name', 'alert_id'],
   properties: { project_id: { type: 'string' }, queue_name: { type: 'string' }, alert_id: { type: 'string' } },
 } as const;
-
-/** The ids of `alerts: [{id}, ...]` (a delete request). */
-function alertIdsOf(value: unknown): string[] {
-  return listField(value, 'alerts').map((item, index) => {
-    const at = `alerts[${index}]`;
-    return stringField(requiredField(objectField(item, at).id, `${at}.id`), `${at}.id`);
-  });
-}
 
 /** Alerts of a pull queue: add (POST), replace (PUT), remove by id (DELETE, DELETE /alerts/{id}). */
 export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
@@ -50,9 +52,9 @@ export const alertRoutes: ApiPlugin<MqRouteOptions> = async (app, { mq }) => {
   });
 
   app.delete(path, {
-    schema,
+    schema: { ...schema, body: alertIdsBody },
     handler: async (request) => {
-      const ids = alertIdsOf(request.body.alerts);
+      const ids = request.body.alerts.map((alert) => alert.id);
       await mq.queues.changeAlerts(queueRefOf(request), (current) => removeAlerts(current, ids));
       return answerQueue(request);
     },

@@ -1,10 +1,10 @@
-import type { ApiPlugin, WithParams } from '../type-provider.js';
+import type { ApiInstance, ApiPlugin, WithParams } from '../type-provider.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import {
   parseV1QueueUpdate,
   parseV1SubscriberUrls,
   subscribersForUrls,
-  V1_PUSH_TYPES,
+  V1_UPDATE_SCHEMA,
 } from '../../src/mq/queues/v1-queue-update.js';
 import { projectOf } from '../auth-hooks.js';
 import {
@@ -17,27 +17,28 @@ import {
 } from '../mq-shared/params.js';
 import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
-import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
 import type { Subscriber } from '../../src/mq/types.js';
 
 const pageSchema = { type: 'integer', minimum: 0, maximum: LIMITS.maxPerPage } as const;
-const updateBody = {
-  type: 'object',
-  properties: {
-    subscribers: ANY_BUT_NULL,
-    push_type: { type: 'string', enum: V1_PUSH_TYPES },
-    retries: { type: 'integer' },
-    retries_delay: { type: 'integer' },
-  },
-} as const;
+const updateBody = V1_UPDATE_SCHEMA;
 
 /** Queues: list (page / per_page), info, update (push settings, back to pull), delete, clear, subscribers. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
-  const { ctx, mq } = options;
-  async function answerQueue(request: WithParams<{ queue_name: string }>) {
-    return queueView(await mq.queues.require(queueRefOf(request)));
-  }
+  const answerQueue = queueAnswer(options);
+  queueReadRoutes(app, options, answerQueue);
+  queueWriteRoutes(app, options, answerQueue);
+  queueSubscriberRoutes(app, options, answerQueue);
+};
 
+type QueueAnswer = (request: WithParams<{ queue_name: string }>) => Promise<ReturnType<typeof queueView>>;
+
+/** The queue's info, as every route that changes a queue answers. */
+function queueAnswer({ mq }: MqRouteOptions): QueueAnswer {
+  return async (request) => queueView(await mq.queues.require(queueRefOf(request)));
+}
+
+/** List (page / per_page) and info. */
+function queueReadRoutes(app: ApiInstance, { mq }: MqRouteOptions, answerQueue: QueueAnswer): void {
   app.get('/1/projects/:project_id/queues', {
     schema: {
       params: projectParams,
@@ -60,7 +61,11 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
     schema: { params: queueParams, response: { 200: queueSchema } },
     handler: answerQueue,
   });
+}
 
+/** Update (push settings, back to pull), delete, clear. */
+function queueWriteRoutes(app: ApiInstance, options: MqRouteOptions, answerQueue: QueueAnswer): void {
+  const { ctx, mq } = options;
   app.post('/1/projects/:project_id/queues/:queue_name', {
     // Room for a subscribers list of the documented 64 KB, so that one over it gets a clear 400.
     bodyLimit: 128 * 1024,
@@ -84,7 +89,10 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
       return { msg: 'Cleared' };
     },
   });
+}
 
+/** Add and remove push subscribers by URL. */
+function queueSubscriberRoutes(app: ApiInstance, { mq }: MqRouteOptions, answerQueue: QueueAnswer): void {
   subscriberRoutes(
     app,
     '/1/projects/:project_id/queues/:queue_name/subscribers',
@@ -100,4 +108,4 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
       return answerQueue(request);
     },
   );
-};
+}

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { ApiPlugin, WithParams } from '../type-provider.js';
+import type { ApiInstance, ApiPlugin, WithParams } from '../type-provider.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import { parseQueueChanges, parseSubscribers, refuseLegacySubscribers } from '../../src/mq/queues/queue-settings.js';
 import { projectOf } from '../auth-hooks.js';
@@ -14,12 +14,23 @@ import {
 import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
+import { QUEUE_SETTINGS_SCHEMA } from '../../src/mq/queues/settings-schema.js';
 
-const queueBody = { type: 'object', properties: { queue: ANY_BUT_NULL, subscribers: ANY_BUT_NULL } } as const;
+// `subscribers` is read only to refuse it (refuseLegacySubscribers): it moved into queue.push.
+const queueBody = {
+  type: 'object',
+  properties: { queue: QUEUE_SETTINGS_SCHEMA, subscribers: ANY_BUT_NULL },
+} as const;
 
 /** Queues: create, get, update, delete, list; subscribers of push queues. */
 export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
-  const { ctx, mq } = options;
+  queueSettingsRoutes(app, options);
+  queueReadAndDeleteRoutes(app, options);
+  queueSubscriberRoutes(app, options);
+};
+
+/** Create or replace (PUT) and update (PATCH) a queue's settings. */
+function queueSettingsRoutes(app: ApiInstance, { ctx, mq }: MqRouteOptions): void {
   const limits = { minTimeoutSeconds: ctx.config.mq.minTimeoutSeconds };
 
   /** The queue a PUT or PATCH names and the changes its body asks for. */
@@ -46,7 +57,11 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
       return queueView(ref.projectId, ref.name, info, info);
     },
   });
+}
 
+/** Get, delete and list queues. */
+function queueReadAndDeleteRoutes(app: ApiInstance, options: MqRouteOptions): void {
+  const { mq } = options;
   app.get('/3/projects/:project_id/queues/:queue_name', {
     schema: { params: queueParams, response: { 200: queueResponseSchema } },
     handler: async (request) => {
@@ -88,7 +103,10 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
       return { queues: names.map((name) => ({ name })) };
     },
   });
+}
 
+/** Add, replace and remove a push queue's subscribers. */
+function queueSubscriberRoutes(app: ApiInstance, { mq }: MqRouteOptions): void {
   subscriberRoutes(
     app,
     '/3/projects/:project_id/queues/:queue_name/subscribers',
@@ -106,4 +124,4 @@ export const queueRoutes: ApiPlugin<MqRouteOptions> = async (app, options) => {
       return { msg: 'Updated' };
     },
   );
-};
+}

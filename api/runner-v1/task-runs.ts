@@ -7,7 +7,13 @@ import { finishBody, logQuery, progressBody, startBody, TASK_PATH, taskParams } 
 const LOG_CHUNK_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A held task's run as its runner reports it: image pull, start, log chunks, progress, end, release. */
-export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
+export function taskRunRoutes(app: ApiInstance, deps: RunnerRouteDeps): void {
+  taskLifecycleRoutes(app, deps);
+  taskReportRoutes(app, deps);
+}
+
+/** The run's changes of status: start, pulling, finish, release. */
+function taskLifecycleRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
   app.post(`${TASK_PATH}/start`, {
     schema: { params: taskParams, body: startBody },
     handler: async (request) => {
@@ -32,6 +38,30 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
     },
   });
 
+  app.post(`${TASK_PATH}/finish`, {
+    schema: { params: taskParams, body: finishBody },
+    handler: async (request) => {
+      const { instance_id: instanceId } = request.params;
+      const { task } = await tasks.held(request.params);
+      const body = request.body;
+      const outcome = { status: body.status, ...(body.msg ? { msg: body.msg } : {}) };
+      return { ended: await worker.runnerTasks.finish(task, instanceId, body.from, outcome, app.log) };
+    },
+  });
+
+  app.post(`${TASK_PATH}/release`, {
+    schema: { params: taskParams },
+    handler: async (request) => {
+      const { cluster_id: cluster, instance_id: instanceId } = request.params;
+      const { lease, task } = await tasks.held(request.params);
+      await tasks.release(cluster, instanceId, lease, task);
+      return { msg: 'Released' };
+    },
+  });
+}
+
+/** What a running task reports: log chunks (in order) and progress. */
+function taskReportRoutes(app: ApiInstance, { config, worker, tasks }: RunnerRouteDeps): void {
   app.post(`${TASK_PATH}/log`, {
     bodyLimit: LOG_CHUNK_LIMIT_BYTES,
     schema: { params: taskParams, querystring: logQuery },
@@ -54,27 +84,6 @@ export function taskRunRoutes(app: ApiInstance, { config, worker, tasks }: Runne
       const { task } = await tasks.held(request.params);
       await worker.statuses.progress(task.project_id, task.id, request.body);
       return { msg: 'Progress set' };
-    },
-  });
-
-  app.post(`${TASK_PATH}/finish`, {
-    schema: { params: taskParams, body: finishBody },
-    handler: async (request) => {
-      const { instance_id: instanceId } = request.params;
-      const { task } = await tasks.held(request.params);
-      const body = request.body;
-      const outcome = { status: body.status, ...(body.msg ? { msg: body.msg } : {}) };
-      return { ended: await worker.runnerTasks.finish(task, instanceId, body.from, outcome, app.log) };
-    },
-  });
-
-  app.post(`${TASK_PATH}/release`, {
-    schema: { params: taskParams },
-    handler: async (request) => {
-      const { cluster_id: cluster, instance_id: instanceId } = request.params;
-      const { lease, task } = await tasks.held(request.params);
-      await tasks.release(cluster, instanceId, lease, task);
-      return { msg: 'Released' };
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiPlugin, WithParams } from '../type-provider.js';
+import type { ApiInstance, ApiPlugin, WithParams } from '../type-provider.js';
 import { fail } from '../../src/core/errors.js';
 import { TASK_BOUNDS } from '../../src/worker/tasks/task-admission.js';
 import type { TaskService } from '../../src/worker/tasks/task-service.js';
@@ -59,11 +59,18 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
   if (!/^application\/json\b/i.test(type)) throw fail('task_json_required');
 }
 
+const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
+const taskIdOf = (request: WithParams<{ task_id: string }>) => request.params.task_id;
+
 export const taskRoutes: ApiPlugin<TaskRouteOptions> = async (app, { ctx, tasks }) => {
   app.addHook('onRequest', requireProjectOrOwnTask(ctx));
-  const projectIdOf = (request: WithParams<{ project_id: string }>) => request.params.project_id;
-  const taskIdOf = (request: WithParams<{ task_id: string }>) => request.params.task_id;
+  taskQueueRoutes(app, tasks);
+  taskReadRoutes(app, tasks);
+  taskChangeRoutes(app, tasks);
+};
 
+/** Queue new tasks, and retry one (a new task like it). */
+function taskQueueRoutes(app: ApiInstance, tasks: TaskService): void {
   app.post('/2/projects/:project_id/tasks', {
     bodyLimit: LIMITS.payloadRequestBytes,
     preValidation: requireJsonContentType,
@@ -75,6 +82,23 @@ export const taskRoutes: ApiPlugin<TaskRouteOptions> = async (app, { ctx, tasks 
     },
   });
 
+  app.post('/2/projects/:project_id/tasks/:task_id/retry', {
+    config: { taskToken: 'refused' },
+    preValidation: requireJsonContentType,
+    schema: {
+      params: taskParams,
+      body: { type: 'object', properties: { delay: taskRequestProperties.delay } },
+      response: { 200: queuedSchema },
+    },
+    handler: async (request) => {
+      const task = await tasks.retryById(projectIdOf(request), taskIdOf(request), request.body.delay);
+      return { msg: 'Queued up', tasks: [{ id: task.id }] };
+    },
+  });
+}
+
+/** List, get and read the log of tasks. */
+function taskReadRoutes(app: ApiInstance, tasks: TaskService): void {
   app.get('/2/projects/:project_id/tasks', {
     schema: {
       params: projectParams,
@@ -98,7 +122,10 @@ export const taskRoutes: ApiPlugin<TaskRouteOptions> = async (app, { ctx, tasks 
       return reply.type('text/plain; charset=utf-8').send(log);
     },
   });
+}
 
+/** Progress and cancel a task. */
+function taskChangeRoutes(app: ApiInstance, tasks: TaskService): void {
   app.post('/2/projects/:project_id/tasks/:task_id/progress', {
     config: { taskToken: 'own task only' },
     schema: { params: taskParams, body: progressBody, response: { 200: msgSchema } },
@@ -116,18 +143,4 @@ export const taskRoutes: ApiPlugin<TaskRouteOptions> = async (app, { ctx, tasks 
       return { msg: 'Cancelled' };
     },
   });
-
-  app.post('/2/projects/:project_id/tasks/:task_id/retry', {
-    config: { taskToken: 'refused' },
-    preValidation: requireJsonContentType,
-    schema: {
-      params: taskParams,
-      body: { type: 'object', properties: { delay: taskRequestProperties.delay } },
-      response: { 200: queuedSchema },
-    },
-    handler: async (request) => {
-      const task = await tasks.retryById(projectIdOf(request), taskIdOf(request), request.body.delay);
-      return { msg: 'Queued up', tasks: [{ id: task.id }] };
-    },
-  });
-};
+}

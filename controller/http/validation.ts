@@ -6,8 +6,8 @@ import { routeListOf } from './route-list.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
 // parameters are text: "10" becomes 10 where the schema wants a number.
-const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
-const textAjv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: false });
+const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false, verbose: true });
+const textAjv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: false, verbose: true });
 
 /** A route's body check: nulls dropped where its schema says they mean "not given" (null-fields.ts), then the schema. */
 export function bodyValidatorOf(schema: unknown) {

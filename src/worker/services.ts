@@ -93,7 +93,7 @@ export interface WorkerDeps {
 const NO_USERS: UserLookup = { getUser: async () => null, findUserByEmail: async () => null };
 
 export function openWorkerServices(deps: WorkerDeps): WorkerServices {
-  const { config, redis, redisUrl, keys, bus, onRedisError } = deps;
+  const { config, redis, redisUrl, keys, onRedisError } = deps;
   const workerKeys = new WorkerKeys(keys);
   // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
@@ -103,78 +103,125 @@ export function openWorkerServices(deps: WorkerDeps): WorkerServices {
   });
   const storage = new ProjectStorage(redis, keys);
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis), storage, config.worker.revisionsKept);
-  const tasks = new TaskStore(redis, workerKeys);
-  const statuses = new TaskStatusChanges(
-    redis,
-    workerKeys,
-    config.worker.taskRetentionMs,
-    new ActivityHistory(redis, keys),
-  );
   const distribution = new TaskDistribution(bullConnection, workerKeys);
   const secrets = new SecretBox(() => resolveSecretKey(config));
+  const clusterParts = openClusterParts(deps, workerKeys, secrets, distribution);
+  const taskParts = openTaskParts(deps, workerKeys, { codes, storage, distribution, ...clusterParts });
+  const { pause, stats, tasks, taskStore } = taskParts;
+  const scheduleStore = new ScheduleStore(redis, new ScheduleKeys(keys));
+  return {
+    ...clusterParts,
+    ...taskParts,
+    codeService: new CodeService({ store: codes, pause, stats, tasks, uploads: config.worker }),
+    schedules: new ScheduleService(
+      codes,
+      scheduleStore,
+      clusterParts.clusterAccess,
+      config.schedules.minIntervalSeconds,
+    ),
+    scheduleStore,
+    keys: workerKeys,
+    codes,
+    taskStore,
+    credentials: new RegistryCredentials(redis, workerKeys, secrets),
+    privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
+    async close() {
+      await distribution.close();
+      bullConnection.disconnect();
+    },
+  };
+}
+
+type ClusterParts = Pick<
+  WorkerServices,
+  | 'clusterService'
+  | 'clusters'
+  | 'clusterAccess'
+  | 'instances'
+  | 'scaling'
+  | 'clusterStatus'
+  | 'termination'
+  | 'runners'
+  | 'runnerTokens'
+>;
+
+/** Clusters, their runners and instances, and the cluster routes' front door. */
+function openClusterParts(
+  { config, redis, users }: WorkerDeps,
+  workerKeys: WorkerKeys,
+  secrets: SecretBox,
+  distribution: TaskDistribution,
+): ClusterParts {
   const runners = new RunnerRegistry(redis, workerKeys);
   const clusters = new ClusterStore(redis, workerKeys, secrets);
   const instances = new InstanceStore(redis, workerKeys);
   const scaling = new ScalingStates(redis, workerKeys);
-  const gate = new ConcurrencyGate(redis, workerKeys);
-  const taskTokens = new TaskTokens(redis, workerKeys);
   const clusterAccess = new ClusterAccess(clusters);
-  const taskService = new TaskService({
-    codes,
-    store: tasks,
-    statuses,
-    distribution,
-    clusterAccess,
-    bus,
-    keys: workerKeys,
-    room: new QueuedTaskRoom(storage, deps.projectQuotas),
-  });
-  const pause = new TaskQueuePause(redis, workerKeys, tasks, distribution);
-  const stats = new TaskStats(redis, workerKeys);
   const runnerTokens = new RunnerTokens(redis, workerKeys);
   const clusterStatus = new ClusterStatus(instances, runners, distribution, scaling);
   const termination = new ClusterTermination(instances, runners);
-  const scheduleStore = new ScheduleStore(redis, new ScheduleKeys(keys));
-  return {
-    tasks: taskService,
-    codeService: new CodeService({ store: codes, pause, stats, tasks: taskService, uploads: config.worker }),
-    schedules: new ScheduleService(codes, scheduleStore, clusterAccess, config.schedules.minIntervalSeconds),
-    scheduleStore,
-    clusterService: new ClusterService({
-      clusters,
-      access: clusterAccess,
-      instances,
-      status: clusterStatus,
-      termination,
-      runners,
-      runnerTokens,
-      users: deps.users ?? NO_USERS,
-      policy: config.clusters,
-    }),
-    keys: workerKeys,
-    codes,
-    taskStore: tasks,
-    statuses,
-    gate,
-    stats,
-    pause,
-    taskTokens,
-    distribution,
-    credentials: new RegistryCredentials(redis, workerKeys, secrets),
-    privateImages: new PrivateImages(redis, workerKeys, config.worker.imageProofMs),
+  const clusterService = new ClusterService({
+    clusters,
+    access: clusterAccess,
+    instances,
+    status: clusterStatus,
+    termination,
     runners,
     runnerTokens,
-    gatewayLeases: new GatewayLeases(redis, workerKeys),
-    runnerTasks: new RunnerTasks({ tasks, statuses, gate, taskTokens, service: taskService, runners }),
+    users: users ?? NO_USERS,
+    policy: config.clusters,
+  });
+  return {
+    clusterService,
     clusters,
     clusterAccess,
     instances,
     scaling,
     clusterStatus,
     termination,
-    async close() {
-      await distribution.close();
-      bullConnection.disconnect();
-    },
+    runners,
+    runnerTokens,
+  };
+}
+
+type TaskParts = Pick<
+  WorkerServices,
+  | 'tasks'
+  | 'taskStore'
+  | 'statuses'
+  | 'gate'
+  | 'stats'
+  | 'pause'
+  | 'taskTokens'
+  | 'distribution'
+  | 'runnerTasks'
+  | 'gatewayLeases'
+>;
+
+/** Task records, their queueing and running, and the task routes' front door. */
+function openTaskParts(
+  { redis, keys, bus, config, projectQuotas }: WorkerDeps,
+  workerKeys: WorkerKeys,
+  parts: Pick<WorkerServices, 'codes' | 'distribution' | 'clusterAccess' | 'runners'> & { storage: ProjectStorage },
+): TaskParts {
+  const { codes, storage, distribution, clusterAccess, runners } = parts;
+  const store = new TaskStore(redis, workerKeys);
+  const history = new ActivityHistory(redis, keys);
+  const statuses = new TaskStatusChanges(redis, workerKeys, config.worker.taskRetentionMs, history);
+  const gate = new ConcurrencyGate(redis, workerKeys);
+  const taskTokens = new TaskTokens(redis, workerKeys);
+  const room = new QueuedTaskRoom(storage, projectQuotas);
+  const service = new TaskService({ codes, store, statuses, distribution, clusterAccess, bus, keys: workerKeys, room });
+  return {
+    tasks: service,
+    taskStore: store,
+    statuses,
+    gate,
+    stats: new TaskStats(redis, workerKeys),
+    pause: new TaskQueuePause(redis, workerKeys, store, distribution),
+    taskTokens,
+    distribution,
+    runnerTasks: new RunnerTasks({ tasks: store, statuses, gate, taskTokens, service, runners }),
+    gatewayLeases: new GatewayLeases(redis, workerKeys),
   };
 }

@@ -29,12 +29,41 @@ describe('schema failures as the iron APIs answer them', () => {
 
   it('a value outside an enum names the allowed ones; a wrong type says what it must be', () => {
     expect(answer(validationError(errorsOf({ name: 'n', kind: 'c' }), 'body'))).toBe('400 kind must be one of: a, b');
-    expect(answer(validationError(errorsOf({ name: 1 }), 'body'))).toBe('400 name must be string');
-    expect(answer(validationError(errorsOf([]), 'body'))).toBe('400 body must be object');
+    expect(answer(validationError(errorsOf({ name: 1 }), 'body'))).toBe('400 name must be a string');
+    expect(answer(validationError(errorsOf([]), 'body'))).toBe('400 body must be an object');
   });
 
   it('no failure listed still names the part of the request', () => {
     expect(answer(validationError([], 'querystring'))).toBe('400 invalid querystring');
+  });
+});
+
+describe('one mapping from Ajv failures to the field rows', () => {
+  const verbose = new Ajv({ allErrors: false, strict: false, verbose: true });
+  const check = verbose.compile({
+    type: 'object',
+    properties: {
+      retries: { type: 'integer', minimum: 0, maximum: 100 },
+      delay: { type: 'integer', minimum: 0 },
+      names: { type: 'array' },
+      push: { type: 'object' },
+    },
+  });
+  const refusal = (body: unknown) => {
+    expect(check(body)).toBe(false);
+    return answer(validationError(check.errors!, 'body'));
+  };
+
+  it('a wrong type is the row of the type wanted', () => {
+    expect(refusal({ retries: 'x' })).toBe('400 retries must be an integer');
+    expect(refusal({ names: {} })).toBe('400 names must be a list');
+    expect(refusal({ push: [] })).toBe('400 push must be an object');
+  });
+
+  it('a number out of range names both bounds when the schema has both, else the lower one', () => {
+    expect(refusal({ retries: 101 })).toBe('400 retries must be between 0 and 100');
+    expect(refusal({ retries: -1 })).toBe('400 retries must be between 0 and 100');
+    expect(refusal({ delay: -1 })).toBe('400 delay must be at least 0');
   });
 });
 

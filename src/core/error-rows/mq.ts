@@ -33,7 +33,6 @@ export const MQ_ERRORS = {
   // queues
   mq_queue_save_contended: row(503, 'The queue is being changed by other requests; try again'),
   mq_legacy_subscribers: row(400, (field: string, moved: string) => `${field} is not read here: ${moved}`),
-  mq_queue_type_unknown: row(400, (types: string) => `queue.type must be one of: ${types}`),
   mq_queue_type_change: row(
     400,
     (type: string) => `queue.type cannot be changed after creation (the queue is ${type})`,
@@ -48,7 +47,6 @@ export const MQ_ERRORS = {
   mq_alerts_setting_on_push_queue: row(400, 'queue.alerts cannot be set on a push queue'),
   mq_dead_letter_name_empty: row(400, 'queue.dead_letter.queue_name must be a non-empty string'),
   mq_dead_letter_self: row(400, 'queue.dead_letter.queue_name must name another queue'),
-  mq_push_rate_not_positive: row(400, 'queue.push.rate must be a positive number'),
   mq_push_subscribers_required: row(406, 'queue.push.subscribers is required for a push queue'),
   mq_push_subscribers_empty: row(400, 'queue.push.subscribers must hold at least one subscriber'),
   mq_subscriber_name_twice: row(400, (at: string, name: string) => `${at}.name "${name}" is given twice`),
@@ -81,8 +79,6 @@ export const MQ_ERRORS = {
   ),
   mq_alert_already_there: row(400, (index: number) => `alerts[${index}] duplicates an alert the queue has`),
   mq_alert_not_found: row(404, (id: string) => `Alert not found: ${id}`),
-  mq_alert_type: row(400, (at: string) => `${at}.type must be one of: fixed, progressive`),
-  mq_alert_direction: row(400, (at: string) => `${at}.direction must be one of: asc, desc`),
   // push
   mq_push_queues_only: row(400, 'Push statuses and acknowledgements apply to push queues only'),
   mq_push_message_not_found: row(404, (subscriber: string) => `Message not found for subscriber "${subscriber}"`),

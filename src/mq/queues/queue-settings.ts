@@ -1,12 +1,13 @@
 import { fail } from '../../core/errors.js';
 import { withAlertIds } from '../alerts/alerts.js';
-import { integerField, listField, objectField, requiredField, stringField } from '../../core/body-fields.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { requiredField } from '../../core/body-fields.js';
 import { checkQueueName } from '../fields.js';
 import { LIMITS } from '../limits.js';
 import { isInternalUrl, parseInternalUrl } from '../push/internal-url.js';
 import { pushHeaderProblem } from '../messages/push-headers.js';
+import { ALERT_SCHEMA, PUSH_SCHEMA, QUEUE_SETTINGS_SCHEMA, SUBSCRIBER_SCHEMA } from './settings-schema.js';
 import {
-  QUEUE_TYPES,
   type Alert,
   type AlertSpec,
   type DeadLetter,
@@ -37,11 +38,17 @@ export const DEFAULT_SETTINGS: QueueSettings = {
   messageExpiration: LIMITS.defaultExpirationSeconds,
 };
 
-/** `0` means the default for timeout and expiration. */
-function secondsOrDefault(value: unknown, field: string, min: number, max: number, fallback: number): number {
+/** `0` means the default; any other value is at least `min` (a setting, so not in the schema). */
+function secondsOrDefault(value: number, field: string, min: number, max: number, fallback: number): number {
   if (value === 0) return fallback;
-  return integerField(value, field, min, max);
+  if (value < min) throw fail('field_out_of_range', field, min, max);
+  return value;
 }
+
+export type QueueSettingsBody = FromSchema<typeof QUEUE_SETTINGS_SCHEMA>;
+type PushBody = FromSchema<typeof PUSH_SCHEMA>;
+type SubscriberBody = FromSchema<typeof SUBSCRIBER_SCHEMA>;
+type AlertBody = FromSchema<typeof ALERT_SCHEMA>;
 
 const SUBSCRIBERS_MOVED =
   'push subscribers go in queue.push.subscribers (a list of {"name", "url"}) of a multicast or unicast queue, or ' +
@@ -60,14 +67,11 @@ export function refuseLegacySubscribers(body: { subscribers?: unknown; queue?: u
     throw fail('mq_legacy_subscribers', 'queue.subscribers', SUBSCRIBERS_MOVED);
 }
 
-export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueChanges {
-  if (input === undefined || input === null) return {};
-  const queue = objectField(input, 'queue');
+/** The changes a `queue` object asks for (checked by QUEUE_SETTINGS_SCHEMA), within the rules a schema cannot say. */
+export function parseQueueChanges(queue: QueueSettingsBody | undefined, limits: SettingLimits): QueueChanges {
+  if (queue === undefined) return {};
   const changes: QueueChanges = {};
-  if (queue.type !== undefined) {
-    if (!QUEUE_TYPES.includes(queue.type as QueueType)) throw fail('mq_queue_type_unknown', QUEUE_TYPES.join(', '));
-    changes.type = queue.type as QueueType;
-  }
+  if (queue.type !== undefined) changes.type = queue.type;
   if (queue.message_timeout !== undefined) {
     changes.messageTimeout = secondsOrDefault(
       queue.message_timeout,
@@ -78,61 +82,44 @@ export function parseQueueChanges(input: unknown, limits: SettingLimits): QueueC
     );
   }
   if (queue.message_expiration !== undefined) {
-    changes.messageExpiration = secondsOrDefault(
-      queue.message_expiration,
-      'queue.message_expiration',
-      1,
-      LIMITS.maxExpirationSeconds,
-      LIMITS.defaultExpirationSeconds,
-    );
+    const expiration = queue.message_expiration;
+    changes.messageExpiration = expiration === 0 ? LIMITS.defaultExpirationSeconds : expiration;
   }
-  if (queue.push !== undefined && queue.push !== null) changes.push = parsePush(queue.push);
-  if (queue.dead_letter !== undefined && queue.dead_letter !== null)
-    changes.deadLetter = parseDeadLetter(queue.dead_letter);
-  if (queue.alerts !== undefined && queue.alerts !== null) changes.alerts = parseAlerts(queue.alerts, 'queue.alerts');
+  if (queue.push !== undefined) changes.push = parsePush(queue.push);
+  if (queue.dead_letter !== undefined) changes.deadLetter = parseDeadLetter(queue.dead_letter);
+  if (queue.alerts !== undefined) changes.alerts = parseAlerts(queue.alerts, 'queue.alerts');
   return changes;
 }
 
-function parsePush(value: unknown): Partial<PushSettings> {
-  const push = objectField(value, 'queue.push');
+function parsePush(push: PushBody): Partial<PushSettings> {
   const parsed: Partial<PushSettings> = {};
   if (push.subscribers !== undefined) parsed.subscribers = parseSubscribers(push.subscribers, 'queue.push.subscribers');
-  if (push.retries !== undefined)
-    parsed.retries = integerField(push.retries, 'queue.push.retries', 0, LIMITS.maxRetries);
-  if (push.retries_delay !== undefined)
-    parsed.retries_delay = integerField(push.retries_delay, 'queue.push.retries_delay', 0);
-  if (push.error_queue !== undefined && push.error_queue !== null) {
-    const errorQueue = stringField(push.error_queue, 'queue.push.error_queue');
-    if (errorQueue !== '') parsed.error_queue = checkQueueName(errorQueue, 'queue.push.error_queue');
-  }
-  if (push.rate !== undefined && push.rate !== null) {
-    if (typeof push.rate !== 'number' || !(push.rate > 0)) throw fail('mq_push_rate_not_positive');
-    parsed.rate = push.rate;
-  }
+  if (push.retries !== undefined) parsed.retries = push.retries;
+  if (push.retries_delay !== undefined) parsed.retries_delay = push.retries_delay;
+  if (push.error_queue !== undefined && push.error_queue !== '')
+    parsed.error_queue = checkQueueName(push.error_queue, 'queue.push.error_queue');
+  if (push.rate !== undefined) parsed.rate = push.rate;
   return parsed;
 }
 
-/** A subscriber list: names unique, urls http(s), header names and values within the push header rules. */
-export function parseSubscribers(value: unknown, field: string, { urlRequired = true } = {}): Subscriber[] {
+/** A subscriber list (checked by its schema): names unique and not empty, urls http(s), headers within the push header rules. */
+export function parseSubscribers(list: SubscriberBody[], field: string, { urlRequired = true } = {}): Subscriber[] {
   const names = new Set<string>();
-  return listField(value, field).map((item, index) => {
+  return list.map((entry, index) => {
     const at = `${field}[${index}]`;
-    const entry = objectField(item, at);
-    const name = stringField(requiredField(entry.name, `${at}.name`), `${at}.name`);
+    const name = requiredField(entry.name, `${at}.name`) as string;
     if (name === '') throw fail('field_empty', `${at}.name`);
     if (names.has(name)) throw fail('mq_subscriber_name_twice', at, name);
     names.add(name);
     const subscriber: Subscriber = { name, url: '' };
     if (urlRequired || entry.url !== undefined)
-      subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`), `${at}.url`);
-    if (entry.headers !== undefined && entry.headers !== null)
-      subscriber.headers = parseSubscriberHeaders(entry.headers, `${at}.headers`);
+      subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`) as string, `${at}.url`);
+    if (entry.headers !== undefined) subscriber.headers = checkSubscriberHeaders(entry.headers, `${at}.headers`);
     return subscriber;
   });
 }
 
-function checkUrl(value: unknown, field: string): string {
-  const text = stringField(value, field);
+function checkUrl(text: string, field: string): string {
   if (isInternalUrl(text)) {
     parseInternalUrl(text, field);
     return text;
@@ -147,8 +134,7 @@ function checkUrl(value: unknown, field: string): string {
   return text;
 }
 
-function parseSubscriberHeaders(value: unknown, field: string): Record<string, string> {
-  const headers = objectField(value, field);
+function checkSubscriberHeaders(headers: Record<string, unknown>, field: string): Record<string, string> {
   for (const [name, headerValue] of Object.entries(headers)) {
     const problem = pushHeaderProblem(name, headerValue);
     if (problem) throw fail('mq_header_problem', field, name, problem);
@@ -156,42 +142,27 @@ function parseSubscriberHeaders(value: unknown, field: string): Record<string, s
   return headers as Record<string, string>;
 }
 
-function parseDeadLetter(value: unknown): { queue_name: string; max_reservations?: number } {
-  const deadLetter = objectField(value, 'queue.dead_letter');
-  const queueName = stringField(
-    requiredField(deadLetter.queue_name, 'queue.dead_letter.queue_name'),
-    'queue.dead_letter.queue_name',
-  );
+function parseDeadLetter(deadLetter: { queue_name: string; max_reservations?: number }): {
+  queue_name: string;
+  max_reservations?: number;
+} {
+  const queueName = deadLetter.queue_name;
   if (queueName !== '') checkQueueName(queueName, 'queue.dead_letter.queue_name');
   if (deadLetter.max_reservations === undefined) return { queue_name: queueName };
-  return {
-    queue_name: queueName,
-    max_reservations: integerField(
-      deadLetter.max_reservations,
-      'queue.dead_letter.max_reservations',
-      LIMITS.minReservations,
-      LIMITS.maxReservations,
-    ),
-  };
+  return { queue_name: queueName, max_reservations: deadLetter.max_reservations };
 }
 
-/** A list of alerts as a client gives them (`field` names the list in errors). */
-export function parseAlerts(value: unknown, field: string): AlertSpec[] {
-  return listField(value, field).map((item, index) => {
+/** A list of alerts as a client gives them, checked by ALERT_SCHEMA (`field` names the list in errors). */
+export function parseAlerts(list: AlertBody[], field: string): AlertSpec[] {
+  return list.map((alert, index) => {
     const at = `${field}[${index}]`;
-    const alert = objectField(item, at);
-    const type = requiredField(alert.type, `${at}.type`);
-    if (type !== 'fixed' && type !== 'progressive') throw fail('mq_alert_type', at);
-    const direction = alert.direction ?? 'asc';
-    if (direction !== 'asc' && direction !== 'desc') throw fail('mq_alert_direction', at);
-    const queue = checkQueueName(stringField(requiredField(alert.queue, `${at}.queue`), `${at}.queue`), `${at}.queue`);
     const parsed: AlertSpec = {
-      type,
-      trigger: integerField(requiredField(alert.trigger, `${at}.trigger`), `${at}.trigger`, 1),
-      direction,
-      queue,
+      type: alert.type,
+      trigger: alert.trigger,
+      direction: alert.direction ?? 'asc',
+      queue: checkQueueName(alert.queue, `${at}.queue`),
     };
-    if (alert.snooze !== undefined) parsed.snooze = integerField(alert.snooze, `${at}.snooze`, 0);
+    if (alert.snooze !== undefined) parsed.snooze = alert.snooze;
     return parsed;
   });
 }

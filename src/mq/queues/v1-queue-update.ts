@@ -1,5 +1,6 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { fail } from '../../core/errors.js';
-import { integerField, listField, objectField, requiredField } from '../../core/body-fields.js';
+import { PUSH_SCHEMA, SUBSCRIBER_SCHEMA } from './settings-schema.js';
 import { LIMITS } from '../limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
 import type { QueueSettings, QueueType, Subscriber } from '../types.js';
@@ -17,23 +18,26 @@ const MAX_SUBSCRIBERS_JSON_BYTES = 64 * 1024;
 /** The `push_type` values of a version 1 update (its route schema admits only these). */
 export const V1_PUSH_TYPES = ['multicast', 'unicast', 'pull'] as const satisfies readonly QueueType[];
 
-/** A version 1 update body as its route schema admits it (types checked there). */
-export interface V1QueueUpdateBody {
-  push_type?: (typeof V1_PUSH_TYPES)[number];
-  subscribers?: unknown;
-  retries?: number;
-  retries_delay?: number;
-}
+/** A version 1 update body (V1_UPDATE_SCHEMA: types and ranges checked by the route). */
+export const V1_UPDATE_SCHEMA = {
+  type: 'object',
+  properties: {
+    subscribers: { type: 'array', items: SUBSCRIBER_SCHEMA },
+    push_type: { type: 'string', enum: V1_PUSH_TYPES },
+    retries: PUSH_SCHEMA.properties.retries,
+    retries_delay: PUSH_SCHEMA.properties.retries_delay,
+  },
+} as const;
+
+export type V1QueueUpdateBody = FromSchema<typeof V1_UPDATE_SCHEMA>;
 
 /** A version 1 `subscribers` list: objects with a `url` (http or https), at most 64 KB as JSON. */
-export function parseV1SubscriberUrls(value: unknown): string[] {
-  if (Buffer.byteLength(JSON.stringify(value ?? null)) > MAX_SUBSCRIBERS_JSON_BYTES) {
+export function parseV1SubscriberUrls(list: Array<{ url?: string }>): string[] {
+  if (Buffer.byteLength(JSON.stringify(list)) > MAX_SUBSCRIBERS_JSON_BYTES) {
     throw fail('mq_v1_subscribers_too_big', MAX_SUBSCRIBERS_JSON_BYTES / 1024);
   }
-  const named = listField(value, 'subscribers').map((item, index) => {
-    const entry = objectField(item, `subscribers[${index}]`);
-    return { name: String(index), url: requiredField(entry.url, `subscribers[${index}].url`) };
-  });
+  // Version 1 subscribers have no name: each is named by its place, for parseSubscribers' checks.
+  const named = list.map((entry, index) => ({ ...entry, name: String(index) }));
   const urls = parseSubscribers(named, 'subscribers').map((subscriber) => subscriber.url);
   const repeated = urls.findIndex((url, index) => urls.indexOf(url) !== index);
   if (repeated >= 0) throw fail('mq_v1_subscriber_url_twice', repeated);
@@ -43,10 +47,9 @@ export function parseV1SubscriberUrls(value: unknown): string[] {
 export function parseV1QueueUpdate(body: V1QueueUpdateBody): V1QueueUpdate {
   const update: V1QueueUpdate = {};
   if (body.push_type !== undefined) update.pushType = body.push_type;
-  if (body.subscribers !== undefined && body.subscribers !== null)
-    update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
-  if (body.retries !== undefined) update.retries = integerField(body.retries, 'retries', 0, LIMITS.maxRetries);
-  if (body.retries_delay !== undefined) update.retriesDelay = integerField(body.retries_delay, 'retries_delay', 0);
+  if (body.subscribers !== undefined) update.subscriberUrls = parseV1SubscriberUrls(body.subscribers);
+  if (body.retries !== undefined) update.retries = body.retries;
+  if (body.retries_delay !== undefined) update.retriesDelay = body.retries_delay;
   return update;
 }
 

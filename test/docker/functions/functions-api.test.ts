@@ -64,7 +64,7 @@ describe('apps', () => {
   it('refuses bad app input with 400, duplicates with 409, deleting an app with routes with 409', async () => {
     expectError(await admin.post('/v1/apps', {}), 400, 'app is required');
     expectError(await admin.post('/v1/apps', { app: {} }), 400, 'app.name is required');
-    expectError(await admin.post('/v1/apps', { app: { name: 42 } }), 400, /app\.name must be string/);
+    expectError(await admin.post('/v1/apps', { app: { name: 42 } }), 400, /app\.name must be a string/);
     expectError(await admin.post('/v1/apps', { app: { name: 'has space' } }), 400, /app name must be 1 to 30/);
     expectError(await admin.post('/v1/apps', { app: { name: 'x'.repeat(31) } }), 400, /app name must be 1 to 30/);
     expectError(
@@ -237,7 +237,7 @@ describe('routes', () => {
     expectError(await post({ path: '/a/', image: 'x' }), 400, /route path must be absolute/);
     expectError(await post({ path: '/a//b', image: 'x' }), 400, /route path must be absolute/);
     expectError(await post({ path: '/a', image: 'bad image!' }), 400, /image reference/);
-    expectError(await post({ path: '/a', image: 'x', memory: 'big' }), 400, /route\.memory must be integer/);
+    expectError(await post({ path: '/a', image: 'x', memory: 'big' }), 400, /route\.memory must be an integer/);
     expectError(await post({ path: '/a', image: 'x', memory: 2 }), 400, /memory must be from 8/);
     expectError(await post({ path: '/a', image: 'x', memory: 1_000_000 }), 400, /memory must be from 8 to 4096/);
     expectError(await post({ path: '/a', image: 'x', type: 'later' }), 400, 'route.type must be one of: sync, async');
@@ -247,13 +247,17 @@ describe('routes', () => {
       'route.format must be one of: default, http, json',
     );
     expectError(await post({ path: '/a', image: 'x', timeout: 0 }), 400, /timeout must be from 1 to 3600/);
-    expectError(await post({ path: '/a', image: 'x', timeout: 1.5 }), 400, /route\.timeout must be integer/);
+    expectError(await post({ path: '/a', image: 'x', timeout: 1.5 }), 400, /route\.timeout must be an integer/);
     expectError(await post({ path: '/a', image: 'x', idle_timeout: 4000 }), 400, /idle_timeout must be from 1 to 3600/);
     expectError(await post({ path: '/a', image: 'x', max_concurrency: 0 }), 400, /max_concurrency must be from 1/);
     expectError(await post({ path: '/a', image: 'x', headers: { 'bad header': 'v' } }), 400, /not a valid header name/);
-    expectError(await post({ path: '/a', image: 'x', headers: { 'X-A': 1 } }), 400, 'route.headers.X-A must be string');
+    expectError(
+      await post({ path: '/a', image: 'x', headers: { 'X-A': 1 } }),
+      400,
+      'route.headers.X-A must be a string',
+    );
     expectError(await post({ path: '/a', image: 'x', config: { 'A-B': 'v' } }), 400, /variable name/);
-    expectError(await post({ path: '/a', image: 'x', secret: 7 }), 400, /route\.secret must be string/);
+    expectError(await post({ path: '/a', image: 'x', secret: 7 }), 400, /route\.secret must be a string/);
     expectError(await post({ path: '/a', image: 'x', secret: 'short' }), 400, /secret must be at least 16 characters/);
     expectError(await admin.post('/v1/apps/bad name/routes', { route: { path: '/a', image: 'x' } }), 400, /app name/);
 

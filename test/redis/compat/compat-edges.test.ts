@@ -328,6 +328,6 @@ describe("PHP's [] for no parameters", () => {
     expect(refused.body.msg).toMatch(/messages/);
     const notObject = await send('PUT', cachePaths(server.projectId, 'c').item('k'), '[1]');
     expect(notObject.status).toBe(400);
-    expect(notObject.body.msg).toBe('body must be object');
+    expect(notObject.body.msg).toBe('body must be an object');
   });
 });

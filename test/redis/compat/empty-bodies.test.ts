@@ -119,7 +119,7 @@ describe('what is still refused', () => {
       expect(missing.body.msg).toMatch(/messages\[0\]\.body is required/);
       const number = await server.http.post(path, { messages: [{ body: 5 }] });
       expect(number.status).toBe(400);
-      expect(number.body.msg).toMatch(/messages\[0\]\.body must be string/);
+      expect(number.body.msg).toMatch(/messages\[0\]\.body must be a string/);
     }
   });
 });

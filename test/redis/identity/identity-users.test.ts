@@ -30,11 +30,11 @@ describe('users', () => {
       [{ password: 'x' }, 406, 'email is required'],
       [{ email: 'a@example.com' }, 406, 'password is required'],
       [{}, 406, 'is required'],
-      [{ email: 42, password: 'x' }, 400, 'email must be string'],
-      [{ email: 'a@example.com', password: ['x'] }, 400, 'password must be string'],
+      [{ email: 42, password: 'x' }, 400, 'email must be a string'],
+      [{ email: 'a@example.com', password: ['x'] }, 400, 'password must be a string'],
       [{ email: 'not-an-email', password: 'x' }, 400, 'not a valid e-mail'],
       [{ email: 'empty@example.com', password: '' }, 400, 'password must not be empty'],
-      [[1, 2], 400, 'body must be object'],
+      [[1, 2], 400, 'body must be an object'],
     ];
     for (const [body, status, msg] of cases) {
       const res = await server.http.post('/1/users', body);

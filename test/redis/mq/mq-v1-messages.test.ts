@@ -242,20 +242,25 @@ describe('one queue whichever API touches it', () => {
 describe.concurrent('bad input', () => {
   const cases: Array<[string, unknown, number, RegExp]> = [
     ['no messages field', {}, 406, /messages is required/],
-    ['messages not a list', { messages: 'x' }, 400, /messages must be array/],
+    ['messages not a list', { messages: 'x' }, 400, /messages must be a list/],
     ['empty list', { messages: [] }, 400, /messages/],
     ['body missing', { messages: [{}] }, 406, /messages\[0\]\.body is required/],
-    ['body not a string', { messages: [{ body: 5 }] }, 400, /messages\[0\]\.body must be string/],
+    ['body not a string', { messages: [{ body: 5 }] }, 400, /messages\[0\]\.body must be a string/],
     [
       'timeout too big',
       { messages: [{ body: 'x', timeout: 86401 }] },
       400,
       /messages\[0\]\.timeout must be between 1 and 86400/,
     ],
-    ['timeout not an integer', { messages: [{ body: 'x', timeout: 'soon' }] }, 400, /timeout must be integer/],
-    ['delay too big', { messages: [{ body: 'x', delay: 604801 }] }, 400, /delay must be <= 604800/],
-    ['negative delay', { messages: [{ body: 'x', delay: -1 }] }, 400, /delay must be >= 0/],
-    ['expires_in too big', { messages: [{ body: 'x', expires_in: 2592001 }] }, 400, /expires_in must be <= 2592000/],
+    ['timeout not an integer', { messages: [{ body: 'x', timeout: 'soon' }] }, 400, /timeout must be an integer/],
+    ['delay too big', { messages: [{ body: 'x', delay: 604801 }] }, 400, /delay must be between 0 and 604800/],
+    ['negative delay', { messages: [{ body: 'x', delay: -1 }] }, 400, /delay must be between 0 and 604800/],
+    [
+      'expires_in too big',
+      { messages: [{ body: 'x', expires_in: 2592001 }] },
+      400,
+      /expires_in must be between 0 and 2592000/,
+    ],
   ];
   for (const [label, body, status, msg] of cases) {
     it(`post: ${label}`, async () => {

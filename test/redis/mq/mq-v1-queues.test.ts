@@ -217,7 +217,7 @@ describe('list', () => {
 describe.concurrent('bad update input', () => {
   const cases: Array<[string, unknown, number, RegExp]> = [
     ['unknown push_type', { push_type: 'broadcast' }, 400, /push_type must be one of: multicast, unicast, pull/],
-    ['push_type not a string', { push_type: 3 }, 400, /push_type must be string/],
+    ['push_type not a string', { push_type: 3 }, 400, /push_type must be a string/],
     ['subscribers not a list', { subscribers: 'x' }, 400, /subscribers must be a list/],
     ['subscriber without url', { subscribers: [{}] }, 406, /subscribers\[0\]\.url is required/],
     [
@@ -229,7 +229,12 @@ describe.concurrent('bad update input', () => {
     ['subscriber url not a URL', { subscribers: [{ url: 'nope' }] }, 400, /absolute URL/],
     ['same url twice', { subscribers: [{ url: url('a') }, { url: url('a') }] }, 400, /given twice/],
     ['retries over 100', { subscribers: [{ url: url('a') }], retries: 101 }, 400, /retries must be/],
-    ['retries not an integer', { subscribers: [{ url: url('a') }], retries: 'many' }, 400, /retries must be integer/],
+    [
+      'retries not an integer',
+      { subscribers: [{ url: url('a') }], retries: 'many' },
+      400,
+      /retries must be an integer/,
+    ],
     [
       'negative retries_delay',
       { subscribers: [{ url: url('a') }], retries_delay: -1 },
@@ -251,6 +256,37 @@ describe.concurrent('bad update input', () => {
       expect(response.body.msg).toMatch(msg);
     });
   }
+
+  // Each class of bad input the update schema answers, with the exact generic field row.
+  const schemaClasses: Array<[string, Record<string, unknown>, number, string]> = [
+    ['wrong type', { retries_delay: '5' }, 400, 'retries_delay must be an integer'],
+    ['missing required', { subscribers: [{ name: 'a' }] }, 406, 'subscribers[0].url is required'],
+    ['out of range', { subscribers: [{ url: url('a') }], retries: 101 }, 400, 'retries must be between 0 and 100'],
+    ['unknown shape', { subscribers: ['http://127.0.0.1:9/a'] }, 400, 'subscribers[0] must be an object'],
+  ];
+  for (const [label, body, status, msg] of schemaClasses) {
+    it(`the schema answers ${label} with its field row`, async () => {
+      const response = await v1.update(uniqueQueue('schema'), body);
+      expect([response.status, response.body.msg]).toEqual([status, msg]);
+    });
+  }
+
+  it('alerts: each class of bad input answered by the alert schema', async () => {
+    const queue = uniqueQueue('alerts-schema');
+    const path = `${v1.path(queue)}/alerts`;
+    const answers = [
+      [{ alerts: [{ type: 'fixed', trigger: 'x', queue: 'q' }] }, 400, 'alerts[0].trigger must be an integer'],
+      [{ alerts: [{ type: 'fixed', trigger: 1 }] }, 406, 'alerts[0].queue is required'],
+      [{ alerts: [{ type: 'fixed', trigger: 1, queue: 'q', snooze: -1 }] }, 400, 'alerts[0].snooze must be at least 0'],
+      [{ alerts: { type: 'fixed' } }, 400, 'alerts must be a list'],
+    ] as const;
+    for (const [body, status, msg] of answers) {
+      const response = await server.http.post(path, body);
+      expect([response.status, response.body.msg]).toEqual([status, msg]);
+    }
+    const removal = await server.http.request('DELETE', path, { body: { alerts: [{ id: 5 }] } });
+    expect([removal.status, removal.body.msg]).toEqual([400, 'alerts[0].id must be a string']);
+  });
 
   it('subscribers over 64 KB as JSON', async () => {
     const subscribers = Array.from({ length: 700 }, (_, i) => ({ url: `http://127.0.0.1:9/${'x'.repeat(90)}${i}` }));

@@ -263,6 +263,47 @@ describe('validation of the queue object', () => {
     });
   }
 
+  // Each class of bad input the queue schema answers, with the exact generic field row, on PUT and PATCH alike.
+  const schemaClasses: Array<[string, unknown, number, string]> = [
+    [
+      'wrong type',
+      { push: { subscribers: [subscriber('a')], retries: 'x' } },
+      400,
+      'queue.push.retries must be an integer',
+    ],
+    ['missing required', { alerts: [{ type: 'fixed', trigger: 1 }] }, 406, 'queue.alerts[0].queue is required'],
+    [
+      'out of range',
+      { alerts: [{ type: 'fixed', trigger: 0, queue: 'q' }] },
+      400,
+      'queue.alerts[0].trigger must be at least 1',
+    ],
+    [
+      'out of range (both bounds)',
+      { message_expiration: -1 },
+      400,
+      'queue.message_expiration must be between 0 and 2592000',
+    ],
+    ['unknown shape', { push: { subscribers: {} } }, 400, 'queue.push.subscribers must be a list'],
+    [
+      'not one of',
+      { alerts: [{ type: 'fixed', direction: 'up', trigger: 1, queue: 'q' }] },
+      400,
+      'queue.alerts[0].direction must be one of: asc, desc',
+    ],
+    ['not a positive rate', { push: { subscribers: [subscriber('a')], rate: 0 } }, 400, 'queue.push.rate must be > 0'],
+  ];
+  for (const [label, settings, status, msg] of schemaClasses) {
+    it(`the schema answers ${label} with its field row, on PUT and PATCH`, async () => {
+      const queue = uniqueQueue('schema');
+      const put = await mq.http.put(mq.path(queue), { queue: settings });
+      expect([put.status, put.body.msg]).toEqual([status, msg]);
+      await mq.createQueue(queue);
+      const patch = await mq.http.patch(mq.path(queue), { queue: settings });
+      expect([patch.status, patch.body.msg]).toEqual([status, msg]);
+    });
+  }
+
   it('a body that is not JSON: 400', async () => {
     const response = await mq.http.request('PUT', mq.path(uniqueQueue('bad-json')), {
       raw: '{"queue":',

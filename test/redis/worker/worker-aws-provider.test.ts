@@ -579,9 +579,9 @@ describe('autoscale.aws schema', () => {
   it('names the field of each kind of bad input', () => {
     expect(problem({ access_key_id: 'a' })).toBe('406 secret_access_key is required');
     expect(problem({ ...CREDENTIALS, region: 'Mars' })).toMatch(/^400 region must match pattern/);
-    expect(problem({ ...CREDENTIALS, instance_type: 7 })).toBe('400 instance_type must be string');
-    expect(problem({ ...CREDENTIALS, subnet_ids: 'subnet-1' })).toBe('400 subnet_ids must be array');
-    expect(problem({ ...CREDENTIALS, tags: { team: 1 } })).toBe('400 tags.team must be string');
+    expect(problem({ ...CREDENTIALS, instance_type: 7 })).toBe('400 instance_type must be a string');
+    expect(problem({ ...CREDENTIALS, subnet_ids: 'subnet-1' })).toBe('400 subnet_ids must be a list');
+    expect(problem({ ...CREDENTIALS, tags: { team: 1 } })).toBe('400 tags.team must be a string');
     expect(problem({ ...CREDENTIALS, tags: { 'aws:x': 'y' } })).toBe(
       '400 tags must match pattern "^(?!aws:|ferrum:).{1,128}$"',
     );

@@ -103,10 +103,10 @@ describe('creating a cluster', () => {
 
   it.each([
     ['a missing name', {}, 406, 'name is required'],
-    ['a name of the wrong type', { name: 5 }, 400, 'name must be string'],
+    ['a name of the wrong type', { name: 5 }, 400, 'name must be a string'],
     ['an empty name', { name: ' ' }, 400, 'name must not be empty'],
-    ['memory of the wrong type', { name: 'x', memory: '1GB' }, 400, 'memory must be integer'],
-    ['a disk of zero', { name: 'x', disk: 0 }, 400, 'disk must be >= 1'],
+    ['memory of the wrong type', { name: 'x', memory: '1GB' }, 400, 'memory must be an integer'],
+    ['a disk of zero', { name: 'x', disk: 0 }, 400, 'disk must be at least 1'],
     ['a negative cpu_share', { name: 'x', cpu_share: -1 }, 400, 'cpu_share must be > 0'],
     [
       'an unknown provider',
@@ -124,7 +124,7 @@ describe('creating a cluster', () => {
       'zero runners per instance',
       { name: 'x', autoscale: { runners_per_instance: 0 } },
       400,
-      'autoscale.runners_per_instance must be >= 1',
+      'autoscale.runners_per_instance must be at least 1',
     ],
     [
       'disable of the wrong type',
@@ -172,16 +172,16 @@ describe('creating a cluster', () => {
       'tags that are not strings',
       { name: 'x', autoscale: { provider: 'aws', aws: { tags: { a: 1 } } } },
       400,
-      'autoscale.aws.tags.a must be string',
+      'autoscale.aws.tags.a must be a string',
     ],
     [
       'subnet_ids not a list',
       { name: 'x', autoscale: { aws: { subnet_ids: 'subnet-1' } } },
       400,
-      'autoscale.aws.subnet_ids must be array',
+      'autoscale.aws.subnet_ids must be a list',
     ],
     ['an unknown user id in shared_to', { name: 'x', shared_to: ['nobody'] }, 400, 'shared_to: no user "nobody"'],
-    ['a body that is not an object', ['x'], 400, 'body must be object'],
+    ['a body that is not an object', ['x'], 400, 'body must be an object'],
   ])('refuses %s', async (_case, body, status, msg) => {
     const response = await alice.http.post('/2/clusters', body);
     expect(response.status).toBe(status);

@@ -111,7 +111,7 @@ describe('queueing tasks', () => {
         'a payload that is not a string',
         { tasks: [{ code_name: 'alpha', payload: { a: 1 } }] },
         400,
-        'tasks[0].payload must be string',
+        'tasks[0].payload must be a string',
       ],
       [
         'an unknown code',
@@ -134,25 +134,25 @@ describe('queueing tasks', () => {
         'a timeout over 3600',
         { tasks: [{ code_name: 'alpha', payload: '', timeout: 3601 }] },
         400,
-        'tasks[0].timeout must be <= 3600',
+        'tasks[0].timeout must be between 1 and 3600',
       ],
       [
         'a timeout of 0',
         { tasks: [{ code_name: 'alpha', payload: '', timeout: 0 }] },
         400,
-        'tasks[0].timeout must be >= 1',
+        'tasks[0].timeout must be between 1 and 3600',
       ],
       [
         'a delay over a week',
         { tasks: [{ code_name: 'alpha', payload: '', delay: 604801 }] },
         400,
-        'tasks[0].delay must be <= 604800',
+        'tasks[0].delay must be between 0 and 604800',
       ],
       [
         'priority 3',
         { tasks: [{ code_name: 'alpha', payload: '', priority: 3 }] },
         400,
-        'tasks[0].priority must be <= 2',
+        'tasks[0].priority must be between 0 and 2',
       ],
       [
         'a bad cluster name',
