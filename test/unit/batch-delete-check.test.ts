@@ -30,9 +30,11 @@ const bodies: Array<[string, unknown]> = [
   ['null', null],
 ];
 
-// The route's check without the quick path: null pruning, then Ajv.
+// The route's check without the quick path: null pruning, then Ajv (verbose, as the route's, so errors carry both bounds).
 const schemaOnly = validatingWithoutNulls(
-  new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false }).compile(batchDeleteBody),
+  new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false, verbose: true }).compile(
+    batchDeleteBody,
+  ),
   batchDeleteBody,
 );
 
