@@ -28,8 +28,10 @@ function identityEndpoints(t) {
     createProject: (name) => t.json('POST', p.projects(), { json: { name } }),
     /** @param {string} id @returns {Promise<Msg>} */
     deleteProject: (id) => t.json('DELETE', p.project(id)),
-    /** @param {string} id @param {'share' | 'unshare'} verb @param {unknown[]} users ids or e-mails @returns {Promise<Project>} */
-    share: (id, verb, users) => t.json('PATCH', `${p.project(id)}/${verb}`, { json: users }),
+    /** @param {string} id @param {unknown[]} users ids or e-mails @returns {Promise<Project>} */
+    share: (id, users) => t.json('PATCH', `${p.project(id)}/share`, { json: users }),
+    /** @param {string} id @param {unknown[]} users ids or e-mails @returns {Promise<Project>} */
+    unshare: (id, users) => t.json('PATCH', `${p.project(id)}/unshare`, { json: users }),
     /** @returns {Promise<import('./responses.js').History>} */
     history: () => t.json('GET', p.history(t.projectId())),
     /** @param {{email: string, password: string}} user @returns {Promise<import('./responses.js').User>} */

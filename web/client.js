@@ -75,5 +75,5 @@ export const identity = {
   /** @param {string} name */
   createToken: (name) => id.createToken({ name }),
   /** @param {string} projectId @param {'share' | 'unshare'} verb @param {string} email */
-  share: (projectId, verb, email) => id.share(projectId, verb, [email]),
+  share: (projectId, verb, email) => id[verb](projectId, [email]),
 };

@@ -43,7 +43,7 @@ export function projectsCommand(): Command {
       .action(
         action(async ({ client, out }, projectId: string, userIds: string[]) => {
           const users = userIds.map((userId) => ({ user_id: userId }));
-          const project = await client.identity.share(projectId, verb, users);
+          const project = await client.identity[verb](projectId, users);
           out.record(project);
         }),
       );
