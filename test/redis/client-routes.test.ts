@@ -43,7 +43,10 @@ describe('the shared API client (client/) against the routes the server register
     const client = apiClient(recordingTransport(sent, () => current));
     const { paths: _paths, ...groups } = client;
     const endpoints = Object.entries(groups).flatMap(([group, fns]) =>
-      Object.entries(fns as Record<string, AnyFunction>).map(([name, fn]) => ({ id: `${group}.${name}`, fn })),
+      Object.entries(fns as unknown as Record<string, AnyFunction>).map(([name, fn]) => ({
+        id: `${group}.${name}`,
+        fn,
+      })),
     );
     expect(endpoints.length).toBeGreaterThan(60);
     for (const { id, fn } of endpoints) {
