@@ -29,6 +29,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs scripts/
 COPY bin bin
 COPY cli cli
+COPY client client
 COPY src src
 COPY api api
 COPY controller controller

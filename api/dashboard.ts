@@ -7,6 +7,9 @@ import { dashboardSession } from './dashboard-session.js';
 // From api/ in the source tree and from dist/api/ once built, the web folder is one level up
 // (scripts/copy-assets.mjs copies it into dist/).
 const WEB_ROOT = fileURLToPath(new URL('../web/', import.meta.url));
+// The API client the dashboard shares with the CLI (plain ES modules; tsc copies them into dist/).
+// web/ imports it as `../client/…`, so from /ui/ the browser asks for it at /client/.
+const CLIENT_ROOT = fileURLToPath(new URL('../client/', import.meta.url));
 
 /**
  * The dashboard's pages run only its own files: no inline script or style, no plugin, no other
@@ -23,7 +26,7 @@ const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The dashboard: index at `/`, assets under `/ui/`. API routes keep every other path. */
+/** The dashboard: index at `/`, assets under `/ui/`, the shared API client under `/client/`. API routes keep every other path. */
 export const dashboard: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-security-policy', DASHBOARD_CSP);
@@ -32,5 +35,13 @@ export const dashboard: ApiPlugin<PluginOptions> = async (app, { ctx }) => {
   });
   await app.register(dashboardSession, { ctx });
   await app.register(fastifyStatic, { root: WEB_ROOT, prefix: '/ui/', index: false, maxAge: 60_000 });
+  await app.register(fastifyStatic, {
+    root: CLIENT_ROOT,
+    prefix: '/client/',
+    index: false,
+    maxAge: 60_000,
+    decorateReply: false,
+    allowedPath: (pathName) => pathName.endsWith('.js'),
+  });
   app.get('/', (_request, reply) => reply.sendFile('index.html'));
 };

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { FormData, request, type Dispatcher } from 'undici';
+import type { Method, RequestOptions as SharedOptions, Transport } from '../client/transport.js';
 import { baseUrlOf, type ClientConfig } from './config.js';
 import { ApiError, CliError, reasonOf } from './errors.js';
 
@@ -25,8 +26,11 @@ export interface RawResponse {
   text: string;
 }
 
-/** A thin HTTP client for the Ferrum APIs carrying the configured token. */
-export class ApiClient {
+/**
+ * A thin HTTP client for the Ferrum APIs carrying the configured token: the shared client's
+ * (client/endpoints.js) transport, and the raw requests it does not cover (uploads, /r/ calls).
+ */
+export class ApiClient implements Transport {
   readonly baseUrl: string;
 
   constructor(readonly config: ClientConfig) {
@@ -34,11 +38,11 @@ export class ApiClient {
   }
 
   /** The project the commands act on; a usage error when none is configured. */
-  get projectId(): string {
+  projectId(): string {
     if (!this.config.projectId) {
       throw new CliError('no project id: set project_id in iron.json, IRON_PROJECT_ID, or pass --project-id', 2);
     }
-    return encodeURIComponent(this.config.projectId);
+    return this.config.projectId;
   }
 
   urlOf(path: string, query: Query = {}): string {
@@ -106,24 +110,9 @@ export class ApiClient {
     }
   }
 
-  get<T = unknown>(path: string, query?: Query): Promise<T> {
-    return this.call<T>('GET', path, { query });
-  }
-
-  post<T = unknown>(path: string, json: unknown = {}): Promise<T> {
-    return this.call<T>('POST', path, { json });
-  }
-
-  put<T = unknown>(path: string, json: unknown = {}): Promise<T> {
-    return this.call<T>('PUT', path, { json });
-  }
-
-  patch<T = unknown>(path: string, json: unknown = {}): Promise<T> {
-    return this.call<T>('PATCH', path, { json });
-  }
-
-  delete<T = unknown>(path: string, json?: unknown): Promise<T> {
-    return this.call<T>('DELETE', path, { json });
+  /** The shared client's JSON request. */
+  json<T>(method: Method, path: string, options: SharedOptions = {}): Promise<T> {
+    return this.call<T>(method, path, options);
   }
 }
 

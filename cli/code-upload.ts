@@ -1,5 +1,6 @@
 import { Response } from 'undici';
-import { type ApiClient, FormData, type Json } from './api-client.js';
+import { FormData, type Json } from './api-client.js';
+import type { CommandContext } from './context.js';
 import { codeArchive } from './code-package.js';
 import { inlineOrFile } from './options.js';
 import { Progress, withUploadProgress } from './progress.js';
@@ -38,7 +39,7 @@ function uploadData(name: string, options: UploadOptions, config: string | undef
 
 /** Uploads a code package (`POST /codes`), with the zip of `source` when given, showing the bytes sent. */
 export async function uploadCode(
-  api: ApiClient,
+  { api, client }: Pick<CommandContext, 'api' | 'client'>,
   name: string,
   source: string | undefined,
   options: UploadOptions,
@@ -58,7 +59,7 @@ export async function uploadCode(
   const body = Buffer.from(await encoded.arrayBuffer());
   const progress = new Progress();
   try {
-    return await api.call<Json>('POST', `/2/projects/${api.projectId}/codes`, {
+    return await api.call<Json>('POST', client.paths.codeUpload(), {
       body: withUploadProgress(`uploading ${name}…`, body, progress),
       headers: { 'content-type': encoded.headers.get('content-type')!, 'content-length': String(body.length) },
     });

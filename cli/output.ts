@@ -106,8 +106,8 @@ export class Output {
   }
 
   /** The server's `msg` confirming an action, or the whole answer as data. */
-  confirm(result: { msg: string }): void {
-    this.message(result.msg, result);
+  confirm(result: { msg?: string }): void {
+    this.message(result.msg ?? '', result);
   }
 
   /** A confirmation such as the server's `msg`, or `raw` as data. */

@@ -1,6 +1,8 @@
 // @ts-check
 // The dashboard talks to Ferrum only through its public HTTP API. It is signed in by an
 // HttpOnly session cookie (POST /ui/session) that no script can read: this file keeps no token.
+// It is the shared client's (client/endpoints.js) browser transport.
+import { apiClient } from '../client/endpoints.js';
 
 const SIGNED_IN_KEY = 'ferrum.signed-in';
 const PROJECT_KEY = 'ferrum.project';
@@ -40,14 +42,16 @@ export const session = {
 
 /** Hands `token` to the server once, which keeps it in the session cookie; the token is not kept here. */
 export async function startSession(token) {
-  await api('POST', '/ui/session', undefined, { token });
+  await apiClient(browserTransport(token)).identity.startSession();
   session.signedIn = true;
 }
 
 /** Forgets the session here and on the server (the cookie is cleared). */
 export async function endSession() {
   session.clear();
-  await api('DELETE', '/ui/session').catch(() => undefined);
+  await apiClient(browserTransport())
+    .identity.endSession()
+    .catch(() => undefined);
 }
 
 export class ApiError extends Error {
@@ -60,7 +64,7 @@ export class ApiError extends Error {
 
 /**
  * Calls the API; resolves to the parsed body (or text), rejects with ApiError carrying `msg`.
- * Pages call it through client.js, which names every path and types its answer.
+ * Pages call it through client.js over the shared client, which names every path and types its answer.
  * @param {string} method @param {string} path @param {unknown} [body]
  * @param {{ token?: string, accept?: string }} [options]
  * @returns {Promise<any>}
@@ -89,7 +93,22 @@ export async function api(method, path, body, { token, accept } = {}) {
   return parsed;
 }
 
-/** Path under the current project: project('/queues') → /3/projects/<id>/queues with the API prefix given. */
-export function projectPath(prefix, rest) {
-  return `${prefix}/projects/${encodeURIComponent(session.projectId)}${rest}`;
+/** `?a=1&b=2` from the query's defined values ('' when none). */
+function queryString(/** @type {import('../client/transport.js').Query} */ query = {}) {
+  const defined = Object.entries(query).filter(([, value]) => value !== undefined && value !== '');
+  return defined.length ? `?${new URLSearchParams(defined.map(([k, v]) => [k, String(v)]))}` : '';
+}
+
+/**
+ * The shared client's transport in the browser: the session cookie (or `token`, once, to start
+ * the session), the dashboard's header, errors as ApiError; the project is the session's.
+ * @param {string} [token] @returns {import('../client/transport.js').Transport}
+ */
+export function browserTransport(token) {
+  return {
+    json: (method, path, { query, json } = {}) => api(method, path + queryString(query), json, { token }),
+    text: (method, path, { query } = {}) =>
+      api(method, path + queryString(query), undefined, { token, accept: 'text/plain' }),
+    projectId: () => session.projectId || '',
+  };
 }

@@ -18,7 +18,7 @@ const samples = new Map();
  * Records one read of a queue and answers its rates per second, or null until two reads are far
  * enough apart. A queue that was deleted and made again (its total went down) starts over.
  * @param {string} key the project and queue
- * @param {{ total_messages: number, size: number }} queue
+ * @param {{ total_messages?: number, size?: number }} queue
  * @param {number} [now]
  * @returns {{ in: number, out: number } | null}
  */

@@ -72,7 +72,7 @@ export function projectView(project: Project, counters: ProjectCounters, quotas:
   };
 }
 
-const nullableString = { type: ['string', 'null'] };
+const nullableString = { type: ['string', 'null'] } as const;
 
 export const userSchema = {
   type: 'object',

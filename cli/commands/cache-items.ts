@@ -1,14 +1,6 @@
 import type { Command } from 'commander';
-import type { ApiClient } from '../api-client.js';
 import { action } from '../action.js';
 import { integer } from '../options.js';
-
-export function cachePath(api: ApiClient, cache: string, rest = ''): string {
-  return `/1/projects/${api.projectId}/caches/${encodeURIComponent(cache)}${rest}`;
-}
-
-export const itemPath = (api: ApiClient, cache: string, key: string, rest = '') =>
-  cachePath(api, cache, `/items/${encodeURIComponent(key)}${rest}`);
 
 interface PutOptions {
   expiresIn?: number;
@@ -35,11 +27,11 @@ function definePut(cache: Command): void {
     .option('--cas <cas>', 'store only if the item still has this cas')
     .option('--number', 'store the value as a JSON number')
     .action(
-      action(async ({ api, out }, name: string, key: string, value: string, options: PutOptions) => {
+      action(async ({ client, out }, name: string, key: string, value: string, options: PutOptions) => {
         const { expiresIn, add, replace, cas } = options;
         const item = { value: valueOf(value, options.number), expires_in: expiresIn, add, replace, cas };
-        const result = await api.put<{ msg: string }>(itemPath(api, name, key), item);
-        out.message(result.msg, result);
+        const result = await client.cache.putItem(name, key, item);
+        out.message(result.msg ?? '', result);
       }),
     );
 }
@@ -49,8 +41,8 @@ function defineGetAndIncr(cache: Command): void {
     .command('get <cache> <key>')
     .description("print an item's value (the whole item with --json)")
     .action(
-      action(async ({ api, out }, name: string, key: string) => {
-        const item = await api.get<{ value: unknown }>(itemPath(api, name, key));
+      action(async ({ client, out }, name: string, key: string) => {
+        const item = await client.cache.item(name, key);
         out.message(String(item.value), item);
       }),
     );
@@ -59,8 +51,8 @@ function defineGetAndIncr(cache: Command): void {
     .argument('[amount]', 'integer to add; negative decrements', integer(-Number.MAX_SAFE_INTEGER), 1)
     .description('add amount (default 1) to a numeric item and print the result')
     .action(
-      action(async ({ api, out }, name: string, key: string, amount: number) => {
-        const result = await api.post<{ value: number }>(itemPath(api, name, key, '/increment'), { amount });
+      action(async ({ client, out }, name: string, key: string, amount: number) => {
+        const result = await client.cache.increment(name, key, amount);
         out.message(String(result.value), result);
       }),
     );
@@ -76,8 +68,8 @@ export function itemCommands(cache: Command): void {
     .command('delete <cache> <key>')
     .description('delete an item')
     .action(
-      action(async ({ api, out }, name: string, key: string) => {
-        out.confirm(await api.delete<{ msg: string }>(itemPath(api, name, key)));
+      action(async ({ client, out }, name: string, key: string) => {
+        out.confirm(await client.cache.deleteItem(name, key));
       }),
     );
 }

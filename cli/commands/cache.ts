@@ -1,24 +1,19 @@
 import { Command } from 'commander';
-import type { Json } from '../api-client.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 import { integer } from '../options.js';
 import { commandPath, oldSpelling, tellOldSpelling } from '../old-spelling.js';
-import { cachePath, itemCommands, itemPath } from './cache-items.js';
+import { itemCommands } from './cache-items.js';
 
 const defineView = (command: Command) =>
   command
     .description('show the size of a cache')
-    .action(action(async ({ api, out }, name: string) => out.record(await api.get<Json>(cachePath(api, name)))));
+    .action(action(async ({ client, out }, name: string) => out.record(await client.cache.get(name))));
 
 const defineDeleteCache = (command: Command) =>
   command
     .description('delete a cache and its items')
-    .action(
-      action(async ({ api, out }, name: string) =>
-        out.confirm(await api.delete<{ msg: string }>(cachePath(api, name))),
-      ),
-    );
+    .action(action(async ({ client, out }, name: string) => out.confirm(await client.cache.remove(name))));
 
 /**
  * `cache delete <cache>` deletes the cache. The old spelling `cache delete <cache> <key>` (an item)
@@ -30,11 +25,11 @@ function defineDelete(cache: Command): void {
     .description('delete a cache and its items')
     .allowExcessArguments()
     .action(
-      action(async ({ api, out, command }, name: string) => {
+      action(async ({ client, out, command }, name: string) => {
         const key = command.args[1];
-        if (key === undefined) return out.confirm(await api.delete<{ msg: string }>(cachePath(api, name)));
+        if (key === undefined) return out.confirm(await client.cache.remove(name));
         tellOldSpelling(`${commandPath(command)} <cache> <key>`, 'ferrum cache items delete');
-        out.confirm(await api.delete<{ msg: string }>(itemPath(api, name, key)));
+        out.confirm(await client.cache.deleteItem(name, key));
       }),
     );
 }
@@ -47,8 +42,8 @@ export function cacheCommand(): Command {
     .description('list the caches of the project')
     .option('--page <n>', '0-based page of 100 caches', integer(0, 100))
     .action(
-      action(async ({ api, out }, options: { page?: number }) => {
-        const result = await api.get<Json[]>(`/1/projects/${api.projectId}/caches`, { page: options.page });
+      action(async ({ client, out }, options: { page?: number }) => {
+        const result = await client.cache.list(options.page);
         out.table(result, columns('name', 'project_id'), result);
       }),
     );
@@ -58,8 +53,8 @@ export function cacheCommand(): Command {
     .command('clear <cache>')
     .description('delete every item of a cache')
     .action(
-      action(async ({ api, out }, name: string) => {
-        out.confirm(await api.post<{ msg: string }>(cachePath(api, name, '/clear')));
+      action(async ({ client, out }, name: string) => {
+        out.confirm(await client.cache.clear(name));
       }),
     );
   itemCommands(cache);

@@ -11,8 +11,6 @@ const CLUSTER_COLUMNS = columns('id', 'name', 'user_id', 'memory', 'cpu_share');
 const RUNNER_COLUMNS = columns('instance_id', 'hostname', 'version', 'slots', 'busy', 'tasks', 'updated_at');
 const TOKEN_COLUMNS = columns('id', 'created_at');
 
-export const clusterPath = (cluster: string, rest = '') => `/2/clusters/${encodeURIComponent(cluster)}${rest}`;
-
 /** A cluster definition from a JSON file (`-` for stdin): the body of create or update. */
 function clusterFile(file: string): Json {
   let text: string;
@@ -32,18 +30,18 @@ function clusterFile(file: string): Json {
 
 const defineView = (command: Command) =>
   command.description('show a cluster with its machines').action(
-    action(async ({ api, out }, ref: string) => {
-      const result = await api.get<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)));
-      out.record(result.cluster, result);
+    action(async ({ client, out }, ref: string) => {
+      const result = await client.clusters.get(await clusterIdOf(client, ref));
+      out.record(result.cluster ?? {}, result);
     }),
   );
 
 const defineEdit = (command: Command) =>
   command.description('change a cluster from a JSON file of the fields to change (- for stdin)').action(
-    action(async ({ api, out }, ref: string, file: string) => {
+    action(async ({ client, out }, ref: string, file: string) => {
       const body = clusterFile(file);
-      const result = await api.put<{ cluster: Json }>(clusterPath(await clusterIdOf(api, ref)), body);
-      out.record(result.cluster, result);
+      const result = await client.clusters.update(await clusterIdOf(client, ref), body);
+      out.record(result.cluster ?? {}, result);
     }),
   );
 
@@ -54,9 +52,9 @@ export function clustersCommand(): Command {
     .command('list')
     .description('list clusters')
     .action(
-      action(async ({ api, out }) => {
-        const result = await api.get<{ clusters: Json[] }>('/2/clusters');
-        out.table(result.clusters, CLUSTER_COLUMNS, result);
+      action(async ({ client, out }) => {
+        const result = await client.clusters.list();
+        out.table(result.clusters ?? [], CLUSTER_COLUMNS, result);
       }),
     );
   defineView(clusters.command('view <cluster>'));
@@ -67,11 +65,11 @@ export function clustersCommand(): Command {
     )
     .option('--name <name>', "the cluster's name (over the file's)")
     .action(
-      action(async ({ api, out }, file: string | undefined, options: { name?: string }) => {
+      action(async ({ client, out }, file: string | undefined, options: { name?: string }) => {
         if (file === undefined && options.name === undefined) throw new CliError('give --name or a cluster file', 2);
         const body = { ...(file === undefined ? {} : clusterFile(file)), ...options };
-        const result = await api.post<{ cluster: Json }>('/2/clusters', body);
-        out.record(result.cluster, result);
+        const result = await client.clusters.create(body);
+        out.record(result.cluster ?? {}, result);
       }),
     );
   defineEdit(clusters.command('edit <cluster> <file>'));
@@ -79,16 +77,16 @@ export function clustersCommand(): Command {
     .command('delete <cluster>')
     .description('delete a cluster (terminate its instances first)')
     .action(
-      action(async ({ api, out }, ref: string) =>
-        out.confirm(await api.delete<{ msg: string }>(clusterPath(await clusterIdOf(api, ref)))),
+      action(async ({ client, out }, ref: string) =>
+        out.confirm(await client.clusters.remove(await clusterIdOf(client, ref))),
       ),
     );
   clusters
     .command('terminate <cluster>')
     .description('retire every instance of a cluster (running tasks finish first)')
     .action(
-      action(async ({ api, out }, ref: string) =>
-        out.confirm(await api.post<{ msg: string }>(clusterPath(await clusterIdOf(api, ref), '/terminate'))),
+      action(async ({ client, out }, ref: string) =>
+        out.confirm(await client.clusters.terminate(await clusterIdOf(client, ref))),
       ),
     );
   clusters.addCommand(tokensCommand());
@@ -104,27 +102,26 @@ function tokensCommand(): Command {
     .command('list <cluster>')
     .description('list runner tokens (without their secrets)')
     .action(
-      action(async ({ api, out }, ref: string) => {
-        const result = await api.get<{ tokens: Json[] }>(clusterPath(await clusterIdOf(api, ref), '/tokens'));
-        out.table(result.tokens, TOKEN_COLUMNS, result);
+      action(async ({ client, out }, ref: string) => {
+        const result = await client.clusters.tokens(await clusterIdOf(client, ref));
+        out.table(result.tokens ?? [], TOKEN_COLUMNS, result);
       }),
     );
   tokens
     .command('create <cluster>')
     .description('create a runner token; its secret is printed only now')
     .action(
-      action(async ({ api, out }, ref: string) => {
-        const result = await api.post<{ token: Json }>(clusterPath(await clusterIdOf(api, ref), '/tokens'));
-        out.record(result.token, result);
+      action(async ({ client, out }, ref: string) => {
+        const result = await client.clusters.createToken(await clusterIdOf(client, ref));
+        out.record(result.token ?? {}, result);
       }),
     );
   tokens
     .command('delete <cluster> <token_id>')
     .description('revoke a runner token at once')
     .action(
-      action(async ({ api, out }, ref: string, tokenId: string) => {
-        const path = clusterPath(await clusterIdOf(api, ref), `/tokens/${encodeURIComponent(tokenId)}`);
-        out.confirm(await api.delete<{ msg: string }>(path));
+      action(async ({ client, out }, ref: string, tokenId: string) => {
+        out.confirm(await client.clusters.deleteToken(await clusterIdOf(client, ref), tokenId));
       }),
     );
   return tokens;
@@ -137,9 +134,9 @@ export function runnersCommand(): Command {
     .command('list <cluster>')
     .description('list the runners online in a cluster, their host and the tasks they run now')
     .action(
-      action(async ({ api, out }, ref: string) => {
-        const result = await api.get<{ runners: Json[] }>(clusterPath(await clusterIdOf(api, ref), '/runners'));
-        const rows = result.runners.map((runner) => ({ ...runner, tasks: (runner.tasks as string[]).join(' ') }));
+      action(async ({ client, out }, ref: string) => {
+        const result = await client.clusters.runners(await clusterIdOf(client, ref));
+        const rows = (result.runners ?? []).map((runner) => ({ ...runner, tasks: (runner.tasks ?? []).join(' ') }));
         out.table(rows, RUNNER_COLUMNS, result);
       }),
     );

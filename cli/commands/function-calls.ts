@@ -1,13 +1,9 @@
 import { Command } from 'commander';
-import type { Json } from '../api-client.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 import { integer } from '../options.js';
 
 const CALL_COLUMNS = columns('id', 'path', 'type', 'status', 'created_at', 'completed_at', 'error');
-
-const callsPath = (app: string, rest = '') => `/v1/apps/${encodeURIComponent(app)}/calls${rest}`;
-const callPath = (app: string, callId: string, rest = '') => callsPath(app, `/${encodeURIComponent(callId)}${rest}`);
 
 /** `ferrum functions calls list|view|log`: the calls of an app's functions, newest first, and their logs. */
 export function callsCommand(): Command {
@@ -18,9 +14,9 @@ export function callsCommand(): Command {
     .option('--per-page <n>', 'page size', integer(1, 100))
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .action(
-      action(async ({ api, out }, app: string, options: { perPage?: number; cursor?: string }) => {
+      action(async ({ client, out }, app: string, options: { perPage?: number; cursor?: string }) => {
         const query = { per_page: options.perPage, cursor: options.cursor };
-        const result = await api.get<{ calls: Json[]; next_cursor?: string }>(callsPath(app), query);
+        const result = await client.functions.calls(app, query);
         out.table(result.calls, CALL_COLUMNS, result);
         if (!out.structured && result.next_cursor) process.stderr.write(`next page: --cursor ${result.next_cursor}\n`);
       }),
@@ -29,8 +25,8 @@ export function callsCommand(): Command {
     .command('view <app> <call_id>')
     .description('show a call')
     .action(
-      action(async ({ api, out }, app: string, callId: string) => {
-        const result = await api.get<{ call: Json }>(callPath(app, callId));
+      action(async ({ client, out }, app: string, callId: string) => {
+        const result = await client.functions.call(app, callId);
         out.record(result.call, result);
       }),
     );
@@ -38,9 +34,9 @@ export function callsCommand(): Command {
     .command('log <app> <call_id>')
     .description("print a call's log (what the function wrote to stderr)")
     .action(
-      action(async ({ api, out }, app: string, callId: string) => {
-        const result = await api.get<{ log: { log?: string } }>(callPath(app, callId, '/log'));
-        out.message(result.log.log ?? '', result);
+      action(async ({ client, out }, app: string, callId: string) => {
+        const result = await client.functions.callLog(app, callId);
+        out.message(result.log?.log ?? '', result);
       }),
     );
   return calls;

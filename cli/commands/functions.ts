@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Dispatcher } from 'undici';
-import type { ApiClient, Json } from '../api-client.js';
+import type { CommandContext } from '../context.js';
 import { action } from '../action.js';
 import { ApiError, reasonOf } from '../errors.js';
 import { columns } from '../columns.js';
@@ -10,22 +10,14 @@ import { callsCommand } from './function-calls.js';
 
 const ROUTE_COLUMNS = columns('path', 'image', 'type', 'format', 'memory', 'timeout');
 
-const appPath = (app: string, rest = '') => `/v1/apps/${encodeURIComponent(app)}${rest}`;
-
-/** A route path as the API wants it: with its leading slash; each segment encoded. */
-function routePath(path: string): string {
-  const withSlash = path.startsWith('/') ? path : `/${path}`;
-  return withSlash.split('/').map(encodeURIComponent).join('/');
-}
-
 function appsCommand(): Command {
   const apps = new Command('apps').description('function apps');
   apps
     .command('list')
     .description('list apps')
     .action(
-      action(async ({ api, out }) => {
-        const result = await api.get<{ apps: Json[] }>('/v1/apps');
+      action(async ({ client, out }) => {
+        const result = await client.functions.apps();
         out.table(result.apps, columns('name', 'config'), result);
       }),
     );
@@ -34,8 +26,8 @@ function appsCommand(): Command {
     .description('create an app')
     .option('--config <KEY=VALUE>', 'configuration handed to every function of the app (repeat for more)', keyValue)
     .action(
-      action(async ({ api, out }, name: string, options: { config?: Record<string, string> }) => {
-        const result = await api.post<{ app: Json }>('/v1/apps', { app: { name, config: options.config } });
+      action(async ({ client, out }, name: string, options: { config?: Record<string, string> }) => {
+        const result = await client.functions.createApp(name, options.config);
         out.record(result.app, result);
       }),
     );
@@ -43,8 +35,8 @@ function appsCommand(): Command {
     .command('delete <name>')
     .description('delete an app')
     .action(
-      action(async ({ api, out }, name: string) => {
-        const result = await api.delete<{ message?: string }>(appPath(name));
+      action(async ({ client, out }, name: string) => {
+        const result = await client.functions.deleteApp(name);
         out.message(result.message ?? 'Deleted', result);
       }),
     );
@@ -66,8 +58,8 @@ function routesCommand(): Command {
     .command('list <app>')
     .description("list an app's routes")
     .action(
-      action(async ({ api, out }, app: string) => {
-        const result = await api.get<{ routes: Json[] }>(appPath(app, '/routes'));
+      action(async ({ client, out }, app: string) => {
+        const result = await client.functions.routes(app);
         out.table(result.routes, ROUTE_COLUMNS, result);
       }),
     );
@@ -81,9 +73,9 @@ function routesCommand(): Command {
     .option('--timeout <seconds>', 'run time limit', integer(1))
     .option('--config <KEY=VALUE>', 'configuration of the function (repeat for more)', keyValue)
     .action(
-      action(async ({ api, out }, app: string, path: string, options: RouteOptions) => {
+      action(async ({ client, out }, app: string, path: string, options: RouteOptions) => {
         const route = { path: path.startsWith('/') ? path : `/${path}`, ...options };
-        const result = await api.post<{ route: Json }>(appPath(app, '/routes'), { route });
+        const result = await client.functions.createRoute(app, route);
         out.record(result.route, result);
       }),
     );
@@ -91,8 +83,8 @@ function routesCommand(): Command {
     .command('delete <app> <path>')
     .description('delete a route')
     .action(
-      action(async ({ api, out }, app: string, path: string) => {
-        const result = await api.delete<{ message?: string }>(appPath(app, `/routes${routePath(path)}`));
+      action(async ({ client, out }, app: string, path: string) => {
+        const result = await client.functions.deleteRoute(app, path);
         out.message(result.message ?? 'Deleted', result);
       }),
     );
@@ -106,9 +98,15 @@ interface CallOptions {
   contentType: string;
 }
 
-async function callRoute(api: ApiClient, app: string, path: string, options: CallOptions, body: string | undefined) {
+async function callRoute(
+  { api, client }: CommandContext,
+  app: string,
+  path: string,
+  options: CallOptions,
+  body: string | undefined,
+) {
   const method = options.method.toUpperCase() as Dispatcher.HttpMethod;
-  const request = api.raw(method, `/r/${encodeURIComponent(app)}${routePath(path)}`, {
+  const request = api.raw(method, client.paths.invoke(app, path), {
     anonymous: true,
     body,
     headers: body === undefined ? {} : { 'content-type': options.contentType },
@@ -142,9 +140,10 @@ export function functionsCommand(): Command {
     .option('-X, --method <method>', 'HTTP method', 'POST')
     .option('--content-type <type>', 'Content-Type of the body', 'application/json')
     .action(
-      action(async ({ api, out }, app: string, path: string, options: CallOptions) => {
+      action(async (ctx, app: string, path: string, options: CallOptions) => {
+        const { out } = ctx;
         const body = await requestBody(options);
-        const response = await callRoute(api, app, path, options, body);
+        const response = await callRoute(ctx, app, path, options, body);
         const callId = response.headers['fn-call-id'];
         if (out.structured)
           return out.printData({ status: response.status, call_id: callId ?? null, body: response.text });

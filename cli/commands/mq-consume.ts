@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
-import type { ApiClient, Json } from '../api-client.js';
+import type { ReservedMessage } from '../../client/responses.js';
 import { action } from '../action.js';
 import { integer } from '../options.js';
-
-interface Reserved {
-  id: string;
-  reservation_id: string;
-  reserved_count: number;
-  body: string;
-}
-
-interface ReserveAnswer {
-  messages: Reserved[];
-  not_deleted?: { id: string; msg: string }[];
-}
 
 interface ConsumeOptions {
   n: number;
@@ -22,7 +10,7 @@ interface ConsumeOptions {
   max?: number;
 }
 
-const deleteEntries = (batch: Reserved[]) => batch.map(({ id, reservation_id }) => ({ id, reservation_id }));
+const deleteEntries = (batch: ReservedMessage[]) => batch.map(({ id, reservation_id }) => ({ id, reservation_id }));
 
 /**
  * `ferrum mq consume`: reserves batch after batch and writes each message as a JSON line; each
@@ -30,7 +18,7 @@ const deleteEntries = (batch: Reserved[]) => batch.map(({ id, reservation_id }) 
  * one request per batch), the last one by a batch delete. Stops when a reserve (after its wait)
  * brings nothing, or after --max messages.
  */
-export function addConsumeCommand(mq: Command, queuePath: (api: ApiClient, queue: string, rest?: string) => string) {
+export function addConsumeCommand(mq: Command) {
   mq.command('consume <queue>')
     .description('reserve, print (a JSON line each) and delete messages until the queue stays empty')
     .option('-n, --n <n>', 'messages per batch', integer(1, 100), 100)
@@ -38,18 +26,14 @@ export function addConsumeCommand(mq: Command, queuePath: (api: ApiClient, queue
     .option('--wait <seconds>', 'long-poll up to this many seconds for the next batch', integer(0, 30), 0)
     .option('--max <count>', 'stop after this many messages', integer(1, Number.MAX_SAFE_INTEGER))
     .action(
-      action(async ({ api, out }, queue: string, options: ConsumeOptions) => {
-        const reservations = queuePath(api, queue, '/reservations');
-        let done: Reserved[] = [];
+      action(async ({ client, out }, queue: string, options: ConsumeOptions) => {
+        let done: ReservedMessage[] = [];
         let consumed = 0;
         for (;;) {
           const n = Math.min(options.n, (options.max ?? Infinity) - consumed);
           if (n <= 0) break;
-          const request: Json = { n, timeout: options.timeout, wait: options.wait };
-          const answer = await api.post<ReserveAnswer>(reservations, {
-            ...request,
-            delete_reserved: deleteEntries(done),
-          });
+          const request = { n, timeout: options.timeout, wait: options.wait };
+          const answer = await client.mq.reserve(queue, { ...request, delete_reserved: deleteEntries(done) });
           for (const refused of answer.not_deleted ?? [])
             process.stderr.write(`not deleted: ${refused.id}: ${refused.msg}\n`);
           for (const { id, reserved_count, body } of answer.messages)
@@ -58,7 +42,7 @@ export function addConsumeCommand(mq: Command, queuePath: (api: ApiClient, queue
           consumed += done.length;
           if (done.length === 0) break;
         }
-        if (done.length > 0) await api.delete(queuePath(api, queue, '/messages'), { ids: deleteEntries(done) });
+        if (done.length > 0) await client.mq.deleteMessages(queue, deleteEntries(done));
       }),
     );
 }

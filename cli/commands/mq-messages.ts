@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { ApiClient, Json } from '../api-client.js';
+import type { Endpoints } from '../../client/endpoints.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 import { CliError } from '../errors.js';
@@ -10,20 +10,15 @@ import { addConsumeCommand } from './mq-consume.js';
 
 const MESSAGE_COLUMNS = columns('id', 'reserved_count', 'reservation_id', 'body');
 
-export function queuePath(api: ApiClient, queue: string, rest = ''): string {
-  return `/3/projects/${api.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
-}
-
-const messagePath = (api: ApiClient, queue: string, id: string, rest = '') =>
-  queuePath(api, queue, `/messages/${encodeURIComponent(id)}${rest}`);
-
 /** Deletes messages by id: one (with its reservation when reserved) or a batch. */
-async function deleteMessages(api: ApiClient, queue: string, ids: string[], reservationId: string | undefined) {
+async function deleteMessages(client: Endpoints, queue: string, ids: string[], reservationId: string | undefined) {
   if (reservationId !== undefined && ids.length !== 1)
     throw new CliError('--reservation-id goes with exactly one message id', 2);
-  if (ids.length === 1)
-    return api.delete<{ msg: string }>(messagePath(api, queue, ids[0]!), { reservation_id: reservationId });
-  return api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), { ids: ids.map((id) => ({ id })) });
+  if (ids.length === 1) return client.mq.deleteMessage(queue, ids[0]!, reservationId);
+  return client.mq.deleteMessages(
+    queue,
+    ids.map((id) => ({ id })),
+  );
 }
 
 function definePost(mq: Command): void {
@@ -32,7 +27,7 @@ function definePost(mq: Command): void {
     .option('--file <file>', 'the body of one message from a file, - for stdin')
     .option('--delay <seconds>', 'seconds before the messages become available', integer(0, 604800))
     .action(
-      action(async ({ api, out }, queue: string, bodies: string[], options: { file?: string; delay?: number }) => {
+      action(async ({ client, out }, queue: string, bodies: string[], options: { file?: string; delay?: number }) => {
         if (bodies.length > 0 && options.file !== undefined)
           throw new CliError('give message bodies or --file, not both', 2);
         const texts =
@@ -40,7 +35,7 @@ function definePost(mq: Command): void {
             ? bodies
             : [await inlineOrFile({ inline: '<bodies...>', file: '--file' }, undefined, options.file)];
         const messages = texts.map((body) => ({ body, delay: options.delay }));
-        const result = await api.post<{ ids: string[]; msg: string }>(queuePath(api, queue, '/messages'), { messages });
+        const result = await client.mq.post(queue, messages);
         out.table(
           result.ids.map((id) => ({ id })),
           columns('id'),
@@ -65,14 +60,9 @@ function defineReserve(mq: Command): void {
     .option('--wait <seconds>', 'long-poll up to this many seconds for a message', integer(0, 30))
     .option('--delete', 'delete the messages as they are reserved')
     .action(
-      action(async ({ api, out }, queue: string, options: ReserveOptions) => {
+      action(async ({ client, out }, queue: string, options: ReserveOptions) => {
         const { n, timeout, wait } = options;
-        const request = api.post<{ messages: Json[] }>(queuePath(api, queue, '/reservations'), {
-          n,
-          timeout,
-          wait,
-          delete: options.delete,
-        });
+        const request = client.mq.reserve(queue, { n, timeout, wait, delete: options.delete });
         const result = wait
           ? await withProgress(`waiting up to ${wait}s for a message on ${queue}…`, request)
           : await request;
@@ -86,16 +76,16 @@ function definePeekAndClear(mq: Command): void {
     .description('look at the next messages without reserving them')
     .option('-n, --n <n>', 'at most this many messages', integer(1, 100))
     .action(
-      action(async ({ api, out }, queue: string, options: { n?: number }) => {
-        const result = await api.get<{ messages: Json[] }>(queuePath(api, queue, '/messages'), { n: options.n });
+      action(async ({ client, out }, queue: string, options: { n?: number }) => {
+        const result = await client.mq.peek(queue, options.n);
         out.table(result.messages, columns('id', 'reserved_count', 'body'), result);
       }),
     );
   mq.command('clear <queue>')
     .description('remove every message of a queue')
     .action(
-      action(async ({ api, out }, queue: string) => {
-        out.confirm(await api.delete<{ msg: string }>(queuePath(api, queue, '/messages'), {}));
+      action(async ({ client, out }, queue: string) => {
+        out.confirm(await client.mq.clear(queue));
       }),
     );
 }
@@ -110,12 +100,11 @@ function defineDelete(mq: Command): void {
     .allowExcessArguments()
     .addOption(new Option('--reservation-id <id>').hideHelp())
     .action(
-      action(async ({ api, out, command }, queue: string, options: { reservationId?: string }) => {
+      action(async ({ client, out, command }, queue: string, options: { reservationId?: string }) => {
         const ids = command.args.slice(1);
-        if (ids.length === 0 && options.reservationId === undefined)
-          return out.confirm(await api.delete<{ msg: string }>(queuePath(api, queue)));
+        if (ids.length === 0 && options.reservationId === undefined) return out.confirm(await client.mq.remove(queue));
         tellOldSpelling(`${commandPath(command)} <queue> <message_ids...>`, 'ferrum mq messages delete');
-        out.confirm(await deleteMessages(api, queue, ids, options.reservationId));
+        out.confirm(await deleteMessages(client, queue, ids, options.reservationId));
       }),
     );
 }
@@ -126,9 +115,9 @@ function messagesCommand(mq: Command): void {
     .command('view <queue> <message_id>')
     .description('show one message')
     .action(
-      action(async ({ api, out }, queue: string, id: string) => {
-        const result = await api.get<{ message: Json }>(messagePath(api, queue, id));
-        out.record(result.message, result);
+      action(async ({ client, out }, queue: string, id: string) => {
+        const result = await client.mq.message(queue, id);
+        out.record(result.message ?? {}, result);
       }),
     );
   messages
@@ -136,8 +125,8 @@ function messagesCommand(mq: Command): void {
     .description('delete messages (give --reservation-id for a reserved one)')
     .option('--reservation-id <id>', 'the reservation of the message (one message only)')
     .action(
-      action(async ({ api, out }, queue: string, ids: string[], options: { reservationId?: string }) => {
-        out.confirm(await deleteMessages(api, queue, ids, options.reservationId));
+      action(async ({ client, out }, queue: string, ids: string[], options: { reservationId?: string }) => {
+        out.confirm(await deleteMessages(client, queue, ids, options.reservationId));
       }),
     );
 }
@@ -146,7 +135,7 @@ function messagesCommand(mq: Command): void {
 export function messageCommands(mq: Command): void {
   definePost(mq);
   defineReserve(mq);
-  addConsumeCommand(mq, queuePath);
+  addConsumeCommand(mq);
   definePeekAndClear(mq);
   defineDelete(mq);
   messagesCommand(mq);

@@ -1,10 +1,9 @@
 import { Command } from 'commander';
-import type { ApiClient, Json } from '../api-client.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 import { integer } from '../options.js';
 import { oldSpelling } from '../old-spelling.js';
-import { messageCommands, queuePath } from './mq-messages.js';
+import { messageCommands } from './mq-messages.js';
 
 interface QueueOptions {
   type?: string;
@@ -16,8 +15,8 @@ interface QueueOptions {
 }
 
 /** The `queue` object of a create or edit request from the flags. */
-function queueSettings(options: QueueOptions): Json {
-  const queue: Json = { message_timeout: options.timeout, message_expiration: options.expiration };
+function queueSettings(options: QueueOptions): Record<string, unknown> {
+  const queue: Record<string, unknown> = { message_timeout: options.timeout, message_expiration: options.expiration };
   if (options.type) queue.type = options.type;
   if (options.deadLetter !== undefined)
     queue.dead_letter = { queue_name: options.deadLetter, max_reservations: options.maxReservations };
@@ -30,7 +29,7 @@ function queueSettings(options: QueueOptions): Json {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The settings flags of `mq create` and `mq edit`, sent with `method`. */
-function defineSettings(command: Command, method: 'put' | 'patch'): Command {
+function defineSettings(command: Command, method: 'create' | 'update'): Command {
   return command
     .option('--type <type>', 'pull, unicast or multicast (fixed after creation)')
     .option('--timeout <seconds>', 'message_timeout', integer(30, 86400))
@@ -39,8 +38,8 @@ function defineSettings(command: Command, method: 'put' | 'patch'): Command {
     .option('--max-reservations <n>', 'reservations before a message is dead-lettered', integer(1, 1000))
     .option('--subscriber <url>', 'push subscriber URL (repeat for more)', collect)
     .action(
-      action(async ({ api, out }, queue: string, options: QueueOptions) => {
-        const result = await api[method]<{ queue: Json }>(queuePath(api, queue), { queue: queueSettings(options) });
+      action(async ({ client, out }, queue: string, options: QueueOptions) => {
+        const result = await client.mq[method](queue, queueSettings(options));
         out.record(result.queue, result);
       }),
     );
@@ -53,36 +52,34 @@ function defineList(command: Command): Command {
     .option('--per-page <n>', 'page size', integer(1, 100))
     .option('--previous <queue>', 'continue after this name')
     .action(
-      action(async ({ api, out }, options: { prefix?: string; perPage?: number; previous?: string }) => {
+      action(async ({ client, out }, options: { prefix?: string; perPage?: number; previous?: string }) => {
         const query = { prefix: options.prefix, per_page: options.perPage, previous: options.previous };
-        const result = await api.get<{ queues: Json[] }>(`/3/projects/${api.projectId}/queues`, query);
-        out.table(result.queues, columns('name'), result);
+        const result = await client.mq.list(query);
+        out.table(result.queues ?? [], columns('name'), result);
       }),
     );
 }
 
 const defineView = (command: Command) =>
   command.description('show a queue with its size: ready, delayed and reserved messages').action(
-    action(async ({ api, out }, queue: string) => {
-      const result = await api.get<{ queue: Json }>(queuePath(api, queue));
+    action(async ({ client, out }, queue: string) => {
+      const result = await client.mq.get(queue);
       out.record(result.queue, result);
     }),
   );
 
-const deleteQueue = async (api: ApiClient, queue: string) => api.delete<{ msg: string }>(queuePath(api, queue));
-
 const defineDeleteQueue = (command: Command) =>
   command
     .description('delete a queue and its messages')
-    .action(action(async ({ api, out }, queue: string) => out.confirm(await deleteQueue(api, queue))));
+    .action(action(async ({ client, out }, queue: string) => out.confirm(await client.mq.remove(queue))));
 
 /** `ferrum mq …`: queues (list, view, create, edit, delete) and their messages. */
 export function mqCommand(): Command {
   const mq = new Command('mq').description('message queues (API v3)');
   defineList(mq.command('list'));
   defineView(mq.command('view <queue>'));
-  defineSettings(mq.command('create <queue>'), 'put').description('create a queue, or replace its settings');
-  defineSettings(mq.command('edit <queue>'), 'patch').description("change an existing queue's settings");
+  defineSettings(mq.command('create <queue>'), 'create').description('create a queue, or replace its settings');
+  defineSettings(mq.command('edit <queue>'), 'update').description("change an existing queue's settings");
   messageCommands(mq);
   defineView(oldSpelling(mq, 'info <queue>', 'ferrum mq view'));
   defineDeleteQueue(oldSpelling(mq, 'delete-queue <queue>', 'ferrum mq delete'));

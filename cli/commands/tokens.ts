@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import type { Json } from '../api-client.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 
@@ -12,9 +11,9 @@ export function tokensCommand(): Command {
     .description('list the tokens of a user (yours by default)')
     .option('--user-id <user>', 'another user (admin tokens only)')
     .action(
-      action(async ({ api, out }, options: { userId?: string }) => {
-        const result = await api.get<{ tokens: Json[] }>('/1/tokens', { user_id: options.userId });
-        out.table(result.tokens, TOKEN_COLUMNS, result);
+      action(async ({ client, out }, options: { userId?: string }) => {
+        const result = await client.identity.tokens({ user_id: options.userId });
+        out.table(result.tokens ?? [], TOKEN_COLUMNS, result);
       }),
     );
   tokens
@@ -24,18 +23,17 @@ export function tokensCommand(): Command {
     .option('--admin', 'an admin token (admin tokens only)')
     .option('--user-id <user>', 'for another user (admin tokens only)')
     .action(
-      action(async ({ api, out }, options: { name?: string; admin?: boolean; userId?: string }) => {
-        out.record(
-          await api.post<Json>('/1/tokens', { name: options.name, admin: options.admin, user_id: options.userId }),
-        );
+      action(async ({ client, out }, options: { name?: string; admin?: boolean; userId?: string }) => {
+        const token = { name: options.name, admin: options.admin, user_id: options.userId };
+        out.record(await client.identity.createToken(token));
       }),
     );
   tokens
     .command('delete <token_id>')
     .description('revoke a token by its id')
     .action(
-      action(async ({ api, out }, tokenId: string) => {
-        out.confirm(await api.delete<{ msg: string }>(`/1/tokens/${encodeURIComponent(tokenId)}`));
+      action(async ({ client, out }, tokenId: string) => {
+        out.confirm(await client.identity.deleteToken(tokenId));
       }),
     );
   return tokens;

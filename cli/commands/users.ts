@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import type { Json } from '../api-client.js';
 import { action } from '../action.js';
 import { oldSpelling } from '../old-spelling.js';
 import { columns } from '../columns.js';
@@ -7,12 +6,10 @@ import { integer } from '../options.js';
 
 const USER_COLUMNS = columns('user_id', 'email', 'status', 'admin', 'created_at');
 
-const userPath = (user: string) => `/1/users/${encodeURIComponent(user)}`;
-
 const defineView = (command: Command) =>
   command
     .description('show a user by id or e-mail')
-    .action(action(async ({ api, out }, user: string) => out.record(await api.get<Json>(userPath(user)))));
+    .action(action(async ({ client, out }, user: string) => out.record(await client.identity.user(user))));
 
 const defineEdit = (command: Command) =>
   command
@@ -20,8 +17,8 @@ const defineEdit = (command: Command) =>
     .option('--email <email>', 'new e-mail address')
     .option('--password <password>', 'new password')
     .action(
-      action(async ({ api, out }, user: string, options: { email?: string; password?: string }) => {
-        out.record(await api.patch<Json>(userPath(user), { email: options.email, password: options.password }));
+      action(async ({ client, out }, user: string, options: { email?: string; password?: string }) => {
+        out.record(await client.identity.updateUser(user, { email: options.email, password: options.password }));
       }),
     );
 
@@ -33,8 +30,8 @@ export function usersCommand(): Command {
     .requiredOption('--email <email>', 'e-mail address')
     .requiredOption('--password <password>', 'password')
     .action(
-      action(async ({ api, out }, options: { email: string; password: string }) => {
-        const user = await api.post<Json>('/1/users', { email: options.email, password: options.password });
+      action(async ({ client, out }, options: { email: string; password: string }) => {
+        const user = await client.identity.createUser({ email: options.email, password: options.password });
         out.record(user);
       }),
     );
@@ -44,12 +41,9 @@ export function usersCommand(): Command {
     .option('--per-page <n>', 'page size (1-100)', integer(1, 100))
     .option('--previous <user_id>', 'the last user id of the previous page')
     .action(
-      action(async ({ api, out }, options: { perPage?: number; previous?: string }) => {
-        const page = await api.get<{ users: Json[] }>('/1/users', {
-          per_page: options.perPage,
-          previous: options.previous,
-        });
-        out.table(page.users, USER_COLUMNS, page);
+      action(async ({ client, out }, options: { perPage?: number; previous?: string }) => {
+        const page = await client.identity.users({ per_page: options.perPage, previous: options.previous });
+        out.table(page.users ?? [], USER_COLUMNS, page);
       }),
     );
   defineView(users.command('view <user>'));
@@ -58,8 +52,8 @@ export function usersCommand(): Command {
     .command('delete <user>')
     .description('delete a user by id or e-mail')
     .action(
-      action(async ({ api, out }, user: string) => {
-        out.confirm(await api.delete<{ msg: string }>(userPath(user)));
+      action(async ({ client, out }, user: string) => {
+        out.confirm(await client.identity.deleteUser(user));
       }),
     );
   defineView(oldSpelling(users, 'get <user>', 'ferrum users view'));

@@ -1,17 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
-import type { ApiClient } from '../api-client.js';
+import type { Task } from '../../client/responses.js';
+import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { Progress } from '../progress.js';
 
 /** Task states after which nothing more happens; any other (even unknown) state may still change. */
 export const FINAL_TASK_STATES = new Set(['complete', 'error', 'cancelled', 'timeout']);
-
-interface Task {
-  id: string;
-  status: string;
-  msg?: string;
-  cluster?: string;
-}
 
 /** How often a queued task's cluster is asked whether any runner serves it. */
 const RUNNER_CHECK_MS = 5000;
@@ -25,18 +19,16 @@ class RunnerWatch {
   private checkedAt = 0;
 
   constructor(
-    private readonly api: ApiClient,
+    private readonly client: CommandContext['client'],
     private readonly notice: (text: string) => void,
   ) {}
 
   async check(task: Task): Promise<void> {
     if (task.status !== 'queued' || !task.cluster || Date.now() - this.checkedAt < RUNNER_CHECK_MS) return;
     this.checkedAt = Date.now();
-    const found = await this.api
-      .get<{ cluster: { runners_total?: number } }>(`/2/clusters/${encodeURIComponent(task.cluster)}`)
-      .catch(() => null);
+    const found = await this.client.clusters.get(task.cluster).catch(() => null);
     if (!found) return;
-    const lacking = !(Number(found.cluster.runners_total) > 0);
+    const lacking = !(Number(found.cluster?.runners_total) > 0);
     if (lacking && !this.lacking)
       this.notice(
         `ferrum: no runner serves cluster ${task.cluster}: task ${task.id} stays queued until one starts ` +
@@ -47,9 +39,6 @@ class RunnerWatch {
   }
 }
 
-export const taskPath = (api: ApiClient, taskId: string, rest = '') =>
-  `/2/projects/${api.projectId}/tasks/${encodeURIComponent(taskId)}${rest}`;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -58,14 +47,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The status is read before the log, so once a final status is seen the log read after it is whole.
  */
 export async function followLog(
-  api: ApiClient,
+  { client, api }: Pick<CommandContext, 'client' | 'api'>,
   taskId: string,
   intervalMs: number,
   write: (text: string) => void,
   notice: (text: string) => void = (text) => process.stderr.write(text),
 ): Promise<void> {
   const progress = new Progress();
-  const runners = new RunnerWatch(api, (text) => {
+  const runners = new RunnerWatch(client, (text) => {
     progress.clear();
     notice(text);
   });
@@ -73,14 +62,14 @@ export async function followLog(
   const decoder = new StringDecoder('utf8');
   let offset = 0;
   for (;;) {
-    const task = await api.get<Task>(taskPath(api, taskId));
-    const bytes = await api.bytes('GET', taskPath(api, taskId, '/log'), { query: { offset } });
+    const task = await client.worker.task(taskId);
+    const bytes = await api.bytes('GET', client.paths.taskLog(taskId), { query: { offset } });
     if (bytes.length > 0) {
       offset += bytes.length;
       progress.clear();
       write(decoder.write(bytes));
     }
-    if (FINAL_TASK_STATES.has(task.status)) {
+    if (task.status !== undefined && FINAL_TASK_STATES.has(task.status)) {
       progress.clear();
       write(decoder.end());
       if (task.status !== 'complete')
@@ -88,7 +77,7 @@ export async function followLog(
       return;
     }
     await runners.check(task);
-    progress.update(`task ${taskId} is ${task.status}…`);
+    progress.update(`task ${taskId} is ${task.status ?? 'unknown'}…`);
     await sleep(intervalMs);
   }
 }

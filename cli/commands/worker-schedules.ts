@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { type ApiClient, type Json } from '../api-client.js';
 import { optionalClusterIdOf } from '../cluster-ref.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
@@ -7,8 +6,6 @@ import { inlineOrFile, integer } from '../options.js';
 import { oldSpelling } from '../old-spelling.js';
 
 const SCHEDULE_COLUMNS = columns('id', 'code_name', 'status', 'run_every', 'cron', 'run_count', 'next_start', 'msg');
-
-const schedulesPath = (api: ApiClient, rest = '') => `/2/projects/${api.projectId}/schedules${rest}`;
 
 interface CreateOptions {
   payload?: string;
@@ -29,11 +26,7 @@ interface CreateOptions {
 const defineView = (command: Command) =>
   command
     .description('show a schedule')
-    .action(
-      action(async ({ api, out }, id: string) =>
-        out.record(await api.get<Json>(schedulesPath(api, `/${encodeURIComponent(id)}`))),
-      ),
-    );
+    .action(action(async ({ client, out }, id: string) => out.record(await client.worker.schedule(id))));
 
 function defineCreate(schedule: Command): void {
   schedule
@@ -56,7 +49,7 @@ function defineCreate(schedule: Command): void {
     .option('--delay <seconds>', 'seconds added before each task becomes available', integer(0, 604800))
     .option('--label <label>', 'a label for the schedule')
     .action(
-      action(async ({ api, out }, codeName: string, options: CreateOptions) => {
+      action(async ({ client, out }, codeName: string, options: CreateOptions) => {
         const payload = await inlineOrFile(
           { inline: '--payload', file: '--payload-file' },
           options.payload,
@@ -74,12 +67,12 @@ function defineCreate(schedule: Command): void {
           run_times: options.runTimes,
           priority: options.priority,
           timeout: options.timeout,
-          cluster: await optionalClusterIdOf(api, options.cluster),
+          cluster: await optionalClusterIdOf(client, options.cluster),
           delay: options.delay,
           label: options.label,
         };
-        const result = await api.post<{ schedules: Json[] }>(schedulesPath(api), { schedules: [request] });
-        out.table(result.schedules, columns('id'), result);
+        const result = await client.worker.createSchedules([request]);
+        out.table(result.schedules ?? [], columns('id'), result);
       }),
     );
 }
@@ -96,12 +89,9 @@ export function scheduleCommand(): Command {
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
     .action(
-      action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
-        const result = await api.get<{ schedules: Json[] }>(schedulesPath(api), {
-          page: options.page,
-          per_page: options.perPage,
-        });
-        out.table(result.schedules, SCHEDULE_COLUMNS, result);
+      action(async ({ client, out }, options: { page?: number; perPage?: number }) => {
+        const result = await client.worker.schedules({ page: options.page, per_page: options.perPage });
+        out.table(result.schedules ?? [], SCHEDULE_COLUMNS, result);
       }),
     );
   defineView(schedule.command('view <schedule_id>'));
@@ -109,8 +99,8 @@ export function scheduleCommand(): Command {
     .command('cancel <schedule_id>')
     .description('cancel a schedule')
     .action(
-      action(async ({ api, out }, id: string) => {
-        out.confirm(await api.post<{ msg: string }>(schedulesPath(api, `/${encodeURIComponent(id)}/cancel`)));
+      action(async ({ client, out }, id: string) => {
+        out.confirm(await client.worker.cancelSchedule(id));
       }),
     );
   defineView(oldSpelling(schedule, 'get <schedule_id>', 'ferrum worker schedule view'));

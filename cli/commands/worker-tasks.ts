@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import type { Json } from '../api-client.js';
 import { action } from '../action.js';
 import { columns } from '../columns.js';
 import { integer } from '../options.js';
 import { oldSpelling } from '../old-spelling.js';
-import { followLog, taskPath } from './worker-log.js';
+import { followLog } from './worker-log.js';
 
 const TASK_COLUMNS = columns('id', 'code_name', 'status', 'created_at', 'duration', 'msg');
 const TASK_STATES = ['queued', 'preparing', 'running', 'complete', 'error', 'cancelled', 'timeout'];
@@ -24,22 +23,22 @@ const defineList = (command: Command) =>
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
     .action(
-      action(async ({ api, out }, options: ListOptions) => {
+      action(async ({ client, out }, options: ListOptions) => {
         const query: Record<string, string | number | undefined> = {
           code_name: options.codeName,
           page: options.page,
           per_page: options.perPage,
         };
         for (const status of options.status ?? []) query[status] = 1;
-        const result = await api.get<{ tasks: Json[] }>(`/2/projects/${api.projectId}/tasks`, query);
-        out.table(result.tasks, TASK_COLUMNS, result);
+        const result = await client.worker.tasks(query);
+        out.table(result.tasks ?? [], TASK_COLUMNS, result);
       }),
     );
 
 const defineView = (command: Command) =>
   command
     .description('show a task')
-    .action(action(async ({ api, out }, taskId: string) => out.record(await api.get<Json>(taskPath(api, taskId)))));
+    .action(action(async ({ client, out }, taskId: string) => out.record(await client.worker.task(taskId))));
 
 const defineLog = (command: Command) =>
   command
@@ -47,16 +46,16 @@ const defineLog = (command: Command) =>
     .option('-f, --follow', 'keep printing until the task ends; exits non-zero unless it completes')
     .option('--interval <ms>', 'polling interval of --follow', integer(10, 60000), 1000)
     .action(
-      action(async ({ api, out }, taskId: string, options: { follow?: boolean; interval: number }) => {
-        if (options.follow) return followLog(api, taskId, options.interval, (text) => process.stdout.write(text));
-        out.write(await api.text('GET', taskPath(api, taskId, '/log')));
+      action(async (ctx, taskId: string, options: { follow?: boolean; interval: number }) => {
+        if (options.follow) return followLog(ctx, taskId, options.interval, (text) => process.stdout.write(text));
+        ctx.out.write(await ctx.client.worker.log(taskId));
       }),
     );
 
 const defineCancel = (command: Command) =>
   command.description('cancel a task').action(
-    action(async ({ api, out }, taskId: string) => {
-      out.confirm(await api.post<{ msg: string }>(taskPath(api, taskId, '/cancel')));
+    action(async ({ client, out }, taskId: string) => {
+      out.confirm(await client.worker.cancel(taskId));
     }),
   );
 
@@ -65,9 +64,9 @@ const defineRetry = (command: Command) =>
     .description('queue a task again')
     .option('--delay <seconds>', 'seconds before it is queued', integer(0, 604800))
     .action(
-      action(async ({ api, out }, taskId: string, options: { delay?: number }) => {
-        const result = await api.post<{ tasks: Json[] }>(taskPath(api, taskId, '/retry'), { delay: options.delay });
-        out.table(result.tasks, columns('id'), result);
+      action(async ({ client, out }, taskId: string, options: { delay?: number }) => {
+        const result = await client.worker.retry(taskId, { delay: options.delay });
+        out.table(result.tasks ?? [], columns('id'), result);
       }),
     );
 

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import type { ApiClient, Json } from '../api-client.js';
 import { action } from '../action.js';
 import { optionalClusterIdOf } from '../cluster-ref.js';
 import type { UploadOptions } from '../code-upload.js';
@@ -10,8 +9,6 @@ import { taskCommands } from './worker-tasks.js';
 import { scheduleCommand } from './worker-schedules.js';
 
 const CODE_COLUMNS = columns('id', 'name', 'rev', 'image', 'command', 'latest_change');
-
-const projectPath = (api: ApiClient, rest: string) => `/2/projects/${api.projectId}${rest}`;
 
 function defineUpload(worker: Command): void {
   worker
@@ -30,9 +27,10 @@ function defineUpload(worker: Command): void {
     .option('--retries-delay <seconds>', 'seconds before a retry', integer(0))
     .option('--priority <p>', 'default priority', integer(0, 2))
     .action(
-      action(async ({ api, out }, name: string, source: string | undefined, options: UploadOptions) => {
+      action(async (ctx, name: string, source: string | undefined, options: UploadOptions) => {
         const { uploadCode } = await import('../code-upload.js');
-        const result = await uploadCode(api, name, source, options);
+        const result = await uploadCode(ctx, name, source, options);
+        const { out } = ctx;
         out.message(`${String(result.msg)} (code id ${String(result.id)})`, result);
       }),
     );
@@ -41,11 +39,7 @@ function defineUpload(worker: Command): void {
 const defineCodeView = (command: Command) =>
   command
     .description('show a code package')
-    .action(
-      action(async ({ api, out }, codeId: string) =>
-        out.record(await api.get<Json>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`))),
-      ),
-    );
+    .action(action(async ({ client, out }, codeId: string) => out.record(await client.worker.code(codeId))));
 
 function codesCommand(): Command {
   const codes = new Command('codes').description('code packages');
@@ -55,10 +49,9 @@ function codesCommand(): Command {
     .option('--page <n>', '0-based page', integer(0, 100))
     .option('--per-page <n>', 'page size', integer(1, 100))
     .action(
-      action(async ({ api, out }, options: { page?: number; perPage?: number }) => {
-        const query = { page: options.page, per_page: options.perPage };
-        const result = await api.get<{ codes: Json[] }>(projectPath(api, '/codes'), query);
-        out.table(result.codes, CODE_COLUMNS, result);
+      action(async ({ client, out }, options: { page?: number; perPage?: number }) => {
+        const result = await client.worker.codes({ page: options.page, per_page: options.perPage });
+        out.table(result.codes ?? [], CODE_COLUMNS, result);
       }),
     );
   defineCodeView(codes.command('view <code_id>'));
@@ -66,8 +59,8 @@ function codesCommand(): Command {
     .command('delete <code_id>')
     .description('delete a code package')
     .action(
-      action(async ({ api, out }, codeId: string) => {
-        out.confirm(await api.delete<{ msg: string }>(projectPath(api, `/codes/${encodeURIComponent(codeId)}`)));
+      action(async ({ client, out }, codeId: string) => {
+        out.confirm(await client.worker.deleteCode(codeId));
       }),
     );
   defineCodeView(oldSpelling(codes, 'get <code_id>', 'ferrum worker codes view'));
@@ -96,14 +89,14 @@ function defineQueue(worker: Command): void {
     .option('--delay <seconds>', 'seconds before the task is queued', integer(0, 604800))
     .option('--label <label>', 'a label for the task')
     .action(
-      action(async ({ api, out }, codeName: string, options: QueueOptions) => {
+      action(async ({ client, out }, codeName: string, options: QueueOptions) => {
         const files = { inline: '--payload', file: '--payload-file' };
         const payload = await inlineOrFile(files, options.payload, options.payloadFile, '{}');
         const { priority, timeout, delay, label } = options;
-        const cluster = await optionalClusterIdOf(api, options.cluster);
+        const cluster = await optionalClusterIdOf(client, options.cluster);
         const task = { code_name: codeName, payload, priority, cluster, timeout, delay, label };
-        const result = await api.post<{ tasks: Json[] }>(projectPath(api, '/tasks'), { tasks: [task] });
-        out.table(result.tasks, columns('id'), result);
+        const result = await client.worker.queue([task]);
+        out.table(result.tasks ?? [], columns('id'), result);
       }),
     );
 }

@@ -161,7 +161,7 @@ describe('start-up cost', () => {
     };
     visit('bin/ferrum.ts');
     const heavy = [...loaded].filter((file) =>
-      /^(undici|cli-table3|yazl|yaml|ioredis|dockerode|fastify|bullmq|pino)$|cli\/(context|api-client|output|code-upload|code-package)\.ts$/.test(
+      /^(undici|cli-table3|yazl|yaml|ioredis|dockerode|fastify|bullmq|pino)$|cli\/(context|api-client|output|code-upload|code-package)\.ts$|^client\//.test(
         file,
       ),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error the dashboard's browser module is JavaScript, checked by web/tsconfig.json
+// The dashboard's browser module: JavaScript with JSDoc types (web/tsconfig.json; allowJs here).
 import { niceTicks } from '../../web/ticks.js';
 
 const TARGET_MAX_TICKS = 6;
@@ -25,7 +25,7 @@ describe("the dashboard charts' axis ticks", () => {
       expect(ticks[ticks.length - 1]).toBe(top);
       expect(ticks.length).toBeGreaterThanOrEqual(2);
       expect(ticks.length).toBeLessThanOrEqual(TARGET_MAX_TICKS);
-      const step = ticks[1] - ticks[0];
+      const step = ticks[1]! - ticks[0]!;
       expect(Number.isInteger(step)).toBe(true);
       ticks.forEach((tick: number, i: number) => expect(tick).toBe(i * step));
     }
