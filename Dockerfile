@@ -43,12 +43,9 @@ LABEL org.opencontainers.image.title="Ferrum" \
       org.opencontainers.image.licenses="Apache-2.0"
 # No PORT here: the controller listens on 8080 and a runner serves its metrics on 8081 unless told
 # otherwise, so both roles fit on one host network.
-# One HTTP worker a container, as the chart runs it: containers scale by replicas, and a
-# container's CPU limit is not what os.availableParallelism() sees. FERRUM_WORKERS overrides it.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    FERRUM_DATA_DIR=/var/lib/ferrum \
-    FERRUM_WORKERS=1
+    FERRUM_DATA_DIR=/var/lib/ferrum
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
