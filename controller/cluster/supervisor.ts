@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
+import { askWorker } from './ask-worker.js';
 import { isWorkerMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** What the first worker reports once it listens. */
@@ -68,14 +69,14 @@ export class WorkerSupervisor {
   async drain(): Promise<void> {
     this.endRestarts();
     this.stopStarting();
-    await Promise.all([...this.ready].map((worker) => this.ask(worker, { ferrum: 'drain' }, 'drained')));
+    await Promise.all([...this.ready].map((worker) => askWorker(worker, { ferrum: 'drain' }, 'drained')));
   }
 
   /** Stops every worker gracefully (no restarts from now on); resolves once they all exited. */
   async stop(): Promise<void> {
     this.endRestarts();
     this.stopStarting();
-    await Promise.all(this.workers().map((worker) => this.ask(worker, { ferrum: 'stop' }, null)));
+    await Promise.all(this.workers().map((worker) => askWorker(worker, { ferrum: 'stop' }, null)));
   }
 
   /** Kills every worker at once (a second signal, or a start that failed). */
@@ -103,17 +104,6 @@ export class WorkerSupervisor {
     this.stopping = true;
     for (const timer of this.restarts) clearTimeout(timer);
     this.restarts.clear();
-  }
-
-  /** Sends `message`; resolves on the answer `until` (or on the worker's exit, which ends any wait). */
-  private ask(worker: Worker, message: PrimaryMessage, until: WorkerMessage['ferrum'] | null): Promise<void> {
-    return new Promise((resolve) => {
-      worker.once('exit', () => resolve());
-      if (until)
-        worker.on('message', (answer: unknown) => isWorkerMessage(answer) && answer.ferrum === until && resolve());
-      if (worker.isConnected()) worker.send(message);
-      else resolve();
-    });
   }
 
   private fork(): Promise<WorkerReady> {
