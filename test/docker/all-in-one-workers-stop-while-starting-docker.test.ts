@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { ferrumChildPids, jsonLines, startFerrumProcess, type FerrumProcess } from '../helpers/ferrum-process.js';
+import {
+  ferrumChildPids,
+  isAlive,
+  jsonLines,
+  startFerrumProcess,
+  type FerrumProcess,
+} from '../helpers/ferrum-process.js';
 import { HttpClient } from '../helpers/http.js';
 import { scaled } from '../helpers/pace.js';
 
@@ -58,15 +64,6 @@ function upload(url: string, path: string, body: string): Upload {
       return answered;
     },
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('the all-in-one with HTTP workers, signalled while they start', () => {
