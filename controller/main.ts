@@ -58,6 +58,8 @@ export interface ControllerOptions {
   onFatal?: (error: Error) => void;
   /** How /metrics reads the figures (an HTTP worker's: the installation's, from its primary). */
   metricsScrape?: MetricsScrape;
+  /** Aborted: the start is given up before the listener opens (an HTTP worker told to stop). */
+  stopRequested?: AbortSignal;
 }
 
 /** How long one shutdown step that needs Redis may take before it is given up. */
@@ -84,6 +86,7 @@ export async function startController(config: Config, options: ControllerOptions
     const { ctx } = opened;
     bootstrap = await prepareStore(ctx);
     app = await build(opened);
+    options.stopRequested?.throwIfAborted();
     await app.listen({ port: config.port, host: config.host });
     const functionsListener =
       config.functions.port === undefined

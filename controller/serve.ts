@@ -9,7 +9,7 @@ import type { Served } from './served.js';
 import { serveHttpWorker } from './cluster/http-worker.js';
 import { startPrimary } from './cluster/primary.js';
 import { startController, type ControllerOptions } from './main.js';
-import { STOP_SIGNALS, StopSignals } from './stop-signals.js';
+import { StopSignals, type StopSteps } from './stop-signals.js';
 
 /** Where the process's own lines go (the logs go through the logger). */
 const print = (line: string) => process.stdout.write(line + '\n');
@@ -49,6 +49,27 @@ function startLine(running: Served, config: Config): string {
   return `Ferrum listening on ${running.url} (API and dashboard at ${running.url}/; ${signIn})`;
 }
 
+/**
+ * How the server stops, also while it still starts: a first signal then lets the start end (an
+ * HTTP worker may already be serving; with workers, the ones not yet started stop as soon as
+ * they are) and stops it gracefully; a second one exits at once, which stops the managed
+ * redis-server (its 'exit' hook) and, the primary gone, the HTTP workers.
+ */
+function stopStepsOf(starting: Promise<Served>, stopRequested: AbortController): StopSteps {
+  let served: Served | null = null;
+  starting.then((running) => (served = running)).catch(() => undefined);
+  return {
+    stop: async () => {
+      stopRequested.abort();
+      await (await starting).stop();
+    },
+    stopNow: async () => {
+      stopRequested.abort();
+      await served?.stopNow();
+    },
+  };
+}
+
 /** `ferrum start` (withRunner) and `ferrum controller`: start, then stop on SIGINT/SIGTERM. */
 export async function serve(withRunner: boolean): Promise<void> {
   if (cluster.isWorker) return serveHttpWorker();
@@ -61,25 +82,23 @@ export async function serve(withRunner: boolean): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const config = withRunner ? { ...loaded, httpDrainMs: interactiveDrainMs(loaded, interactive) } : loaded;
   const log = processLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
-  let signals: StopSignals | null = null;
+  let started = false;
   const options: ControllerOptions = {
     log,
     // The managed redis-server keeps dying: exit non-zero so a process supervisor takes over.
     onFatal: (error: Error) => {
       process.stderr.write(`ferrum: ${error.message}; exiting\n`);
-      if (signals) signals.signal('redis-server failed', 1);
+      if (started) signals.signal('redis-server failed', 1);
       else process.exit(1);
     },
   };
-  // A signal while starting exits at once; exiting stops the managed redis-server (its 'exit' hook).
-  const stopWhileStarting = () => process.exit(130);
-  for (const name of STOP_SIGNALS) process.on(name, stopWhileStarting);
-  const running =
+  const stopRequested = new AbortController();
+  const starting =
     config.workers > 1
-      ? await startPrimary(config, withRunner, options)
-      : await startInProcess(config, withRunner, options);
-  for (const name of STOP_SIGNALS) process.off(name, stopWhileStarting);
-  signals = new StopSignals(running, {
+      ? startPrimary(config, withRunner, options, stopRequested.signal)
+      : startInProcess(config, withRunner, options);
+  // Installed before the start ends: a signal while starting stops what started gracefully.
+  const signals = new StopSignals(stopStepsOf(starting, stopRequested), {
     log,
     timeoutMs: shutdownTimeoutMs(config, withRunner ? 'all-in-one' : 'controller'),
     drainMs: config.httpDrainMs,
@@ -87,7 +106,14 @@ export async function serve(withRunner: boolean): Promise<void> {
     exit: (code) => process.exit(code),
   });
   signals.install();
+  const running = await starting.catch((error: unknown) => {
+    // A start that fails once a stop is under way: the stop reports it and exits.
+    if (stopRequested.signal.aborted) return null;
+    throw error;
+  });
+  if (!running) return;
+  started = true;
   if (running.bootstrap) printBootstrap(running.bootstrap, running.ironJsonPath);
   log.info({ startup_ms: Date.now() - startedAt, drain_ms: config.httpDrainMs, workers: config.workers }, 'started');
-  print(startLine(running, config));
+  if (!stopRequested.signal.aborted) print(startLine(running, config));
 }

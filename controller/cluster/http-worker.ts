@@ -47,7 +47,8 @@ class ScrapesOfPrimary {
  * on the port the workers share (its loops hold their leader leases like any controller's), told
  * by its primary when to drain and stop. Signals are the primary's to act on: a Ctrl-C reaches
  * every process of the terminal's group, and the primary stops the workers in step with the
- * runner. Without its primary (killed) the worker exits.
+ * runner. Without its primary (killed) the worker exits. Told to stop while starting, it gives
+ * its start up if it does not listen yet.
  */
 export async function serveHttpWorker(): Promise<void> {
   const config = loadConfig();
@@ -60,14 +61,29 @@ export async function serveHttpWorker(): Promise<void> {
     process.exit(1);
   });
   const scrapes = new ScrapesOfPrimary();
+  const stopRequested = new AbortController();
+  let running: RunningController | null = null;
   process.on('message', (message: unknown) => {
-    if (isPrimaryMessage(message)) scrapes.onMessage(message);
+    if (!isPrimaryMessage(message)) return;
+    scrapes.onMessage(message);
+    if (running) obeyPrimary(running, message, log);
+    else if (message.ferrum === 'stop') stopRequested.abort();
   });
-  const running = await startController(config, { log, metricsScrape: () => scrapes.scrape() });
-  process.on('message', (message: unknown) => {
-    if (isPrimaryMessage(message)) obeyPrimary(running, message, log);
-  });
+  send({ ferrum: 'starting' });
+  try {
+    running = await startController(config, {
+      log,
+      metricsScrape: () => scrapes.scrape(),
+      stopRequested: stopRequested.signal,
+    });
+  } catch (error) {
+    if (!stopRequested.signal.aborted) throw error;
+    log.info('stopped while starting');
+    process.exit(0);
+  }
   send({ ferrum: 'ready', port: running.port, bootstrap: running.bootstrap, ironJsonPath: running.ironJsonPath });
+  // Told to stop once it listened: it may have taken requests already.
+  if (stopRequested.signal.aborted) obeyPrimary(running, { ferrum: 'stop' }, log);
 }
 
 let stopping = false;

@@ -9,6 +9,8 @@ export type RegistryFigures = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
  * message carries `ferrum`, so prom-client's or node's own messages are told apart.
  */
 export type WorkerMessage =
+  /** The worker runs its start (it loaded its code and listens to its primary). */
+  | { ferrum: 'starting' }
   /** The worker listens (its controller started); the first one's start may have bootstrapped. */
   | { ferrum: 'ready'; port: number; bootstrap: BootstrapResult | null; ironJsonPath: string | null }
   /** Its drain window is over (answer to `drain`). */
@@ -21,7 +23,10 @@ export type WorkerMessage =
 export type PrimaryMessage =
   /** Start the drain: /ready 503 while still serving; answer `drained` when the window is over. */
   | { ferrum: 'drain' }
-  /** Stop gracefully (drain if not yet, loops, long polls, requests in flight) and exit 0. */
+  /**
+   * Stop gracefully (drain if not yet, loops, long polls, requests in flight) and exit 0; while
+   * starting, give the start up if not yet listening, else stop so once started.
+   */
   | { ferrum: 'stop' }
   /** The installation's figures, in the exposition format (answer to `scrape`). */
   | { ferrum: 'scraped'; id: number; text: string }

@@ -15,7 +15,12 @@ import { WorkerSupervisor } from './supervisor.js';
  * (iron.json, server.json) are here, once; the HTTP APIs and the controller's loops run in the
  * workers (controller/cluster/http-worker.ts), whose leader leases keep each loop to one.
  */
-export async function startPrimary(config: Config, withRunner: boolean, options: ControllerOptions): Promise<Served> {
+export async function startPrimary(
+  config: Config,
+  withRunner: boolean,
+  options: ControllerOptions,
+  stopRequested: AbortSignal,
+): Promise<Served> {
   const log = options.log!;
   const managed = config.redisUrl ? null : await startManagedRedis(managedRedisOptions(config, options));
   const redisUrl = config.redisUrl ?? managed!.url;
@@ -30,9 +35,9 @@ export async function startPrimary(config: Config, withRunner: boolean, options:
   const metrics = new InstallationMetrics(registry, () => supervisor.workers());
   let runner: Runner | null = null;
   try {
-    const first = await supervisor.start();
-    // The runner's metrics join the workers' on /metrics.
-    if (withRunner) runner = await Runner.start(config, redisUrl, log, undefined, registry);
+    const first = await supervisor.start(stopRequested);
+    // The runner's metrics join the workers' on /metrics; a stop asked for meanwhile needs none.
+    if (withRunner && !stopRequested.aborted) runner = await Runner.start(config, redisUrl, log, undefined, registry);
     const host = publicHostOf(config);
     const address = { host, port: first.port, protocol: config.publicScheme };
     // The data folder is this installation's own only with the managed Redis.

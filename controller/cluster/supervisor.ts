@@ -1,5 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
 import type { Logger } from 'pino';
+import { askWorker } from './ask-worker.js';
 import { isWorkerMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** What the first worker reports once it listens. */
@@ -27,6 +29,10 @@ const HEALTHY_AFTER_MS = 30_000;
  */
 export class WorkerSupervisor {
   private readonly live = new Set<Worker>();
+  /** The live workers that run their start (they said `starting`; before, they only load code). */
+  private readonly starting = new Set<Worker>();
+  /** The live workers that said they are ready. */
+  private readonly ready = new Set<Worker>();
   private started = false;
   private stopping = false;
   private quickDeaths = 0;
@@ -42,24 +48,35 @@ export class WorkerSupervisor {
     return [...this.live];
   }
 
-  /** Resolves with the first worker's report once every worker listens. */
-  async start(): Promise<WorkerReady> {
+  /**
+   * Resolves with the first worker's report once every worker listens, or, once `stopRequested`
+   * is aborted, as soon as the first one does (drain() then stops the others).
+   */
+  async start(stopRequested: AbortSignal): Promise<WorkerReady> {
     const first = await this.fork();
-    const rest = Array.from({ length: this.options.count - 1 }, () => this.fork());
-    await Promise.all(rest);
+    if (!stopRequested.aborted) {
+      const rest = Array.from({ length: this.options.count - 1 }, () => this.fork());
+      await Promise.race([Promise.all(rest), once(stopRequested, 'abort')]);
+    }
     this.started = true;
     return first;
   }
 
-  /** Every worker's drain (/ready 503 while serving); resolves when their windows are over. */
+  /**
+   * Every ready worker's drain (/ready 503 while serving); resolves when their windows are over.
+   * No restarts from now on, and the workers still starting stop now: they have nothing to drain.
+   */
   async drain(): Promise<void> {
-    await Promise.all(this.workers().map((worker) => this.ask(worker, { ferrum: 'drain' }, 'drained')));
+    this.endRestarts();
+    this.stopStarting();
+    await Promise.all([...this.ready].map((worker) => askWorker(worker, { ferrum: 'drain' }, 'drained')));
   }
 
   /** Stops every worker gracefully (no restarts from now on); resolves once they all exited. */
   async stop(): Promise<void> {
     this.endRestarts();
-    await Promise.all(this.workers().map((worker) => this.ask(worker, { ferrum: 'stop' }, null)));
+    this.stopStarting();
+    await Promise.all(this.workers().map((worker) => askWorker(worker, { ferrum: 'stop' }, null)));
   }
 
   /** Kills every worker at once (a second signal, or a start that failed). */
@@ -68,21 +85,25 @@ export class WorkerSupervisor {
     for (const worker of this.live) worker.process.kill('SIGKILL');
   }
 
+  /**
+   * A worker running its start is told to stop (it gives its start up, or, listening already,
+   * stops gracefully once started); one still loading its code holds nothing and is ended
+   * (SIGTERM: it ignores signals once it runs, and then says `starting`, which is answered `stop`).
+   */
+  private stopStarting(): void {
+    const notReady = this.workers().filter((worker) => !this.ready.has(worker));
+    if (notReady.length > 0)
+      this.options.log.info({ starting: notReady.length }, 'stopping HTTP workers still starting');
+    for (const worker of notReady) {
+      if (worker.isConnected()) worker.send({ ferrum: 'stop' } satisfies PrimaryMessage);
+      if (!this.starting.has(worker)) worker.process.kill('SIGTERM');
+    }
+  }
+
   private endRestarts(): void {
     this.stopping = true;
     for (const timer of this.restarts) clearTimeout(timer);
     this.restarts.clear();
-  }
-
-  /** Sends `message`; resolves on the answer `until` (or on the worker's exit, which ends any wait). */
-  private ask(worker: Worker, message: PrimaryMessage, until: WorkerMessage['ferrum'] | null): Promise<void> {
-    return new Promise((resolve) => {
-      worker.once('exit', () => resolve());
-      if (until)
-        worker.on('message', (answer: unknown) => isWorkerMessage(answer) && answer.ferrum === until && resolve());
-      if (worker.isConnected()) worker.send(message);
-      else resolve();
-    });
   }
 
   private fork(): Promise<WorkerReady> {
@@ -93,16 +114,26 @@ export class WorkerSupervisor {
       let ready = false;
       worker.on('message', (message: unknown) => {
         if (!isWorkerMessage(message)) return;
+        if (message.ferrum === 'starting') return this.onStarting(worker);
         if (message.ferrum !== 'ready') return this.options.onMessage(worker, message);
         ready = true;
+        this.ready.add(worker);
         resolve(message);
       });
       worker.once('exit', (code, signal) => {
         this.live.delete(worker);
+        this.starting.delete(worker);
+        this.ready.delete(worker);
         if (!ready) reject(new Error(`an HTTP worker exited while starting (${signal ?? `exit code ${code}`})`));
         if (this.started && !this.stopping) this.restartLater(worker, Date.now() - startedAt, code, signal);
       });
     });
+  }
+
+  private onStarting(worker: Worker): void {
+    this.starting.add(worker);
+    // A stop that came while it loaded its code (the message may have come before its listener).
+    if (this.stopping) worker.send({ ferrum: 'stop' } satisfies PrimaryMessage);
   }
 
   private restartLater(worker: Worker, livedMs: number, code: number, signal: string): void {

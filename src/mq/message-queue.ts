@@ -281,7 +281,7 @@ export class MessageQueue {
     );
     if (outcome !== Outcome.ok)
       throw refusal(outcome, ids.length > 1 && position !== undefined ? ids[position - 1] : undefined);
-    this.metrics?.deleted.inc(ids.length);
+    this.metrics?.deleted.inc(new Set(ids).size);
     await this.raiseAlerts(ref, alerts, () => LIMITS.hopBudget);
   }
 

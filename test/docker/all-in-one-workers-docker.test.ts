@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import {
   ferrumChildPids,
+  isAlive,
   jsonLines,
   signalAndWait,
   startFerrumProcess,
@@ -29,19 +31,39 @@ function residentBytes(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function scrape(url: string) {
   const response = await fetch(`${url}/metrics`);
   expect(response.status).toBe(200);
   return parsePrometheus(await response.text());
+}
+
+/** The inode of the socket listening on 127.0.0.1:`port` (/proc/net/tcp: local address, state 0A, inode). */
+function listeningInode(port: number): string {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const row = fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .find((fields) => fields[1] === local && fields[3] === '0A');
+  return row![9]!;
+}
+
+/** Whether process `pid` holds the socket `inode` (node:cluster hands each worker the shared listening socket). */
+function holdsSocket(pid: number, inode: string): boolean {
+  const fds = fs.readdirSync(`/proc/${pid}/fd`);
+  return fds.some((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
+
+/** Every HTTP worker of `primary` accepts connections on both ports itself. */
+function everyWorkerListens(primary: number, ports: number[]): boolean {
+  const workers = ferrumChildPids(primary);
+  return ports.every((port) => workers.every((pid) => holdsSocket(pid, listeningInode(port))));
 }
 
 /** `count` GET /health, each on a connection of its own. */
@@ -55,12 +77,23 @@ describe('the all-in-one with two HTTP workers', () => {
   it(
     'serves, aggregates /metrics, runs each loop once, replaces a killed worker, and drains on SIGTERM',
     async () => {
+      const functionsPort = await freeLoopbackPort();
       proc = await startFerrumProcess('start', {
-        env: { FERRUM_WORKERS: '2', FERRUM_HTTP_DRAIN_MS: String(DRAIN_MS), FERRUM_RUNNER_DRAIN_MS: '1000' },
+        env: {
+          FERRUM_WORKERS: '2',
+          FERRUM_HTTP_DRAIN_MS: String(DRAIN_MS),
+          FERRUM_RUNNER_DRAIN_MS: '1000',
+          FERRUM_FUNCTIONS_PORT: String(functionsPort),
+        },
       });
       const primary = proc.child.pid!;
       const url = proc.url;
+      const functionsUrl = `http://127.0.0.1:${functionsPort}`;
       expect(ferrumChildPids(primary)).toHaveLength(2);
+      // The functions' own port is shared like the API's (node:cluster): every worker serves it.
+      expect(everyWorkerListens(primary, [proc.port, functionsPort])).toBe(true);
+      expect(await healthChecks(functionsUrl, 6)).toEqual(Array(6).fill(200));
+      expect((await fetch(`${functionsUrl}/3/projects/${proc.projectId}/queues`)).status).toBe(404);
       const http = new HttpClient(url, proc.token);
       const queue = `/3/projects/${proc.projectId}/queues/workers`;
       expect((await http.put(queue, {})).status).toBe(200);
@@ -72,7 +105,8 @@ describe('the all-in-one with two HTTP workers', () => {
       const rssBefore = processes.reduce((sum, pid) => sum + residentBytes(pid), 0);
       const figures = await scrape(url);
       const rssAfter = processes.reduce((sum, pid) => sum + residentBytes(pid), 0);
-      expect(figures.value('ferrum_http_request_duration_seconds_count', { route: '/health' })).toBe(10);
+      // Ten on the API's port, six on the functions'.
+      expect(figures.value('ferrum_http_request_duration_seconds_count', { route: '/health' })).toBe(16);
       // The memory of the three processes, not of one worker (each is a third or more of it).
       const rss = figures.value('ferrum_process_resident_memory_bytes');
       expect(rss).toBeGreaterThan(0.8 * Math.min(rssBefore, rssAfter));
@@ -105,6 +139,8 @@ describe('the all-in-one with two HTTP workers', () => {
       );
       await eventually(() => proc!.lines.some((line) => line.includes('HTTP worker restarted')), scaled(60_000));
       expect(await healthChecks(url, 4)).toEqual(Array(4).fill(200));
+      expect(everyWorkerListens(primary, [proc.port, functionsPort])).toBe(true);
+      expect(await healthChecks(functionsUrl, 4)).toEqual(Array(4).fill(200));
 
       const lastWorkers = ferrumChildPids(primary);
       // SIGTERM: every worker drains (/ready 503 while serving), then all exit and the primary exits 0.

@@ -158,6 +158,16 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
 }
 
+/** Whether process `pid` still exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The processes whose parent is `pid` and whose command line names ferrum (a primary's HTTP workers). */
 export function ferrumChildPids(pid: number): number[] {
   return fs.readdirSync('/proc').flatMap((entry) => {

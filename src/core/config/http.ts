@@ -14,7 +14,7 @@ export const HTTP_SETTINGS = defineSettings({
   FERRUM_WORKERS: {
     shown: 'one per available core (`os.availableParallelism()`)',
     meaning:
-      "`ferrum start` and `ferrum controller`: HTTP worker processes sharing the port (`node:cluster`); `1` runs everything in one process. The primary process keeps the managed `redis-server`, the runner (`ferrum start`) and `iron.json`/`server.json`, restarts a worker that dies (after 0.5 s, doubling while they keep dying, up to 30 s) and on SIGTERM drains every worker together; the background loops run once whatever the count (leader leases); `/metrics` answers every process's figures aggregated. The image and the Helm chart set `1` (containers scale by replicas). See [Every core](operations.md#every-core)",
+      "`ferrum start` and `ferrum controller`: HTTP worker processes sharing the port (`node:cluster`); `1` runs everything in one process. The primary process keeps the managed `redis-server`, the runner (`ferrum start`) and `iron.json`/`server.json`, restarts a worker that dies (after 0.5 s, doubling while they keep dying, up to 30 s) and on SIGTERM (one while they start too) drains the workers that serve together and stops those still starting; the background loops run once whatever the count (leader leases); `/metrics` answers every process's figures aggregated. The Helm chart sets `1` (pods scale by replicas). See [Every core](operations.md#every-core)",
   },
   FERRUM_SHUTDOWN_TIMEOUT_MS: {
     shown:

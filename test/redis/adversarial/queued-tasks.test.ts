@@ -1,7 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../../../src/core/redis.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
-import { QueuedTaskRepair } from '../../../src/worker/tasks/queues/queued-repair.js';
+import {
+  CHECKED_PER_SWEEP,
+  QueuedTaskRepair,
+  type RepairPass,
+} from '../../../src/worker/tasks/queues/queued-repair.js';
 import { scripts } from '../../../src/worker/tasks/scripts.js';
 import type { Task } from '../../../src/worker/types.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -183,9 +187,40 @@ describe('beside the previous release (f89fce9), which keeps no payload entries'
     expect(await worker.runnerTasks.finish(task, 'runner-old', ['preparing'], { status: 'complete' }, quiet)).toBe(
       true,
     );
-    expect(await sweeperRepair(client.projectId)).toBe(1);
+    expect((await sweeperRepair(client.projectId)).released).toBe(1);
     expect(await redis.get(worker.keys.queuedPayloadTotal(client.projectId))).toBe('0');
     expect((await queueStatus(client, ['{}'])).status).toBe(200);
+  });
+
+  it('the sweeper reads the entries only while some are stale, at most CHECKED_PER_SWEEP a sweep', async () => {
+    const { client } = await tenantWith('many-left', { queued_tasks: 10 });
+    for (let i = 0; i < 3; i++) await client.queue('job', '{}');
+    const payloads = worker.keys.queuedPayloads(client.projectId);
+    const total = worker.keys.queuedPayloadTotal(client.projectId);
+    const totalBefore = await redis.get(total);
+    const repair = new QueuedTaskRepair(server.running.ctx.redis, worker.keys);
+    // Each entry has its queued task: nothing is read.
+    expect(await repair.repair(client.projectId)).toEqual({ checked: 0, released: 0 });
+
+    // As if the previous release had taken and ended 2,500 tasks (ids of 1970): their entries stay.
+    const stale = Array.from({ length: 2500 }, (_, i) => `00000001${i.toString(16).padStart(16, '0')}`);
+    for (let i = 0; i < stale.length; i += 500)
+      await redis.hset(payloads, ...stale.slice(i, i + 500).flatMap((id) => [id, 10]));
+    await redis.incrby(total, 10 * stale.length);
+    const passes = [];
+    while ((await redis.hlen(payloads)) > 3) {
+      const pass = await repair.repair(client.projectId);
+      // HSCAN's COUNT is a hint: a pass may read a little past the bound.
+      expect(pass.checked).toBeGreaterThan(0);
+      expect(pass.checked).toBeLessThan(CHECKED_PER_SWEEP * 1.5);
+      passes.push(pass);
+    }
+    expect(passes.length).toBeGreaterThanOrEqual(Math.ceil(2503 / (CHECKED_PER_SWEEP * 1.5)));
+    expect(passes.reduce((sum, pass) => sum + pass.released, 0)).toBe(stale.length);
+    expect(await redis.get(total)).toBe(totalBefore);
+    expect(await queuedIds(client)).toHaveLength(3);
+    // The pass through the entries ended with them: back to two counts.
+    expect(await repair.repair(client.projectId)).toEqual({ checked: 0, released: 0 });
   });
 
   it('its queued tasks (no entries) still count through the queued index', async () => {
@@ -203,6 +238,6 @@ describe('beside the previous release (f89fce9), which keeps no payload entries'
 
 const quiet = { info: () => undefined, warn: () => undefined } as never;
 
-function sweeperRepair(projectId: string): Promise<number> {
+function sweeperRepair(projectId: string): Promise<RepairPass> {
   return new QueuedTaskRepair(server.running.ctx.redis, worker.keys).repair(projectId);
 }
