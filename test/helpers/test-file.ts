@@ -11,18 +11,34 @@ export function useTestServer(
   env: Record<string, string> = {},
   start: () => Promise<TestServer> = () => startTestServer(env),
 ): TestServer {
-  let running: TestServer | undefined;
+  return useBeforeAll(start, (running) => running.stop());
+}
+
+/**
+ * An object the file's tests share, made by a beforeAll registered now (so after the hooks
+ * registered before it, e.g. useTestServer's) and released after the tests. The handle returned
+ * reads through to it; read it inside tests and hooks, not at the file's top level.
+ */
+export function useBeforeAll<T extends object>(
+  make: () => Promise<T> | T,
+  release: (made: T) => Promise<unknown> | unknown = () => undefined,
+): T {
+  let made: T | undefined;
   beforeAll(async () => {
-    running = await start();
+    made = await make();
   });
   afterAll(async () => {
-    await running?.stop();
+    if (made) await release(made);
   });
-  const current = (): TestServer => {
-    if (!running) throw new Error('the test server is read before the beforeAll that starts it');
-    return running;
-  };
-  return new Proxy({} as TestServer, {
+  return readThrough(() => {
+    if (!made) throw new Error('a file fixture is read before the beforeAll that makes it');
+    return made;
+  });
+}
+
+/** A stand-in that reads every property of what `current()` returns at the time of the read. */
+export function readThrough<T extends object>(current: () => T): T {
+  return new Proxy({} as T, {
     get: (_, name) => Reflect.get(current(), name),
     has: (_, name) => Reflect.has(current(), name),
     ownKeys: () => Reflect.ownKeys(current()),
