@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import type { RedisClient } from '../../src/core/redis.js';
 import { startTestServer, type TestServer } from './server.js';
 
 /**
@@ -36,10 +37,18 @@ export function useBeforeAll<T extends object>(
   });
 }
 
-/** A stand-in that reads every property of what `current()` returns at the time of the read. */
+/**
+ * A stand-in that reads (and writes) every property of what `current()` returns at the time;
+ * its methods are bound to it, so a class instance (a Redis connection) works through it too.
+ */
 export function readThrough<T extends object>(current: () => T): T {
   return new Proxy({} as T, {
-    get: (_, name) => Reflect.get(current(), name),
+    get: (_, name) => {
+      const target = current();
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set: (_, name, value) => Reflect.set(current(), name, value),
     has: (_, name) => Reflect.has(current(), name),
     ownKeys: () => Reflect.ownKeys(current()),
     getOwnPropertyDescriptor: (_, name) => {
@@ -47,4 +56,12 @@ export function readThrough<T extends object>(current: () => T): T {
       return found && { ...found, configurable: true };
     },
   });
+}
+
+/** A connection to the file's server's Redis (TestServer.openRedis), open while its tests run. */
+export function useRedis(server: TestServer): RedisClient {
+  return useBeforeAll(
+    () => server.openRedis(),
+    (redis) => redis.disconnect(),
+  );
 }
