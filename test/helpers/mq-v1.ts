@@ -1,4 +1,6 @@
 import type { HttpClient } from './http.js';
+import type { TestServer } from './server.js';
+import { useBeforeAll } from './test-file.js';
 
 /** Shortcuts for the version 1 message queue API in tests. */
 export class MqV1Client {
@@ -38,4 +40,9 @@ export class MqV1Client {
   update(queue: string, body: Record<string, unknown>) {
     return this.http.post(this.path(queue), body);
   }
+}
+
+/** A version 1 client of the file's server (useTestServer) as its admin, made before the file's tests. */
+export function useMqV1Client(server: TestServer): MqV1Client {
+  return useBeforeAll(() => new MqV1Client(server.http, server.projectId));
 }

@@ -4,7 +4,7 @@ import type { RedisClient } from '../../src/core/redis.js';
 import { eventually } from './eventually.js';
 import type { HttpClient } from './http.js';
 import type { TestServer } from './server.js';
-import { useTestServer } from './test-file.js';
+import { useBeforeAll, useTestServer } from './test-file.js';
 
 /** Shortcuts for the version 3 message queue API in tests. */
 export class MqClient {
@@ -148,4 +148,9 @@ export function mqTestFile(env: Record<string, string>): MqTestFile {
     file.observer?.disconnect();
   });
   return file;
+}
+
+/** A version 3 client of the file's server (useTestServer) as its admin, made before the file's tests. */
+export function useMqClient(server: TestServer): MqClient {
+  return useBeforeAll(() => new MqClient(server.http, server.projectId));
 }

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { HttpClient } from '../http.js';
 import { createUserWithToken } from '../identity.js';
 import type { TestServer } from '../server.js';
+import { useBeforeAll } from '../test-file.js';
 
 /** A tenant of the adversarial suites: a user (not an admin) with its own token and project. */
 export interface Tenant {
@@ -56,4 +57,18 @@ export async function expectHealthyAndIntact(server: TestServer, victim: Tenant,
 export async function plantVictimData(victim: Tenant): Promise<() => Promise<void>> {
   await storeVictimData(victim, 'victim', 'precious');
   return () => expectVictimDataIntact(victim, 'victim', 'precious');
+}
+
+/** A tenant (newTenant) made before the file's tests, once the file's server runs (useTestServer). */
+export function useTenant(server: TestServer, name: string): Tenant {
+  return useBeforeAll(() => newTenant(server, name));
+}
+
+/** A tenant made before the file's tests, holding the data expectHealthyAndIntact reads (storeVictimData). */
+export function useVictim(server: TestServer, name = 'victim'): Tenant {
+  return useBeforeAll(async () => {
+    const victim = await newTenant(server, name);
+    await storeVictimData(victim);
+    return victim;
+  });
 }

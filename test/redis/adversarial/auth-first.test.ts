@@ -1,35 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import {
+  useHardenedServer,
   createTenant,
   expectHealthy,
   plantVictimData,
   startHardenedServer,
-  type Tenant,
 } from '../../helpers/adversarial/hardened-server.js';
-import { scaled, timed } from '../../helpers/pace.js';
+import { timed } from '../../helpers/pace.js';
 
 // A stranger (no token, or a bad one) and a second tenant probe the APIs: they are turned away
 // before anything about the request body is checked, and sign-in cannot be brute-forced.
 
-let server: TestServer;
-let victim: Tenant;
-let attacker: Tenant;
+const server = useHardenedServer({
+  FERRUM_LOGIN_MAX_PER_ACCOUNT: '3',
+  FERRUM_LOGIN_MAX_PER_ADDRESS: '12',
+  FERRUM_LOGIN_WINDOW_MS: '60000',
+});
+const victim = useTenant(server, 'auth-victim');
+const attacker = useTenant(server, 'auth-attacker');
 let victimIntact: () => Promise<void>;
 
 beforeAll(async () => {
-  server = await startHardenedServer({
-    FERRUM_LOGIN_MAX_PER_ACCOUNT: '3',
-    FERRUM_LOGIN_MAX_PER_ADDRESS: '12',
-    FERRUM_LOGIN_WINDOW_MS: '60000',
-  });
-  victim = await createTenant(server, 'auth-victim');
-  attacker = await createTenant(server, 'auth-attacker');
   victimIntact = await plantVictimData(victim);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('authentication comes before validation', () => {

@@ -1,32 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../src/mq/limits.js';
 import { eventually } from '../../helpers/eventually.js';
 import { MqClient, pushStatuses, settledPushStatuses } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
+import { expectHealthyAndIntact, newTenant, type Tenant, useVictim } from '../../helpers/adversarial/tenant-data.js';
 
 // What Ferrum writes by itself (push copies through ironmq:///, alert messages, push error
 // reports) goes through the same post as a tenant's request, under the same quotas, and every
 // such message spends one hop of a bounded budget: no graph of queues, however it was built,
 // loops forever.
-let server: TestServer;
-let victim: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  victim = await newTenant(server, 'victim');
-  await storeVictimData(victim);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
+const victim = useVictim(server);
 
 /** A tenant whose project has `quotas` (set by the admin). */
 async function tenantWith(

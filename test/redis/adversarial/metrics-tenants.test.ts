@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer, expectHealthy } from '../../helpers/adversarial/hardened-server.js';
 import { MqClient } from '../../helpers/mq.js';
 import { eventually } from '../../helpers/eventually.js';
-import type { TestServer } from '../../helpers/server.js';
 import { createCluster } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A stranger scrapes /metrics (it needs no token): it must not learn which projects, queues or
 // clusters exist, unless the operator turned per-tenant labels on.
 
-let server: TestServer;
-let tenant: Tenant;
+const server = useHardenedServer({ FERRUM_METRICS_SAMPLE_MS: '200', FERRUM_METRICS_TOP_QUEUES: '5' });
+const tenant = useTenant(server, 'metrics');
 let clusterId: string;
 const queue = 'acme-payroll-secret-queue';
 
 beforeAll(async () => {
-  server = await startHardenedServer({ FERRUM_METRICS_SAMPLE_MS: '200', FERRUM_METRICS_TOP_QUEUES: '5' });
-  tenant = await createTenant(server, 'metrics');
   const mq = new MqClient(tenant.http, tenant.projectId);
   await mq.postBodies(queue, 'a', 'b', 'c');
   clusterId = await createCluster(tenant.http, 'acme-private-cluster');
@@ -31,10 +24,6 @@ beforeAll(async () => {
   // The task is refused (no such code) or queued: either way the cluster is known to the sampler.
   expect([200, 404]).toContain(task.status);
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('/metrics without per-tenant labels (the default)', () => {
   it('names no project, queue or tenant cluster, yet the sampled gauges are there', async () => {

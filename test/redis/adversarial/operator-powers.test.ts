@@ -1,40 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTenant, useVictim, expectHealthyAndIntact, newTenant } from '../../helpers/adversarial/tenant-data.js';
+import { readThrough, useTestServer } from '../../helpers/test-file.js';
 import { ClusterScaler } from '../../../controller/loops/cluster-scaler.js';
 import type { InstanceProvider } from '../../../controller/providers/instance-provider.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
 
 // A second tenant tries to make the installation start containers or machines for it.
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
-let worker: WorkerServices;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '4',
-    FERRUM_CLUSTER_TENANT_MAX_CLUSTERS: '3',
-    FERRUM_CLUSTER_MAX_RUNNER_TOKENS: '2',
-    FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER: '2',
-    FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS: '3',
-    FERRUM_AUTOSCALER_INTERVAL_MS: '0',
-  });
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
-  worker = server.running.ctx.worker;
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
+const server = useTestServer({
+  FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '4',
+  FERRUM_CLUSTER_TENANT_MAX_CLUSTERS: '3',
+  FERRUM_CLUSTER_MAX_RUNNER_TOKENS: '2',
+  FERRUM_AUTOSCALER_MAX_LAUNCH_PER_CLUSTER: '2',
+  FERRUM_AUTOSCALER_MAX_LAUNCH_PER_PASS: '3',
+  FERRUM_AUTOSCALER_INTERVAL_MS: '0',
 });
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
+const worker = readThrough<WorkerServices>(() => server.running.ctx.worker);
 
 describe('a tenant asking for operator powers', () => {
   it.each(['docker', 'aws'])('cannot choose the %s provider (403 naming the rule)', async (provider) => {

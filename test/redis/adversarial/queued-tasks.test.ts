@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisClient } from '../../../src/core/redis.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useVictim, expectHealthyAndIntact, newTenant } from '../../helpers/adversarial/tenant-data.js';
+import { readThrough, useRedis, useTestServer } from '../../helpers/test-file.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import {
   CHECKED_PER_SWEEP,
@@ -12,36 +13,16 @@ import { eventually } from '../../helpers/eventually.js';
 import { MqClient, pushStatuses } from '../../helpers/mq.js';
 import { scaled } from '../../helpers/pace.js';
 import { releaseLua, takeTaskKeysBefore, withKeysLeftOut } from '../../helpers/release-lua.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
 
 // Queued tasks count toward their project's quotas: how many (queued_tasks) and their payloads'
 // bytes (stored_bytes), reserved in the step that writes them by every way of queueing one (a
 // client, a retry, an ironworker:/// subscriber), given back when a task leaves the queue. No
 // runner runs here: tests take tasks as a runner does (TaskStatusChanges.take).
-let server: TestServer;
-let worker: WorkerServices;
-let redis: RedisClient;
-let victim: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
-  worker = server.running.ctx.worker;
-  redis = server.openRedis();
-  victim = await newTenant(server, 'victim');
-  await storeVictimData(victim);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+const server = useTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
+const redis = useRedis(server);
+const victim = useVictim(server);
+const worker = readThrough<WorkerServices>(() => server.running.ctx.worker);
 
 /** A tenant whose project has `quotas` (set by the admin) and a code package `job`. */
 async function tenantWith(name: string, quotas: Record<string, number>) {

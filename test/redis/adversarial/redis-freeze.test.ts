@@ -1,35 +1,14 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTenant, useVictim, expectHealthyAndIntact } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { postChunks } from '../../../src/mq/messages/script-io.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
 
 // A tenant sends requests meant to hold Redis for a long time. Timings are measured by
 // `npm run bench:isolation`; here: the caps answer clearly and the big operations still work.
-let server: TestServer;
-let redis: Redis;
-let victim: Tenant;
-let hostile: Tenant;
 const CAP = 500;
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MAX_POST_MESSAGES: String(CAP) });
-  redis = new Redis(server.redisUrl);
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
-}, scaled(60_000));
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_MQ_MAX_POST_MESSAGES: String(CAP) });
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
 
 const messages = (count: number, body = 'x'.repeat(1000)) => Array.from({ length: count }, () => ({ body }));
 

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { FunctionsClient } from '../../helpers/functions.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
-import { scaled } from '../../helpers/pace.js';
 
 // A tenant deletes an app; another takes its name and reads the calls (records, logs) the first
 // one's callers made, by listing or by guessing the next call id.
 
-let server: TestServer;
-let victim: Tenant;
-let attacker: Tenant;
+const server = useHardenedServer();
+const victim = useTenant(server, 'app-victim');
+const attacker = useTenant(server, 'app-attacker');
 const app = `reused-${process.pid}`;
-
-beforeAll(async () => {
-  server = await startHardenedServer();
-  victim = await createTenant(server, 'app-victim');
-  attacker = await createTenant(server, 'app-attacker');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 /** Async calls are recorded at once, whether or not a runner takes them. */
 async function asyncCalls(fn: FunctionsClient, count: number): Promise<string[]> {

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Dot segments are resolved by clients and proxies before a request arrives: a route made with
 // them could never be called by its own path, and would shadow another one in listings.
 
-let server: TestServer;
-let tenant: Tenant;
+const server = useHardenedServer();
+const tenant = useTenant(server, 'route-paths');
 const app = `paths-${process.pid}`;
 
 beforeAll(async () => {
-  server = await startHardenedServer();
-  tenant = await createTenant(server, 'route-paths');
   expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('route paths with dot segments', () => {
   it.each(['/a/../b', '/..', '/a/..', '/.', '/a/./b'])('refuses %s at create (400)', async (path) => {

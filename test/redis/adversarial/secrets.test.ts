@@ -3,37 +3,20 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import type { RedisClient } from '../../../src/core/redis.js';
 import { keysMatching } from '../../helpers/redis.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer, expectHealthy } from '../../helpers/adversarial/hardened-server.js';
+import { useRedis } from '../../helpers/test-file.js';
 import { tokenDigest } from '../../../src/auth/tokens.js';
 import { startManagedRedis } from '../../../src/core/managed-redis.js';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import {
-  createTenant,
-  expectHealthy,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
-import { scaled } from '../../helpers/pace.js';
 
 // Whoever reads Redis, or any list answer, learns no token; the managed Redis wants a password.
 
-let server: TestServer;
-let tenant: Tenant;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  server = await startHardenedServer();
-  tenant = await createTenant(server, 'secrets');
-  redis = server.openRedis();
-}, scaled(60_000));
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const server = useHardenedServer();
+const tenant = useTenant(server, 'secrets');
+const redis = useRedis(server);
 
 /** Every string value stored in Redis (strings and hashes; identity keeps nothing else). */
 async function everythingStored(): Promise<string> {

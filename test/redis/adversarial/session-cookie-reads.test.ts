@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
 
 // `GET /1/projects/{B}/queues/jobs/messages?n=100&timeout=86400` with only B's session cookie
@@ -9,14 +9,12 @@ import { scaled } from '../../helpers/pace.js';
 // same-site page (a function on the functions port) did it. Every request the cookie signs in
 // needs the dashboard's header, GET included.
 
-let server: TestServer;
-let owner: Tenant;
+const server = useHardenedServer();
+const owner = useTenant(server, 'cookie-owner');
 let cookie: string;
 const plain = () => new HttpClient(server.url, null);
 
 beforeAll(async () => {
-  server = await startHardenedServer();
-  owner = await createTenant(server, 'cookie-owner');
   const session = await plain().post('/ui/session', undefined, {
     headers: { authorization: `OAuth ${owner.token}`, 'x-ferrum-dashboard': '1' },
   });
@@ -27,10 +25,6 @@ beforeAll(async () => {
   });
   expect(posted.status, posted.text).toBe(201);
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('a request signed in by the session cookie alone', () => {
   it('cannot reserve messages by GET (what an <img> sends)', async () => {

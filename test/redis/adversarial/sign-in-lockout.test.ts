@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled, timed } from '../../helpers/pace.js';
 
 // A stranger who knows B's e-mail cannot lock B out of the dashboard by failing to sign in as
@@ -46,19 +47,9 @@ function signInFrom(
 }
 
 describe('without a trusted proxy (the peer is the client)', () => {
-  let server: TestServer;
-  let owner: Tenant;
-  let neighbour: Tenant;
-
-  beforeAll(async () => {
-    server = await startHardenedServer(LIMITS);
-    owner = await createTenant(server, 'lockout-owner');
-    neighbour = await createTenant(server, 'lockout-neighbour');
-  }, scaled(60_000));
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useHardenedServer(LIMITS);
+  const owner = useTenant(server, 'lockout-owner');
+  const neighbour = useTenant(server, 'lockout-neighbour');
 
   it(
     "11 wrong passwords from the owner's own address leave the right one slowed, never refused",
@@ -98,17 +89,8 @@ describe('without a trusted proxy (the peer is the client)', () => {
 });
 
 describe('behind a trusted proxy (FERRUM_TRUST_PROXY)', () => {
-  let server: TestServer;
-  let neighbour: Tenant;
-
-  beforeAll(async () => {
-    server = await startHardenedServer({ ...LIMITS, FERRUM_TRUST_PROXY: '127.0.0.0/8' });
-    neighbour = await createTenant(server, 'proxied-neighbour');
-  }, scaled(60_000));
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useHardenedServer({ ...LIMITS, FERRUM_TRUST_PROXY: '127.0.0.0/8' });
+  const neighbour = useTenant(server, 'proxied-neighbour');
 
   it('counts the forwarded client address: a guesser behind the same proxy slows only itself', async () => {
     const guesser = { 'x-forwarded-for': '203.0.113.7' };

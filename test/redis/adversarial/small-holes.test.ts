@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, useVictim, expectHealthyAndIntact } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { withoutHostPaths } from '../../../src/core/host-paths.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
 
 // Out-of-range times, cron lines that beat the floor later in their cycle, deeply nested JSON,
 // names and keys a tenant gives: each is a clear 400, never a 500. A lone surrogate in a
@@ -16,23 +10,15 @@ import { scaled } from '../../helpers/pace.js';
 // `stack: "constructor"` found Object.prototype's member and the task failed inspecting
 // `function Object() { [native code] }`; zip links named `a/././esc` passed the link check and
 // pointed at the container's root.
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
+const server = useTestServer();
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
 
 beforeAll(async () => {
-  server = await startTestServer();
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
   await new WorkerClient(hostile.http, hostile.projectId).upload(
     { name: 'job', image: 'busybox', command: 'true' },
     await zipOf({ 'x.txt': 'x' }),
   );
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 const schedule = (fields: Record<string, unknown>) => ({ schedules: [{ code_name: 'job', payload: '', ...fields }] });

@@ -1,37 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import {
+  useHardenedServer,
+  createTenant,
+  expectHealthy,
+  plantVictimData,
+} from '../../helpers/adversarial/hardened-server.js';
+import { useBeforeAll } from '../../helpers/test-file.js';
 import { OutboundGuard } from '../../../src/core/outbound-guard.js';
 import { PushHttpClient } from '../../../src/mq/push/http-delivery.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import type { TestServer } from '../../helpers/server.js';
-import {
-  createTenant,
-  expectHealthy,
-  plantVictimData,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A tenant points push subscribers at the inside: this machine's loopback (where Redis and the
 // API listen), the cloud metadata address, private networks. Nothing is delivered there.
 
-let server: TestServer;
-let attacker: Tenant;
+const server = useHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
+const attacker = useTenant(server, 'ssrf-attacker');
+const inside = useBeforeAll(
+  () => TestSubscriber.start(),
+  (subscriber) => subscriber.stop(),
+);
 let victimIntact: () => Promise<void>;
-let inside: TestSubscriber;
 
 beforeAll(async () => {
-  server = await startHardenedServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
-  attacker = await createTenant(server, 'ssrf-attacker');
   victimIntact = await plantVictimData(await createTenant(server, 'ssrf-victim'));
-  inside = await TestSubscriber.start();
-}, scaled(60_000));
-
-afterAll(async () => {
-  await inside?.stop();
-  await server?.stop();
 });
 
 async function pushStatus(mq: MqClient, queue: string, id: string) {

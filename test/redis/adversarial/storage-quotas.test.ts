@@ -3,50 +3,39 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  useTenant,
+  useVictim,
+  expectHealthyAndIntact,
+  newTenant,
+  type Tenant,
+} from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { loadConfig } from '../../../src/core/config.js';
 import { startManagedRedis } from '../../../src/core/managed-redis.js';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { uploadForm, zipOf } from '../../helpers/worker.js';
 import { ProjectStorage } from '../../../src/auth/stored-bytes.js';
 import { CallBytes } from '../../../src/functions/calls/call-bytes.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
 
 // A tenant cannot fill Redis until everything stops: what a project stores is counted and
 // capped by quotas the operator sets (and an admin may change per project); past one the
 // answer names the quota, and nothing already stored is lost.
 const STORED_BYTES = 400_000;
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_PROJECT_MAX_STORED_BYTES: String(STORED_BYTES),
-    FERRUM_PROJECT_MAX_QUEUE_BYTES: '100000',
-    FERRUM_PROJECT_MAX_QUEUES: '3',
-    FERRUM_PROJECT_MAX_CACHES: '3',
-    FERRUM_PROJECT_MAX_APPS: '2',
-    FERRUM_PROJECT_MAX_ROUTES: '3',
-    FERRUM_PROJECT_MAX_QUEUED_CALLS: '2',
-    FERRUM_PROJECT_MAX_HOT_CONTAINERS: '15',
-    FERRUM_WORKER_REVISIONS_KEPT: '2',
-  });
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
+const server = useTestServer({
+  FERRUM_PROJECT_MAX_STORED_BYTES: String(STORED_BYTES),
+  FERRUM_PROJECT_MAX_QUEUE_BYTES: '100000',
+  FERRUM_PROJECT_MAX_QUEUES: '3',
+  FERRUM_PROJECT_MAX_CACHES: '3',
+  FERRUM_PROJECT_MAX_APPS: '2',
+  FERRUM_PROJECT_MAX_ROUTES: '3',
+  FERRUM_PROJECT_MAX_QUEUED_CALLS: '2',
+  FERRUM_PROJECT_MAX_HOT_CONTAINERS: '15',
+  FERRUM_WORKER_REVISIONS_KEPT: '2',
 });
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
 
 /** A zip of random text: about three quarters of `chars` bytes. */
 async function bulkyZip(chars: number): Promise<Buffer> {

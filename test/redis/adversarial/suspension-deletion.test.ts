@@ -1,27 +1,25 @@
-import type { RedisClient } from '../../../src/core/redis.js';
 import { scanKeys } from '../../../src/core/scan.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, useVictim, expectHealthyAndIntact, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { readThrough, useRedis, useTestServer } from '../../helpers/test-file.js';
 import { openFunctionStores } from '../../../src/functions/services.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, WorkerClient, zipOf } from '../../helpers/worker.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
 
 // A tenant the operator suspended (or that deleted its project) must not get any work started,
 // and a deleted project leaves nothing behind.
-let server: TestServer;
-let redis: RedisClient;
-let worker: WorkerServices;
-let victim: Tenant;
-let hostile: Tenant;
+const server = useTestServer({ ...FAST_WORKER_ENV, FERRUM_PROJECT_JANITOR_MS: '100' });
+const redis = useRedis(server);
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
+const worker = readThrough<WorkerServices>(() => server.running.ctx.worker);
 let hostileWorker: WorkerClient;
+
+beforeAll(async () => {
+  hostileWorker = new WorkerClient(hostile.http, hostile.projectId);
+  await hostileWorker.upload({ name: 'job', image: 'busybox', command: 'true' }, await zipOf({ 'x.txt': 'x' }));
+});
 
 const projectPath = (tenant: Tenant) => `/1/projects/${tenant.projectId}`;
 
@@ -36,22 +34,6 @@ async function keysOf(projectId: string): Promise<string[]> {
   for await (const keys of scanKeys(redis, `*${projectId}*`, 1000)) found.push(...keys);
   return found;
 }
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_PROJECT_JANITOR_MS: '100' });
-  redis = server.openRedis();
-  worker = server.running.ctx.worker;
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
-  hostileWorker = new WorkerClient(hostile.http, hostile.projectId);
-  await hostileWorker.upload({ name: 'job', image: 'busybox', command: 'true' }, await zipOf({ 'x.txt': 'x' }));
-}, scaled(60_000));
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
 
 describe('a suspended project', () => {
   let parkedTask: string;

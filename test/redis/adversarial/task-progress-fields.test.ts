@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
 import { WorkerClient, zipOf } from '../../helpers/worker.js';
 
@@ -8,22 +8,16 @@ import { WorkerClient, zipOf } from '../../helpers/worker.js';
 // generated requests of test/redis/generated) once went into the task record as a field, an
 // object one failing as a 500, a `status` one overwriting the task's status.
 
-let server: TestServer;
-let tenant: Tenant;
+const server = useHardenedServer();
+const tenant = useTenant(server, 'progress');
 let worker: WorkerClient;
 let taskId: string;
 
 beforeAll(async () => {
-  server = await startHardenedServer();
-  tenant = await createTenant(server, 'progress');
   worker = new WorkerClient(tenant.http, tenant.projectId);
   await worker.upload({ name: 'job', image: 'busybox', command: 'true' }, await zipOf({ 'x.txt': 'x' }));
   taskId = await worker.queue('job', '');
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('task progress', () => {
   it('sets percent and msg and ignores every other key of the body', async () => {

@@ -1,27 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
+import { expect, it } from 'vitest';
+import { useTenant, useVictim, expectHealthyAndIntact, newTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // A tenant cannot grow its projects or tokens without bound: the sets every listing reads stay small.
-let server: TestServer;
-let victim: Tenant;
-let greedy: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MAX_PROJECTS_PER_USER: '3', FERRUM_MAX_TOKENS_PER_USER: '3' });
-  victim = await newTenant(server, 'victim');
-  greedy = await newTenant(server, 'greedy');
-  await storeVictimData(victim);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_MAX_PROJECTS_PER_USER: '3', FERRUM_MAX_TOKENS_PER_USER: '3' });
+const victim = useVictim(server);
+const greedy = useTenant(server, 'greedy');
 
 it('has at most the capped number of projects (403 naming the setting); admins are not capped', async () => {
   // newTenant made one project.

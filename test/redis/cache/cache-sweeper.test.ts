@@ -1,23 +1,13 @@
-import type { RedisClient } from '../../../src/core/redis.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBeforeAll, useRedis, useTestServer } from '../../helpers/test-file.js';
 import { CacheKeys } from '../../../src/cache/keys.js';
 import { KeySpace } from '../../../src/core/redis.js';
 import { eventually } from '../../helpers/eventually.js';
 import { cacheFootprint, cachePaths, uniqueCacheName } from '../../helpers/cache.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-let server: TestServer;
-let redis: RedisClient;
-let cacheKeys: CacheKeys;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_CACHE_SWEEP_MS: '100' });
-  redis = server.openRedis();
-  cacheKeys = new CacheKeys(new KeySpace(server.config.keyPrefix));
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_CACHE_SWEEP_MS: '100' });
+const redis = useRedis(server);
+const cacheKeys = useBeforeAll(() => new CacheKeys(new KeySpace(server.config.keyPrefix)));
 
 function footprint(cacheName: string, projectId = server.projectId) {
   return cacheFootprint(redis, cacheKeys, projectId, cacheName);

@@ -1,39 +1,27 @@
-import type { RedisClient } from '../../../src/core/redis.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
+import { useMqClient, rawRequest, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
+import { useWorkerClient, WorkerClient } from '../../helpers/worker.js';
 import { KeySpace } from '../../../src/core/redis.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { TaskTokens } from '../../../src/worker/tasks/running/task-tokens.js';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { MqClient, rawRequest, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
 import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Compatibility at the edges (issue 18), through real HTTP against a real server and Redis.
-let server: TestServer;
-let redis: RedisClient;
-let mq: MqClient;
-let v1: MqV1Client;
-let worker: WorkerClient;
+const server = useTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
+const redis = useRedis(server);
+const mq = useMqClient(server);
+const v1 = useMqV1Client(server);
+const worker = useWorkerClient(server, { name: 'edge', image: 'ferrum-test/busybox', command: 'true' });
 const subscribers: TestSubscriber[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
-  redis = server.openRedis();
-  mq = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'edge', image: 'ferrum-test/busybox', command: 'true' });
-});
 
 afterAll(async () => {
   await Promise.all(subscribers.map((subscriber) => subscriber.stop()));
-  redis?.disconnect();
-  await server?.stop();
 });
 
 async function project(): Promise<string> {

@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
 import { CLIENT_HEADERS, type ClientName } from '../../helpers/client-headers.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { scaled } from '../../helpers/pace.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 // An empty string is a message body like any other, in both API versions and on every path a
 // body travels: post, get, peek, reserve, webhook, push delivery, dead letter hand-over.
-let server: TestServer;
-let mq: MqClient;
-let v1: MqV1Client;
+const server = useTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
+const mq = useMqClient(server);
+const v1 = useMqV1Client(server);
 const subscribers: TestSubscriber[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(1000)) });
-  mq = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-});
 
 afterAll(async () => {
   await Promise.all(subscribers.map((subscriber) => subscriber.stop()));
-  await server?.stop();
 });
 
 /** A post exactly as the client writes it: `{"messages":[{"body":""}]}` with its own headers. */

@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
 import { uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { createRunnerToken, WorkerClient } from '../../helpers/worker.js';
 
 // Issue 32: JSON answers say exactly `Content-Type: application/json` (RFC 8259 defines no
 // charset; iron_mq_java reads an error's message only when the type equals that string and a
 // Content-Length is given). Every answer here goes over a real socket.
-let server: TestServer;
+const server = useTestServer();
 let runnerToken: string;
 let taskId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'types', image: 'ferrum-test/busybox', command: 'true' });
   taskId = await worker.queue('types', 'x', { delay: 3600 });
   runnerToken = (await createRunnerToken(server)).token;
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 interface Probe {

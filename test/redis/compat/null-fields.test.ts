@@ -1,30 +1,23 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient, createRunnerToken } from '../../helpers/worker.js';
 import { bodyValidatorOf, routeBodiesOf, type RouteBody } from '../../../controller/http/validation.js';
 import { blamesNullField, errorMessageOf, nullBodyOf, type NullStyle } from '../../helpers/null-bodies.js';
 import { uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { createRunnerToken, WorkerClient } from '../../helpers/worker.js';
 
 // Issue 32: official clients send unset fields as null (iron_worker_python posts
 // `"label": null, "cluster": null` with every task). Null means "not given" on every API.
-let server: TestServer;
-let worker: WorkerClient;
+const server = useTestServer();
+const worker = useWorkerClient(server, { name: 'nulls', image: 'ferrum-test/busybox', command: 'true' });
 let walkProject: string;
 let runnerToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'nulls', image: 'ferrum-test/busybox', command: 'true' });
   const created = await server.http.post('/1/projects', { name: 'null-walk' });
   walkProject = created.body.id;
   runnerToken = (await createRunnerToken(server)).token;
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 const run = promisify(execFile);

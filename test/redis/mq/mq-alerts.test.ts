@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scriptClock } from '../../../src/core/lua.js';
 
-let server: TestServer;
-let v3: MqClient;
-let v1: MqV1Client;
-beforeAll(async () => {
-  server = await startTestServer();
-  v3 = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer();
+const v3 = useMqClient(server);
+const v1 = useMqV1Client(server);
 /** A source queue with one alert (v3 create) and its own target queue. */
 async function alerted(
   label: string,

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, pushStatuses, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useMqClient, pushStatuses, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { eventually } from '../../helpers/eventually.js';
 import { refusedUrl, TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-let server: TestServer;
-let mq: MqClient;
+const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1', FERRUM_MQ_PUSH_TIMEOUT_MS: '300' });
+const mq = useMqClient(server);
 const subscribers: TestSubscriber[] = [];
 
 async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Promise<TestSubscriber> {
@@ -32,13 +32,7 @@ const statuses = (queue: string, id: string) => pushStatuses(mq, queue, id);
 const settled = (queue: string, id: string, expected: Record<string, string>) =>
   settledPushStatuses(mq, queue, id, expected);
 
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1', FERRUM_MQ_PUSH_TIMEOUT_MS: '300' });
-  mq = new MqClient(server.http, server.projectId);
-});
-
 afterAll(async () => {
-  await server?.stop();
   await Promise.all(subscribers.map((s) => s.stop()));
 });
 

@@ -1,29 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
+import { useBeforeAll, useTestServer } from '../../helpers/test-file.js';
 import { CLIENT_HEADERS } from '../../helpers/client-headers.js';
 import { eventually } from '../../helpers/eventually.js';
-import { MqClient, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WorkerClient } from '../../helpers/worker.js';
 
 // The platform's own push subscribers: ironmq:///<queue> posts to a queue of the same project,
 // ironworker:///<code> queues a task of that code with the message body as payload.
-let server: TestServer;
-let mq: MqClient;
-let v1: MqV1Client;
-let worker: WorkerClient;
 const CODE = 'hello';
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: CODE, image: 'ferrum-test/busybox', command: 'true' });
-});
-
-afterAll(async () => {
-  await server?.stop();
+const server = useTestServer();
+const mq = useMqClient(server);
+const v1 = useMqV1Client(server);
+const worker = useBeforeAll(async () => {
+  const client = new WorkerClient(server.http, server.projectId);
+  await client.upload({ name: CODE, image: 'ferrum-test/busybox', command: 'true' });
+  return client;
 });
 
 const settled = (queue: string, id: string, expected: Record<string, string>) =>

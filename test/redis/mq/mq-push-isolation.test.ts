@@ -1,15 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { PushDeliverer } from '../../../src/mq/push/deliverer.js';
 import { taskQueuerFor } from '../../../controller/loops/push-deliverer.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { OutboundGuard } from '../../../src/core/outbound-guard.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let mq: MqClient;
+const server = useTestServer({
+  FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(5000)),
+  FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4',
+  FERRUM_MQ_PUSH_CONCURRENCY: '16',
+});
+const mq = useMqClient(server);
 const subscribers: TestSubscriber[] = [];
 
 async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Promise<TestSubscriber> {
@@ -28,17 +32,7 @@ async function multicastQueue(urls: string[]): Promise<string> {
   return name;
 }
 
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_MQ_PUSH_TIMEOUT_MS: String(scaled(5000)),
-    FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '4',
-    FERRUM_MQ_PUSH_CONCURRENCY: '16',
-  });
-  mq = new MqClient(server.http, server.projectId);
-});
-
 afterAll(async () => {
-  await server?.stop();
   await Promise.all(subscribers.map((s) => s.stop()));
 });
 

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useBeforeAll, useTestServer } from '../../helpers/test-file.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-let server: TestServer;
-let mq: MqClient;
-let sub: TestSubscriber;
+const server = useTestServer();
+const mq = useMqClient(server);
+const sub = useBeforeAll(
+  () => TestSubscriber.start(() => 200),
+  (started) => started.stop(),
+);
 
 async function pushQueue(): Promise<string> {
   const name = uniqueQueue('subs');
@@ -28,17 +31,6 @@ async function pushQueue(): Promise<string> {
 async function subscriberList(queue: string): Promise<Array<{ name: string; url: string }>> {
   return (await mq.info(queue)).push.subscribers.map((s: any) => ({ name: s.name, url: s.url }));
 }
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
-  sub = await TestSubscriber.start(() => 200);
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await sub?.stop();
-});
 
 describe('subscribers endpoints', () => {
   it('POST adds new subscribers and updates existing ones by name', async () => {

@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { messageIdTime } from '../../../src/core/ids.js';
 import { TopN } from '../../../src/metrics/top-n.js';
 import { emptyQueueTotals, sampleProjectQueues, type SampledQueue } from '../../../src/mq/queues/queue-depth.js';
 import { eventually } from '../../helpers/eventually.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { parsePrometheus } from '../../helpers/prometheus.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 // The metrics sampler reads every queue (also run in the cluster lane, where queues live on
 // different masters): totals by state, and the oldest ready message wherever it waits, not only on
 // the deepest queues.
 
-let server: TestServer;
-let mq: MqClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_METRICS_SAMPLE_MS: '200', FERRUM_METRICS_TOP_QUEUES: '2' });
-  mq = new MqClient(server.http, server.projectId);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_METRICS_SAMPLE_MS: '200', FERRUM_METRICS_TOP_QUEUES: '2' });
+const mq = useMqClient(server);
 
 describe('sampling every queue', () => {
   const small = uniqueQueue('small-old');

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scriptClock } from '../../../src/core/lua.js';
 
 // Timeouts of a second keep the timing rows fast (the minimum is configurable).
-let server: TestServer;
-let v1: MqV1Client;
-let v3: MqClient;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
-  v1 = new MqV1Client(server.http, server.projectId);
-  v3 = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
+const v3 = useMqClient(server);
+const v1 = useMqV1Client(server);
 describe('version 1 messages', () => {
   it('post creates the queue and answers ids and the message', async () => {
     const queue = uniqueQueue('post');

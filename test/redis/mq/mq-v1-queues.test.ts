@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useMqV1Client, MqV1Client } from '../../helpers/mq-v1.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let v1: MqV1Client;
-let v3: MqClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  v1 = new MqV1Client(server.http, server.projectId);
-  v3 = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer();
+const v3 = useMqClient(server);
+const v1 = useMqV1Client(server);
 const url = (name: string) => `http://127.0.0.1:9/${name}`;
 
 describe.concurrent('version 1 queues', () => {

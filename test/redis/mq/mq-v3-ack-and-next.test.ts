@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { eventually } from '../../helpers/eventually.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { scriptClock } from '../../../src/core/lua.js';
 import { QUEUE_KEY } from '../../../src/mq/scripts.js';
 
 // Ferrum's ack-and-next: a v3 reserve carrying `delete_reserved` deletes those messages in the
 // script that reserves the next batch. Reservation timeouts of a second; the script clock moves
 // past them, so the tests run one at a time.
-let server: TestServer;
-let mq: MqClient;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
-  mq = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
+const mq = useMqClient(server);
 const acks = (messages: any[]) =>
   messages.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
 

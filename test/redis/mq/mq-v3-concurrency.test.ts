@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let mq: MqClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer();
+const mq = useMqClient(server);
 describe('concurrency', () => {
   it(
     '20 consumers drain 10,000 messages from 5 producers: each message delivered exactly once',

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scriptClock } from '../../../src/core/lua.js';
 
-let server: TestServer;
-let mq: MqClient;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
-  mq = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
+const mq = useMqClient(server);
 async function withDeadLetter(maxReservations: number, sourceSettings: Record<string, unknown> = {}) {
   const source = uniqueQueue('source');
   const deadLetter = uniqueQueue('dead');

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // Default settings: the reservation timeout minimum is the spec's 30 seconds.
-let server: TestServer;
-let mq: MqClient;
+const server = useTestServer();
+const mq = useMqClient(server);
 let queue: string;
+
 beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
   queue = uniqueQueue('limits');
   await mq.createQueue(queue);
 });
-afterAll(async () => server?.stop());
-
 async function expectRefused(response: Promise<{ status: number; body: any }>, status: number, message: RegExp) {
   const answer = await response;
   expect(answer.status).toBe(status);

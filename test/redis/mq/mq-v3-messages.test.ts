@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, rawRequest, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useMqClient, rawRequest, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scriptClock } from '../../../src/core/lua.js';
 import { QUEUE_KEY_PARTS } from '../../../src/mq/scripts.js';
 
 // Reservation timeouts and delays of a second; the script clock (scriptClock) moves past them, so the
 // suites that move it run their tests one at a time.
-let server: TestServer;
-let mq: MqClient;
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
-  mq = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1' });
+const mq = useMqClient(server);
 const bodies = (messages: any[]) => messages.map((message) => message.body);
 
 describe('message state table', () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useMqClient, MqClient, uniqueQueue } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-let mq: MqClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
-});
-afterAll(async () => server?.stop());
-
+const server = useTestServer();
+const mq = useMqClient(server);
 const subscriber = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   url: `http://127.0.0.1:9/${name}`,

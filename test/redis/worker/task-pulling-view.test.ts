@@ -1,34 +1,19 @@
-import type { RedisClient } from '../../../src/core/redis.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readThrough, useRedis, useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient, FAST_WORKER_ENV } from '../../helpers/worker.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import { scripts } from '../../../src/worker/tasks/scripts.js';
 import type { Task } from '../../../src/worker/types.js';
 import { eventually } from '../../helpers/eventually.js';
 import { releaseLua, setStatusKeysBefore, takeTaskKeysBefore, withKeysLeftOut } from '../../helpers/release-lua.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startTestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 
 // A taken task reads as `preparing` only while its runner pulls its image: the mark a direct
 // runner's pull step sets (TaskStatusChanges.markPulling, what DirectBackend.pulling calls) and
 // the API view, against Redis. No runner runs here: the test takes tasks as runner-1 does.
-let server: TestServer;
-let client: WorkerClient;
-let worker: WorkerServices;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
-  client = new WorkerClient(server.http, server.projectId);
-  worker = server.running.ctx.worker;
-  redis = server.openRedis();
-  await client.upload({ name: 'pulled', image: 'ferrum-test/busybox' });
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+const server = useTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
+const client = useWorkerClient(server, { name: 'pulled', image: 'ferrum-test/busybox' });
+const worker = readThrough<WorkerServices>(() => server.running.ctx.worker);
+const redis = useRedis(server);
 
 async function takenTask(runnerId = 'runner-1'): Promise<Task> {
   const task = await worker.taskStore.get(server.projectId, await client.queue('pulled', 'x'));

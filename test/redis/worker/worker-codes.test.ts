@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient, FAST_WORKER_ENV, uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
 import yauzl from 'yauzl';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
 
 const MAX_CODE_BYTES = 200_000;
 
-let server: TestServer;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_WORKER_MAX_CODE_BYTES: String(MAX_CODE_BYTES) });
-  worker = new WorkerClient(server.http, server.projectId);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ ...FAST_WORKER_ENV, FERRUM_WORKER_MAX_CODE_BYTES: String(MAX_CODE_BYTES) });
+const worker = useWorkerClient(server);
 
 function post(data: unknown, zip?: Buffer) {
   return server.http.post(worker.path('/codes'), undefined, { raw: uploadForm(data, zip) });

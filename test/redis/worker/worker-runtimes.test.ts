@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../helpers/server.js';
-import { startTestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient, uploadForm, zipOf } from '../../helpers/worker.js';
 import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
-import { uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
 
 // Old-style zip packages naming a runtime: the runtime picks the stack and the command, each
 // upload sent as an official client sends it. No runner: this checks what is stored.
 // (test/docker/worker/worker-runtimes-docker.test.ts runs such packages on their stacks.)
-let server: TestServer;
-let worker: WorkerClient;
+const server = useTestServer(RUNTIME_STACKS_ENV);
+const worker = useWorkerClient(server);
 
-beforeAll(async () => {
-  // The built-in runtime table; java, php and go name stacks this installation lacks.
-  server = await startTestServer(RUNTIME_STACKS_ENV);
-  worker = new WorkerClient(server.http, server.projectId);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+// The built-in runtime table; java, php and go name stacks this installation lacks.
 
 async function codeOf(id: string) {
   return (await server.http.get(worker.path(`/codes/${id}`))).body;

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient, FAST_WORKER_ENV } from '../../helpers/worker.js';
 import { loadConfig } from '../../../src/core/config.js';
 import { nextRun } from '../../../src/worker/schedules/schedule-times.js';
-import type { TestServer } from '../../helpers/server.js';
 import {
   createSchedule,
   FAST_SCHEDULE_ENV,
@@ -10,24 +11,15 @@ import {
   waitForSchedule,
   waitForTasks,
 } from '../../helpers/schedules.js';
-import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
-import { startTestServer } from '../../helpers/server.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Runs a second apart through the test-only interval floor; no runner, so tasks stay queued.
-let server: TestServer;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV });
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'tick', image: 'ferrum-test/busybox' });
-  await worker.upload({ name: 'doomed', image: 'ferrum-test/busybox' });
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV });
+const worker = useWorkerClient(
+  server,
+  { name: 'tick', image: 'ferrum-test/busybox' },
+  { name: 'doomed', image: 'ferrum-test/busybox' },
+);
 
 function expectRunsApart(tasks: any[], everyMs: number): void {
   const times = tasks.map((task) => Date.parse(task.created_at));
