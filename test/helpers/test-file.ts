@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { useStarted } from './read-through.js';
 import { startTestServer, type TestServer } from './server.js';
 
 /**
@@ -11,24 +11,5 @@ export function useTestServer(
   env: Record<string, string> = {},
   start: () => Promise<TestServer> = () => startTestServer(env),
 ): TestServer {
-  let running: TestServer | undefined;
-  beforeAll(async () => {
-    running = await start();
-  });
-  afterAll(async () => {
-    await running?.stop();
-  });
-  const current = (): TestServer => {
-    if (!running) throw new Error('the test server is read before the beforeAll that starts it');
-    return running;
-  };
-  return new Proxy({} as TestServer, {
-    get: (_, name) => Reflect.get(current(), name),
-    has: (_, name) => Reflect.has(current(), name),
-    ownKeys: () => Reflect.ownKeys(current()),
-    getOwnPropertyDescriptor: (_, name) => {
-      const found = Reflect.getOwnPropertyDescriptor(current(), name);
-      return found && { ...found, configurable: true };
-    },
-  });
+  return useStarted('the test server', start, (server) => server.stop());
 }
