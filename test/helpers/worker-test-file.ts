@@ -53,3 +53,8 @@ export function useRunnerOfItsOwn(
   useRunner(server, onItsCluster, options);
   return made;
 }
+
+/** A runner's settings that put its containers on the host network, reaching the file's server on loopback. */
+export function onHostNetwork(server: TestServer): Record<string, string> {
+  return { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url };
+}

@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { startRunner, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { zipOf } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Zip packages naming only a runtime run on that runtime's stack, in real containers of images
 // made of this machine's python3 and ruby (scripts/build-test-images.sh), with the command the
 // runtime makes from file_name; each reads its payload from the -payload argument.
-let server: TestServer;
-let runner: Runner;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startTestServer(RUNTIME_STACKS_ENV);
-  runner = await startRunner(server, RUNTIME_STACKS_ENV);
-  worker = new WorkerClient(server.http, server.projectId);
-});
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
+const { server, worker } = workerTestFile(RUNTIME_STACKS_ENV);
+useRunner(server, RUNTIME_STACKS_ENV);
 
 async function runToEnd(codeName: string, payload: string): Promise<string> {
   const id = await worker.queue(codeName, payload);
