@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useCliSession } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
-import { createCluster, startWorkerServer } from '../../helpers/worker.js';
+import { createCluster, startRunner, startWorkerServer } from '../../helpers/worker.js';
 import { useRunner, workerClientOf } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
