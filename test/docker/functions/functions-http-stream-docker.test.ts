@@ -5,6 +5,7 @@ import { FunctionsClient } from '../../helpers/functions.js';
 import { madeOnFirstUse } from '../../helpers/read-through.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
+import type { HotEcho } from '../../helpers/hot-echo.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Hot calls of `http-stream` routes end to end: /r/ on a controller, a runner taking the calls
@@ -45,16 +46,7 @@ function containersOf(path: string): Promise<Docker.ContainerInfo[]> {
   });
 }
 
-interface Echo {
-  calls: number;
-  hostname: string;
-  method: string;
-  url: string;
-  body: string;
-  echo: string | null;
-  greeting: string | null;
-  callId: string;
-  deadline: string;
+interface Echo extends HotEcho {
   env: Record<string, string>;
 }
 

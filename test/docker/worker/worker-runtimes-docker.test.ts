@@ -36,6 +36,16 @@ cd "$(root "$@")"
 echo "sh in $(pwd) says $(cat "$PAYLOAD_FILE")"
 `;
 
+/** A package naming only its runtime, and what its run prints. */
+interface RuntimeCase {
+  what: string;
+  code: { name: string; runtime: string; file_name: string };
+  files: Record<string, string>;
+  zipMode?: number;
+  payload: string;
+  output: string;
+}
+
 describe('runtimes on their stacks', () => {
   it(
     "runs the Python client's upload with python on the python stack",
@@ -52,7 +62,7 @@ describe('runtimes on their stacks', () => {
     scaled(90_000),
   );
 
-  it.each([
+  it.each<RuntimeCase>([
     {
       what: 'a ruby package with ruby on the ruby stack',
       code: { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
