@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { MqClient, uniqueQueue } from '../helpers/mq.js';
 import { parsePrometheus, type Scrape } from '../helpers/prometheus.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { madeOnFirstUse } from '../helpers/read-through.js';
+import { useTestServer } from '../helpers/test-file.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../helpers/worker.js';
 
 // Runs in the `cluster` lane: the samplers behind /metrics read keys spread over every master.
-let server: TestServer;
-let mq: MqClient;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    ...FAST_WORKER_ENV,
-    FERRUM_METRICS_SAMPLE_MS: '200',
-    FERRUM_METRICS_TOP_QUEUES: '3',
-    FERRUM_METRICS_TENANT_LABELS: '1',
-  });
-  mq = new MqClient(server.http, server.projectId);
+const server = useTestServer({
+  ...FAST_WORKER_ENV,
+  FERRUM_METRICS_SAMPLE_MS: '200',
+  FERRUM_METRICS_TOP_QUEUES: '3',
+  FERRUM_METRICS_TENANT_LABELS: '1',
 });
-
-afterAll(async () => {
-  await server?.stop();
-});
+const mq = madeOnFirstUse(() => new MqClient(server.http, server.projectId));
 
 async function scrapeUntil(check: (metrics: Scrape) => boolean): Promise<Scrape> {
   return eventually(async () => {

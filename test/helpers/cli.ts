@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestServer, type TestServer } from './server.js';
+import { useTestServer } from './test-file.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
@@ -137,14 +138,20 @@ export function useCliSession(startServer: () => Promise<TestServer> = () => sta
   const session = {
     ferrum: (args: string[], options: CliRun = {}) => session.cli.run(args, { cwd: session.cwd, ...options }),
   } as CliSession;
+  // The bundle is built while the server starts.
+  let building: Promise<Cli> | undefined;
+  beforeAll(() => {
+    building = Cli.build();
+    building.catch(() => undefined); // awaited (and its failure reported) by the hook after the server's
+  });
+  session.server = useTestServer({}, startServer);
   beforeAll(async () => {
-    [session.server, session.cli] = await Promise.all([startServer(), Cli.build()]);
+    session.cli = await building!;
     session.cwd = dirWithIronJson(ironJsonOf(session.server));
   });
-  afterAll(async () => {
+  afterAll(() => {
     session.cli?.cleanUp();
     if (session.cwd) fs.rmSync(session.cwd, { recursive: true, force: true });
-    await session.server?.stop();
   });
   return session;
 }

@@ -2,7 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { Runner } from '../../runner/runner.js';
 import { launchBrowser, recordOutsideRequests, signedInPage } from './browser.js';
-import { startTestServer, type TestServer } from './server.js';
+import type { TestServer } from './server.js';
+import { useTestServer } from './test-file.js';
 import { startRunner } from './worker.js';
 
 /** A dashboard suite's server, browser and tab (with the record of requests that left the machine). */
@@ -29,7 +30,7 @@ export interface DashboardOptions {
 }
 
 /**
- * The shared set-up of the dashboard suites: before the file's tests a server, a runner if
+ * The shared set-up of the dashboard suites: before the file's tests a server (useTestServer), a runner if
  * asked, Debian's headless Chromium and a tab; after them, all closed. Read the fields inside tests.
  */
 export function useDashboard(options: DashboardOptions = {}): DashboardSession {
@@ -37,9 +38,9 @@ export function useDashboard(options: DashboardOptions = {}): DashboardSession {
     navTo: (name: string) =>
       session.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click(),
   } as DashboardSession;
+  if (options.enabled === false) return session;
+  session.server = useTestServer(options.env);
   beforeAll(async () => {
-    if (options.enabled === false) return;
-    session.server = await startTestServer(options.env);
     if (options.runner) session.runner = await startRunner(session.server);
     session.browser = await launchBrowser();
     if (options.signedIn === false) {
@@ -53,7 +54,6 @@ export function useDashboard(options: DashboardOptions = {}): DashboardSession {
   afterAll(async () => {
     await session.browser?.close();
     await session.runner?.stop();
-    await session.server?.stop();
   });
   return session;
 }

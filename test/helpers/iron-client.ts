@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 import { ironJsonOf } from './cli.js';
-import { startTestServer, type TestServer } from './server.js';
+import type { TestServer } from './server.js';
+import { useTestServer } from './test-file.js';
 
 const require = createRequire(import.meta.url);
 
@@ -40,18 +41,16 @@ export interface IronClientSession {
 /**
  * The shared set-up of the iron client suites: before the file's tests, a server
  * (startTestServer unless given) and a `new Client(...)` of the package aimed at it; after them,
- * the server stops. Read the fields inside tests.
+ * the server stops (useTestServer). Read the fields inside tests.
  */
 export function useIronClient(
   name: IronClientPackage,
   options: { clientOptions?: Record<string, unknown>; startServer?: () => Promise<TestServer> } = {},
 ): IronClientSession {
   const { Client } = require(name) as { Client: new (options: Record<string, unknown>) => any };
-  const session = {} as IronClientSession;
-  beforeAll(async () => {
-    session.server = await (options.startServer ?? (() => startTestServer()))();
+  const session = { server: useTestServer({}, options.startServer) } as IronClientSession;
+  beforeAll(() => {
     session.client = new Client(ironClientOptions(session.server, options.clientOptions));
   });
-  afterAll(async () => session.server?.stop());
   return session;
 }

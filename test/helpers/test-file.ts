@@ -1,6 +1,8 @@
-import { afterAll, beforeAll } from 'vitest';
 import type { RedisClient } from '../../src/core/redis.js';
+import { readThrough, useStarted } from './read-through.js';
 import { startTestServer, type TestServer } from './server.js';
+
+export { readThrough };
 
 /**
  * The one set-up of a test file that needs a server: starts it (startTestServer(env), or `start`)
@@ -12,50 +14,23 @@ export function useTestServer(
   env: Record<string, string> = {},
   start: () => Promise<TestServer> = () => startTestServer(env),
 ): TestServer {
-  return useBeforeAll(start, (running) => running.stop());
+  return useStarted('the test server', start, (server) => server.stop());
 }
 
 /**
  * An object the file's tests share, made by a beforeAll registered now (so after the hooks
- * registered before it, e.g. useTestServer's) and released after the tests. The handle returned
- * reads through to it; read it inside tests and hooks, not at the file's top level.
+ * registered before it, e.g. useTestServer's) and released after the tests: useStarted for what
+ * needs no name and may be made at once.
  */
 export function useBeforeAll<T extends object>(
   make: () => Promise<T> | T,
   release: (made: T) => Promise<unknown> | unknown = () => undefined,
 ): T {
-  let made: T | undefined;
-  beforeAll(async () => {
-    made = await make();
-  });
-  afterAll(async () => {
-    if (made) await release(made);
-  });
-  return readThrough(() => {
-    if (!made) throw new Error('a file fixture is read before the beforeAll that makes it');
-    return made;
-  });
-}
-
-/**
- * A stand-in that reads (and writes) every property of what `current()` returns at the time;
- * its methods are bound to it, so a class instance (a Redis connection) works through it too.
- */
-export function readThrough<T extends object>(current: () => T): T {
-  return new Proxy({} as T, {
-    get: (_, name) => {
-      const target = current();
-      const value: unknown = Reflect.get(target, name);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set: (_, name, value) => Reflect.set(current(), name, value),
-    has: (_, name) => Reflect.has(current(), name),
-    ownKeys: () => Reflect.ownKeys(current()),
-    getOwnPropertyDescriptor: (_, name) => {
-      const found = Reflect.getOwnPropertyDescriptor(current(), name);
-      return found && { ...found, configurable: true };
-    },
-  });
+  return useStarted(
+    'a file fixture',
+    async () => make(),
+    async (made) => release(made),
+  );
 }
 
 /** A connection to the file's server's Redis (TestServer.openRedis), open while its tests run. */

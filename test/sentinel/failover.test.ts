@@ -1,20 +1,15 @@
 import type { RedisOptions } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Runner } from '../../runner/runner.js';
+import { beforeAll, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { FunctionsClient } from '../helpers/functions.js';
 import { missingMessages, startPostLoad, waitFor } from '../helpers/post-load.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../helpers/worker.js';
+import { madeOnFirstUse } from '../helpers/read-through.js';
+import { useRunner, workerTestFile } from '../helpers/worker-test-file.js';
 import { scaled } from '../helpers/pace.js';
 import { loopInterval } from '../helpers/load-loop.js';
 
 // Runs in the `sentinel` lane: a controller and a direct runner on the master a Sentinel names
 // (with one replica), through a forced failover in the middle of task, function and cache traffic.
-let server: TestServer;
-let runner: Runner;
-let worker: WorkerClient;
-let fn: FunctionsClient;
 
 /**
  * Writes the old master acknowledged in the moment between the replica's promotion and the
@@ -22,21 +17,15 @@ let fn: FunctionsClient;
  * again, and a run whose end was among them is ended, by the task sweeper (here within
  * seconds rather than the default minute and a half).
  */
-const ENV = { ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '1000', FERRUM_TASK_DISPATCH_GRACE_MS: '2000' };
+const ENV = { FERRUM_TASK_SWEEP_MS: '1000', FERRUM_TASK_DISPATCH_GRACE_MS: '2000' };
+const { server, worker } = workerTestFile(ENV);
+useRunner(server, ENV);
+const fn = madeOnFirstUse(() => new FunctionsClient(server.http));
 
 beforeAll(async () => {
-  server = await startTestServer(ENV);
-  runner = await startRunner(server, ENV);
-  worker = new WorkerClient(server.http, server.projectId);
-  fn = new FunctionsClient(server.http);
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
   await server.http.post('/v1/apps', { app: { name: 'failover' } });
   await fn.route('failover', { path: '/echo', image: 'ferrum-test/fn-echo' });
-});
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
 });
 
 /** One kind of request sent over and over until stopped: what was acknowledged, and when. */

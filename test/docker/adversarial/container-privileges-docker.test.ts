@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  plantVictimData,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
+import { describe, expect, it } from 'vitest';
+import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { createTenant, expectHealthy } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useAttackerAndVictim, useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // A tenant's task looks at what it may do: capabilities, privilege escalation, processes, open
 // files, the network. Everything is at its least by default; a code package cannot ask for more.
 
 const ENV = { ...FAST_WORKER_ENV, FERRUM_RUNNER_NOFILE: '512', FERRUM_RUNNER_PIDS_LIMIT: '64' };
 
-let server: TestServer;
-let runner: Runner;
-let attacker: Tenant;
-let worker: WorkerClient;
-let victimIntact: () => Promise<void>;
+const server = useHardenedServer(ENV);
+useRunner(server, ENV);
+const { worker, victimIntact } = useAttackerAndVictim(server, 'priv');
 
 const PROBE = [
   'grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status',
@@ -46,19 +38,6 @@ async function probe(runnerUnderTest: WorkerClient, extraUpload: Record<string, 
   expect(task.status, log).toBe('complete');
   return log;
 }
-
-beforeAll(async () => {
-  server = await startHardenedServer(ENV);
-  runner = await startRunner(server, ENV);
-  attacker = await createTenant(server, 'priv-attacker');
-  worker = new WorkerClient(attacker.http, attacker.projectId);
-  victimIntact = await plantVictimData(await createTenant(server, 'priv-victim'));
-}, scaled(60_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
 
 describe('task containers by default', () => {
   it('have no capabilities, no new privileges, limits on pids, memory and open files, and no network', async () => {
@@ -86,23 +65,19 @@ describe('task containers by default', () => {
 });
 
 describe('the operator', () => {
+  const capsEnv = { ...ENV, FERRUM_RUNNER_CAP_ADD: 'chown' };
+  const capsServer = useHardenedServer(capsEnv);
+  useRunner(capsServer, capsEnv);
+
   it(
     'gives back named capabilities with FERRUM_RUNNER_CAP_ADD',
     async () => {
-      const env = { ...ENV, FERRUM_RUNNER_CAP_ADD: 'chown' };
-      const capsServer = await startHardenedServer(env);
-      const capsRunner = await startRunner(capsServer, env);
-      try {
-        const tenant = await createTenant(capsServer, 'caps');
-        const log = await probe(new WorkerClient(tenant.http, tenant.projectId));
-        // CAP_CHOWN is bit 0.
-        expect(log).toMatch(/CapEff:\s+0000000000000001/);
-        expect(log).toContain('chown=allowed');
-        expect(log).toContain('mknod=refused');
-      } finally {
-        await capsRunner.stop();
-        await capsServer.stop();
-      }
+      const tenant = await createTenant(capsServer, 'caps');
+      const log = await probe(new WorkerClient(tenant.http, tenant.projectId));
+      // CAP_CHOWN is bit 0.
+      expect(log).toMatch(/CapEff:\s+0000000000000001/);
+      expect(log).toContain('chown=allowed');
+      expect(log).toContain('mknod=refused');
     },
     scaled(120_000),
   );

@@ -1,26 +1,24 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
 import { launchBrowser } from '../../helpers/browser.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { createTenant, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // Script that runs on the dashboard's origin (a function's page, an injected one) must find no
 // credential to read, and a page of another origin cannot act with the dashboard's session.
 
-let server: TestServer;
-let runner: Runner;
+const server = useHardenedServer(FAST_WORKER_ENV);
+useRunner(server, FAST_WORKER_ENV);
 let browser: Browser;
 let tenant: Tenant;
 const app = `session-${process.pid}`;
 
 beforeAll(async () => {
-  server = await startHardenedServer(FAST_WORKER_ENV);
-  runner = await startRunner(server, FAST_WORKER_ENV);
   browser = await launchBrowser();
   tenant = await createTenant(server, 'session-tenant');
   expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
@@ -29,8 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await runner?.stop();
-  await server?.stop();
 });
 
 /** Signs the tenant in on a new browser page; answers the page and the session cookie's value. */

@@ -1,33 +1,26 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Cli, dirWithIronJson, ironJsonOf } from '../../helpers/cli.js';
 import { FunctionsClient } from '../../helpers/functions.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { createTenant, expectHealthy, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // A tenant's function is called by people who also use the platform: the caller's platform
 // token must never reach the function (header or query), and a caller may not pose as the
 // platform with Fn-* headers of its own.
 
-let server: TestServer;
-let runner: Runner;
+const server = useHardenedServer(FAST_WORKER_ENV);
+useRunner(server, FAST_WORKER_ENV);
 let owner: Tenant;
 let caller: Tenant;
 let fn: FunctionsClient;
 const app = `creds-${process.pid}`;
 
 beforeAll(async () => {
-  server = await startHardenedServer(FAST_WORKER_ENV);
-  runner = await startRunner(server, FAST_WORKER_ENV);
   owner = await createTenant(server, 'fn-owner');
   caller = await createTenant(server, 'fn-caller');
   fn = new FunctionsClient(owner.http);
@@ -37,11 +30,6 @@ beforeAll(async () => {
   await fn.route(app, { path: '/echo', image: 'ferrum-test/fn-hot-http', format: 'http' });
   await fn.route(app, { path: '/json', image: 'ferrum-test/fn-hot-json', format: 'json' });
 }, scaled(60_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
 
 describe("a caller's platform credentials", () => {
   it('never reach the function, in Authorization or in the oauth query parameter', async () => {

@@ -1,22 +1,26 @@
 import http from 'node:http';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../helpers/browser.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { createTenant, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // A tenant's function answers with a page of its own (script, cookies). Where the dashboard
 // lives, that page must be inert: no script with the dashboard's origin, no cookie set there.
 // Functions may have an origin of their own (a port, a host name) where only calls are served.
 
 const FUNCTIONS_HOST = 'functions.ferrum.test';
-let server: TestServer;
-let runner: Runner;
+const server = useHardenedServer({
+  ...FAST_WORKER_ENV,
+  FERRUM_FUNCTIONS_PORT: '0',
+  FERRUM_FUNCTIONS_HOST: FUNCTIONS_HOST,
+});
+useRunner(server, FAST_WORKER_ENV);
 let tenant: Tenant;
 let functionsUrl: string;
 const app = `origin-${process.pid}`;
@@ -25,12 +29,6 @@ const PAGE = "<script>document.title = 'script-ran'; document.cookie = 'planted=
 const PAGE_HEADERS = { 'x-header': 'content-type: text/html' };
 
 beforeAll(async () => {
-  server = await startHardenedServer({
-    ...FAST_WORKER_ENV,
-    FERRUM_FUNCTIONS_PORT: '0',
-    FERRUM_FUNCTIONS_HOST: FUNCTIONS_HOST,
-  });
-  runner = await startRunner(server, FAST_WORKER_ENV);
   tenant = await createTenant(server, 'origin-tenant');
   functionsUrl = `http://127.0.0.1:${server.running.functionsPort}`;
   expect((await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } })).status).toBe(200);
@@ -40,11 +38,6 @@ beforeAll(async () => {
     format: 'json',
   });
 }, scaled(60_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
 
 /** A request to the main listener with the Host header given (fetch does not let a test set Host). */
 function withHost(host: string, path: string, headers: Record<string, string> = {}) {

@@ -1,13 +1,14 @@
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../../controller/main.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startController } from '../../../controller/main.js';
 import { HOT_LABELS } from '../../../runner/functions/hot-function-pool.js';
-import type { Runner } from '../../../runner/runner.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { HttpClient } from '../../helpers/http.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
+import { useStarted } from '../../helpers/read-through.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 import { eventually } from '../../helpers/eventually.js';
 import { scaled } from '../../helpers/pace.js';
@@ -31,30 +32,26 @@ const HOSTILE_APP = `hostile${process.pid}`;
 const VICTIM_APP = `victim${process.pid}`;
 
 const docker = new Docker();
-let server: TestServer;
-let second: RunningController;
-let runner: Runner;
+const server = useTestServer(ENV);
+/** A second controller on the same Redis. */
+const second = useStarted(
+  'the second controller',
+  () => startController({ ...server.config, port: 0 }),
+  (it) => it.stop(),
+);
+const runner = useRunner(server, ENV);
 let hostile: Tenant;
 let victim: Tenant;
 let hostileFn: FunctionsClient;
 let victimFn: FunctionsClient;
 
 beforeAll(async () => {
-  server = await startTestServer(ENV);
-  second = await startController({ ...server.config, port: 0 });
-  runner = await startRunner(server, ENV);
   hostile = await newTenant(server, 'hostile');
   victim = await newTenant(server, 'victim');
   hostileFn = new FunctionsClient(hostile.http);
   victimFn = new FunctionsClient(victim.http);
   await victimFn.route(VICTIM_APP, { path: '/echo', image: 'ferrum-test/fn-cold-echo', timeout: 20 });
 }, scaled(60_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await second?.stop();
-  await server?.stop();
-});
 
 /** The same tenant's functions calls through the second controller. */
 const onSecond = (tenant: Tenant) => new FunctionsClient(new HttpClient(second.url, tenant.token));

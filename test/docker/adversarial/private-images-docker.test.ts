@@ -1,19 +1,14 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
 import { KeySpace } from '../../../src/core/redis.js';
 import { PrivateImages } from '../../../src/worker/codes/images/private-images.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { docker } from '../../helpers/image.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
+import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { createTenant, expectHealthy, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // The victim runs a private image (pulled with its registry credentials); it stays on the
 // engine. The attacker names the same image and hopes the runner uses the local copy.
@@ -29,8 +24,8 @@ const REGISTRY = 'registry.ferrum.invalid';
 const IMAGE = `${REGISTRY}/victim/secret-${process.pid}`;
 const ENV = { ...FAST_WORKER_ENV, FERRUM_WORKER_IMAGE_PROOF_MS: '600000' };
 
-let server: TestServer;
-let runner: Runner;
+const server = useHardenedServer(ENV);
+useRunner(server, ENV);
 let victim: Tenant;
 let attacker: Tenant;
 let redis: Redis;
@@ -84,8 +79,6 @@ beforeAll(async () => {
   );
   await docker('rm', container);
   imageId = await docker('image', 'inspect', '--format', '{{.Id}}', `${IMAGE}:latest`);
-  server = await startHardenedServer(ENV);
-  runner = await startRunner(server, ENV);
   victim = await createTenant(server, 'image-victim');
   attacker = await createTenant(server, 'image-attacker');
   redis = new Redis(server.redisUrl);
@@ -100,8 +93,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   redis?.disconnect();
-  await runner?.stop();
-  await server?.stop();
   await docker('rmi', `${IMAGE}:latest`).catch(() => undefined);
 });
 

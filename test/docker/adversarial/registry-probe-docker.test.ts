@@ -3,22 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
 import { freeLoopbackPort } from '../../../src/core/free-port.js';
-import type { TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV, startRunner, WorkerClient } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
+import { createTenant, expectHealthy, type Tenant } from '../../helpers/adversarial/hardened-server.js';
 import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
 
 // A tenant names images on registries at internal addresses (127.0.0.1:<port>/x): each pull
 // would make the engine connect there, and its error would tell an open port from a closed one.
 // The runner refuses those registries before the engine is asked; where the operator opened
 // them (FERRUM_OUTBOUND_ALLOW), a failed pull reads the same whatever answered.
 
-let server: TestServer;
+const server = useHardenedServer(FAST_WORKER_ENV);
 let attacker: Tenant;
 let listener: http.Server;
 let connections = 0;
@@ -26,7 +21,6 @@ let openPort: number;
 let closedPort: number;
 
 beforeAll(async () => {
-  server = await startHardenedServer(FAST_WORKER_ENV);
   attacker = await createTenant(server, 'registry-prober');
   listener = http.createServer((_request, response) => response.end('{}'));
   listener.on('connection', () => connections++);
@@ -36,7 +30,6 @@ beforeAll(async () => {
 }, scaled(60_000));
 
 afterAll(async () => {
-  await server?.stop();
   await new Promise((resolve) => listener?.close(resolve));
 });
 

@@ -2,20 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
 import { extractZip } from '../../../src/worker/codes/archives/zip.js';
-import type { TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, startRunner, uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
-import {
-  createTenant,
-  expectHealthy,
-  plantVictimData,
-  startHardenedServer,
-  type Tenant,
-} from '../../helpers/adversarial/hardened-server.js';
-import { scaled } from '../../helpers/pace.js';
+import { FAST_WORKER_ENV, uploadForm, zipOf } from '../../helpers/worker.js';
+import { expectHealthy } from '../../helpers/adversarial/hardened-server.js';
+import { useAttackerAndVictim, useHardenedServer } from '../../helpers/adversarial/hardened-test-file.js';
+import { useRunner } from '../../helpers/worker-test-file.js';
 
 // A tenant uploads code packages made to fill the runner's disk, and tasks that write without end.
 
@@ -27,24 +20,9 @@ const ZIP_ENV = {
   FERRUM_RUNNER_DISK_MB: '8',
 };
 
-let server: TestServer;
-let runner: Runner;
-let attacker: Tenant;
-let worker: WorkerClient;
-let victimIntact: () => Promise<void>;
-
-beforeAll(async () => {
-  server = await startHardenedServer(ZIP_ENV);
-  runner = await startRunner(server, ZIP_ENV);
-  attacker = await createTenant(server, 'zip-attacker');
-  worker = new WorkerClient(attacker.http, attacker.projectId);
-  victimIntact = await plantVictimData(await createTenant(server, 'zip-victim'));
-}, scaled(60_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
+const server = useHardenedServer(ZIP_ENV);
+useRunner(server, ZIP_ENV);
+const { attacker, worker, victimIntact } = useAttackerAndVictim(server, 'zip');
 
 async function uploadZip(zip: Buffer) {
   return attacker.http.post(worker.path('/codes'), undefined, {

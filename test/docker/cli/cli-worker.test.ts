@@ -1,29 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useCliSession } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
-import { createCluster, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { createCluster, startRunner, startWorkerServer } from '../../helpers/worker.js';
+import { useRunner, workerClientOf } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
-
-let runner: Runner;
-let worker: WorkerClient;
 
 const SHELL = 'sh -c "$(cat $PAYLOAD_FILE)"';
 const session = useCliSession(startWorkerServer);
+useRunner(session.server);
+const worker = workerClientOf(session.server);
 const ferrum = (...args: string[]) => session.ferrum(args);
 
 beforeAll(async () => {
-  runner = await startRunner(session.server);
-  worker = new WorkerClient(session.server.http, session.server.projectId);
   const uploaded = await ferrum('worker', 'upload', 'cli-shell', '--image', 'ferrum-test/busybox', '--command', SHELL);
   expect(uploaded.code, uploaded.stderr).toBe(0);
   expect(uploaded.stdout).toMatch(/^Upload successful\. \(code id [0-9a-f]{24}\)\n$/);
-});
-
-afterAll(async () => {
-  await runner?.stop();
 });
 
 async function queue(code: string, payload: string): Promise<string> {

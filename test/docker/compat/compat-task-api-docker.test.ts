@@ -1,18 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
 import { buildIronClientsImage } from '../../helpers/image.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { zipOf } from '../../helpers/worker.js';
+import { onHostNetwork, useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Issue 18, point 1 (and 5, 6 where a task must run): existing worker code that uses the
 // platform from inside its container, with the official iron_mq client from npm.
-let server: TestServer;
-let runner: Runner;
-let worker: WorkerClient;
 let image: string;
+beforeAll(async () => {
+  image = await buildIronClientsImage();
+}, scaled(180_000));
+const { server, worker } = workerTestFile();
+// Host network: the container reaches the API on loopback, at the server's real port.
+useRunner(server, () => onHostNetwork(server));
 
 // Task code as users write it: iron_mq configured by the IRON_* variables alone; the cache
 // read with the same variables; then a post to another project, which must be refused.
@@ -34,19 +36,6 @@ const post = (client, body) => new Promise((resolve) => client.post(body, (error
   say('other', await post(new iron_mq.Client({ queue_name: payload.queue, project_id: payload.other }), 'elsewhere'));
 })();
 `;
-
-beforeAll(async () => {
-  image = await buildIronClientsImage();
-  server = await startWorkerServer();
-  // Host network: the container reaches the API on loopback, at the server's real port.
-  runner = await startRunner(server, { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url });
-  worker = new WorkerClient(server.http, server.projectId);
-}, scaled(180_000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
 
 function valueIn(log: string, name: string): any {
   const line = log.split('\n').find((text) => text.startsWith(`${name}=`));

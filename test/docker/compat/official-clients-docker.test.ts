@@ -2,34 +2,29 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
 import { CLIENT_SCRIPTS_DIR, runClientScript } from '../../helpers/client-scripts.js';
 import { scaled } from '../../helpers/pace.js';
 import { RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { startRunner, zipOf } from '../../helpers/worker.js';
+import { zipOf } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 
 const clientsDir = CLIENT_SCRIPTS_DIR;
 
 // The Go and PHP users' tasks, run: upload, queue, wait as their clients wait (only while the
 // task is queued or running) and read the log at once, as the clients' tests do. The rest of
 // their day is test/redis/compat/official-clients.test.ts (same scripts, no runner).
-let server: TestServer;
-let runner: Runner;
+const { server } = workerTestFile(RUNTIME_STACKS_ENV);
+useRunner(server, RUNTIME_STACKS_ENV);
 let workDir: string;
 
 beforeAll(async () => {
-  server = await startTestServer(RUNTIME_STACKS_ENV);
-  runner = await startRunner(server, RUNTIME_STACKS_ENV);
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-clients-run-'));
   fs.copyFileSync(path.join(server.config.dataDir, 'iron.json'), path.join(workDir, 'iron.json'));
   const script = 'echo "hello from sh: $(cat "$PAYLOAD_FILE")"\n';
   fs.writeFileSync(path.join(workDir, 'package.zip'), await zipOf({ 'run.sh': script }));
 }, scaled(120_000));
 
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
+afterAll(() => {
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 

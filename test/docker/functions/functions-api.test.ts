@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUserWithToken } from '../../helpers/identity.js';
-import type { HttpClient } from '../../helpers/http.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
-let server: TestServer;
-let admin: HttpClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = server.http;
-});
-afterAll(async () => server?.stop());
+const server = useTestServer();
+const admin = madeOnFirstUse(() => server.http);
 
 let counter = 0;
 const uniqueName = (prefix: string) => `${prefix}-${++counter}`;

@@ -1,24 +1,21 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../../src/core/ids.js';
 import { encodeCallMessage } from '../../../src/functions/calls/call-message.js';
 import { invocationOf } from '../../../src/functions/calls/invocation.js';
 import { FunctionsClient } from '../../helpers/functions.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 const ENV = { ...FAST_WORKER_ENV, FERRUM_FUNCTIONS_BODY_LIMIT: String(1024 * 1024) };
 
-let server: TestServer;
-let runner: Runner;
-let fn: FunctionsClient;
+const { server } = workerTestFile(ENV);
+const runner = useRunner(server, ENV);
+const fn = madeOnFirstUse(() => new FunctionsClient(server.http));
 
 beforeAll(async () => {
-  server = await startTestServer(ENV);
-  runner = await startRunner(server, ENV);
-  fn = new FunctionsClient(server.http);
   await server.http.post('/v1/apps', { app: { name: 'calls', config: { SHARED: 'from-app', APP_ONLY: 'a' } } });
   await fn.route('calls', {
     path: '/echo',
@@ -26,10 +23,6 @@ beforeAll(async () => {
     headers: { 'X-Route': 'yes' },
     config: { SHARED: 'from-route', ROUTE_ONLY: 'r' },
   });
-});
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
 });
 
 function expectError(response: { status: number; body: any }, status: number, text: string | RegExp) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FunctionInvocation, FunctionResult } from '../../../src/functions/calls/function-executor.js';
 import { HOT_LABELS, HotFunctionPool } from '../../../runner/functions/hot-function-pool.js';
 import { newObjectId } from '../../../src/core/ids.js';
+import type { HotEcho } from '../../helpers/hot-echo.js';
 import { scaled } from '../../helpers/pace.js';
 
 /** Marks this file's containers, so the test can count them and sees none left behind. */
@@ -50,17 +51,7 @@ function asking(
   return invocation(app, format, { ...overrides, headers: { 'content-type': 'text/plain', ...headers } });
 }
 
-interface Echo {
-  calls: number;
-  hostname: string;
-  method: string;
-  url: string;
-  body: string;
-  echo: string | null;
-  greeting: string | null;
-  callId: string;
-  deadline: string;
-}
+type Echo = HotEcho;
 
 function echoOf(result: FunctionResult): Echo {
   expect(result.outcome, result.errorMessage).toBe('success');

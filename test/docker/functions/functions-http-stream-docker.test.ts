@@ -1,10 +1,11 @@
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { HOT_LABELS } from '../../../runner/functions/hot-function-pool.js';
 import { FunctionsClient } from '../../helpers/functions.js';
-import { FAST_WORKER_ENV, startRunner } from '../../helpers/worker.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
+import type { HotEcho } from '../../helpers/hot-echo.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Hot calls of `http-stream` routes end to end: /r/ on a controller, a runner taking the calls
@@ -22,20 +23,13 @@ const APP = 'streams';
 const IMAGE = 'ferrum-test/fn-hot-stream';
 
 const docker = new Docker();
-let server: TestServer;
-let runner: Runner;
-let fn: FunctionsClient;
+const { server } = workerTestFile(ENV);
+const runner = useRunner(server, ENV);
+const fn = madeOnFirstUse(() => new FunctionsClient(server.http));
 let routes = 0;
 
 beforeAll(async () => {
-  server = await startTestServer(ENV);
-  runner = await startRunner(server, ENV);
-  fn = new FunctionsClient(server.http);
   await server.http.post('/v1/apps', { app: { name: APP, config: { GREETING: 'hello' } } });
-});
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
 });
 
 /** A new http-stream route of the reference image; its path. */
@@ -52,16 +46,7 @@ function containersOf(path: string): Promise<Docker.ContainerInfo[]> {
   });
 }
 
-interface Echo {
-  calls: number;
-  hostname: string;
-  method: string;
-  url: string;
-  body: string;
-  echo: string | null;
-  greeting: string | null;
-  callId: string;
-  deadline: string;
+interface Echo extends HotEcho {
   env: Record<string, string>;
 }
 

@@ -7,8 +7,8 @@ import { freeLoopbackPort } from '../../../src/core/free-port.js';
 import { eventually } from '../../helpers/eventually.js';
 import { FunctionsClient } from '../../helpers/functions.js';
 import { buildFerrumImage, checkoutImage, containerState, docker } from '../../helpers/image.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A runner run from the project's image (built from this tree), as the chart's hostSocket mode
@@ -20,12 +20,14 @@ const DOCKER_SOCKET = '/var/run/docker.sock';
 // Of this process only: afterAll removes this app's containers, never a second copy's.
 const APP = `image-runner-${process.pid}`;
 const name = `ferrum-fn-sockets-runner-${process.pid}`;
-let server: TestServer;
+let image: string;
+beforeAll(async () => {
+  image = await buildFerrumImage(TAG);
+}, scaled(900_000));
+const { server } = workerTestFile();
 let socketDir: string;
 
 beforeAll(async () => {
-  const [image, started] = await Promise.all([buildFerrumImage(TAG), startTestServer(FAST_WORKER_ENV)]);
-  server = started;
   socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-fn-sockets-'));
   // The image's user (uid 1000) makes a folder per function container here, as in /tmp.
   fs.chmodSync(socketDir, 0o1777);
@@ -61,7 +63,7 @@ beforeAll(async () => {
     "the runner's /health",
   );
   await server.http.post('/v1/apps', { app: { name: APP } });
-}, scaled(900_000));
+}, scaled(120_000));
 
 afterAll(async () => {
   // SIGTERM: the runner drains and removes its function containers.
@@ -69,7 +71,6 @@ afterAll(async () => {
   await docker('rm', '-f', name).catch(() => undefined);
   const left = await docker('ps', '-aq', '--filter', `label=${HOT_LABELS.function}=${APP}/stream`).catch(() => '');
   if (left) await docker('rm', '-f', ...left.split('\n')).catch(() => undefined);
-  await server?.stop();
   if (socketDir) fs.rmSync(socketDir, { recursive: true, force: true });
 });
 

@@ -1,20 +1,17 @@
 import type http from 'node:http';
 import Docker from 'dockerode';
-import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveRunnerMetrics } from '../../../runner/metrics-server.js';
-import { Runner } from '../../../runner/runner.js';
-import { loadConfig } from '../../../src/core/config.js';
-import { freeLoopbackPort } from '../../../src/core/free-port.js';
+import type { Runner } from '../../../runner/runner.js';
 import { renderChart, findObject } from '../../helpers/chart.js';
 import { eventually } from '../../helpers/eventually.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { parsePrometheus, type Scrape } from '../../helpers/prometheus.js';
 import { promtoolCheckMetrics, TestPrometheus } from '../../helpers/prometheus-server.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { createCluster, FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { startMeteredRunner } from '../../helpers/metered-runner.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { createCluster, FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { workerClientOf } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // The chart's alert rules, evaluated by Debian's Prometheus scraping a real controller and runner,
@@ -31,8 +28,8 @@ const ENV: Record<string, string> = {
 };
 const JOB = 'ferrum';
 
-let server: TestServer;
-let worker: WorkerClient;
+const server = useTestServer(ENV);
+const worker = workerClientOf(server);
 let runner: Runner | undefined;
 let runnerMetrics: http.Server | undefined;
 let runnerTarget: string;
@@ -117,24 +114,13 @@ async function redisConfigSet(name: string, value: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer(ENV);
-  worker = new WorkerClient(server.http, server.projectId);
   // Two tenant clusters: one served by a runner of one slot, one served by none.
   servedCluster = await createCluster(server.http, 'served');
   unservedCluster = await createCluster(server.http, 'unserved');
-  const config = loadConfig({
-    ...ENV,
-    ...server.redisEnv,
-    FERRUM_DATA_DIR: server.config.dataDir,
-    FERRUM_RUNNER_CLUSTER: servedCluster,
-    FERRUM_RUNNER_SLOTS: '1',
-  });
-  const registry = new Registry();
+  const runnerEnv = { ...ENV, FERRUM_RUNNER_CLUSTER: servedCluster, FERRUM_RUNNER_SLOTS: '1' };
   // Its warnings while Redis refuses writes are the test's own doing.
-  runner = await Runner.start(config, config.redisUrl!, pino({ level: 'error' }), new Docker(), registry);
-  const runnerPort = await freeLoopbackPort();
-  runnerMetrics = await serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
-  runnerTarget = `127.0.0.1:${runnerPort}`;
+  const metered = await startMeteredRunner(server, runnerEnv, { logLevel: 'error', docker: new Docker() });
+  ({ runner, metrics: runnerMetrics, target: runnerTarget } = metered);
   prometheus = await TestPrometheus.start({
     job: JOB,
     targets: [new URL(server.url).host, runnerTarget],
@@ -150,7 +136,6 @@ afterAll(async () => {
   runnerMetrics?.close();
   await runner?.stop();
   for (const subscriber of subscribers) await subscriber.stop();
-  await server?.stop();
 });
 
 describe('/metrics as Prometheus reads it', () => {

@@ -1,11 +1,6 @@
 import type http from 'node:http';
-import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveRunnerMetrics } from '../../../runner/metrics-server.js';
-import { Runner } from '../../../runner/runner.js';
-import { loadConfig } from '../../../src/core/config.js';
-import { freeLoopbackPort } from '../../../src/core/free-port.js';
+import type { Runner } from '../../../runner/runner.js';
 import { scriptClock } from '../../../src/core/lua.js';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
 import { MqV1Client } from '../../helpers/mq-v1.js';
@@ -13,8 +8,11 @@ import { parsePrometheus, type Scrape } from '../../helpers/prometheus.js';
 import { eventually } from '../../helpers/eventually.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { createSchedule, FAST_SCHEDULE_ENV, waitForSchedule } from '../../helpers/schedules.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { createCluster, FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { startMeteredRunner } from '../../helpers/metered-runner.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { createCluster, FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { workerClientOf } from '../../helpers/worker-test-file.js';
 
 const FAST_METRICS_ENV: Record<string, string> = {
   FERRUM_METRICS_SAMPLE_MS: '200',
@@ -26,13 +24,13 @@ const FAST_METRICS_ENV: Record<string, string> = {
   FERRUM_MQ_PUSH_TIMEOUT_MS: '300',
 };
 
-let server: TestServer;
-let mq: MqClient;
-let v1: MqV1Client;
-let worker: WorkerClient;
+const server = useTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV, ...FAST_METRICS_ENV });
+const mq = madeOnFirstUse(() => new MqClient(server.http, server.projectId));
+const v1 = madeOnFirstUse(() => new MqV1Client(server.http, server.projectId));
+const worker = workerClientOf(server);
 let runner: Runner;
 let runnerMetrics: http.Server;
-let runnerPort: number;
+let runnerTarget: string;
 const subscribers: TestSubscriber[] = [];
 
 async function scrape(url = server.url): Promise<Scrape> {
@@ -50,28 +48,14 @@ function scrapeUntil(check: (metrics: Scrape) => boolean, url = server.url): Pro
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV, ...FAST_METRICS_ENV });
-  mq = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-  worker = new WorkerClient(server.http, server.projectId);
-  // A runner with its own registry and /metrics server, as the `ferrum runner` daemon has.
-  const config = loadConfig({
-    ...FAST_WORKER_ENV,
-    ...FAST_METRICS_ENV,
-    ...server.redisEnv,
-    FERRUM_DATA_DIR: server.config.dataDir,
-  });
-  const registry = new Registry();
-  runner = await Runner.start(config, config.redisUrl!, pino({ level: 'warn' }), undefined, registry);
-  runnerPort = await freeLoopbackPort();
-  runnerMetrics = await serveRunnerMetrics(registry, '127.0.0.1', runnerPort, pino({ level: 'warn' }));
+  const metered = await startMeteredRunner(server, { ...FAST_WORKER_ENV, ...FAST_METRICS_ENV });
+  ({ runner, metrics: runnerMetrics, target: runnerTarget } = metered);
 });
 
 afterAll(async () => {
   runnerMetrics?.close();
   await runner?.stop();
   for (const subscriber of subscribers) await subscriber.stop();
-  await server?.stop();
 });
 
 describe('HTTP metrics', () => {
@@ -211,11 +195,11 @@ describe('message queue metrics', () => {
 describe('worker metrics', () => {
   it('tasks by state and cluster, wait and run durations, runner slots, on controller and runner', async () => {
     await worker.upload({ name: 'metered', image: 'ferrum-test/busybox', command: 'sh -c "echo metered"' });
-    const before = await scrape(`http://127.0.0.1:${runnerPort}`);
+    const before = await scrape(`http://${runnerTarget}`);
     const id = await worker.queue('metered', '');
     await worker.waitFor(id, ['complete']);
 
-    const own = await scrape(`http://127.0.0.1:${runnerPort}`);
+    const own = await scrape(`http://${runnerTarget}`);
     expect(own.types.get('ferrum_worker_task_wait_seconds')).toBe('histogram');
     expect(own.types.get('ferrum_worker_task_run_seconds')).toBe('histogram');
     expect(own.types.get('ferrum_runner_slots')).toBe('gauge');

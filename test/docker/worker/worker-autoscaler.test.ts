@@ -4,16 +4,26 @@ import { INSTANCE_LABELS } from '../../../controller/providers/docker-provider.j
 import type { Runner } from '../../../runner/runner.js';
 import { eventually } from '../../helpers/eventually.js';
 import { buildFerrumImage, checkoutImage, docker } from '../../helpers/image.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { createCluster, FAST_WORKER_ENV, startRunner, WorkerClient } from '../../helpers/worker.js';
+import { createCluster, startRunner } from '../../helpers/worker.js';
+import { workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // The autoscaler against the real Docker engine: instances are runner containers of the Ferrum
 // image built from this tree (a tag of its own), on the host network, against a private Redis.
 
 const IMAGE = checkoutImage('ferrum-clusters');
-let server: TestServer;
-let worker: WorkerClient;
+// Built before the server starts (hooks run in order), which names it for its instances.
+beforeAll(() => buildFerrumImage(IMAGE), scaled(600_000));
+const { server, worker } = workerTestFile({
+  // Runner containers share two loaded cores with everything else: a missed heartbeat must not look like a dead instance.
+  FERRUM_RUNNER_HEARTBEAT_MS: '1000',
+  FERRUM_AUTOSCALER_INTERVAL_MS: '300',
+  FERRUM_AUTOSCALER_EWMA_ALPHA: '0.5',
+  FERRUM_AUTOSCALER_COOLDOWN_MS: '1500',
+  FERRUM_AUTOSCALER_DOCKER_IMAGE: IMAGE,
+  FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS: '600000',
+  FERRUM_METRICS_SAMPLE_MS: '300',
+});
 const runners: Runner[] = [];
 
 /** eventually(), and on a time-out the cluster's stats in the error, to see what the autoscaler saw. */
@@ -45,21 +55,8 @@ async function containersOf(clusterId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await buildFerrumImage(IMAGE);
-  server = await startTestServer({
-    ...FAST_WORKER_ENV,
-    // Runner containers share two loaded cores with everything else: a missed heartbeat must not look like a dead instance.
-    FERRUM_RUNNER_HEARTBEAT_MS: '1000',
-    FERRUM_AUTOSCALER_INTERVAL_MS: '300',
-    FERRUM_AUTOSCALER_EWMA_ALPHA: '0.5',
-    FERRUM_AUTOSCALER_COOLDOWN_MS: '1500',
-    FERRUM_AUTOSCALER_DOCKER_IMAGE: IMAGE,
-    FERRUM_AUTOSCALER_TERMINATED_RETENTION_MS: '600000',
-    FERRUM_METRICS_SAMPLE_MS: '300',
-  });
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
-}, scaled(600_000));
+});
 
 afterAll(async () => {
   for (const runner of runners) await runner.stop();
@@ -69,7 +66,6 @@ afterAll(async () => {
     const labels = await docker('inspect', '-f', `{{index .Config.Labels "${INSTANCE_LABELS.cluster}"}}`, id);
     if (clustersMade.includes(labels)) await docker('rm', '-f', id).catch(() => undefined);
   }
-  await server?.stop();
 });
 
 const clustersMade: string[] = [];

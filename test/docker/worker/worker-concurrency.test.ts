@@ -1,29 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import {
-  createCluster,
-  createRunnerToken,
-  FAST_WORKER_ENV,
-  RUNNER_MODES,
-  startRunner,
-  startWorkerServer,
-  WorkerClient,
-  type RunnerMode,
-} from '../../helpers/worker.js';
+import { createCluster, RUNNER_MODES, startRunner } from '../../helpers/worker.js';
+import { runnerProcessesOf } from '../../helpers/runner-process.js';
+import { workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
+const spawnRunner = runnerProcessesOf(server);
 const runners: Runner[] = [];
-const children: ChildProcess[] = [];
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   for (const mode of RUNNER_MODES) {
     for (const [name, max] of [
       ['one-at-a-time', 1],
@@ -40,9 +28,7 @@ beforeAll(async () => {
 }, scaled(30000));
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.all(runners.map((runner) => runner.stop()));
-  await server?.stop();
 });
 
 async function queueMany(codeName: string, count: number, payload: string, cluster: string): Promise<string[]> {
@@ -69,29 +55,6 @@ async function allEnded(ids: string[]): Promise<any[]> {
   const tasks = [];
   for (const id of ids) tasks.push(await worker.waitFor(id, ['complete', 'error', 'timeout', 'cancelled'], 90000));
   return tasks;
-}
-
-/** `ferrum runner` as its own process, in `mode`, for one cluster. */
-async function spawnRunner(mode: RunnerMode, cluster: string): Promise<ChildProcess> {
-  const reach =
-    mode === 'direct'
-      ? server.redisEnv
-      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
-  const env: NodeJS.ProcessEnv = { ...process.env, ...FAST_WORKER_ENV, ...reach };
-  if (mode === 'gateway') delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-    env: {
-      ...env,
-      FERRUM_DATA_DIR: server.config.dataDir,
-      FERRUM_RUNNER_CLUSTER: cluster,
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: '0',
-    },
-    stdio: 'ignore',
-  });
-  children.push(child);
-  return child;
 }
 
 describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
@@ -130,8 +93,7 @@ describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
   it(
     'gives back the slot of a runner that was killed mid-task',
     async () => {
-      const child = await spawnRunner(mode, gate);
-      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const { child, exited } = await spawnRunner(gate, { mode });
       const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
       await worker.waitFor(stuck, ['running'], 30000);
       child.kill('SIGKILL');

@@ -1,26 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { callClient, ironClientDir, useIronClient } from '../../helpers/iron-client.js';
-import { startRunner, startWorkerServer, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { startWorkerServer, zipOf } from '../../helpers/worker.js';
+import { useRunner, workerClientOf } from '../../helpers/worker-test-file.js';
 
 // The iron_worker package from npm (worker API v2), used exactly as its users do.
 const clientDir = ironClientDir('iron_worker');
 const session = useIronClient('iron_worker', { startServer: startWorkerServer });
-let runner: Runner;
-let worker: WorkerClient;
+useRunner(session.server);
+const worker = workerClientOf(session.server);
 
 const call = <T = any>(method: string, ...args: unknown[]) => callClient<T>(session.client, method, ...args);
-
-beforeAll(async () => {
-  runner = await startRunner(session.server);
-  worker = new WorkerClient(session.server.http, session.server.projectId);
-});
-
-afterAll(async () => {
-  await runner?.stop();
-});
 
 describe('the iron_worker npm client', () => {
   it('uploads a Node worker as a zip, queues it, waits for it and reads its log', async () => {

@@ -1,40 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createCluster, RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { describe, expect, it } from 'vitest';
+import { RUNNER_MODES } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
+import { useRunnerOfItsOwn, workerTestFile } from '../../helpers/worker-test-file.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 const ended = ['complete', 'error', 'timeout', 'cancelled'];
-
-beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
-}, scaled(30000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 /**
  * A one-slot runner (tasks start one after another, so their start order is their release
  * order) for the tests of one describe block, on a cluster of its own; returns the cluster.
  */
-function withRunner(mode: (typeof RUNNER_MODES)[number], name: string): { cluster: string } {
-  let runner: Runner | undefined;
-  const made = { cluster: '' };
-  beforeAll(async () => {
-    made.cluster = await createCluster(server.http, name);
-    runner = await startRunner(server, { FERRUM_RUNNER_SLOTS: '1', FERRUM_RUNNER_CLUSTER: made.cluster }, { mode });
-  }, scaled(30000));
-  afterAll(async () => {
-    await runner?.stop();
-  });
-  return made;
-}
+const withRunner = (mode: (typeof RUNNER_MODES)[number], name: string) =>
+  useRunnerOfItsOwn(server, name, () => ({ FERRUM_RUNNER_SLOTS: '1' }), { mode });
 
 const action = (codeId: string, name: string) => server.http.post(worker.path(`/codes/${codeId}/${name}`));
 

@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskStatusChanges } from '../../../src/worker/tasks/records/task-status.js';
 import { deadlineAfter } from '../../helpers/pace.js';
-import type { TestServer } from '../../helpers/server.js';
-import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { RUNNER_MODES } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 
 // The official PHP client's wait: it polls the task right after posting it, waits while the
 // task is queued or running, and reads the log at any other status. A task whose image is on
 // the engine is never `preparing` (that is the image download), so the log it reads is whole.
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'local-image', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 /** Every status the task is shown in, polled back to back from right after its post until it ends. */
@@ -34,13 +26,7 @@ async function statusesUntilEnd(taskId: string): Promise<string[]> {
 }
 
 describe.each(RUNNER_MODES)('a task whose image is on the engine (%s runner)', (mode) => {
-  let runner: Runner;
-  beforeAll(async () => {
-    runner = await startRunner(server, {}, { mode });
-  });
-  afterAll(async () => {
-    await runner?.stop();
-  });
+  useRunner(server, {}, { mode });
 
   it('is never shown preparing: queued until it runs, and its log is whole once it ends', async () => {
     const marks = vi.spyOn(TaskStatusChanges.prototype, 'markPulling');

@@ -1,38 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createCluster, RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RUNNER_MODES } from '../../helpers/worker.js';
+import { useRunnerOfItsOwn, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'ranked', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 }, scaled(30000));
 
-afterAll(async () => {
-  await server?.stop();
-});
-
 describe.each(RUNNER_MODES)('priorities (%s runner)', (mode) => {
-  let runner: Runner;
-  let cluster = '';
-  beforeAll(async () => {
-    cluster = await createCluster(server.http, `ranked-${mode}`);
-    // One slot: tasks start one at a time, in the order the queue hands them out.
-    runner = await startRunner(server, { FERRUM_RUNNER_SLOTS: '1', FERRUM_RUNNER_CLUSTER: cluster }, { mode });
-  }, scaled(30000));
-  afterAll(async () => {
-    await runner?.stop();
-  });
+  // One slot: tasks start one at a time, in the order the queue hands them out.
+  const at = useRunnerOfItsOwn(server, `ranked-${mode}`, () => ({ FERRUM_RUNNER_SLOTS: '1' }), { mode });
 
   it(
     'starts a higher priority task queued later first; equal priorities in queue order',
     async () => {
-      const blocker = await worker.queue('ranked', 'sleep 1', { cluster });
+      const blocker = await worker.queue('ranked', 'sleep 1', { cluster: at.cluster });
       await worker.waitFor(blocker, ['running']);
       const queued: [string, number][] = [
         ['low-1', 0],
@@ -44,7 +28,7 @@ describe.each(RUNNER_MODES)('priorities (%s runner)', (mode) => {
       ];
       const ids = new Map<string, string>();
       for (const [name, priority] of queued)
-        ids.set(await worker.queue('ranked', `echo ${name}`, { priority, cluster }), name);
+        ids.set(await worker.queue('ranked', `echo ${name}`, { priority, cluster: at.cluster }), name);
       const tasks = [];
       for (const id of ids.keys()) tasks.push(await worker.waitFor(id, ['complete', 'error'], 30000));
       const started = tasks

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createCluster, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { onHostNetwork, useRunner, useRunnerOfItsOwn, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let runner: Runner;
-let gatewayRunner: Runner;
-let gatewayCluster: string;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
+// Host network so the container reaches the API on loopback.
+const hostNetwork = () => onHostNetwork(server);
+useRunner(server, hostNetwork);
+// The same from a gateway runner (no Redis: its task tokens come through the runner API).
+const gateway = useRunnerOfItsOwn(server, 'progress-gateway', hostNetwork, { mode: 'gateway' });
 
 // From inside the container: report progress with its own token, then read its own task.
 const reportingScript = [
@@ -22,25 +21,8 @@ const reportingScript = [
 ].join('\n');
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  // Host network so the container reaches the API on loopback.
-  runner = await startRunner(server, { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url });
-  // The same from a gateway runner (no Redis: its task tokens come through the runner API).
-  gatewayCluster = await createCluster(server.http, 'progress-gateway');
-  gatewayRunner = await startRunner(
-    server,
-    { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url, FERRUM_RUNNER_CLUSTER: gatewayCluster },
-    { mode: 'gateway' },
-  );
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'reporter', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 }, scaled(30000));
-
-afterAll(async () => {
-  await gatewayRunner?.stop();
-  await runner?.stop();
-  await server?.stop();
-});
 
 async function logWhen(id: string, test: (log: string) => boolean): Promise<string> {
   return eventually(
@@ -90,14 +72,14 @@ describe('task progress', () => {
   it(
     'works the same from a task of a gateway runner',
     async () => {
-      const id = await worker.queue('reporter', reportingScript, { cluster: gatewayCluster });
+      const id = await worker.queue('reporter', reportingScript, { cluster: gateway.cluster });
       const log = await logWhen(id, (text) => text.includes(`"id":"${id}"`));
       expect(log).toContain('{"msg":"Progress set"}');
       expect(await worker.task(id)).toMatchObject({
         status: 'running',
         percent: 40,
         msg: 'almost',
-        cluster: gatewayCluster,
+        cluster: gateway.cluster,
       });
       const token = /token=(\S+)/.exec(log)![1]!;
       expect((await worker.waitFor(id, ['complete', 'error'])).status).toBe('complete');

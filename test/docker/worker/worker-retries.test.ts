@@ -1,36 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../../src/core/time.js';
-import type { Runner } from '../../../runner/runner.js';
 import { eventually } from '../../helpers/eventually.js';
-import type { TestServer } from '../../helpers/server.js';
-import { RUNNER_MODES, startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { RUNNER_MODES } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
 
-beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
-}, scaled(30000));
-
-afterAll(async () => {
-  await server?.stop();
-});
-
 /** A runner of the default cluster in `mode` for the tests of one describe block, and its packages. */
 function withRunner(mode: (typeof RUNNER_MODES)[number], codes: Record<string, object>): void {
-  let runner: Runner | undefined;
+  useRunner(server, {}, { mode });
   beforeAll(async () => {
-    runner = await startRunner(server, {}, { mode });
     for (const [name, settings] of Object.entries(codes))
       await worker.upload({ name, image: 'ferrum-test/busybox', command: shell, ...settings });
   }, scaled(30000));
-  afterAll(async () => {
-    await runner?.stop();
-  });
 }
 
 async function tasksOf(codeName: string): Promise<any[]> {

@@ -1,4 +1,4 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runner } from '../../../runner/runner.js';
 import { freeLoopbackPort } from '../../../src/core/free-port.js';
@@ -7,61 +7,16 @@ import { sleep } from '../../../src/core/time.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { RunnerRegistry } from '../../../src/worker/clusters/runners/runner-registry.js';
 import { eventually } from '../../helpers/eventually.js';
-import type { TestServer } from '../../helpers/server.js';
-import {
-  createCluster,
-  createRunnerToken,
-  FAST_WORKER_ENV,
-  RUNNER_MODES,
-  startRunner,
-  startWorkerServer,
-  WorkerClient,
-  type RunnerMode,
-} from '../../helpers/worker.js';
+import { createCluster, RUNNER_MODES, startRunner } from '../../helpers/worker.js';
+import { runnerProcessesOf } from '../../helpers/runner-process.js';
+import { workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
+const spawnRunner = runnerProcessesOf(server);
 let redis: RedisClient;
 let registry: RunnerRegistry;
-const children: ChildProcess[] = [];
 const runners: Runner[] = [];
-
-/** `ferrum runner` as its own process, as it runs on a worker machine. */
-async function spawnRunner(
-  cluster: string,
-  port = 0,
-  mode: RunnerMode = 'direct',
-): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {
-  let output = '';
-  // Direct: the Redis URL; gateway: the API and a runner token of the cluster, no Redis at all.
-  const reach =
-    mode === 'direct'
-      ? server.redisEnv
-      : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
-  const inherited: NodeJS.ProcessEnv = { ...process.env };
-  delete inherited.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
-    env: {
-      ...inherited,
-      ...FAST_WORKER_ENV,
-      ...reach,
-      // A gateway runner has no encryption key either (an empty value is no key).
-      ...(mode === 'gateway' ? { FERRUM_ENCRYPTION_KEY: '' } : {}),
-      FERRUM_DATA_DIR: server.config.dataDir,
-      FERRUM_RUNNER_CLUSTER: cluster,
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
 
 /** The runner's structured log lines about one task, in order. */
 function taskLogLines(output: string, taskId: string): Record<string, unknown>[] {
@@ -83,24 +38,20 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
 }
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   redis = server.openRedis();
   registry = new RunnerRegistry(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
   await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh -c "$(cat $PAYLOAD_FILE)"' });
 });
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const runner of runners) await runner.stop();
   await redis?.quit();
-  await server?.stop();
 });
 
 describe('a runner process', () => {
   it('registers as an instance of its cluster, counts busy slots and serves /metrics', async () => {
     const port = await freeLoopbackPort();
-    const { child, exited, output } = await spawnRunner(clusters.counting, port);
+    const { child, exited, output } = await spawnRunner(clusters.counting, { port });
     await until(
       'the runner to register',
       async () => (await registry.runnersOf(clusters.counting)).runners_total === 4,
@@ -150,7 +101,7 @@ describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
   });
 
   it('killed with SIGKILL mid-task: the task ends as error and its container is removed', async () => {
-    const { child, exited } = await spawnRunner(failover, 0, mode);
+    const { child, exited } = await spawnRunner(failover, { mode });
     const id = await worker.queue('shell', 'echo begin; sleep 60', { cluster: failover });
     await worker.waitFor(id, ['running'], 20000);
     // `running` comes just before the container starts: wait for its first output.
@@ -173,7 +124,7 @@ describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
   });
 
   it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
-    const { child, exited, output } = await spawnRunner(draining, 0, mode);
+    const { child, exited, output } = await spawnRunner(draining, { mode });
     const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: draining });
     await worker.waitFor(running, ['running'], 20000);
     child.kill('SIGTERM');

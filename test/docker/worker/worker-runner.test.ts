@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
-import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import {
-  createCluster,
-  createRunnerToken,
-  RUNNER_MODES,
-  startRunner,
-  startWorkerServer,
-  WorkerClient,
-  zipOf,
-} from '../../helpers/worker.js';
+import { createCluster, createRunnerToken, RUNNER_MODES, startRunner, zipOf } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { eventually } from '../../helpers/eventually.js';
 import { boundFrom, scaled, timed } from '../../helpers/pace.js';
 
-let server: TestServer;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({
     name: 'echo',
     image: 'ferrum-test/task-echo',
@@ -35,22 +23,14 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await server?.stop();
-});
-
 // The same behaviour whether the runner reaches Redis itself or only the runner API.
 describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => {
-  let runner: Runner;
+  const runner = useRunner(server, {}, { mode });
   /** Tasks go only to clusters that exist: one per test that runs a runner of its own. */
   const clusters = { small_logs: '', short_drain: '', no_docker: '' };
   beforeAll(async () => {
-    runner = await startRunner(server, {}, { mode });
     for (const name of Object.keys(clusters) as (keyof typeof clusters)[])
       clusters[name] = await createCluster(server.http, `${name}-${mode}`);
-  });
-  afterAll(async () => {
-    await runner?.stop();
   });
 
   it('runs as a runner of its mode', () => {

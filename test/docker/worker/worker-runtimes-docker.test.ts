@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { startRunner, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { zipOf } from '../../helpers/worker.js';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Zip packages naming only a runtime run on that runtime's stack, in real containers of images
 // made of this machine's python3 and ruby (scripts/build-test-images.sh), with the command the
 // runtime makes from file_name; each reads its payload from the -payload argument.
-let server: TestServer;
-let runner: Runner;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startTestServer(RUNTIME_STACKS_ENV);
-  runner = await startRunner(server, RUNTIME_STACKS_ENV);
-  worker = new WorkerClient(server.http, server.projectId);
-});
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
+const { server, worker } = workerTestFile(RUNTIME_STACKS_ENV);
+useRunner(server, RUNTIME_STACKS_ENV);
 
 async function runToEnd(codeName: string, payload: string): Promise<string> {
   const id = await worker.queue(codeName, payload);
@@ -49,6 +36,16 @@ cd "$(root "$@")"
 echo "sh in $(pwd) says $(cat "$PAYLOAD_FILE")"
 `;
 
+/** A package naming only its runtime, and what its run prints. */
+interface RuntimeCase {
+  what: string;
+  code: { name: string; runtime: string; file_name: string };
+  files: Record<string, string>;
+  zipMode?: number;
+  payload: string;
+  output: string;
+}
+
 describe('runtimes on their stacks', () => {
   it(
     "runs the Python client's upload with python on the python stack",
@@ -65,51 +62,41 @@ describe('runtimes on their stacks', () => {
     scaled(90_000),
   );
 
-  it(
-    'runs a ruby package with ruby on the ruby stack',
-    async () => {
-      await worker.upload(
-        { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
-        await zipOf({ 'hello.rb': RUBY_WORKER }),
-      );
-      expect(await runToEnd('rb-greeter', JSON.stringify({ greeting: 'hi' }))).toBe('ruby 3 says hi\n');
+  it.each<RuntimeCase>([
+    {
+      what: 'a ruby package with ruby on the ruby stack',
+      code: { name: 'rb-greeter', runtime: 'ruby', file_name: 'hello.rb' },
+      files: { 'hello.rb': RUBY_WORKER },
+      payload: JSON.stringify({ greeting: 'hi' }),
+      output: 'ruby 3 says hi\n',
     },
-    scaled(90_000),
-  );
-
-  it(
-    'runs a runner script (runtime sh, __runner__.sh) with sh on the sh stack',
-    async () => {
-      await worker.upload(
-        { name: 'sh-greeter', runtime: 'sh', file_name: '__runner__.sh' },
-        await zipOf({ '__runner__.sh': SH_RUNNER }),
-      );
-      expect(await runToEnd('sh-greeter', 'hey')).toBe('sh in /mnt/task says hey\n');
+    {
+      what: 'a runner script (runtime sh, __runner__.sh) with sh on the sh stack',
+      code: { name: 'sh-greeter', runtime: 'sh', file_name: '__runner__.sh' },
+      files: { '__runner__.sh': SH_RUNNER },
+      payload: 'hey',
+      output: 'sh in /mnt/task says hey\n',
     },
-    scaled(90_000),
-  );
-
-  it(
-    "runs the Ruby client's runner script (runtime sh, no stack) on the ruby stack: it starts ruby",
-    async () => {
-      const runner = `${SH_RUNNER}exec ruby hello.rb "$@"\n`;
-      await worker.upload(
-        { name: 'rb-ng-greeter', runtime: 'sh', file_name: '__runner__.sh' },
-        await zipOf({ '__runner__.sh': runner, 'hello.rb': RUBY_WORKER }),
-      );
-      expect(await runToEnd('rb-ng-greeter', JSON.stringify({ greeting: 'yo' }))).toBe(
-        'sh in /mnt/task says {"greeting":"yo"}\nruby 3 says yo\n',
-      );
+    {
+      what: "the Ruby client's runner script (runtime sh, no stack) on the ruby stack: it starts ruby",
+      code: { name: 'rb-ng-greeter', runtime: 'sh', file_name: '__runner__.sh' },
+      files: { '__runner__.sh': `${SH_RUNNER}exec ruby hello.rb "$@"\n`, 'hello.rb': RUBY_WORKER },
+      payload: JSON.stringify({ greeting: 'yo' }),
+      output: 'sh in /mnt/task says {"greeting":"yo"}\nruby 3 says yo\n',
     },
-    scaled(90_000),
-  );
-
-  it(
-    'runs a binary package: the file itself, made executable',
-    async () => {
-      const zip = await zipOf({ worker: '#!/bin/sh\necho "binary got $# arguments"\n' }, { mode: 0o100644 });
-      await worker.upload({ name: 'bin-greeter', runtime: 'binary', file_name: 'worker' }, zip);
-      expect(await runToEnd('bin-greeter', 'x')).toBe('binary got 8 arguments\n');
+    {
+      what: 'a binary package: the file itself, made executable',
+      code: { name: 'bin-greeter', runtime: 'binary', file_name: 'worker' },
+      files: { worker: '#!/bin/sh\necho "binary got $# arguments"\n' },
+      zipMode: 0o100644,
+      payload: 'x',
+      output: 'binary got 8 arguments\n',
+    },
+  ])(
+    'runs $what',
+    async ({ code, files, zipMode, payload, output }) => {
+      await worker.upload(code, await zipOf(files, zipMode === undefined ? {} : { mode: zipMode }));
+      expect(await runToEnd(code.name, payload)).toBe(output);
     },
     scaled(90_000),
   );

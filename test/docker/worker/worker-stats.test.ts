@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Runner } from '../../../runner/runner.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startRunner, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { useRunner, workerTestFile } from '../../helpers/worker-test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let server: TestServer;
-let runner: Runner;
-let worker: WorkerClient;
+const { server, worker } = workerTestFile();
+useRunner(server);
 let codeId: string;
 let otherCodeId: string;
 
@@ -15,9 +12,6 @@ const DAY = 24 * 3600;
 const zero = { queued: 0, preparing: 0, running: 0, complete: 0, error: 0, cancelled: 0, timeout: 0 };
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  runner = await startRunner(server);
-  worker = new WorkerClient(server.http, server.projectId);
   codeId = await worker.upload({ name: 'counted', image: 'ferrum-test/busybox', command: shell });
   otherCodeId = await worker.upload({ name: 'other', image: 'ferrum-test/busybox', command: shell });
 
@@ -40,11 +34,6 @@ beforeAll(async () => {
   await worker.queue('counted', 'exit 0', { delay: 3600 });
   for (const id of ids) await worker.waitFor(id, ['complete', 'error']);
 }, scaled(60000));
-
-afterAll(async () => {
-  await runner?.stop();
-  await server?.stop();
-});
 
 const stats = (query = '', id = codeId) => server.http.get(worker.path(`/codes/${id}/stats${query}`));
 const nowSeconds = () => Math.floor(Date.now() / 1000);
