@@ -12,14 +12,18 @@ export function action<A extends unknown[]>(
 ): (...args: unknown[]) => Promise<void> {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
+    let ctx: CommandContext | undefined;
     try {
       const { contextOf } = await import('./context.js');
-      await run(contextOf(command), ...(args.slice(0, -1) as A));
+      ctx = contextOf(command);
+      await run(ctx, ...(args.slice(0, -1) as A));
     } catch (error) {
       // Usage problems found while running print the command's usage, like commander's own.
       if (error instanceof CliError && error.exitCode === 2)
         command.error(`error: ${error.message}`, { exitCode: 2, code: 'ferrum.usage' });
       throw error;
+    } finally {
+      await ctx?.api.dispose();
     }
   };
 }
