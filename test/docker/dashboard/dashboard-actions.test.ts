@@ -61,9 +61,13 @@ describe('queues in the dashboard', () => {
     const queue = uniqueQueue('managed');
     await mq.postBodies(queue, 'one', 'two', 'three');
     await open(`queues/${queue}`, queue);
-    await session.page.getByLabel('Message timeout (s)').fill('120');
+    const timeoutField = session.page.getByLabel('Message timeout (s)');
+    await timeoutField.fill('120');
+    const formBeforeSave = await timeoutField.elementHandle();
     await session.page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(async () => (await mq.info(queue)).message_timeout, waitUp).toBe(120);
+    // A save re-renders the page, which would wipe what a Peek clicked before it had shown.
+    await formBeforeSave!.waitForElementState('hidden', waitUp);
 
     await session.page.getByRole('button', { name: 'Peek' }).click();
     const [first] = await mq.peek(queue);
