@@ -1,7 +1,7 @@
 import type { Runner } from '../../runner/runner.js';
 import { madeOnFirstUse, useStarted } from './read-through.js';
 import type { TestServer } from './server.js';
-import { useTestServer } from './test-file.js';
+import { useBeforeAll, useTestServer } from './test-file.js';
 import { createCluster, FAST_WORKER_ENV, startRunner, WorkerClient, type RunnerOptions } from './worker.js';
 
 /** A test file's worker server (useTestServer with FAST_WORKER_ENV and `env`) and a worker API client of it. */
@@ -57,4 +57,13 @@ export function useRunnerOfItsOwn(
 /** A runner's settings that put its containers on the host network, reaching the file's server on loopback. */
 export function onHostNetwork(server: TestServer): Record<string, string> {
   return { FERRUM_RUNNER_NETWORK: 'host', FERRUM_RUNNER_API_URL: server.url };
+}
+
+/** A worker client of the file's server (useTestServer) as its admin, made before the file's tests with `codes` uploaded. */
+export function useWorkerClient(server: TestServer, ...codes: Array<Record<string, unknown>>): WorkerClient {
+  return useBeforeAll(async () => {
+    const client = new WorkerClient(server.http, server.projectId);
+    for (const code of codes) await client.upload(code);
+    return client;
+  });
 }

@@ -6,7 +6,6 @@ import { eventually } from './eventually.js';
 import { Runner } from '../../runner/runner.js';
 import type { HttpClient } from './http.js';
 import { startTestServer, type TestServer } from './server.js';
-import { useBeforeAll } from './test-file.js';
 
 /** Settings that keep worker tests fast: short heartbeats and lock checks, quick log flushes. */
 export const FAST_WORKER_ENV: Record<string, string> = {
@@ -155,13 +154,4 @@ export class WorkerClient {
       throw new Error(`${error.message}: it is ${task?.status}: ${JSON.stringify(task)}`);
     });
   }
-}
-
-/** A worker client of the file's server (useTestServer) as its admin, made before the file's tests with `codes` uploaded. */
-export function useWorkerClient(server: TestServer, ...codes: Array<Record<string, unknown>>): WorkerClient {
-  return useBeforeAll(async () => {
-    const client = new WorkerClient(server.http, server.projectId);
-    for (const code of codes) await client.upload(code);
-    return client;
-  });
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readThrough, useRedis, useTestServer } from '../../helpers/test-file.js';
-import { useWorkerClient, FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
 import { scripts } from '../../../src/worker/tasks/scripts.js';
 import type { Task } from '../../../src/worker/types.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../../helpers/test-file.js';
-import { useWorkerClient, FAST_WORKER_ENV, uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { FAST_WORKER_ENV, uploadForm, WorkerClient, zipOf } from '../../helpers/worker.js';
 import yauzl from 'yauzl';
 
 const MAX_CODE_BYTES = 200_000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../../helpers/test-file.js';
-import { useWorkerClient, uploadForm, zipOf } from '../../helpers/worker.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { uploadForm, zipOf } from '../../helpers/worker.js';
 import { pythonClientForm, RUNTIME_STACKS_ENV } from '../../helpers/runtimes.js';
 
 // Old-style zip packages naming a runtime: the runtime picks the stack and the command, each

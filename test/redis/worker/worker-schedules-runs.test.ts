@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../../helpers/test-file.js';
-import { useWorkerClient, FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 import { loadConfig } from '../../../src/core/config.js';
 import { nextRun } from '../../../src/worker/schedules/schedule-times.js';
 import {
