@@ -37,7 +37,7 @@ import { runListBench } from './worker-list.js';
 import { wrk } from './lib/wrk.js';
 import { COMMAND, IMAGE, runTasksBench, SLOTS } from './worker-tasks.js';
 
-const QUEUE_SECONDS = sized('BENCH_QUEUE_SECONDS', 5, 1);
+const QUEUE_SECONDS = sized('BENCH_QUEUE_SECONDS', 5, 3);
 
 /**
  * A POST that survives a pooled keep-alive connection the server closed while the bench was
