@@ -16,8 +16,6 @@ import { figure, sized } from './lib/report.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ENTRY = path.join(ROOT, 'dist/bin/ferrum.js');
 const RUNS = sized('BENCH_CLI_RUNS', 20, 3);
-/** The most a command's median may be, as a multiple of `node -e 0`'s: the former 500 ms where Node starts in 50 ms. */
-
 function newestSource(dir: string): number {
   return fs
     .readdirSync(dir, { withFileTypes: true, recursive: true })
