@@ -71,19 +71,23 @@ export class HotContainerRoom {
 
   /** The project's hot routes as stored, `<app><path>` → their max_concurrency. */
   private async observed(projectId: string): Promise<Map<string, string>> {
-    const observed = new Map<string, string>();
-    for (const app of await this.redis.zrange(this.keys.projectApps(projectId), 0, -1)) {
-      if ((await this.redis.hget(this.keys.app(app), 'project_id')) !== projectId) continue;
-      const paths = await this.redis.zrange(this.keys.routes(app), 0, -1);
-      const routes = await Promise.all(
-        paths.map((path) => this.redis.hmget(this.keys.route(app, path), 'format', 'max_concurrency')),
-      );
-      routes.forEach(([format, maxConcurrency], i) => {
-        const containers = Number(maxConcurrency ?? 0);
-        if (isHotFormat(format) && Number.isSafeInteger(containers) && containers > 0)
-          observed.set(app + paths[i], String(containers));
-      });
-    }
-    return observed;
+    const apps = await this.redis.zrange(this.keys.projectApps(projectId), 0, -1);
+    const perApp = await Promise.all(apps.map((app) => this.hotRoutesOf(projectId, app)));
+    return new Map(perApp.flat());
+  }
+
+  /** One app's hot routes as `<app><path>`, max_concurrency pairs (none when the app is another project's). */
+  private async hotRoutesOf(projectId: string, app: string): Promise<Array<[string, string]>> {
+    if ((await this.redis.hget(this.keys.app(app), 'project_id')) !== projectId) return [];
+    const paths = await this.redis.zrange(this.keys.routes(app), 0, -1);
+    const routes = await Promise.all(
+      paths.map((path) => this.redis.hmget(this.keys.route(app, path), 'format', 'max_concurrency')),
+    );
+    return routes.flatMap(([format, maxConcurrency], i): Array<[string, string]> => {
+      const containers = Number(maxConcurrency ?? 0);
+      return isHotFormat(format) && Number.isSafeInteger(containers) && containers > 0
+        ? [[app + paths[i], String(containers)]]
+        : [];
+    });
   }
 }
