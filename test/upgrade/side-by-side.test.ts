@@ -79,7 +79,9 @@ describe.each(previousReleases())('rolling upgrade from $name ($commit)', (relea
       expect(Object.fromEntries(ledger.failures)).toEqual({});
       expect(ledger.refusedDeletes).toEqual([]);
       expect(ledger.reservedAfterDelete).toEqual([]);
-      for (const state of Object.values(seen)) expect(summarized(state)).toEqual(expectedState(ledger));
+      for (const [who, state] of Object.entries(seen)) {
+        expect(summarized(state), `${who}: ${JSON.stringify(summarized(state))}`).toEqual(expectedState(ledger));
+      }
     },
     scaled(300_000),
   );
@@ -106,7 +108,7 @@ describe.each(previousReleases())('rolling upgrade from $name ($commit)', (relea
       const rollbackTargets = { ...targets, queue: rollbackQueue };
       const seen = await storedState(old, targets, ledger);
       report(release.name, 'rollback', ledger, { old: seen });
-      expect(summarized(seen)).toEqual(expectedState(ledger));
+      expect(summarized(seen), `old: ${JSON.stringify(summarized(seen))}`).toEqual(expectedState(ledger));
       expect(await drainQueue(old, rollbackTargets, rollbackLedger)).toEqual({
         drained: 10,
         problems: [],
