@@ -51,7 +51,10 @@ export class LeaderLoop {
     if (this.options.intervalMs <= 0 || this.started || this.stopping) return;
     this.started = true;
     this.pass = this.claim()
-      .catch((error: unknown) => void this.health.failed(error))
+      .then(
+        () => undefined,
+        (error: unknown) => void this.health.failed(error),
+      )
       .finally(() => {
         this.pass = null;
         this.schedule();
