@@ -25,9 +25,12 @@ export interface LeaderLoopOptions {
  * Background work that exactly one controller runs at a time: every interval, take or renew the
  * lease, then run one pass; passes never overlap. While passes throw (Redis down), the next one
  * waits longer each time (up to 30 s) and only the first failure and the recovery are logged.
- * The lease outlives three intervals, so a dead leader is replaced within that.
+ * The lease outlives three intervals, so a dead leader is replaced within that. The lease is
+ * first tried at start, so whether this process leads is known (and reported) at once, not one
+ * interval later (a minute for the task sweeper); the first pass still waits one interval.
  */
 export class LeaderLoop {
+  private started = false;
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
   private stopping = false;
@@ -45,8 +48,17 @@ export class LeaderLoop {
 
   /** Starts the loop; an interval of 0 leaves it off. */
   start(): void {
-    if (this.options.intervalMs <= 0 || this.timer || this.stopping) return;
-    this.schedule();
+    if (this.options.intervalMs <= 0 || this.started || this.stopping) return;
+    this.started = true;
+    this.pass = this.claim()
+      .then(
+        () => undefined,
+        (error: unknown) => void this.health.failed(error),
+      )
+      .finally(() => {
+        this.pass = null;
+        this.schedule();
+      });
   }
 
   async stop(): Promise<void> {
@@ -60,11 +72,16 @@ export class LeaderLoop {
 
   /** Runs one pass now if this process holds (or can take) the lease; returns whether it ran. */
   async runOnce(): Promise<boolean> {
-    const held = await this.lease.tryAcquire();
-    this.options.leadership?.report(this.options.name, held);
-    if (!held) return false;
+    if (!(await this.claim())) return false;
     await this.options.work(() => this.stopping);
     return true;
+  }
+
+  /** Takes or renews the lease and reports whether this process holds it. */
+  private async claim(): Promise<boolean> {
+    const held = await this.lease.tryAcquire();
+    this.options.leadership?.report(this.options.name, held);
+    return held;
   }
 
   private schedule(): void {

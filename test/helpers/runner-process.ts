@@ -17,6 +17,8 @@ export interface RunnerProcessOptions {
   mode?: RunnerMode;
   /** The port of its /metrics (0: any). */
   port?: number;
+  /** Settings over the fast test ones (FAST_WORKER_ENV). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -32,7 +34,7 @@ export function runnerProcessesOf(
   afterAll(() => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  return async (cluster, { mode = 'direct', port = 0 } = {}) => {
+  return async (cluster, { mode = 'direct', port = 0, env = {} } = {}) => {
     const reach =
       mode === 'direct'
         ? server.redisEnv
@@ -44,6 +46,7 @@ export function runnerProcessesOf(
       env: {
         ...inherited,
         ...FAST_WORKER_ENV,
+        ...env,
         ...reach,
         // An empty value is no key.
         ...(mode === 'gateway' ? { FERRUM_ENCRYPTION_KEY: '' } : {}),

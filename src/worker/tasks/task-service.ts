@@ -152,13 +152,16 @@ export class TaskService {
    * Ends a task with a final status. When it ends as error or timeout and the revision it ran
    * allows more retries, its retry is written in the same script run as the status, so a
    * crash right after cannot lose it, unless the project has no room for it (its message then
-   * says so). Returns the change and the retry (null when none).
+   * says so). The task's end time is the retry's creation time, so the retry is due no sooner
+   * than retries_delay after its predecessor ended. Returns the change and the retry (null when none).
    */
   async end(task: Task, change: StatusChange): Promise<{ result: ChangeResult; retry: Task | null }> {
-    const retry = await this.retryFor(task, change.to);
+    const at = Date.now();
+    const retry = await this.retryFor(task, change.to, at);
     const room = retry ? await this.deps.room.of(task.project_id) : undefined;
     const result = await this.statuses.change(task.project_id, task.id, {
       ...change,
+      at,
       retry: retry && room ? { task: retry, room } : undefined,
     });
     if (!result.changed || !retry || result.retryRefused) return { result, retry: null };
@@ -166,15 +169,15 @@ export class TaskService {
     return { result, retry };
   }
 
-  /** The automatic retry of a task about to end with `status`, or null when none is due. */
-  async retryFor(task: Task, status: TaskStatus): Promise<Task | null> {
+  /** The automatic retry of a task about to end with `status` at `endedAt`, or null when none is due. */
+  async retryFor(task: Task, status: TaskStatus, endedAt = Date.now()): Promise<Task | null> {
     if (!RETRIED_STATUSES.includes(status)) return null;
     const revision = await this.codes.revisionById(task.project_id, task.code_id, task.code_history_id);
     if (!revision || (task.retry_count ?? 0) >= (revision.retries ?? 0)) return null;
     const code = await this.codes.findByName(task.project_id, task.code_name);
     if (!code) return null;
     const request = { ...requestOf(task), delay: revision.retries_delay ?? 0 };
-    return { ...newTask(task.project_id, code, request, Date.now()), ...linkOf({ retryOf: task }) };
+    return { ...newTask(task.project_id, code, request, endedAt), ...linkOf({ retryOf: task }) };
   }
 
   /**

@@ -20,9 +20,10 @@ const MIB = 1024 * 1024;
 const ENV = {
   ...FAST_WORKER_ENV,
   FERRUM_FUNCTIONS_RUNNER_SLOTS: '4',
-  // Long enough that the hostile's own queued calls (2 at a time, each a cold start) are taken
-  // on a busy machine: the refusals checked are of answers, not of waits.
-  FERRUM_FUNCTIONS_QUEUE_WAIT_MS: '30000',
+  // Long enough that the hostile's own queued calls (2 at a time, each a cold start: three
+  // rounds for its six big answers) are taken on a busy machine, so scaled with it: the refusals
+  // checked are of answers, not of waits ("No runner took the call in time", 504).
+  FERRUM_FUNCTIONS_QUEUE_WAIT_MS: String(scaled(30_000)),
   FERRUM_FUNCTIONS_GRACE_MS: '5000',
   FERRUM_FUNCTIONS_MAX_ANSWER_BYTES: String(2 * MIB),
   FERRUM_FUNCTIONS_PROJECT_HOT_CONTAINERS: '2',

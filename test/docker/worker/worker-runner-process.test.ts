@@ -124,12 +124,18 @@ describe.each(RUNNER_MODES)('a %s runner process', (mode) => {
   });
 
   it('on SIGTERM finishes its running task, takes no new one and exits', async () => {
-    const { child, exited, output } = await spawnRunner(draining, { mode });
+    // The drain time bounds how long the runner waits for its task: it must not cut short, on a
+    // busy machine, a task of 2 s that is still starting its container (the runner exits as
+    // soon as the task ends, so a longer bound costs nothing).
+    const { child, exited, output } = await spawnRunner(draining, {
+      mode,
+      env: { FERRUM_RUNNER_DRAIN_MS: String(scaled(20_000)) },
+    });
     const running = await worker.queue('shell', 'sleep 2; echo finished', { cluster: draining });
     await worker.waitFor(running, ['running'], 20000);
     child.kill('SIGTERM');
-    // eslint-disable-next-line no-restricted-syntax -- the SIGTERM must have reached the runner before the next task is queued; no state shows it from here
-    await sleep(300);
+    // The runner has the SIGTERM (and stops taking tasks) before the next task is queued.
+    await until('the runner to drain', () => output().includes('"msg":"draining"'), 10000);
     const later = await worker.queue('shell', 'echo never', { cluster: draining });
     const code = await exited;
     expect(code, output()).toBe(0);

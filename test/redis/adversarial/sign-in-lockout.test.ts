@@ -11,7 +11,8 @@ import { scaled, timed } from '../../helpers/pace.js';
 // `429 try again in 898 s`; behind a proxy or NAT every client shares one address, so 11
 // requests locked any account and 101 every sign-in. Now nothing is refused: a much-tried
 // account or a much-trying address is slowed down, the right password and the wrong alike.
-const MAX_DELAY_MS = 1500;
+// Reached at the third attempt past a limit (250 ms a step): every wait past it is a fixed cost of the file.
+const MAX_DELAY_MS = 750;
 const LIMITS = {
   FERRUM_LOGIN_MAX_PER_ACCOUNT: '3',
   FERRUM_LOGIN_MAX_PER_ADDRESS: '6',

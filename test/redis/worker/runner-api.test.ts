@@ -1,4 +1,6 @@
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { queueNameOf } from '../../../src/worker/tasks/queues/distribution.js';
 import { eventually } from '../../helpers/eventually.js';
 import type { HttpClient } from '../../helpers/http.js';
 import type { TestServer } from '../../helpers/server.js';
@@ -324,6 +326,50 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     const task = await worker.task(taskId);
     expect(task.status).toBe('queued');
     expect(task.retry_task_id).toBeUndefined();
+  });
+
+  it("goes back to the queue with a job when another runner's poll dropped its job meanwhile", async () => {
+    const cluster = await createCluster(server.http, 'runner-api-dropped');
+    const { token } = await createRunnerToken(server, cluster);
+    const call = runnerCall(token);
+    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    const jobs = new Queue(queueNameOf(cluster), {
+      connection: server.openRedis(),
+      prefix: server.running.ctx.worker.keys.bullPrefix(),
+    });
+    try {
+      const taskId = await holdTask(token, cluster, 'dropped-1');
+      // Alive for long (beats of 10 s), it never lists the task: the job's lock lapses, the
+      // stalled check puts the job back, and another runner's poll finds the task still held.
+      const slow = { ...heartbeat(), heartbeat_ms: 10_000 };
+      expect((await call('POST', `${base('dropped-1')}/heartbeat`, { body: slow })).status).toBe(200);
+      expect((await call('POST', `${base('other-2')}/heartbeat`, { body: heartbeat() })).status).toBe(200);
+      await eventually(
+        async () => {
+          const next = await call('POST', `${base('other-2')}/tasks/next?wait_ms=200`);
+          expect(next.status).not.toBe(200);
+          return !(await jobs.getJob(taskId));
+        },
+        20_000,
+        'the job dropped by the other poll',
+      );
+      // Its runner's next beat (1 s beats now) gives the task back: queued, and with a job again.
+      const held = await worker.task(taskId);
+      await eventually(
+        async () => {
+          await call('POST', `${base('dropped-1')}/heartbeat`, { body: heartbeat() });
+          return (await worker.task(taskId)).updated_at !== held.updated_at;
+        },
+        20_000,
+        'the task queued again',
+      );
+      await call('POST', `${base('other-2')}/heartbeat`, { body: heartbeat() });
+      const next = await call('POST', `${base('other-2')}/tasks/next?wait_ms=5000`);
+      expect(next.status).toBe(200);
+      expect(next.body.task.id).toBe(taskId);
+    } finally {
+      await jobs.close();
+    }
   });
 
   it('goes back to the queue, no retry used, when its runner stopped before starting it', async () => {

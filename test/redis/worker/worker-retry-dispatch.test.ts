@@ -97,8 +97,13 @@ describe('a retry survives a crash between the final status and its dispatch', (
     const task = await takenTask('third');
     const { result, retry } = await worker.tasks.end(task, { from: ['preparing'], to: 'error', runner: 'runner-1' });
     expect(result.changed).toBe(true);
-    expect(await jobs.getJob(retry!.id)).toBeDefined();
+    const job = await jobs.getJob(retry!.id);
+    expect(job).toBeDefined();
     expect(await undispatched()).toEqual([]);
+    // Due retries_delay after the task ended, however long ending it took (not after an earlier moment).
+    const endTime = (await worker.taskStore.get(server.projectId, task.id)).end_time!;
+    expect(retry!.created_at).toBe(Number(endTime));
+    expect(job!.timestamp + job!.opts.delay!).toBeGreaterThanOrEqual(Number(endTime) + 5000);
   });
 
   it('queues no retry for a complete task or one out of retries', async () => {

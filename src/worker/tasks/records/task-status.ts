@@ -19,6 +19,8 @@ export interface StatusChange {
   retry?: { task: Task; room: QueuedRoom };
   /** A cancel: it adds no data, so it runs on a full Redis too (cancel-task.lua). */
   cancel?: true;
+  /** The moment of the change (its updated_at, start or end time), in ms; now when absent. */
+  at?: number;
 }
 
 export interface ChangeResult {
@@ -64,7 +66,7 @@ export class TaskStatusChanges {
     const args = [
       change.from.join(','),
       change.to,
-      String(Date.now()),
+      String(change.at ?? Date.now()),
       change.runner ?? '',
       String(this.retentionMs),
       String(fields.length),

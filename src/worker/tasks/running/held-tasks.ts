@@ -44,11 +44,22 @@ export class HeldTasks {
     const task = { project_id: lease.project_id, code_id: lease.code_id, id: lease.task_id };
     if (await this.worker.runnerTasks.giveBack(task, instanceId)) {
       await this.jobs.giveBack(cluster, lease);
+      await this.redispatch(lease);
     } else {
       await this.worker.runnerTasks.release(task, lease.task_token ?? null);
       await this.jobs.complete(cluster, lease);
     }
     await this.worker.gatewayLeases.drop(cluster, instanceId, lease.task_id);
+  }
+
+  /**
+   * The job of a task queued again may be gone: its lock lapsed, the stalled check put it back,
+   * and another runner's poll, finding the task still held, dropped it. Job ids are task ids,
+   * so a job that is still there is left as it is.
+   */
+  private async redispatch(lease: GatewayLease): Promise<void> {
+    const queued = await this.worker.taskStore.find(lease.project_id, lease.task_id);
+    if (queued?.status === 'queued') await this.worker.tasks.dispatch(lease.project_id, [queued]);
   }
 
   /** A run that is over: its token and slot freed, its job out of the queue, its lease dropped. */
