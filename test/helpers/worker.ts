@@ -43,6 +43,26 @@ export async function createRunnerToken(
   return response.body.token;
 }
 
+/** What a runner API call carries: a JSON body or raw bytes (octet-stream), and extra headers. */
+export interface RunnerCallOptions {
+  body?: unknown;
+  raw?: Buffer;
+  headers?: Record<string, string>;
+}
+
+/** Calls the file's server's runner API as a gateway runner does: Bearer `token` (a runner token), no admin token. */
+export function runnerApiCall(server: TestServer, token: string) {
+  return (method: string, path: string, options: RunnerCallOptions = {}) =>
+    server.http.withToken(null).request(method, path, {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(options.raw ? { 'Content-Type': 'application/octet-stream' } : {}),
+        ...options.headers,
+      },
+      ...(options.raw ? { raw: options.raw } : { body: options.body }),
+    });
+}
+
 /**
  * A runner in this process: against the test server's Redis (direct), or, in gateway mode,
  * with no Redis URL at all, through the server's runner API with a new runner token of its cluster.

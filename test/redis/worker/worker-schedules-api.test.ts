@@ -24,6 +24,8 @@ describe('creating and reading schedules', () => {
   it('creates a batch and reads every field back', async () => {
     const start = new Date(Date.now() + 3_600_000).toISOString();
     const end = new Date(Date.now() + 86_400_000).toISOString();
+    // Fields a schedule keeps as sent.
+    const stored = { priority: 2, timeout: 120, cluster: 'default', task_delay: 30, label: 'lbl', name: 'nightly' };
     const response = await post({
       schedules: [
         {
@@ -32,12 +34,7 @@ describe('creating and reading schedules', () => {
           start_at: start,
           run_every: 3600,
           end_at: end,
-          priority: 2,
-          timeout: 120,
-          cluster: 'default',
-          task_delay: 30,
-          label: 'lbl',
-          name: 'nightly',
+          ...stored,
         },
         { code_name: 'hourly', payload: 'two', start_at: start, run_every: 60, run_times: 4 },
       ],
@@ -52,12 +49,7 @@ describe('creating and reading schedules', () => {
       payload: '{"a":1}',
       status: 'scheduled',
       run_every: 3600,
-      priority: 2,
-      timeout: 120,
-      cluster: 'default',
-      task_delay: 30,
-      label: 'lbl',
-      name: 'nightly',
+      ...stored,
       run_count: 0,
       error_count: 0,
     });
