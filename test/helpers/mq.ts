@@ -2,9 +2,9 @@ import http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import type { RedisClient } from '../../src/core/redis.js';
 import { eventually } from './eventually.js';
-import type { HttpClient } from './http.js';
 import type { TestServer } from './server.js';
 import { useBeforeAll, useTestServer } from './test-file.js';
+import { ProjectClient } from './project-client.js';
 
 /** Header names a push carries itself, so messages and subscribers may not set them (any case). */
 export const RESERVED_PUSH_HEADERS = [
@@ -33,12 +33,7 @@ export function pushQueueSettings(
 }
 
 /** Shortcuts for the version 3 message queue API in tests. */
-export class MqClient {
-  constructor(
-    readonly http: HttpClient,
-    readonly projectId: string,
-  ) {}
-
+export class MqClient extends ProjectClient {
   path(queue: string, rest = ''): string {
     return `/3/projects/${this.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
   }

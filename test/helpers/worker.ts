@@ -6,6 +6,7 @@ import { eventually } from './eventually.js';
 import { Runner } from '../../runner/runner.js';
 import type { HttpClient } from './http.js';
 import { startTestServer, type TestServer } from './server.js';
+import { ProjectClient } from './project-client.js';
 
 /** Settings that keep worker tests fast: short heartbeats and lock checks, quick log flushes. */
 export const FAST_WORKER_ENV: Record<string, string> = {
@@ -130,12 +131,7 @@ export async function createCluster(
   return response.body.cluster.id;
 }
 
-export class WorkerClient {
-  constructor(
-    readonly http: HttpClient,
-    readonly projectId: string,
-  ) {}
-
+export class WorkerClient extends ProjectClient {
   path(rest: string): string {
     return `/2/projects/${this.projectId}${rest}`;
   }
