@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../../helpers/test-file.js';
 import { useWorkerClient } from '../../helpers/worker-test-file.js';
-import { createSchedule, getSchedule } from '../../helpers/schedules.js';
+import { createDormantSchedule, getSchedule } from '../../helpers/schedules.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 
 // Task and schedule calls as forgiving as the original service's, each sent the way an official
@@ -78,12 +78,7 @@ describe('cancelling what has already ended', () => {
   });
 
   it('answers 200 for a cancelled schedule and changes nothing', async () => {
-    const id = await createSchedule(worker, {
-      code_name: 'lenient',
-      payload: 's',
-      start_at: '2099-01-01T00:00:00Z',
-      run_every: 3600,
-    });
+    const id = await createDormantSchedule(worker, { code_name: 'lenient', payload: 's', run_every: 3600 });
     expect((await emptyPost(`/schedules/${id}/cancel`)).status).toBe(200);
     const cancelled = await getSchedule(worker, id);
     const again = await rubyPost(`/schedules/${id}/cancel`);
