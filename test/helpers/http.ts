@@ -53,6 +53,14 @@ export class HttpClient {
   post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>('POST', path, { ...options, body });
   }
+  /** A POST of `raw` as it is, sent as `contentType`. */
+  postRaw<T = any>(path: string, raw: string | Buffer, contentType: string, options?: RequestOptions) {
+    return this.request<T>('POST', path, {
+      ...options,
+      raw,
+      headers: { ...options?.headers, 'Content-Type': contentType },
+    });
+  }
   put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>('PUT', path, { ...options, body });
   }

@@ -2,6 +2,13 @@ import type { HttpClient } from './http.js';
 
 let counter = 0;
 
+/** Creates a project (with `client`, whose user owns it) named `<prefix>-<time>`; returns its id. */
+export async function createProject(client: HttpClient, prefix: string): Promise<string> {
+  const created = await client.post('/1/projects', { name: `${prefix}-${Date.now()}` });
+  if (created.status !== 201) throw new Error(`project create failed: ${created.status} ${created.text}`);
+  return created.body.id as string;
+}
+
 /** Creates a user (with the admin client) and a token of its own; returns both. */
 export async function createUserWithToken(admin: HttpClient, emailPrefix = 'user') {
   counter += 1;

@@ -1,14 +1,9 @@
-import type { HttpClient } from './http.js';
 import type { TestServer } from './server.js';
 import { useBeforeAll } from './test-file.js';
+import { ProjectClient } from './project-client.js';
 
 /** Shortcuts for the version 1 message queue API in tests. */
-export class MqV1Client {
-  constructor(
-    readonly http: HttpClient,
-    readonly projectId: string,
-  ) {}
-
+export class MqV1Client extends ProjectClient {
   path(queue: string, rest = ''): string {
     return `/1/projects/${this.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
   }

@@ -2,17 +2,38 @@ import http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import type { RedisClient } from '../../src/core/redis.js';
 import { eventually } from './eventually.js';
-import type { HttpClient } from './http.js';
 import type { TestServer } from './server.js';
 import { useBeforeAll, useTestServer } from './test-file.js';
+import { ProjectClient } from './project-client.js';
+
+/** Header names a push carries itself, so messages and subscribers may not set them (any case). */
+export const RESERVED_PUSH_HEADERS = [
+  'Content-Type',
+  'user-agent',
+  'Service-Message-Id',
+  'SERVICE-RESERVATION-ID',
+  'Service-Subscriber-Name',
+  'Service-Subscriber-Message-Url',
+];
+
+/** A push subscriber as a v3 queue's settings name it. */
+export interface PushSubscriber {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** The settings (createQueue's) of a push queue to `subscribers`, with `push` fields beside them. */
+export function pushQueueSettings(
+  subscribers: PushSubscriber[],
+  push: Record<string, unknown> = {},
+  type: 'multicast' | 'unicast' = 'multicast',
+) {
+  return { type, push: { subscribers, ...push } };
+}
 
 /** Shortcuts for the version 3 message queue API in tests. */
-export class MqClient {
-  constructor(
-    readonly http: HttpClient,
-    readonly projectId: string,
-  ) {}
-
+export class MqClient extends ProjectClient {
   path(queue: string, rest = ''): string {
     return `/3/projects/${this.projectId}/queues/${encodeURIComponent(queue)}${rest}`;
   }

@@ -14,6 +14,11 @@ export async function createSchedule(worker: WorkerClient, request: Record<strin
   return response.body.schedules[0].id;
 }
 
+/** createSchedule with `fields` over a first run far off (2099): the schedule stays scheduled through the test. */
+export function createDormantSchedule(worker: WorkerClient, fields: Record<string, unknown>): Promise<string> {
+  return createSchedule(worker, { start_at: '2099-01-01T00:00:00Z', ...fields });
+}
+
 export async function getSchedule(worker: WorkerClient, id: string): Promise<any> {
   return (await worker.http.get(worker.path(`/schedules/${id}`))).body;
 }

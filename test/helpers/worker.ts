@@ -6,6 +6,7 @@ import { eventually } from './eventually.js';
 import { Runner } from '../../runner/runner.js';
 import type { HttpClient } from './http.js';
 import { startTestServer, type TestServer } from './server.js';
+import { ProjectClient } from './project-client.js';
 
 /** Settings that keep worker tests fast: short heartbeats and lock checks, quick log flushes. */
 export const FAST_WORKER_ENV: Record<string, string> = {
@@ -41,6 +42,26 @@ export async function createRunnerToken(
   const response = await server.http.post(`/2/clusters/${cluster}/tokens`);
   if (response.status !== 200) throw new Error(`runner token failed: ${response.status} ${response.text}`);
   return response.body.token;
+}
+
+/** What a runner API call carries: a JSON body or raw bytes (octet-stream), and extra headers. */
+export interface RunnerCallOptions {
+  body?: unknown;
+  raw?: Buffer;
+  headers?: Record<string, string>;
+}
+
+/** Calls the file's server's runner API as a gateway runner does: Bearer `token` (a runner token), no admin token. */
+export function runnerApiCall(server: TestServer, token: string) {
+  return (method: string, path: string, options: RunnerCallOptions = {}) =>
+    server.http.withToken(null).request(method, path, {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(options.raw ? { 'Content-Type': 'application/octet-stream' } : {}),
+        ...options.headers,
+      },
+      ...(options.raw ? { raw: options.raw } : { body: options.body }),
+    });
 }
 
 /**
@@ -110,12 +131,7 @@ export async function createCluster(
   return response.body.cluster.id;
 }
 
-export class WorkerClient {
-  constructor(
-    readonly http: HttpClient,
-    readonly projectId: string,
-  ) {}
-
+export class WorkerClient extends ProjectClient {
   path(rest: string): string {
     return `/2/projects/${this.projectId}${rest}`;
   }

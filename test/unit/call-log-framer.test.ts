@@ -12,6 +12,14 @@ async function settled(promise: Promise<string>): Promise<string | undefined> {
   return value;
 }
 
+/** A framer (frame variable `frame`, or none) with call `call` open and `output` read from the container. */
+function framerAfter(frame: string | null, call: string, output: string): CallLogFramer {
+  const framer = new CallLogFramer(frame, SETTLE_MS);
+  framer.open(call);
+  framer.push(Buffer.from(output));
+  return framer;
+}
+
 describe('CallLogFramer', () => {
   beforeEach(() =>
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'] }),
@@ -19,9 +27,7 @@ describe('CallLogFramer', () => {
   afterEach(() => vi.useRealTimers());
 
   it('a framed container: a call answered before its frame line arrives waits for it, then settles', async () => {
-    const framer = new CallLogFramer('FRAME', SETTLE_MS);
-    framer.open('first');
-    framer.push(Buffer.from('FRAME=first\nfirst line\n'));
+    const framer = framerAfter('FRAME', 'first', 'FRAME=first\nfirst line\n');
     const first = framer.answered('first');
     await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(await settled(first)).toBe('first line\n');
@@ -36,9 +42,7 @@ describe('CallLogFramer', () => {
   });
 
   it('a framed container: a frame line that never comes ends the wait at its bound', async () => {
-    const framer = new CallLogFramer('FRAME', SETTLE_MS);
-    framer.open('first');
-    framer.push(Buffer.from('FRAME=first\n'));
+    const framer = framerAfter('FRAME', 'first', 'FRAME=first\n');
     await vi.advanceTimersByTimeAsync(0);
     framer.open('lost');
     const lost = framer.answered('lost');
@@ -47,18 +51,14 @@ describe('CallLogFramer', () => {
   });
 
   it('an unframed container settles its calls SETTLE_MS after the answer', async () => {
-    const framer = new CallLogFramer(null, SETTLE_MS);
-    framer.open('only');
-    framer.push(Buffer.from('said\n'));
+    const framer = framerAfter(null, 'only', 'said\n');
     const log = framer.answered('only');
     await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(await settled(log)).toBe('said\n');
   });
 
   it('a settle wait the process was held up through is given again, so late output still reaches its call', async () => {
-    const framer = new CallLogFramer('FRAME', SETTLE_MS);
-    framer.open('busy');
-    framer.push(Buffer.from('FRAME=busy\n'));
+    const framer = framerAfter('FRAME', 'busy', 'FRAME=busy\n');
     const log = framer.answered('busy');
     // The event loop was held up: the clock is far past the settle time when the timer runs.
     vi.setSystemTime(Date.now() + SETTLE_MS * 10);

@@ -1,19 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { baseUrlOf, ConfigError, loadClientConfig, type ConfigSources } from '../../cli/config.js';
 import { ApiClient } from '../../cli/api-client.js';
 import { reasonOf } from '../../cli/errors.js';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cli-config-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('ferrum-cli-config-');
 
 function writeJson(file: string, value: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -23,10 +17,6 @@ function writeJson(file: string, value: unknown): void {
 function sources(overrides: Partial<ConfigSources> = {}): ConfigSources {
   return { cwd: tempDir(), home: tempDir(), env: {}, flags: {}, ...overrides };
 }
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 describe('client configuration', () => {
   it('defaults to http://localhost:8080 with no token or project', () => {

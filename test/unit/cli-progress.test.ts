@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { formatBytes, Progress, withUploadProgress } from '../../cli/progress.js';
 
-/** A stand-in terminal: a real stream that says it is a TTY and keeps what is written. */
-function terminal(): { stream: NodeJS.WriteStream; text: () => string } {
+/** A real stream that keeps what is written to it; a stand-in terminal (it says it is a TTY) unless `tty` is false. */
+function terminal(tty = true): { stream: NodeJS.WriteStream; text: () => string } {
   let written = '';
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -11,7 +11,7 @@ function terminal(): { stream: NodeJS.WriteStream; text: () => string } {
       done();
     },
   }) as unknown as NodeJS.WriteStream;
-  (stream as { isTTY?: boolean }).isTTY = true;
+  if (tty) (stream as { isTTY?: boolean }).isTTY = true;
   return { stream, text: () => written };
 }
 
@@ -29,15 +29,9 @@ describe('upload progress', () => {
   });
 
   it('writes nothing when stderr is not a terminal', async () => {
-    let written = '';
-    const pipe = new Writable({
-      write(chunk, _encoding, done) {
-        written += String(chunk);
-        done();
-      },
-    }) as unknown as NodeJS.WriteStream;
-    for await (const _chunk of withUploadProgress('x', Buffer.alloc(10), new Progress(pipe))) void _chunk;
-    expect(written).toBe('');
+    const pipe = terminal(false);
+    for await (const _chunk of withUploadProgress('x', Buffer.alloc(10), new Progress(pipe.stream))) void _chunk;
+    expect(pipe.text()).toBe('');
   });
 
   it('formats sizes', () => {

@@ -26,15 +26,16 @@ function refusal(check: () => void): { status: number; code: string; message: st
   throw new Error('accepted');
 }
 
+/** A refusal as status 400 with `code` and `message`. */
+const badRequest = (code: string, message: string) => ({ status: 400, code, message });
+
 describe('function app and route rules', () => {
   it('app names: 1 to 30 letters, digits, "_" and "-"', () => {
     expect(() => checkAppName('my_app-2')).not.toThrow();
     for (const bad of ['', 'a'.repeat(31), 'has space', 'dot.ted'])
-      expect(refusal(() => checkAppName(bad))).toEqual({
-        status: 400,
-        code: 'fn_app_name_invalid',
-        message: 'app name must be 1 to 30 characters of letters, digits, "_" and "-"',
-      });
+      expect(refusal(() => checkAppName(bad))).toEqual(
+        badRequest('fn_app_name_invalid', 'app name must be 1 to 30 characters of letters, digits, "_" and "-"'),
+      );
   });
 
   it('route paths: absolute, no empty, dot or trailing segment', () => {
@@ -42,11 +43,9 @@ describe('function app and route rules', () => {
     for (const bad of ['a', '/', '/a/', '//a', '/a b', `/${'a'.repeat(256)}`])
       expect(refusal(() => checkRoutePath(bad)).code, bad).toBe('fn_route_path_invalid');
     for (const bad of ['/a/..', '/./a'])
-      expect(refusal(() => checkRoutePath(bad))).toEqual({
-        status: 400,
-        code: 'fn_route_path_dot_segments',
-        message: 'route path may not have "." or ".." segments',
-      });
+      expect(refusal(() => checkRoutePath(bad))).toEqual(
+        badRequest('fn_route_path_dot_segments', 'route path may not have "." or ".." segments'),
+      );
   });
 
   it('route images, memory, timeouts and concurrency within their bounds', () => {

@@ -1,23 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refreshIronJson, writeIronJson } from '../../controller/admin/iron-json.js';
 import { writeRunningServer } from '../../controller/admin/running-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 // The data folder's iron.json holds a token: each write and each later start's rewrite leaves it
 // readable by its owner only, even when the file was there before with a wider mode (written by
 // hand, copied, or by a umask that let others read it).
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
-function dataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-iron-mode-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = useTempDirs('ferrum-iron-mode-');
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 const settings = { token: 'secret-token', project_id: 'p1', host: '127.0.0.1', port: 8080, protocol: 'http' };

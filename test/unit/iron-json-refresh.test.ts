@@ -1,24 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ironJsonAddress, refreshIronJson, writeIronJson } from '../../controller/admin/iron-json.js';
 import {
   removeRunningServer,
   runningServerAddress,
   writeRunningServer,
 } from '../../controller/admin/running-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-iron-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = useTempDirs('ferrum-iron-');
 
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
 

@@ -1,21 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 // `npm start`'s preparation (scripts/prestart.mjs), run in a small project of its own whose
 // build only counts how often it ran.
 const PRESTART = path.resolve(import.meta.dirname, '../../scripts/prestart.mjs');
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('ferrum-prestart-');
 
 function project(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-prestart-'));
-  dirs.push(root);
+  const root = tempDir();
   const build =
     "node -e \"const fs=require('fs');fs.mkdirSync('dist/bin',{recursive:true});" +
     "fs.writeFileSync('dist/bin/ferrum.js','');fs.appendFileSync('builds.log','b')\"";

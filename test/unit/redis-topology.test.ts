@@ -3,6 +3,9 @@ import { loadConfig } from '../../src/core/config.js';
 import { clusterSeedsOf, connectionOf, isRedisFull, isRedisUnavailable, redisErrorKind } from '../../src/core/redis.js';
 
 const redisUrlOf = (env: Record<string, string>) => loadConfig(env).redisUrl;
+/** `host:port` addresses as the connection options list them. */
+const hostsOf = (...addresses: string[]) =>
+  addresses.map((address) => ({ host: address.split(':')[0], port: Number(address.split(':')[1]) }));
 
 describe('FERRUM_REDIS_MODE', () => {
   it('standalone passes REDIS_URL through', () => {
@@ -19,10 +22,7 @@ describe('FERRUM_REDIS_MODE', () => {
     const withPassword = redisUrlOf({ FERRUM_REDIS_MODE: 'sentinel', REDIS_URL: 'redis://:pw@s1:26379,s2:26379' });
     expect(withPassword).toBe('redis-sentinel://:pw@s1:26379,s2:26379/mymaster');
     expect(connectionOf(withPassword!)).toMatchObject({
-      sentinels: [
-        { host: 's1', port: 26379 },
-        { host: 's2', port: 26379 },
-      ],
+      sentinels: hostsOf('s1:26379', 's2:26379'),
       name: 'mymaster',
       password: 'pw',
     });
@@ -32,10 +32,7 @@ describe('FERRUM_REDIS_MODE', () => {
     const url = redisUrlOf({ FERRUM_REDIS_MODE: 'cluster', REDIS_URL: 'redis://app:s%40cret@n1:7000, n2:7001' });
     expect(url).toBe('redis-cluster://app:s%40cret@n1:7000,n2:7001');
     expect(clusterSeedsOf(url!)).toEqual({
-      nodes: [
-        { host: 'n1', port: 7000 },
-        { host: 'n2', port: 7001 },
-      ],
+      nodes: hostsOf('n1:7000', 'n2:7001'),
       username: 'app',
       password: 's@cret',
     });

@@ -1,24 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { checkZip, extractZip } from '../../src/worker/codes/archives/zip.js';
 import { prepareTaskFiles } from '../../runner/tasks/task-files.js';
 import { zipOf } from '../helpers/worker.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const limits = loadConfig({}).worker.zip;
-const dirs: string[] = [];
 
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-zip-links-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('ferrum-zip-links-');
 
 describe('symbolic links in zip packages', () => {
   it('keeps links that point inside the package, to files and folders, after the files', async () => {

@@ -22,6 +22,18 @@ async function signIn() {
   await session.page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** Waits (up to `timeoutMs`, scaled) until the page's `selector` element shows `text`. */
+function shows(selector: string, text: string, timeoutMs = 15_000, interval?: number): Promise<void> {
+  return expect
+    .poll(() => session.page.locator(selector).textContent(), { timeout: scaled(timeoutMs), interval })
+    .toContain(text);
+}
+
+/** The id of the task the page shows, from its heading ("Task <id>"). */
+async function shownTaskId(): Promise<string> {
+  return (await session.page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim();
+}
+
 describe('dashboard', () => {
   it('serves the app at / with no request beyond this server (no CDN)', async () => {
     await session.page.goto(session.server.url + '/');
@@ -46,9 +58,7 @@ describe('dashboard', () => {
     await signIn();
     await session.navTo('Projects');
     await session.page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await expect
-      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
-      .toContain(session.server.projectId);
+    await shows('table', session.server.projectId);
     await screenshot(session.page, 'projects');
   });
 
@@ -71,9 +81,7 @@ describe('dashboard', () => {
     await session.page.getByRole('button', { name: 'Post message' }).click();
     await session.page.getByRole('heading', { name: 'dashboard-queue' }).waitFor();
     await session.page.getByRole('button', { name: 'Peek' }).click();
-    await expect
-      .poll(() => session.page.locator('#peeked').textContent(), { timeout: scaled(15_000) })
-      .toContain('hello from the dashboard');
+    await shows('#peeked', 'hello from the dashboard');
     await screenshot(session.page, 'queue');
     const peeked = await session.server.http.get(
       `/3/projects/${session.server.projectId}/queues/dashboard-queue/messages?n=10`,
@@ -81,9 +89,7 @@ describe('dashboard', () => {
     expect(peeked.body.messages.map((m: { body: string }) => m.body)).toEqual(['hello from the dashboard']);
 
     await session.navTo('Queues');
-    await expect
-      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
-      .toContain('dashboard-queue');
+    await shows('table', 'dashboard-queue');
     await screenshot(session.page, 'queues');
   });
 
@@ -148,9 +154,7 @@ describe('dashboard', () => {
     await session.page.getByRole('heading', { name: 'sessions' }).waitFor();
     await session.page.getByLabel('Key').fill('user-1');
     await session.page.getByRole('button', { name: 'Look up' }).click();
-    await expect
-      .poll(() => session.page.locator('#cache-item').textContent(), { timeout: scaled(15_000) })
-      .toContain('Ada');
+    await shows('#cache-item', 'Ada');
     await screenshot(session.page, 'cache');
   });
 
@@ -167,18 +171,12 @@ describe('dashboard', () => {
     await session.page.getByLabel('Payload').fill('{"hello": "world"}');
     await session.page.getByRole('button', { name: 'Queue task' }).click();
     await session.page.getByRole('heading', { name: /^Task / }).waitFor();
-    await expect
-      .poll(() => session.page.locator('#task-log').textContent(), { timeout: scaled(30_000), interval: 200 })
-      .toContain('line 3');
-    await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(30_000), interval: 200 })
-      .toContain('complete');
+    await shows('#task-log', 'line 3', 30_000, 200);
+    await shows('#task-facts', 'complete', 30_000, 200);
     expect(await session.page.locator('#task-facts').textContent()).toContain('{"hello": "world"}');
     await screenshot(session.page, 'task');
     await session.navTo('Tasks');
-    await expect
-      .poll(() => session.page.locator('table').textContent(), { timeout: scaled(15_000) })
-      .toContain('greeter');
+    await shows('table', 'greeter');
     await screenshot(session.page, 'tasks');
   });
 
@@ -189,37 +187,21 @@ describe('dashboard', () => {
     await session.page.getByLabel('Code package name').fill('sleeper');
     await session.page.getByRole('button', { name: 'Queue task' }).click();
     await session.page.getByRole('heading', { name: /^Task / }).waitFor();
-    await expect
-      .poll(() => session.page.locator('#task-log').textContent(), { timeout: scaled(30_000), interval: 200 })
-      .toContain('started');
+    await shows('#task-log', 'started', 30_000, 200);
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Cancel' }).click();
-    await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })
-      .toContain('cancelled');
-    const taskId = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
-      .replace('Task ', '')
-      .trim();
+    await shows('#task-facts', 'cancelled', 15_000, 200);
+    const taskId = await shownTaskId();
     expect((await worker.task(taskId)).status).toBe('cancelled');
 
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Retry' }).click();
-    await expect
-      .poll(
-        async () =>
-          (await session.page.getByRole('heading', { name: /^Task / }).textContent())!.replace('Task ', '').trim(),
-        { timeout: scaled(15_000) },
-      )
-      .not.toBe(taskId);
-    const retried = (await session.page.getByRole('heading', { name: /^Task / }).textContent())!
-      .replace('Task ', '')
-      .trim();
+    await expect.poll(shownTaskId, { timeout: scaled(15_000) }).not.toBe(taskId);
+    const retried = await shownTaskId();
     expect((await worker.task(retried)).code_name).toBe('sleeper');
     session.page.once('dialog', (dialog) => dialog.accept());
     await session.page.getByRole('button', { name: 'Cancel' }).click();
-    await expect
-      .poll(() => session.page.locator('#task-facts').textContent(), { timeout: scaled(15_000), interval: 200 })
-      .toContain('cancelled');
+    await shows('#task-facts', 'cancelled', 15_000, 200);
   });
 
   it('filters tasks by status and by code package', async () => {
@@ -269,9 +251,7 @@ describe('dashboard', () => {
     await session.navTo('Code');
     await session.page.getByRole('link', { name: 'greeter' }).click();
     await session.page.getByRole('heading', { name: 'greeter' }).waitFor();
-    await expect
-      .poll(() => session.page.locator('main').textContent(), { timeout: scaled(15_000) })
-      .toContain('Revisions');
+    await shows('main', 'Revisions');
     await screenshot(session.page, 'code');
   });
 
@@ -340,9 +320,7 @@ describe('dashboard', () => {
     const outline = await session.page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
     expect(outline).not.toBe('none');
     await session.page.keyboard.press('Enter');
-    await expect
-      .poll(() => session.page.locator('#peeked').textContent(), { timeout: scaled(15_000) })
-      .toContain('reached by keyboard');
+    await shows('#peeked', 'reached by keyboard');
   });
 
   it('labels every form control on every page', async () => {

@@ -65,16 +65,19 @@ async function containersOf(app: string): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [RUN_LABEL, `${HOT_LABELS.function}=${app}/echo`] } });
 }
 
+/** The test pools' settings: containers with `labels` on no network, sockets under SOCKET_ROOT. */
+const poolOptions = (labels: Record<string, string>) => ({
+  labels,
+  network: 'none',
+  pidsLimit: 64,
+  milliCpus: 1000,
+  socketRoot: SOCKET_ROOT,
+  busyWaitMs: 10_000,
+  maxWaiting: 100,
+});
+
 beforeAll(() => {
-  pool = new HotFunctionPool(docker, {
-    labels: { 'ferrum.managed': 'true', [labelName]: labelValue },
-    network: 'none',
-    pidsLimit: 64,
-    milliCpus: 1000,
-    socketRoot: SOCKET_ROOT,
-    busyWaitMs: 10_000,
-    maxWaiting: 100,
-  });
+  pool = new HotFunctionPool(docker, poolOptions({ 'ferrum.managed': 'true', [labelName]: labelValue }));
 });
 
 afterAll(async () => {
@@ -259,15 +262,7 @@ describe('hot containers', () => {
 
 describe('closing the pool', () => {
   it('stops every container it started and refuses further calls', async () => {
-    const own = new HotFunctionPool(docker, {
-      labels: { [labelName]: labelValue },
-      network: 'none',
-      pidsLimit: 64,
-      milliCpus: 1000,
-      socketRoot: SOCKET_ROOT,
-      busyWaitMs: 10_000,
-      maxWaiting: 100,
-    });
+    const own = new HotFunctionPool(docker, poolOptions({ [labelName]: labelValue }));
     const app = newApp();
     echoOf(await own.invoke(invocation(app, 'json')));
     const busy = own.invoke(asking(app, 'json', { 'x-sleep-ms': '3000' }));

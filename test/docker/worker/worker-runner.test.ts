@@ -252,14 +252,20 @@ describe.each(RUNNER_MODES)('a task runs in a container (%s runner)', (mode) => 
 });
 
 describe('a gateway runner whose token is revoked', () => {
-  it('stops at its next call and takes no task afterwards', async () => {
-    const cluster = await createCluster(server.http, 'revoked');
+  /** A gateway runner on a cluster made for it (`name`), with a new runner token of that cluster. */
+  async function gatewayRunnerOfItsOwn(name: string) {
+    const cluster = await createCluster(server.http, name);
     const token = await createRunnerToken(server, cluster);
     const runner = await startRunner(
       server,
       { FERRUM_RUNNER_CLUSTER: cluster },
       { mode: 'gateway', token: token.token },
     );
+    return { cluster, token, runner };
+  }
+
+  it('stops at its next call and takes no task afterwards', async () => {
+    const { cluster, token, runner } = await gatewayRunnerOfItsOwn('revoked');
     const before = await worker.queue('shell', 'echo before', { cluster });
     expect((await worker.waitFor(before, ['complete', 'error'])).status).toBe('complete');
 
@@ -271,13 +277,7 @@ describe('a gateway runner whose token is revoked', () => {
     const after = await worker.queue('shell', 'echo after', { cluster });
     // A witness: a runner with a valid token, on another cluster, takes and runs a task queued
     // after it; by then a revoked runner still polling would have taken `after`.
-    const witnessCluster = await createCluster(server.http, 'revoked-witness');
-    const witnessToken = await createRunnerToken(server, witnessCluster);
-    const witnessRunner = await startRunner(
-      server,
-      { FERRUM_RUNNER_CLUSTER: witnessCluster },
-      { mode: 'gateway', token: witnessToken.token },
-    );
+    const { cluster: witnessCluster, runner: witnessRunner } = await gatewayRunnerOfItsOwn('revoked-witness');
     try {
       const witness = await worker.queue('shell', 'echo witness', { cluster: witnessCluster });
       expect((await worker.waitFor(witness, ['complete', 'error'])).status).toBe('complete');

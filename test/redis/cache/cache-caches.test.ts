@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
-import { createUserWithToken } from '../../helpers/identity.js';
+import { createProject, createUserWithToken } from '../../helpers/identity.js';
 import { useTestServer } from '../../helpers/test-file.js';
 
 const server = useTestServer();
-async function newProject(): Promise<string> {
-  const res = await server.http.post('/1/projects', { name: `caches-${Date.now()}` });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const newProject = () => createProject(server.http, 'caches');
 
 describe('listing caches', () => {
   it('pages 250 caches 100 at a time, ordered by name, each with project_id and name', async () => {

@@ -129,43 +129,18 @@ describe('ferrum configuration sources', { timeout: scaled(120_000) }, () => {
   });
 });
 
+/** The help `args` print exits 0 and lists each of `names` at the start of a line (indented by two). */
+async function expectListed(args: string[], names: string[]): Promise<void> {
+  const help = await session.cli.run(args);
+  expect(help.code).toBe(0);
+  for (const name of names) expect(help.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+}
+
 describe('ferrum usage', { timeout: scaled(120_000) }, () => {
   it('help lists the command groups; <group> --help lists its commands', async () => {
-    const help = await session.cli.run(['help']);
-    expect(help.code).toBe(0);
-    for (const group of [
-      'start',
-      'controller',
-      'runner',
-      'admin',
-      'users',
-      'tokens',
-      'projects',
-      'mq',
-      'cache',
-      'worker',
-      'clusters',
-      'runners',
-      'functions',
-    ]) {
-      expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b`, 'm'));
-    }
-    const mqHelp = await session.cli.run(['mq', '--help']);
-    expect(mqHelp.code).toBe(0);
-    for (const command of [
-      'create',
-      'edit',
-      'post',
-      'reserve',
-      'peek',
-      'delete',
-      'view',
-      'list',
-      'clear',
-      'messages',
-    ]) {
-      expect(mqHelp.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
-    }
+    const groups = 'start controller runner admin users tokens projects mq cache worker clusters runners functions';
+    await expectListed(['help'], groups.split(' '));
+    await expectListed(['mq', '--help'], 'create edit post reserve peek delete view list clear messages'.split(' '));
   });
 
   it('usage errors print the usage and exit 2', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useRedis, useTestServer } from '../../helpers/test-file.js';
 import { useMqClient, rawRequest, uniqueQueue } from '../../helpers/mq.js';
 import { useMqV1Client } from '../../helpers/mq-v1.js';
@@ -8,9 +8,9 @@ import { KeySpace } from '../../../src/core/redis.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { TaskTokens } from '../../../src/worker/tasks/running/task-tokens.js';
 import { cachePaths, uniqueCacheName } from '../../helpers/cache.js';
-import { createUserWithToken } from '../../helpers/identity.js';
+import { createProject, createUserWithToken } from '../../helpers/identity.js';
 import { eventually } from '../../helpers/eventually.js';
-import { TestSubscriber } from '../../helpers/push-subscriber.js';
+import { useSubscribers } from '../../helpers/subscribers-of-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Compatibility at the edges (issue 18), through real HTTP against a real server and Redis.
@@ -19,17 +19,8 @@ const redis = useRedis(server);
 const mq = useMqClient(server);
 const v1 = useMqV1Client(server);
 const worker = useWorkerClient(server, { name: 'edge', image: 'ferrum-test/busybox', command: 'true' });
-const subscribers: TestSubscriber[] = [];
-
-afterAll(async () => {
-  await Promise.all(subscribers.map((subscriber) => subscriber.stop()));
-});
-
-async function project(): Promise<string> {
-  const created = await server.http.post('/1/projects', { name: `edge-${Date.now()}` });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
+const startSubscriber = useSubscribers();
+const project = () => createProject(server.http, 'edge');
 
 describe('1. task tokens reach their own project only, while the task runs', () => {
   it('works on queues v1/v3, caches and tasks of the project; refused elsewhere; dead once revoked', async () => {
@@ -269,8 +260,7 @@ describe('9. push delivery headers name the message in the API of the queue', ()
   it(
     'v1 push queues link to /1/..., v3 ones to /3/...',
     async () => {
-      const subscriber = await TestSubscriber.start(() => 200);
-      subscribers.push(subscriber);
+      const subscriber = await startSubscriber(() => 200);
       const v1Queue = uniqueQueue('push-v1');
       const made = await server.http.post(v1.path(v1Queue), { subscribers: [{ url: subscriber.url }], retries: 0 });
       expect(made.status, made.text).toBe(200);

@@ -3,6 +3,9 @@ import { createUserWithToken } from '../../helpers/identity.js';
 import { useTestServer } from '../../helpers/test-file.js';
 
 const server = useTestServer();
+/** POST /1/authentication with no token, as a user signing in sends it. */
+const signIn = (email: string, password: string) =>
+  server.http.post('/1/authentication', { email, password }, { token: null });
 const noSecrets = (body: unknown) => {
   const text = JSON.stringify(body);
   expect(text).not.toMatch(/password/i);
@@ -96,17 +99,9 @@ describe('users', () => {
     expect(res.status).toBe(200);
     expect(res.body.email).toBe(newEmail);
     noSecrets(res.body);
-    const login = await server.http.post(
-      '/1/authentication',
-      { email: newEmail, password: 'new-password' },
-      { token: null },
-    );
+    const login = await signIn(newEmail, 'new-password');
     expect(login.status).toBe(200);
-    const oldLogin = await server.http.post(
-      '/1/authentication',
-      { email: dave.email, password: dave.password },
-      { token: null },
-    );
+    const oldLogin = await signIn(dave.email, dave.password);
     expect(oldLogin.status).toBe(401);
     // the old address is free again, the new one is taken
     expect((await server.http.post('/1/users', { email: dave.email, password: 'x' })).status).toBe(201);
@@ -140,11 +135,7 @@ describe('users', () => {
 
 describe('sign-in', () => {
   it('signs in with e-mail and password without a token and returns a new session token, no password', async () => {
-    const res = await server.http.post(
-      '/1/authentication',
-      { email: 'admin@ferrum.local', password: 'admin-password' },
-      { token: null },
-    );
+    const res = await signIn('admin@ferrum.local', 'admin-password');
     expect(res.status).toBe(200);
     expect(res.body.tokens).toHaveLength(1);
     expect(res.body.tokens).not.toContain(server.token);
@@ -154,11 +145,7 @@ describe('sign-in', () => {
 
   it('gives a user without tokens a token to use', async () => {
     await server.http.post('/1/users', { email: 'fresh@example.com', password: 'pw' });
-    const res = await server.http.post(
-      '/1/authentication',
-      { email: 'fresh@example.com', password: 'pw' },
-      { token: null },
-    );
+    const res = await signIn('fresh@example.com', 'pw');
     expect(res.status).toBe(200);
     expect(res.body.tokens).toHaveLength(1);
     const me = await server.http.get('/1/tokens', { token: res.body.tokens[0] });
@@ -166,18 +153,10 @@ describe('sign-in', () => {
   });
 
   it('refuses a wrong password, an unknown e-mail and missing fields', async () => {
-    const wrong = await server.http.post(
-      '/1/authentication',
-      { email: 'admin@ferrum.local', password: 'nope' },
-      { token: null },
-    );
+    const wrong = await signIn('admin@ferrum.local', 'nope');
     expect(wrong.status).toBe(401);
     expect(wrong.body.msg).toBeTruthy();
-    const unknown = await server.http.post(
-      '/1/authentication',
-      { email: 'ghost@example.com', password: 'x' },
-      { token: null },
-    );
+    const unknown = await signIn('ghost@example.com', 'x');
     expect(unknown.status).toBe(401);
     expect((await server.http.post('/1/authentication', { email: 'a@b.c' }, { token: null })).status).toBe(406);
     expect((await server.http.post('/1/authentication', undefined, { token: null })).status).toBe(406);

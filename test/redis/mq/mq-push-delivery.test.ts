@@ -1,18 +1,19 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { useMqClient, pushStatuses, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
+import { describe, expect, it } from 'vitest';
+import {
+  RESERVED_PUSH_HEADERS,
+  useMqClient,
+  pushStatuses,
+  settledPushStatuses,
+  uniqueQueue,
+} from '../../helpers/mq.js';
 import { useTestServer } from '../../helpers/test-file.js';
+import { useSubscribers } from '../../helpers/subscribers-of-file.js';
 import { eventually } from '../../helpers/eventually.js';
-import { refusedUrl, TestSubscriber } from '../../helpers/push-subscriber.js';
+import { refusedUrl } from '../../helpers/push-subscriber.js';
 
 const server = useTestServer({ FERRUM_MQ_MIN_TIMEOUT: '1', FERRUM_MQ_PUSH_TIMEOUT_MS: '300' });
 const mq = useMqClient(server);
-const subscribers: TestSubscriber[] = [];
-
-async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Promise<TestSubscriber> {
-  const started = await TestSubscriber.start(...args);
-  subscribers.push(started);
-  return started;
-}
+const subscriber = useSubscribers();
 
 async function pushQueue(
   type: 'multicast' | 'unicast',
@@ -31,10 +32,6 @@ async function pushQueue(
 const statuses = (queue: string, id: string) => pushStatuses(mq, queue, id);
 const settled = (queue: string, id: string, expected: Record<string, string>) =>
   settledPushStatuses(mq, queue, id, expected);
-
-afterAll(async () => {
-  await Promise.all(subscribers.map((s) => s.stop()));
-});
 
 describe('push delivery', () => {
   // A queue announced while the deliverer is still reading the list of push queues must not wait
@@ -282,14 +279,7 @@ describe('push delivery', () => {
   it('refuses reserved header names on messages and on subscribers', async () => {
     const sub = await subscriber();
     const queue = await pushQueue('multicast', [{ name: 'h', url: sub.url }]);
-    for (const name of [
-      'Content-Type',
-      'user-agent',
-      'Service-Message-Id',
-      'SERVICE-RESERVATION-ID',
-      'Service-Subscriber-Name',
-      'Service-Subscriber-Message-Url',
-    ]) {
+    for (const name of RESERVED_PUSH_HEADERS) {
       const post = await mq.http.post(mq.path(queue, '/messages'), {
         messages: [{ body: 'x', push_headers: { [name]: 'v' } }],
       });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useMqClient, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
+import { pushQueueSettings, useMqClient, settledPushStatuses, uniqueQueue } from '../../helpers/mq.js';
 import { useMqV1Client } from '../../helpers/mq-v1.js';
 import { useBeforeAll, useTestServer } from '../../helpers/test-file.js';
 import { CLIENT_HEADERS } from '../../helpers/client-headers.js';
@@ -38,15 +38,13 @@ describe('delivery', () => {
   it('v3: ironmq:/// posts the body to the queue and ironworker:/// queues a task with it as payload', async () => {
     const receiver = uniqueQueue('receiver');
     const publisher = uniqueQueue('publisher');
-    const created = await mq.createQueue(publisher, {
-      type: 'multicast',
-      push: {
-        subscribers: [
-          { name: 'to-queue', url: `ironmq:///${receiver}` },
-          { name: 'to-worker', url: `ironworker:///${CODE}` },
-        ],
-      },
-    });
+    const created = await mq.createQueue(
+      publisher,
+      pushQueueSettings([
+        { name: 'to-queue', url: `ironmq:///${receiver}` },
+        { name: 'to-worker', url: `ironworker:///${CODE}` },
+      ]),
+    );
     expect(created.status, created.text).toBe(200);
     const tasksBefore = (await tasksOf(CODE)).length;
     const body = `Hello IronMQ pusher! ${Date.now()}`;
@@ -78,10 +76,7 @@ describe('delivery', () => {
   it('a queue that does not exist yet is created by the first delivery, as by a post', async () => {
     const receiver = uniqueQueue('created-by-push');
     const publisher = uniqueQueue('creating');
-    await mq.createQueue(publisher, {
-      type: 'unicast',
-      push: { subscribers: [{ name: 'q', url: `ironmq:///${receiver}` }] },
-    });
+    await mq.createQueue(publisher, pushQueueSettings([{ name: 'q', url: `ironmq:///${receiver}` }], {}, 'unicast'));
     expect((await mq.http.get(mq.path(receiver))).status).toBe(404);
     await mq.postBodies(publisher, 'first');
     expect((await messagesOn(receiver)).map((message) => message.body)).toEqual(['first']);
@@ -90,15 +85,11 @@ describe('delivery', () => {
   it('an unknown code is retried like a failing HTTP subscriber, then reported to the error queue', async () => {
     const publisher = uniqueQueue('no-code');
     const errors = uniqueQueue('no-code-errors');
-    const created = await mq.createQueue(publisher, {
-      type: 'multicast',
-      push: {
-        subscribers: [{ name: 'missing', url: 'ironworker:///no-such-code' }],
-        retries: 1,
-        retries_delay: 0,
-        error_queue: errors,
-      },
-    });
+    const missing = [{ name: 'missing', url: 'ironworker:///no-such-code' }];
+    const created = await mq.createQueue(
+      publisher,
+      pushQueueSettings(missing, { retries: 1, retries_delay: 0, error_queue: errors }),
+    );
     expect(created.status, created.text).toBe(200);
     const [id] = await mq.postBodies(publisher, 'for nobody');
     const [status] = await settled(publisher, id!, { missing: 'error' });
@@ -121,10 +112,10 @@ describe('delivery', () => {
   it('names are %-decoded: ironmq:///with%20space reaches the queue "with space"', async () => {
     const receiver = `with space ${Date.now()}`;
     const publisher = uniqueQueue('encoded');
-    await mq.createQueue(publisher, {
-      type: 'multicast',
-      push: { subscribers: [{ name: 's', url: `ironmq:///${encodeURIComponent(receiver)}` }] },
-    });
+    await mq.createQueue(
+      publisher,
+      pushQueueSettings([{ name: 's', url: `ironmq:///${encodeURIComponent(receiver)}` }]),
+    );
     await mq.postBodies(publisher, 'spaced');
     expect((await messagesOn(receiver)).map((message) => message.body)).toEqual(['spaced']);
   });
@@ -147,10 +138,7 @@ describe('bad subscriber URLs are refused when the subscriber is created', () =>
   ];
   for (const [url, msg] of cases) {
     it(`v3 create: ${url.slice(0, 40)}`, async () => {
-      const response = await mq.createQueue(uniqueQueue('bad-url'), {
-        type: 'multicast',
-        push: { subscribers: [{ name: 's', url }] },
-      });
+      const response = await mq.createQueue(uniqueQueue('bad-url'), pushQueueSettings([{ name: 's', url }]));
       expect(response.status).toBe(400);
       expect(response.body.msg).toMatch(/^queue\.push\.subscribers\[0\]\.url/);
       expect(response.body.msg).toMatch(msg);
@@ -159,10 +147,7 @@ describe('bad subscriber URLs are refused when the subscriber is created', () =>
 
   it('v3 add subscribers and v1 update refuse them too', async () => {
     const queue = uniqueQueue('bad-url-later');
-    await mq.createQueue(queue, {
-      type: 'multicast',
-      push: { subscribers: [{ name: 'ok', url: 'ironmq:///elsewhere' }] },
-    });
+    await mq.createQueue(queue, pushQueueSettings([{ name: 'ok', url: 'ironmq:///elsewhere' }]));
     const added = await server.http.post(mq.path(queue, '/subscribers'), {
       subscribers: [{ name: 'bad', url: 'ironmq://token@/q' }],
     });
@@ -176,15 +161,12 @@ describe('bad subscriber URLs are refused when the subscriber is created', () =>
   it('a queue cannot push to itself: v3 create, v3 add and replace, v1 update', async () => {
     const queue = uniqueQueue('self');
     const self = `ironmq:///${queue}`;
-    const created = await mq.createQueue(queue, {
-      type: 'multicast',
-      push: { subscribers: [{ name: 's', url: self }] },
-    });
+    const created = await mq.createQueue(queue, pushQueueSettings([{ name: 's', url: self }]));
     expect(created.status).toBe(400);
     expect(created.body.msg).toBe(`a queue cannot push to itself: ${self} is this queue`);
     expect((await mq.http.get(mq.path(queue))).status).toBe(404);
 
-    await mq.createQueue(queue, { type: 'multicast', push: { subscribers: [{ name: 'ok', url: 'ironmq:///other' }] } });
+    await mq.createQueue(queue, pushQueueSettings([{ name: 'ok', url: 'ironmq:///other' }]));
     for (const method of ['POST', 'PUT'] as const) {
       const response = await server.http.request(method, mq.path(queue, '/subscribers'), {
         body: { subscribers: [{ name: 'loop', url: self }] },
@@ -202,10 +184,7 @@ describe('bad subscriber URLs are refused when the subscriber is created', () =>
 });
 
 describe('push loops through other queues', () => {
-  const pushTo = (target: string) => ({
-    type: 'multicast',
-    push: { subscribers: [{ name: `to-${target}`, url: `ironmq:///${target}` }] },
-  });
+  const pushTo = (target: string) => pushQueueSettings([{ name: `to-${target}`, url: `ironmq:///${target}` }]);
 
   it('a subscriber that would lead back through other queues is refused, naming the path', async () => {
     const [a, b, c] = [uniqueQueue('loop-a'), uniqueQueue('loop-b'), uniqueQueue('loop-c')];

@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
 import { useTestServer } from '../../helpers/test-file.js';
+import { useSubscribers } from '../../helpers/subscribers-of-file.js';
 import { PushDeliverer } from '../../../src/mq/push/deliverer.js';
 import { taskQueuerFor } from '../../../controller/loops/push-deliverer.js';
 import { eventually } from '../../helpers/eventually.js';
-import { TestSubscriber } from '../../helpers/push-subscriber.js';
 import { OutboundGuard } from '../../../src/core/outbound-guard.js';
 import { scaled } from '../../helpers/pace.js';
 
@@ -14,13 +14,7 @@ const server = useTestServer({
   FERRUM_MQ_PUSH_CONCURRENCY: '16',
 });
 const mq = useMqClient(server);
-const subscribers: TestSubscriber[] = [];
-
-async function subscriber(...args: Parameters<typeof TestSubscriber.start>): Promise<TestSubscriber> {
-  const started = await TestSubscriber.start(...args);
-  subscribers.push(started);
-  return started;
-}
+const subscriber = useSubscribers();
 
 async function multicastQueue(urls: string[]): Promise<string> {
   const name = uniqueQueue('push');
@@ -31,10 +25,6 @@ async function multicastQueue(urls: string[]): Promise<string> {
   expect(response.status, response.text).toBe(200);
   return name;
 }
-
-afterAll(async () => {
-  await Promise.all(subscribers.map((s) => s.stop()));
-});
 
 describe('push delivery concurrency', () => {
   it('a hanging subscriber holds at most the per-queue limit and does not delay another queue', async () => {

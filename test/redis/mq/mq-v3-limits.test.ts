@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useMqClient, uniqueQueue } from '../../helpers/mq.js';
+import { RESERVED_PUSH_HEADERS, useMqClient, uniqueQueue } from '../../helpers/mq.js';
 import { useTestServer } from '../../helpers/test-file.js';
 
 // Default settings: the reservation timeout minimum is the spec's 30 seconds.
@@ -92,14 +92,7 @@ describe('post', () => {
     await expectRefused(post({ ['n'.repeat(65)]: 'v' }), 400, /name must be at most 64 bytes/);
     await expectRefused(post({ ['é'.repeat(33)]: 'v' }), 400, /name must be an HTTP header name/);
     await expectRefused(post({ '': 'v' }), 400, /name must not be empty/);
-    for (const reserved of [
-      'Content-Type',
-      'user-agent',
-      'Service-Message-Id',
-      'SERVICE-RESERVATION-ID',
-      'Service-Subscriber-Name',
-      'Service-Subscriber-Message-Url',
-    ]) {
+    for (const reserved of RESERVED_PUSH_HEADERS) {
       await expectRefused(post({ [reserved]: 'v' }), 400, new RegExp(`"${reserved}": name is reserved`));
     }
     expect((await post({ Big: 'v'.repeat(1024) })).status).toBe(201);

@@ -10,6 +10,21 @@ const subscriber = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** All that Get answers for pull queue `queue` of the file's project: an empty queue's, `fields` over them. */
+const pullQueueInfo = (queue: string, fields: Record<string, unknown> = {}) => ({
+  project_id: server.projectId,
+  name: queue,
+  size: 0,
+  total_messages: 0,
+  ready: 0,
+  delayed: 0,
+  reserved: 0,
+  message_timeout: 60,
+  message_expiration: 604800,
+  type: 'pull',
+  ...fields,
+});
+
 describe('create, get, update, delete', () => {
   it('PUT creates a pull queue with defaults; the answer has no counters', async () => {
     const queue = uniqueQueue('create');
@@ -25,18 +40,7 @@ describe('create, get, update, delete', () => {
       },
     });
     const info = await mq.info(queue);
-    expect(info).toEqual({
-      project_id: server.projectId,
-      name: queue,
-      size: 0,
-      total_messages: 0,
-      ready: 0,
-      delayed: 0,
-      reserved: 0,
-      message_timeout: 60,
-      message_expiration: 604800,
-      type: 'pull',
-    });
+    expect(info).toEqual(pullQueueInfo(queue));
   });
 
   it('PUT stores the settings given; read-only fields are ignored; 0 means the default', async () => {
@@ -74,18 +78,9 @@ describe('create, get, update, delete', () => {
     await mq.postBodies(queue, 'a');
     const response = await mq.updateQueue(queue, { message_expiration: 100 });
     expect(response.status).toBe(200);
-    expect(response.body.queue).toEqual({
-      project_id: server.projectId,
-      name: queue,
-      size: 1,
-      total_messages: 1,
-      ready: 1,
-      delayed: 0,
-      reserved: 0,
-      message_timeout: 45,
-      message_expiration: 100,
-      type: 'pull',
-    });
+    expect(response.body.queue).toEqual(
+      pullQueueInfo(queue, { size: 1, total_messages: 1, ready: 1, message_timeout: 45, message_expiration: 100 }),
+    );
   });
 
   it('Get counts the messages by state (a Ferrum extension): ready + delayed + reserved = size', async () => {

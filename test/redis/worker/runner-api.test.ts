@@ -1,43 +1,27 @@
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { queueNameOf } from '../../../src/worker/tasks/queues/distribution.js';
 import { eventually } from '../../helpers/eventually.js';
-import type { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createCluster, createRunnerToken, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import type { HttpResponse } from '../../helpers/http.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { createCluster, createRunnerToken, FAST_WORKER_ENV, runnerApiCall } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
 
 // The runner API and cluster runner tokens, without Docker: the test plays the runner.
 
-let server: TestServer;
-let worker: WorkerClient;
+const server = useTestServer(FAST_WORKER_ENV);
+const worker = useWorkerClient(server, { name: 'shell', image: 'ferrum-test/busybox', command: 'sh' });
 let clusterA: string;
 let clusterB: string;
 
 beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
   clusterA = await createCluster(server.http, 'runner-api-a');
   clusterB = await createCluster(server.http, 'runner-api-b');
-  await worker.upload({ name: 'shell', image: 'ferrum-test/busybox', command: 'sh' });
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 /** Calls the runner API with a runner token (Bearer), as a gateway runner does. */
-function runnerCall(token: string) {
-  const http: HttpClient = server.http.withToken(null);
-  return (method: string, path: string, options: { body?: unknown; raw?: Buffer } = {}) =>
-    http.request(method, path, {
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(options.raw ? { 'Content-Type': 'application/octet-stream' } : {}),
-      },
-      ...(options.raw ? { raw: options.raw } : { body: options.body }),
-    });
-}
+const runnerCall = (token: string) => runnerApiCall(server, token);
 
 const heartbeat = (tasks: string[] = []) => ({ slots: 2, busy: tasks.length, heartbeat_ms: 1000, tasks });
 
@@ -53,6 +37,31 @@ async function holdTask(token: string, cluster: string, instance: string): Promi
   // Taken (preparing on the runner), it reads as queued until its container starts (api/worker-v2/views.ts).
   expect(await worker.task(taskId)).toMatchObject({ status: 'queued', runner_id: instance });
   return taskId;
+}
+
+/** `next` (a tasks/next answer) hands `taskId` to `instance` again, the same task (no retry made), queued until it starts. */
+async function expectTakenAgainUnretried(next: HttpResponse, taskId: string, instance: string): Promise<void> {
+  expect(next.status).toBe(200);
+  expect(next.body.task.id).toBe(taskId);
+  const task = await worker.task(taskId);
+  expect(task).toMatchObject({ status: 'queued', runner_id: instance });
+  expect(task.retry_task_id).toBeUndefined();
+}
+
+/** heldTask on a cluster made for the test (`name`). */
+async function heldOnClusterOfItsOwn(name: string, instance: string) {
+  return heldTask(await createCluster(server.http, name), instance);
+}
+
+/**
+ * A task of `cluster` held by its runner `instance`, which calls the runner API (`call`) with a
+ * new token of the cluster; `base` is the path of one of its runners, `task` the held task's.
+ */
+async function heldTask(cluster: string, instance: string) {
+  const { token } = await createRunnerToken(server, cluster);
+  const taskId = await holdTask(token, cluster, instance);
+  const base = (runner: string) => `/runner/v1/clusters/${cluster}/instances/${runner}`;
+  return { taskId, call: runnerCall(token), base, task: `${base(instance)}/tasks/${taskId}` };
 }
 
 describe('cluster runner tokens', () => {
@@ -129,10 +138,7 @@ describe('cluster runner tokens', () => {
 
 describe('a gateway runner pulling an image', () => {
   it('marks its held task, shown preparing until it starts', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'puller-1');
-    const call = runnerCall(token);
-    const task = `/runner/v1/clusters/${clusterA}/instances/puller-1/tasks/${taskId}`;
+    const { taskId, call, task } = await heldTask(clusterA, 'puller-1');
     const marked = await call('POST', `${task}/pulling`);
     expect(marked.status).toBe(200);
     expect(await worker.task(taskId)).toMatchObject({ status: 'preparing', runner_id: 'puller-1' });
@@ -160,9 +166,7 @@ describe('the runner API refuses', () => {
   });
 
   it('reports on a task the runner does not hold', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'holder-1');
-    const call = runnerCall(token);
+    const { taskId, call } = await heldTask(clusterA, 'holder-1');
     const other = `/runner/v1/clusters/${clusterA}/instances/holder-2`;
     await call('POST', `${other}/heartbeat`, { body: heartbeat() });
     for (const [method, rest, body] of [
@@ -180,9 +184,7 @@ describe('the runner API refuses', () => {
   });
 
   it("registry credentials of an image other than the held task's", async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'creds-1');
-    const call = runnerCall(token);
+    const { taskId, call } = await heldTask(clusterA, 'creds-1');
     const path = `/runner/v1/clusters/${clusterA}/instances/creds-1/tasks/${taskId}/registry-auth`;
     const own = await call('GET', `${path}?image=${encodeURIComponent('ferrum-test/busybox')}`);
     expect(own.status).toBe(200);
@@ -196,10 +198,7 @@ describe('the runner API refuses', () => {
   });
 
   it('log chunks sent again, past a gap or after the end, without corrupting the log', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'logger-1');
-    const call = runnerCall(token);
-    const task = `/runner/v1/clusters/${clusterA}/instances/logger-1/tasks/${taskId}`;
+    const { taskId, call, task } = await heldTask(clusterA, 'logger-1');
     expect((await call('POST', `${task}/start`)).status).toBe(200);
     const log = (seq: number, text: string) => call('POST', `${task}/log?seq=${seq}`, { raw: Buffer.from(text) });
     expect((await log(1, 'one\n')).status).toBe(200);
@@ -228,10 +227,8 @@ describe('the runner API refuses', () => {
   });
 
   it('a pull mark once the task started, with 409 naming its status', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
-    const taskId = await holdTask(token, clusterA, 'puller-2');
-    const call = runnerCall(token);
-    const task = `/runner/v1/clusters/${clusterA}/instances/puller-2/tasks/${taskId}`;
+    // On a cluster of its own, like 'bad-1' below.
+    const { taskId, call, task } = await heldOnClusterOfItsOwn('runner-api-late-pull', 'puller-2');
     expect((await call('POST', `${task}/start`)).status).toBe(200);
     const late = await call('POST', `${task}/pulling`);
     expect(late.status).toBe(409);
@@ -240,16 +237,19 @@ describe('the runner API refuses', () => {
   });
 
   it('bad heartbeats and finishes with 4xx naming the field', async () => {
-    const { token } = await createRunnerToken(server, clusterA);
+    // On a cluster of its own, as holdTask takes the next task of its queue: a task an earlier
+    // test's runner held goes back to clusterA's queue once that runner is gone.
+    const cluster = await createCluster(server.http, 'runner-api-bad-input');
+    const { token } = await createRunnerToken(server, cluster);
     const call = runnerCall(token);
-    const base = `/runner/v1/clusters/${clusterA}/instances/bad-1`;
+    const base = `/runner/v1/clusters/${cluster}/instances/bad-1`;
     const missing = await call('POST', `${base}/heartbeat`, { body: { slots: 1 } });
     expect(missing.status).toBe(406);
     expect(missing.body.msg).toContain('busy is required');
     const zero = await call('POST', `${base}/heartbeat`, { body: { ...heartbeat(), slots: 0 } });
     expect(zero.status).toBe(400);
     expect(zero.body.msg).toContain('slots');
-    const taskId = await holdTask(token, clusterA, 'bad-1');
+    const taskId = await holdTask(token, cluster, 'bad-1');
     const finish = await call('POST', `${base}/tasks/${taskId}/finish`, {
       body: { from: ['running'], status: 'queued' },
     });
@@ -295,50 +295,36 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     expect(refused.status).toBe(401);
     expect(refused.body.msg).toBe('Invalid or revoked runner token');
     const next = await runnerCall(other.token)('POST', `${base('other-1')}/tasks/next?wait_ms=10000`);
-    expect(next.status).toBe(200);
-    expect(next.body.task.id).toBe(taskId);
-    const task = await worker.task(taskId);
-    expect(task).toMatchObject({ status: 'queued', runner_id: 'other-1' });
-    expect(task.retry_task_id).toBeUndefined();
+    await expectTakenAgainUnretried(next, taskId, 'other-1');
   });
 
   // Each on a cluster of its own: the tasks earlier tests left held by runners gone by now go
   // back to their queues too.
   it('goes back to the queue, no retry used, when the runner never got the answer', async () => {
-    const cluster = await createCluster(server.http, 'runner-api-unanswered');
-    const { token } = await createRunnerToken(server, cluster);
-    const taskId = await holdTask(token, cluster, 'unanswered-1');
-    const call = runnerCall(token);
+    const { taskId, call, base } = await heldOnClusterOfItsOwn('runner-api-unanswered', 'unanswered-1');
     // Its heartbeats do not list the task: it never received it. (A held task reads as queued
     // too: its going back shows as a change of the record.)
     const held = await worker.task(taskId);
     await eventually(
       async () => {
-        await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/heartbeat`, { body: heartbeat() });
+        await call('POST', `${base('unanswered-1')}/heartbeat`, { body: heartbeat() });
         return (await worker.task(taskId)).updated_at !== held.updated_at;
       },
       20_000,
       'the task queued again',
     );
-    const next = await call('POST', `/runner/v1/clusters/${cluster}/instances/unanswered-1/tasks/next?wait_ms=10000`);
-    expect(next.status).toBe(200);
-    expect(next.body.task.id).toBe(taskId);
-    const task = await worker.task(taskId);
-    expect(task.status).toBe('queued');
-    expect(task.retry_task_id).toBeUndefined();
+    const next = await call('POST', `${base('unanswered-1')}/tasks/next?wait_ms=10000`);
+    await expectTakenAgainUnretried(next, taskId, 'unanswered-1');
   });
 
   it("goes back to the queue with a job when another runner's poll dropped its job meanwhile", async () => {
     const cluster = await createCluster(server.http, 'runner-api-dropped');
-    const { token } = await createRunnerToken(server, cluster);
-    const call = runnerCall(token);
-    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
     const jobs = new Queue(queueNameOf(cluster), {
       connection: server.openRedis(),
       prefix: server.running.ctx.worker.keys.bullPrefix(),
     });
     try {
-      const taskId = await holdTask(token, cluster, 'dropped-1');
+      const { taskId, call, base } = await heldTask(cluster, 'dropped-1');
       // Alive for long (beats of 10 s), it never lists the task: the job's lock lapses, the
       // stalled check puts the job back, and another runner's poll finds the task still held.
       const slow = { ...heartbeat(), heartbeat_ms: 10_000 };
@@ -373,11 +359,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
   });
 
   it('goes back to the queue, no retry used, when its runner stopped before starting it', async () => {
-    const cluster = await createCluster(server.http, 'runner-api-vanished');
-    const { token } = await createRunnerToken(server, cluster);
-    const taskId = await holdTask(token, cluster, 'vanished-1');
-    const call = runnerCall(token);
-    const base = (instance: string) => `/runner/v1/clusters/${cluster}/instances/${instance}`;
+    const { taskId, call, base } = await heldOnClusterOfItsOwn('runner-api-vanished', 'vanished-1');
     // It heartbeats no more: once it is no longer alive, the job its lock held is another runner's.
     await eventually(
       async () => !(await call('GET', `${base('vanished-1')}/alive`)).body.alive,
@@ -386,10 +368,6 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     );
     expect((await call('POST', `${base('heir-1')}/heartbeat`, { body: heartbeat() })).status).toBe(200);
     const next = await call('POST', `${base('heir-1')}/tasks/next?wait_ms=15000`);
-    expect(next.status).toBe(200);
-    expect(next.body.task.id).toBe(taskId);
-    const task = await worker.task(taskId);
-    expect(task).toMatchObject({ status: 'queued', runner_id: 'heir-1' });
-    expect(task.retry_task_id).toBeUndefined();
+    await expectTakenAgainUnretried(next, taskId, 'heir-1');
   });
 });

@@ -1,45 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FEATURES_HEADER, KNOWN_FEATURES } from '../../../src/core/features/feature-registry.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
-import type { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createCluster, createRunnerToken, startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import {
+  createCluster,
+  createRunnerToken,
+  FAST_WORKER_ENV,
+  runnerApiCall,
+  type RunnerCallOptions,
+  WorkerClient,
+} from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
 
 // The storage flags' admin API, with gateway runners of this release and of release f89fce9
 // (whose requests are shaped here exactly as its runner sends them: no features header).
-let server: TestServer;
+const server = useTestServer(FAST_WORKER_ENV);
 let tenant: Tenant;
 let cluster: string;
 let runnerToken: string;
 
 beforeAll(async () => {
-  server = await startWorkerServer();
   tenant = await newTenant(server, 'tenant');
   cluster = await createCluster(server.http, 'flags');
   runnerToken = (await createRunnerToken(server, cluster)).token;
 }, scaled(60_000));
 
-afterAll(async () => {
-  await server?.stop();
-});
-
 /** A runner API call as a gateway runner makes it (Bearer runner token; extra headers). */
-function runnerCall(
-  method: string,
-  path: string,
-  options: { body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {},
-) {
-  const http: HttpClient = server.http.withToken(null);
-  return http.request(method, path, {
-    headers: {
-      Authorization: `Bearer ${runnerToken}`,
-      ...(options.raw ? { 'Content-Type': 'application/octet-stream' } : {}),
-      ...options.headers,
-    },
-    ...(options.raw ? { raw: options.raw } : { body: options.body }),
-  });
-}
+const runnerCall = (method: string, path: string, options?: RunnerCallOptions) =>
+  runnerApiCall(server, runnerToken)(method, path, options);
 
 /** The heartbeat body release f89fce9's gateway runner sends. */
 const oldHeartbeat = (tasks: string[] = []) => ({

@@ -26,17 +26,17 @@ function zipEntries(data: Buffer): Promise<string[]> {
 
 describe('code packages', () => {
   it('uploads an image package and reads it back with every field', async () => {
-    const response = await post({
-      name: 'image-code',
+    // Fields a code package keeps as sent (default_priority reads back as priority).
+    const kept = {
       image: 'ferrum-test/busybox',
       command: 'echo hi',
       config: '{"a":1}',
       max_concurrency: 3,
       retries: 2,
       retries_delay: 10,
-      default_priority: 1,
       env_vars: { KEY: 'value' },
-    });
+    };
+    const response = await post({ name: 'image-code', ...kept, default_priority: 1 });
     expect(response.status).toBe(200);
     expect(response.body.msg).toBe('Upload successful.');
     const code = (await server.http.get(worker.path(`/codes/${response.body.id}`))).body;
@@ -45,14 +45,8 @@ describe('code packages', () => {
       project_id: server.projectId,
       name: 'image-code',
       rev: 1,
-      image: 'ferrum-test/busybox',
-      command: 'echo hi',
-      config: '{"a":1}',
-      max_concurrency: 3,
-      retries: 2,
-      retries_delay: 10,
+      ...kept,
       priority: 1,
-      env_vars: { KEY: 'value' },
     });
     expect(code.latest_checksum).toBeUndefined();
     expect(Date.parse(code.created_at)).toBeGreaterThan(0);
@@ -74,10 +68,7 @@ describe('code packages', () => {
     const stack = await server.http.post(worker.path('/codes'), { name: 'x', stack: 'sh' }, { headers });
     expect(stack.status).toBe(400);
     expect(stack.body.msg).toMatch(/zip packages/);
-    const text = await server.http.post(worker.path('/codes'), undefined, {
-      raw: 'name=x',
-      headers: { 'Content-Type': 'text/plain' },
-    });
+    const text = await server.http.postRaw(worker.path('/codes'), 'name=x', 'text/plain');
     expect(text.status).toBe(400);
     expect(text.body.msg).toMatch(/multipart\/form-data .* or application\/json/);
   });
@@ -232,10 +223,11 @@ describe('code packages', () => {
     });
 
     it('a broken multipart body', async () => {
-      const response = await server.http.post(worker.path('/codes'), undefined, {
-        raw: '--xyz\r\nContent-Disposition: form-data; name="data"\r\n\r\n{"name":"x"',
-        headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' },
-      });
+      const response = await server.http.postRaw(
+        worker.path('/codes'),
+        '--xyz\r\nContent-Disposition: form-data; name="data"\r\n\r\n{"name":"x"',
+        'multipart/form-data; boundary=xyz',
+      );
       expect(response.status).toBe(400);
       expect(response.body.msg).toMatch(/multipart|data/i);
     });

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../helpers/server.js';
-import { createSchedule, getSchedule } from '../../helpers/schedules.js';
-import { startWorkerServer, WorkerClient } from '../../helpers/worker.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
+import { createDormantSchedule, getSchedule } from '../../helpers/schedules.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 
 // Task and schedule calls as forgiving as the original service's, each sent the way an official
 // client sends it. No runner: tasks stay queued unless cancelled.
-let server: TestServer;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'lenient', image: 'ferrum-test/busybox', max_concurrency: 3 });
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer(FAST_WORKER_ENV);
+const worker = useWorkerClient(server, { name: 'lenient', image: 'ferrum-test/busybox', max_concurrency: 3 });
 
 /** A POST as iron_core_python sends one without a body: empty (Content-Length 0), JSON type. */
 const emptyPost = (path: string) =>
@@ -87,12 +78,7 @@ describe('cancelling what has already ended', () => {
   });
 
   it('answers 200 for a cancelled schedule and changes nothing', async () => {
-    const id = await createSchedule(worker, {
-      code_name: 'lenient',
-      payload: 's',
-      start_at: '2099-01-01T00:00:00Z',
-      run_every: 3600,
-    });
+    const id = await createDormantSchedule(worker, { code_name: 'lenient', payload: 's', run_every: 3600 });
     expect((await emptyPost(`/schedules/${id}/cancel`)).status).toBe(200);
     const cancelled = await getSchedule(worker, id);
     const again = await rubyPost(`/schedules/${id}/cancel`);

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
-import { createSchedule, getSchedule, waitForSchedule, waitForTasks } from '../../helpers/schedules.js';
+import {
+  createDormantSchedule,
+  createSchedule,
+  getSchedule,
+  waitForSchedule,
+  waitForTasks,
+} from '../../helpers/schedules.js';
 import { startWorkerServer, WorkerClient } from '../../helpers/worker.js';
 
 // The production floor (run_every ≥ 60) applies here; no runner, so queued tasks stay queued.
@@ -24,6 +30,8 @@ describe('creating and reading schedules', () => {
   it('creates a batch and reads every field back', async () => {
     const start = new Date(Date.now() + 3_600_000).toISOString();
     const end = new Date(Date.now() + 86_400_000).toISOString();
+    // Fields a schedule keeps as sent.
+    const stored = { priority: 2, timeout: 120, cluster: 'default', task_delay: 30, label: 'lbl', name: 'nightly' };
     const response = await post({
       schedules: [
         {
@@ -32,12 +40,7 @@ describe('creating and reading schedules', () => {
           start_at: start,
           run_every: 3600,
           end_at: end,
-          priority: 2,
-          timeout: 120,
-          cluster: 'default',
-          task_delay: 30,
-          label: 'lbl',
-          name: 'nightly',
+          ...stored,
         },
         { code_name: 'hourly', payload: 'two', start_at: start, run_every: 60, run_times: 4 },
       ],
@@ -52,12 +55,7 @@ describe('creating and reading schedules', () => {
       payload: '{"a":1}',
       status: 'scheduled',
       run_every: 3600,
-      priority: 2,
-      timeout: 120,
-      cluster: 'default',
-      task_delay: 30,
-      label: 'lbl',
-      name: 'nightly',
+      ...stored,
       run_count: 0,
       error_count: 0,
     });
@@ -72,9 +70,7 @@ describe('creating and reading schedules', () => {
   it('lists newest first with page and per_page', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
-      ids.push(
-        await createSchedule(worker, { code_name: 'hourly', payload: `p${i}`, start_at: '2099-01-01T00:00:00Z' }),
-      );
+      ids.push(await createDormantSchedule(worker, { code_name: 'hourly', payload: `p${i}` }));
     const firstPage = await server.http.get(worker.path('/schedules?per_page=2'));
     expect(firstPage.status).toBe(200);
     expect(firstPage.body.schedules.map((s: any) => s.id)).toEqual([ids[2], ids[1]]);
@@ -83,38 +79,20 @@ describe('creating and reading schedules', () => {
   });
 
   it('runs a one-off schedule once at start_at and completes it', async () => {
-    const id = await createSchedule(worker, {
-      code_name: 'hourly',
-      payload: 'once',
-      priority: 1,
-      timeout: 99,
-      task_delay: 5,
-      label: 'from-schedule',
-    });
+    // Fields its task takes as they are (task_delay becomes the task's delay).
+    const taskFields = { priority: 1, timeout: 99, label: 'from-schedule' };
+    const id = await createSchedule(worker, { code_name: 'hourly', payload: 'once', ...taskFields, task_delay: 5 });
     const done = await waitForSchedule(worker, id, (s) => s.status === 'complete');
     expect(done).toMatchObject({ run_count: 1, error_count: 0, run_times: 1 });
     expect(done.next_start).toBeUndefined();
     expect(typeof done.last_run_time).toBe('string');
     const tasks = await waitForTasks(worker, 'hourly', id, 1);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({
-      status: 'queued',
-      payload: 'once',
-      priority: 1,
-      timeout: 99,
-      delay: 5,
-      label: 'from-schedule',
-      schedule_id: id,
-    });
+    expect(tasks[0]).toMatchObject({ status: 'queued', payload: 'once', ...taskFields, delay: 5, schedule_id: id });
   });
 
   it('cancels a schedule: no more runs, and a second cancel changes nothing', async () => {
-    const id = await createSchedule(worker, {
-      code_name: 'hourly',
-      payload: 'x',
-      start_at: '2099-01-01T00:00:00Z',
-      run_every: 60,
-    });
+    const id = await createDormantSchedule(worker, { code_name: 'hourly', payload: 'x', run_every: 60 });
     const cancel = await server.http.post(worker.path(`/schedules/${id}/cancel`));
     expect(cancel.status).toBe(200);
     expect(cancel.body.msg).toBe('Cancelled');

@@ -1,27 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeySpace } from '../../../src/core/redis.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { RegistryCredentials } from '../../../src/worker/codes/images/registry-credentials.js';
 import { resolveSecretKey } from '../../../src/core/secret-key.js';
 import { SecretBox } from '../../../src/core/secret-box.js';
-import type { TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
 import { keysMatching } from '../../helpers/redis.js';
-import { startWorkerServer, WorkerClient, createCluster } from '../../helpers/worker.js';
+import { FAST_WORKER_ENV, createCluster, WorkerClient } from '../../helpers/worker.js';
 
 // No runner here: tasks stay queued unless cancelled.
-let server: TestServer;
-let worker: WorkerClient;
-
-beforeAll(async () => {
-  server = await startWorkerServer();
-  worker = new WorkerClient(server.http, server.projectId);
-  await worker.upload({ name: 'alpha', image: 'ferrum-test/busybox', default_priority: 1 });
-  await worker.upload({ name: 'beta', image: 'ferrum-test/busybox' });
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer(FAST_WORKER_ENV);
+const worker = useWorkerClient(
+  server,
+  { name: 'alpha', image: 'ferrum-test/busybox', default_priority: 1 },
+  { name: 'beta', image: 'ferrum-test/busybox' },
+);
 
 describe('queueing tasks', () => {
   it('queues a batch and reads each task back', async () => {
@@ -61,23 +55,17 @@ describe('queueing tasks', () => {
 
   it('queues from a webhook with the raw body as payload', async () => {
     const body = '{ "kept":   "as sent" }';
-    const response = await server.http.post(
+    const response = await server.http.postRaw(
       worker.path('/tasks/webhook?code_name=beta&priority=2&timeout=30'),
-      undefined,
-      {
-        raw: body,
-        headers: { 'Content-Type': 'application/json' },
-      },
+      body,
+      'application/json',
     );
     expect(response.status).toBe(200);
     expect(response.body.msg).toBe('Queued up');
     const task = await worker.task(response.body.id);
     expect(task).toMatchObject({ payload: body, priority: 2, timeout: 30, code_name: 'beta' });
 
-    const plain = await server.http.post(worker.path('/tasks/webhook?code_name=beta'), undefined, {
-      raw: 'plain text',
-      headers: { 'Content-Type': 'text/plain' },
-    });
+    const plain = await server.http.postRaw(worker.path('/tasks/webhook?code_name=beta'), 'plain text', 'text/plain');
     expect((await worker.task(plain.body.id)).payload).toBe('plain text');
   });
 
@@ -94,25 +82,19 @@ describe('queueing tasks', () => {
       original_task_id: id,
       retry_count: '1',
     });
-    const noType = await server.http.post(worker.path(`/tasks/${id}/retry`), undefined, {
-      raw: '{}',
-      headers: { 'Content-Type': 'text/plain' },
-    });
+    const noType = await server.http.postRaw(worker.path(`/tasks/${id}/retry`), '{}', 'text/plain');
     expect(noType.status).toBe(406);
   });
 
   describe('refuses bad input', () => {
+    /** A batch of one task of code alpha, with `fields` over an empty payload. */
+    const oneTask = (fields: Record<string, unknown>) => ({ tasks: [{ code_name: 'alpha', payload: '', ...fields }] });
     const cases: [string, unknown, number, string][] = [
       ['no tasks', {}, 406, 'tasks is required'],
       ['an empty list', { tasks: [] }, 400, 'tasks'],
       ['a missing code_name', { tasks: [{ payload: 'x' }] }, 406, 'tasks[0].code_name is required'],
       ['a missing payload', { tasks: [{ code_name: 'alpha' }] }, 406, 'tasks[0].payload is required'],
-      [
-        'a payload that is not a string',
-        { tasks: [{ code_name: 'alpha', payload: { a: 1 } }] },
-        400,
-        'tasks[0].payload must be a string',
-      ],
+      ['a payload that is not a string', oneTask({ payload: { a: 1 } }), 400, 'tasks[0].payload must be a string'],
       [
         'an unknown code',
         {
@@ -124,42 +106,12 @@ describe('queueing tasks', () => {
         404,
         'Code package not found: ghost',
       ],
-      [
-        'a payload over 64 KB',
-        { tasks: [{ code_name: 'alpha', payload: 'x'.repeat(65537) }] },
-        400,
-        'payload must be at most 65536 bytes',
-      ],
-      [
-        'a timeout over 3600',
-        { tasks: [{ code_name: 'alpha', payload: '', timeout: 3601 }] },
-        400,
-        'tasks[0].timeout must be between 1 and 3600',
-      ],
-      [
-        'a timeout of 0',
-        { tasks: [{ code_name: 'alpha', payload: '', timeout: 0 }] },
-        400,
-        'tasks[0].timeout must be between 1 and 3600',
-      ],
-      [
-        'a delay over a week',
-        { tasks: [{ code_name: 'alpha', payload: '', delay: 604801 }] },
-        400,
-        'tasks[0].delay must be between 0 and 604800',
-      ],
-      [
-        'priority 3',
-        { tasks: [{ code_name: 'alpha', payload: '', priority: 3 }] },
-        400,
-        'tasks[0].priority must be between 0 and 2',
-      ],
-      [
-        'a bad cluster name',
-        { tasks: [{ code_name: 'alpha', payload: '', cluster: 'a b' }] },
-        400,
-        'tasks[0].cluster must match',
-      ],
+      ['a payload over 64 KB', oneTask({ payload: 'x'.repeat(65537) }), 400, 'payload must be at most 65536 bytes'],
+      ['a timeout over 3600', oneTask({ timeout: 3601 }), 400, 'tasks[0].timeout must be between 1 and 3600'],
+      ['a timeout of 0', oneTask({ timeout: 0 }), 400, 'tasks[0].timeout must be between 1 and 3600'],
+      ['a delay over a week', oneTask({ delay: 604801 }), 400, 'tasks[0].delay must be between 0 and 604800'],
+      ['priority 3', oneTask({ priority: 3 }), 400, 'tasks[0].priority must be between 0 and 2'],
+      ['a bad cluster name', oneTask({ cluster: 'a b' }), 400, 'tasks[0].cluster must match'],
     ];
     for (const [what, body, status, msg] of cases) {
       it(what, async () => {
@@ -188,10 +140,7 @@ describe('queueing tasks', () => {
     });
 
     it('unparsable JSON', async () => {
-      const response = await server.http.post(worker.path('/tasks'), undefined, {
-        raw: '{"tasks": [',
-        headers: { 'Content-Type': 'application/json' },
-      });
+      const response = await server.http.postRaw(worker.path('/tasks'), '{"tasks": [', 'application/json');
       expect(response.status).toBe(400);
     });
 
