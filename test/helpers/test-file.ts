@@ -1,5 +1,7 @@
+import { startController, type RunningController } from '../../controller/main.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { readThrough, useStarted } from './read-through.js';
+import { startTestRedis } from './redis.js';
 import { startTestServer, type TestServer } from './server.js';
 
 export { readThrough };
@@ -39,4 +41,26 @@ export function useRedis(server: TestServer): RedisClient {
     () => server.openRedis(),
     (redis) => redis.disconnect(),
   );
+}
+
+/**
+ * Another controller with the settings of the file's server, on its Redis and a free port: a
+ * second instance of the same deployment (it finds the admin there, so it bootstraps nothing).
+ */
+export function startControllerBeside(server: TestServer): Promise<RunningController> {
+  return startController({ ...server.config, port: 0 });
+}
+
+/** startControllerBeside, started before the file's tests (after its server) and stopped after them. */
+export function useControllerBeside(server: TestServer): RunningController {
+  return useStarted(
+    'the second controller',
+    () => startControllerBeside(server),
+    (controller) => controller.stop(),
+  );
+}
+
+/** A private redis-server (startTestRedis) of the file, e.g. for startTestServerOnRedis: started before its tests, stopped after them. */
+export function useTestRedis(): Awaited<ReturnType<typeof startTestRedis>> {
+  return useStarted('the test Redis', startTestRedis, (redis) => redis.stop());
 }
