@@ -1,6 +1,8 @@
 import { startController, type RunningController } from '../../controller/main.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { readThrough, useStarted } from './read-through.js';
+import { signalAndWait, startFerrumProcess, type FerrumProcess, type FerrumProcessOptions } from './ferrum-process.js';
+import { scaled } from './pace.js';
 import { startTestRedis } from './redis.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -63,4 +65,17 @@ export function useControllerBeside(server: TestServer): RunningController {
 /** A private redis-server (startTestRedis) of the file, e.g. for startTestServerOnRedis: started before its tests, stopped after them. */
 export function useTestRedis(): Awaited<ReturnType<typeof startTestRedis>> {
   return useStarted('the test Redis', startTestRedis, (redis) => redis.stop());
+}
+
+/**
+ * A `ferrum <command>` process (startFerrumProcess) for the file's tests, where the test is of the
+ * process as a user runs it (`ferrum start` with its runner): stopped by SIGTERM after them.
+ */
+export function useFerrumProcess(command: string, options: FerrumProcessOptions = {}): FerrumProcess {
+  return useStarted(
+    `ferrum ${command}`,
+    () => startFerrumProcess(command, options),
+    (proc) => signalAndWait(proc, 'SIGTERM'),
+    scaled(120_000),
+  );
 }
