@@ -1,3 +1,4 @@
+// Own server set-up: the CLI's first start, and a controller on the managed Redis `ferrum admin token` made in a data folder (a fixture server is always given a test Redis).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
