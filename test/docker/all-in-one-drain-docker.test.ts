@@ -1,3 +1,4 @@
+// Own server set-up: the test starts `ferrum start` as a process and signals it: the stop is what it tests.
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';

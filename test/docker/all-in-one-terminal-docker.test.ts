@@ -1,3 +1,4 @@
+// Own server set-up: `ferrum start` runs at a terminal, is stopped by Ctrl-C and started again on its data folder: the restart is what it tests.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

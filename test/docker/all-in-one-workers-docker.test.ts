@@ -1,3 +1,4 @@
+// Own server set-up: each test starts `ferrum start` with its own FERRUM_WORKERS and signals it: the processes' stop is what it tests.
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/core/free-port.js';

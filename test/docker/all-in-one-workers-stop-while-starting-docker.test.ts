@@ -1,3 +1,4 @@
+// Own server set-up: `ferrum start` is signalled while its workers are still starting: the start and stop are what it tests.
 import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';

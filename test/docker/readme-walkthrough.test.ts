@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cli } from '../helpers/cli.js';
-import { signalAndWait, startFerrumProcess, type FerrumProcess } from '../helpers/ferrum-process.js';
+import { useBeforeAll, useFerrumProcess } from '../helpers/test-file.js';
 import { scaled } from '../helpers/pace.js';
 
 // The README's five-minute walkthrough, run as written against an all-in-one `ferrum start`.
@@ -31,20 +31,20 @@ function forThisMachine(block: string, url: string): string {
     .replaceAll('hello-upper', FUNCTION_IMAGE);
 }
 
-let server: FerrumProcess;
-let cli: Cli;
+const cli = useBeforeAll(
+  () => Cli.build(),
+  (built) => built.cleanUp(),
+);
+const server = useFerrumProcess('start');
 let folder: string;
 
-beforeAll(async () => {
-  [server, cli] = await Promise.all([startFerrumProcess('start'), Cli.build()]);
+beforeAll(() => {
   // The folder `npm start` ran in: its .ferrum is the server's data folder.
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-readme-'));
   fs.symlinkSync(server.dataDir, path.join(folder, '.ferrum'));
-}, scaled(120_000));
+});
 
 afterAll(async () => {
-  if (server) await signalAndWait(server, 'SIGTERM');
-  cli?.cleanUp();
   if (folder) fs.rmSync(folder, { recursive: true, force: true });
   await promisify(execFile)('docker', ['rmi', '-f', FUNCTION_IMAGE]).catch(() => undefined);
 });

@@ -1,3 +1,4 @@
+// Own server set-up: two controller processes behind nginx are killed and started again on their ports one by one: the restart is what it tests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
 import { eventually } from '../helpers/eventually.js';

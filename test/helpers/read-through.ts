@@ -37,11 +37,13 @@ export function useStarted<T extends object>(
   what: string,
   start: () => Promise<T>,
   stop: (started: T) => Promise<unknown>,
+  /** The start's own bound, where it is longer than vitest's hookTimeout (a process with its runner). */
+  timeoutMs?: number,
 ): T {
   let started: T | undefined;
   beforeAll(async () => {
     started = await start();
-  });
+  }, timeoutMs);
   afterAll(async () => {
     if (started) await stop(started);
   });

@@ -42,7 +42,18 @@ export const LOOPBACK_ALLOWED = { FERRUM_OUTBOUND_ALLOW: '127.0.0.0/8,::1' };
  * bootstrapped with an admin token and project. One per test file.
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const redis = await startTestRedisOfLane();
+  return startTestServerWith(await startTestRedisOfLane(), env);
+}
+
+/**
+ * startTestServer on a redis-server the caller started (to write data before the server starts,
+ * or run other processes on it): the server's stop leaves that Redis running.
+ */
+export function startTestServerOnRedis(redisUrl: string, env: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServerWith({ url: redisUrl, env: { REDIS_URL: redisUrl }, stop: async () => undefined }, env);
+}
+
+async function startTestServerWith(redis: TestRedisOfTopology, env: Record<string, string>): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-data-'));
   const config = loadConfig({
     PORT: '0',

@@ -1,5 +1,9 @@
+import { startController, type RunningController } from '../../controller/main.js';
 import type { RedisClient } from '../../src/core/redis.js';
 import { readThrough, useStarted } from './read-through.js';
+import { signalAndWait, startFerrumProcess, type FerrumProcess, type FerrumProcessOptions } from './ferrum-process.js';
+import { scaled } from './pace.js';
+import { startTestRedis } from './redis.js';
 import { startTestServer, type TestServer } from './server.js';
 
 export { readThrough };
@@ -38,5 +42,40 @@ export function useRedis(server: TestServer): RedisClient {
   return useBeforeAll(
     () => server.openRedis(),
     (redis) => redis.disconnect(),
+  );
+}
+
+/**
+ * Another controller with the settings of the file's server, on its Redis and a free port: a
+ * second instance of the same deployment (it finds the admin there, so it bootstraps nothing).
+ */
+export function startControllerBeside(server: TestServer): Promise<RunningController> {
+  return startController({ ...server.config, port: 0 });
+}
+
+/** startControllerBeside, started before the file's tests (after its server) and stopped after them. */
+export function useControllerBeside(server: TestServer): RunningController {
+  return useStarted(
+    'the second controller',
+    () => startControllerBeside(server),
+    (controller) => controller.stop(),
+  );
+}
+
+/** A private redis-server (startTestRedis) of the file, e.g. for startTestServerOnRedis: started before its tests, stopped after them. */
+export function useTestRedis(): Awaited<ReturnType<typeof startTestRedis>> {
+  return useStarted('the test Redis', startTestRedis, (redis) => redis.stop());
+}
+
+/**
+ * A `ferrum <command>` process (startFerrumProcess) for the file's tests, where the test is of the
+ * process as a user runs it (`ferrum start` with its runner): stopped by SIGTERM after them.
+ */
+export function useFerrumProcess(command: string, options: FerrumProcessOptions = {}): FerrumProcess {
+  return useStarted(
+    `ferrum ${command}`,
+    () => startFerrumProcess(command, options),
+    (proc) => signalAndWait(proc, 'SIGTERM'),
+    scaled(120_000),
   );
 }

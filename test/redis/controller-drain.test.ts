@@ -1,9 +1,9 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { getOnOwnConnection as get } from '../helpers/http.js';
-import { MqClient, uniqueQueue } from '../helpers/mq.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { uniqueQueue, useMqClient } from '../helpers/mq.js';
+import { useTestServer } from '../helpers/test-file.js';
 import { scaled } from '../helpers/pace.js';
 
 const DRAIN_MS = 1500;
@@ -27,15 +27,8 @@ function slowPost(url: string, token: string, body: string) {
 }
 
 describe('a stopping controller drains', () => {
-  let server: TestServer;
-  let mq: MqClient;
-  beforeAll(async () => {
-    server = await startTestServer({ FERRUM_HTTP_DRAIN_MS: String(DRAIN_MS) });
-    mq = new MqClient(server.http, server.projectId);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const server = useTestServer({ FERRUM_HTTP_DRAIN_MS: String(DRAIN_MS) });
+  const mq = useMqClient(server);
 
   it('answers /ready 503 at once while still serving every request, then ends long-polls empty and closes', async () => {
     const queue = uniqueQueue('drain');

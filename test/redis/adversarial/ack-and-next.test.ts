@@ -1,36 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
 import { scaled } from '../../helpers/pace.js';
-import {
-  expectHealthyAndIntact,
-  newTenant,
-  storeVictimData,
-  type Tenant,
-} from '../../helpers/adversarial/tenant-data.js';
+import { expectHealthyAndIntact, useTenant, useVictim } from '../../helpers/adversarial/tenant-data.js';
 
 // Ack-and-next (`delete_reserved` on a v3 reserve) as a hostile tenant uses it: each entry is
 // deleted only in the queue of the request, only under the reservation that holds it, and the
 // list is bounded and checked before anything is deleted or reserved (src/mq/messages/reservation.ts,
 // reserve.lua).
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
-let victimMq: MqClient;
-let hostileMq: MqClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-  await storeVictimData(victim);
-  victimMq = new MqClient(victim.http, victim.projectId);
-  hostileMq = new MqClient(hostile.http, hostile.projectId);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
+const victim = useVictim(server);
+const hostile = useTenant(server, 'hostile');
+const victimMq = madeOnFirstUse(() => new MqClient(victim.http, victim.projectId));
+const hostileMq = madeOnFirstUse(() => new MqClient(hostile.http, hostile.projectId));
 
 const refOf = (message: any) => ({ id: message.id, reservation_id: message.reservation_id });
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import { sendHeadOnly } from '../../helpers/adversarial/raw-request.js';
 import { scaled } from '../../helpers/pace.js';
 import { routesByMethodOf } from '../../../controller/http/route-list.js';
@@ -13,28 +12,16 @@ import { routesByMethodOf } from '../../../controller/http/route-list.js';
 // gate's table without bound. The test walks every registered route.
 const HUGE = String(640 * 1024 * 1024);
 
-let server: TestServer;
-let app: FastifyInstance;
-let victim: Tenant;
-let attacker: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_LARGE_BODY_BYTES: String(64 * 1024),
-    FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(1024 * 1024),
-  });
-  app = server.running.app;
-  victim = await newTenant(server, 'admitted-victim');
-  attacker = await newTenant(server, 'admitted-attacker');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
+const server = useTestServer({
+  FERRUM_LARGE_BODY_BYTES: String(64 * 1024),
+  FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(1024 * 1024),
 });
+const victim = useTenant(server, 'admitted-victim');
+const attacker = useTenant(server, 'admitted-attacker');
 
 /** Each route's path with the victim's project and plain values for the other parameters. */
 function concretePaths(projectId: string) {
-  return routesByMethodOf(app).map(({ method, url }) => ({
+  return routesByMethodOf(server.running.app).map(({ method, url }) => ({
     method,
     url,
     path: url
@@ -55,7 +42,7 @@ async function sendHugeToEveryRoute(headers: Record<string, string>) {
 
 describe('the admission order on every route', () => {
   it('lists the routes of every API', () => {
-    const urls = routesByMethodOf(app).map((route) => route.url);
+    const urls = routesByMethodOf(server.running.app).map((route) => route.url);
     for (const prefix of [
       '/1/projects/:project_id/caches',
       '/3/projects/:project_id/queues',
@@ -79,7 +66,7 @@ describe('the admission order on every route', () => {
     }
     const unknown = await sendHeadOnly(server.url, 'PUT', '/no/such/route', { 'content-length': HUGE }, scaled(5000));
     expect([404, 413]).toContain(unknown);
-    expect(app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
+    expect(server.running.app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
   });
 
   it("another tenant's huge Content-Length on the victim's routes is refused before it is booked", async () => {
@@ -89,7 +76,7 @@ describe('the admission order on every route', () => {
       // 413 where the route checks membership in its handler (identity's project routes).
       if (route.includes(':project_id')) expect([403, 404, 413], route).toContain(status);
     }
-    expect(app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
+    expect(server.running.app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
   });
 
   it("a declared length over the route's limit is a 413 before anything is read or booked", async () => {
@@ -97,7 +84,7 @@ describe('the admission order on every route', () => {
     for (const { route, status } of answers.filter((each) => each.route.includes(':project_id'))) {
       expect([413, 404, 405], route).toContain(status);
     }
-    expect(app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
+    expect(server.running.app.largeBodyGate()).toEqual({ slotKeys: 0, pacedKeys: 0 });
   });
 
   it("a body within a route's own larger limit is not refused (function calls take megabytes)", async () => {

@@ -1,27 +1,21 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { HttpResponse } from '../../helpers/http.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A tenant cannot learn which e-mail addresses have accounts: sharing a project or a cluster
 // with an address answers the same whether or not someone has it, and changing one's own
 // address (where a taken one would answer 409) is an admin's job.
-let server: TestServer;
-let prober: Tenant;
+const server = useTestServer();
+const prober = useTenant(server, 'prober');
 let target: { email: string; id: string };
 
 beforeAll(async () => {
-  server = await startTestServer();
-  prober = await newTenant(server, 'prober');
   const created = await server.http.post('/1/users', { email: 'Someone@Example.com', password: 'pw-of-someone' });
   expect(created.status).toBe(201);
   target = { email: 'someone@example.com', id: created.body.id };
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 /** The answer with what differs by nature (ids, times) taken out. */
 function shape(response: HttpResponse, field: string) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../../src/core/ids.js';
 import type { RedisClient } from '../../../src/core/redis.js';
 import { encodeCallMessage } from '../../../src/functions/calls/call-message.js';
@@ -7,7 +7,7 @@ import type { FunctionInvocation, FunctionResult } from '../../../src/functions/
 import type { FunctionStores } from '../../../src/functions/services.js';
 import { INLINE_REPLY_BYTES } from '../../../src/functions/calls/reply-bodies.js';
 import { goneRouteOf } from '../../../src/functions/routes/route-notices.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // How function calls travel between controllers and runners, as a hostile tenant would strain it.
 // One tenant's flood of calls must delay only its own: the dispatch queue keeps a line per app
@@ -15,18 +15,14 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 // travels back by pub/sub, on the subscriber connection that also carries every token, route and
 // cache notice of the controller: only small notices may travel there. Runs on a Redis Cluster
 // too (every key of a cluster's queue shares one hash tag).
-let server: TestServer;
+const server = useTestServer();
 let stores: FunctionStores;
 let redis: RedisClient;
 let clusters = 0;
 
 beforeAll(async () => {
-  server = await startTestServer();
   stores = server.running.ctx.functions;
   redis = server.running.ctx.redis;
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 /** A call message of `owner`, told apart by `label` (its call id). */

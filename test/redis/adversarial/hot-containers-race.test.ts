@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newRouteOf } from '../../../src/functions/routes/route-input.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { scaled } from '../../helpers/pace.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 
 // A project's hot containers (the max_concurrency of its http/json/http-stream routes added up)
 // are reserved in the step that adds up the others (reserve-hot-containers.lua), so racing
 // route saves cannot pass the hot_containers quota; deletions give the room back; and routes
 // an earlier release wrote or deleted without the reservation hash are counted as they are.
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 async function tenantWithHotQuota(name: string, hot: number): Promise<Tenant> {
   const tenant = await newTenant(server, name);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 
 // A tenant flooding the server with large bodies (megabyte cache values, full message batches)
 // held the event loop every tenant shares: the victim's cache GET p99 passed 50 ms under the
@@ -10,22 +10,12 @@ const RATE = 1024 * 1024; // bytes per second of one project's large bodies
 const VALUE = 'x'.repeat(300 * 1024);
 const WRITES = 8;
 
-let server: TestServer;
-let attacker: Tenant;
-let victim: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_LARGE_BODY_BYTES: String(64 * 1024),
-    FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(RATE),
-  });
-  attacker = await newTenant(server, 'flooder');
-  victim = await newTenant(server, 'victim');
+const server = useTestServer({
+  FERRUM_LARGE_BODY_BYTES: String(64 * 1024),
+  FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(RATE),
 });
-
-afterAll(async () => {
-  await server?.stop();
-});
+const attacker = useTenant(server, 'flooder');
+const victim = useTenant(server, 'victim');
 
 function putLarge(tenant: Tenant, key: string) {
   return tenant.http.put(`/1/projects/${tenant.projectId}/caches/big/items/${key}`, { value: VALUE });

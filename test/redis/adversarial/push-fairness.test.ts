@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { afterAll, expect, it } from 'vitest';
+import { useTestServer } from '../../helpers/test-file.js';
 import { TestSubscriber } from '../../helpers/push-subscriber.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A tenant whose subscribers hang cannot take every delivery slot of the push deliverer: the
 // slots are shared between projects, so another tenant's delivery still goes out at once.
 const TIMEOUT_MS = 20_000;
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
+const server = useTestServer({
+  FERRUM_MQ_PUSH_CONCURRENCY: '4',
+  FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '2',
+  FERRUM_MQ_PUSH_TIMEOUT_MS: String(TIMEOUT_MS),
+});
+const victim = useTenant(server, 'victim');
+const hostile = useTenant(server, 'hostile');
 const subscribers: TestSubscriber[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer({
-    FERRUM_MQ_PUSH_CONCURRENCY: '4',
-    FERRUM_MQ_PUSH_QUEUE_CONCURRENCY: '2',
-    FERRUM_MQ_PUSH_TIMEOUT_MS: String(TIMEOUT_MS),
-  });
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-}, scaled(60_000));
-
 afterAll(async () => {
-  await server?.stop();
   await Promise.all(subscribers.map((subscriber) => subscriber.stop()));
 });
 

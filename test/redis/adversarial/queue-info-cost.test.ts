@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUEUE_KEY_PARTS } from '../../../src/mq/scripts.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { uniqueQueue, useMqClient } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // A queue's info answers its ready, delayed and reserved counts (queue-info.lua): counted by
 // ZCARD, with maintain()'s work bounded by BATCH, so a tenant's queue of a million delayed
 // messages costs an info call no more than an empty queue's, and never holds Redis for others.
-let server: TestServer;
-let mq: MqClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mq = new MqClient(server.http, server.projectId);
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
+const mq = useMqClient(server);
 
 const MILLION = 1_000_000;
 

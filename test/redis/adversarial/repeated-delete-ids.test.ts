@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
-import { scaled } from '../../helpers/pace.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
 
 // A batch delete that names a message twice gives its bytes back once: otherwise the queue's
 // count of body bytes (queue_bytes, and the project's stored_bytes over it) goes below what it
 // holds, and the tenant stores past its quota.
 const QUEUE_BYTES = 10_000;
 const BODY = 'x'.repeat(2000);
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ FERRUM_PROJECT_MAX_QUEUE_BYTES: String(QUEUE_BYTES) });
-  tenant = await newTenant(server, 'repeats');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer({ FERRUM_PROJECT_MAX_QUEUE_BYTES: String(QUEUE_BYTES) });
+const tenant = useTenant(server, 'repeats');
 
 const bodies = (count: number, body = BODY) => Array.from({ length: count }, () => ({ body }));
 

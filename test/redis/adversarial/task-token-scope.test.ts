@@ -1,39 +1,30 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RedisClient } from '../../../src/core/redis.js';
+import { beforeAll, expect, it } from 'vitest';
 import { KeySpace } from '../../../src/core/redis.js';
 import { WorkerKeys } from '../../../src/worker/keys.js';
 import { TaskTokens } from '../../../src/worker/tasks/running/task-tokens.js';
 import type { HttpClient } from '../../helpers/http.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
 import { WorkerClient } from '../../helpers/worker.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Code running in a task holds its task's token: it gets exactly what "How tasks run" (docs/tasks-and-functions.md)
 // states (queues, caches, code packages, queueing and reading tasks, its own progress), not the
 // project owner's other powers: registry credentials, schedules that outlive the task, task control.
-let server: TestServer;
-let redis: RedisClient;
-let owner: Tenant;
+const server = useTestServer();
+const redis = useRedis(server);
+const owner = useTenant(server, 'task-owner');
 let worker: WorkerClient;
 let asTask: HttpClient;
 let taskId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  redis = server.openRedis();
-  owner = await newTenant(server, 'task-owner');
   worker = new WorkerClient(owner.http, owner.projectId);
   await worker.upload({ name: 'job', image: 'busybox', command: 'true' });
   taskId = await worker.queue('job', 'x', { delay: 3600 });
   const tokens = new TaskTokens(redis, new WorkerKeys(new KeySpace(server.config.keyPrefix)));
   asTask = server.http.withToken(await tokens.issue({ project_id: owner.projectId, task_id: taskId }, 60_000));
 }, scaled(60_000));
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
 
 it('cannot replace the registry credentials, make schedules or control tasks', async () => {
   const refused = [

@@ -1,47 +1,41 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../../controller/main.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { describe, expect, it } from 'vitest';
 import { FeatureStore } from '../../../src/core/features/feature-store.js';
-import { createRedisClient, KeySpace, type RedisClient } from '../../../src/core/redis.js';
+import { createRedisClient, KeySpace } from '../../../src/core/redis.js';
 import { Cli } from '../../helpers/cli.js';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestRedis } from '../../helpers/redis.js';
+import { madeOnFirstUse } from '../../helpers/read-through.js';
+import { startTestServerOnRedis } from '../../helpers/server.js';
+import { useBeforeAll, useTestRedis, useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 // `ferrum admin features list|enable`, and a start refused on a flag this release does not know,
 // run as the real CLI against a private Redis that an earlier release wrote.
 const PREFIX = 'features-cli:';
-let cli: Cli;
-let redis: Awaited<ReturnType<typeof startTestRedis>>;
-let client: RedisClient;
-let store: FeatureStore;
-let running: RunningController;
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  [cli, redis] = await Promise.all([Cli.build(), startTestRedis()]);
-  client = createRedisClient(redis.url, 'test', {});
-  // Data of a release before flags: the controller starts with every flag disabled.
-  await client.hset(`${PREFIX}{mq:p:q}:queue`, 'created_at', '1');
-  store = new FeatureStore(client, new KeySpace(PREFIX));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cli-features-'));
-  env = { FERRUM_DATA_DIR: dir, FERRUM_KEY_PREFIX: PREFIX, HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: redis.url };
-  running = await startController(loadConfig({ ...env, PORT: '0' }));
-}, scaled(60_000));
-
-afterAll(async () => {
-  await running?.stop();
-  client?.disconnect();
-  cli?.cleanUp();
-  await redis?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+const cli = useBeforeAll(
+  () => Cli.build(),
+  (built) => built.cleanUp(),
+);
+const redis = useTestRedis();
+const client = useBeforeAll(
+  async () => {
+    const connected = createRedisClient(redis.url, 'test', {});
+    // Data of a release before flags: the controller starts with every flag disabled.
+    await connected.hset(`${PREFIX}{mq:p:q}:queue`, 'created_at', '1');
+    return connected;
+  },
+  (connected) => connected.disconnect(),
+);
+const server = useTestServer({}, () => startTestServerOnRedis(redis.url, { FERRUM_KEY_PREFIX: PREFIX }));
+const store = madeOnFirstUse(() => new FeatureStore(client, new KeySpace(PREFIX)));
+const cliEnv = (): Record<string, string> => ({
+  FERRUM_DATA_DIR: server.config.dataDir,
+  FERRUM_KEY_PREFIX: PREFIX,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  REDIS_URL: redis.url,
 });
 
-const features = (...args: string[]) => cli.run(['admin', 'features', ...args], { env, fromSource: true });
+const features = (...args: string[]) => cli.run(['admin', 'features', ...args], { env: cliEnv(), fromSource: true });
 
 describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
   it('lists the flags and the live processes', async () => {
@@ -67,7 +61,11 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
     const enabled = await features('enable', '--all');
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toContain('Enabled flags: plain_messages, route_index');
-    await eventually(() => running.ctx.features.enabled('plain_messages'), 5000, 'the controller learning of it');
+    await eventually(
+      () => server.running.ctx.features.enabled('plain_messages'),
+      5000,
+      'the controller learning of it',
+    );
   });
 
   it('a flag and --all together, neither, or an unknown flag are refused', async () => {
@@ -81,7 +79,7 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
   it('a controller on a Redis with a flag it does not know refuses to start, non-zero', async () => {
     await client.sadd(store.keys.enabled(), 'from_the_future');
     try {
-      const refused = await cli.run(['controller'], { env: { ...env, PORT: '0' }, fromSource: true });
+      const refused = await cli.run(['controller'], { env: { ...cliEnv(), PORT: '0' }, fromSource: true });
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('does not know: from_the_future');
     } finally {

@@ -1,12 +1,15 @@
+// Own server set-up: the CLI's first start, and a controller on the managed Redis `ferrum admin token` made in a data folder (a fixture server is always given a test Redis).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../../controller/main.js';
+import { startController } from '../../../controller/main.js';
 import { loadConfig } from '../../../src/core/config.js';
 import { Cli } from '../../helpers/cli.js';
 import { HttpClient } from '../../helpers/http.js';
+import { startTestServerOnRedis } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { startTestRedis } from '../../helpers/redis.js';
 import { scaled } from '../../helpers/pace.js';
 
@@ -75,48 +78,39 @@ describe('a first start', { timeout: scaled(120_000) }, () => {
 });
 
 describe('ferrum admin token', { timeout: scaled(120_000) }, () => {
-  let running: RunningController;
-  let dir: string;
-  let env: Record<string, string>;
+  const server = useTestServer({}, () =>
+    startTestServerOnRedis(redis.url, { FERRUM_KEY_PREFIX: 'admin-token:', FERRUM_TOKEN_CACHE_MS: '0' }),
+  );
+  const env = () => ({ ...serverEnv(server.config.dataDir, 'admin-token:'), REDIS_URL: redis.url });
 
-  beforeAll(async () => {
-    dir = dataDir();
-    env = { ...serverEnv(dir, 'admin-token:'), REDIS_URL: redis.url };
-    running = await startController(loadConfig({ ...env, PORT: '0' }));
-  });
-
-  afterAll(async () => {
-    await running?.stop();
-  });
-
-  const works = async (token: string) => (await new HttpClient(running.url, token).get('/1/users')).status;
+  const works = async (token: string) => (await new HttpClient(server.url, token).get('/1/users')).status;
 
   it('makes a new working admin token; --revoke-earlier stops the earlier ones', async () => {
-    const bootstrapToken = running.bootstrap!.token;
-    const made = await adminToken(env);
+    const bootstrapToken = server.token;
+    const made = await adminToken(env());
     expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toMatch(/^Ferrum: a new admin token for admin@ferrum\.local\.$/m);
-    expect(made.stdout).toContain(`project_id: ${running.bootstrap!.projectId}`);
+    expect(made.stdout).toContain(`project_id: ${server.projectId}`);
     const second = printedToken(made.stdout);
     expect(await works(second)).toBe(200);
     expect(await works(bootstrapToken)).toBe(200);
 
-    const rotated = await adminToken(env, '--revoke-earlier');
+    const rotated = await adminToken(env(), '--revoke-earlier');
     expect(rotated.code, rotated.stderr).toBe(0);
     expect(rotated.stdout).toMatch(/^ {2}revoked: +2 earlier admin token\(s\)$/m);
     const third = printedToken(rotated.stdout);
     expect(await works(third)).toBe(200);
     expect(await works(second)).toBe(401);
     expect(await works(bootstrapToken)).toBe(401);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'iron.json'), 'utf8')).token).toBe(third);
+    expect(JSON.parse(fs.readFileSync(path.join(server.config.dataDir, 'iron.json'), 'utf8')).token).toBe(third);
   });
 
   it('refuses an unknown flag, and a Redis it cannot reach', async () => {
-    const unknown = await adminToken(env, '--everything');
+    const unknown = await adminToken(env(), '--everything');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option '--everything'");
     const unreachable = await adminToken({
-      ...env,
+      ...env(),
       REDIS_URL: 'redis://127.0.0.1:1',
       FERRUM_REDIS_CONNECT_TIMEOUT_MS: '500',
     });

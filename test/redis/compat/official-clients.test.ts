@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { zipOf } from '../../helpers/worker.js';
 import { CLIENT_SCRIPTS_DIR, runClientScript } from '../../helpers/client-scripts.js';
 
@@ -12,12 +12,11 @@ const clientsDir = CLIENT_SCRIPTS_DIR;
 // the official clients send (headers, nulls, bodies on GET and DELETE, chunked bodies, method
 // override) and read the iron.json the server wrote, copied beside them as the README's
 // "Pointing an existing client at Ferrum" says. (test/docker/compat/official-clients-docker.test.ts runs the Go and PHP tasks.)
-let server: TestServer;
+const server = useTestServer();
 let workDir: string;
 let packageZip: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-clients-'));
   fs.copyFileSync(path.join(server.config.dataDir, 'iron.json'), path.join(workDir, 'iron.json'));
   packageZip = path.join(workDir, 'package.zip');
@@ -25,7 +24,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.stop();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 

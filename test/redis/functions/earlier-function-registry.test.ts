@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RedisClient } from '../../../src/core/redis.js';
+import { expect, it } from 'vitest';
 import { moveEarlierApps } from '../../../src/functions/apps/earlier-registry.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
 
 // Apps and routes an earlier version kept under {fn} move to their apps' own hash tags.
-let server: TestServer;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  redis = server.openRedis();
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const server = useTestServer();
+const redis = useRedis(server);
 
 /** Moves a key back where an earlier version kept it (as it would have written it). */
 async function putBack(to: string, from: string): Promise<void> {

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../../controller/main.js';
+import { describe, expect, it } from 'vitest';
 import { startManagedRedis } from '../../../src/core/managed-redis.js';
 import { HttpClient } from '../../helpers/http.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useControllerBeside, useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
-let a: TestServer;
-let b: RunningController;
-beforeAll(async () => {
-  a = await startTestServer({ FERRUM_TOKEN_CACHE_MS: '60000' });
-  b = await startController({ ...a.config, port: 0 });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+const a = useTestServer({ FERRUM_TOKEN_CACHE_MS: '60000' });
+const b = useControllerBeside(a);
 
 describe('token cache across controllers', () => {
   it('a second controller on the same Redis creates nothing at start', () => {

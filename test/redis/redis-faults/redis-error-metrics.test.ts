@@ -13,7 +13,8 @@ import { redisErrorKind } from '../../../src/core/redis.js';
 import { createProcessRegistry, redisErrorsCounter } from '../../../src/metrics/registry.js';
 import { eventually } from '../../helpers/eventually.js';
 import { parsePrometheus } from '../../helpers/prometheus.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import type { TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 
 const KIND = /^(E[A-Z]+|timeout|unavailable|[A-Z]+|other)$/;
@@ -41,13 +42,7 @@ describe('Redis error kinds', () => {
 });
 
 describe('ferrum_redis_errors_total', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.stop().catch(() => undefined);
-  });
+  const server = useTestServer();
 
   it('counts the lost connection and the requests Redis could not serve', async () => {
     await shutDownRedis(server);
@@ -68,12 +63,11 @@ describe('ferrum_redis_errors_total', () => {
 });
 
 describe('ferrum_redis_errors_total of a direct-mode runner', () => {
-  let server: TestServer;
+  const server = useTestServer(FAST_WORKER_ENV);
   let runner: Runner | undefined;
   let runnerMetrics: http.Server | undefined;
   let runnerPort: number;
   beforeAll(async () => {
-    server = await startTestServer(FAST_WORKER_ENV);
     const config = loadConfig({
       ...FAST_WORKER_ENV,
       ...server.redisEnv,
@@ -91,7 +85,6 @@ describe('ferrum_redis_errors_total of a direct-mode runner', () => {
   afterAll(async () => {
     runnerMetrics?.close();
     await runner?.stop().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
   });
 
   it('shares one counter per registry (the all-in-one controller and runner)', () => {

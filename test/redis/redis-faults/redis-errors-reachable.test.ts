@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisClient } from '../../../src/core/redis.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { freeLoopbackPort } from '../../../src/core/free-port.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
 
 // Redis reachable (PING answers) but refusing commands: a read-only replica. /ready must say so,
 // and writes must fail with a clear 503, not a 500. (A full Redis is no outage: redis-full.test.ts.)
 describe('Redis reachable but refusing writes', () => {
-  let server: TestServer;
-  let admin: RedisClient;
+  const server = useTestServer();
+  const admin = useRedis(server);
   const item = () => `/1/projects/${server.projectId}/caches/c/items/k`;
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    admin = server.openRedis();
-  });
   afterAll(async () => {
-    await admin?.call('REPLICAOF', 'NO', 'ONE').catch(() => undefined);
-    admin?.disconnect();
-    await server?.stop().catch(() => undefined);
+    await admin.call('REPLICAOF', 'NO', 'ONE').catch(() => undefined);
   });
 
   const readyStatus = async () => (await server.http.get('/ready')).status;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisClient } from '../../../src/core/redis.js';
 import { eventually } from '../../helpers/eventually.js';
 import type { HttpResponse } from '../../helpers/http.js';
-import { MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { MqV1Client } from '../../helpers/mq-v1.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { uniqueQueue, useMqClient } from '../../helpers/mq.js';
+import { useMqV1Client } from '../../helpers/mq-v1.js';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
 import { WorkerClient } from '../../helpers/worker.js';
+import { useWorkerClient } from '../../helpers/worker-test-file.js';
 import { createUserWithToken } from '../../helpers/identity.js';
 
 // Redis at `maxmemory` under noeviction (issue #43): writes answer 507 naming the cause, every
@@ -16,11 +16,11 @@ const FULL_MSG = /out of memory|full/i;
 const BALLAST = 'ballast';
 const bodyOf = (kib: number, mark: string) => mark.padEnd(kib * 1024, 'x');
 
-let server: TestServer;
-let admin: RedisClient;
-let mq: MqClient;
-let v1: MqV1Client;
-let worker: WorkerClient;
+const server = useTestServer({ FERRUM_METRICS_REDIS_PING_MS: '100' });
+const admin = useRedis(server);
+const mq = useMqClient(server);
+const v1 = useMqV1Client(server);
+const worker = useWorkerClient(server);
 
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(String(await admin.call('INFO', 'memory')))![1]);
 
@@ -62,17 +62,10 @@ function expectFullRefusal(response: HttpResponse): void {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ FERRUM_METRICS_REDIS_PING_MS: '100' });
-  admin = server.openRedis();
-  mq = new MqClient(server.http, server.projectId);
-  v1 = new MqV1Client(server.http, server.projectId);
-  worker = new WorkerClient(server.http, server.projectId);
   await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
 });
 afterAll(async () => {
-  await admin?.call('CONFIG', 'SET', 'maxmemory', '0').catch(() => undefined);
-  admin?.disconnect();
-  await server?.stop();
+  await admin.call('CONFIG', 'SET', 'maxmemory', '0').catch(() => undefined);
 });
 
 describe('writes while Redis is full', () => {

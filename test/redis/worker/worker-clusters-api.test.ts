@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpResponse, type RequestOptions } from '../../helpers/http.js';
 import { createUserWithToken } from '../../helpers/identity.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { keysMatching } from '../../helpers/redis.js';
 import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
 import { scaled } from '../../helpers/pace.js';
@@ -24,7 +24,12 @@ const awsCluster = {
   },
 };
 
-let server: TestServer;
+// These users build aws and docker clusters: the operator allows those providers to tenants here.
+const server = useTestServer({
+  ...FAST_WORKER_ENV,
+  FERRUM_CLUSTER_TENANT_PROVIDERS: 'docker,aws',
+  FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '100',
+});
 let alice: Awaited<ReturnType<typeof createUserWithToken>>;
 let bob: Awaited<ReturnType<typeof createUserWithToken>>;
 let carol: Awaited<ReturnType<typeof createUserWithToken>>;
@@ -50,21 +55,11 @@ async function create(http: HttpClient, body: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  // These users build aws and docker clusters: the operator allows those providers to tenants here.
-  server = await startTestServer({
-    ...FAST_WORKER_ENV,
-    FERRUM_CLUSTER_TENANT_PROVIDERS: 'docker,aws',
-    FERRUM_CLUSTER_TENANT_MAX_RUNNERS: '100',
-  });
   alice = await createUserWithToken(server.http, 'alice');
   bob = await createUserWithToken(server.http, 'bob');
   carol = await createUserWithToken(server.http, 'carol');
   for (const user of [alice, bob, carol]) user.http = new RecordingClient(server.url, user.token);
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 describe('creating a cluster', () => {
   it('fills in every default and answers the cluster without secrets', async () => {

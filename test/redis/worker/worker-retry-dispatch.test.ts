@@ -5,14 +5,14 @@ import { queueNameOf, type TaskJob } from '../../../src/worker/tasks/queues/dist
 import type { WorkerServices } from '../../../src/worker/services.js';
 import { TaskSweeper } from '../../../src/worker/tasks/queues/task-sweeper.js';
 import type { Task } from '../../../src/worker/types.js';
-import type { TestServer } from '../../helpers/server.js';
-import { startTestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { workerClientOf } from '../../helpers/worker-test-file.js';
 import { eventually } from '../../helpers/eventually.js';
-import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
 
 // No runner and no sweeper loop run here: the test plays both, step by step.
-let server: TestServer;
-let client: WorkerClient;
+const server = useTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
+const client = workerClientOf(server);
 let worker: WorkerServices;
 let sweeper: TaskSweeper;
 let redis: RedisClient;
@@ -29,8 +29,6 @@ const ROOMY = { most: 1_000_000, allowance: 1e12 };
 const undispatched = () => redis.zrange(worker.keys.undispatchedTasks(server.projectId), 0, -1);
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, FERRUM_TASK_SWEEP_MS: '0' });
-  client = new WorkerClient(server.http, server.projectId);
   worker = server.running.ctx.worker;
   sweeper = new TaskSweeper(server.running.ctx.redis, worker.keys, worker.taskStore, worker.tasks, {
     listProjectIds: (after, count) => server.running.ctx.identity.projects.listProjectIds(after, count),
@@ -44,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await jobs?.close();
   await redis?.quit();
-  await server?.stop();
 });
 
 describe('a retry survives a crash between the final status and its dispatch', () => {

@@ -1,9 +1,4 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../../controller/main.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../../src/core/ids.js';
 import { sleep } from '../../../src/core/time.js';
 import { dueMember } from '../../../src/worker/schedules/scripts.js';
@@ -17,38 +12,17 @@ import {
   waitForTasks,
 } from '../../helpers/schedules.js';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { startControllerBeside, useTestServer } from '../../helpers/test-file.js';
+import { FAST_WORKER_ENV } from '../../helpers/worker.js';
+import { workerClientOf } from '../../helpers/worker-test-file.js';
 
 // Two controllers share one Redis, each with its scheduler loop; no runner, so tasks stay queued.
-let server: TestServer;
-let worker: WorkerClient;
-const extraDirs: string[] = [];
-
-async function startSecondController(): Promise<RunningController> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-second-'));
-  extraDirs.push(dataDir);
-  const config = loadConfig({
-    ...FAST_WORKER_ENV,
-    ...FAST_SCHEDULE_ENV,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ...server.redisEnv,
-    FERRUM_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  });
-  return startController(config);
-}
+const server = useTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV });
+const worker = workerClientOf(server);
+const startSecondController = () => startControllerBeside(server);
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST_WORKER_ENV, ...FAST_SCHEDULE_ENV });
-  worker = new WorkerClient(server.http, server.projectId);
   await worker.upload({ name: 'shared', image: 'ferrum-test/busybox' });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  for (const dir of extraDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('schedules with two controllers', () => {

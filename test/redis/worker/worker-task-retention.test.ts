@@ -1,19 +1,23 @@
-import type { RedisClient } from '../../../src/core/redis.js';
 import { scanKeys } from '../../../src/core/scan.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
 import type { WorkerServices } from '../../../src/worker/services.js';
-import type { TestServer } from '../../helpers/server.js';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestServer } from '../../helpers/server.js';
-import { createCluster, FAST_WORKER_ENV, WorkerClient } from '../../helpers/worker.js';
+import { useRedis, useTestServer } from '../../helpers/test-file.js';
+import { workerClientOf } from '../../helpers/worker-test-file.js';
+import { createCluster, FAST_WORKER_ENV } from '../../helpers/worker.js';
 
 const RETENTION_MS = 400;
 
-let server: TestServer;
-let client: WorkerClient;
+const server = useTestServer({
+  ...FAST_WORKER_ENV,
+  FERRUM_TEST_MODE: '1',
+  FERRUM_TEST_TASK_RETENTION_MS: String(RETENTION_MS),
+  FERRUM_TASK_SWEEP_MS: '100',
+});
+const client = workerClientOf(server);
+const redis = useRedis(server);
 let worker: WorkerServices;
-let redis: RedisClient;
 let codeId: string;
 let east: string;
 
@@ -33,22 +37,9 @@ async function indexesHolding(taskId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({
-    ...FAST_WORKER_ENV,
-    FERRUM_TEST_MODE: '1',
-    FERRUM_TEST_TASK_RETENTION_MS: String(RETENTION_MS),
-    FERRUM_TASK_SWEEP_MS: '100',
-  });
-  client = new WorkerClient(server.http, server.projectId);
   worker = server.running.ctx.worker;
-  redis = server.openRedis();
   codeId = await client.upload({ name: 'kept', image: 'ferrum-test/busybox' });
   east = await createCluster(server.http, 'east');
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
 });
 
 describe('task retention', () => {
