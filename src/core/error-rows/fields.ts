@@ -20,4 +20,5 @@ export const FIELD_ERRORS = {
   ),
   field_too_small: row(400, (field: string, min: number) => `${field} must be at least ${min}`),
   field_too_long: row(400, (field: string, max: number) => `${field} must be at most ${max} bytes`),
+  field_too_many_characters: row(400, (field: string, max: number) => `${field} must be at most ${max} characters`),
 } as const;

@@ -93,7 +93,6 @@ export const MQ_ERRORS = {
       `${field}: ${scheme} subscribers reach this project only; write ${form} with no token, host or project`,
   ),
   mq_internal_url_escape: row(400, (field: string) => `${field} has a malformed %-escape in its name`),
-  mq_code_name_too_long: row(400, (field: string, most: number) => `${field} must be at most ${most} characters`),
   mq_self_push: row(400, (url: string) => `a queue cannot push to itself: ${url} is this queue`),
   mq_push_loop: row(400, (path: string) => `push subscribers would loop back to this queue: ${path}`),
   mq_hop_budget_exhausted: row(
