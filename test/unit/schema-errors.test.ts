@@ -47,7 +47,7 @@ describe('one mapping from Ajv failures to the field rows', () => {
       delay: { type: 'integer', minimum: 0 },
       names: { type: 'array' },
       push: { type: 'object' },
-      label: { type: 'string', maxLength: 3 },
+      label: { type: 'string', minLength: 1, maxLength: 3 },
     },
   });
   const refusal = (body: unknown) => {
@@ -67,8 +67,9 @@ describe('one mapping from Ajv failures to the field rows', () => {
     expect(refusal({ delay: -1 })).toBe('400 delay must be at least 0');
   });
 
-  it('a text over maxLength names the most characters', () => {
+  it('a text over maxLength names the most characters; an empty one where minLength is 1 must not be', () => {
     expect(refusal({ label: 'abcd' })).toBe('400 label must be at most 3 characters');
+    expect(refusal({ label: '' })).toBe('400 label must not be empty');
   });
 });
 
