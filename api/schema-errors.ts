@@ -56,6 +56,10 @@ export function schemaError(errors: ErrorObject[], context: string, style: Schem
   const type = (first.params as { type?: string }).type;
   if (first.keyword === 'type' && type !== undefined && type in TYPE_ROWS)
     return fail(TYPE_ROWS[type as keyof typeof TYPE_ROWS], field);
+  if (first.keyword === 'minLength' && (first.params as { limit: number }).limit === 1)
+    return fail('field_empty', field);
+  if (first.keyword === 'maxLength')
+    return fail('field_too_many_characters', field, (first.params as { limit: number }).limit);
   const range = first.keyword === 'minimum' || first.keyword === 'maximum' ? rangeError(first, field) : null;
   return range ?? fail('field_invalid', field, first.message ?? 'is invalid');
 }

@@ -22,11 +22,12 @@ export const itemParams = {
 
 export const cacheListSchema = {
   type: 'array',
-  items: { type: 'object', properties: { project_id: text, name: text } },
+  items: { type: 'object', required: ['project_id', 'name'], properties: { project_id: text, name: text } },
 } as const;
 
 export const cacheInfoSchema = {
   type: 'object',
+  required: ['project_id', 'name', 'size'],
   properties: { project_id: text, name: text, size: { type: 'integer' } },
 } as const;
 

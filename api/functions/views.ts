@@ -9,6 +9,7 @@ const time = { type: 'string' } as const;
 
 export const appSchema = {
   type: 'object',
+  required: ['name', 'project_id', 'config', 'created_at', 'updated_at'],
   properties: {
     name: { type: 'string' },
     project_id: { type: 'string' },
@@ -20,6 +21,22 @@ export const appSchema = {
 
 export const routeSchema = {
   type: 'object',
+  required: [
+    'app_name',
+    'path',
+    'image',
+    'memory',
+    'type',
+    'format',
+    'timeout',
+    'idle_timeout',
+    'max_concurrency',
+    'headers',
+    'config',
+    'has_secret',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     app_name: { type: 'string' },
     path: { type: 'string' },
@@ -40,6 +57,7 @@ export const routeSchema = {
 
 export const callSchema = {
   type: 'object',
+  required: ['id', 'app_name', 'path', 'project_id', 'status', 'created_at', 'started_at', 'completed_at'],
   properties: {
     id: { type: 'string' },
     app_name: { type: 'string' },

@@ -76,6 +76,7 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 export const userSchema = {
   type: 'object',
+  required: ['id', 'user_id', 'email', 'tokens', 'status', 'admin', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string' },
     user_id: { type: 'string' },
@@ -92,6 +93,7 @@ export const userSchema = {
 
 export const tokenSchema = {
   type: 'object',
+  required: ['_id', 'id', 'user_id', 'type', 'name', 'token_hint', 'admin', 'created_at'],
   properties: {
     _id: { type: 'string' },
     id: { type: 'string' },
@@ -107,6 +109,7 @@ export const tokenSchema = {
 
 export const projectSchema = {
   type: 'object',
+  required: ['id', 'user_id', 'name', 'type', 'status', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string' },
     user_id: { type: 'string' },

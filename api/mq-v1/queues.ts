@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { ApiInstance, ApiPlugin, WithParams } from '../type-provider.js';
 import { LIMITS } from '../../src/mq/limits.js';
 import {
@@ -15,7 +16,8 @@ import {
   queueRefOf,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
-import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
+import { deleteQueueRoute, subscriberRoutes, type SubscribersRequest } from '../mq-shared/queues.js';
+import { V1_SUBSCRIBER_SCHEMA } from '../../src/mq/queues/settings-schema.js';
 import { queueIdOf, queueListSchema, queueSchema, queueView } from './views.js';
 import type { Subscriber } from '../../src/mq/types.js';
 
@@ -97,11 +99,11 @@ function queueSubscriberRoutes(app: ApiInstance, { mq }: MqRouteOptions, answerQ
     app,
     '/1/projects/:project_id/queues/:queue_name/subscribers',
     [
-      ['post', 'add'],
-      ['delete', 'remove'],
+      ['post', 'add', V1_SUBSCRIBER_SCHEMA],
+      ['delete', 'remove', V1_SUBSCRIBER_SCHEMA],
     ],
     queueSchema,
-    async (request, change) => {
+    async (request: SubscribersRequest<FromSchema<typeof V1_SUBSCRIBER_SCHEMA>>, change) => {
       const urls = parseV1SubscriberUrls(request.body.subscribers);
       const subscribers = (current: Subscriber[]) => subscribersForUrls(current, urls);
       await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers, true);

@@ -11,10 +11,14 @@ import {
   queueRefOf,
   type MqRouteOptions,
 } from '../mq-shared/params.js';
-import { deleteQueueRoute, subscriberRoutes } from '../mq-shared/queues.js';
+import { deleteQueueRoute, subscriberRoutes, type SubscribersRequest } from '../mq-shared/queues.js';
 import { queueResponseSchema, queueView } from './views.js';
 import { ANY_BUT_NULL } from '../../src/core/null-fields.js';
-import { QUEUE_SETTINGS_SCHEMA } from '../../src/mq/queues/settings-schema.js';
+import {
+  QUEUE_SETTINGS_SCHEMA,
+  SUBSCRIBER_SCHEMA,
+  SUBSCRIBER_TO_REMOVE_SCHEMA,
+} from '../../src/mq/queues/settings-schema.js';
 
 // `subscribers` is read only to refuse it (refuseLegacySubscribers): it moved into queue.push.
 const queueBody = {
@@ -111,15 +115,13 @@ function queueSubscriberRoutes(app: ApiInstance, { mq }: MqRouteOptions): void {
     app,
     '/3/projects/:project_id/queues/:queue_name/subscribers',
     [
-      ['post', 'add'],
-      ['put', 'replace'],
-      ['delete', 'remove'],
+      ['post', 'add', SUBSCRIBER_SCHEMA],
+      ['put', 'replace', SUBSCRIBER_SCHEMA],
+      ['delete', 'remove', SUBSCRIBER_TO_REMOVE_SCHEMA],
     ],
     msgSchema,
-    async (request, change) => {
-      const subscribers = parseSubscribers(request.body.subscribers, 'subscribers', {
-        urlRequired: change !== 'remove',
-      });
+    async (request: SubscribersRequest<FromSchema<typeof SUBSCRIBER_TO_REMOVE_SCHEMA>>, change) => {
+      const subscribers = parseSubscribers(request.body.subscribers, 'subscribers');
       await mq.queues.changeSubscribers(queueRefOf(request), change, subscribers);
       return { msg: 'Updated' };
     },

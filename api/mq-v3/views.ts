@@ -30,7 +30,14 @@ const queueProperties = {
 
 export const queueResponseSchema = {
   type: 'object',
-  properties: { queue: { type: 'object', properties: queueProperties } },
+  required: ['queue'],
+  properties: {
+    queue: {
+      type: 'object',
+      required: ['project_id', 'name', 'message_timeout', 'message_expiration', 'type'],
+      properties: queueProperties,
+    },
+  },
 } as const;
 
 const messageProperties = {
@@ -41,7 +48,11 @@ const messageProperties = {
   push_headers: { type: 'object', additionalProperties: { type: 'string' } },
 } as const;
 
-export const messageSchema = { type: 'object', properties: messageProperties } as const;
+export const messageSchema = {
+  type: 'object',
+  required: ['id', 'body', 'reserved_count'],
+  properties: messageProperties,
+} as const;
 export const messagesResponseSchema = {
   type: 'object',
   properties: { messages: { type: 'array', items: messageSchema } },

@@ -96,15 +96,26 @@ const runnerTokenProperties = {
 /** A new runner token: the only answer that shows its secret. */
 export const runnerTokenResponse = {
   type: 'object',
+  required: ['token'],
   properties: {
-    token: { type: 'object', properties: { ...runnerTokenProperties, token: { type: 'string' } } },
+    token: {
+      type: 'object',
+      required: ['id', 'created_at', 'token'],
+      properties: { ...runnerTokenProperties, token: { type: 'string' } },
+    },
   },
 } as const;
 
 /** Runner tokens as listed: never their secrets. */
 export const runnerTokenListResponse = {
   type: 'object',
-  properties: { tokens: { type: 'array', items: { type: 'object', properties: runnerTokenProperties } } },
+  required: ['tokens'],
+  properties: {
+    tokens: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'created_at'], properties: runnerTokenProperties },
+    },
+  },
 } as const;
 
 const listEntryProperties = {
@@ -130,8 +141,11 @@ export const instanceSchema = {
   },
 } as const;
 
+const listEntryRequired = ['id', 'name', 'user_id', 'memory', 'disk', 'disk_space', 'cpu_share'] as const;
+
 export const clusterSchema = {
   type: 'object',
+  required: [...listEntryRequired, 'machines', 'runners_total', 'runners_available', 'shared_to'],
   properties: {
     ...listEntryProperties,
     machines: { type: 'array', items: instanceSchema },
@@ -149,19 +163,28 @@ export const clusterSchema = {
 
 export const clusterListSchema = {
   type: 'object',
-  properties: { clusters: { type: 'array', items: { type: 'object', properties: listEntryProperties } } },
+  required: ['clusters'],
+  properties: {
+    clusters: {
+      type: 'array',
+      items: { type: 'object', required: listEntryRequired, properties: listEntryProperties },
+    },
+  },
 } as const;
 
 export const clusterResponse = {
   type: 'object',
+  required: ['cluster'],
   properties: { msg: { type: 'string' }, cluster: clusterSchema },
 } as const;
 
 export const clusterStatsResponse = {
   type: 'object',
+  required: ['cluster'],
   properties: {
     cluster: {
       type: 'object',
+      required: ['ewma', 'queued', 'runners_total', 'runners_available', 'instances'],
       properties: {
         ewma: { type: 'number' },
         queued: { type: 'integer' },
@@ -176,11 +199,13 @@ export const clusterStatsResponse = {
 /** The runners heartbeating in a cluster and the tasks each runs now. */
 export const clusterRunnersResponse = {
   type: 'object',
+  required: ['runners'],
   properties: {
     runners: {
       type: 'array',
       items: {
         type: 'object',
+        required: ['instance_id', 'hostname', 'version', 'slots', 'busy', 'tasks', 'created_at', 'updated_at'],
         properties: {
           instance_id: { type: 'string' },
           hostname: { type: 'string' },

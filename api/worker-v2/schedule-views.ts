@@ -38,6 +38,7 @@ const number = { type: 'number' } as const;
 
 export const scheduleSchema = {
   type: 'object',
+  required: ['id', 'project_id', 'code_name', 'payload', 'created_at', 'updated_at'],
   properties: {
     id: string,
     project_id: string,

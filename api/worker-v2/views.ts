@@ -116,6 +116,7 @@ const settingsSchema = {
 
 export const codeSchema = {
   type: 'object',
+  required: ['id', 'project_id', 'name', 'created_at', 'rev', 'latest_history_id', 'latest_change'],
   properties: {
     id: string,
     project_id: string,
@@ -133,6 +134,7 @@ export const codeSchema = {
 
 export const revisionSchema = {
   type: 'object',
+  required: ['id', 'project_id', 'code_id', 'name', 'created_at', 'rev'],
   properties: {
     id: string,
     project_id: string,
@@ -150,6 +152,17 @@ export const revisionSchema = {
 
 export const taskSchema = {
   type: 'object',
+  required: [
+    'id',
+    'project_id',
+    'code_id',
+    'code_name',
+    'code_rev',
+    'code_history_id',
+    'status',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     id: string,
     project_id: string,
@@ -181,9 +194,13 @@ export const taskSchema = {
   },
 } as const;
 
-export const msgSchema = { type: 'object', properties: { msg: string } } as const;
+export const msgSchema = { type: 'object', required: ['msg'], properties: { msg: string } } as const;
 
 export const queuedSchema = {
   type: 'object',
-  properties: { msg: string, tasks: { type: 'array', items: { type: 'object', properties: { id: string } } } },
+  required: ['msg', 'tasks'],
+  properties: {
+    msg: string,
+    tasks: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: string } } },
+  },
 } as const;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpError } from '../../src/core/errors.js';
-import { parseJsonBody } from './json-body.js';
+import { parseJsonText } from '../../src/core/json-text.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,7 +34,7 @@ export function installContentTypes(app: FastifyInstance): void {
     if (text === '[]' && takesObject(request)) return done(null, {});
     let value: unknown;
     try {
-      value = parseJsonBody(text);
+      value = parseJsonText(text);
     } catch (error) {
       return done(error as HttpError, undefined);
     }

@@ -8,9 +8,8 @@
  * usual 406 "X is required". A property whose schema does accept null (`{}`, a `type` that lists
  * "null", an `enum` with null) is left for the schema and the handler to judge.
  *
- * Bodies read by hand rather than by a route schema (a code upload's `data` part, the objects
- * the MQ settings parsers read) describe their fields with a schema too and call
- * `dropNullFields` with it: one rule for every API.
+ * A body read by hand (a code upload's `data` part) goes through the same validator
+ * (api/worker-v2/code-upload.ts): one rule for every API.
  */
 
 type Schema = Record<string, unknown>;
@@ -29,9 +28,6 @@ interface FieldRule {
  * that the handler's own messages stay while null still means "not given".
  */
 export const ANY_BUT_NULL = { not: { type: 'null' } } as const;
-
-/** The schema of an object read by hand whose fields are all checked by its reader: any null among them is not given. */
-export const EVERY_FIELD_OPTIONAL = { type: 'object', additionalProperties: ANY_BUT_NULL } as const;
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -91,15 +87,6 @@ export function nullPrunerOf(schema: unknown): NullPruner | undefined {
       if (items) for (const item of value) items(item);
     } else if (isSchema(value)) pruneObject(value, rules);
   };
-}
-
-const prunerCache = new WeakMap<object, NullPruner | undefined>();
-
-/** `nullPrunerOf(schema)` applied to a value read by hand (derived once per schema). Returns the value. */
-export function dropNullFields<T>(value: T, schema: Schema): T {
-  if (!prunerCache.has(schema)) prunerCache.set(schema, nullPrunerOf(schema));
-  prunerCache.get(schema)?.(value);
-  return value;
 }
 
 /** A compiled validator (Ajv's shape: a predicate with its last `errors`). */

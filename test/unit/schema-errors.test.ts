@@ -47,6 +47,7 @@ describe('one mapping from Ajv failures to the field rows', () => {
       delay: { type: 'integer', minimum: 0 },
       names: { type: 'array' },
       push: { type: 'object' },
+      label: { type: 'string', minLength: 1, maxLength: 3 },
     },
   });
   const refusal = (body: unknown) => {
@@ -64,6 +65,11 @@ describe('one mapping from Ajv failures to the field rows', () => {
     expect(refusal({ retries: 101 })).toBe('400 retries must be between 0 and 100');
     expect(refusal({ retries: -1 })).toBe('400 retries must be between 0 and 100');
     expect(refusal({ delay: -1 })).toBe('400 delay must be at least 0');
+  });
+
+  it('a text over maxLength names the most characters; an empty one where minLength is 1 must not be', () => {
+    expect(refusal({ label: 'abcd' })).toBe('400 label must be at most 3 characters');
+    expect(refusal({ label: '' })).toBe('400 label must not be empty');
   });
 });
 

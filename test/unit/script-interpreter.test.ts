@@ -27,13 +27,13 @@ describe('runtime sh picks the stack of what its script starts', () => {
     shellFollowsScript: true,
   };
   const zip = Buffer.from('zip');
-  const data = JSON.stringify({ name: 'rb', runtime: 'sh', file_name: '__runner__.sh' });
+  const data = { name: 'rb', runtime: 'sh', file_name: '__runner__.sh' };
 
   it('reads the script named by file_name of a runtime sh package naming no stack or image', () => {
     expect(shellScriptOf(data)).toBe('__runner__.sh');
-    expect(shellScriptOf(JSON.stringify({ name: 'rb', runtime: 'sh', file_name: 'r.sh', stack: 'x' }))).toBeUndefined();
-    expect(shellScriptOf(JSON.stringify({ name: 'rb', runtime: 'ruby', file_name: 'r.rb' }))).toBeUndefined();
-    expect(shellScriptOf('{not json')).toBeUndefined();
+    expect(shellScriptOf({ name: 'rb', runtime: 'sh', file_name: 'r.sh', stack: 'x' })).toBeUndefined();
+    expect(shellScriptOf({ name: 'rb', runtime: 'ruby', file_name: 'r.rb' })).toBeUndefined();
+    expect(shellScriptOf({ name: 'rb', runtime: 'sh', file_name: '' })).toBeUndefined();
   });
 
   it("runs on the stack of the started runtime, else on sh's; an operator's sh entry wins", () => {

@@ -9,6 +9,7 @@ import { defaultClusterView } from '../../src/worker/clusters/cluster-rules.js';
 import type { Cluster } from '../../src/worker/clusters/cluster-types.js';
 import { checkPayload, checkPayloads, taskSettings, TASK_BOUNDS } from '../../src/worker/tasks/task-admission.js';
 import { uploadFrom } from '../../src/worker/codes/upload-rules.js';
+import type { UploadData } from '../../src/worker/codes/upload-schema.js';
 import { LIMITS, type Code } from '../../src/worker/types.js';
 
 // The worker's domain rules, each one function in src/worker, checked without Redis or HTTP.
@@ -93,29 +94,28 @@ describe('code upload rules', () => {
   const zip = Buffer.from('zip');
 
   it('gives a zip naming only a runtime its stack and a command from file_name', () => {
-    const upload = uploadFrom(JSON.stringify({ name: 'hello', runtime: 'node', file_name: 'hello.js' }), zip, stacks);
+    const upload = uploadFrom({ name: 'hello', runtime: 'node', file_name: 'hello.js' }, zip, stacks);
     expect(upload.settings.stack).toBe('node-20');
     expect(upload.settings.command).toContain('hello.js');
   });
 
   it('refuses each kind of bad data part with a message naming the field', () => {
-    const refusal = (data: object | string, file?: Buffer) => {
+    // Types and ranges are the schema's (UPLOAD_DATA_SCHEMA, test/redis/worker/worker-codes.test.ts).
+    const refusal = (data: UploadData, file?: Buffer) => {
       try {
-        uploadFrom(typeof data === 'string' ? data : JSON.stringify(data), file, stacks);
+        uploadFrom(data, file, stacks);
         return null;
       } catch (error) {
         return (error as Error).message;
       }
     };
-    expect(refusal('')).toBe('data is required');
-    expect(refusal('[1]')).toBe('data must be a JSON object');
-    expect(refusal({ image: 'x' })).toBe('name is required');
+    expect(refusal({ name: '', image: 'x' })).toBe('name is required');
     expect(refusal({ name: 'n' })).toBe('image is required');
     expect(refusal({ name: 'n', image: 'x', stack: 'node-20' })).toBe(
       'stack is not supported for custom images: give image or stack, not both',
     );
     expect(refusal({ name: 'n', runtime: 'cobol' }, zip)).toBe('runtime must be one of: node (got "cobol")');
-    expect(refusal({ name: 'n', image: 'x', default_priority: 3 })).toBe('default_priority must be between 0 and 2');
+    expect(refusal({ name: 'n', image: 'x', config: 'é'.repeat(40_000) })).toBe('config must be at most 65536 bytes');
     expect(refusal({ name: 'n', image: 'x', env_vars: { 'A-B': 'v' } })).toBe(
       'env_vars name "A-B" must be letters, digits and _',
     );

@@ -2,8 +2,9 @@ import { row } from './row.js';
 
 /**
  * The error table's field rows: what any field of any body may be refused for, each naming
- * the field. Schema failures (api/schema-errors.ts) and the checks of bodies read by hand
- * (src/core/body-fields.ts) answer with these; a domain has rows only for its own rules.
+ * the field. Schema failures (api/schema-errors.ts) answer with these, and so do the few checks
+ * a schema cannot say (a length in bytes, a bound set by a setting); a domain has rows only for
+ * its own rules.
  */
 export const FIELD_ERRORS = {
   field_required: row(406, (field: string) => `${field} is required`),
@@ -20,4 +21,5 @@ export const FIELD_ERRORS = {
   ),
   field_too_small: row(400, (field: string, min: number) => `${field} must be at least ${min}`),
   field_too_long: row(400, (field: string, max: number) => `${field} must be at most ${max} bytes`),
+  field_too_many_characters: row(400, (field: string, max: number) => `${field} must be at most ${max} characters`),
 } as const;

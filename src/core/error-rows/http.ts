@@ -16,8 +16,11 @@ export const HTTP_ERRORS = {
   malformed_http_request: row(400, (problem: string) => `Malformed HTTP request: ${problem}`),
   // Schema failures (api/schema-errors.ts) that name no field; those naming one are FIELD_ERRORS.
   invalid_request_part: row(400, (part: string) => `invalid ${part}`),
-  invalid_json_too_deep: row(400, (levels: number) => `Invalid JSON body: nested deeper than ${levels} levels`),
-  invalid_json: row(400, (problem: string) => `Invalid JSON body: ${problem}`),
+  invalid_json_too_deep: row(
+    400,
+    (part: string, levels: number) => `Invalid JSON ${part}: nested deeper than ${levels} levels`,
+  ),
+  invalid_json: row(400, (part: string, problem: string) => `Invalid JSON ${part}: ${problem}`),
   ill_formed_unicode: row(400, (where: string) => `${where} is not well-formed Unicode (it holds a lone surrogate)`),
   // Credentials as the HTTP layer reads them (headers, the dashboard's session cookie).
   authorization_not_oauth: row(401, 'Authorization header must be "OAuth <token>"'),

@@ -25,7 +25,6 @@ export const MQ_ERRORS = {
   mq_reservation_id_empty: row(400, 'reservation_id must not be empty'),
   mq_clear_needs_body: row(400, 'Clearing a queue needs the JSON body {}; to delete messages give "ids"'),
   mq_release_needs_body: row(400, 'a JSON body is required (send {} when there is nothing to set)'),
-  mq_push_headers_not_object: row(400, (field: string) => `${field} must be an object of strings`),
   mq_too_many_push_headers: row(400, (field: string, most: number) => `${field} must have at most ${most} headers`),
   mq_header_problem: row(400, (field: string, name: string, problem: string) => `${field} "${name}": ${problem}`),
   // queue names
@@ -93,7 +92,6 @@ export const MQ_ERRORS = {
       `${field}: ${scheme} subscribers reach this project only; write ${form} with no token, host or project`,
   ),
   mq_internal_url_escape: row(400, (field: string) => `${field} has a malformed %-escape in its name`),
-  mq_code_name_too_long: row(400, (field: string, most: number) => `${field} must be at most ${most} characters`),
   mq_self_push: row(400, (url: string) => `a queue cannot push to itself: ${url} is this queue`),
   mq_push_loop: row(400, (path: string) => `push subscribers would loop back to this queue: ${path}`),
   mq_hop_budget_exhausted: row(

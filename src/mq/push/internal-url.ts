@@ -53,7 +53,7 @@ function decodeName(encoded: string, field: string): string {
 
 function checkCodeName(name: string, field: string): void {
   if (name === '') throw fail('field_empty', field);
-  if (name.length > MAX_CODE_NAME_LENGTH) throw fail('mq_code_name_too_long', field, MAX_CODE_NAME_LENGTH);
+  if (name.length > MAX_CODE_NAME_LENGTH) throw fail('field_too_many_characters', field, MAX_CODE_NAME_LENGTH);
 }
 
 /** 400 when one of a queue's subscribers is `ironmq:///` of the queue itself (an endless loop). */

@@ -1,12 +1,11 @@
 import { fail } from '../../core/errors.js';
 import { withAlertIds } from '../alerts/alerts.js';
 import type { FromSchema } from 'json-schema-to-ts';
-import { requiredField } from '../../core/body-fields.js';
 import { checkQueueName } from '../fields.js';
 import { LIMITS } from '../limits.js';
 import { isInternalUrl, parseInternalUrl } from '../push/internal-url.js';
 import { pushHeaderProblem } from '../messages/push-headers.js';
-import { ALERT_SCHEMA, PUSH_SCHEMA, QUEUE_SETTINGS_SCHEMA, SUBSCRIBER_SCHEMA } from './settings-schema.js';
+import { ALERT_SCHEMA, PUSH_SCHEMA, QUEUE_SETTINGS_SCHEMA, SUBSCRIBER_TO_REMOVE_SCHEMA } from './settings-schema.js';
 import {
   type Alert,
   type AlertSpec,
@@ -47,7 +46,8 @@ function secondsOrDefault(value: number, field: string, min: number, max: number
 
 export type QueueSettingsBody = FromSchema<typeof QUEUE_SETTINGS_SCHEMA>;
 type PushBody = FromSchema<typeof PUSH_SCHEMA>;
-type SubscriberBody = FromSchema<typeof SUBSCRIBER_SCHEMA>;
+/** A subscriber as its route's schema admits it (the url is not required of one to remove). */
+type SubscriberBody = FromSchema<typeof SUBSCRIBER_TO_REMOVE_SCHEMA>;
 type AlertBody = FromSchema<typeof ALERT_SCHEMA>;
 
 const SUBSCRIBERS_MOVED =
@@ -102,18 +102,19 @@ function parsePush(push: PushBody): Partial<PushSettings> {
   return parsed;
 }
 
-/** A subscriber list (checked by its schema): names unique and not empty, urls http(s), headers within the push header rules. */
-export function parseSubscribers(list: SubscriberBody[], field: string, { urlRequired = true } = {}): Subscriber[] {
+/**
+ * A subscriber list (checked by its route's schema, which says which fields are required):
+ * names unique, urls http(s), headers within the push header rules.
+ */
+export function parseSubscribers(list: SubscriberBody[], field: string): Subscriber[] {
   const names = new Set<string>();
   return list.map((entry, index) => {
     const at = `${field}[${index}]`;
-    const name = requiredField(entry.name, `${at}.name`) as string;
-    if (name === '') throw fail('field_empty', `${at}.name`);
+    const name = entry.name;
     if (names.has(name)) throw fail('mq_subscriber_name_twice', at, name);
     names.add(name);
     const subscriber: Subscriber = { name, url: '' };
-    if (urlRequired || entry.url !== undefined)
-      subscriber.url = checkUrl(requiredField(entry.url, `${at}.url`) as string, `${at}.url`);
+    if (entry.url !== undefined) subscriber.url = checkUrl(entry.url, `${at}.url`);
     if (entry.headers !== undefined) subscriber.headers = checkSubscriberHeaders(entry.headers, `${at}.headers`);
     return subscriber;
   });

@@ -9,17 +9,27 @@ import { QUEUE_TYPES } from '../types.js';
  * (names, URLs, headers, a queue naming itself, 0 meaning the default).
  */
 
-/**
- * A push subscriber. Which fields are required depends on the route (a v3 removal names no
- * url, a v1 subscriber has no name), so parseSubscribers checks that, with the same generic row.
- */
-export const SUBSCRIBER_SCHEMA = {
+const SUBSCRIBER_FIELDS = {
+  name: { type: 'string', minLength: 1 },
+  url: { type: 'string' },
+  headers: { type: 'object', additionalProperties: ANY_BUT_NULL },
+} as const;
+
+/** A push subscriber (v3 queue settings, v3 add and replace): a name and a url. */
+export const SUBSCRIBER_SCHEMA = { type: 'object', required: ['name', 'url'], properties: SUBSCRIBER_FIELDS } as const;
+
+/** A v3 subscriber to remove: named, its url not needed. */
+export const SUBSCRIBER_TO_REMOVE_SCHEMA = {
   type: 'object',
-  properties: {
-    name: { type: 'string' },
-    url: { type: 'string' },
-    headers: { type: 'object', additionalProperties: ANY_BUT_NULL },
-  },
+  required: ['name'],
+  properties: SUBSCRIBER_FIELDS,
+} as const;
+
+/** A v1 subscriber: a url, no name. */
+export const V1_SUBSCRIBER_SCHEMA = {
+  type: 'object',
+  required: ['url'],
+  properties: { ...SUBSCRIBER_FIELDS, name: { type: 'string' } },
 } as const;
 
 export const ALERT_SCHEMA = {
@@ -66,9 +76,11 @@ export const QUEUE_SETTINGS_SCHEMA = {
   },
 } as const;
 
-/** The body of the subscriber routes (v1 and v3): a list of subscribers. */
-export const SUBSCRIBERS_BODY_SCHEMA = {
-  type: 'object',
-  required: ['subscribers'],
-  properties: { subscribers: { type: 'array', items: SUBSCRIBER_SCHEMA } },
-} as const;
+/** The body of a subscriber route (v1 and v3): a list of `subscriber`. */
+export function subscribersBodyOf<const Subscriber extends object>(subscriber: Subscriber) {
+  return {
+    type: 'object',
+    required: ['subscribers'],
+    properties: { subscribers: { type: 'array', items: subscriber } },
+  } as const;
+}

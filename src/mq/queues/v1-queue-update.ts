@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { fail } from '../../core/errors.js';
-import { PUSH_SCHEMA, SUBSCRIBER_SCHEMA } from './settings-schema.js';
+import { PUSH_SCHEMA, V1_SUBSCRIBER_SCHEMA } from './settings-schema.js';
 import { LIMITS } from '../limits.js';
 import { DEFAULT_SETTINGS, parseSubscribers } from './queue-settings.js';
 import type { QueueSettings, QueueType, Subscriber } from '../types.js';
@@ -22,7 +22,7 @@ export const V1_PUSH_TYPES = ['multicast', 'unicast', 'pull'] as const satisfies
 export const V1_UPDATE_SCHEMA = {
   type: 'object',
   properties: {
-    subscribers: { type: 'array', items: SUBSCRIBER_SCHEMA },
+    subscribers: { type: 'array', items: V1_SUBSCRIBER_SCHEMA },
     push_type: { type: 'string', enum: V1_PUSH_TYPES },
     retries: PUSH_SCHEMA.properties.retries,
     retries_delay: PUSH_SCHEMA.properties.retries_delay,
@@ -32,7 +32,7 @@ export const V1_UPDATE_SCHEMA = {
 export type V1QueueUpdateBody = FromSchema<typeof V1_UPDATE_SCHEMA>;
 
 /** A version 1 `subscribers` list: objects with a `url` (http or https), at most 64 KB as JSON. */
-export function parseV1SubscriberUrls(list: Array<{ url?: string }>): string[] {
+export function parseV1SubscriberUrls(list: Array<{ url: string }>): string[] {
   if (Buffer.byteLength(JSON.stringify(list)) > MAX_SUBSCRIBERS_JSON_BYTES) {
     throw fail('mq_v1_subscribers_too_big', MAX_SUBSCRIBERS_JSON_BYTES / 1024);
   }

@@ -99,7 +99,7 @@ describe('post', () => {
     await expectRefused(post({ Big: 'v'.repeat(1025) }), 400, /value must be at most 1024 bytes/);
     await expectRefused(post({ Empty: '' }), 400, /value must not be empty/);
     await expectRefused(post({ Num: 5 }), 400, /value must be a string/);
-    await expectRefused(post(['a']), 400, /push_headers must be an object/);
+    await expectRefused(post(['a']), 400, /^messages\[0\]\.push_headers must be an object$/);
     await expectRefused(post({ 'Content-Type': 'x' }, 2), 400, /^messages\[2\]\.push_headers/);
   });
 

@@ -150,9 +150,32 @@ describe('code packages', () => {
   describe('refuses bad uploads', () => {
     const cases: [string, unknown, Buffer | undefined, number, string][] = [
       ['no data', '', undefined, 406, 'data is required'],
-      ['data that is not JSON', '{nope', undefined, 400, 'data must be JSON'],
-      ['data that is not an object', '[1]', undefined, 400, 'data must be a JSON object'],
+      ['data that is not JSON', '{nope', undefined, 400, 'Invalid JSON data: '],
+      ['data nested too deep', `{"name":${'['.repeat(65)}${']'.repeat(65)}}`, undefined, 400, 'nested deeper than 64'],
+      ['data that is not an object', '[1]', undefined, 400, 'data must be an object'],
       ['no name', { image: 'x' }, undefined, 406, 'name is required'],
+      ['an empty name', { name: '', image: 'x' }, undefined, 406, 'name is required'],
+      [
+        'a name over 255 characters',
+        { name: 'n'.repeat(256), image: 'x' },
+        undefined,
+        400,
+        'name must be at most 255 characters',
+      ],
+      [
+        'an env var name with a dash',
+        { name: 'x', image: 'x', env_vars: { 'A-B': 'v' } },
+        undefined,
+        400,
+        'env_vars name "A-B"',
+      ],
+      [
+        'a max_concurrency of 0',
+        { name: 'x', image: 'x', max_concurrency: 0 },
+        undefined,
+        400,
+        'max_concurrency must be between 1 and 100000',
+      ],
       ['no image', { name: 'x' }, undefined, 406, 'image is required'],
       ['a name that is not a string', { name: 5, image: 'x' }, undefined, 400, 'name must be a string'],
       [
@@ -178,13 +201,7 @@ describe('code packages', () => {
         400,
         'env_vars.A must be a string',
       ],
-      [
-        'env_vars as a list',
-        { name: 'x', image: 'x', env_vars: ['A'] },
-        undefined,
-        400,
-        'env_vars must be an object of strings',
-      ],
+      ['env_vars as a list', { name: 'x', image: 'x', env_vars: ['A'] }, undefined, 400, 'env_vars must be an object'],
       [
         'image and stack',
         { name: 'x', image: 'x', stack: 'sh' },

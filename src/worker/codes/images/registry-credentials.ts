@@ -13,7 +13,10 @@ export interface RegistryAuth {
 
 export const DOCKER_HUB = 'docker.io';
 
-/** The `auth` field of the credentials request: base64 of a JSON object. */
+/**
+ * The `auth` field of the credentials request: base64 of a JSON object. Read by hand: its
+ * fields exist only once decoded, after the route's schema has run.
+ */
 export function parseAuthField(auth: string): RegistryAuth {
   let parsed: unknown;
   try {

@@ -1,6 +1,6 @@
 import secureJson from 'secure-json-parse';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../controller/http/json-body.js';
+import { parseJsonText } from '../../src/core/json-text.js';
 import { HttpError } from '../../src/core/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '../../src/core/json-depth.js';
 
@@ -16,7 +16,7 @@ function scannedThenSecure(text: string): { value?: unknown; error?: string } {
 
 function parsed(text: string): { value?: unknown; error?: string } {
   try {
-    return { value: parseJsonBody(text) };
+    return { value: parseJsonText(text) };
   } catch (error) {
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).statusCode).toBe(400);
@@ -26,7 +26,7 @@ function parsed(text: string): { value?: unknown; error?: string } {
 
 const nested = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
 
-describe('parseJsonBody', () => {
+describe('parseJsonText', () => {
   it.each([
     ['a batch delete', JSON.stringify({ ids: [{ id: 'a', reservation_id: 'b' }] })],
     ['scalars', '1'],
