@@ -10,6 +10,13 @@ const spawnRunner = runnerProcessesOf(server);
 const runners: Runner[] = [];
 
 const shell = 'sh -c "$(cat $PAYLOAD_FILE)"';
+// A runner is gone, and the max_concurrency slots of its tasks free, after 3 missed beats: on a
+// busy machine, beats of 300 ms came late enough for a live runner's slot to go to another task
+// (2 at once for a limit of 1). The beat and the lock follow the machine, as bounds do.
+const PACE = {
+  FERRUM_RUNNER_HEARTBEAT_MS: String(scaled(300)),
+  FERRUM_RUNNER_LOCK_MS: String(scaled(1500)),
+};
 
 beforeAll(async () => {
   for (const mode of RUNNER_MODES) {
@@ -65,7 +72,8 @@ describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
     limits = await createCluster(server.http, `limits-${mode}`);
     gate = await createCluster(server.http, `gate-${mode}`);
     // Two runners of 4 slots each: 8 places to run, so only the gate holds tasks back.
-    for (let i = 0; i < 2; i++) runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: limits }, { mode }));
+    for (let i = 0; i < 2; i++)
+      runners.push(await startRunner(server, { ...PACE, FERRUM_RUNNER_CLUSTER: limits }, { mode }));
   }, scaled(30000));
 
   it(
@@ -93,14 +101,14 @@ describe.each(RUNNER_MODES)('max_concurrency (%s runners)', (mode) => {
   it(
     'gives back the slot of a runner that was killed mid-task',
     async () => {
-      const { child, exited } = await spawnRunner(gate, { mode });
+      const { child, exited } = await spawnRunner(gate, { mode, env: PACE });
       const stuck = await worker.queue(code('single'), 'echo begin; sleep 60', { cluster: gate });
       await worker.waitFor(stuck, ['running'], 30000);
       child.kill('SIGKILL');
       await exited;
 
       const next = await worker.queue(code('single'), 'echo after', { cluster: gate });
-      runners.push(await startRunner(server, { FERRUM_RUNNER_CLUSTER: gate }, { mode }));
+      runners.push(await startRunner(server, { ...PACE, FERRUM_RUNNER_CLUSTER: gate }, { mode }));
       expect((await worker.waitFor(next, ['complete', 'error'], 20000)).status).toBe('complete');
       expect((await worker.waitFor(stuck, ['error', 'complete'], 20000)).msg).toMatch(
         /stopped before the task finished/,
