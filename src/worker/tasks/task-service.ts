@@ -65,11 +65,11 @@ export class TaskService {
 
   /** A client's queue request: to clusters the project's owner may use (checked first), every task or none. */
   async create(project: ProjectRef, requests: TaskRequest[]): Promise<Task[]> {
-    await this.deps.clusterAccess.checkUsable(
+    const usable = this.deps.clusterAccess.checkUsable(
       project.ownerId,
       requests.map((request) => request.cluster),
     );
-    return this.queue(project.id, requests);
+    return this.queue(project.id, requests, {}, usable);
   }
 
   /** A project's tasks matching `filter` (newest first, a page at a time). */
@@ -103,19 +103,31 @@ export class TaskService {
   /**
    * Queues every request or none: all are checked before the first is written, and the
    * project's room for them (queued_tasks, stored_bytes) is reserved as they are (403 / 413).
+   * `admitted`: a check of the caller's, read from Redis beside the codes and the room (one
+   * round trip for all rather than one after another); its refusal comes first all the same.
    */
-  async queue(projectId: string, requests: TaskRequest[], origin: TaskOrigin = {}): Promise<Task[]> {
-    checkPayloads(requests);
-    const codes = await this.codesByName(
+  async queue(
+    projectId: string,
+    requests: TaskRequest[],
+    origin: TaskOrigin = {},
+    admitted: Promise<void> = Promise.resolve(),
+  ): Promise<Task[]> {
+    const codesRead = this.codesByName(
       projectId,
       requests.map((request) => request.code_name),
     );
+    const roomRead = this.deps.room.of(projectId);
+    // Awaited below, in order: a read refused while an earlier check refuses is no unhandled rejection.
+    for (const read of [codesRead, roomRead]) read.catch(() => {});
+    await admitted;
+    checkPayloads(requests);
+    const codes = await codesRead;
     const now = Date.now();
     const tasks = requests.map((request) => ({
       ...newTask(projectId, codes.get(request.code_name)!, request, now),
       ...linkOf(origin),
     }));
-    const room = await this.deps.room.of(projectId);
+    const room = await roomRead;
     const refused = await this.store.createQueued(projectId, tasks, room, origin.retryOf?.id);
     if (refused) throw this.deps.room.refusal(refused, room.quotas);
     // Stored, so queued: with Redis full since, the task sweeper adds their jobs once it has room

@@ -112,6 +112,29 @@ describe('queueing tasks', () => {
       ['a delay over a week', oneTask({ delay: 604801 }), 400, 'tasks[0].delay must be between 0 and 604800'],
       ['priority 3', oneTask({ priority: 3 }), 400, 'tasks[0].priority must be between 0 and 2'],
       ['a bad cluster name', oneTask({ cluster: 'a b' }), 400, 'tasks[0].cluster must match'],
+      // Read together, answered in order: the cluster, then the payloads, then the codes.
+      [
+        'a cluster not the owner’s, beside an unknown code and a payload over 64 KB',
+        {
+          tasks: [
+            { code_name: 'ghost', payload: 'x'.repeat(65537) },
+            { code_name: 'alpha', payload: '', cluster: 'nowhere' },
+          ],
+        },
+        400,
+        'cluster "nowhere" is neither "default" nor a cluster',
+      ],
+      [
+        'a payload over 64 KB beside an unknown code',
+        {
+          tasks: [
+            { code_name: 'ghost', payload: '' },
+            { code_name: 'alpha', payload: 'x'.repeat(65537) },
+          ],
+        },
+        400,
+        'payload must be at most 65536 bytes',
+      ],
     ];
     for (const [what, body, status, msg] of cases) {
       it(what, async () => {

@@ -34,10 +34,13 @@ local m_at = 6 + r
 local m = tonumber(ARGV[m_at])
 local a = m_at + 1 + m
 local first_id = ARGV[a]
+-- Each task's hash is written by one HSET of the shared fields, then its own in the slots after
+-- them (one table for every task: a second HSET per task cost more than copying its own fields).
+local fields = {unpack(ARGV, m_at + 1, m_at + m)}
 for t = 1, count do
   local id, created, set, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  if n > 0 then redis.call('HSET', KEYS[4 + t], unpack(ARGV, a + 4, a + 3 + n)) end
-  if m > 0 then redis.call('HSET', KEYS[4 + t], unpack(ARGV, m_at + 1, m_at + m)) end
+  for i = 1, n do fields[m + i] = ARGV[a + 3 + i] end
+  redis.call('HSET', KEYS[4 + t], unpack(fields, 1, m + n))
   local list = members[set]
   if not list then
     list = {}
