@@ -22,7 +22,6 @@ const OWN_WAY: Record<string, string> = {
   'test/upgrade/hot-containers.test.ts': "runs a previous release's controller process beside this one",
   'test/upgrade/side-by-side.test.ts': "runs a previous release's controller process beside this one",
   // Not converted yet (outside round three's fixture pass): useHardenedServer / useTestServer fit them.
-  'test/redis/mq/mq-v3-long-poll.test.ts': 'not converted yet (one test starts a server of its own)',
 };
 
 function testFiles(): string[] {
