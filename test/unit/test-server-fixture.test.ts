@@ -21,7 +21,6 @@ const OWN_WAY: Record<string, string> = {
   'test/docker/worker/gateway-runner-upgrade.test.ts': "runs a previous release's controller process",
   'test/upgrade/hot-containers.test.ts': "runs a previous release's controller process beside this one",
   'test/upgrade/side-by-side.test.ts': "runs a previous release's controller process beside this one",
-  // Not converted yet (outside round three's fixture pass): useHardenedServer / useTestServer fit them.
 };
 
 function testFiles(): string[] {
