@@ -21,12 +21,6 @@ const OWN_WAY: Record<string, string> = {
   'test/docker/worker/gateway-runner-upgrade.test.ts': "runs a previous release's controller process",
   'test/upgrade/hot-containers.test.ts': "runs a previous release's controller process beside this one",
   'test/upgrade/side-by-side.test.ts': "runs a previous release's controller process beside this one",
-  // Not converted yet (outside round three's fixture pass): useHardenedServer / useTestServer fit them.
-  'test/redis/adversarial/metrics-cardinality.test.ts': 'not converted yet',
-  'test/redis/adversarial/call-records-scope.test.ts': 'not converted yet',
-  'test/redis/adversarial/dashboard-actions.test.ts': 'not converted yet',
-  'test/redis/adversarial/auth-first.test.ts': 'not converted yet (two tests start a fresh server of their own)',
-  'test/redis/mq/mq-v3-long-poll.test.ts': 'not converted yet (one test starts a server of its own)',
 };
 
 function testFiles(): string[] {

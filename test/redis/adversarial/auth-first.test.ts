@@ -5,7 +5,6 @@ import {
   createTenant,
   expectHealthy,
   plantVictimData,
-  startHardenedServer,
 } from '../../helpers/adversarial/hardened-server.js';
 import { timed } from '../../helpers/pace.js';
 
@@ -106,11 +105,11 @@ describe('sign-in', () => {
     expect(slowed.ms).toBeGreaterThanOrEqual(240);
   });
 
-  it('refuses a suspended user', async () => {
-    // A fresh server: the address counter of the test above is spent.
-    const fresh = await startHardenedServer();
-    try {
-      const user = await createTenant(fresh, 'suspended');
+  describe('on a fresh server (the address counter of the test above is spent)', () => {
+    const fresh = useHardenedServer();
+    const user = useTenant(fresh, 'suspended');
+
+    it('refuses a suspended user', async () => {
       expect((await fresh.http.patch(`/1/users/${user.userId}`, { status: 'suspended' })).status).toBe(200);
       const response = await fresh.http.post(
         '/1/authentication',
@@ -120,18 +119,17 @@ describe('sign-in', () => {
       expect(response.status).toBe(403);
       expect(response.body.msg).toBe('User suspended');
       expect(JSON.stringify(response.body)).not.toContain('tokens');
-    } finally {
-      await fresh.stop();
-    }
+    });
   });
 
-  it('answers unknown and known e-mails in about the same time (the password hash always runs)', async () => {
-    const fresh = await startHardenedServer({
+  describe('on a fresh server with room for many attempts', () => {
+    const fresh = useHardenedServer({
       FERRUM_LOGIN_MAX_PER_ACCOUNT: '100',
       FERRUM_LOGIN_MAX_PER_ADDRESS: '100',
     });
-    try {
-      const user = await createTenant(fresh, 'timing');
+    const user = useTenant(fresh, 'timing');
+
+    it('answers unknown and known e-mails in about the same time (the password hash always runs)', async () => {
       const timed = async (email: string) => {
         const started = performance.now();
         const response = await fresh.http.post('/1/authentication', { email, password: 'wrong' }, { token: null });
@@ -150,8 +148,6 @@ describe('sign-in', () => {
       // scrypt takes tens of ms; without the decoy hash an unknown e-mail answers in ~1 ms.
       expect(fastest(unknown)).toBeGreaterThan(fastest(known) * 0.5);
       expect(fastest(unknown)).toBeLessThan(fastest(known) * 2);
-    } finally {
-      await fresh.stop();
-    }
+    });
   });
 });

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FunctionsClient } from '../../helpers/functions.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
-import { scaled } from '../../helpers/pace.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
+import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 
 // What `ferrum functions calls list|log` reads (`/v1/apps/{app}/calls`, `…/calls/{id}`,
 // `…/calls/{id}/log`): a call id is looked up only under the app named, and only in an app the
 // token may see (CallRecords), so another project's calls cannot be read by id or by listing.
-let server: TestServer;
-let victim: Tenant;
-let attacker: Tenant;
+const server = useHardenedServer();
+const victim = useTenant(server, 'calls-victim');
+const attacker = useTenant(server, 'calls-attacker');
 const victimApp = `calls-victim-${process.pid}`;
 const attackerApp = `calls-attacker-${process.pid}`;
-
-beforeAll(async () => {
-  server = await startHardenedServer();
-  victim = await createTenant(server, 'calls-victim');
-  attacker = await createTenant(server, 'calls-attacker');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 async function appWithCall(tenant: Tenant, app: string): Promise<string> {
   const created = await tenant.http.post('/v1/apps', { app: { name: app, project_id: tenant.projectId } });

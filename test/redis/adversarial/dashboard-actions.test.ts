@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
+import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 import { WorkerClient } from '../../helpers/worker.js';
 
@@ -9,18 +9,15 @@ import { WorkerClient } from '../../helpers/worker.js';
 // a package's queue; reserve, touch, release and delete messages; retry and cancel tasks) are the
 // API's own routes signed in by the session cookie: each needs the dashboard's header (invariant
 // 5), and another project's ids are refused as for a token (invariant 8).
-let server: TestServer;
-let owner: Tenant;
-let other: Tenant;
+const server = useHardenedServer();
+const owner = useTenant(server, 'dash-owner');
+const other = useTenant(server, 'dash-other');
 let cookie: string;
 let theirs: { message: any; code: string; task: string };
 const plain = () => new HttpClient(server.url, null);
 const DASHBOARD = { 'x-ferrum-dashboard': '1' };
 
 beforeAll(async () => {
-  server = await startHardenedServer();
-  owner = await createTenant(server, 'dash-owner');
-  other = await createTenant(server, 'dash-other');
   const session = await plain().post('/ui/session', undefined, {
     headers: { authorization: `OAuth ${owner.token}`, ...DASHBOARD },
   });
@@ -35,10 +32,6 @@ beforeAll(async () => {
   const code = (await other.http.get(`/2/projects/${other.projectId}/codes`)).body.codes[0].id;
   theirs = { message: reserved.body.messages[0], code, task: await worker.queue('pkg', '{}', { delay: 3600 }) };
 }, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 async function plantProject(tenant: Tenant): Promise<void> {
   const project = tenant.projectId;

@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../helpers/http.js';
-import type { TestServer } from '../../helpers/server.js';
-import { createTenant, startHardenedServer, type Tenant } from '../../helpers/adversarial/hardened-server.js';
+import { useHardenedServer } from '../../helpers/adversarial/hardened-server.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
 // /metrics (and, with FERRUM_WORKERS, the primary's sum of every worker's figures, which keeps
 // each worker's label sets) is labelled by route pattern, method and status only: a tenant or a
 // stranger sending a thousand made-up paths, queue names, method overrides and query strings
 // adds no label set per request.
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startHardenedServer();
-  tenant = await createTenant(server, 'cardinality');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useHardenedServer();
+const tenant = useTenant(server, 'cardinality');
 
 async function httpLabelSets(): Promise<string[]> {
   const text = (await new HttpClient(server.url, null).get('/metrics')).text;

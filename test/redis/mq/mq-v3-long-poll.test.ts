@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { mqTestFile, MqClient, uniqueQueue } from '../../helpers/mq.js';
-import { startTestServer } from '../../helpers/server.js';
+import { mqTestFile, uniqueQueue, useMqClient } from '../../helpers/mq.js';
+import { useTestServer } from '../../helpers/test-file.js';
 import { scaled } from '../../helpers/pace.js';
 
 const file = mqTestFile({ FERRUM_MQ_MIN_TIMEOUT: '1' });
@@ -131,15 +131,17 @@ describe('many waiting consumers', () => {
 });
 
 describe('shutdown', () => {
+  // A server of its own: the test stops its controller, the fixture's stop after it the rest (its Redis).
+  const own = useTestServer();
+  const client = useMqClient(own);
+
   it('answers waiting requests when the server stops instead of holding it open', async () => {
-    const own = await startTestServer();
-    const client = new MqClient(own.http, own.projectId);
     const queue = uniqueQueue('shutdown');
     await client.createQueue(queue);
     const waiting = client.http.post(client.path(queue, '/reservations'), { wait: 25 }).catch((error: Error) => error);
     await untilWaiting(1, () => own.running.ctx.mq.hub.waiterCount);
     const started = performance.now();
-    await own.stop();
+    await own.running.stop();
     expect(performance.now() - started).toBeLessThan(scaled(3000));
     const answer = await waiting;
     expect(answer).not.toBeInstanceOf(Error);
