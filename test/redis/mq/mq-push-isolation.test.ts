@@ -79,6 +79,7 @@ describe('push delivery concurrency', () => {
       publicUrl: server.url,
       guard: new OutboundGuard(ctx.config.outboundAllow),
       queueTask: taskQueuerFor(ctx),
+      budget: ctx.budget,
     });
     second.start();
     try {
