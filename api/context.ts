@@ -20,6 +20,7 @@ import type { WorkerUpkeep } from '../src/worker/upkeep.js';
 import type { HttpDrain } from './http-drain.js';
 import type { GatewaySession } from '../src/worker/tasks/running/gateway-session.js';
 import type { HeldTasks } from '../src/worker/tasks/running/held-tasks.js';
+import type { ProjectBudget } from '../src/core/project-budget.js';
 
 /**
  * A controller process's shared connections and services, built once by the composition root
@@ -68,6 +69,8 @@ export interface AppContext {
   localFunctions: LocalFunctionHost;
   /** Set once the process is stopping: /ready answers 503 while requests are still served. */
   httpDrain: HttpDrain;
+  /** Each project's byte rate on this process, spent by its large bodies and its background work (push hops). */
+  budget: ProjectBudget;
 }
 
 /** What every API plugin is given: the process's shared connections and services. */

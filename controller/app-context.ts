@@ -15,6 +15,7 @@ import { FeatureAdmin } from '../src/core/features/feature-admin.js';
 import { StorageFeatures } from '../src/core/features/storage-features.js';
 import { newProcessId } from '../src/core/features/process-id.js';
 import type { Config } from '../src/core/config.js';
+import { projectBudgetOf } from '../src/core/project-budget.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
 import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
@@ -138,6 +139,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
+    budget: projectBudgetOf(config.largeBodies),
     featureAdmin: new FeatureAdmin(shared.features.store, () => shared.features.announce()),
   };
 }

@@ -50,7 +50,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   installValidation(app);
   installContentTypes(app);
   installJsonContentType(app);
-  installLargeBodyGate(app, ctx.config.largeBodies);
+  installLargeBodyGate(app, ctx.config.largeBodies, ctx.budget);
   installHttpMetrics(app, ctx.metrics);
   ctx.httpDrain.install(app);
   keepFunctionsOriginToCalls(app, ctx.config.functions);

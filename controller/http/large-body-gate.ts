@@ -1,7 +1,8 @@
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../../src/core/errors.js';
-import { KeyedPacer, KeyedSlots } from './keyed-pacing.js';
+import type { ProjectBudget } from '../../src/core/project-budget.js';
+import { KeyedSlots, type KeyedPacer } from '../../src/core/keyed-pacing.js';
 
 export interface LargeBodySettings {
   /** A request body of at least this many bytes (declared, or read so far) is a large one. */
@@ -77,15 +78,12 @@ const isMultipart = (request: FastifyRequest) =>
  * megabytes of JSON holds the event loop every tenant shares. A waiting body stays unread in the
  * socket (TCP pushes back on the sender). A request not yet authorized books nothing.
  */
-export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySettings): void {
+export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySettings, budget: ProjectBudget): void {
   const gate: Gate = {
     settings,
     slots: new KeyedSlots(settings.perProject > 0 ? settings.perProject : Infinity),
-    // A quiet project's first quarter second of bytes (at least one large body) passes at once.
-    pacer:
-      settings.bytesPerSecond > 0
-        ? new KeyedPacer(settings.bytesPerSecond, Math.max(settings.thresholdBytes, settings.bytesPerSecond / 4))
-        : null,
+    // The project's byte rate, which its background work (push hops) spends too.
+    pacer: budget.pacer,
   };
   const bounded = settings.perProject > 0 || gate.pacer !== null;
   app.decorate('largeBodyGate', () => ({ slotKeys: gate.slots.keys, pacedKeys: gate.pacer?.size ?? 0 }));

@@ -20,6 +20,7 @@ export function startPushDeliverer({ ctx, log, publicUrl }: LoopEnv): Stoppable 
     publicUrl,
     guard,
     queueTask: taskQueuerFor(ctx),
+    budget: ctx.budget,
     leadership: ctx.metrics.leadership,
   });
   deliverer.start();

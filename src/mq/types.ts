@@ -81,7 +81,8 @@ export interface ReservedMessage extends Message {
 }
 
 export interface NewMessage {
-  body: string;
+  /** Text, or its UTF-8 bytes when the same body is posted many times (an `ironmq:///` fan-out encodes it once). */
+  body: string | Buffer;
   delay?: number;
   pushHeaders?: Record<string, string>;
   /** Seconds until the message expires; the queue's message_expiration when absent (version 3 cannot set it). */

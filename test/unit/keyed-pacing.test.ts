@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KeyedPacer, KeyedSlots } from '../../controller/http/keyed-pacing.js';
+import { KeyedPacer, KeyedSlots } from '../../src/core/keyed-pacing.js';
 
 afterEach(() => {
   vi.useRealTimers();

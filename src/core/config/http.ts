@@ -45,7 +45,7 @@ export const HTTP_SETTINGS = defineSettings({
   FERRUM_LARGE_BODY_BYTES_PER_SECOND: {
     fallback: 32 * 1024 * 1024,
     meaning:
-      "most bytes per second of one project's large bodies a controller reads (32 MiB/s), booked as they are read; a quiet project's first quarter second of bytes passes at once, a faster sender's bytes then wait their turn (a 64 MB code upload is spread over about 2 s); `0`: no bound",
+      "most bytes per second of one project's large bodies a controller reads (32 MiB/s), booked as they are read, and of the push deliveries its messages cause (each delivery, HTTP, `ironmq:///` or `ironworker:///`, books its body's bytes on the same rate); a quiet project's first quarter second of bytes passes at once, a faster sender's bytes then wait their turn (a 64 MB code upload is spread over about 2 s); `0`: no bound",
   },
   LOG_LEVEL: {
     fallback: 'info',

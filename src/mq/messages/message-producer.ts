@@ -51,7 +51,11 @@ export class MessageProducer {
 
   /** Posts `body`, produced from a message with `hopsLeft`; an alert's message fires no alerts. */
   async produce(ref: QueueRef, body: string, hopsLeft: number | undefined, by: HopSpender): Promise<void> {
-    const hops = this.spendHop(hopsLeft, by);
+    await this.postWithHops(ref, body, this.spendHop(hopsLeft, by), by);
+  }
+
+  /** Posts `body` carrying `hops`, the hop that produced it already spent (a push delivery's, by the deliverer). */
+  async postWithHops(ref: QueueRef, body: string | Buffer, hops: number, by: HopSpender): Promise<void> {
     const quotas = await this.quotasOf(ref.projectId);
     await this.post(ref, [{ body, pushHeaders: hopHeaders(hops) }], quotas, by === 'alert');
   }

@@ -38,27 +38,32 @@ const POST_CHUNK_BYTES = 256 * 1024;
  * A message as post-messages.lua takes it: [id, body, delay, push headers JSON or '',
  * reserved_count, expires in (0 = the queue's), timeout (0 = the queue's)].
  */
-export type PostRow = [string, string, number, string, number, number, number?];
+export type PostRow = [string, string | Buffer, number, string, number, number, number?];
 
 /**
  * post-messages.lua's arguments for `rows`, after its fixed ones: the ids joined, the bodies'
  * byte lengths joined, the bodies one after the other, and the other fields as JSON unless every
  * one is its default (a plain post).
  */
-export function postArgs(rows: PostRow[]): string[] {
+export function postArgs(rows: PostRow[]): Array<string | Buffer> {
   const plain = rows.every((row) => row[2] === 0 && row[3] === '' && row[4] === 0 && row[5] === 0 && !row[6]);
   let ids = '';
   let lengths = '';
-  let bodies = '';
   for (let i = 0; i < rows.length; i++) {
     const [id, body] = rows[i]!;
     const comma = i === 0 ? '' : ',';
     ids += comma + id;
     lengths += comma + Buffer.byteLength(body);
-    bodies += body;
   }
   const extras = plain ? '' : JSON.stringify(rows.map((row) => [row[2], row[3], row[4], row[5], row[6] ?? 0]));
-  return [ids, lengths, bodies, extras];
+  return [ids, lengths, joinedBodies(rows), extras];
+}
+
+/** The bodies one after the other: text, or bytes when one of them is given as bytes (passed on as they are). */
+function joinedBodies(rows: PostRow[]): string | Buffer {
+  if (rows.length === 1) return rows[0]![1];
+  if (rows.every((row) => typeof row[1] === 'string')) return rows.map((row) => row[1]).join('');
+  return Buffer.concat(rows.map((row) => (typeof row[1] === 'string' ? Buffer.from(row[1]) : row[1])));
 }
 
 /** Splits rows into runs of at most POST_CHUNK_MESSAGES and (but for a single big message) POST_CHUNK_BYTES. */

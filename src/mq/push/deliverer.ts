@@ -7,14 +7,15 @@ import type { KeySpace, RedisClient } from '../../core/redis.js';
 import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../scripts.js';
 import type { MessageQueue } from '../message-queue.js';
-import type { QueueInfo } from '../types.js';
+import type { Message, QueueInfo } from '../types.js';
 import { deliveryHeaders } from './delivery-headers.js';
-import { PushHttpClient } from './http-delivery.js';
+import { PushHttpClient, type DeliveryOutcome } from './http-delivery.js';
 import { InternalDelivery, refusedDelivery, type QueueTask } from './internal-delivery.js';
 import { internalTargetOf } from './internal-url.js';
 import type { Send } from './message-round.js';
 import { QueueWorker } from './queue-worker.js';
 import { Slots } from './slots.js';
+import type { ProjectBudget } from '../../core/project-budget.js';
 
 export interface PushDeliveryConfig {
   /** Most HTTP deliveries in flight at once (all queues). */
@@ -40,6 +41,8 @@ export interface PushDelivererDeps {
   guard: OutboundGuard;
   /** How an `ironworker:///<code>` subscriber queues its task. */
   queueTask: QueueTask;
+  /** Each project's byte rate and turns of the event loop, which every delivery spends (ctx.budget). */
+  budget: ProjectBudget;
   leadership?: LeadershipReport;
 }
 
@@ -245,15 +248,32 @@ export class PushDeliverer {
     const messagesUrl = `${this.deps.publicUrl}/${version}/projects/${queue.projectId}/queues/${encodeURIComponent(queue.name)}/messages/`;
     return (subscriber, message) => {
       const target = internalTargetOf(subscriber.url);
-      if (target) return this.slots.run(queue.projectId, () => this.internal.deliver(queue.projectId, target, message));
-      // A push spends a hop too: a message whose budget is spent goes nowhere.
-      try {
-        this.deps.mq.producer.spendHop(message.hopsLeft, 'push');
-      } catch (error) {
-        return Promise.resolve(refusedDelivery(error));
+      if (target) {
+        return this.hop(queue.projectId, message, (hops) =>
+          this.internal.deliver(queue.projectId, target, message, hops),
+        );
       }
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
-      return this.slots.run(queue.projectId, () => this.http.post(subscriber.url, message.body, headers));
+      return this.hop(queue.projectId, message, () => this.http.post(subscriber.url, message.body, headers));
     };
+  }
+
+  /**
+   * Every delivery, to any kind of subscriber, is one hop of the message, in one of the
+   * project's fair share of slots, paid from the project's budget: its body's bytes on the
+   * project's byte rate (which its large request bodies spend too), started in a turn of the
+   * event loop of its own. A message whose hop budget is spent goes nowhere.
+   */
+  private async hop(projectId: string, message: Message, deliver: (hopsLeft: number) => Promise<DeliveryOutcome>) {
+    let hops: number;
+    try {
+      hops = this.deps.mq.producer.spendHop(message.hopsLeft, 'push');
+    } catch (error) {
+      return refusedDelivery(error);
+    }
+    return this.slots.run(projectId, async () => {
+      await this.deps.budget.spendInBackground(projectId, message.body.length);
+      return deliver(hops);
+    });
   }
 }

@@ -9,30 +9,45 @@ export type QueueTask = (projectId: string, codeName: string, payload: string) =
 
 /**
  * Delivers to the platform's own subscribers (`ironmq:///`, `ironworker:///`) inside the
- * pushing queue's project. A copy posted to a queue is a message Ferrum produces: it spends a
- * hop and passes the project's quotas like a client's post (MessageProducer). The outcome reads
+ * pushing queue's project. A copy posted to a queue is a message Ferrum produces: it carries
+ * the hops left after this delivery's and passes the project's quotas like a client's post
+ * (MessageProducer). The outcome reads
  * like an HTTP subscriber's: 200 when the message was posted or the task queued, else the
  * status and message of the refusal (0 for anything that is not a refusal), so that retries,
  * error queues and push statuses work alike.
  */
 export class InternalDelivery {
+  /** Each message's body as UTF-8 bytes, encoded once for all its copies (a fan-out posts the same body to many queues). */
+  private readonly bodies = new WeakMap<Message, Buffer>();
+
   constructor(
     private readonly producer: MessageProducer,
     private readonly queueTask: QueueTask,
   ) {}
 
-  async deliver(projectId: string, target: InternalTarget, message: Message): Promise<DeliveryOutcome> {
+  /** Delivers `message`, whose hop the deliverer spent already (`hopsLeft`: what its copy keeps). */
+  async deliver(
+    projectId: string,
+    target: InternalTarget,
+    message: Message,
+    hopsLeft: number,
+  ): Promise<DeliveryOutcome> {
     try {
       if (target.kind === 'queue') {
-        await this.producer.produce({ projectId, name: target.name }, message.body, message.hopsLeft, 'push');
+        await this.producer.postWithHops({ projectId, name: target.name }, this.bytesOf(message), hopsLeft, 'push');
       } else {
-        this.producer.spendHop(message.hopsLeft, 'push');
         await this.queueTask(projectId, target.name, message.body);
       }
       return { statusCode: 200, error: '' };
     } catch (error) {
       return refusedDelivery(error);
     }
+  }
+
+  private bytesOf(message: Message): Buffer {
+    let bytes = this.bodies.get(message);
+    if (!bytes) this.bodies.set(message, (bytes = Buffer.from(message.body)));
+    return bytes;
   }
 }
 

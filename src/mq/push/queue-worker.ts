@@ -28,6 +28,12 @@ export interface QueueWorkerDeps {
 }
 
 const RESERVE_BATCH = 100;
+/**
+ * About the most bytes of bodies one reserve takes (judged by the last reserve's bodies): its
+ * reply is read in one piece, so 64 bodies of 50 KB are taken in several reserves, with other
+ * tenants' requests read between them.
+ */
+const RESERVE_BYTES = 256 * 1024;
 // Most rounds written by one script call.
 const FINISH_BATCH = 100;
 
@@ -61,6 +67,8 @@ export class QueueWorker {
   private settings: { queue: QueueInfo | null; readAt: number } | null = null;
   /** push.rate pacing: message starts are spaced from here on (at most one second of burst). */
   private paceFrom = 0;
+  /** The average body length of the last reserve's messages. */
+  private bodyLength = 0;
 
   constructor(
     readonly ref: QueueRef,
@@ -112,7 +120,7 @@ export class QueueWorker {
         const queue = await this.currentSettings();
         // A version 1 push queue may have no subscribers: its messages wait for the first one.
         if (!queue?.push || queue.push.subscribers.length === 0) return;
-        const n = this.allowedByRate(queue, Math.min(RESERVE_BATCH, this.deps.maxInFlight - this.inFlight));
+        const n = this.allowedByRate(queue, Math.min(this.batchSize(), this.deps.maxInFlight - this.inFlight));
         if (n === 0) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
         this.health.succeeded();
@@ -121,6 +129,7 @@ export class QueueWorker {
           if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);
           return;
         }
+        this.bodyLength = reserved.messages.reduce((sum, m) => sum + m.body.length, 0) / reserved.messages.length;
         for (const message of reserved.messages) this.track(this.deliver(queue, message));
       }
     } catch (error) {
@@ -201,6 +210,12 @@ export class QueueWorker {
       // all queues) by the failure group, not once per message: in an outage every round fails.
       this.health.failed(error);
     }
+  }
+
+  /** Messages one reserve takes: RESERVE_BATCH, fewer when the last bodies were large. */
+  private batchSize(): number {
+    if (this.bodyLength === 0) return RESERVE_BATCH;
+    return Math.max(1, Math.min(RESERVE_BATCH, Math.floor(RESERVE_BYTES / this.bodyLength)));
   }
 
   /** How many of `n` messages may start now under the queue's push.rate (messages per second). */

@@ -69,6 +69,7 @@ describe('push delivery concurrency', () => {
       publicUrl: server.url,
       guard: new OutboundGuard(ctx.config.outboundAllow),
       queueTask: taskQueuerFor(ctx),
+      budget: ctx.budget,
     });
     second.start();
     try {
