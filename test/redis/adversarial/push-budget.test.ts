@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { newTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTestServer } from '../../helpers/test-file.js';
+import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Every push hop spends its project's byte rate, the one its large request bodies spend
@@ -10,20 +10,10 @@ import { scaled } from '../../helpers/pace.js';
 const RATE = 40_000;
 const BODY = 'f'.repeat(20_000);
 const SINKS = 8;
-let server: TestServer;
-let victim: Tenant;
-let hostile: Tenant;
-
-beforeAll(async () => {
-  // A burst of max(FERRUM_LARGE_BODY_BYTES, a quarter second's bytes) = 10,000 bytes.
-  server = await startTestServer({ FERRUM_LARGE_BODY_BYTES: '1024', FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(RATE) });
-  victim = await newTenant(server, 'victim');
-  hostile = await newTenant(server, 'hostile');
-}, scaled(60_000));
-
-afterAll(async () => {
-  await server?.stop();
-});
+// A burst of max(FERRUM_LARGE_BODY_BYTES, a quarter second's bytes) = 10,000 bytes.
+const server = useTestServer({ FERRUM_LARGE_BODY_BYTES: '1024', FERRUM_LARGE_BODY_BYTES_PER_SECOND: String(RATE) });
+const victim = useTenant(server, 'victim');
+const hostile = useTenant(server, 'hostile');
 
 async function fanOutQueue(tenant: Tenant, name: string, targets: string[]): Promise<string> {
   const path = `/3/projects/${tenant.projectId}/queues/${name}`;

@@ -597,7 +597,7 @@ describe('autoscale.aws schema', () => {
       problem({ ...CREDENTIALS, block_device_mappings: [{ device_name: '/dev/sdb', ebs: { volume_type: 'floppy' } }] }),
     ).toMatch(/^400 block_device_mappings\[0\].ebs.volume_type must be one of: standard, io1/);
     expect(problem({ ...CREDENTIALS, user_data: 'x'.repeat(16385) })).toMatch(
-      /^400 user_data must NOT have more than 16384 characters/,
+      /^400 user_data must be at most 16384 characters/,
     );
     expect(problem({ ...CREDENTIALS, colour: 'red' })).toMatch(/^400 body must NOT have additional properties/);
   });
