@@ -3,7 +3,8 @@ import { afterAll, beforeAll } from 'vitest';
 /**
  * A stand-in for a test file's fixture that exists only once its beforeAll has run: every use
  * reads through to `current()`, so files hold it in a top-level const and use it inside tests
- * and hooks as the thing itself. Methods are bound to the real object (private fields work).
+ * and hooks as the thing itself. Methods are bound to the real object (private fields work), and
+ * `instanceof` sees its class (isCluster tells a Redis Cluster client by it).
  */
 export function readThrough<T extends object>(current: () => T): T {
   return new Proxy({} as T, {
@@ -14,6 +15,7 @@ export function readThrough<T extends object>(current: () => T): T {
     },
     set: (_, name, value) => Reflect.set(current(), name, value),
     has: (_, name) => Reflect.has(current(), name),
+    getPrototypeOf: () => Reflect.getPrototypeOf(current()),
     ownKeys: () => Reflect.ownKeys(current()),
     getOwnPropertyDescriptor: (_, name) => {
       const found = Reflect.getOwnPropertyDescriptor(current(), name);
