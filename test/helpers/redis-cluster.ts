@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { freeClusterNodePort } from './cluster-ports.js';
 import { eventually } from './eventually.js';
 import { expectOwnRedis, expectStillRunning, PortTaken, retryOnPortTaken } from './port-taken.js';
 
@@ -35,7 +35,10 @@ async function startClusterOnce(masters: number): Promise<TestRedisCluster> {
   const started = performance.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cluster-'));
   const ports: number[] = [];
-  for (let i = 0; i < masters; i++) ports.push(await freeLoopbackPort());
+  while (ports.length < masters) {
+    const port = await freeClusterNodePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
   const spawnNode = (port: number) =>
     spawn(
       'redis-server',
