@@ -47,7 +47,8 @@ export const pageQuery = {
   properties: {
     cursor: { type: 'string' },
     per_page: { type: 'integer', minimum: 1, maximum: 100, default: 30 },
-    page: { type: 'integer', minimum: 0, default: 0 },
+    // Bounded so page × per_page stays an integer Redis takes as an offset (1e308 answered 500).
+    page: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
     project_id: { type: 'string' },
     oauth: { type: 'string' },
   },

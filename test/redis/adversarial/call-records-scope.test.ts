@@ -44,3 +44,16 @@ describe("another project's call ids", () => {
     expect((await victim.http.get(`/v1/apps/${victimApp}/calls/${theirs}`)).status).toBe(200);
   });
 });
+
+describe('a call listing page', () => {
+  it('past any real page is refused with 400 naming it (page=1e308 passed as an integer and answered 500)', async () => {
+    const app = `calls-paged-${process.pid}`;
+    await appWithCall(attacker, app);
+    const refused = await attacker.http.get(`/v1/apps/${app}/calls?page=1e%2B308`);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.text).toContain('page');
+    const far = await attacker.http.get(`/v1/apps/${app}/calls?page=1000000`);
+    expect(far.status, far.text).toBe(200);
+    expect(far.body.calls).toEqual([]);
+  });
+});
