@@ -48,6 +48,22 @@ async function expectTakenAgainUnretried(next: HttpResponse, taskId: string, ins
   expect(task.retry_task_id).toBeUndefined();
 }
 
+/**
+ * Beats at `heartbeatPath` (listing no task) until the held `taskId` goes back to the queue: a
+ * held task reads as queued too, so its going back shows as a change of the record.
+ */
+async function beatUntilQueuedAgain(call: ReturnType<typeof runnerCall>, heartbeatPath: string, taskId: string) {
+  const held = await worker.task(taskId);
+  await eventually(
+    async () => {
+      await call('POST', heartbeatPath, { body: heartbeat() });
+      return (await worker.task(taskId)).updated_at !== held.updated_at;
+    },
+    20_000,
+    'the task queued again',
+  );
+}
+
 /** heldTask on a cluster made for the test (`name`). */
 async function heldOnClusterOfItsOwn(name: string, instance: string) {
   return heldTask(await createCluster(server.http, name), instance);
@@ -304,15 +320,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
     const { taskId, call, base } = await heldOnClusterOfItsOwn('runner-api-unanswered', 'unanswered-1');
     // Its heartbeats do not list the task: it never received it. (A held task reads as queued
     // too: its going back shows as a change of the record.)
-    const held = await worker.task(taskId);
-    await eventually(
-      async () => {
-        await call('POST', `${base('unanswered-1')}/heartbeat`, { body: heartbeat() });
-        return (await worker.task(taskId)).updated_at !== held.updated_at;
-      },
-      20_000,
-      'the task queued again',
-    );
+    await beatUntilQueuedAgain(call, `${base('unanswered-1')}/heartbeat`, taskId);
     const next = await call('POST', `${base('unanswered-1')}/tasks/next?wait_ms=10000`);
     await expectTakenAgainUnretried(next, taskId, 'unanswered-1');
   });
@@ -340,15 +348,7 @@ describe('a task its runner never started', { timeout: scaled(60_000) }, () => {
         'the job dropped by the other poll',
       );
       // Its runner's next beat (1 s beats now) gives the task back: queued, and with a job again.
-      const held = await worker.task(taskId);
-      await eventually(
-        async () => {
-          await call('POST', `${base('dropped-1')}/heartbeat`, { body: heartbeat() });
-          return (await worker.task(taskId)).updated_at !== held.updated_at;
-        },
-        20_000,
-        'the task queued again',
-      );
+      await beatUntilQueuedAgain(call, `${base('dropped-1')}/heartbeat`, taskId);
       await call('POST', `${base('other-2')}/heartbeat`, { body: heartbeat() });
       const next = await call('POST', `${base('other-2')}/tasks/next?wait_ms=5000`);
       expect(next.status).toBe(200);
