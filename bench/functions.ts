@@ -16,6 +16,7 @@
  *     rate is a share of each call's CPU the floor, a process with no background work, does not pay.
  * (b) Cold: a `default`-format echo function (one container per call) beside bare
  *     `docker run --rm -i` of the same image at the same concurrency (target <= 1.2x its wall time).
+ * Each measured side first gets BENCH_WARM_CALLS requests (5,000; see WARM_CALLS): V8's optimized code, not its warm-up.
  * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_CALLERS (default 10), BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
  * BENCH_PROFILE=1 writes CPU profiles to /tmp/prof: the server's over each measured hot run and the
@@ -124,6 +125,25 @@ function splitLine({ split, switches }: SplitRun): string {
 const HOT_SECONDS = SMOKE ? 1 : Number(process.env.BENCH_HOT_SECONDS ?? 10);
 // A smoke run proves the bench works: no warm-up, whose only use is steadier figures.
 const WARM_SECONDS = SMOKE ? 0 : 3;
+/**
+ * Requests each measured side (the cache GET, each hot format, the floor) first gets, in
+ * WARM_SECONDS rounds, at most WARM_MAX_SECONDS: a warm-up by count, not by time. V8 optimizes
+ * Ferrum's call path (some 550 functions) only after thousands of calls, the floor's few
+ * functions after far fewer: on a loaded machine 3 s gave Ferrum a few hundred calls, and its
+ * CPU per call was then mostly baseline code and TurboFan compiling (2.2 ms against 0.8 ms
+ * after 6,000 calls), a start-up cost rather than a hot call's.
+ */
+const WARM_CALLS = Number(process.env.BENCH_WARM_CALLS ?? 5000);
+const WARM_MAX_SECONDS = 90;
+/** wrk in WARM_SECONDS rounds until the server has answered WARM_CALLS requests (or WARM_MAX_SECONDS passed). */
+async function warmUp(url: string, request: WrkRequest, serverPid: number): Promise<void> {
+  if (WARM_SECONDS === 0) return;
+  const started = performance.now();
+  let answered = 0;
+  do answered += (await wrk(url, WARM_SECONDS, request, serverPid)).requests;
+  while (answered < WARM_CALLS && performance.now() - started < WARM_MAX_SECONDS * 1000);
+}
+
 /** How long Ferrum's server is watched with no call, for its idle CPU. */
 const IDLE_SECONDS = SMOKE ? 1 : 5;
 /** BENCH_HOT_CALLERS=1 tells the latency of a call alone from that of calls contending for the cores. */
@@ -312,7 +332,7 @@ async function benchFloor(request: WrkRequest, ferrumPid: number, stream: LoadFi
   try {
     const url = `${floor.message.url}/r/bench/hot-http-stream`;
     const pid = floor.child.pid!;
-    if (WARM_SECONDS > 0) await wrk(url, WARM_SECONDS, request, pid);
+    await warmUp(url, request, pid);
     const full = await wrkSplit(url, request, pid, floorGroupsOf(ferrumPid), 'floor');
     console.log(line('floor: node:http + undici, same fns', full.figures));
     console.log(splitLine(full));
@@ -448,7 +468,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
   console.log(
     `(a) hot echo functions, ${HOT_CALLERS} callers (wrk), max_concurrency ${HOT_CALLERS}, ${HOT_SECONDS} s each`,
   );
-  if (WARM_SECONDS > 0) await wrk(url + cachePath, WARM_SECONDS, cacheGet, pid);
+  await warmUp(url + cachePath, cacheGet, pid);
   const cacheRun = await wrkSplit(url + cachePath, cacheGet, pid);
   const cache = cacheRun.figures;
   console.log(line('GET cache item (authenticated)', cache));
@@ -463,7 +483,7 @@ async function benchHttp(http: HttpClient, url: string, server: ChildProcess, pr
       ),
     );
     if (started.some((response) => response.status !== 200)) throw new Error(`warming hot-${format} failed`);
-    if (WARM_SECONDS > 0) await wrk(`${url}/r/bench/hot-${format}`, WARM_SECONDS, callOf, pid).catch(() => null);
+    await warmUp(`${url}/r/bench/hot-${format}`, callOf, pid).catch(() => null);
     const run = await profiledRun(server, `hot-${format}`, () => wrkSplit(`${url}/r/bench/hot-${format}`, callOf, pid));
     hot[format] = run.figures;
     console.log(line(`POST /r/bench/hot-${format}`, run.figures, cache));
