@@ -253,6 +253,8 @@ async function runQueueBench(
       better: 'higher',
       machine: true,
     });
+    // BullMQ's addBulk writes the same jobs to the same Redis with no HTTP, auth or quota: queueing's
+    // floor. 0.7x: the 11-26 report gave 0.75x, where the old absolute 3,000 tasks/s was under 0.1x.
     figure('tasks queued: Ferrum API / bare BullMQ addBulk', ferrumRate / bullRate, 'x', {
       better: 'higher',
       target: 0.7,
