@@ -290,7 +290,14 @@ export async function runListBench(): Promise<void> {
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-bench-list-'));
   // The same store scripts the server runs, from this process: the fill does not go through HTTP.
-  const config = loadConfig({ REDIS_URL: target.redisUrl, FERRUM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  // The filler answers no user: a chunk queued behind others on a busy machine is no hung Redis,
+  // so its commands wait longer than a server's 1 s before they fail.
+  const config = loadConfig({
+    REDIS_URL: target.redisUrl,
+    FERRUM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    FERRUM_REDIS_COMMAND_TIMEOUT_MS: '60000',
+  });
   const opened = await openAppContext(config, target.redisUrl, pino({ level: 'warn' }));
   const http = new HttpClient(target.url, target.token);
   const client = new Redis(target.redisUrl);

@@ -217,9 +217,10 @@ async function runQueueBench(
   const bull = new Queue(queueNameOf('bench-bullmq'), { connection: bullConnection, prefix: 'bench-bullmq' });
   redisPid = Number(/process_id:(\d+)/.exec(await bullConnection.info('server'))![1]);
   try {
-    // JIT and script caches warm, as in a running server.
-    await queueThroughApi(controllerUrl, token, projectId, warmUp, 1);
-    await queueThroughBullMq(bull, projectId, 1);
+    // JIT and script caches warm, as in a running server. As long as a round: on a busy machine a
+    // 1 s warm-up of the cold server answered no batch at all, and wrk's output had no figures.
+    await queueThroughApi(controllerUrl, token, projectId, warmUp, QUEUE_SECONDS);
+    await queueThroughBullMq(bull, projectId, QUEUE_SECONDS);
     // The two sides alternate in rounds (F B B F) so that both see the same load. Beside the
     // rate, each side is charged the CPU that redis-server and the server (Ferrum's API server,
     // or the BullMQ client process) spent on it, from /proc: figures other work on the machine
