@@ -116,10 +116,12 @@ async function main(): Promise<void> {
   );
   const redis = await startTestRedis();
   try {
-    const one = await runAt(1, redis.url, redis.pid!, null);
+    // Redis's CPU per request is read from /proc/<pid>: without the pid it would read 0 for every row.
+    if (!redis.pid) throw new Error('the bench redis-server has no pid: its CPU cannot be read');
+    const one = await runAt(1, redis.url, redis.pid, null);
     report(1, one.results);
     if (WORKERS < 2) return console.log('one core: nothing to compare');
-    const many = await runAt(WORKERS, redis.url, redis.pid!, one.access);
+    const many = await runAt(WORKERS, redis.url, redis.pid, one.access);
     report(WORKERS, many.results);
     for (const [name, single] of one.results) {
       const ratio = many.results.get(name)!.load.rps / single.load.rps;

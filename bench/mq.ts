@@ -4,12 +4,12 @@
  * process drives it. Prints messages/s and p50/p99 latency per scenario. Targets (not asserted) are
  * ratios to a floor measured in the same run, never absolute figures (they do not carry from one
  * machine to another): batched produce >= 0.9x and batched consume >= 0.95x the floor's rate (the
- * same requests to the bare node:http reference server); paced50's p99 <= 1.2x the floor's for
- * post and <= 1.5x for reserve and delete; wrk50's p99 <= 1.5x the bare node:http floor's.
- * wrk50 also drives two reference servers (bench/lib/reference-server.ts: fastify or Node's bare
- * http, and one script per request, nothing else) with the same single post, reserve and delete
- * loads: the floor this machine and stack give each operation. paced50 runs its round trips
- * against the bare http one after Ferrum's too: the open loop's floor.
+ * same requests to the bare node:http reference server); paced50's and single1's p99 <= 1.2x the
+ * floor's for post and <= 1.5x for reserve and delete; wrk50's and single50's p99 <= 1.1x the bare
+ * node:http floor's. wrk50 also drives two reference servers (bench/lib/reference-server.ts:
+ * fastify or Node's bare http, and one script per request, nothing else) with the same single
+ * post, reserve and delete loads: the floor this machine and stack give each operation. single1,
+ * single50 and paced50 run their round trips against the bare http one after Ferrum's too.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -40,10 +40,17 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,wrk50,paced50
 // None in a smoke run, which proves the bench works: a warm-up only steadies the figures.
 const WARM_UP_SECONDS = sized('BENCH_WARM_UP_SECONDS', 2, 0);
 const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
-/** The open loop's p99 targets, as ratios to the floor's p99 in the same run. */
-const PACED_P99_TARGETS = { post: 1.2, reserve: 1.5, delete: 1.5 };
-/** wrk50's p99 target, a ratio to the bare node:http floor's p99 at the same load. */
-const WRK_P99_TARGET = 1.5;
+/**
+ * The light-load p99 targets (the open loop's, and one client's alone), as ratios to the floor's
+ * p99 in the same run: issue 48's light-load tails.
+ */
+const LIGHT_P99_TARGETS = { post: 1.2, reserve: 1.5, delete: 1.5 };
+/**
+ * The saturating loads' p99 target (wrk50, single50), a ratio to the bare node:http floor's p99 at
+ * the same load: the old absolute 5 ms over the floor's 4.64 and 4.95 ms (post, delete) on the
+ * machine of the 11-26 report, where it was set.
+ */
+const SATURATED_P99_TARGET = 1.1;
 
 if (process.env.BENCH_ROLE === 'server') {
   void serve();
@@ -358,7 +365,7 @@ async function single(
     `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
       (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
-  if (stepsPerSecond) await pacedFloor(target, clients, stepsPerSecond, label, operations);
+  await singleFloor(target, clients, stepsPerSecond, label, operations);
 }
 
 function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats }): [string, Stats][] {
@@ -370,21 +377,24 @@ function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats
 }
 
 /**
- * The open loop's floor: the same paced round trips from the same load generator against the
- * bare node:http reference server on the same Redis, right after Ferrum's. Its p99 is what the
- * machine, the load generator and the stack give at this load.
+ * A single-request scenario's floor: the same round trips (paced or not) from the same load
+ * generator against the bare node:http reference server on the same Redis, right after Ferrum's.
+ * Its p99 is what the machine, the load generator and the stack give at this load.
  */
-async function pacedFloor(
+async function singleFloor(
   target: Target,
   clients: number,
-  stepsPerSecond: number,
+  stepsPerSecond: number | undefined,
   label: string,
   ours: { post: Stats; reserve: Stats; remove: Stats },
 ): Promise<void> {
   const name = 'reference (node-http + 1 script)';
+  const queue = `floor-${clients}${stepsPerSecond ? '-paced' : ''}`;
   const operations = await withReference('node-http', target, (url) =>
-    roundTrips({ ...target, url }, clients, 'single-paced', stepsPerSecond, (work) => work()),
+    roundTrips({ ...target, url }, clients, queue, stepsPerSecond, (work) => work()),
   );
+  // One client alone is the lightest load; 50 in a closed loop saturate the machine, like wrk50.
+  const light = stepsPerSecond !== undefined || clients === 1;
   const ourStats = new Map(operationStats(ours));
   for (const [operation, stats] of operationStats(operations)) {
     report(`${name} ${operation} (${label})`, { stats, seconds: operations.result.seconds }, 'req/s');
@@ -395,8 +405,8 @@ async function pacedFloor(
       'x',
       {
         better: 'lower',
-        target: PACED_P99_TARGETS[operation as keyof typeof PACED_P99_TARGETS],
-        reference: `${name}, the same paced round trips right after`,
+        target: light ? LIGHT_P99_TARGETS[operation as keyof typeof LIGHT_P99_TARGETS] : SATURATED_P99_TARGET,
+        reference: `${name}, the same ${stepsPerSecond ? 'paced ' : ''}round trips right after`,
       },
     );
   }
@@ -453,7 +463,7 @@ async function singleByWrk(target: Target, connections: number, child: ChildProc
       if (kind === 'node-http')
         figure(`single ${operation} p99 / the floor's, ${label}`, ours.p99Ms / reference.p99Ms, 'x', {
           better: 'lower',
-          target: WRK_P99_TARGET,
+          target: SATURATED_P99_TARGET,
           reference: name,
         });
       figure(

@@ -217,9 +217,10 @@ async function runQueueBench(
   const bull = new Queue(queueNameOf('bench-bullmq'), { connection: bullConnection, prefix: 'bench-bullmq' });
   redisPid = Number(/process_id:(\d+)/.exec(await bullConnection.info('server'))![1]);
   try {
-    // JIT and script caches warm, as in a running server.
-    await queueThroughApi(controllerUrl, token, projectId, warmUp, 1);
-    await queueThroughBullMq(bull, projectId, 1);
+    // JIT and script caches warm, as in a running server. As long as a round: on a busy machine a
+    // 1 s warm-up of the cold server answered no batch at all, and wrk's output had no figures.
+    await queueThroughApi(controllerUrl, token, projectId, warmUp, QUEUE_SECONDS);
+    await queueThroughBullMq(bull, projectId, QUEUE_SECONDS);
     // The two sides alternate in rounds (F B B F) so that both see the same load. Beside the
     // rate, each side is charged the CPU that redis-server and the server (Ferrum's API server,
     // or the BullMQ client process) spent on it, from /proc: figures other work on the machine
@@ -253,6 +254,8 @@ async function runQueueBench(
       better: 'higher',
       machine: true,
     });
+    // BullMQ's addBulk writes the same jobs to the same Redis with no HTTP, auth or quota: queueing's
+    // floor. 0.7x: the 11-26 report gave 0.75x, where the old absolute 3,000 tasks/s was under 0.1x.
     figure('tasks queued: Ferrum API / bare BullMQ addBulk', ferrumRate / bullRate, 'x', {
       better: 'higher',
       target: 0.7,

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { describeSpeed, machineSpeed } from './machine-speed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REGRESSION = 0.2;
@@ -140,16 +141,22 @@ function targetOf(figure) {
   return `${sign} ${formatValue(figure.target)}${figure.met ? '' : ' (not met)'}`;
 }
 
-/** The header's line on how fast this machine is: the floors' and references' own rates (targets are ratios to them). */
-function machineSpeed(report) {
+/**
+ * The header's lines on how fast this machine is: the rates measured at the start of the run, then
+ * the benches' floors' and references' own figures (the targets are ratios to them).
+ */
+function speedLines(report) {
+  const lines = report.machine.speed
+    ? ['', `How fast this machine is, at the start of the run: ${describeSpeed(report.machine.speed, formatValue)}.`]
+    : [];
   const speeds = report.benches.flatMap((bench) =>
     bench.figures
       .filter((figure) => figure.machine)
       .map((figure) => `${figure.name} ${formatValue(figure.value)} ${figure.unit}`),
   );
-  return speeds.length === 0
-    ? []
-    : ['', `How fast this machine is (the floors and references the targets are ratios to): ${speeds.join('; ')}.`];
+  if (speeds.length > 0)
+    lines.push('', `The floors and references the targets are ratios to, in this run: ${speeds.join('; ')}.`);
+  return lines;
 }
 
 function markdown(report) {
@@ -159,7 +166,7 @@ function markdown(report) {
       `load average ${report.load.before.join(' ')} before, ${report.load.after.join(' ')} after; ` +
       `Node ${m.versions.node}, Redis ${m.versions.redis}, Docker ${m.versions.docker}, RabbitMQ ${m.versions.rabbitmq}.` +
       (report.complete ? '' : ' Incomplete run: only the benches below finished.'),
-    ...machineSpeed(report),
+    ...speedLines(report),
     '',
     'Load average (1, 5, 15 min) at the start and end of each bench, so a busy run shows:',
     '',
@@ -239,9 +246,10 @@ async function main() {
   const report = earlier ?? {
     date: new Date().toISOString().slice(0, 10),
     smoke,
-    machine: machine(),
+    machine: { ...machine(), speed: await machineSpeed(smoke) },
     load: { before: loadAverage() },
   };
+  if (!earlier) console.log(`how fast this machine is: ${describeSpeed(report.machine.speed, formatValue)}`);
   const kept = (earlier?.benches ?? []).filter((bench) => !scripts.includes(bench.script));
   console.log(
     `${smoke ? 'smoke run of' : 'running'} ${scripts.length} benches, ${jobs} at a time: ${scripts.join(', ')}`,

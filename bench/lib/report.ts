@@ -40,8 +40,25 @@ export interface Figure extends FigureOptions {
   goalMet?: boolean;
 }
 
+/** The units of a ratio: a target may be set on these only. */
+export const RATIO_UNITS = ['x', '×'];
+
+/**
+ * Refuses an absolute target (milliseconds, ops/s, ...): absolute figures do not carry from one
+ * machine to another, so a target is a ratio to a floor or reference of the same run, named.
+ */
+export function checkTarget(name: string, unit: string, options: FigureOptions): void {
+  if (options.target === undefined) return;
+  if (!RATIO_UNITS.includes(unit))
+    throw new Error(
+      `figure "${name}": a target in ${unit} is absolute; make the figure a ratio to a reference measured in the same run`,
+    );
+  if (!options.reference) throw new Error(`figure "${name}": a ratio target needs the reference it is a ratio to`);
+}
+
 /** Prints one figure and records it for the runner. */
 export function figure(name: string, value: number, unit: string, options: FigureOptions): Figure {
+  checkTarget(name, unit, options);
   const reaches = (bound: number) => (options.better === 'higher' ? value >= bound : value <= bound);
   const met = options.target === undefined ? undefined : reaches(options.target);
   const goalMet = options.goal === undefined ? undefined : reaches(options.goal);

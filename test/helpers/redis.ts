@@ -16,8 +16,16 @@ import { startTestSentinel, type TestSentinel } from './sentinel.js';
 export async function startTestRedis(): Promise<ManagedRedis & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-test-redis-'));
   const redis = await startOnSomeFreePort(dataDir);
+  // pid and restarts are getters of the supervisor (its prototype's, which a spread would drop).
   return {
-    ...redis,
+    url: redis.url,
+    port: redis.port,
+    get pid() {
+      return redis.pid;
+    },
+    get restarts() {
+      return redis.restarts;
+    },
     dataDir,
     async stop() {
       await redis.stop();
