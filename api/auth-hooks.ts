@@ -1,4 +1,10 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestAsyncHookHandler,
+  onRequestHookHandler,
+} from 'fastify';
 import type { ProjectAccessOptions } from '../src/auth/authenticator.js';
 import type { Principal, Project } from '../src/auth/types.js';
 import { fail } from '../src/core/errors.js';
@@ -52,15 +58,55 @@ export function requireToken(ctx: AppContext): onRequestAsyncHookHandler {
   };
 }
 
-/** Hook: a valid token with access to the `project_id` path parameter's project. */
-export function requireProject(ctx: AppContext, options: ProjectHookOptions = {}): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const principal = await ctx.authenticator.authenticate(presentedToken(request));
-    if (!options.allowTaskTokens) refuseTaskToken(principal);
-    const projectId = pathParameter(request, 'project_id') ?? '';
-    request.principal = principal;
-    request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);
+/**
+ * Hook: a valid token with access to the `project_id` path parameter's project. Callback style:
+ * with the token and the project cached (a busy client's requests) it ends in the same turn,
+ * with no promise (see authorizeRequest).
+ */
+export function requireProject(ctx: AppContext, options: ProjectHookOptions = {}): onRequestHookHandler {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = authorizeRequest(ctx, request, options);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
   };
+}
+
+/**
+ * Sets the request's principal and project (requireProject's check); undefined when it could
+ * from this controller's cache at once, else a promise of the look-ups.
+ */
+export function authorizeRequest(
+  ctx: AppContext,
+  request: FastifyRequest,
+  options: ProjectHookOptions,
+): Promise<void> | undefined {
+  const secret = presentedToken(request);
+  const projectId = pathParameter(request, 'project_id') ?? '';
+  const cached = ctx.authenticator.cachedProjectAccess(secret, projectId, options);
+  if (!cached) return lookUpAccess(ctx, request, secret, projectId, options);
+  if (!options.allowTaskTokens) refuseTaskToken(cached.principal);
+  request.principal = cached.principal;
+  request.project = cached.project;
+  return undefined;
+}
+
+async function lookUpAccess(
+  ctx: AppContext,
+  request: FastifyRequest,
+  secret: string | undefined,
+  projectId: string,
+  options: ProjectHookOptions,
+): Promise<void> {
+  const principal = await ctx.authenticator.authenticate(secret);
+  if (!options.allowTaskTokens) refuseTaskToken(principal);
+  request.principal = principal;
+  request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);
 }
 
 /** The principal set by requireToken/requireProject; only call from routes that use them. */

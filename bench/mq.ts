@@ -19,8 +19,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { childCpuMs, redisCpuMs, serveInChild } from './lib/child-server.js';
 import { check, Client, type Target } from './lib/mq-client.js';
+import { profiled } from './lib/phase-profile.js';
+import { cpuSecondsOfAll } from './lib/proc-cpu.js';
 import { serveReference, type ReferenceKind } from './lib/reference-server.js';
 import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
+import { watchLoop, type LoopWatch } from './lib/loop-watch.js';
 import { figure, sized } from './lib/report.js';
 import { wrk, type LoadFigures } from './lib/wrk.js';
 
@@ -53,11 +56,25 @@ const LIGHT_P99_TARGETS = { post: 1.2, reserve: 1.5, delete: 1.5 };
 const SATURATED_P99_TARGET = 1.1;
 
 if (process.env.BENCH_ROLE === 'server') {
+  watchMeasuredPhases(watchLoop());
   void serve();
 } else if (process.env.BENCH_ROLE === 'reference') {
+  const watch = watchLoop();
+  if (watch) process.on('exit', () => watch.print(`${process.env.BENCH_REFERENCE_KIND} reference`));
   void serveReference(process.env.BENCH_REFERENCE_KIND as ReferenceKind, process.env.BENCH_REFERENCE_REDIS_URL!);
 } else {
   void main();
+}
+
+/** The server's loop over each measured phase: `measured` asks for the CPU used at its start and end. */
+function watchMeasuredPhases(watch: LoopWatch | null): void {
+  let inPhase = false;
+  process.on('message', (message) => {
+    if (!watch || message !== 'cpu') return;
+    if (inPhase) watch.print('Ferrum');
+    else watch.reset();
+    inPhase = !inPhase;
+  });
 }
 
 async function serve(): Promise<void> {
@@ -151,6 +168,10 @@ function cpuLine(cpu: CpuSpent, messages: number, seconds: number): string {
   return `CPU per 1000: ${part('server', cpu.serverMs)}, ${part('redis', cpu.redisMs)}, ${part('client', cpu.clientMs)}`;
 }
 
+/** With BENCH_PROFILE, each measured phase's server CPU profile is written here, numbered in order. */
+const PROFILE_DIR = path.join(os.tmpdir(), 'ferrum-bench-profiles');
+let profiledPhases = 0;
+
 /** CPU time the controller process and redis-server spend during `work` (the machine is shared: rates alone mislead). */
 async function measured<T extends object>(
   child: ChildProcess,
@@ -165,17 +186,16 @@ async function measured<T extends object>(
   };
   if (process.env.BENCH_PROFILE) await resetCommandStats(redis);
   const [server0, redis0, client0] = [await serverCpu(), await redisCpu(), clientCpu()];
-  const result = await work();
+  const result = process.env.BENCH_PROFILE
+    ? await profiled(child, path.join(PROFILE_DIR, `mq-${++profiledPhases}.cpuprofile`), work)
+    : await work();
   const [server1, redis1, client1] = [await serverCpu(), await redisCpu(), clientCpu()];
   if (process.env.BENCH_PROFILE) await printCommandStats(redis);
   return { ...result, cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: client1 - client0 } };
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(process.argv[1]!, [], {
-    env: { ...process.env, BENCH_ROLE: 'server' },
-    execArgv: [...process.execArgv, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
-  });
+  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' } });
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = new Redis(target.redisUrl);
   console.log(
@@ -365,7 +385,11 @@ async function single(
     `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
       (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
-  await singleFloor(target, clients, stepsPerSecond, label, operations);
+  await singleFloor(target, clients, stepsPerSecond, label, {
+    ...operations,
+    cpuMs: cpu.serverMs,
+    rounds: stats.messages,
+  });
 }
 
 function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats }): [string, Stats][] {
@@ -386,12 +410,23 @@ async function singleFloor(
   clients: number,
   stepsPerSecond: number | undefined,
   label: string,
-  ours: { post: Stats; reserve: Stats; remove: Stats },
+  ours: { post: Stats; reserve: Stats; remove: Stats; cpuMs: number; rounds: number },
 ): Promise<void> {
   const name = 'reference (node-http + 1 script)';
   const queue = `floor-${clients}${stepsPerSecond ? '-paced' : ''}`;
-  const operations = await withReference('node-http', target, (url) =>
-    roundTrips({ ...target, url }, clients, queue, stepsPerSecond, (work) => work()),
+  let floorCpuMs = 0;
+  const operations = await withReference('node-http', target, (url, pid) =>
+    roundTrips({ ...target, url }, clients, queue, stepsPerSecond, async (work) => {
+      const before = cpuSecondsOfAll([pid]);
+      const result = await work();
+      floorCpuMs = (cpuSecondsOfAll([pid]) - before) * 1000;
+      return result;
+    }),
+  );
+  const { stats, seconds } = operations.result;
+  const floorPer1000 = (floorCpuMs * 1000) / stats.messages;
+  console.log(
+    `reference post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; server CPU per 1000: ${floorPer1000.toFixed(1)} ms (Ferrum's ${((ours.cpuMs * 1000) / ours.rounds).toFixed(1)} ms: ${(ours.cpuMs / ours.rounds / (floorCpuMs / stats.messages)).toFixed(2)}x)`,
   );
   // One client alone is the lightest load; 50 in a closed loop saturate the machine, like wrk50.
   const light = stepsPerSecond !== undefined || clients === 1;

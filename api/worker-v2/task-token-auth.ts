@@ -1,6 +1,6 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { fail } from '../../src/core/errors.js';
-import { requireProject } from '../auth-hooks.js';
+import { authorizeRequest } from '../auth-hooks.js';
 import { pathParameter } from '../request-fields.js';
 import type { AppContext } from '../context.js';
 
@@ -17,9 +17,8 @@ declare module 'fastify' {
  * task on those marked `'own task only'`.
  */
 export function requireProjectOrOwnTask(ctx: AppContext): onRequestAsyncHookHandler {
-  const asProject = requireProject(ctx, { allowTaskTokens: true });
-  return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-    await asProject.call(this as never, request, reply);
+  return async function (request: FastifyRequest) {
+    await authorizeRequest(ctx, request, { allowTaskTokens: true });
     const task = request.principal?.task;
     const rule = request.routeOptions.config.taskToken;
     if (!task || rule === undefined) return;

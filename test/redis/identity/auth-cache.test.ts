@@ -40,6 +40,48 @@ describe('token cache across controllers', () => {
   });
 });
 
+// With both the token and the project cached, a request is authorized from the cache alone
+// (Authenticator.cachedProjectAccess): the refusals must be the look-up's.
+describe('refusals with the token and the project cached', () => {
+  it('an earlier-generation token cached by v1 is still refused by v3 (401)', async () => {
+    const v2 = (await a.http.post('/1/tokens', { type: 'v2', name: 'cached-old' })).body.token as string;
+    const old = a.http.withToken(v2);
+    expect((await old.get(`/1/projects/${a.projectId}/queues`)).status).toBe(200); // token and project cached
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await old.get(`/3/projects/${a.projectId}/queues`);
+      expect(refused.status).toBe(401);
+      expect(refused.body.msg).toMatch(/earlier API generation/);
+    }
+  });
+
+  it("a cached user's token on a project cached by its owner's requests: 403, each time", async () => {
+    const stranger = await createUserWithToken(a.http, 'cached-stranger');
+    expect((await stranger.http.get('/1/tokens')).status).toBe(200); // the stranger's token cached
+    expect((await a.http.get(`/3/projects/${a.projectId}/queues`)).status).toBe(200); // the project cached
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await stranger.http.get(`/3/projects/${a.projectId}/queues`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.msg).toEqual(expect.any(String));
+    }
+  });
+
+  it('a suspended project refuses its cached owner (403) until it is active again', async () => {
+    const user = await createUserWithToken(a.http, 'cached-owner');
+    const project = (await user.http.post('/1/projects', { name: 'cached' })).body.id as string;
+    const queues = `/3/projects/${project}/queues`;
+    expect((await user.http.get(queues)).status).toBe(200);
+    await a.http.patch(`/1/projects/${project}`, { status: 'suspended' });
+    await expect
+      .poll(async () => (await user.http.get(queues)).status, { timeout: scaled(10_000), interval: 20 })
+      .toBe(403);
+    expect((await user.http.get(queues)).status).toBe(403);
+    await a.http.patch(`/1/projects/${project}`, { status: 'active' });
+    await expect
+      .poll(async () => (await user.http.get(queues)).status, { timeout: scaled(10_000), interval: 20 })
+      .toBe(200);
+  });
+});
+
 describe('managed redis-server', () => {
   it('says how to install Redis when redis-server is missing', async () => {
     const path = process.env.PATH;
