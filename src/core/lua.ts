@@ -93,7 +93,8 @@ export class LuaScript {
     this.checkKeyCount(keys.length);
     const { sha, source } = this.forClock(scriptClock.offsetMs);
     const client = redis as unknown as Evaluator;
-    const [evalsha, evaluate] = reply === 'bytes' ? (['evalshaBuffer', 'evalBuffer'] as const) : (['evalsha', 'eval'] as const);
+    const [evalsha, evaluate] =
+      reply === 'bytes' ? (['evalshaBuffer', 'evalBuffer'] as const) : (['evalsha', 'eval'] as const);
     try {
       return (await client[evalsha](sha, keys.length, ...keys, ...args)) as T;
     } catch (error) {
