@@ -89,8 +89,9 @@ export class LuaScript {
     return this.runAs<T>(redis, keys, args, 'bytes');
   }
 
-  private async runAs<T>(redis: RedisClient, keys: string[], args: Arg[], reply: 'text' | 'bytes'): Promise<T> {
+  private async runAs<T>(redis: RedisClient, keys: string[], given: Arg[], reply: 'text' | 'bytes'): Promise<T> {
     this.checkKeyCount(keys.length);
+    const args = given.map(asSent);
     const { sha, source } = this.forClock(scriptClock.offsetMs);
     const client = redis as unknown as Evaluator;
     const [evalsha, evaluate] =
@@ -120,6 +121,17 @@ export class LuaScript {
     }
     return this.shifted;
   }
+}
+
+/**
+ * Text args at least this long go to Redis as their UTF-8 bytes: ioredis writes a large string
+ * argument at about twice the CPU of the same bytes (1 MiB: ~9 ms against ~4.6 ms, encoding
+ * included), and every large value a tenant stores (cache values, message bodies) passes here.
+ */
+const LARGE_TEXT_ARG = 256 * 1024;
+
+function asSent(arg: Arg): Arg {
+  return typeof arg === 'string' && arg.length >= LARGE_TEXT_ARG ? Buffer.from(arg) : arg;
 }
 
 function sha1(text: string): string {
