@@ -27,10 +27,12 @@ import {
   reservationArg,
   reservationPrefix,
   reserveResult,
+  reserveResultOfBytes,
   type DeleteTarget,
   type PostRow,
   type ReservationRef,
   type ReserveReply,
+  type ReservedBodies,
   type TransferredMessage,
 } from './messages/script-io.js';
 import { hopsLeftOf, readHeaders } from './messages/hop-budget.js';
@@ -200,20 +202,25 @@ export class MessageQueue {
    */
   async reserveNow(
     ref: QueueRef,
-    reservation: { n: number; timeout: number; delete?: boolean },
+    reservation: { n: number; timeout: number; delete?: boolean; bodies?: ReservedBodies },
     deletes?: ReservedDeletes | null,
   ): Promise<ReserveResult> {
-    const reply = await scripts.reserve.run<ReserveReply | number>(this.redis, this.keys.queue(ref), [
+    const bytes = reservation.bodies === 'bytes';
+    const run = bytes ? scripts.reserve.runForBytes.bind(scripts.reserve) : scripts.reserve.run.bind(scripts.reserve);
+    const reply = await run<Array<Buffer | number> | number>(this.redis, this.keys.queue(ref), [
       reservation.n,
       reservation.timeout,
       reservation.delete ? '1' : '0',
       reservationPrefix(),
       LIMITS.defaultTimeoutSeconds,
       this.plainFlag(),
+      bytes ? 'bytes' : 'json',
       ...deleteArgs(deletes),
     ]);
     if (reply === MISSING_QUEUE) throw refusal(MISSING_QUEUE);
-    const { result, alerts } = reserveResult(reply as ReserveReply);
+    const { result, alerts } = bytes
+      ? reserveResultOfBytes(reply as Array<Buffer | number>)
+      : reserveResult(reply as unknown as ReserveReply);
     await this.raiseAlerts(ref, alerts, () => Math.min(LIMITS.hopBudget, ...result.messages.map((m) => hopsOf(m))));
     this.metrics?.countReserve(result);
     if (result.movedToDeadLetter > 0) await handOverDeadLetters(this, ref, this.deps.log);

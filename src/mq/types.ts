@@ -68,6 +68,8 @@ export interface QueueInfo extends QueueSettings {
 export interface Message {
   id: string;
   body: string;
+  /** The body's UTF-8 bytes, when it was read as bytes (push delivery passes them on as they are). */
+  bytes?: Buffer;
   reservedCount: number;
   pushHeaders?: Record<string, string>;
   /** Hops it may still travel (messages/hop-budget.ts); absent: a client's message, the whole budget. */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { reservedMessagesJson } from '../../api/mq-v3/views.js';
-import { bodyLiterals, reserveResult, type ReserveReply } from '../../src/mq/messages/script-io.js';
+import {
+  bodyLiterals,
+  reserveResult,
+  reserveResultOfBytes,
+  type ReserveReply,
+} from '../../src/mq/messages/script-io.js';
 
 // Bodies as reserve.lua's cjson writes them: '/' as \/, DEL as \u007f.
 const bodies = ['a "b" \\ \u0001', '', 'x/y \\/ \\', '\u007f/ \\u007f', 'é ☃ 😀 \u2028', '\\'];
@@ -64,6 +69,32 @@ describe("reserve.lua's reply", () => {
     expect(reservedMessagesJson(result.jsonPieces)).toBe(
       '[{"id":"1","body":"a","reserved_count":1,"reservation_id":"r00"},{"id":"2","body":"b","reserved_count":1,"reservation_id":"r01"}]',
     );
+  });
+
+  it("with 'bytes' bodies (push delivery): each body a view of the bytes sent, split at the byte lengths given", () => {
+    const text = (value: string) => Buffer.from(value);
+    const ids = bodies.map((_, i) => String(21 + i));
+    const { result, alerts } = reserveResultOfBytes([
+      0,
+      0,
+      -1,
+      30,
+      text('[]'),
+      text(ids.join(',')),
+      text(ids.map((_, i) => `r0${i}`).join(',')),
+      text(ids.map(() => '1').join(',')),
+      Buffer.concat(bodies.map(text)),
+      text(''),
+      text(''),
+      text(''),
+      text(bodies.map((body) => Buffer.byteLength(body)).join(',')),
+    ]);
+    expect(alerts).toBe('[]');
+    expect(result).toMatchObject({ count: bodies.length, timeout: 30, nextDueMs: -1 });
+    expect(result.messages.map((message) => message.bytes)).toEqual(bodies.map(text));
+    expect(result.messages.map((message) => message.body)).toEqual(bodies);
+    expect(result.messages[4]).toMatchObject({ id: '25', reservationId: 'r04', reservedCount: 1, timeout: 30 });
+    expect(result.jsonPieces.bodies).toEqual(bodies.map((body) => JSON.stringify(body)));
   });
 
   it('an empty reserve: no messages, the next due time', () => {

@@ -20,15 +20,18 @@
 -- reservationOf in messages/reservation.ts), delete ('1' removes the
 -- messages at once), reservation id prefix, default timeout (s), '1' when plain messages may be
 -- written (else a plain message taken gets an expiry entry and a plain rid field: PLAIN_EXPIRATION),
--- k (how many messages to delete first, 0 for none: ack-and-next), then k message ids and their k
+-- the bodies' form in the reply ('bytes': as they are stored, else a JSON list), k (how many
+-- messages to delete first, 0 for none: ack-and-next), then k message ids and their k
 -- reservation ids: each one is deleted under the batch delete's rules (check_reservations), but
 -- one by one: those that may not be deleted stay as they are and are reported.
 -- Returns -1 for a missing queue, else { moved, expired (messages dropped as expired), due (next
 -- due ms or -1), timeout (the queue's or the given one), alerts (fired, see evaluate_alerts), then
 -- the reserved messages' ids, reservation ids and reserved_counts, each joined by commas, their
--- bodies as one JSON list of strings (cjson's), their push headers (JSON text or '' each) as one
--- JSON list or '' when the queue has none, and their timeouts (s) joined by commas or '' when
--- each is the timeout returned, and the k deletes' outcomes joined by commas (0 = deleted) or '' }.
+-- bodies as one JSON list of strings (cjson's) or, with 'bytes', one after the other as stored,
+-- their push headers (JSON text or '' each) as one JSON list or '' when the queue has none, and
+-- their timeouts (s) joined by commas or '' when each is the timeout returned, the k deletes'
+-- outcomes joined by commas (0 = deleted) or '', and with 'bytes' the bodies' byte lengths joined
+-- by commas (a push delivery passes the bytes on without decoding them: no JSON either way) }.
 -- script-io.ts reserveResult reads it.
 
 -- The ready scores (text) of the set's first `count` messages. Messages posted together share
@@ -51,12 +54,12 @@ local function front_ready_scores(count)
   return scores
 end
 
--- Deletes the k messages given after the fixed arguments (ARGV[7]) that may be deleted; returns
+-- Deletes the k messages given after the fixed arguments (ARGV[8]) that may be deleted; returns
 -- how many were, and each one's outcome joined by commas ('' for none given).
 local function delete_acknowledged(now)
-  local k = tonumber(ARGV[7] or '0')
+  local k = tonumber(ARGV[8] or '0')
   if k == 0 then return 0, '' end
-  local ids, rids = { unpack(ARGV, 8, 7 + k) }, { unpack(ARGV, 8 + k, 7 + 2 * k) }
+  local ids, rids = { unpack(ARGV, 9, 8 + k) }, { unpack(ARGV, 9 + k, 8 + 2 * k) }
   local removed, outcomes = remove_allowed(ids, rids, now)
   return removed, table.concat(outcomes, ',')
 end
@@ -178,8 +181,15 @@ if got > 0 then
 end
 local alerts = (delete or moved > 0 or acknowledged > 0) and evaluate_alerts(now, { head[4], head[5] }) or '[]'
 local due = got == 0 and next_due() or -1
--- cjson writes an empty list as {}.
-local bodies_json = got == 0 and '[]' or cjson.encode(out_bodies)
 local headers_json = (with_headers and got > 0) and cjson.encode(out_headers) or ''
 local timeouts_text = (with_timeouts and got > 0) and table.concat(timeouts, ',') or ''
-return { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), bodies_json, headers_json, timeouts_text, ack_outcomes }
+local reply = { moved, expired, due, timeout, alerts, table.concat(taken, ','), table.concat(out_rids, ','), table.concat(out_counts, ','), '', headers_json, timeouts_text, ack_outcomes }
+if ARGV[7] == 'bytes' then
+  local lengths = {}
+  for i, body in ipairs(out_bodies) do lengths[i] = #body end
+  reply[9], reply[13] = table.concat(out_bodies), table.concat(lengths, ',')
+else
+  -- cjson writes an empty list as {}.
+  reply[9] = got == 0 and '[]' or cjson.encode(out_bodies)
+end
+return reply

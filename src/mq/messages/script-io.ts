@@ -115,7 +115,8 @@ export function reservationPrefix(): string {
  * messages' ids, reservation ids, reserved_counts (each joined by commas), bodies (cjson's JSON
  * list of strings), push headers (a JSON list of JSON texts or '', or '' for none) and timeouts
  * (joined by commas, or '' when each is `timeout`), then the outcome of each message deleted first
- * (joined by commas, '' for none; a release before this one does not send it).
+ * (joined by commas, '' for none; a release before this one does not send it), and with 'bytes'
+ * bodies (the bodies then one after the other, as stored) their byte lengths joined by commas.
  */
 export type ReserveReply = [
   number,
@@ -130,6 +131,7 @@ export type ReserveReply = [
   string,
   string,
   string?,
+  string?,
 ];
 
 /**
@@ -138,7 +140,28 @@ export type ReserveReply = [
  * push delivery).
  */
 export function reserveResult(reply: ReserveReply): { result: ReserveResult; alerts: string } {
-  return { result: new ReservedBatch(reply), alerts: reply[4] };
+  return { result: new ReservedBatch(reply, null), alerts: reply[4] };
+}
+
+/** How reserve.lua is asked to send the bodies: a JSON list (for answers), or bytes as stored (passed on). */
+export type ReservedBodies = 'json' | 'bytes';
+
+/**
+ * reserve.lua's reply with 'bytes' bodies, read as bytes (LuaScript.runForBytes): its small fields
+ * as text, its bodies as views of the bytes Redis sent, split at the byte lengths it gave (the
+ * reply's last field). The bodies are never decoded unless a message's text is asked for.
+ */
+export function reserveResultOfBytes(reply: Array<Buffer | number>): { result: ReserveResult; alerts: string } {
+  const text = reply.map((field, i) => (i === 8 || typeof field === 'number' ? '' : field.toString()));
+  for (let i = 0; i < 4; i++) text[i] = reply[i] as unknown as string;
+  const fields = text as unknown as ReserveReply;
+  return { result: new ReservedBatch(fields, bodyViews(reply[8] as Buffer, text[12] ?? '')), alerts: fields[4] };
+}
+
+function bodyViews(bodies: Buffer, lengths: string): Buffer[] {
+  if (lengths === '') return [];
+  let at = 0;
+  return lengths.split(',').map((length) => bodies.subarray(at, (at += Number(length))));
 }
 
 class ReservedBatch implements ReserveResult {
@@ -152,7 +175,11 @@ class ReservedBatch implements ReserveResult {
   private parsed: ReservedMessage[] | undefined;
   private pieces: ReservedJsonPieces | undefined;
 
-  constructor(private readonly reply: ReserveReply) {
+  constructor(
+    private readonly reply: ReserveReply,
+    /** The bodies as bytes, when reserve.lua sent them so ('bytes'); else reply[8] is their JSON list. */
+    private readonly bodyBytes: Buffer[] | null,
+  ) {
     this.movedToDeadLetter = reply[0];
     this.expired = reply[1];
     this.nextDueMs = reply[2];
@@ -167,13 +194,15 @@ class ReservedBatch implements ReserveResult {
       ids: this.ids,
       reservationIds: this.reply[6].split(','),
       reservedCounts: this.reply[7].split(','),
-      bodies: bodyLiterals(this.reply[8], this.ids.length),
+      bodies: this.bodyBytes
+        ? this.messages.map((message) => JSON.stringify(message.body))
+        : bodyLiterals(this.reply[8], this.ids.length),
       pushHeaders: headersOf(this.reply)?.map(visibleHeadersText) ?? null,
     });
   }
 
   get messages(): ReservedMessage[] {
-    return (this.parsed ??= reservedMessages(this.ids, this.reply, this.timeout));
+    return (this.parsed ??= reservedMessages(this.ids, this.reply, this.timeout, this.bodyBytes));
   }
 }
 
@@ -182,20 +211,37 @@ function headersOf(reply: ReserveReply): string[] | null {
   return reply[9] === '' ? null : (JSON.parse(reply[9]) as string[]);
 }
 
-function reservedMessages(ids: string[], reply: ReserveReply, timeout: number): ReservedMessage[] {
+function reservedMessages(
+  ids: string[],
+  reply: ReserveReply,
+  timeout: number,
+  bodyBytes: Buffer[] | null,
+): ReservedMessage[] {
   const reservationIds = reply[6].split(',');
   const counts = reply[7].split(',');
-  const bodies = JSON.parse(reply[8]) as string[];
+  const bodies = bodyBytes ? null : (JSON.parse(reply[8]) as string[]);
   const headers = headersOf(reply);
   const timeouts = reply[10] === '' ? null : reply[10].split(',');
-  return ids.map((id, i) => ({
-    id,
-    body: bodies[i]!,
-    reservedCount: Number(counts[i]),
-    reservationId: reservationIds[i]!,
-    ...readHeaders(headers ? headers[i]! : ''),
-    timeout: timeouts ? Number(timeouts[i]) : timeout,
-  }));
+  return ids.map((id, i) => {
+    const message = {
+      id,
+      body: bodies ? bodies[i]! : '',
+      reservedCount: Number(counts[i]),
+      reservationId: reservationIds[i]!,
+      ...readHeaders(headers ? headers[i]! : ''),
+      timeout: timeouts ? Number(timeouts[i]) : timeout,
+    };
+    return bodyBytes ? withBodyBytes(message, bodyBytes[i]!) : message;
+  });
+}
+
+/** `message` carrying its body as `bytes`, its text (`body`) decoded from them on first read only. */
+function withBodyBytes<T extends Message>(message: T, bytes: Buffer): T {
+  let text: string | undefined;
+  return Object.defineProperties(message, {
+    bytes: { value: bytes, enumerable: true },
+    body: { get: () => (text ??= bytes.toString()), enumerable: true },
+  });
 }
 
 /**

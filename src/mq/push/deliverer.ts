@@ -8,6 +8,7 @@ import type { MqLogger } from '../types.js';
 import type { QueueRef } from '../scripts.js';
 import type { MessageQueue } from '../message-queue.js';
 import type { Message, QueueInfo } from '../types.js';
+import { bodySizeOf } from '../messages/body-bytes.js';
 import { deliveryHeaders } from './delivery-headers.js';
 import { PushHttpClient, type DeliveryOutcome } from './http-delivery.js';
 import { InternalDelivery, refusedDelivery, type QueueTask } from './internal-delivery.js';
@@ -223,7 +224,8 @@ export class PushDeliverer {
     const { mq, log, config } = this.deps;
     const worker = new QueueWorker(ref, {
       queues: mq.queues,
-      messages: { reserve: (queue, reservation) => mq.reserveNow(queue, reservation) },
+      // The bodies as bytes: passed on to subscribers as they are, never decoded nor encoded again.
+      messages: { reserve: (queue, reservation) => mq.reserveNow(queue, { ...reservation, bodies: 'bytes' }) },
       push: mq.push,
       send: (queue, reservationId) => this.sender(queue, reservationId),
       log,
@@ -254,7 +256,9 @@ export class PushDeliverer {
         );
       }
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
-      return this.hop(queue.projectId, message, () => this.http.post(subscriber.url, message.body, headers));
+      return this.hop(queue.projectId, message, () =>
+        this.http.post(subscriber.url, message.bytes ?? message.body, headers),
+      );
     };
   }
 
@@ -272,7 +276,7 @@ export class PushDeliverer {
       return refusedDelivery(error);
     }
     return this.slots.run(projectId, async () => {
-      await this.deps.budget.spendInBackground(projectId, message.body.length);
+      await this.deps.budget.spendInBackground(projectId, bodySizeOf(message));
       return deliver(hops);
     });
   }

@@ -33,7 +33,7 @@ export class PushHttpClient {
     });
   }
 
-  async post(url: string, body: string, headers: Record<string, string>): Promise<DeliveryOutcome> {
+  async post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<DeliveryOutcome> {
     try {
       const response = await request(url, {
         method: 'POST',

@@ -17,7 +17,10 @@ export type QueueTask = (projectId: string, codeName: string, payload: string) =
  * error queues and push statuses work alike.
  */
 export class InternalDelivery {
-  /** Each message's body as UTF-8 bytes, encoded once for all its copies (a fan-out posts the same body to many queues). */
+  /**
+   * Each message's body as UTF-8 bytes, encoded once for all its copies (a fan-out posts the same
+   * body to many queues), unless it was read as bytes (push delivery reads it so).
+   */
   private readonly bodies = new WeakMap<Message, Buffer>();
 
   constructor(
@@ -45,6 +48,7 @@ export class InternalDelivery {
   }
 
   private bytesOf(message: Message): Buffer {
+    if (message.bytes) return message.bytes;
     let bytes = this.bodies.get(message);
     if (!bytes) this.bodies.set(message, (bytes = Buffer.from(message.body)));
     return bytes;

@@ -4,6 +4,7 @@ import type { QueueRef } from '../scripts.js';
 import type { MqMetrics } from '../metrics.js';
 import type { QueueStore } from '../queues/queue-store.js';
 import type { QueueInfo, ReservedMessage, ReserveResult } from '../types.js';
+import { bodySizeOf } from '../messages/body-bytes.js';
 import { runRound, type Send } from './message-round.js';
 import type { FinishedRound, PushStore, StatusMap } from './push-store.js';
 
@@ -129,7 +130,7 @@ export class QueueWorker {
           if (reserved.nextDueMs >= 0) this.wakeAt(reserved.nextDueMs);
           return;
         }
-        this.bodyLength = reserved.messages.reduce((sum, m) => sum + m.body.length, 0) / reserved.messages.length;
+        this.bodyLength = reserved.messages.reduce((sum, m) => sum + bodySizeOf(m), 0) / reserved.messages.length;
         for (const message of reserved.messages) this.track(this.deliver(queue, message));
       }
     } catch (error) {

@@ -96,6 +96,13 @@ describe('sizes', () => {
     expect((await server.http.get(paths.item('big'))).body.value).toHaveLength(limit);
   });
 
+  it('a large value of multi-byte characters (sent to Redis as its bytes) reads back as stored', async () => {
+    const paths = freshCache();
+    const value = 'é ☃ 😀 "/\\'.repeat(30_000);
+    expect((await server.http.put(paths.item('wide'), { value })).status).toBe(200);
+    expect((await server.http.get(paths.item('wide'))).body.value).toBe(value);
+  });
+
   it('the value limit comes from FERRUM_CACHE_MAX_VALUE_BYTES and counts UTF-8 bytes', () => {
     expect(loadConfig({}).cache.maxValueBytes).toBe(1024 * 1024);
     const maxValueBytes = loadConfig({ FERRUM_CACHE_MAX_VALUE_BYTES: '10' }).cache.maxValueBytes;

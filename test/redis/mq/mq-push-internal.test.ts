@@ -47,7 +47,8 @@ describe('delivery', () => {
     );
     expect(created.status, created.text).toBe(200);
     const tasksBefore = (await tasksOf(CODE)).length;
-    const body = `Hello IronMQ pusher! ${Date.now()}`;
+    // Passed on as the bytes stored: multi-byte characters, '/' and DEL arrive as posted.
+    const body = `Hello IronMQ pusher! é ☃ 😀 / \u007f ${Date.now()}`;
     const [id] = await mq.postBodies(publisher, body);
     const list = await settled(publisher, id!, { 'to-queue': 'deleted', 'to-worker': 'deleted' });
     expect(list.map((entry) => entry.status_code)).toEqual([200, 200]);
