@@ -429,6 +429,27 @@ async function rabbitConsume(durability: Durability, acks: 'batched' | 'each', t
   return consumed;
 }
 
+/**
+ * Whether the row's queue process is hibernating, and its heap, from the node itself
+ * (rabbitmqctl eval; reading a process's info does not wake it). For BENCH_PROFILE only: each
+ * call boots an Erlang VM (~1.5 s of CPU).
+ */
+function rabbitQueueProcess(durability: Durability): string {
+  const cookie = fs.readFileSync(path.join(RABBITMQ_DIR, '.erlang.cookie'), 'utf8').trim();
+  const expression =
+    `[erlang:process_info(amqqueue:get_pid(Q), [current_function, total_heap_size]) || ` +
+    `Q <- rabbit_amqqueue:list(), element(4, amqqueue:get_name(Q)) =:= <<"${queueOf(durability)}">>].`;
+  try {
+    const answer = execFileSync('rabbitmqctl', ['--erlang-cookie', cookie, '-n', RABBITMQ_NODE, 'eval', expression]);
+    const text = answer.toString();
+    const words = Number(/total_heap_size,(\d+)/.exec(text)?.[1] ?? 0);
+    const state = text.includes('{erlang,hibernate,3}') ? 'hibernating' : 'awake';
+    return `RabbitMQ's queue process ${state}, heap ${Math.round((words * 8) / 1e6)} MB`;
+  } catch (error) {
+    return `RabbitMQ's queue process: unknown (${String(error).split('\n')[0]})`;
+  }
+}
+
 /** Throws unless RabbitMQ's queue holds `messages` ready messages (what the other sides' queues hold). */
 async function expectRabbitBacklog(durability: Durability, messages: number): Promise<void> {
   const connection = await amqp.connect(RABBITMQ_URL);
@@ -507,6 +528,7 @@ async function drain(side: Side, cycle: number): Promise<Phase> {
  * of Ferrum's modes (one drain each was noise: 19.7k and 63.3k msg/s in one run).
  */
 async function restedDrains(
+  durability: Durability,
   sides: { rabbit: Side; ferrum: Side; ferrumAckNext: Side; floor: Side },
   fill: (withFloor: boolean) => Promise<void>,
 ): Promise<Rested> {
@@ -515,6 +537,7 @@ async function restedDrains(
     const ackNext = cycle % 2 === 1;
     await fill(!ackNext);
     await sleep(REST_SECONDS * 1000);
+    if (process.env.BENCH_PROFILE) console.log(`  rested drain ${cycle + 1}: ${rabbitQueueProcess(durability)}`);
     drains.rabbit.push(await drain(sides.rabbit, cycle));
     if (ackNext) drains.ferrumAckNext.push(await drain(sides.ferrumAckNext, cycle));
     else {
@@ -593,6 +616,7 @@ async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> 
     await refill(false);
     const consumeAckNext = await measure('consume (ack-and-next)', [ackAndNext, rabbitBatched]);
     const rested = await restedDrains(
+      durability,
       {
         rabbit: rabbitBatched,
         ferrum: ferrum((n) => ferrumConsume(client, queue, 'reserve + delete', n)),
