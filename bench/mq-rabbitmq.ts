@@ -53,12 +53,13 @@
  * printed as "after an idle pause". RabbitMQ's median over all its rested drains is the one
  * after-idle reference of both Ferrum modes. Why: one drain each was noise, and the previous
  * layout (one pause for reserve + delete, another for ack-and-next) gave RabbitMQ 63.3k and
- * 19.7k msg/s after the same pause in one run (durable; 94.4k and 64.8k transient). Whether its
- * queue process hibernates within the pause depends on its history: the classic queue runs on
- * gen_server2 with a hibernate backoff (1 s at first) that grows each time the process is woken
- * soon after hibernating, as the alternating rounds do, so a later pause may end before it
- * hibernates. The pause, the backlog (100,000 in memory, none paged), prefetch and ack batch
- * (100, Ferrum's batch) are the same for every side and every cycle.
+ * 19.7k msg/s after the same pause in one run (durable; 94.4k and 64.8k transient). The likely
+ * cause, not proven: the classic queue runs on gen_server2, whose hibernate backoff (1 s at
+ * first) grows each time the process is woken soon after hibernating, as alternating rounds do,
+ * so whether a later pause ends hibernated depends on the run's history; and on a loaded machine
+ * (load 15-20) a drain after hibernating was dear once too. BENCH_PROFILE prints the process's
+ * state before each rested drain. The pause, the backlog (100,000 in memory, none paged),
+ * prefetch and ack batch (100, Ferrum's batch) are the same for every side and every cycle.
  * BENCH_PROFILE=1 also writes a --cpu-prof profile of the Ferrum server (in
  * /tmp/mq-rabbitmq-prof) and prints its Redis's INFO commandstats per phase for Ferrum and for
  * the floor, each over its own rounds (µs per message).
