@@ -45,7 +45,10 @@ export function installContentTypes(app: FastifyInstance): void {
     const bytes = body as Buffer;
     const pooled = bytes.length >= POOLED_JSON_BODY_BYTES ? pool.parse(bytes, takesObject(request)) : null;
     if (pooled !== null) {
-      pooled.then((parsed) => answer(request, done, parsed), (error: Error) => done(error, undefined));
+      pooled.then(
+        (parsed) => answer(request, done, parsed),
+        (error: Error) => done(error, undefined),
+      );
       return;
     }
     let parsed: JsonBody;

@@ -25,7 +25,11 @@ function startWorker(): Worker {
   if (!here.endsWith('.ts')) return new Worker(new URL('./json-parse-thread.js', here));
   const entry = new URL('./json-parse-thread.ts', here).href;
   // The loader's ES module build (require's resolution names its CommonJS build).
-  const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const load = `import(${JSON.stringify(tsx)}).then((api) => api.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
   return new Worker(load, { eval: true });
 }
