@@ -53,7 +53,7 @@ export function installContentTypes(app: FastifyInstance): void {
     }
     let parsed: JsonBody;
     try {
-      parsed = parseJsonBody(bytes.toString('utf8'), takesObject(request));
+      parsed = parseJsonBody(bytes.toString('utf8'), () => takesObject(request));
     } catch (error) {
       return done(error as Error, undefined);
     }

@@ -11,12 +11,14 @@ export interface JsonBody {
  * Content-Type: application/json with no body on DELETE and GET), and so does `[]` where the
  * route takes an object (`takesObject`): the PHP clients send json_encode(array()), `[]`, on PUT,
  * PATCH, POST and DELETE without parameters. Unparsable JSON is a 400 that says so
- * (`parseJsonText`). The same on the main thread and in the parse pool's threads.
+ * (`parseJsonText`). The same on the main thread and in the parse pool's threads. `takesObject`
+ * may be a function, asked only for a `[]` body (the route's options cost a look-up per request).
  */
-export function parseJsonBody(text: string, takesObject: boolean): JsonBody {
+export function parseJsonBody(text: string, takesObject: boolean | (() => boolean)): JsonBody {
   const trimmed = text.trim();
   if (trimmed === '') return { value: {}, empty: true };
   // Given on purpose, unlike an empty body: a clear with `[]` is PHP's clear with {}.
-  if (trimmed === '[]' && takesObject) return { value: {}, empty: false };
+  if (trimmed === '[]' && (typeof takesObject === 'function' ? takesObject() : takesObject))
+    return { value: {}, empty: false };
   return { value: parseJsonText(trimmed), empty: false };
 }
