@@ -91,7 +91,7 @@ export class LuaScript {
 
   private async runAs<T>(redis: RedisClient, keys: string[], given: Arg[], reply: 'text' | 'bytes'): Promise<T> {
     this.checkKeyCount(keys.length);
-    const args = given.map(asSent);
+    const args = given.some(isLargeText) ? given.map(asSent) : given;
     const { sha, source } = this.forClock(scriptClock.offsetMs);
     const client = redis as unknown as Evaluator;
     const [evalsha, evaluate] =
@@ -131,8 +131,12 @@ export class LuaScript {
  */
 const LARGE_TEXT_ARG = 256 * 1024;
 
+function isLargeText(arg: Arg): arg is string {
+  return typeof arg === 'string' && arg.length >= LARGE_TEXT_ARG;
+}
+
 function asSent(arg: Arg): Arg {
-  return typeof arg === 'string' && arg.length >= LARGE_TEXT_ARG ? Buffer.from(arg) : arg;
+  return isLargeText(arg) ? Buffer.from(arg) : arg;
 }
 
 function sha1(text: string): string {
