@@ -15,7 +15,7 @@ import { FeatureAdmin } from '../src/core/features/feature-admin.js';
 import { StorageFeatures } from '../src/core/features/storage-features.js';
 import { newProcessId } from '../src/core/features/process-id.js';
 import type { Config } from '../src/core/config.js';
-import { projectBudgetOf } from '../src/core/project-budget.js';
+import { projectBudgetOf, type ProjectBudget } from '../src/core/project-budget.js';
 import { createRedisClient, failFast, KeySpace, SUBSCRIBER_OPTIONS, waitForRedis } from '../src/core/redis.js';
 import { openFunctionManagement, openFunctionServices } from '../src/functions/services.js';
 import type { LocalFunctionHost } from '../src/functions/calls/function-calls.js';
@@ -99,7 +99,8 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
   const worker = openWorker(connections, identity, opened);
   // Task tokens (given to each running task) are accepted by every project-scoped API.
   const authenticator = new Authenticator(identity, bus, keys, config.tokenCacheMs, worker.taskTokens);
-  const mq = opened.opened(openMessageQueue(shared, identity.projects), (queue) => queue.close());
+  const budget = projectBudgetOf(config.largeBodies);
+  const mq = opened.opened(openMessageQueue(shared, identity.projects, budget), (queue) => queue.close());
   const { functions, localFunctions } = openFunctions(shared, authenticator, opened);
   const gateway = openGateway(connections, worker, opened);
   const { accounts, loginGuard, lifecycle } = openAccounts(shared, identity, authenticator, worker, functions);
@@ -139,7 +140,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     lifecycle,
     localFunctions,
     httpDrain: new HttpDrain(config.httpDrainMs),
-    budget: projectBudgetOf(config.largeBodies),
+    budget,
     featureAdmin: new FeatureAdmin(shared.features.store, () => shared.features.announce()),
   };
 }
@@ -223,8 +224,10 @@ function openAccounts(
 function openMessageQueue(
   { config, redis, keys, bus, log, metrics, features }: Omit<Connections, 'onError'>,
   projects: ProjectStore,
+  budget: ProjectBudget,
 ): MessageQueue {
   return new MessageQueue({
+    budget,
     redis,
     keys,
     bus,

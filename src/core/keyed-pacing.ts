@@ -20,6 +20,12 @@ export class KeyedPacer {
     return Math.max(0, end - now - (this.burst / this.rate) * 1000);
   }
 
+  /** How long bytes booked for `key` now would wait, in ms (0: its burst has room); books nothing. */
+  backlogMs(key: string): number {
+    const booked = (this.freeAt.get(key) ?? 0) - Date.now();
+    return Math.max(0, booked - (this.burst / this.rate) * 1000);
+  }
+
   /** Keys with time booked ahead (for tests and metrics). */
   get size(): number {
     return this.freeAt.size;

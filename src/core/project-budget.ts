@@ -1,8 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventLoopTurns } from './event-loop-turns.js';
-import { KeyedPacer } from './keyed-pacing.js';
+import { KeyedPacer, KeyedSlots } from './keyed-pacing.js';
 
 /** Most bytes of background work started in one turn of the event loop: one large message's worth. */
 export const SLICE_BYTES = 64 * 1024;
+/**
+ * Most in-process writes of one project in Redis at once: what another tenant's command queues
+ * behind in Redis (and on the shared connection) is then a few scripts, never a fan-out's worth.
+ */
+export const WRITES_IN_FLIGHT = 4;
 
 export interface ProjectBudgetSettings {
   /** Bytes per second one project may make this process read or move (0: no bound). */
@@ -11,6 +17,8 @@ export interface ProjectBudgetSettings {
   burstBytes: number;
   /** Most bytes of background work started in one turn of the event loop (at least one piece). */
   sliceBytes: number;
+  /** Most in-process writes of one project in flight at once (at least 1). */
+  writesInFlight: number;
 }
 
 /**
@@ -19,16 +27,58 @@ export interface ProjectBudgetSettings {
  * deliveries to HTTP, `ironmq:///` and `ironworker:///` subscribers) spend one byte rate per
  * project. A project past its rate waits; the others do not. Background work also starts in
  * slices, one turn of the event loop each, projects in turn (EventLoopTurns), so another
- * tenant's request never waits behind more than one slice of it.
+ * tenant's request never waits behind more than one slice of it. Every in-process write (a message
+ * Ferrum produces: an `ironmq:///` copy, an alert, an error report; a task an `ironworker:///`
+ * subscriber queues) goes through `write`, which also holds one of the project's few write slots
+ * until Redis answered, so another tenant's command waits behind at most those few scripts.
  */
 export class ProjectBudget {
   /** The byte rate, or null when unbounded. */
   readonly pacer: KeyedPacer | null;
   private readonly turns: EventLoopTurns;
+  private readonly writing: KeyedSlots;
+  /** Set inside a write: a write it causes (an alert its post fires) runs in the slot it holds. */
+  private readonly inWrite = new AsyncLocalStorage<string>();
+  private readonly writesNow = new Map<string, number>();
 
   constructor(settings: ProjectBudgetSettings) {
     this.pacer = settings.bytesPerSecond > 0 ? new KeyedPacer(settings.bytesPerSecond, settings.burstBytes) : null;
     this.turns = new EventLoopTurns(settings.sliceBytes);
+    this.writing = new KeyedSlots(Math.max(1, settings.writesInFlight));
+  }
+
+  /**
+   * Runs `write`, an in-process write of `bytes` for `project`, in one of the project's write
+   * slots, its bytes paid (spendInBackground). A write started inside another (nested) runs in
+   * the outer one's slot, already paid for: waiting for a second slot could wait forever.
+   */
+  async write<T>(project: string, bytes: number, write: () => Promise<T>): Promise<T> {
+    if (this.inWrite.getStore() !== undefined) return write();
+    const release = await this.writing.acquire(project);
+    this.writesNow.set(project, (this.writesNow.get(project) ?? 0) + 1);
+    try {
+      await this.spendInBackground(project, bytes);
+      return await this.inWrite.run(project, write);
+    } finally {
+      const left = this.writesNow.get(project)! - 1;
+      if (left === 0) this.writesNow.delete(project);
+      else this.writesNow.set(project, left);
+      release();
+    }
+  }
+
+  /** `project`'s writes holding a slot now (waiting for their bytes' time or turn, or in Redis). */
+  writesInFlight(project: string): number {
+    return this.writesNow.get(project) ?? 0;
+  }
+
+  /**
+   * Resolves once `project`'s byte rate has room again (at once when it has): background work
+   * that would take something first (push delivery reserving messages) waits here, holding nothing.
+   */
+  async ready(project: string): Promise<void> {
+    const wait = this.pacer?.backlogMs(project) ?? 0;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /** Books `bytes` of background work for `project`; resolves when it may start (its time, then its turn). */
@@ -49,5 +99,6 @@ export function projectBudgetOf(largeBodies: { thresholdBytes: number; bytesPerS
     bytesPerSecond,
     burstBytes: Math.max(thresholdBytes, bytesPerSecond / 4),
     sliceBytes: SLICE_BYTES,
+    writesInFlight: WRITES_IN_FLIGHT,
   });
 }

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { EventBus } from '../core/bus.js';
 import type { FeatureFlags } from '../core/features/storage-features.js';
+import type { ProjectBudget } from '../core/project-budget.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import type { QueueQuotas } from './queues/queue-quotas.js';
 import type { MqLogger } from './types.js';
@@ -25,6 +26,8 @@ export interface MessageQueueDeps {
   projectQuotas?: (projectId: string) => Promise<QueueQuotas>;
   /** The storage feature flags (plain_messages decides the message layout written); all when absent. */
   features?: FeatureFlags;
+  /** Each project's budget, which every message Ferrum produces is written under; unbounded when absent. */
+  budget?: ProjectBudget;
 }
 
 export interface InsertOptions {

@@ -80,7 +80,7 @@ export class MessageQueue {
     this.metrics = deps.registry ? mqMetrics(deps.registry, this.hub) : null;
     this.producer = new MessageProducer(
       (ref, messages, quotas, quietAlerts) => this.post(ref, messages, quotas, quietAlerts),
-      { quotasOf: deps.projectQuotas, metrics: this.metrics, log: deps.log },
+      { quotasOf: deps.projectQuotas, metrics: this.metrics, log: deps.log, budget: deps.budget },
     );
     this.queues = new QueueStore(deps.redis, this.keys, this.storage, (expired) => this.metrics?.expired.inc(expired));
     const retentionMs = deps.pushStatusRetentionMs ?? MQ_SETTINGS.FERRUM_MQ_PUSH_STATUS_RETENTION_MS.fallback;

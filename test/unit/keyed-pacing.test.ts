@@ -17,6 +17,19 @@ describe('KeyedPacer', () => {
     expect(pacer.book('b', 500)).toBe(0);
     expect(pacer.size).toBe(2);
   });
+
+  it('tells how long a key would wait now, without booking (what push delivery waits before reserving)', () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['Date'] });
+    const pacer = new KeyedPacer(1000, 500);
+    expect(pacer.backlogMs('a')).toBe(0);
+    pacer.book('a', 500);
+    expect(pacer.backlogMs('a')).toBe(0);
+    pacer.book('a', 250);
+    expect(pacer.backlogMs('a')).toBe(250);
+    expect(pacer.backlogMs('a')).toBe(250);
+    vi.setSystemTime(1_000_300);
+    expect(pacer.backlogMs('a')).toBe(0);
+  });
 });
 
 describe('KeyedSlots', () => {

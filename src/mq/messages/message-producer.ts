@@ -1,4 +1,5 @@
 import { fail } from '../../core/errors.js';
+import type { ProjectBudget } from '../../core/project-budget.js';
 import { TtlCache } from '../../core/ttl-cache.js';
 import { LIMITS } from '../limits.js';
 import type { HopSpender, MqMetrics } from '../metrics.js';
@@ -20,6 +21,8 @@ export interface MessageProducerDeps {
   quotasOf?: (projectId: string) => Promise<QueueQuotas>;
   metrics: MqMetrics | null;
   log: MqLogger;
+  /** Where every write is paced and bounded per project (ProjectBudget.write); unbounded when absent (domain tests). */
+  budget?: Pick<ProjectBudget, 'write'>;
 }
 
 // How long a project's quotas, once read, are used before they are read again.
@@ -28,7 +31,8 @@ const QUOTAS_FRESH_MS = 1000;
 /**
  * Posts the messages Ferrum itself produces: an `ironmq:///` delivery's copy, an alert's
  * message, a push error report. Each spends one hop of the budget of the message that caused
- * it (hop-budget.ts) and goes through the same post as a client's, under the project's quotas.
+ * it (hop-budget.ts) and goes through the same post as a client's, under the project's quotas,
+ * as one of the project's in-process writes (ProjectBudget.write: its bytes paced, a few at once).
  */
 export class MessageProducer {
   private readonly quotaCache = new TtlCache<QueueQuotas>(QUOTAS_FRESH_MS);
@@ -57,7 +61,9 @@ export class MessageProducer {
   /** Posts `body` carrying `hops`, the hop that produced it already spent (a push delivery's, by the deliverer). */
   async postWithHops(ref: QueueRef, body: string | Buffer, hops: number, by: HopSpender): Promise<void> {
     const quotas = await this.quotasOf(ref.projectId);
-    await this.post(ref, [{ body, pushHeaders: hopHeaders(hops) }], quotas, by === 'alert');
+    const post = () => this.post(ref, [{ body, pushHeaders: hopHeaders(hops) }], quotas, by === 'alert');
+    const budget = this.deps.budget;
+    await (budget ? budget.write(ref.projectId, body.length, post) : post());
   }
 
   /** `produce`, a refusal logged (alerts, error reports: the operation that caused them stands). */

@@ -88,7 +88,7 @@ export class PushDeliverer {
     this.listHealth = new FailureLog(deps.log, 'push delivery queue list');
     this.queueHealth = new FailureGroup(deps.log, 'push delivery', QUEUE_ERROR_PAUSE_MS, MAX_QUEUE_ERROR_PAUSE_MS);
     this.http = new PushHttpClient(deps.config.timeoutMs, deps.config.concurrency, deps.guard);
-    this.internal = new InternalDelivery(deps.mq.producer, deps.queueTask);
+    this.internal = new InternalDelivery(deps.mq.producer, deps.queueTask, deps.budget);
     this.slots = new Slots(deps.config.concurrency);
   }
 
@@ -228,6 +228,7 @@ export class PushDeliverer {
       messages: { reserve: (queue, reservation) => mq.reserveNow(queue, { ...reservation, bodies: 'bytes' }) },
       push: mq.push,
       send: (queue, reservationId) => this.sender(queue, reservationId),
+      budgetReady: (projectId) => this.deps.budget.ready(projectId),
       log,
       maxInFlight: config.queueConcurrency,
       requestTimeoutMs: config.timeoutMs,
@@ -256,9 +257,10 @@ export class PushDeliverer {
         );
       }
       const headers = deliveryHeaders(subscriber, message, { reservationId, messageUrl: messagesUrl + message.id });
-      return this.hop(queue.projectId, message, () =>
-        this.http.post(subscriber.url, message.bytes ?? message.body, headers),
-      );
+      return this.hop(queue.projectId, message, async () => {
+        await this.deps.budget.spendInBackground(queue.projectId, bodySizeOf(message));
+        return this.http.post(subscriber.url, message.bytes ?? message.body, headers);
+      });
     };
   }
 
@@ -266,7 +268,9 @@ export class PushDeliverer {
    * Every delivery, to any kind of subscriber, is one hop of the message, in one of the
    * project's fair share of slots, paid from the project's budget: its body's bytes on the
    * project's byte rate (which its large request bodies spend too), started in a turn of the
-   * event loop of its own. A message whose hop budget is spent goes nowhere.
+   * event loop of its own; an in-process delivery is one of the project's few writes in flight
+   * (ProjectBudget.write, where the copy or task is written). A message whose hop budget is
+   * spent goes nowhere.
    */
   private async hop(projectId: string, message: Message, deliver: (hopsLeft: number) => Promise<DeliveryOutcome>) {
     let hops: number;
@@ -275,9 +279,6 @@ export class PushDeliverer {
     } catch (error) {
       return refusedDelivery(error);
     }
-    return this.slots.run(projectId, async () => {
-      await this.deps.budget.spendInBackground(projectId, bodySizeOf(message));
-      return deliver(hops);
-    });
+    return this.slots.run(projectId, () => deliver(hops));
   }
 }

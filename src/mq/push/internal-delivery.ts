@@ -1,4 +1,5 @@
 import { isHttpError } from '../../core/errors.js';
+import type { ProjectBudget } from '../../core/project-budget.js';
 import type { MessageProducer } from '../messages/message-producer.js';
 import type { Message } from '../types.js';
 import type { DeliveryOutcome } from './http-delivery.js';
@@ -11,7 +12,8 @@ export type QueueTask = (projectId: string, codeName: string, payload: string) =
  * Delivers to the platform's own subscribers (`ironmq:///`, `ironworker:///`) inside the
  * pushing queue's project. A copy posted to a queue is a message Ferrum produces: it carries
  * the hops left after this delivery's and passes the project's quotas like a client's post
- * (MessageProducer). The outcome reads
+ * (MessageProducer); a task is queued as one of the project's in-process writes too
+ * (ProjectBudget.write), as the copy is by the producer. The outcome reads
  * like an HTTP subscriber's: 200 when the message was posted or the task queued, else the
  * status and message of the refusal (0 for anything that is not a refusal), so that retries,
  * error queues and push statuses work alike.
@@ -26,6 +28,7 @@ export class InternalDelivery {
   constructor(
     private readonly producer: MessageProducer,
     private readonly queueTask: QueueTask,
+    private readonly budget: Pick<ProjectBudget, 'write'>,
   ) {}
 
   /** Delivers `message`, whose hop the deliverer spent already (`hopsLeft`: what its copy keeps). */
@@ -39,7 +42,8 @@ export class InternalDelivery {
       if (target.kind === 'queue') {
         await this.producer.postWithHops({ projectId, name: target.name }, this.bytesOf(message), hopsLeft, 'push');
       } else {
-        await this.queueTask(projectId, target.name, message.body);
+        const body = message.body;
+        await this.budget.write(projectId, body.length, () => this.queueTask(projectId, target.name, body));
       }
       return { statusCode: 200, error: '' };
     } catch (error) {

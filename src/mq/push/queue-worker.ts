@@ -14,6 +14,11 @@ export interface QueueWorkerDeps {
   messages: { reserve(ref: QueueRef, reservation: { n: number; timeout: number }): Promise<ReserveResult> };
   push: PushStore;
   send: (queue: QueueInfo, reservationId: string) => Send;
+  /**
+   * Resolves once the project's budget has room (ProjectBudget.ready): asked before each reserve,
+   * so a project past its byte rate waits holding nothing, not with messages reserved.
+   */
+  budgetReady?: (projectId: string) => Promise<void>;
   log: MqLogger;
   /** Most messages of one queue in delivery at once, so one slow queue cannot take every slot. */
   maxInFlight: number;
@@ -123,6 +128,8 @@ export class QueueWorker {
         if (!queue?.push || queue.push.subscribers.length === 0) return;
         const n = this.allowedByRate(queue, Math.min(this.batchSize(), this.deps.maxInFlight - this.inFlight));
         if (n === 0) return;
+        await this.deps.budgetReady?.(this.ref.projectId);
+        if (this.stopped) return;
         const reserved = await this.deps.messages.reserve(this.ref, { n, timeout: this.holdSeconds(queue) });
         this.health.succeeded();
         if (queue.push.rate) this.paceFrom += (reserved.messages.length * 1000) / queue.push.rate;
