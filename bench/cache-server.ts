@@ -1,6 +1,6 @@
 // The server side of bench/cache.ts: a controller with its own redis-server, in a process of
 // its own so the load generator does not share its event loop. Prints one JSON line when ready.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startTestServer } from '../test/helpers/server.js';
 import { startProfile, stopProfile } from './lib/phase-profile.js';
 
@@ -10,11 +10,24 @@ process.stdout.write(
 );
 
 // With BENCH_PROFILE, each phase a bench ends with SIGUSR2 gets a CPU profile of its own (in
-// /tmp/ferrum-bench-prof) and a line on how long the event loop was held (what every request waits behind).
+// /tmp/ferrum-bench-prof) and a line on how long the event loop was held (what every request waits
+// behind), the garbage collector's pauses, and how many commands the shared Redis connection had
+// sent and not yet had answered (what a request's own command waits behind in Redis), sampled each ms.
 const loopDelay = process.env.BENCH_PROFILE ? monitorEventLoopDelay({ resolution: 5 }) : null;
+const pending = createHistogram();
+const gc = { count: 0, totalMs: 0, maxMs: 0 };
 let phase = 0;
 if (loopDelay) {
   loopDelay.enable();
+  const connection = server.running.ctx.redis as unknown as { commandQueue?: { length: number } };
+  setInterval(() => pending.record((connection.commandQueue?.length ?? 0) + 1), 1).unref();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   await startProfile();
 }
 process.on('SIGUSR2', () => void endPhase());
@@ -24,10 +37,15 @@ async function endPhase(): Promise<void> {
   const ms = (ns: number) => (ns / 1e6).toFixed(1);
   const file = `/tmp/ferrum-bench-prof/phase-${process.pid}-${phase++}.cpuprofile`;
   await stopProfile(file);
+  const queued = (p: number) => pending.percentile(p) - 1;
   process.stderr.write(
-    `  server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms; profile ${file}\n`,
+    `  server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms; ` +
+      `GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms, max ${gc.maxMs.toFixed(1)} ms; ` +
+      `commands awaiting Redis on the shared connection: p50 ${queued(50)}, p99 ${queued(99)}, max ${pending.max - 1}; profile ${file}\n`,
   );
   loopDelay.reset();
+  pending.reset();
+  Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
   await startProfile();
 }
 

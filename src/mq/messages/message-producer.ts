@@ -35,7 +35,7 @@ const QUOTAS_FRESH_MS = 1000;
  * as one of the project's in-process writes (ProjectBudget.write: its bytes paced, a few at once).
  */
 export class MessageProducer {
-  private readonly quotaCache = new TtlCache<QueueQuotas>(QUOTAS_FRESH_MS);
+  private readonly quotaCache = new TtlCache<Promise<QueueQuotas>>(QUOTAS_FRESH_MS);
 
   constructor(
     private readonly post: PostMessages,
@@ -75,13 +75,19 @@ export class MessageProducer {
     }
   }
 
-  private async quotasOf(projectId: string): Promise<QueueQuotas | undefined> {
+  /**
+   * The project's quotas, read at most once a second: the read itself is shared, so the many
+   * deliveries of a fan-out that miss the cache together wait on one read, not one each.
+   */
+  private quotasOf(projectId: string): Promise<QueueQuotas | undefined> {
     const read = this.deps.quotasOf;
-    if (!read) return undefined;
-    const known = this.quotaCache.get(projectId);
-    if (known) return known;
-    const quotas = await read(projectId);
-    this.quotaCache.set(projectId, quotas);
+    if (!read) return Promise.resolve(undefined);
+    let quotas = this.quotaCache.get(projectId);
+    if (!quotas) {
+      quotas = read(projectId);
+      this.quotaCache.set(projectId, quotas);
+      quotas.catch(() => this.quotaCache.delete(projectId));
+    }
     return quotas;
   }
 }

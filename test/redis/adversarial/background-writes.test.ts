@@ -2,7 +2,8 @@ import { afterEach, expect, it } from 'vitest';
 import { WRITES_IN_FLIGHT } from '../../../src/core/project-budget.js';
 import { eventually } from '../../helpers/eventually.js';
 import { useTestServer } from '../../helpers/test-file.js';
-import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { copies, fanOutQueue, queueSize } from '../../helpers/adversarial/fan-out.js';
 import { scaled } from '../../helpers/pace.js';
 
 // The fairness rule of in-process writes (ProjectBudget.write, SECURITY.md invariant 13): one
@@ -20,24 +21,6 @@ const hostile = useTenant(server, 'hostile');
 
 let sampler: NodeJS.Timeout | undefined;
 afterEach(() => clearInterval(sampler));
-
-async function fanOutQueue(tenant: Tenant, name: string, targets: string[]): Promise<string> {
-  const path = `/3/projects/${tenant.projectId}/queues/${name}`;
-  const subscribers = targets.map((target, i) => ({ name: `s${i}`, url: `ironmq:///${target}` }));
-  const saved = await tenant.http.put(path, { queue: { type: 'multicast', push: { subscribers } } });
-  expect(saved.status, saved.text).toBe(200);
-  return `${path}/messages`;
-}
-
-async function size(tenant: Tenant, name: string): Promise<number> {
-  const info = await tenant.http.get(`/3/projects/${tenant.projectId}/queues/${name}`);
-  return info.status === 200 ? Number(info.body.queue.size) : 0;
-}
-
-async function copies(tenant: Tenant, names: string[]): Promise<number> {
-  const sizes = await Promise.all(names.map((name) => size(tenant, name)));
-  return sizes.reduce((sum, each) => sum + each, 0);
-}
 
 it(
   "answers a victim while one project's background writes are saturated, and writes every deferred copy later",
@@ -59,7 +42,7 @@ it(
     const read = await victim.http.get(`/1/projects/${victim.projectId}/caches/c/items/k`);
     expect(read.status, read.text).toBe(200);
     expect((await victim.http.post(victimMessages, { messages: [{ body: 'on time' }] })).status).toBe(201);
-    await eventually(async () => (await size(victim, 'inbox')) === 1, 10_000, "the victim's copy");
+    await eventually(async () => (await queueSize(victim, 'inbox')) === 1, 10_000, "the victim's copy");
     expect(await copies(hostile, sinks)).toBeLessThan(SINKS * POSTS);
     // Deferred, not lost: every copy is written, never more than the bound at once.
     await eventually(async () => (await copies(hostile, sinks)) === SINKS * POSTS, 60_000, "the hostile's copies");

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { useTestServer } from '../../helpers/test-file.js';
-import { useTenant, type Tenant } from '../../helpers/adversarial/tenant-data.js';
+import { useTenant } from '../../helpers/adversarial/tenant-data.js';
+import { copies, fanOutQueue, queueSize } from '../../helpers/adversarial/fan-out.js';
 import { scaled } from '../../helpers/pace.js';
 
 // Every push hop spends its project's byte rate, the one its large request bodies spend
@@ -15,24 +16,6 @@ const server = useTestServer({ FERRUM_LARGE_BODY_BYTES: '1024', FERRUM_LARGE_BOD
 const victim = useTenant(server, 'victim');
 const hostile = useTenant(server, 'hostile');
 
-async function fanOutQueue(tenant: Tenant, name: string, targets: string[]): Promise<string> {
-  const path = `/3/projects/${tenant.projectId}/queues/${name}`;
-  const subscribers = targets.map((target, i) => ({ name: `s${i}`, url: `ironmq:///${target}` }));
-  const saved = await tenant.http.put(path, { queue: { type: 'multicast', push: { subscribers } } });
-  expect(saved.status, saved.text).toBe(200);
-  return `${path}/messages`;
-}
-
-async function size(tenant: Tenant, name: string): Promise<number> {
-  const info = await tenant.http.get(`/3/projects/${tenant.projectId}/queues/${name}`);
-  return info.status === 200 ? Number(info.body.queue.size) : 0;
-}
-
-async function copies(tenant: Tenant, names: string[]): Promise<number> {
-  const sizes = await Promise.all(names.map((name) => size(tenant, name)));
-  return sizes.reduce((sum, each) => sum + each, 0);
-}
-
 it(
   "spreads one project's fan-out over its byte rate, while another project's delivery goes out at once",
   async () => {
@@ -43,7 +26,7 @@ it(
     expect((await hostile.http.post(hostileMessages, { messages: [{ body: BODY }] })).status).toBe(201);
     expect((await victim.http.post(victimMessages, { messages: [{ body: 'on time' }] })).status).toBe(201);
     // The victim's copy is there while the hostile's fan-out still waits for its rate.
-    await eventually(async () => (await size(victim, 'inbox')) === 1, 10_000, "the victim's copy");
+    await eventually(async () => (await queueSize(victim, 'inbox')) === 1, 10_000, "the victim's copy");
     expect(await copies(hostile, sinks)).toBeLessThan(SINKS);
     await eventually(async () => (await copies(hostile, sinks)) === SINKS, 30_000, "the hostile's copies");
     // 8 hops of 20,000 bytes (and the post's own 20,000) at 40,000 bytes/s, less the burst: over 3.5 s.
