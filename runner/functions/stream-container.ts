@@ -198,6 +198,12 @@ export class StreamContainer {
     this.stderr?.readNow();
   }
 
+  /** Resolves once the event loop has polled since the stderr was read again (two check phases: one full poll between). */
+  private stderrReadFirst(): Promise<void> {
+    this.readStderrNow();
+    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  }
+
   get id(): string {
     return this.container.id;
   }
@@ -319,9 +325,11 @@ export class StreamContainer {
   }
 
   /** Kills and removes the container; a call under way fails. Resolves once it is gone. */
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     if (!this.dead) {
       this.dead = true;
+      // A call under way fails with its log so far: what waits unread on its stderr is read first.
+      if (this.failCall) await this.stderrReadFirst();
       this.fail('broken', 'the function container was stopped');
     }
     return this.remove();
