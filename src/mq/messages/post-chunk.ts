@@ -22,8 +22,9 @@ export interface ChunkArgs {
  * Writes one chunk of a post by post-messages.lua. A chunk of fresh ids whose bodies add up to
  * APART_BODY_BYTES or more is one MULTI: an HSET of the bodies into the queue's body hash, then
  * the script given their lengths only, which takes them out again when it refuses the post. Redis
- * copies each body once, into the hash; through the script it copied it three times more and left
- * Lua's collector the bodies to free, while every other tenant's command waited.
+ * copies each body once, into the hash. Through the script, Lua hashed every byte twice (the joined
+ * argument, then each body cut from it: about 1.5 ms a MiB each) and copied it three times more,
+ * while every other tenant's command waited.
  */
 export async function postChunk(
   redis: RedisClient,
