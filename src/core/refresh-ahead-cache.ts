@@ -59,6 +59,11 @@ export class RefreshAheadCache<V> {
     return this.loading.get(key) ?? this.loadOnce(key);
   }
 
+  /** Caches a value read apart from the load (read from `readFrom` on: its entry lives from then). */
+  set(key: string, value: V, readFrom = Date.now()): void {
+    this.store(key, value, readFrom);
+  }
+
   /** Replaces a cached value (keeping its entry's times); nothing when the key has none. */
   update(key: string, change: (value: V) => V): void {
     const entry = this.entries.get(key);

@@ -116,7 +116,7 @@ describe('RefreshAheadCache', () => {
     expect(cache.peek('k')).toBeUndefined();
   });
 
-  it('keeps nothing with a ttl of 0, and updates a cached value in place', async () => {
+  it('keeps nothing with a ttl of 0, updates a cached value in place, and caches a value read apart', async () => {
     const zero = new RefreshAheadCache(0, async (key) => key);
     expect(await zero.get('k')).toBe('k');
     expect(zero.peek('k')).toBeUndefined();
@@ -126,5 +126,7 @@ describe('RefreshAheadCache', () => {
     cache.update('missing', (n) => n + 1);
     expect(cache.peek('n')).toBe(42);
     expect(cache.peek('missing')).toBeUndefined();
+    cache.set('read apart', 7); // e.g. a fresh read after a refusal
+    expect(cache.peek('read apart')).toBe(7);
   });
 });
