@@ -195,7 +195,10 @@ async function measured<T extends object>(
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' } });
+  const child: ChildProcess = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [...process.execArgv, ...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)],
+  });
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = new Redis(target.redisUrl);
   console.log(
