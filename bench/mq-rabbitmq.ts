@@ -102,7 +102,10 @@ const RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:${RABBITMQ_PORT}`;
 
 /** The two rows: both systems persisting what they confirm (each its own default way), or neither. */
 type Durability = 'durable' | 'transient';
-const DURABILITIES: Durability[] = ['durable', 'transient'];
+/** BENCH_ROWS (comma-separated, e.g. `transient`) runs only those rows: both by default. */
+const DURABILITIES = (['durable', 'transient'] as Durability[]).filter((row) =>
+  (process.env.BENCH_ROWS ?? 'durable,transient').split(',').includes(row),
+);
 const queueOf = (durability: Durability) => `ferrum-bench-${durability}`;
 const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
 const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
