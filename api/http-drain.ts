@@ -10,6 +10,8 @@ export class HttpDrain {
   private ended: Promise<void> | null = null;
   private inFlight = 0;
   private readonly idleWaiters: Array<() => void> = [];
+  /** One listener for every response (a closure per request, and `once`'s wrapper, would be garbage on each). */
+  private readonly onResponseClosed = () => this.finished();
 
   constructor(private readonly windowMs: number) {}
 
@@ -38,7 +40,7 @@ export class HttpDrain {
     app.addHook('onRequest', (_request, reply, done) => {
       this.inFlight += 1;
       // 'close' comes once per response: sent, or its connection gone.
-      reply.raw.once('close', () => this.finished());
+      reply.raw.on('close', this.onResponseClosed);
       done();
     });
     app.addHook('onSend', (_request, reply, payload, done) => {

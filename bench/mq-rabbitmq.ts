@@ -11,7 +11,11 @@
  * with `multiple` per 100 messages. The transient row also consumes with one ack per message,
  * labelled as such. Ferrum: v3 over HTTP keep-alive, batches of 100 (post; reserve n=100 then
  * delete the batch, and reserve with delete: true), its server (controller + redis-server) in a
- * process of its own. 4 clients on each side.
+ * process of its own, one HTTP worker (FERRUM_WORKERS=1: on this 2-core machine two workers cost
+ * more Node CPU per message, 18-23 against 11-14 µs for ack-and-next under load, the cores being
+ * shared with Redis and the clients). 4 clients on each side, all in this process: amqplib for
+ * RabbitMQ, undici's Pool for Ferrum and the floor (bench/lib/mq-pool-client.ts: about half the
+ * CPU per request of node:http's client, which took cores the servers need).
  * The floor: the same requests to a bare node:http server doing one script per request on
  * Ferrum's Redis (bench/lib/reference-server.ts: store the batch; pop n and record their
  * reservations, or delete them with delete: true; delete the batch whose reservation ids
@@ -74,7 +78,8 @@ import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import { sleep } from '../src/core/time.js';
 import { serveInChild } from './lib/child-server.js';
-import { check, Client, type Target } from './lib/mq-client.js';
+import { check, type Target } from './lib/mq-client.js';
+import { PoolClient } from './lib/mq-pool-client.js';
 import { cpuSecondsOfAll, threadCpuSeconds } from './lib/proc-cpu.js';
 import { serveReference } from './lib/reference-server.js';
 import { addCommandStats, printStats, readCommandStats, type CommandStats } from './lib/redis-commandstats.js';
@@ -97,7 +102,10 @@ const RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:${RABBITMQ_PORT}`;
 
 /** The two rows: both systems persisting what they confirm (each its own default way), or neither. */
 type Durability = 'durable' | 'transient';
-const DURABILITIES: Durability[] = ['durable', 'transient'];
+/** BENCH_ROWS (comma-separated, e.g. `transient`) runs only those rows: both by default. */
+const DURABILITIES = (['durable', 'transient'] as Durability[]).filter((row) =>
+  (process.env.BENCH_ROWS ?? 'durable,transient').split(',').includes(row),
+);
 const queueOf = (durability: Durability) => `ferrum-bench-${durability}`;
 const RABBITMQ_DIR = path.join(os.tmpdir(), `ferrum-bench-rabbitmq-${RABBITMQ_PORT}`);
 const RABBITMQ_PID_FILE = path.join(RABBITMQ_DIR, 'rabbitmq.pid');
@@ -202,7 +210,7 @@ function batches(total: number): () => number[] | null {
 
 // ---- Ferrum
 
-async function ferrumProduce(client: Client, queue: string, total = MESSAGES): Promise<number> {
+async function ferrumProduce(client: PoolClient, queue: string, total = MESSAGES): Promise<number> {
   const take = batches(total);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -226,7 +234,7 @@ const deleteEntries = (reserved: Reserved) =>
   reserved.map((message) => ({ id: message.id, reservation_id: message.reservation_id }));
 
 /** Consumes `total` messages of a queue holding at least that many, in batches of 100. */
-async function ferrumConsume(client: Client, queue: string, mode: ConsumeMode, total: number): Promise<number> {
+async function ferrumConsume(client: PoolClient, queue: string, mode: ConsumeMode, total: number): Promise<number> {
   const take = batches(total);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -274,7 +282,7 @@ async function startFerrum(
 }
 
 /** The floor: a bare node:http server with one script per request, on Ferrum's Redis, in a process of its own. */
-async function startFloor(target: Target): Promise<{ child: ChildProcess; client: Client }> {
+async function startFloor(target: Target): Promise<{ child: ChildProcess; client: PoolClient }> {
   const child = fork(process.argv[1]!, [], {
     env: { ...process.env, BENCH_ROLE: 'reference', BENCH_REFERENCE_REDIS_URL: target.redisUrl },
   });
@@ -283,7 +291,7 @@ async function startFloor(target: Target): Promise<{ child: ChildProcess; client
     child.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
   });
   child.removeAllListeners('exit');
-  return { child, client: new Client({ ...target, url }, CLIENTS) };
+  return { child, client: new PoolClient({ ...target, url }, CLIENTS) };
 }
 
 async function stopFerrum(child: ChildProcess): Promise<void> {
@@ -556,7 +564,7 @@ async function restedDrains(
 
 async function benchRow(node: RabbitNode, durability: Durability): Promise<Row> {
   const { child, target, redis, pids } = await startFerrum(durability);
-  const client = new Client(target, CLIENTS);
+  const client = new PoolClient(target, CLIENTS);
   const floor = await startFloor(target);
   const floorPids = () => [floor.child.pid!, pids()[1]!];
   const ferrum = (work: Side['work']): Side => ({ name: 'Ferrum', pids, work, onRedis: true });

@@ -195,7 +195,10 @@ async function measured<T extends object>(
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(process.argv[1]!, [], { env: { ...process.env, BENCH_ROLE: 'server' } });
+  const child: ChildProcess = fork(process.argv[1]!, [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [...process.execArgv, ...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)],
+  });
   const target = await new Promise<Target>((resolve) => child.once('message', (message) => resolve(message as Target)));
   const redis = new Redis(target.redisUrl);
   console.log(
@@ -230,7 +233,7 @@ const BATCHED_CLIENTS = 8;
 /** Batched produce (100 per request) for SECONDS, then batched consume (reserve 100 + batch delete) of what it queued. */
 async function batchedLoads(
   client: Client,
-  measure: <T extends object>(work: () => Promise<T>) => Promise<T>,
+  measure: <T extends object>(work: () => Promise<T>) => Promise<T & { cpu: CpuSpent }>,
   afterProduce: (produce: { stats: Stats }) => Promise<void> = async () => {},
 ) {
   const messages = Array.from({ length: 100 }, (_, i) => ({ body: `benchmark message ${i} ${'x'.repeat(64)}` }));
@@ -257,6 +260,7 @@ async function batchedLoads(
 /**
  * Batched produce and consume on Ferrum, then the same on the bare node:http floor (one script per
  * request) on the same Redis: the targets are ratios to the floor (0.9x produce, 0.95x consume).
+ * Both sides' server and Redis CPU per 1000 messages are printed: what Ferrum does beyond the floor.
  */
 async function batched(target: Target, child: ChildProcess, redis: Redis): Promise<void> {
   const client = new Client(target, BATCHED_CLIENTS);
@@ -267,10 +271,10 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
     async (produce) => memoryPerMessage((await usedMemory(redis)) - memoryBefore, produce),
   );
   client.close();
-  const floor = await withReference('node-http', target, async (url) => {
+  const floor = await withReference('node-http', target, async (url, pid) => {
     const floorClient = new Client({ ...target, url }, BATCHED_CLIENTS);
     try {
-      return await batchedLoads(floorClient, (work) => work());
+      return await batchedLoads(floorClient, (work) => measuredFloor(pid, redis, work));
     } finally {
       floorClient.close();
     }
@@ -290,7 +294,36 @@ async function batched(target: Target, child: ChildProcess, redis: Redis): Promi
       target,
       reference,
     });
+    figure(
+      `batched ${name} server CPU per message / the floor's`,
+      perMessage(ours[name]) / perMessage(floor[name]),
+      'x',
+      {
+        better: 'lower',
+        reference,
+      },
+    );
   }
+}
+
+/** Server CPU ms per message of a measured load. */
+const perMessage = (result: { stats: Stats; cpu: CpuSpent }) => result.cpu.serverMs / result.stats.messages;
+
+/** `measured` for a reference server: its CPU from /proc. */
+async function measuredFloor<T extends object>(
+  pid: number,
+  redis: Redis,
+  work: () => Promise<T>,
+): Promise<T & { cpu: CpuSpent }> {
+  const client0 = process.cpuUsage();
+  const [server0, redis0] = [cpuSecondsOfAll([pid]) * 1000, await redisCpuMs(redis)];
+  const result = await work();
+  const [server1, redis1] = [cpuSecondsOfAll([pid]) * 1000, await redisCpuMs(redis)];
+  const client = process.cpuUsage(client0);
+  return {
+    ...result,
+    cpu: { serverMs: server1 - server0, redisMs: redis1 - redis0, clientMs: (client.user + client.system) / 1000 },
+  };
 }
 
 function memoryPerMessage(bytes: number, produce: { stats: Stats }): void {

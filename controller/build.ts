@@ -22,6 +22,7 @@ import { installLargeBodyGate } from './http/large-body-gate.js';
 import { installJsonContentType } from '../api/json-content-type.js';
 import { applyMethodOverride } from './http/method-override.js';
 import { requestForLog } from './http/request-log.js';
+import { requestLogger } from './http/request-logger.js';
 import { installRouteList } from './http/route-list.js';
 import { installValidation } from './http/validation.js';
 
@@ -33,6 +34,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   const app = Fastify({
     loggerInstance: ctx.log.child({}, { serializers: { req: requestForLog } }),
     logController: new LogController({ disableRequestLogging: !ctx.config.logRequests }),
+    childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
@@ -46,7 +48,6 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   app.addHook('onClose', close);
   installRouteList(app);
   installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
-  installRouteList(app);
   installValidation(app);
   installContentTypes(app);
   installJsonContentType(app);

@@ -55,12 +55,15 @@ function itemWriteRoutes(app: ApiInstance, { store, maxValueBytes, quotas }: Cac
   app.put(ITEM, {
     // A value may be up to maxValueBytes: the body around it gets room beyond that.
     bodyLimit: maxValueBytes + 64 * 1024,
+    // A large value comes as the bytes it is stored as, from the parse thread (api/body-bytes.ts).
+    config: { bodyBytes: 'cacheValue' },
     schema: { params: itemParams, body: putBody, response: { 200: msgSchema } },
     handler: async (request) => {
       const { cacheName, key } = itemPathOf(request);
       const { value, expires_in: expiresIn = 0, add, replace, cas, flags } = request.body;
       const limits = { ...quotasFor(request), maxValueBytes };
-      const put = { value, expiresIn, add, replace, cas, flags };
+      const encoded = request.bodyBytes && { json: request.bodyBytes.parts[0]!, size: request.bodyBytes.size };
+      const put = { value, encoded, expiresIn, add, replace, cas, flags };
       const result = await store.putValue(projectOf(request).id, cacheName, key, put, limits);
       // A kept item is a success: the clients treat any other answer as a failure of the put.
       if (!result.stored) return { msg: KEPT_MESSAGES[add ? 'add' : 'replace'] };

@@ -27,6 +27,7 @@ import {
   reservedMessagesJson,
 } from './views.js';
 import { isPlainBatchDelete } from './batch-delete-check.js';
+import { isPlainReserve } from './reserve-body-check.js';
 import { withQuickCheck } from '../quick-body-check.js';
 
 const QUEUE = '/3/projects/:project_id/queues/:queue_name';
@@ -35,25 +36,28 @@ const MESSAGE = `${QUEUE}/messages/:message_id`;
 // push_headers' entries are checked by checkPushHeaders (names, reserved ones, values), nulls included.
 const postBody = postBodySchema({ delay: delaySchema, push_headers: { type: 'object' } });
 
-const reserveBody = {
-  type: 'object',
-  properties: {
-    n: countSchema,
-    timeout: { type: 'integer' },
-    wait: { type: 'integer', minimum: 0 },
-    delete: { type: 'boolean' },
-    // Ferrum's ack-and-next: the batch just processed, deleted in the reserve's own script.
-    delete_reserved: {
-      type: 'array',
-      maxItems: LIMITS.maxBatchDelete,
-      items: {
-        type: 'object',
-        required: ['id', 'reservation_id'],
-        properties: { id: { type: 'string' }, reservation_id: { type: 'string' } },
+export const reserveBody = withQuickCheck(
+  {
+    type: 'object',
+    properties: {
+      n: countSchema,
+      timeout: { type: 'integer' },
+      wait: { type: 'integer', minimum: 0 },
+      delete: { type: 'boolean' },
+      // Ferrum's ack-and-next: the batch just processed, deleted in the reserve's own script.
+      delete_reserved: {
+        type: 'array',
+        maxItems: LIMITS.maxBatchDelete,
+        items: {
+          type: 'object',
+          required: ['id', 'reservation_id'],
+          properties: { id: { type: 'string' }, reservation_id: { type: 'string' } },
+        },
       },
     },
-  },
-} as const;
+  } as const,
+  isPlainReserve,
+);
 
 const deleteEntry = {
   type: 'object',

@@ -3,7 +3,8 @@
 // messages — while the victim's cache GET latency is measured (lib/isolation-figures.ts: its target).
 import { victimFigures } from './isolation-figures.js';
 import { sendAs, type Tenant } from './tenants.js';
-import { victimUnderAttack } from './victim-under-attack.js';
+import { figure } from './report.js';
+import { victimUnderAttack, type CpuShare, type SlowEntry } from './victim-under-attack.js';
 
 /** The largest cache value by default (FERRUM_CACHE_MAX_VALUE_BYTES), less room for the JSON. */
 const ITEM = 'x'.repeat(1024 * 1024 - 64);
@@ -55,7 +56,7 @@ export async function storageFlood({ info, hostile, seconds }: StorageAttack): P
 
 /** Runs the scenario on a server of its own; prints its lines and figures. */
 export async function runStorageFlood(seconds: number): Promise<void> {
-  const { alone, during, outcome, cpu } = await victimUnderAttack<Written>(
+  const { alone, during, outcome, cpu, slowest } = await victimUnderAttack<Written>(
     'storage-attacker',
     seconds,
     (info, hostile) => ({
@@ -69,4 +70,22 @@ export async function runStorageFlood(seconds: number): Promise<void> {
     `storage flood: ${seconds}s, the attacker wrote ${items} cache items of 1 MiB (over ${ITEM_KEYS} keys) and ${posts} posts of 90 × 64 KB messages; ${refused} writes refused`,
   );
   victimFigures('under storage flood', alone, during, cpu.during);
+  redisFigures(seconds, items + (posts * POST.length) / ITEM.length, cpu.during, slowest);
+}
+
+/**
+ * What the flood cost Redis: its CPU per MiB the attacker wrote, and the longest single commands
+ * (SLOWLOG, which also lists the commands a script ran): figures that hold on a loaded machine,
+ * where the victim's ratio moves with everything else running.
+ */
+function redisFigures(seconds: number, mebibytes: number, cpu: CpuShare, slowest: SlowEntry[]): void {
+  const perMiB = (share: number) => (share * seconds * 10) / mebibytes;
+  const top = slowest[0];
+  console.log(
+    `storage flood, per MiB written: Redis CPU ${perMiB(cpu.redis).toFixed(2)} ms, server CPU ${perMiB(cpu.server).toFixed(2)} ms; ` +
+      `slowest SLOWLOG entries: ${slowest.map((entry) => `${entry.ms.toFixed(1)} ms (${entry.command})`).join(', ') || 'none over 1 ms'}`,
+  );
+  figure('isolation Redis CPU per MiB written under storage flood', perMiB(cpu.redis), 'ms', { better: 'lower' });
+  figure('isolation server CPU per MiB written under storage flood', perMiB(cpu.server), 'ms', { better: 'lower' });
+  figure('isolation slowest Redis SLOWLOG entry under storage flood', top?.ms ?? 0, 'ms', { better: 'lower' });
 }

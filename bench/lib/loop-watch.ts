@@ -1,7 +1,8 @@
 // With BENCH_LOOP_WATCH, a bench's server child reports its own event loop: the delay histogram
 // (how late a 1 ms timer ran: what a request arriving then waited) and V8's garbage collections
 // by kind (count, total and longest pause), and each request's time in the server (from its
-// 'request' event, its headers parsed, to its answer's 'finish'), from `reset()` to `print()`. A tail in the load
+// 'request' event, its headers parsed, to its answer's 'finish'), from `reset()` to `print()`,
+// and which of the slowest 1% of those requests overlapped a garbage collection. A tail in the load
 // generator's figures that these do not show came from elsewhere (the machine, Redis, the client).
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,9 +29,11 @@ export function watchLoop(): LoopWatch | null {
   const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   let pauses = new Map<string, { count: number; totalMs: number; maxMs: number; over5: number }>();
+  const spans = new Spans();
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = GC_KINDS[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+      spans.gc.push({ start: entry.startTime, end: entry.startTime + entry.duration, kind });
       const seen = pauses.get(kind) ?? { count: 0, totalMs: 0, maxMs: 0, over5: 0 };
       seen.count += 1;
       seen.totalMs += entry.duration;
@@ -39,7 +42,7 @@ export function watchLoop(): LoopWatch | null {
       pauses.set(kind, seen);
     }
   }).observe({ entryTypes: ['gc'] });
-  const inServer = timeRequests();
+  const inServer = timeRequests(spans);
   if (process.env.BENCH_LOOP_WATCH === 'heap') startAllocationSampling();
   let since = performance.now();
   return {
@@ -47,6 +50,7 @@ export function watchLoop(): LoopWatch | null {
       if (process.env.BENCH_LOOP_WATCH === 'heap') startAllocationSampling();
       delay.reset();
       inServer.reset();
+      spans.reset();
       pauses = new Map();
       since = performance.now();
     },
@@ -65,20 +69,59 @@ export function watchLoop(): LoopWatch | null {
           `request in the server: p50 ${ms(inServer.percentile(50))} p99 ${ms(inServer.percentile(99))} max ${ms(inServer.max)} ms; ` +
           `heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`,
       );
+      console.error(`  [${label} slowest requests] ${spans.slowestDuringGc()}`);
     },
   };
 }
 
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Each request's and each garbage collection's time span (ms, performance.now()'s clock) since the last reset. */
+class Spans {
+  requests: Span[] = [];
+  gc: (Span & { kind: string })[] = [];
+
+  reset(): void {
+    this.requests = [];
+    this.gc = [];
+  }
+
+  /** How many of the slowest 1% of requests had a garbage collection within them, by kind. */
+  slowestDuringGc(): string {
+    const slowest = [...this.requests].sort((a, b) => b.end - b.start - (a.end - a.start));
+    const tail = slowest.slice(0, Math.max(1, Math.ceil(slowest.length / 100)));
+    if (tail.length === 0 || slowest.length < 100) return 'too few requests';
+    const byKind = new Map<string, number>();
+    let during = 0;
+    for (const request of tail) {
+      const overlapping = this.gc.filter((gc) => gc.start < request.end && gc.end > request.start);
+      if (overlapping.length > 0) during += 1;
+      for (const kind of new Set(overlapping.map((gc) => gc.kind))) byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    }
+    const floorMs = tail.at(-1)!.end - tail.at(-1)!.start;
+    const kinds = [...byKind].map(([kind, count]) => `${kind} ${count}`).join(', ');
+    return (
+      `${tail.length} of ${slowest.length} took ${floorMs.toFixed(2)} ms or more in the server; ` +
+      `${during} of them had a GC within them${kinds ? ` (${kinds})` : ''}`
+    );
+  }
+}
+
 /** Every HTTP server of this process records each request's time from 'request' to its answer's 'finish' (ns). */
-function timeRequests(): RecordableHistogram {
+function timeRequests(spans: Spans): RecordableHistogram {
   const histogram = createHistogram();
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
     if (event === 'request') {
       const started = process.hrtime.bigint();
-      (args[1] as http.ServerResponse).once('finish', () =>
-        histogram.record(Math.max(1, Number(process.hrtime.bigint() - started))),
-      );
+      const start = performance.now();
+      (args[1] as http.ServerResponse).once('finish', () => {
+        histogram.record(Math.max(1, Number(process.hrtime.bigint() - started)));
+        spans.requests.push({ start, end: performance.now() });
+      });
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
   } as typeof emit;

@@ -19,6 +19,30 @@ export interface UnderAttack<Outcome> {
   outcome: Outcome;
   /** The server's and its Redis's CPU, alone and during the attack. */
   cpu: { alone: CpuShare; during: CpuShare };
+  /** The slowest SLOWLOG entries of the attack (commands and scripts, and the commands scripts ran), slowest first. */
+  slowest: SlowEntry[];
+}
+
+/** A SLOWLOG entry: how long it held Redis, and the command's first words. */
+export interface SlowEntry {
+  ms: number;
+  command: string;
+}
+
+/** Starts a SLOWLOG of every command over 1 ms; the returned call gives its `count` slowest, slowest first. */
+async function slowlogWatch(redisUrl: string, count = 5): Promise<() => Promise<SlowEntry[]>> {
+  const redis = new Redis(redisUrl);
+  await redis.config('SET', 'slowlog-log-slower-than', '1000');
+  await redis.config('SET', 'slowlog-max-len', '100000');
+  await redis.call('SLOWLOG', 'RESET');
+  return async () => {
+    const entries = (await redis.call('SLOWLOG', 'GET', '100000')) as Array<[number, number, number, Buffer[]]>;
+    redis.disconnect();
+    return entries
+      .map(([, , micros, args]) => ({ ms: micros / 1000, command: args.slice(0, 3).join(' ').slice(0, 80) }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, count);
+  };
 }
 
 /** Percent of one core a process used over a phase. */
@@ -70,10 +94,14 @@ export async function victimUnderAttack<Outcome>(
     const attack = startAttacker<Outcome>(role, payload({ url: info.url }, hostile));
     stop = attack.stop;
     await attack.started;
+    const slowlog = await slowlogWatch(info.redisUrl);
+    cpu();
     const during = await victimGets(info, victim, seconds);
     const cpuDuring = cpu();
+    const slowest = await slowlog();
     await profile?.(`during the ${role}`);
-    return { alone, during, outcome: await attack.outcome, cpu: { alone: cpuAlone, during: cpuDuring } };
+    const outcome = await attack.outcome;
+    return { alone, during, outcome, cpu: { alone: cpuAlone, during: cpuDuring }, slowest };
   } finally {
     stop();
     server.kill('SIGTERM');

@@ -1,13 +1,20 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { BodyBytes, BodyBytesKind } from '../../api/body-bytes.js';
 import { HttpError } from '../../src/core/errors.js';
 import type { JsonBody } from './json-body.js';
 import type { ParseJob, ParseOutcome } from './json-parse-thread.js';
+import type { RawBody } from './raw-body.js';
+
+/** A body parsed by the pool, and the parts its route takes as bytes (null: none asked, or not of its shape). */
+export interface PooledBody extends JsonBody {
+  bytes: BodyBytes | null;
+}
 
 interface Pending {
   job: ParseJob;
-  resolve: (body: JsonBody) => void;
+  resolve: (body: PooledBody) => void;
   reject: (error: Error) => void;
 }
 
@@ -34,15 +41,38 @@ function startWorker(): Worker {
   return new Worker(load, { eval: true });
 }
 
-function outcomeToBody(outcome: ParseOutcome): JsonBody {
-  if (outcome.ok) return { value: outcome.value, empty: outcome.empty };
+/** A view the clone made a Uint8Array a Buffer again (no copy). */
+const asBuffer = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+
+function outcomeToBody(outcome: ParseOutcome): PooledBody {
+  if (outcome.ok) {
+    const { value, empty, bytes } = outcome;
+    return { value, empty, bytes: bytes && { parts: bytes.parts.map(asBuffer), size: bytes.size } };
+  }
   if (outcome.statusCode === null) throw new Error(outcome.message);
   throw new HttpError(outcome.statusCode, outcome.message, outcome.code);
 }
 
 /**
- * A few worker threads that decode and parse large JSON bodies off the event loop every tenant
- * shares; the value comes back by structured clone. At most `maxQueued` bodies wait: past that
+ * The buffers of the job's chunks that hold nothing else, moved to the thread, not copied; a chunk
+ * that shares its buffer (a view of a read buffer) is copied alone into one of its own first.
+ */
+function movedChunks(job: ParseJob): ArrayBuffer[] {
+  const moved = new Set<ArrayBuffer>();
+  job.chunks = job.chunks.map((chunk) => {
+    const own =
+      chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !moved.has(chunk.buffer as ArrayBuffer);
+    const sent = own && !(chunk.buffer instanceof SharedArrayBuffer) ? chunk : new Uint8Array(chunk);
+    moved.add(sent.buffer as ArrayBuffer);
+    return sent;
+  });
+  return [...moved];
+}
+
+/**
+ * A few worker threads that join, decode and parse large JSON bodies off the event loop every
+ * tenant shares, and work out the parts their route takes as bytes (api/body-bytes.ts); the value
+ * comes back by structured clone, the bytes are moved. At most `maxQueued` bodies wait: past that
  * `parse` answers null and the caller parses on its own thread, as before the pool (the large-body
  * gate's slots already bound each project's bodies in flight). Threads start on first use.
  */
@@ -57,10 +87,15 @@ export class JsonParsePool {
     private readonly maxQueued: number,
   ) {}
 
-  parse(bytes: Buffer, takesObject: boolean): Promise<JsonBody> | null {
+  /**
+   * Parses `body` in a thread, and works out the parts `bodyBytes` names; null when too many
+   * bodies wait already.
+   */
+  parse(body: RawBody, takesObject: boolean, bodyBytes: BodyBytesKind | null = null): Promise<PooledBody> | null {
     if (this.closed || this.waiting.length >= this.maxQueued) return null;
-    return new Promise<JsonBody>((resolve, reject) => {
-      this.waiting.push({ job: { id: this.nextId++, bytes, takesObject }, resolve, reject });
+    return new Promise<PooledBody>((resolve, reject) => {
+      const job = { id: this.nextId++, chunks: body.chunks, length: body.length, takesObject, bodyBytes };
+      this.waiting.push({ job, resolve, reject });
       this.dispatch();
     });
   }
@@ -77,10 +112,7 @@ export class JsonParsePool {
       if (thread === null) return;
       const pending = this.waiting.shift()!;
       thread.running = pending;
-      const { bytes } = pending.job;
-      // A body buffer of its own is moved to the thread, not copied.
-      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      thread.worker.postMessage(pending.job, owned ? [bytes.buffer as ArrayBuffer] : []);
+      thread.worker.postMessage(pending.job, movedChunks(pending.job));
     }
   }
 

@@ -21,12 +21,17 @@ export interface AttachOutputs {
  * rest is dropped.
  */
 export function demuxAttach(stream: Readable, outputs: AttachOutputs): void {
+  stream.on('data', attachDemuxer(outputs));
+}
+
+/** demuxAttach's reader, for output read by other means: each chunk as it is read (it may be reused once this returns). */
+export function attachDemuxer(outputs: AttachOutputs): (chunk: Buffer) => void {
   const header = Buffer.alloc(HEADER_BYTES);
   let headerBytes = 0;
   let payloadLeft = 0;
   let output: ((piece: Buffer) => void) | undefined;
   let raw = false;
-  stream.on('data', (chunk: Buffer) => {
+  return (chunk: Buffer) => {
     let at = 0;
     while (!raw && at < chunk.length) {
       if (payloadLeft > 0) {
@@ -47,5 +52,5 @@ export function demuxAttach(stream: Readable, outputs: AttachOutputs): void {
       output = type === STDOUT ? outputs.stdout : type === STDERR ? outputs.stderr : undefined;
       payloadLeft = header.readUInt32BE(4);
     }
-  });
+  };
 }

@@ -4,7 +4,9 @@ interface Entry {
   callId: string;
   parts: string[];
   bytes: number;
-  settle: NodeJS.Timeout | null;
+  /** When its settle wait ends (epoch ms; 0: it waits for none yet), and that wait's length. */
+  due: number;
+  waitMs: number;
   /** Times its settle wait was given again because the process was too busy to read meanwhile. */
   rearmed: number;
   finished: boolean;
@@ -47,12 +49,25 @@ export class CallLogFramer {
   private last: { callId: string; text: string } | null = null;
   /** What a frame line starts with: `<frameName>=`. */
   private readonly framePrefix: string | null;
+  /**
+   * One timer serves every settle wait, set at or before the earliest one's end: a call that
+   * ends as the next one's frame line arrives sets and clears no timer of its own.
+   */
+  private timer: NodeJS.Timeout | null = null;
+  private timerDue = 0;
 
+  /** `readNow`: the container's output already waiting is read at the event loop's next poll (its reader may read it late). */
   constructor(
     frameName: string | null,
     private readonly settleMs: number,
+    private readonly readNow: () => void = () => {},
   ) {
     this.framePrefix = frameName ? `${frameName}=` : null;
+  }
+
+  /** Whether the function writes frame lines: then a line goes to its call however late it is read. */
+  get framesCalls(): boolean {
+    return this.framed;
   }
 
   /** A call is about to be sent to the container. */
@@ -63,7 +78,8 @@ export class CallLogFramer {
       callId,
       parts: [],
       bytes: 0,
-      settle: null,
+      due: 0,
+      waitMs: 0,
       rearmed: 0,
       finished: false,
       framed: false,
@@ -82,7 +98,7 @@ export class CallLogFramer {
     const entry = this.entries.get(callId);
     if (!entry) return Promise.resolve('');
     const frameToCome = this.framed && !entry.framed;
-    if (entry.settle === null) this.settleAfter(entry, frameToCome ? FRAME_WAIT_MS : this.settleMs);
+    if (entry.due === 0) this.settleAfter(entry, frameToCome ? FRAME_WAIT_MS : this.settleMs);
     return entry.done;
   }
 
@@ -103,6 +119,8 @@ export class CallLogFramer {
   /** The container's output ended: every log is complete. */
   end(): void {
     this.ended = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     for (const entry of [...this.entries.values()]) this.finish(entry);
   }
 
@@ -128,7 +146,7 @@ export class CallLogFramer {
   /** An answered call waiting for its frame line now settles as any other. */
   private frameArrived(entry: Entry): void {
     entry.framed = true;
-    if (entry.settle === null) return;
+    if (entry.due === 0) return;
     this.settleAfter(entry, this.settleMs);
   }
 
@@ -139,18 +157,42 @@ export class CallLogFramer {
    * few times at most, so that a busy machine's stderr still reaches its call.
    */
   private settleAfter(entry: Entry, ms: number): void {
-    clearTimeout(entry.settle ?? undefined);
-    const due = Date.now() + ms;
-    entry.settle = setTimeout(() => {
-      setImmediate(() => {
-        if (entry.finished) return;
-        const overran = Date.now() - due > ms;
-        if (overran && entry.rearmed < MOST_REARMS) {
+    entry.due = Date.now() + ms;
+    entry.waitMs = ms;
+    if (this.timer === null || this.timerDue > entry.due) this.setTimer(entry.due);
+  }
+
+  private setTimer(due: number): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.readNow();
+        setImmediate(() => this.settleDue());
+      },
+      Math.max(0, due - Date.now()),
+    );
+  }
+
+  /** Ends the logs whose settle wait is over (or gives an overrun one its wait again); the timer then serves the next. */
+  private settleDue(): void {
+    const now = Date.now();
+    let next = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.due === 0) continue;
+      if (entry.due <= now) {
+        if (now - entry.due > entry.waitMs && entry.rearmed < MOST_REARMS) {
           entry.rearmed += 1;
-          this.settleAfter(entry, ms);
-        } else this.finish(entry);
-      });
-    }, ms);
+          entry.due = now + entry.waitMs;
+        } else {
+          this.finish(entry);
+          continue;
+        }
+      }
+      if (next === 0 || entry.due < next) next = entry.due;
+    }
+    if (next !== 0 && (this.timer === null || this.timerDue > next)) this.setTimer(next);
   }
 
   private append(text: string): void {
@@ -169,7 +211,7 @@ export class CallLogFramer {
       this.partial = '';
       this.current = null;
     }
-    clearTimeout(entry.settle ?? undefined);
+    entry.due = 0;
     const text = entry.parts.length === 1 ? entry.parts[0]! : entry.parts.join('');
     if (this.entries.get(entry.callId) === entry) {
       this.entries.delete(entry.callId);

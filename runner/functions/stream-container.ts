@@ -7,9 +7,10 @@ import { Client } from 'undici';
 import { engineError, hardenedHostConfig } from '../docker-executor.js';
 import { CallLogFramer } from './call-log-framer.js';
 import { exitMessage } from './container-exit.js';
-import { demuxAttach } from './attach-demux.js';
+import { attachDemuxer } from './attach-demux.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
 import { HotCallError, type HotAnswer, type HotContainerSpec } from './hot-container.js';
+import { StderrAttach } from './stderr-attach.js';
 import { decodeStreamResponse, type StreamRequest } from './stream-codec.js';
 
 /** Where the socket folder is mounted in the container, as the `http-stream` contract has it. */
@@ -27,6 +28,13 @@ export interface StreamContainerSpec extends HotContainerSpec {
   socketRoot: string;
   /** How long the function may take to listen on its socket. */
   bootMs: number;
+}
+
+/** The engine's unix socket, when docker-modem reaches it through one (else null: its own attach stream is used). */
+async function engineSocketOf(docker: Docker): Promise<string | null> {
+  const modem = docker.modem as { getSocketPath?: () => Promise<unknown> | undefined };
+  const socketPath = await modem.getSocketPath?.();
+  return typeof socketPath === 'string' ? socketPath : null;
 }
 
 /** Resolves once `file` exists in `dir` (a symlink the function makes once it listens), or rejects at `until`. */
@@ -81,8 +89,10 @@ export class StreamContainer {
   private markExited: (message: string) => void = () => {};
   /** Resolves with how the process ended once its output closes. */
   private readonly exited = new Promise<string>((resolve) => (this.markExited = resolve));
-  private readonly logs = new CallLogFramer(LOG_FRAME_NAME, LOG_SETTLE_MS);
+  private readonly logs = new CallLogFramer(LOG_FRAME_NAME, LOG_SETTLE_MS, () => this.readStderrNow());
   private client: Client | null = null;
+  /** Stderr on a connection of its own to the engine's unix socket (read in bursts), or else docker-modem's attach stream. */
+  private stderr: StderrAttach | null = null;
   private output: Duplex | null = null;
   /** Fails the call under way. */
   private failCall: ((error: HotCallError) => void) | null = null;
@@ -130,7 +140,7 @@ export class StreamContainer {
     }
     const hot = new StreamContainer(container, socketDir, spec.memoryBytes);
     try {
-      await hot.attachAndStart();
+      await hot.attachAndStart(await engineSocketOf(docker));
     } catch (error) {
       await hot.stop();
       throw engineError(`start a container of ${spec.image}`, error);
@@ -153,18 +163,45 @@ export class StreamContainer {
     return hot;
   }
 
-  private async attachAndStart(): Promise<void> {
+  private async attachAndStart(engineSocket: string | null): Promise<void> {
     // Stdout is not the answer in this contract: it is not even attached (the engine drops it).
     // Hijacked, stderr comes on the bare connection rather than through an HTTP response's
     // parser: a frame line per call arrives on it.
-    const stream = (await this.container.attach({ stream: true, stdout: false, stderr: true, hijack: true })) as Duplex;
-    this.output = stream;
-    demuxAttach(stream, { stderr: (piece) => this.logs.push(piece) });
+    const demux = attachDemuxer({ stderr: (piece) => this.logs.push(piece) });
     const onEnd = () => void this.onExit();
-    stream.on('end', onEnd);
-    stream.on('close', onEnd);
-    stream.on('error', onEnd);
+    if (engineSocket !== null) {
+      // Once the function writes frame lines, a line goes to its call however late it is read:
+      // then its stderr is read in bursts (stderr-attach.ts), not once per call.
+      const read = (chunk: Buffer) => {
+        demux(chunk);
+        if (this.logs.framesCalls) this.stderr?.pace();
+      };
+      this.stderr = await StderrAttach.open(engineSocket, this.container.id, read, onEnd);
+    } else {
+      const stream = (await this.container.attach({
+        stream: true,
+        stdout: false,
+        stderr: true,
+        hijack: true,
+      })) as Duplex;
+      this.output = stream;
+      stream.on('data', demux);
+      stream.on('end', onEnd);
+      stream.on('close', onEnd);
+      stream.on('error', onEnd);
+    }
     await this.container.start();
+  }
+
+  /** Whatever the function wrote to stderr and is still unread is read at the event loop's next poll. */
+  private readStderrNow(): void {
+    this.stderr?.readNow();
+  }
+
+  /** Resolves once the event loop has polled since the stderr was read again (two check phases: one full poll between). */
+  private stderrReadFirst(): Promise<void> {
+    this.readStderrNow();
+    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
   }
 
   get id(): string {
@@ -189,6 +226,7 @@ export class StreamContainer {
     } catch (error) {
       if (error instanceof HotCallError) throw error;
       // The connection broke: the function went away (say how, once the engine tells), or answers with garbage.
+      this.readStderrNow();
       let bound: NodeJS.Timeout | undefined;
       const exit = await Promise.race([
         this.exited,
@@ -230,8 +268,17 @@ export class StreamContainer {
     this.watchdog = null;
     if (!this.busy || this.dead) return;
     const left = this.deadline - Date.now();
-    if (left > 0) this.setWatchdog(left);
-    else this.die('timeout', `the function did not answer within ${this.allowedMs} ms`);
+    if (left > 0) {
+      this.setWatchdog(left);
+      return;
+    }
+    // The call's stderr so far is read first (one poll; setImmediate runs after it), unless it was answered meanwhile.
+    this.readStderrNow();
+    const callId = this.callId;
+    setImmediate(() => {
+      if (this.busy && this.callId === callId)
+        this.die('timeout', `the function did not answer within ${this.allowedMs} ms`);
+    });
   }
 
   /**
@@ -278,9 +325,11 @@ export class StreamContainer {
   }
 
   /** Kills and removes the container; a call under way fails. Resolves once it is gone. */
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     if (!this.dead) {
       this.dead = true;
+      // A call under way fails with its log so far: what waits unread on its stderr is read first.
+      if (this.failCall) await this.stderrReadFirst();
       this.fail('broken', 'the function container was stopped');
     }
     return this.remove();
@@ -323,6 +372,8 @@ export class StreamContainer {
       this.watchdog = null;
       await this.client?.destroy().catch(() => {});
       await this.container.remove({ force: true }).catch(() => {});
+      // What the function wrote before it was stopped is still read, until the engine closes the stream.
+      await this.stderr?.close();
       this.output?.destroy();
       this.logs.end();
       this.markExited('the function container was stopped');

@@ -4,7 +4,7 @@ import type { KeySpace } from '../core/redis.js';
 import { access } from './access.js';
 import type { IdentityStores } from './identity.js';
 import { tokenDigest } from './tokens.js';
-import { TtlCache } from '../core/ttl-cache.js';
+import { RefreshAheadCache } from '../core/refresh-ahead-cache.js';
 import { LEGACY_TOKEN_TYPE, type Principal, type Project, type TaskTokenLookup } from './types.js';
 
 interface Invalidation {
@@ -26,11 +26,14 @@ interface CachedPrincipal {
 /**
  * Turns a presented token into a Principal and checks project access, the one authentication
  * layer every service uses. Look-ups are cached for a few seconds in process; deletions and
- * project changes are broadcast so every controller drops its copy at once.
+ * project changes are broadcast so every controller drops its copy at once. A token or project
+ * in steady use is looked up again in the background before its entry ends
+ * (RefreshAheadCache), so its requests never wait for the look-up, and one look-up per token or
+ * project runs at a time.
  */
 export class Authenticator {
-  private readonly principals: TtlCache<CachedPrincipal>;
-  private readonly projects: TtlCache<Project>;
+  private readonly principals: RefreshAheadCache<CachedPrincipal>;
+  private readonly projects: RefreshAheadCache<Project>;
   private readonly channel: string;
 
   constructor(
@@ -40,8 +43,11 @@ export class Authenticator {
     cacheMs: number,
     private readonly taskTokens?: TaskTokenLookup,
   ) {
-    this.principals = new TtlCache(cacheMs);
-    this.projects = new TtlCache(cacheMs);
+    this.principals = new RefreshAheadCache(cacheMs, (secret) => this.userPrincipal(secret));
+    this.projects = new RefreshAheadCache(
+      cacheMs,
+      async (projectId) => (await this.store.projects.getProject(projectId)) ?? undefined,
+    );
     this.channel = keys.of('auth', 'invalidate');
   }
 
@@ -52,15 +58,20 @@ export class Authenticator {
   /** The principal behind a token; 401 when missing or unknown. */
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw fail('token_not_provided');
-    const cached = this.principals.get(secret);
+    const cached = this.principals.peek(secret);
     if (cached) return cached.principal;
+    const user = await this.principals.get(secret);
+    if (user) return user.principal;
+    // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
+    const task = await this.taskPrincipal(secret);
+    if (task) return task;
+    throw fail('invalid_token');
+  }
+
+  /** A user's token as cached; undefined when the secret is no user's token, a refusal when its owner is gone or suspended. */
+  private async userPrincipal(secret: string): Promise<CachedPrincipal | undefined> {
     const token = await this.store.tokens.findTokenBySecret(secret);
-    if (!token) {
-      // Not a user's token: a running task's own, or nothing (user tokens stay one look-up away).
-      const task = await this.taskPrincipal(secret);
-      if (task) return task;
-      throw fail('invalid_token');
-    }
+    if (!token) return undefined;
     const owner = await this.store.users.getUser(token.userId);
     if (!owner) throw fail('invalid_token');
     if (owner.status === 'suspended') throw fail('user_suspended');
@@ -70,8 +81,7 @@ export class Authenticator {
       admin: token.admin,
       type: token.type,
     };
-    this.principals.set(secret, { digest: tokenDigest(secret), principal });
-    return principal;
+    return { digest: tokenDigest(secret), principal };
   }
 
   /**
@@ -112,10 +122,10 @@ export class Authenticator {
     projectId: string,
     options: ProjectAccessOptions = {},
   ): { principal: Principal; project: Project } | undefined {
-    const principal = secret ? this.principals.get(secret)?.principal : undefined;
+    const principal = secret ? this.principals.peek(secret)?.principal : undefined;
     if (!principal) return undefined;
     refuseLegacyToken(principal, options);
-    const project = this.projects.get(projectId);
+    const project = this.projects.peek(projectId);
     if (!project) return undefined;
     return { principal, project: allowedProject(principal, project) };
   }
@@ -138,11 +148,7 @@ export class Authenticator {
 
   /** A project's record, from this controller's cache when it has it (changes are broadcast). */
   async getProject(projectId: string): Promise<Project | null> {
-    const cached = this.projects.get(projectId);
-    if (cached) return cached;
-    const project = await this.store.projects.getProject(projectId);
-    if (project) this.projects.set(projectId, project);
-    return project;
+    return (await this.projects.get(projectId)) ?? null;
   }
 
   /** Drops cached principals everywhere; `digests` are the tokens' `secretHash`. */

@@ -26,15 +26,28 @@ export function checkItemKey(key: string): void {
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw fail('item_key_too_long', MAX_KEY_BYTES);
 }
 
-/**
- * The JSON text an item value is stored as. A string's size is its own UTF-8 length;
- * any other value's is the length of its JSON text.
- */
+/** A value as stored (its JSON text, or its UTF-8 bytes) and its size as the value limit reads it. */
+export interface EncodedValue {
+  json: string | Buffer;
+  size: number;
+}
+
+/** A value's size: a string's own UTF-8 length, any other value's the length of its JSON text `json`. */
+export function valueSize(value: unknown, json: string): number {
+  return Buffer.byteLength(typeof value === 'string' ? value : json);
+}
+
+/** An encoded value within `maxBytes` (413 past it). */
+export function checkedValue(encoded: EncodedValue, maxBytes: number): EncodedValue {
+  if (encoded.size > maxBytes) throw fail('item_value_too_large', encoded.size, maxBytes);
+  return encoded;
+}
+
+/** The JSON text an item value is stored as, within `maxBytes` (see valueSize). */
 export function encodeValue(value: unknown, maxBytes: number): string {
   if (value === null) throw fail('item_value_null');
   const json = JSON.stringify(value);
-  const bytes = Buffer.byteLength(typeof value === 'string' ? value : json);
-  if (bytes > maxBytes) throw fail('item_value_too_large', bytes, maxBytes);
+  checkedValue({ json, size: valueSize(value, json) }, maxBytes);
   return json;
 }
 

@@ -5,6 +5,7 @@ const cacheScript = (name: string) => loadLua(new URL('./lua/', import.meta.url)
 
 export const scripts = {
   put: cacheScript('put'),
+  unhold: cacheScript('unhold'),
   get: cacheScript('get'),
   increment: cacheScript('increment'),
   deleteItem: cacheScript('delete-item'),

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './redis.js';
 
 type Arg = string | number | Buffer;
@@ -104,6 +105,17 @@ export class LuaScript {
     }
   }
 
+  /**
+   * Queues this script in `transaction` (a MULTI) as EVAL with its source, never EVALSHA: Redis
+   * reports a script it does not know at EXEC, failing that command alone while the rest of the
+   * MULTI still runs.
+   */
+  queueIn(transaction: ChainableCommander, keys: string[], args: Arg[] = []): void {
+    this.checkKeyCount(keys.length);
+    const { source } = this.forClock(scriptClock.offsetMs);
+    transaction.eval(source, keys.length, ...keys, ...args.map(asSent));
+  }
+
   /** A caller passing other keys than the script takes is a bug that would corrupt data: refuse it. */
   private checkKeyCount(given: number): void {
     const { names, rest } = this.keys;
@@ -137,6 +149,13 @@ function isLargeText(arg: Arg): arg is string {
 
 function asSent(arg: Arg): Arg {
   return isLargeText(arg) ? Buffer.from(arg) : arg;
+}
+
+/** Runs a MULTI: the replies in order, or the first command's error (a discarded MULTI rejects as a whole). */
+export async function execTransaction(transaction: ChainableCommander): Promise<unknown[]> {
+  const replies = (await transaction.exec()) ?? [];
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, reply]) => reply);
 }
 
 function sha1(text: string): string {

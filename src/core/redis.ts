@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { pino } from 'pino';
+import { enforceCommandDeadlines } from './command-deadlines.js';
 import { ERRORS } from './errors.js';
 import { FailureLog, type StateLogger } from './failure-log.js';
 
@@ -8,6 +9,11 @@ export interface RedisClientOptions extends RedisOptions {
   log?: StateLogger;
   /** Told of every connection error, by kind (see redisErrorKind), e.g. to count them in a metric. */
   onError?: (kind: string) => void;
+  /**
+   * A command unanswered this long fails with ioredis's "Command timed out" (see failFast); its
+   * `commandTimeout`, which arms a timer per command, is left unset.
+   */
+  commandDeadlineMs?: number;
 }
 
 /**
@@ -62,7 +68,7 @@ export function connectionOf(url: string): RedisOptions {
 
 /** Opens a Redis connection; `name` shows in CLIENT LIST so connections can be told apart. */
 export function createRedisClient(url: string, name: string, extra: RedisClientOptions = {}): RedisClient {
-  const { log = fallbackLog(), onError, ...options } = extra;
+  const { log = fallbackLog(), onError, commandDeadlineMs, ...options } = extra;
   const settings: RedisOptions = {
     connectionName: `ferrum:${name}`,
     maxRetriesPerRequest: 20,
@@ -72,6 +78,10 @@ export function createRedisClient(url: string, name: string, extra: RedisClientO
   };
   const client = url.startsWith(CLUSTER_SCHEME) ? openCluster(url, settings) : openStandalone(url, settings);
   reportConnectionState(client, name, log);
+  if (commandDeadlineMs !== undefined) {
+    const connections = () => (isCluster(client) ? client.nodes('all') : [client]);
+    client.once('end', enforceCommandDeadlines(connections, commandDeadlineMs));
+  }
   if (onError) {
     client.on('error', (error: unknown) => onError(redisErrorKind(error)));
     if (isCluster(client)) client.on('node error', (error: unknown) => onError(redisErrorKind(error)));
@@ -155,8 +165,8 @@ export function mastersOf(client: RedisClient): Redis[] {
  * once (no offline queue) or after `commandTimeoutMs` (Redis hung), so callers answer 503
  * instead of waiting. Never for blocking commands (BLMOVE, BullMQ workers).
  */
-export function failFast(commandTimeoutMs: number): RedisOptions {
-  return { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs };
+export function failFast(commandTimeoutMs: number): RedisClientOptions {
+  return { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandDeadlineMs: commandTimeoutMs };
 }
 
 /**

@@ -21,7 +21,6 @@ import {
   deleteArgs,
   outboxEntry,
   peekedMessages,
-  postArgs,
   postChunks,
   refusal,
   reservationArg,
@@ -37,6 +36,7 @@ import {
 } from './messages/script-io.js';
 import { hopsLeftOf, readHeaders } from './messages/hop-budget.js';
 import { MessageProducer } from './messages/message-producer.js';
+import { postChunk } from './messages/post-chunk.js';
 import { WakeHub } from './messages/wake-hub.js';
 import { reserveWaiting } from './messages/long-poll.js';
 import { mqMetrics, type MqMetrics } from './metrics.js';
@@ -142,18 +142,19 @@ export class MessageQueue {
     const bytes = messages.reduce((sum, row) => sum + Buffer.byteLength(row[1]), 0);
     const written: string[] = [];
     for (const chunk of postChunks(messages)) {
-      const [created, inserted, alerts] = await scripts.postMessages
-        .run<[number, number, string]>(this.redis, this.keys.queue(ref), [
-          LIMITS.defaultExpirationSeconds,
-          this.keys.wakeChannel(ref),
-          ids === 'ids may repeat' ? '1' : '0',
-          limit,
-          bytes,
-          how.quietAlerts ? '1' : '0',
-          ...postArgs(chunk),
-          this.plainFlag(),
-        ])
-        .catch((error: unknown) => this.withdrawn(ref, ids === 'fresh ids' ? written : [], error));
+      const head = [
+        LIMITS.defaultExpirationSeconds,
+        this.keys.wakeChannel(ref),
+        ids === 'ids may repeat' ? '1' : '0',
+        limit,
+        bytes,
+        how.quietAlerts ? '1' : '0',
+      ];
+      const [created, inserted, alerts] = await postChunk(this.redis, this.keys.queue(ref), chunk, {
+        head,
+        plain: this.plainFlag(),
+        fresh: ids === 'fresh ids',
+      }).catch((error: unknown) => this.withdrawn(ref, ids === 'fresh ids' ? written : [], error));
       if (inserted > 0) written.push(...chunk.map((row) => row[0]));
       if (inserted === -1)
         throw byteQuotaReached('queue_bytes', maxQueueBytes ?? 0, `the queue ${ref.name} (its messages' bodies)`);

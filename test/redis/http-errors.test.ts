@@ -80,4 +80,23 @@ describe('error model', () => {
     );
     expect(res.text).toContain('ferrum_process_resident_memory_bytes');
   });
+
+  it('counts each response once under its route pattern, HEAD too, and what no route matched as unmatched', async () => {
+    const count = async (method: string, route: string, status: string) => {
+      const text = (await server.http.get('/metrics', { token: null })).text;
+      const line = text
+        .split('\n')
+        .find((row) =>
+          row.startsWith(
+            `ferrum_http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`,
+          ),
+        );
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    const [heads, unmatched] = [await count('HEAD', '/1/tokens', '2xx'), await count('GET', 'unmatched', '4xx')];
+    expect((await server.http.request('HEAD', '/1/tokens')).status).toBe(200);
+    expect((await server.http.get('/no/such/route')).status).toBe(404);
+    expect(await count('HEAD', '/1/tokens', '2xx')).toBe(heads + 1);
+    expect(await count('GET', 'unmatched', '4xx')).toBe(unmatched + 1);
+  });
 });

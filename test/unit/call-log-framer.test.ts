@@ -81,4 +81,19 @@ describe('CallLogFramer', () => {
     }
     expect(ended).toBe('');
   });
+
+  it('calls answered back to back share one settle timer, and each still settles on time', async () => {
+    const framer = new CallLogFramer(null, SETTLE_MS);
+    const logs: Promise<string>[] = [];
+    for (const call of ['a', 'b', 'c']) {
+      framer.open(call);
+      framer.push(Buffer.from(`${call} said\n`));
+      logs.push(framer.answered(call));
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(await Promise.all(logs)).toEqual(['a said\n', 'b said\n', 'c said\n']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

@@ -182,6 +182,7 @@ describe('Lua script flags (a full Redis)', () => {
         'src/cache/lua/delete-item.lua',
         'src/cache/lua/drop-items.lua',
         'src/cache/lua/sweep.lua',
+        'src/cache/lua/unhold.lua',
         'src/core/lua/remove.lua',
         'src/functions/lua/delete-app.lua',
         'src/functions/lua/delete-route.lua',

@@ -19,6 +19,10 @@
 
 --@include ../../core/lua/clock.lua
 
+-- What holds a value's place while a large value is written apart (put.lua, unhold.lua): never a
+-- stored value, which is JSON text (no NUL byte), and never seen outside that MULTI.
+local HELD = '\0held'
+
 local function is_live(key, now)
   if redis.call('HEXISTS', KEYS[1], key) == 0 then return false end
   local expires_at = redis.call('ZSCORE', KEYS[3], key)

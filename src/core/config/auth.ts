@@ -6,7 +6,7 @@ export const AUTH_SETTINGS = defineSettings({
   FERRUM_TOKEN_CACHE_MS: {
     fallback: 5000,
     meaning:
-      'how long a controller caches a token or project look-up; deletions and suspensions are broadcast and take effect at once',
+      'how long a controller caches a token or project look-up at most (one in steady use is looked up again in the background before then); deletions and suspensions are broadcast and take effect at once',
   },
   FERRUM_LOGIN_MAX_PER_ACCOUNT: {
     fallback: 10,

@@ -7,7 +7,7 @@ export const REDIS_SETTINGS = defineSettings({
   FERRUM_REDIS_COMMAND_TIMEOUT_MS: {
     fallback: 1000,
     meaning:
-      "a request's Redis command that takes longer fails and the request answers 503 with `Retry-After` (Redis hung); with Redis unreachable requests answer 503 at once",
+      "a request's Redis command unanswered this long fails (within a quarter more: one sweep per connection checks) and the request answers 503 with `Retry-After` (Redis hung); with Redis unreachable requests answer 503 at once",
   },
   FERRUM_REDIS_CONNECT_TIMEOUT_MS: {
     fallback: 30_000,

@@ -17,13 +17,23 @@
 -- other; and '' when every other field of every message is its default, else a JSON list of
 -- [delay (s), push headers (JSON text or ''), reserved_count, expires in (s; 0 = the queue's
 -- message_expiration), reservation timeout (s; 0 = the queue's)] per message; then '1' when plain
--- messages may be written (the storage feature flag plain_messages, see PLAIN_EXPIRATION).
+-- messages may be written (the storage feature flag plain_messages, see PLAIN_EXPIRATION); then
+-- '1' when the bodies were written apart, by the HSET of the body hash just before this script in
+-- the same MULTI (large bodies of fresh ids: MessageQueue's insert), the joined bodies then '':
+-- Lua never copies them, and a refused post takes them out again.
 -- Returns { queue created (0/1), messages inserted (-1: refused by the byte limit, nothing
 -- written), fired alerts (JSON, see evaluate_alerts) }.
 local now = now_ms()
 local created = 0
+local apart = ARGV[12] == '1'
+local ids, lengths = {}, {}
+for id in string.gmatch(ARGV[7], '[^,]+') do ids[#ids + 1] = id end
+for length in string.gmatch(ARGV[8], '%d+') do lengths[#lengths + 1] = tonumber(length) end
 local head = queue_record('expiration', 'alerts', 'alert_size', 'bytes', PLAIN_EXPIRATION)
-if ARGV[4] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[5]) > tonumber(ARGV[4]) then return { 0, -1, '[]' } end
+if ARGV[4] ~= '' and tonumber(head[5] or '0') + tonumber(ARGV[5]) > tonumber(ARGV[4]) then
+  if apart then variadic('HDEL', K_BODY, ids) end
+  return { 0, -1, '[]' }
+end
 if not head[1] then
   redis.call('HSET', K_QUEUE, 'version', 1, 'created_at', now, 'updated_at', now, 'total', 0, 'front', 0)
   created = 1
@@ -39,13 +49,13 @@ if plain and plain_ms ~= expiration_ms and redis.call('ZCARD', K_READY) == 0 the
 end
 local unindexed = plain and plain_ms == expiration_ms
 
-local ids, bodies_of = {}, {}
-for id in string.gmatch(ARGV[7], '[^,]+') do ids[#ids + 1] = id end
-local joined, from = ARGV[9], 1
-for length in string.gmatch(ARGV[8], '%d+') do
-  local to = from + tonumber(length)
-  bodies_of[#bodies_of + 1] = string.sub(joined, from, to - 1)
-  from = to
+local bodies_of = {}
+if not apart then
+  local joined, from = ARGV[9], 1
+  for m, length in ipairs(lengths) do
+    bodies_of[m] = string.sub(joined, from, from + length - 1)
+    from = from + length
+  end
 end
 local extras = ARGV[10] ~= '' and cjson.decode(ARGV[10]) or nil
 local present = {}
@@ -54,12 +64,16 @@ if ARGV[3] == '1' then
 end
 
 local bodies, headers, counts, expiry, ready, delayed, timeouts = {}, {}, {}, {}, {}, {}, {}
+local written, added = 0, 0
 -- Every message of a plain post has the same scores: formatted once, not once per message.
 local now_text, default_expiry = string.format('%.0f', now), string.format('%.0f', now + expiration_ms)
 for m, id in ipairs(ids) do
   if not present[m] then
-    bodies[#bodies + 1] = id
-    bodies[#bodies + 1] = bodies_of[m]
+    written, added = written + 1, added + lengths[m]
+    if not apart then
+      bodies[#bodies + 1] = id
+      bodies[#bodies + 1] = bodies_of[m]
+    end
     local delay, expires_in = 0, 0
     if extras then
       local extra = extras[m]
@@ -90,17 +104,15 @@ for m, id in ipairs(ids) do
     end
   end
 end
-if #bodies == 0 then return { created, 0, '[]' } end
-variadic('HSET', K_BODY, bodies, 2)
+if written == 0 then return { created, 0, '[]' } end
+if #bodies > 0 then variadic('HSET', K_BODY, bodies, 2) end
 if #headers > 0 then variadic('HSET', K_HEADERS, headers, 2) end
 if #counts > 0 then variadic('HSET', K_COUNT, counts, 2) end
 if #timeouts > 0 then variadic('HSET', K_TIMEOUT, timeouts, 2) end
 if #expiry > 0 then variadic('ZADD', K_EXPIRY, expiry, 2) end
 if #delayed > 0 then variadic('ZADD', K_DELAYED, delayed, 2) end
 if #ready > 0 then variadic('ZADD', K_READY, ready, 2) end
-redis.call('HINCRBY', K_QUEUE, 'total', #bodies / 2)
-local added = 0
-for b = 2, #bodies, 2 do added = added + #bodies[b] end
+redis.call('HINCRBY', K_QUEUE, 'total', written)
 redis.call('HINCRBY', K_QUEUE, 'bytes', added)
 if #ready > 0 then redis.call('PUBLISH', ARGV[2], #ready / 2) end
-return { created, #bodies / 2, evaluate_alerts(now, { head[3], head[4] }, ARGV[6] == '1') }
+return { created, written, evaluate_alerts(now, { head[3], head[4] }, ARGV[6] == '1') }

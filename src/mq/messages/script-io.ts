@@ -42,10 +42,10 @@ export type PostRow = [string, string | Buffer, number, string, number, number, 
 
 /**
  * post-messages.lua's arguments for `rows`, after its fixed ones: the ids joined, the bodies'
- * byte lengths joined, the bodies one after the other, and the other fields as JSON unless every
- * one is its default (a plain post).
+ * byte lengths joined, the bodies one after the other ('' when they go `apart`, see post-chunk.ts),
+ * and the other fields as JSON unless every one is its default (a plain post).
  */
-export function postArgs(rows: PostRow[]): Array<string | Buffer> {
+export function postArgs(rows: PostRow[], bodies: 'joined' | 'apart' = 'joined'): Array<string | Buffer> {
   const plain = rows.every((row) => row[2] === 0 && row[3] === '' && row[4] === 0 && row[5] === 0 && !row[6]);
   let ids = '';
   let lengths = '';
@@ -56,14 +56,33 @@ export function postArgs(rows: PostRow[]): Array<string | Buffer> {
     lengths += comma + Buffer.byteLength(body);
   }
   const extras = plain ? '' : JSON.stringify(rows.map((row) => [row[2], row[3], row[4], row[5], row[6] ?? 0]));
-  return [ids, lengths, joinedBodies(rows), extras];
+  return [ids, lengths, bodies === 'apart' ? '' : joinedBodies(rows), extras];
 }
 
-/** The bodies one after the other: text, or bytes when one of them is given as bytes (passed on as they are). */
+/**
+ * The bodies one after the other: text, or bytes when one of them is given as bytes (passed on as
+ * they are; bodies read one after the other in one buffer, as a large post's are, are not copied).
+ */
 function joinedBodies(rows: PostRow[]): string | Buffer {
   if (rows.length === 1) return rows[0]![1];
   if (rows.every((row) => typeof row[1] === 'string')) return rows.map((row) => row[1]).join('');
-  return Buffer.concat(rows.map((row) => (typeof row[1] === 'string' ? Buffer.from(row[1]) : row[1])));
+  const bodies = rows.map((row) => row[1]);
+  return (
+    adjacentSpan(bodies) ?? Buffer.concat(bodies.map((body) => (typeof body === 'string' ? Buffer.from(body) : body)))
+  );
+}
+
+/** The view spanning `parts` when each starts where the one before ends, in one buffer; else null. */
+function adjacentSpan(parts: Array<string | Buffer>): Buffer | null {
+  const first = parts[0];
+  if (typeof first !== 'object') return null;
+  let end = first.byteOffset + first.length;
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (typeof part === 'string' || part.buffer !== first.buffer || part.byteOffset !== end) return null;
+    end += part.length;
+  }
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 /** Splits rows into runs of at most POST_CHUNK_MESSAGES and (but for a single big message) POST_CHUNK_BYTES. */

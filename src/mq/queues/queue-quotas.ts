@@ -1,7 +1,7 @@
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached, type Quotas } from '../../auth/quotas.js';
 import type { ProjectStorage } from '../../auth/stored-bytes.js';
 import type { IndexClaim } from '../../core/bounded-index.js';
-import { TtlCache } from '../../core/ttl-cache.js';
+import { RefreshAheadCache } from '../../core/refresh-ahead-cache.js';
 import type { QueueRef } from '../scripts.js';
 
 /**
@@ -24,10 +24,13 @@ const KNOWN_QUEUES = 10_000;
 
 /**
  * How long a project's room for message bodies (stored_bytes less what its other services
- * store), once read, is used before it is read again: a post to a known queue then goes to
- * Redis in one step.
+ * store), once read, is used at most: a post to a known queue then goes to Redis in one step. A
+ * project posting steadily has it read again in the background before then (RefreshAheadCache).
  */
 const ALLOWANCE_FRESH_MS = 1000;
+
+/** The allowances' cache key: the project and its quota, which a quota change changes. */
+const allowanceKey = (projectId: string, quota: number) => `${projectId}\n${quota}`;
 
 function queueCacheKey(ref: QueueRef): string {
   return `${ref.projectId}\n${ref.name}`;
@@ -44,12 +47,17 @@ export interface QueueCounts {
 
 export class QueueQuotaGate {
   private readonly knownQueues = new Set<string>();
-  private readonly allowances = new TtlCache<number>(ALLOWANCE_FRESH_MS);
+  private readonly allowances: RefreshAheadCache<number>;
 
   constructor(
     private readonly queues: QueueCounts,
     private readonly storage: ProjectStorage,
-  ) {}
+  ) {
+    this.allowances = new RefreshAheadCache(ALLOWANCE_FRESH_MS, (key) => {
+      const [projectId, quota] = key.split('\n');
+      return this.storage.allowance('messages', projectId!, Number(quota));
+    });
+  }
 
   /**
    * Runs `create` (which may create the queue `ref`) once `ref` has its place under the
@@ -96,11 +104,11 @@ export class QueueQuotaGate {
 
   /** The project's room for message bodies under `quota`; `fresh` reads it again whatever was read lately. */
   private async allowance(projectId: string, quota: number, fresh = false): Promise<number> {
-    const key = `${projectId}\n${quota}`;
-    const known = fresh ? undefined : this.allowances.get(key);
-    if (known !== undefined) return known;
+    const key = allowanceKey(projectId, quota);
+    if (!fresh) return (await this.allowances.get(key)) ?? this.storage.allowance('messages', projectId, quota);
+    const readFrom = Date.now();
     const allowance = await this.storage.allowance('messages', projectId, quota);
-    this.allowances.set(key, allowance);
+    this.allowances.set(key, allowance, readFrom);
     return allowance;
   }
 

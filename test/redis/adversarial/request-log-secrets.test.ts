@@ -63,3 +63,20 @@ describe('request logs', () => {
     expect(logged).not.toContain('cookie-secret-0123456789');
   });
 });
+
+// Each request's logger is made when the request first logs (controller/http/request-logger.ts):
+// what it writes is still bound to the request's id.
+describe("a request's log lines", () => {
+  it('carry its request id, the same on its incoming and completed lines', async () => {
+    const from = lines.length;
+    await new HttpClient(running.url, null).get('/health');
+    const records = lines
+      .slice(from)
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { reqId?: string; msg?: string });
+    const incoming = records.find((record) => record.msg === 'incoming request');
+    const completed = records.find((record) => record.msg === 'request completed');
+    expect(incoming?.reqId).toMatch(/^req-/);
+    expect(completed?.reqId).toBe(incoming?.reqId);
+  });
+});
