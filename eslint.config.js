@@ -10,7 +10,7 @@ const SRC_UPWARD = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.ferrum/', '.releases/', 'web/vendor/'] },
+  { ignores: ['dist/', 'node_modules/', '.ferrum/', '.releases/', '.test-build/', 'web/vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -81,16 +81,26 @@ const shared = {
   hookTimeout: scaled(60_000),
 } as const;
 
+/**
+ * The unit and redis lanes' files run one after another in each worker process, which imports
+ * the code (the whole server, for most) once rather than once per file: that import cost more
+ * than their tests. Each file still starts its own server and Redis, or flushes its worker's
+ * shared one (test/helpers/shared-redis.ts); what a file changes of the process (fake timers, an
+ * environment variable) it puts back after itself.
+ */
+const NOT_ISOLATED = { isolate: false } as const;
+
 export default defineConfig({
   test: {
     reporters: ['default', 'json'],
     // Read by scripts/test-summary.mjs for CI's one-line summary.
     outputFile: { json: '.ci/results.json' },
     projects: [
-      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...shared, ...NOT_ISOLATED, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
         test: {
           ...shared,
+          ...NOT_ISOLATED,
           name: 'redis',
           include: ['test/redis/**/*.test.ts'],
           globalSetup: ['test/helpers/shared-redis-setup.ts'],

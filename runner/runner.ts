@@ -175,6 +175,7 @@ export class Runner {
       run: (task) => this.process(task),
       cancel: (taskId) => this.runs.get(taskId)?.stop('cancel'),
       refused: () => this.refused(),
+      reregister: () => this.heartbeat(),
     });
     await this.functions?.start();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), settings.heartbeatMs);

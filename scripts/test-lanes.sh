@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Runs every vitest lane (see vitest.config.ts): unit and redis two files at a time (each HTTP-level
-# file has its own server and Redis; the domain tests share one Redis per worker), then two runs side
-# by side, each one file at a time: the docker lane without its whole-process files, and cluster with
-# sentinel and upgrade (whose previous releases, test/upgrade/releases.json, are built first from git
-# history into .releases/) followed by the docker lane's whole-process files (FERRUM_DOCKER_PART in
-# vitest.config.ts), so that both runs take about as long. Docker files start containers and their
-# timing must not starve on 2 cores, so no two of them run together; a cluster or sentinel file
-# mostly waits on its own Redis servers, so it runs beside one (every file's Redis, ports and
-# containers are its own).
+# Runs every vitest lane (see vitest.config.ts): first this checkout is compiled once for the tests
+# that run Ferrum as a process (test/helpers/built-checkout.ts) and the previous releases
+# (test/upgrade/releases.json) are built from git history into .releases/ in the background; unit
+# and redis run two files at a time, each worker importing the code once for all its files (they
+# are not isolated: each HTTP-level file has its own server and Redis, the domain tests share one
+# Redis per worker); then two runs side by side, each one file at a time: the docker lane without
+# its whole-process files, and cluster with sentinel and upgrade followed by the docker lane's
+# whole-process files (FERRUM_DOCKER_PART in vitest.config.ts), so that both runs take about as
+# long. Docker files start containers and their timing must not starve on 2 cores, so no two of
+# them run together; a cluster or sentinel file mostly waits on its own Redis servers, so it runs
+# beside one (every file's Redis, ports and containers are its own).
 # Every run happens even when an earlier one fails; the exit status is the first failure's.
 set -u
 cd "$(dirname "$0")/.."
 status=0
+bash scripts/build-release.sh --all >.ci/build-release.log 2>&1 &
+releases=$!
+npx tsx -e "import('./test/helpers/built-checkout.ts').then((built) => built.builtCheckout())" || status=$?
 npx vitest run --project unit --project redis --maxWorkers=2 --outputFile.json=.ci/results-light.json --passWithNoTests "$@" || status=$?
-bash scripts/build-release.sh --all || status=$?
+wait "$releases" || { built=$?; cat .ci/build-release.log >&2; [ "$status" = 0 ] && status=$built; }
 FERRUM_DOCKER_PART=rest npx vitest run --project docker --maxWorkers=1 --outputFile.json=.ci/results-docker.json --passWithNoTests "$@" &
 docker_run=$!
 (

@@ -50,6 +50,8 @@ export interface TaskHandlers {
   cancel(taskId: string): void;
   /** The installation refused this runner for good (its token was revoked): it should stop. */
   refused?(error: Error): void;
+  /** The installation no longer knows this runner (its registration lapsed): register it again now. */
+  reregister?(): Promise<void>;
 }
 
 /** How a runner gets its tasks and reports on itself: straight from Redis, or through the runner API. */

@@ -39,6 +39,11 @@ export class GatewayError extends Error {
   get refused(): boolean {
     return this.statusCode === 401 || this.statusCode === 403;
   }
+
+  /** The long-poll's answer to an instance the installation does not know (its registration lapsed). */
+  get unregistered(): boolean {
+    return this.statusCode === 409;
+  }
 }
 
 /** An answer's status and body: parsed JSON, or the bytes of any other content. */
@@ -149,6 +154,8 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
   private readonly logSeq = new Map<string, number>();
   /** The slots' asking for tasks: one line when it starts failing, one when it works again. */
   private readonly pollHealth: FailureLog;
+  /** Ends the back-off of each slot whose polls failed: see backOff. */
+  private readonly backOffs = new Set<() => void>();
 
   constructor(
     private readonly config: Config,
@@ -167,8 +174,13 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
     this.loops = Array.from({ length: this.config.runner.slots }, () => this.pollLoop(handlers));
   }
 
-  /** One slot: long-polls for a task, runs it, and again, until the runner stops taking. */
+  /**
+   * One slot: long-polls for a task, runs it, and again, until the runner stops taking. A poll
+   * refused because the runner's registration lapsed (its heartbeats did not get through for a
+   * while) registers it again at once and polls again, backing off only if that did not help.
+   */
   private async pollLoop(handlers: TaskHandlers): Promise<void> {
+    let reregistered = false;
     while (this.taking) {
       let task: Task | null;
       try {
@@ -181,9 +193,16 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
           handlers.refused?.(error);
           return;
         }
-        await sleep(this.pollHealth.failed(error));
+        if (error instanceof GatewayError && error.unregistered && handlers.reregister && !reregistered) {
+          reregistered = true;
+          this.log.warn('the runner API no longer knew this runner: registering again');
+          await handlers.reregister();
+          continue;
+        }
+        await this.backOff(this.pollHealth.failed(error));
         continue;
       }
+      reregistered = false;
       this.pollHealth.succeeded();
       if (!task) continue;
       try {
@@ -205,7 +224,29 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
   async stopTaking(): Promise<void> {
     this.taking = false;
     this.polls.abort();
+    this.endBackOffs();
     await Promise.all(this.loops);
+  }
+
+  /**
+   * Waits `ms` after failed polls, or less: a heartbeat that gets through again (the API is back
+   * after an outage) or the runner's stop ends every slot's wait at once, rather than leaving
+   * the runner idle for the rest of a back-off grown to half a minute.
+   */
+  private backOff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.backOffs.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      this.backOffs.add(end);
+    });
+  }
+
+  private endBackOffs(): void {
+    for (const end of [...this.backOffs]) end();
   }
 
   async heartbeat(instance: RunnerInstance, running: Task[]): Promise<HeartbeatAnswer> {
@@ -221,6 +262,7 @@ export class GatewayBackend implements RunnerBackend, TaskBackend {
       },
       headers: { [FEATURES_HEADER]: KNOWN_FEATURES.join(',') },
     });
+    this.endBackOffs();
     return body as HeartbeatAnswer;
   }
 

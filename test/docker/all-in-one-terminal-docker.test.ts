@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { builtFerrum } from '../helpers/built-checkout.js';
 import { eventually } from '../helpers/eventually.js';
 import {
   jsonLines,
@@ -118,7 +119,7 @@ describe('the all-in-one at a terminal', () => {
       expect(readIronJson(dataDir)).toMatchObject({ token, project_id: project, port: secondPort, protocol: 'http' });
 
       // `ferrum admin token` without PORT: iron.json keeps the running server's port.
-      execFileSync(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'admin', 'token'], {
+      execFileSync(process.execPath, [builtFerrum(), 'admin', 'token'], {
         cwd: ROOT,
         env: { ...process.env, FERRUM_DATA_DIR: dataDir, PORT: '' },
       });

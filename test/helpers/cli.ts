@@ -2,14 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { builtFerrum } from './built-checkout.js';
 import { startTestServer, type TestServer } from './server.js';
 import { useTestServer } from './test-file.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
 export interface CliResult {
   code: number | null;
@@ -25,39 +21,21 @@ export interface CliRun {
   onStdout?: (chunk: string) => void;
   /** Called with each stderr chunk as it arrives. */
   onStderr?: (chunk: string) => void;
-  /**
-   * Run bin/ferrum.ts through tsx rather than the bundle: the server commands (`runner`,
-   * `start`) read their Lua scripts beside their modules, which the bundle does not keep.
-   */
-  fromSource?: boolean;
 }
 
 /**
- * The `ferrum` executable bundled once per test file (esbuild, packages external, split so the
- * server modules stay lazy), then run as a child process: cheaper than a TypeScript loader per spawn.
+ * The `ferrum` executable of this checkout, compiled once for the run (built-checkout.ts), run
+ * as a child process with a home of its own: every command, the server ones included.
  */
 export class Cli {
   private constructor(
-    /** The bundled `ferrum` executable (run with node). */
+    /** The built `ferrum` executable (run with node). */
     readonly entry: string,
-    private readonly outDir: string,
     readonly home: string,
   ) {}
 
   static async build(): Promise<Cli> {
-    const outDir = fs.mkdtempSync(path.join(ROOT, 'node_modules', '.cache-ferrum-cli-'));
-    await build({
-      entryPoints: [path.join(ROOT, 'bin/ferrum.ts')],
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      outdir: outDir,
-      outExtension: { '.js': '.mjs' },
-      logLevel: 'warning',
-    });
-    return new Cli(path.join(outDir, 'ferrum.mjs'), outDir, fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cli-home-')));
+    return new Cli(builtFerrum(), fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-cli-home-')));
   }
 
   /** Runs `ferrum <args>` with a private HOME and no IRON_* variables but those given. */
@@ -70,8 +48,7 @@ export class Cli {
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('IRON_') && name !== 'FERRUM_DATA_DIR'),
     );
-    const entry = options.fromSource ? ['--import', TSX_LOADER, path.join(ROOT, 'bin/ferrum.ts')] : [this.entry];
-    const child = spawn(process.execPath, [...entry, ...args], {
+    const child = spawn(process.execPath, [this.entry, ...args], {
       cwd: options.cwd ?? this.home,
       env: { ...inherited, HOME: this.home, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -95,7 +72,6 @@ export class Cli {
   }
 
   cleanUp(): void {
-    fs.rmSync(this.outDir, { recursive: true, force: true });
     fs.rmSync(this.home, { recursive: true, force: true });
   }
 }
@@ -120,7 +96,7 @@ export function ironJsonOf(server: { url: string; token: string; projectId: stri
   };
 }
 
-/** A test file's server, bundled CLI and a working directory whose iron.json points at the server. */
+/** A test file's server, built CLI and a working directory whose iron.json points at the server. */
 export interface CliSession {
   server: TestServer;
   cli: Cli;
@@ -131,14 +107,14 @@ export interface CliSession {
 }
 
 /**
- * The shared set-up of the CLI suites: starts a server (startTestServer unless given) and bundles
- * the CLI before the file's tests, and cleans both up after them. Read the fields inside tests.
+ * The shared set-up of the CLI suites: starts a server (startTestServer unless given) and finds
+ * the built CLI before the file's tests, and cleans both up after them. Read the fields inside tests.
  */
 export function useCliSession(startServer: () => Promise<TestServer> = () => startTestServer()): CliSession {
   const session = {
     ferrum: (args: string[], options: CliRun = {}) => session.cli.run(args, { cwd: session.cwd, ...options }),
   } as CliSession;
-  // The bundle is built while the server starts.
+  // The CLI is found (or built) while the server starts.
   let building: Promise<Cli> | undefined;
   beforeAll(() => {
     building = Cli.build();

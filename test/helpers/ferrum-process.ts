@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/core/free-port.js';
+import { builtFerrum } from './built-checkout.js';
 import { scaled } from './pace.js';
 import { PortTaken, retryOnPortTaken } from './port-taken.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** A `ferrum <command>` child process (this checkout through tsx, or a built release), its output kept for assertions. */
+/** A `ferrum <command>` child process (this checkout, built once for the run, or a built release), its output kept for assertions. */
 export interface FerrumProcess {
   child: ChildProcess;
   port: number;
@@ -48,8 +49,8 @@ export function startFerrumProcess(command: string, options: FerrumProcessOption
 async function startOnce(command: string, options: FerrumProcessOptions): Promise<FerrumProcess> {
   const port = options.port ?? (await freeLoopbackPort());
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ferrum-proc-'));
-  const entry = options.release ? ['dist/bin/ferrum.js'] : ['--import', 'tsx', 'bin/ferrum.ts'];
-  const child = spawn(process.execPath, [...entry, command], {
+  const entry = options.release ? 'dist/bin/ferrum.js' : builtFerrum();
+  const child = spawn(process.execPath, [entry, command], {
     cwd: options.release ?? ROOT,
     env: {
       ...process.env,

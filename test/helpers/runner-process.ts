@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { builtFerrum } from './built-checkout.js';
 import type { TestServer } from './server.js';
 import { createRunnerToken, FAST_WORKER_ENV, type RunnerMode } from './worker.js';
 
@@ -41,7 +42,7 @@ export function runnerProcessesOf(
         : { FERRUM_API_URL: server.url, FERRUM_RUNNER_TOKEN: (await createRunnerToken(server, cluster)).token };
     const inherited: NodeJS.ProcessEnv = { ...process.env };
     delete inherited.REDIS_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ferrum.ts', 'runner'], {
+    const child = spawn(process.execPath, [builtFerrum(), 'runner'], {
       cwd: ROOT,
       env: {
         ...inherited,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { builtFerrum } from './built-checkout.js';
 import { eventually } from './eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -23,7 +24,7 @@ export interface TerminalProcess {
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 export async function startInTerminal(env: Record<string, string>): Promise<TerminalProcess> {
-  const command = `exec '${process.execPath}' --import tsx bin/ferrum.ts start`;
+  const command = `exec '${process.execPath}' '${builtFerrum()}' start`;
   const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', FERRUM_WORKERS: '1', ...env },

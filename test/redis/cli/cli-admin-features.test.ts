@@ -35,7 +35,7 @@ const cliEnv = (): Record<string, string> => ({
   REDIS_URL: redis.url,
 });
 
-const features = (...args: string[]) => cli.run(['admin', 'features', ...args], { env: cliEnv(), fromSource: true });
+const features = (...args: string[]) => cli.run(['admin', 'features', ...args], { env: cliEnv() });
 
 describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
   it('lists the flags and the live processes', async () => {
@@ -79,7 +79,7 @@ describe('ferrum admin features', { timeout: scaled(120_000) }, () => {
   it('a controller on a Redis with a flag it does not know refuses to start, non-zero', async () => {
     await client.sadd(store.keys.enabled(), 'from_the_future');
     try {
-      const refused = await cli.run(['controller'], { env: { ...cliEnv(), PORT: '0' }, fromSource: true });
+      const refused = await cli.run(['controller'], { env: { ...cliEnv(), PORT: '0' } });
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('does not know: from_the_future');
     } finally {

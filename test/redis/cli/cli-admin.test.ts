@@ -43,8 +43,7 @@ const serverEnv = (dir: string, prefix: string) => ({
   LOG_LEVEL: 'warn',
 });
 
-const adminToken = (env: Record<string, string>, ...flags: string[]) =>
-  cli.run(['admin', 'token', ...flags], { env, fromSource: true });
+const adminToken = (env: Record<string, string>, ...flags: string[]) => cli.run(['admin', 'token', ...flags], { env });
 
 /** The token a `ferrum admin token` printed. */
 function printedToken(stdout: string): string {
@@ -61,7 +60,7 @@ describe('a first start', { timeout: scaled(120_000) }, () => {
     const env = { ...serverEnv(dir, 'first-start:'), REDIS_URL: redis.url };
     try {
       const port = String((taken.address() as net.AddressInfo).port);
-      const failed = await cli.run(['controller'], { env: { ...env, PORT: port }, fromSource: true });
+      const failed = await cli.run(['controller'], { env: { ...env, PORT: port } });
       expect(failed.code).not.toBe(0);
       expect(failed.stderr).toContain('EADDRINUSE');
       expect(failed.stdout).not.toContain('bootstrap');

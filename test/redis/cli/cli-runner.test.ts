@@ -42,7 +42,6 @@ describe('ferrum runner', { timeout: scaled(120_000) }, () => {
     const metricsPort = await freeLoopbackPort();
     const { child, result } = session.cli.start(['runner', '--api', session.server.url, '--token', token], {
       env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: String(metricsPort) }),
-      fromSource: true,
       onStdout: (chunk) => (output += chunk),
     });
     let output = '';
@@ -75,7 +74,6 @@ describe('ferrum runner', { timeout: scaled(120_000) }, () => {
       const { token } = await createRunnerToken(session.server, idle);
       const result = await session.cli.run(['runner', '--api', session.server.url, '--token', token], {
         env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: String(port) }),
-        fromSource: true,
       });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cannot serve /metrics and /health on 127.0.0.1:${port}: it is in use`);
@@ -91,14 +89,12 @@ describe('ferrum runner', { timeout: scaled(120_000) }, () => {
     const metricsPort = String(await freeLoopbackPort());
     const unknown = await session.cli.run(['runner', '--api', session.server.url, '--token', 'runner_nope'], {
       env: runnerEnv({ FERRUM_RUNNER_METRICS_PORT: metricsPort }),
-      fromSource: true,
     });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Invalid or revoked runner token');
 
     const noApi = await session.cli.run(['runner', '--token', 'runner_x'], {
       env: runnerEnv({ FERRUM_API_URL: '' }),
-      fromSource: true,
     });
     expect(noApi.code).toBe(1);
     expect(noApi.stderr).toContain('FERRUM_API_URL must name the API the runner reaches');
