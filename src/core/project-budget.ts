@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventLoopTurns } from './event-loop-turns.js';
 import { KeyedPacer, KeyedSlots } from './keyed-pacing.js';
 
@@ -37,8 +36,6 @@ export class ProjectBudget {
   readonly pacer: KeyedPacer | null;
   private readonly turns: EventLoopTurns;
   private readonly writing: KeyedSlots;
-  /** Set inside a write: a write it causes (an alert its post fires) runs in the slot it holds. */
-  private readonly inWrite = new AsyncLocalStorage<string>();
   private readonly writesNow = new Map<string, number>();
 
   constructor(settings: ProjectBudgetSettings) {
@@ -49,22 +46,33 @@ export class ProjectBudget {
 
   /**
    * Runs `write`, an in-process write of `bytes` for `project`, in one of the project's write
-   * slots, its bytes paid (spendInBackground). A write started inside another (nested) runs in
-   * the outer one's slot, already paid for: waiting for a second slot could wait forever.
+   * slots, its bytes paid (spendInBackground). A write that another operation's own step causes
+   * (an alert its post or reserve fires) goes through `writeCaused` instead: that operation may
+   * hold the project's last slot, and waiting for a second one could wait forever.
    */
   async write<T>(project: string, bytes: number, write: () => Promise<T>): Promise<T> {
-    if (this.inWrite.getStore() !== undefined) return write();
     const release = await this.writing.acquire(project);
     this.writesNow.set(project, (this.writesNow.get(project) ?? 0) + 1);
     try {
       await this.spendInBackground(project, bytes);
-      return await this.inWrite.run(project, write);
+      return await write();
     } finally {
       const left = this.writesNow.get(project)! - 1;
       if (left === 0) this.writesNow.delete(project);
       else this.writesNow.set(project, left);
       release();
     }
+  }
+
+  /**
+   * Runs `write`, caused by a step of another operation (at most one per step: an alert), its
+   * bytes paid but in no slot. Telling a nested write apart by async context instead
+   * (AsyncLocalStorage) would turn on Node's promise hooks for the whole process, for good: every
+   * promise of every request would pay for them.
+   */
+  async writeCaused<T>(project: string, bytes: number, write: () => Promise<T>): Promise<T> {
+    await this.spendInBackground(project, bytes);
+    return write();
   }
 
   /** `project`'s writes holding a slot now (waiting for their bytes' time or turn, or in Redis). */

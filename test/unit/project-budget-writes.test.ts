@@ -3,7 +3,8 @@ import { ProjectBudget } from '../../src/core/project-budget.js';
 
 // The fairness rule every in-process writer goes through (ProjectBudget.write): a project has at
 // most `writesInFlight` writes in Redis at once, the rest wait their slot (none lost), another
-// project's write is not held behind them, and a write caused inside a write runs in its slot.
+// project's write is not held behind them, and a write caused inside a write (writeCaused) needs no
+// second slot.
 
 function budget(writesInFlight: number): ProjectBudget {
   return new ProjectBudget({ bytesPerSecond: 0, burstBytes: 0, sliceBytes: 64 * 1024, writesInFlight });
@@ -60,14 +61,15 @@ describe('ProjectBudget.write', () => {
     await Promise.all(hostileDone);
   });
 
-  it('runs a write caused inside a write in the slot it holds (an alert its post fires)', async () => {
+  it('runs a write caused inside a write while that write holds the last slot (an alert its post fires)', async () => {
     const writes = budget(1);
     const order: string[] = [];
     await writes.write('p', 100, async () => {
       order.push('post');
-      await writes.write('p', 100, () => Promise.resolve(order.push('alert')));
+      await writes.writeCaused('p', 100, () => Promise.resolve(order.push('alert')));
     });
     expect(order).toEqual(['post', 'alert']);
+    expect(writes.writesInFlight('p')).toBe(0);
   });
 
   it('frees the slot of a write that failed', async () => {

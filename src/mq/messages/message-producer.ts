@@ -22,7 +22,7 @@ export interface MessageProducerDeps {
   metrics: MqMetrics | null;
   log: MqLogger;
   /** Where every write is paced and bounded per project (ProjectBudget.write); unbounded when absent (domain tests). */
-  budget?: Pick<ProjectBudget, 'write'>;
+  budget?: Pick<ProjectBudget, 'write' | 'writeCaused'>;
 }
 
 // How long a project's quotas, once read, are used before they are read again.
@@ -63,7 +63,10 @@ export class MessageProducer {
     const quotas = await this.quotasOf(ref.projectId);
     const post = () => this.post(ref, [{ body, pushHeaders: hopHeaders(hops) }], quotas, by === 'alert');
     const budget = this.deps.budget;
-    await (budget ? budget.write(ref.projectId, body.length, post) : post());
+    if (!budget) await post();
+    // An alert is caused by a post or reserve, which may hold the project's last write slot.
+    else if (by === 'alert') await budget.writeCaused(ref.projectId, body.length, post);
+    else await budget.write(ref.projectId, body.length, post);
   }
 
   /** `produce`, a refusal logged (alerts, error reports: the operation that caused them stands). */
