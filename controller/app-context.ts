@@ -50,10 +50,10 @@ export async function openAppContext(
   const metrics = createMetrics(metricsScrape);
   const onError = (kind: string) => metrics.redisErrors.inc({ kind });
   const redis = opened.opened(
-    createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError }),
+    createRedisClient(redisUrl, 'commands', { ...failFast(config.redis.commandTimeoutMs), onError, log }),
     (client) => client.disconnect(),
   );
-  const subscriber = createRedisClient(redisUrl, 'subscriber', { ...SUBSCRIBER_OPTIONS, onError });
+  const subscriber = createRedisClient(redisUrl, 'subscriber', { ...SUBSCRIBER_OPTIONS, onError, log });
   // The bus owns the subscriber connection (closing the bus disconnects it).
   const bus = opened.opened(new EventBus(subscriber, redis), (eventBus) => eventBus.close());
   try {
@@ -150,7 +150,7 @@ type IdentityStores = ReturnType<typeof openIdentityStores>;
 
 /** The worker service's stores and services (tasks, codes, schedules, clusters). */
 function openWorker(
-  { config, redis, redisUrl, keys, bus, onError }: Connections,
+  { config, log, redis, redisUrl, keys, bus, onError }: Connections,
   identity: IdentityStores,
   opened: CloseStack,
 ): WorkerServices {
@@ -163,6 +163,7 @@ function openWorker(
     users: identity.users,
     projectQuotas: projectQuotasFrom(identity.projects, config.quotas),
     onRedisError: onError,
+    log,
   });
   return opened.opened(services, (w) => w.close());
 }

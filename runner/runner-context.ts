@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import { EventBus } from '../src/core/bus.js';
 import type { Config } from '../src/core/config.js';
+import type { StateLogger } from '../src/core/failure-log.js';
 import { createRedisClient, KeySpace, SUBSCRIBER_OPTIONS, type RedisClient } from '../src/core/redis.js';
 import { openFunctionStores, type FunctionStores } from '../src/functions/services.js';
 import { redisProbeOptions, startRedisProbe } from '../src/metrics/redis-probe.js';
@@ -33,15 +34,20 @@ export interface OpenedRunnerContext {
   close(): Promise<void>;
 }
 
-export function openRunnerContext(config: Config, redisUrl: string, registry: Registry): OpenedRunnerContext {
+export function openRunnerContext(
+  config: Config,
+  redisUrl: string,
+  registry: Registry,
+  log: StateLogger,
+): OpenedRunnerContext {
   // Every connection's errors count in ferrum_redis_errors_total on the runner's /metrics.
   const redisErrors = redisErrorsCounter(registry);
   const onError = (kind: string) => redisErrors.inc({ kind });
-  const redis = createRedisClient(redisUrl, 'runner', { onError });
-  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { ...SUBSCRIBER_OPTIONS, onError });
+  const redis = createRedisClient(redisUrl, 'runner', { onError, log });
+  const subscriber = createRedisClient(redisUrl, 'runner-subscriber', { ...SUBSCRIBER_OPTIONS, onError, log });
   const bus = new EventBus(subscriber, redis);
   const keys = new KeySpace(config.keyPrefix);
-  const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false, onError };
+  const blockingOptions = { maxRetriesPerRequest: null, enableAutoPipelining: false, onError, log };
   const ctx: RunnerContext = {
     config,
     redisUrl,
@@ -56,6 +62,7 @@ export function openRunnerContext(config: Config, redisUrl: string, registry: Re
       bus,
       projectQuotas: projectQuotasFrom(openIdentityStores(redis, keys).projects, config.quotas),
       onRedisError: onError,
+      log,
     }),
     functions: openFunctionStores(config, redis, keys),
     taskQueueConnection: createRedisClient(redisUrl, 'runner-bullmq', blockingOptions),

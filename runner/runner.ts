@@ -100,9 +100,9 @@ export class Runner {
   ): Promise<Runner> {
     const runnerId = config.runner.instanceId ?? newObjectId();
     const runnerConfig = { ...config, runner: { ...config.runner, instanceId: runnerId } };
-    const opened = openRunnerContext(runnerConfig, redisUrl, registry);
-    const { ctx } = opened;
     const runnerLog = log.child({ component: 'runner' });
+    const opened = openRunnerContext(runnerConfig, redisUrl, registry, runnerLog);
+    const { ctx } = opened;
     const features = await openRunnerFeatures(ctx, runnerId, runnerLog).catch(async (error: unknown) => {
       await opened.close();
       throw error;

@@ -1,6 +1,7 @@
 import { ActivityHistory } from '../metrics/history.js';
 import type { EventBus } from '../core/bus.js';
 import type { Config } from '../core/config.js';
+import type { StateLogger } from '../core/failure-log.js';
 import { createRedisClient, failFast, type KeySpace, type RedisClient } from '../core/redis.js';
 import { ProjectStorage } from '../auth/stored-bytes.js';
 import { ClusterAccess } from './clusters/cluster-access.js';
@@ -87,19 +88,22 @@ export interface WorkerDeps {
   projectQuotas: ProjectQuotas;
   /** Told of every error of the connections opened here, by kind (ferrum_redis_errors_total). */
   onRedisError?: (kind: string) => void;
+  /** Where the connections opened here report being lost and back (the process's logger). */
+  log?: StateLogger;
 }
 
 /** The users a process without the identity service knows: none. */
 const NO_USERS: UserLookup = { getUser: async () => null, findUserByEmail: async () => null };
 
 export function openWorkerServices(deps: WorkerDeps): WorkerServices {
-  const { config, redis, redisUrl, keys, onRedisError } = deps;
+  const { config, redis, redisUrl, keys, onRedisError, log } = deps;
   const workerKeys = new WorkerKeys(keys);
   // Queues tasks for requests: fails fast while Redis is unreachable, as the request connection does.
   const bullConnection = createRedisClient(redisUrl, 'worker-queues', {
     ...failFast(config.redis.commandTimeoutMs),
     enableAutoPipelining: false,
     ...(onRedisError ? { onError: onRedisError } : {}),
+    ...(log ? { log } : {}),
   });
   const storage = new ProjectStorage(redis, keys);
   const codes = new CodeStore(redis, workerKeys, new RedisBlobStore(redis), storage, config.worker.revisionsKept);

@@ -152,6 +152,8 @@ describe('the all-in-one at a terminal', () => {
       expect(term.lines.some((line) => line.includes('stopping at once'))).toBe(true);
       expect(term.lines.at(-1)).toMatch(/^Ferrum stopped after \d+\.\d s$/);
       expect(term.lines.filter((line) => CRASH_SIGNS.test(line))).toEqual([]);
+      // Every logger of the process (Redis connections' too) writes the terminal's pretty lines.
+      expect(term.lines.filter((line) => line.startsWith('{'))).toEqual([]);
 
       const { proc, count } = await restartAndCount(dataDir, token, project);
       expect(count).toBe(7);

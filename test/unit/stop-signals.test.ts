@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/core/config.js';
 import { eventually } from '../helpers/eventually.js';
 
 /** Steps that finish only when told to, and what the signals did with them. */
-function harness() {
+function harness(log = pino({ level: 'silent' })) {
   const done: string[] = [];
   let finishStop = () => {};
   const steps: StopSteps = {
@@ -22,7 +22,7 @@ function harness() {
   const printed: string[] = [];
   const exits: number[] = [];
   const signals = new StopSignals(steps, {
-    log: pino({ level: 'silent' }),
+    log,
     timeoutMs: 60_000,
     drainMs: 5000,
     print: (line) => printed.push(line),
@@ -53,6 +53,25 @@ describe('stop signals', () => {
     expect(done).toEqual(['stop', 'stopNow']);
     expect(exits).toEqual([0]);
     expect(printed).toEqual([expect.stringMatching(/^Ferrum stopped after /)]);
+  });
+
+  it('reports only errors once stopping at once: Redis stopping under open connections is no news', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const connection = log.child({ activity: 'redis connection commands' });
+    const { signals, exits } = harness(log);
+    signals.signal('SIGINT');
+    connection.warn('still reported during the graceful stop');
+    signals.signal('SIGINT');
+    connection.warn('redis connection commands failing; backing off');
+    connection.error('an error still shows');
+    await eventually(() => exits.length === 1, 2000, 'exit');
+    expect(lines.map((line) => line.msg)).toEqual([
+      'shutting down',
+      'still reported during the graceful stop',
+      'stopping at once: the drain and requests in flight are not waited for',
+      'an error still shows',
+    ]);
   });
 
   it('exits non-zero after a fatal error, naming the code', async () => {

@@ -98,6 +98,7 @@ export class GatewayJobs {
       maxRetriesPerRequest: null,
       enableAutoPipelining: false,
       ...(onRedisError ? { onError: onRedisError } : {}),
+      log,
     });
   }
 
