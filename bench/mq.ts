@@ -24,6 +24,7 @@ import { cpuSecondsOfAll } from './lib/proc-cpu.js';
 import { serveReference, type ReferenceKind } from './lib/reference-server.js';
 import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { watchLoop, type LoopWatch } from './lib/loop-watch.js';
+import { watchRedisLatency } from './lib/redis-latency.js';
 import { figure, sized } from './lib/report.js';
 import { wrk, type LoadFigures } from './lib/wrk.js';
 
@@ -88,6 +89,8 @@ async function serve(): Promise<void> {
 
 class Stats {
   readonly latencies: number[] = [];
+  /** For steps timed from a scheduled start: how late each began (ms), beside its latency. */
+  readonly lateStarts: number[] = [];
   messages = 0;
 
   percentile(p: number): number {
@@ -99,9 +102,11 @@ class Stats {
 /** `work`'s latency counted from `from` (a scheduled start), not from when it began. */
 async function timedFrom<T>(stats: Stats, from: number, work: () => Promise<T>): Promise<T> {
   // A timer may fire a fraction of a millisecond early: then the request's own start counts.
-  const started = Math.min(from, performance.now());
+  const now = performance.now();
+  const started = Math.min(from, now);
   const result = await work();
   stats.latencies.push(performance.now() - started);
+  stats.lateStarts.push(now - started);
   return result;
 }
 
@@ -401,7 +406,7 @@ async function single(
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   const { result, ...operations } = await roundTrips(target, clients, queue, stepsPerSecond, (work) => {
     loopDelay.enable();
-    return measured(child, redis, work).finally(() => loopDelay.disable());
+    return withRedisLatency(target, () => measured(child, redis, work)).finally(() => loopDelay.disable());
   });
   for (const [name, stats] of operationStats(operations)) {
     report(`single ${name} (${label})`, { stats, seconds: result.seconds }, 'req/s');
@@ -418,6 +423,7 @@ async function single(
     `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
       (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
+  if (stepsPerSecond) console.log(`  ${lateStartShare(operations.post)}`);
   await singleFloor(target, clients, stepsPerSecond, label, {
     ...operations,
     cpuMs: cpu.serverMs,
@@ -451,12 +457,13 @@ async function singleFloor(
   const operations = await withReference('node-http', target, (url, pid) =>
     roundTrips({ ...target, url }, clients, queue, stepsPerSecond, async (work) => {
       const before = cpuSecondsOfAll([pid]);
-      const result = await work();
+      const result = await withRedisLatency(target, work);
       floorCpuMs = (cpuSecondsOfAll([pid]) - before) * 1000;
       return result;
     }),
   );
   const { stats, seconds } = operations.result;
+  if (stepsPerSecond) console.log(`  floor: ${lateStartShare(operations.post)}`);
   const floorPer1000 = (floorCpuMs * 1000) / stats.messages;
   console.log(
     `reference post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; server CPU per 1000: ${floorPer1000.toFixed(1)} ms (Ferrum's ${((ours.cpuMs * 1000) / ours.rounds).toFixed(1)} ms: ${(ours.cpuMs / ours.rounds / (floorCpuMs / stats.messages)).toFixed(2)}x)`,
@@ -478,6 +485,25 @@ async function singleFloor(
       },
     );
   }
+}
+
+/** With BENCH_LOOP_WATCH, `work` with Redis's own latency (redis-cli) printed beside it. */
+async function withRedisLatency<T>(target: Target, work: () => Promise<T>): Promise<T> {
+  if (!process.env.BENCH_LOOP_WATCH) return work();
+  const stop = watchRedisLatency(target.redisUrl);
+  try {
+    return await work();
+  } finally {
+    console.log(`  ${await stop()}`);
+  }
+}
+
+/** Of the slow steps (over 5x the median), how many began late by half their latency or more: the load generator's own lateness. */
+function lateStartShare(stats: Stats): string {
+  const threshold = 5 * stats.percentile(50);
+  const slow = stats.latencies.flatMap((latency, i) => (latency > threshold ? [i] : []));
+  const late = slow.filter((i) => stats.lateStarts[i]! >= stats.latencies[i]! / 2).length;
+  return `posts over ${threshold.toFixed(2)} ms: ${slow.length}, of which ${late} began late by half their latency or more (the load generator's loop)`;
 }
 
 /** Redis's used_memory (bytes). */
