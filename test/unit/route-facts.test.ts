@@ -22,7 +22,7 @@ describe('route facts', () => {
     const seen: (RouteFacts | null)[] = [];
     const app = appWith(seen);
     const schema = { body: { type: 'object' } };
-    app.post('/small', { bodyLimit: 10, schema, config: { bodyBytes: 'messages' } }, async () => ({}));
+    app.post('/small', { bodyLimit: 10, schema, config: { bodyBytes: 'messages' } as never }, async () => ({}));
     await app.register(async (scope) => {
       scope.post('/list', { schema: { body: { type: 'array' } } }, async () => ({}));
     });
