@@ -7,8 +7,12 @@ import { spawn } from 'node:child_process';
 export function watchRedisLatency(redisUrl: string): () => Promise<string> {
   // Line-buffered: without a terminal redis-cli prints "min max avg count" after each PING,
   // the figures of the current one-second interval so far.
-  const child = spawn('stdbuf', ['-oL', 'redis-cli', '-u', redisUrl, '--latency-history', '-i', '1'], {
+  // The password goes by REDISCLI_AUTH: redis-cli's -u sends a URL's empty user name as one.
+  const { hostname, port, password } = new URL(redisUrl);
+  const cli = ['redis-cli', '-h', hostname, '-p', port || '6379', '--latency-history', '-i', '1'];
+  const child = spawn('stdbuf', ['-oL', ...cli], {
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, REDISCLI_AUTH: decodeURIComponent(password) },
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
