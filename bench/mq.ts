@@ -9,7 +9,8 @@
  * node:http floor's. wrk50 also drives two reference servers (bench/lib/reference-server.ts:
  * fastify or Node's bare http, and one script per request, nothing else) with the same single
  * post, reserve and delete loads: the floor this machine and stack give each operation. single1,
- * single50 and paced50 run their round trips against the bare http one after Ferrum's too.
+ * single50 and paced50 run their round trips against the bare http one too, in slices that
+ * alternate with Ferrum's.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
@@ -24,6 +25,7 @@ import { cpuSecondsOfAll } from './lib/proc-cpu.js';
 import { serveReference, type ReferenceKind } from './lib/reference-server.js';
 import { printCommandStats, resetCommandStats } from './lib/redis-commandstats.js';
 import { watchLoop, type LoopWatch } from './lib/loop-watch.js';
+import { watchRedisLatency } from './lib/redis-latency.js';
 import { figure, sized } from './lib/report.js';
 import { wrk, type LoadFigures } from './lib/wrk.js';
 
@@ -43,6 +45,8 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'batched,single1,wrk50,paced50
 // None in a smoke run, which proves the bench works: a warm-up only steadies the figures.
 const WARM_UP_SECONDS = sized('BENCH_WARM_UP_SECONDS', 2, 0);
 const PACED_RATE = sized('BENCH_PACED_RATE', 1000, 200);
+/** single1's and paced50's measured seconds are cut into this many slices, alternating Ferrum's and the floor's. */
+const SLICES = sized('BENCH_SLICES', 4, 2);
 /**
  * The light-load p99 targets (the open loop's, and one client's alone), as ratios to the floor's
  * p99 in the same run: issue 48's light-load tails.
@@ -88,6 +92,8 @@ async function serve(): Promise<void> {
 
 class Stats {
   readonly latencies: number[] = [];
+  /** For steps timed from a scheduled start: how late each began (ms), beside its latency. */
+  readonly lateStarts: number[] = [];
   messages = 0;
 
   percentile(p: number): number {
@@ -99,9 +105,11 @@ class Stats {
 /** `work`'s latency counted from `from` (a scheduled start), not from when it began. */
 async function timedFrom<T>(stats: Stats, from: number, work: () => Promise<T>): Promise<T> {
   // A timer may fire a fraction of a millisecond early: then the request's own start counts.
-  const started = Math.min(from, performance.now());
+  const now = performance.now();
+  const started = Math.min(from, now);
   const result = await work();
   stats.latencies.push(performance.now() - started);
+  stats.lateStarts.push(now - started);
   return result;
 }
 
@@ -355,36 +363,74 @@ function roundTrip(client: Client, queue: string) {
   };
 }
 
-/** `clients` running round trips against `target`, after an unmeasured warm-up; `measure` wraps the measured run. */
-async function roundTrips<T extends { stats: Stats; seconds: number }>(
-  target: Target,
-  clients: number,
-  queue: string,
-  stepsPerSecond: number | undefined,
-  measure: (work: () => Promise<{ stats: Stats; seconds: number }>) => Promise<T>,
-): Promise<{ result: T; post: Stats; reserve: Stats; remove: Stats }> {
-  const client = new Client(target, clients);
-  const round = roundTrip(client, queue);
-  const post = new Stats();
-  const reserve = new Stats();
-  const remove = new Stats();
-  // Unmeasured warm-up: a fresh server compiles and optimises the request path in its first seconds.
-  const unmeasured = new Stats();
-  await run(
-    clients,
-    round({ post: unmeasured, reserve: unmeasured, remove: unmeasured }),
-    stepsPerSecond,
-    WARM_UP_SECONDS,
-  );
+/** A measured load: its steps, how long it ran, and the CPU it took. */
+type Measured = { stats: Stats; seconds: number; cpu: CpuSpent };
+
+/** One server a single-request scenario drives, and how each of its measured slices is measured. */
+interface Side {
+  target: Target;
+  queue: string;
+  measure: (work: () => Promise<{ stats: Stats; seconds: number }>) => Promise<Measured>;
+}
+
+/** A side's round trips over all its slices: each operation's latencies, and the slices' sum. */
+interface Trips {
+  post: Stats;
+  reserve: Stats;
+  remove: Stats;
+  result: Measured;
+}
+
+/**
+ * `clients` running round trips against each side, after an unmeasured warm-up of each: the
+ * measured SECONDS are cut into SLICES that alternate between the sides (Ferrum, floor, Ferrum,
+ * …), so a busy or quiet moment of the machine falls on both, not on whichever ran second.
+ */
+async function alternatingRoundTrips(clients: number, stepsPerSecond: number | undefined, sides: Side[]) {
+  const sessions = sides.map((side) => {
+    const client = new Client(side.target, clients);
+    const trips: Trips = {
+      post: new Stats(),
+      reserve: new Stats(),
+      remove: new Stats(),
+      result: { stats: new Stats(), seconds: 0, cpu: { serverMs: 0, redisMs: 0, clientMs: 0 } },
+    };
+    return { side, client, round: roundTrip(client, side.queue), trips };
+  });
   try {
-    const result = await measure(() => run(clients, round({ post, reserve, remove }), stepsPerSecond));
-    for (const stats of [post, reserve, remove]) stats.messages = stats.latencies.length;
-    return { result, post, reserve, remove };
+    // Unmeasured warm-up: a fresh server compiles and optimises the request path in its first seconds.
+    for (const { round } of sessions) {
+      const unmeasured = new Stats();
+      const into = { post: unmeasured, reserve: unmeasured, remove: unmeasured };
+      await run(clients, round(into), stepsPerSecond, WARM_UP_SECONDS);
+    }
+    for (let slice = 0; slice < SLICES; slice++)
+      for (const { side, round, trips } of sessions) {
+        const measured = await side.measure(() => run(clients, round(trips), stepsPerSecond, SECONDS / SLICES));
+        addMeasured(trips.result, measured);
+      }
+    for (const { trips } of sessions)
+      for (const stats of [trips.post, trips.reserve, trips.remove]) stats.messages = stats.latencies.length;
+    return sessions.map(({ trips }) => trips);
   } finally {
-    client.close();
+    for (const { client } of sessions) client.close();
   }
 }
 
+function addMeasured(sum: Measured, slice: Measured): void {
+  sum.stats.messages += slice.stats.messages;
+  sum.seconds += slice.seconds;
+  sum.cpu.serverMs += slice.cpu.serverMs;
+  sum.cpu.redisMs += slice.cpu.redisMs;
+  sum.cpu.clientMs += slice.cpu.clientMs;
+}
+
+/**
+ * A single-request scenario, against Ferrum and its floor: the same round trips (paced or not)
+ * from the same load generator against the bare node:http reference server on the same Redis,
+ * in alternating slices. The floor's p99 is what the machine, the load generator and the stack
+ * give at this load.
+ */
 async function single(
   target: Target,
   clients: number,
@@ -392,25 +438,38 @@ async function single(
   redis: Redis,
   stepsPerSecond?: number,
 ): Promise<void> {
-  const queue = `single-${clients}${stepsPerSecond ? '-paced' : ''}`;
+  const queue = `${clients}${stepsPerSecond ? '-paced' : ''}`;
   const label = stepsPerSecond
     ? `${clients} clients at ${stepsPerSecond} msg/s (open loop)`
     : `${clients} client${clients > 1 ? 's' : ''}`;
   // The load generator's own event-loop delay: a late timer makes a scheduled post late, and in
   // an open loop that lateness counts as the post's latency although the server had no part in it.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-  const { result, ...operations } = await roundTrips(target, clients, queue, stepsPerSecond, (work) => {
-    loopDelay.enable();
-    return measured(child, redis, work).finally(() => loopDelay.disable());
-  });
-  for (const [name, stats] of operationStats(operations)) {
-    report(`single ${name} (${label})`, { stats, seconds: result.seconds }, 'req/s');
+  const [ours, floor] = await withReference('node-http', target, (url, pid) =>
+    alternatingRoundTrips(clients, stepsPerSecond, [
+      {
+        target,
+        queue: `single-${queue}`,
+        measure: (work) => {
+          loopDelay.enable();
+          return withRedisLatency(target, () => measured(child, redis, work)).finally(() => loopDelay.disable());
+        },
+      },
+      {
+        target: { ...target, url },
+        queue: `floor-${queue}`,
+        measure: (work) => withRedisLatency(target, () => measuredFloor(pid, redis, work)),
+      },
+    ]),
+  );
+  for (const [name, stats] of operationStats(ours!)) {
+    report(`single ${name} (${label})`, { stats, seconds: ours!.result.seconds }, 'req/s');
     for (const p of [50, 99])
       figure(`single ${name} p${p}, ${stepsPerSecond ? label : `${clients} client(s)`}`, stats.percentile(p), 'ms', {
         better: 'lower',
       });
   }
-  const { stats, seconds, cpu } = result;
+  const { stats, seconds, cpu } = ours!.result;
   console.log(
     `single post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; ${cpuLine(cpu, stats.messages, seconds)}`,
   );
@@ -418,11 +477,8 @@ async function single(
     `  load generator event-loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms, max ${(loopDelay.max / 1e6).toFixed(2)} ms` +
       (stepsPerSecond ? " (counted in the open loop's post latency, which is timed from its scheduled start)" : ''),
   );
-  await singleFloor(target, clients, stepsPerSecond, label, {
-    ...operations,
-    cpuMs: cpu.serverMs,
-    rounds: stats.messages,
-  });
+  if (stepsPerSecond) console.log(`  ${lateStartShare(ours!.post)}`);
+  singleFloor(clients, stepsPerSecond, label, ours!, floor!);
 }
 
 function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats }): [string, Stats][] {
@@ -433,33 +489,22 @@ function operationStats(operations: { post: Stats; reserve: Stats; remove: Stats
   ];
 }
 
-/**
- * A single-request scenario's floor: the same round trips (paced or not) from the same load
- * generator against the bare node:http reference server on the same Redis, right after Ferrum's.
- * Its p99 is what the machine, the load generator and the stack give at this load.
- */
-async function singleFloor(
-  target: Target,
+/** A single-request scenario's floor figures, and Ferrum's p99 as ratios to them. */
+function singleFloor(
   clients: number,
   stepsPerSecond: number | undefined,
   label: string,
-  ours: { post: Stats; reserve: Stats; remove: Stats; cpuMs: number; rounds: number },
-): Promise<void> {
+  ours: Trips,
+  operations: Trips,
+): void {
   const name = 'reference (node-http + 1 script)';
-  const queue = `floor-${clients}${stepsPerSecond ? '-paced' : ''}`;
-  let floorCpuMs = 0;
-  const operations = await withReference('node-http', target, (url, pid) =>
-    roundTrips({ ...target, url }, clients, queue, stepsPerSecond, async (work) => {
-      const before = cpuSecondsOfAll([pid]);
-      const result = await work();
-      floorCpuMs = (cpuSecondsOfAll([pid]) - before) * 1000;
-      return result;
-    }),
-  );
+  const floorCpuMs = operations.result.cpu.serverMs;
+  const oursPerRound = ours.result.cpu.serverMs / ours.result.stats.messages;
   const { stats, seconds } = operations.result;
+  if (stepsPerSecond) console.log(`  floor: ${lateStartShare(operations.post)}`);
   const floorPer1000 = (floorCpuMs * 1000) / stats.messages;
   console.log(
-    `reference post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; server CPU per 1000: ${floorPer1000.toFixed(1)} ms (Ferrum's ${((ours.cpuMs * 1000) / ours.rounds).toFixed(1)} ms: ${(ours.cpuMs / ours.rounds / (floorCpuMs / stats.messages)).toFixed(2)}x)`,
+    `reference post+reserve+delete (${label}): ${Math.round(stats.messages / seconds)} msg/s; server CPU per 1000: ${floorPer1000.toFixed(1)} ms (Ferrum's ${(oursPerRound * 1000).toFixed(1)} ms: ${(oursPerRound / (floorCpuMs / stats.messages)).toFixed(2)}x)`,
   );
   // One client alone is the lightest load; 50 in a closed loop saturate the machine, like wrk50.
   const light = stepsPerSecond !== undefined || clients === 1;
@@ -474,10 +519,29 @@ async function singleFloor(
       {
         better: 'lower',
         target: light ? LIGHT_P99_TARGETS[operation as keyof typeof LIGHT_P99_TARGETS] : SATURATED_P99_TARGET,
-        reference: `${name}, the same ${stepsPerSecond ? 'paced ' : ''}round trips right after`,
+        reference: `${name}, the same ${stepsPerSecond ? 'paced ' : ''}round trips in alternating slices`,
       },
     );
   }
+}
+
+/** With BENCH_LOOP_WATCH, `work` with Redis's own latency (redis-cli) printed beside it. */
+async function withRedisLatency<T>(target: Target, work: () => Promise<T>): Promise<T> {
+  if (!process.env.BENCH_LOOP_WATCH) return work();
+  const stop = watchRedisLatency(target.redisUrl);
+  try {
+    return await work();
+  } finally {
+    console.log(`  ${await stop()}`);
+  }
+}
+
+/** Of the slow steps (over 5x the median), how many began late by half their latency or more: the load generator's own lateness. */
+function lateStartShare(stats: Stats): string {
+  const threshold = 5 * stats.percentile(50);
+  const slow = stats.latencies.flatMap((latency, i) => (latency > threshold ? [i] : []));
+  const late = slow.filter((i) => stats.lateStarts[i]! >= stats.latencies[i]! / 2).length;
+  return `posts over ${threshold.toFixed(2)} ms: ${slow.length}, of which ${late} began late by half their latency or more (the load generator's loop)`;
 }
 
 /** Redis's used_memory (bytes). */

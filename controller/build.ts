@@ -24,6 +24,7 @@ import { applyMethodOverride } from './http/method-override.js';
 import { requestForLog } from './http/request-log.js';
 import { requestLogger } from './http/request-logger.js';
 import { installRouteList } from './http/route-list.js';
+import { installRouteFacts } from './http/route-facts.js';
 import { installValidation } from './http/validation.js';
 
 /**
@@ -47,6 +48,7 @@ export async function build({ ctx, close }: OpenedContext): Promise<FastifyInsta
   // onClose hooks run last-registered first: this one, registered before any plugin, runs last.
   app.addHook('onClose', close);
   installRouteList(app);
+  installRouteFacts(app);
   installErrorHandling(app, IRON_ERROR_SHAPE, (error) => ctx.metrics.redisErrors.inc({ kind: redisErrorKind(error) }));
   installValidation(app);
   installContentTypes(app);

@@ -2,7 +2,8 @@
 // (how late a 1 ms timer ran: what a request arriving then waited) and V8's garbage collections
 // by kind (count, total and longest pause), and each request's time in the server (from its
 // 'request' event, its headers parsed, to its answer's 'finish'), from `reset()` to `print()`,
-// and which of the slowest 1% of those requests overlapped a garbage collection. A tail in the load
+// and which of the slowest 1% of those requests overlapped a garbage collection, and what each
+// slow request had beside it (slow-requests.ts). A tail in the load
 // generator's figures that these do not show came from elsewhere (the machine, Redis, the client).
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +17,7 @@ import {
   type IntervalHistogram,
   type RecordableHistogram,
 } from 'node:perf_hooks';
+import { slowRequestCauses, TurnLog } from './slow-requests.js';
 
 const GC_KINDS: Record<number, string> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak callbacks' };
 
@@ -43,6 +45,7 @@ export function watchLoop(): LoopWatch | null {
     }
   }).observe({ entryTypes: ['gc'] });
   const inServer = timeRequests(spans);
+  const turns = new TurnLog();
   if (process.env.BENCH_LOOP_WATCH === 'heap') startAllocationSampling();
   let since = performance.now();
   return {
@@ -51,6 +54,7 @@ export function watchLoop(): LoopWatch | null {
       delay.reset();
       inServer.reset();
       spans.reset();
+      turns.reset();
       pauses = new Map();
       since = performance.now();
     },
@@ -70,6 +74,8 @@ export function watchLoop(): LoopWatch | null {
           `heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`,
       );
       console.error(`  [${label} slowest requests] ${spans.slowestDuringGc()}`);
+      const gc = spans.gc.map((span) => ({ ...span, label: span.kind }));
+      console.error(`  [${label} slow requests] ${slowRequestCauses(spans.requests, gc, turns)}`);
     },
   };
 }

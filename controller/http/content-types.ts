@@ -4,6 +4,7 @@ import type { BodyBytes } from '../../api/body-bytes.js';
 import { parseJsonBody, type JsonBody } from './json-body.js';
 import { JsonParsePool } from './json-parse-pool.js';
 import { joined, readRawBody, type RawBody } from './raw-body.js';
+import { routeFacts } from './route-facts.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,11 +21,6 @@ export const POOLED_JSON_BODY_BYTES = 64 * 1024;
 /** Large bodies waiting for a parse thread; past this, they are parsed on the main thread. */
 const MAX_QUEUED_PARSES = 64;
 
-/** Whether the route's body is an object (so PHP's `[]` for "no parameters" means none). */
-function takesObject(request: FastifyRequest): boolean {
-  return (request.routeOptions.schema?.body as { type?: unknown } | undefined)?.type === 'object';
-}
-
 type Done = (error: Error | null, value?: unknown) => void;
 
 function answer(request: FastifyRequest, done: Done, body: JsonBody, bytes: BodyBytes | null = null): void {
@@ -36,7 +32,8 @@ function answer(request: FastifyRequest, done: Done, body: JsonBody, bytes: Body
 /** A body of `POOLED_JSON_BODY_BYTES` or more goes to the pool (false when too many wait there already). */
 function parsedInPool(pool: JsonParsePool, request: FastifyRequest, body: RawBody, done: Done): boolean {
   if (body.length < POOLED_JSON_BODY_BYTES) return false;
-  const pooled = pool.parse(body, takesObject(request), request.routeOptions.config.bodyBytes ?? null);
+  const route = routeFacts(request);
+  const pooled = pool.parse(body, route.takesObject, route.config.bodyBytes ?? null);
   if (pooled === null) return false;
   pooled.then(
     (parsed) => answer(request, done, parsed, parsed.bytes),
@@ -48,7 +45,7 @@ function parsedInPool(pool: JsonParsePool, request: FastifyRequest, body: RawBod
 function parsedHere(request: FastifyRequest, body: RawBody, done: Done): void {
   let parsed: JsonBody;
   try {
-    parsed = parseJsonBody(joined(body).toString('utf8'), () => takesObject(request));
+    parsed = parseJsonBody(joined(body).toString('utf8'), () => routeFacts(request).takesObject);
   } catch (error) {
     return done(error as Error, undefined);
   }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../../src/core/errors.js';
 import type { ProjectBudget } from '../../src/core/project-budget.js';
 import { KeyedSlots, type KeyedPacer } from '../../src/core/keyed-pacing.js';
+import { routeFacts } from './route-facts.js';
 
 export interface LargeBodySettings {
   /** A request body of at least this many bytes (declared, or read so far) is a large one. */
@@ -90,8 +91,9 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
   app.decorateRequest('releaseLargeBody', null);
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const header = request.headers['content-length'];
+    const limit = routeFacts(request).bodyLimit;
     const declared = header === undefined ? 0 : Number(header);
-    if (declared > request.routeOptions.bodyLimit) return done(fail('body_too_large'));
+    if (declared > limit) return done(fail('body_too_large'));
     const project = request.project?.id;
     const streamed = header === undefined && request.headers['transfer-encoding'] !== undefined;
     if (!bounded || project === undefined || (declared < settings.thresholdBytes && !streamed)) {
@@ -100,7 +102,7 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
     if (isMultipart(request)) {
       // The multipart reader takes the socket itself: its bytes are booked as declared (or as
       // the route's limit when the length is not told) before it reads them.
-      const bytes = streamed ? request.routeOptions.bodyLimit : declared;
+      const bytes = streamed ? limit : declared;
       return void holdSlot(gate, request, project).then(() => {
         const wait = gate.pacer?.book(project, bytes) ?? 0;
         setTimeout(() => done(null, payload), wait);

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
+import { routeFacts } from './route-facts.js';
 
 /** A request body as read: its chunks, never joined here, and their total length. */
 export interface RawBody {
@@ -16,7 +17,7 @@ type Done = (error: Error | null, body?: RawBody) => void;
  * thread instead (json-parse-pool.ts).
  */
 export function readRawBody(request: FastifyRequest, payload: Readable, done: Done): void {
-  const limit = request.routeOptions.bodyLimit;
+  const limit = routeFacts(request).bodyLimit;
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
   const chunks: Buffer[] = [];
