@@ -53,7 +53,7 @@ function wrk(url: string, seconds: number, request: WrkRequest, serverPid: numbe
 
 /** The bench's own process id, in the server and the floor too (which it forks). */
 const BENCH_ID = process.env.BENCH_SOCKETS ?? String(process.pid);
-const PROFILE_DIR = process.env.BENCH_PROFILE ? '/tmp/prof' : null;
+const PROFILE_DIR = process.env.BENCH_PROFILE ? (process.env.BENCH_PROFILE_DIR ?? '/tmp/prof') : null;
 
 /** `run`, with the server's CPU profiled over it into PROFILE_DIR/functions-`name`.cpuprofile when BENCH_PROFILE is set. */
 function profiledRun<T>(server: ChildProcess, name: string, run: () => Promise<T>): Promise<T> {
