@@ -3,13 +3,13 @@ import { ROUTE_FORMATS, type CallOutcome, type RouteFormat } from '../types.js';
 
 const OUTCOMES: ReadonlyArray<CallOutcome | 'accepted'> = ['success', 'error', 'timeout', 'accepted'];
 
-/** A metric's labelled child, whose calls skip the per-call label handling (prom-client's labels()). */
+/** A metric's labelled child (prom-client's labels()): its calls take no label object of their own. */
 type Child<Metric extends { labels(...values: string[]): unknown }> = ReturnType<Metric['labels']>;
 
 /**
  * Calls answered by this controller: `outcome` is how a sync call ended, `accepted` for async
- * calls. Each format's children are made once: a hot call then counts without building, checking
- * and hashing its label objects.
+ * calls. Each format's children are made once: a hot call counts through them, without a label
+ * object and a closure of its own per metric (prom-client still checks and hashes the labels).
  */
 export class FunctionMetrics {
   private readonly counts = new Map<RouteFormat, Map<CallOutcome | 'accepted', Child<Counter<'format' | 'outcome'>>>>();
