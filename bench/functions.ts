@@ -19,7 +19,7 @@
  * Each measured side first gets BENCH_WARM_CALLS requests (5,000; see WARM_CALLS): V8's optimized code, not its warm-up.
  * BENCH_SMOKE=1 runs (a) for 1 s per case and skips (b); BENCH_HOT_CALLERS (default 10), BENCH_HOT_SECONDS (default 10),
  * BENCH_COLD_CALLS (40), BENCH_COLD_CALLERS (4) scale it.
- * BENCH_PROFILE=1 writes CPU profiles to /tmp/prof: the server's over each measured hot run and the
+ * BENCH_PROFILE=1 writes CPU profiles to /tmp/prof (BENCH_PROFILE_DIR: another folder): the server's over each measured hot run and the
  * paced cache GET's alone (functions-<run>.cpuprofile, phase-profile.ts), the floor's over its life
  * (--cpu-prof); the profiler's own cost is in that run's CPU figures (BENCH_PROFILE_INTERVAL_US sets the
  * sampling interval, default 1000 µs).
@@ -53,7 +53,7 @@ function wrk(url: string, seconds: number, request: WrkRequest, serverPid: numbe
 
 /** The bench's own process id, in the server and the floor too (which it forks). */
 const BENCH_ID = process.env.BENCH_SOCKETS ?? String(process.pid);
-const PROFILE_DIR = process.env.BENCH_PROFILE ? '/tmp/prof' : null;
+const PROFILE_DIR = process.env.BENCH_PROFILE ? (process.env.BENCH_PROFILE_DIR ?? '/tmp/prof') : null;
 
 /** `run`, with the server's CPU profiled over it into PROFILE_DIR/functions-`name`.cpuprofile when BENCH_PROFILE is set. */
 function profiledRun<T>(server: ChildProcess, name: string, run: () => Promise<T>): Promise<T> {
