@@ -1,5 +1,6 @@
 import { fail } from '../core/errors.js';
 import { execTransaction } from '../core/lua.js';
+import type { ProjectBudget } from '../core/project-budget.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
 import { ProjectStorage } from '../auth/stored-bytes.js';
@@ -59,6 +60,9 @@ export interface CacheQuotas {
  */
 const APART_VALUE_BYTES = 64 * 1024;
 
+/** get.lua's reply: the value (or '' when left out), cas, expiry ('' when none), flags, and a value left out's length. */
+type GetReply = [string, string, string, string] | [string, string, string, string, number];
+
 type Arg = string | number;
 type QuotaRefusal = ['caches_quota'] | ['bytes_quota'];
 type PutOutcome = ['stored', number] | ['kept'] | ['missing'] | ['cas_mismatch'] | QuotaRefusal;
@@ -100,9 +104,15 @@ export class CacheStore {
   /** Projects known to be registered for sweeping, so the registration is sent once. */
   private readonly registered = new Set<string>();
 
+  /**
+   * `budget`: where a large value's read is paid before it is read (ProjectBudget.spendInBackground:
+   * the project's byte rate, then a turn of the event loop of its own), as its write is by the
+   * large-body gate; none in tools and tests that read unpaced.
+   */
   constructor(
     private readonly redis: RedisClient,
     keys: KeySpace,
+    private readonly budget: Pick<ProjectBudget, 'spendInBackground'> | null = null,
   ) {
     this.cacheKeys = new CacheKeys(keys);
     this.storage = new ProjectStorage(redis, keys);
@@ -200,12 +210,21 @@ export class CacheStore {
     return outcome as PutOutcome;
   }
 
+  /**
+   * A live item, or null. A value of APART_VALUE_BYTES or more is not read through get.lua, which
+   * would hold Redis while Lua copies it: get.lua tells its length, the project pays those bytes
+   * (the budget), then one MULTI reads the item again, get.lua for the rest and an HGET for the value.
+   */
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
     const keys = this.cacheKeys.itemRead(projectId, cacheName);
-    const found = await scripts.get.run<[string, string, string, string] | null>(this.redis, keys, [key]);
-    if (!found) return null;
-    const [json, cas, expiresAt, flags] = found;
-    return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
+    const found = await scripts.get.run<GetReply | null>(this.redis, keys, [key, APART_VALUE_BYTES]);
+    if (found?.length !== 5) return found && storedItem(found[0], found);
+    await this.budget?.spendInBackground(projectId, found[4]);
+    const transaction = this.redis.multi();
+    scripts.get.queueIn(transaction, keys, [key, 0]);
+    transaction.hget(keys[0]!, key);
+    const [again, json] = (await execTransaction(transaction)) as [GetReply | null, string | null];
+    return again && json !== null ? storedItem(json, again) : null;
   }
 
   /** Adds `amount` (a safe integer, else 400) atomically and returns the resulting integer as decimal text. */
@@ -258,4 +277,8 @@ export class CacheStore {
     await this.redis.sadd(this.cacheKeys.sweptProjects(), projectId);
     this.registered.add(projectId);
   }
+}
+
+function storedItem(json: string, [, cas, expiresAt, flags]: GetReply): StoredItem {
+  return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheStore, type CacheQuotas, type NewItem } from '../../../src/cache/cache-store.js';
 import { CacheKeys } from '../../../src/cache/keys.js';
+import { scripts } from '../../../src/cache/scripts.js';
 import { EventBus } from '../../../src/core/bus.js';
 import { MessageQueue } from '../../../src/mq/message-queue.js';
 import type { QueueRef } from '../../../src/mq/scripts.js';
@@ -106,6 +107,57 @@ describe('a large cache value', () => {
     const large = await bookkeeping('large');
     const grown = String(Number(small.stored) + value.length - json('x').length);
     expect(large).toEqual({ ...small, bytes: { c: grown }, stored: grown });
+  });
+});
+
+describe('a large cache value read', () => {
+  /** The bytes each project paid before its reads (a ProjectBudget's part the store calls). */
+  const paidBudget = () => {
+    const paid: Array<[string, number]> = [];
+    return { paid, spendInBackground: async (project: string, bytes: number) => void paid.push([project, bytes]) };
+  };
+
+  it('comes beside get.lua, not through it, paid on the project budget first; a small one is neither', async () => {
+    const budget = paidBudget();
+    const cache = new CacheStore(shared.redis, shared.keys, budget);
+    const value = json(TEXT);
+    await cache.put('reads', 'c', 'large', item(value, { flags: 3, expiresIn: 600 }), ROOMY);
+    await cache.put('reads', 'c', 'small', item(json('s')), ROOMY);
+    const reply = await scripts.get.run<unknown[]>(shared.redis, new CacheKeys(shared.keys).itemRead('reads', 'c'), [
+      'large',
+      64 * 1024,
+    ]);
+    expect([reply[0], reply[3], reply[4]]).toEqual(['', '3', value.length]);
+    const large = (await cache.get('reads', 'c', 'large'))!;
+    expect(Buffer.from(large.json).equals(value)).toBe(true);
+    expect(large).toMatchObject({ flags: 3, expiresAt: expect.any(Number) });
+    expect((await cache.get('reads', 'c', 'small'))!.json).toBe('"s"');
+    expect(budget.paid).toEqual([['reads', value.length]]);
+  });
+
+  it('reads the item as the MULTI finds it: a large item gone by then is none', async () => {
+    const budget = paidBudget();
+    const cache = new CacheStore(shared.redis, shared.keys, {
+      spendInBackground: async (project, bytes) => {
+        await budget.spendInBackground(project, bytes);
+        await cache.deleteItem(project, 'c', 'k');
+      },
+    });
+    await cache.put('gone', 'c', 'k', item(json(TEXT)), ROOMY);
+    expect(await cache.get('gone', 'c', 'k')).toBeNull();
+    expect(budget.paid).toHaveLength(1);
+    expect(await cache.get('gone', 'c', 'k')).toBeNull();
+    expect(budget.paid).toHaveLength(1);
+  });
+
+  it('reads the value the MULTI finds when it was replaced by a small one meanwhile', async () => {
+    const cache = new CacheStore(shared.redis, shared.keys, {
+      spendInBackground: async (project) => {
+        await store().put(project, 'c', 'k', item(json('now small'), { flags: 9 }), ROOMY);
+      },
+    });
+    await cache.put('shrunk', 'c', 'k', item(json(TEXT)), ROOMY);
+    expect(await cache.get('shrunk', 'c', 'k')).toMatchObject({ json: '"now small"', flags: 9 });
   });
 });
 
