@@ -1,5 +1,6 @@
 import { fail } from '../core/errors.js';
 import { execTransaction } from '../core/lua.js';
+import { isUtf8 } from 'node:buffer';
 import type { ProjectBudget } from '../core/project-budget.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
@@ -17,8 +18,11 @@ import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
 
 export interface StoredItem {
-  /** The value as JSON text, exactly as stored (integers keep all 64 bits). */
-  json: string;
+  /**
+   * The value as JSON text, exactly as stored (integers keep all 64 bits); a large value as its
+   * UTF-8 bytes as stored (when they are well-formed UTF-8), never decoded here.
+   */
+  json: string | Buffer;
   cas: number;
   /** When the item expires (epoch ms); null when it never does. */
   expiresAt: number | null;
@@ -213,7 +217,9 @@ export class CacheStore {
   /**
    * A live item, or null. A value of APART_VALUE_BYTES or more is not read through get.lua, which
    * would hold Redis while Lua copies it: get.lua tells its length, the project pays those bytes
-   * (the budget), then one MULTI reads the item again, get.lua for the rest and an HGET for the value.
+   * (the budget), then one MULTI reads the item again, get.lua for the rest and an HGET for the
+   * value's bytes, which are answered as they are (a decode to text and an encode back to bytes
+   * cost the event loop every tenant shares several copies of the value into fresh memory).
    */
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
     const keys = this.cacheKeys.itemRead(projectId, cacheName);
@@ -222,9 +228,10 @@ export class CacheStore {
     await this.budget?.spendInBackground(projectId, found[4]);
     const transaction = this.redis.multi();
     scripts.get.queueIn(transaction, keys, [key, 0]);
-    transaction.hget(keys[0]!, key);
-    const [again, json] = (await execTransaction(transaction)) as [GetReply | null, string | null];
-    return again && json !== null ? storedItem(json, again) : null;
+    transaction.hgetBuffer(keys[0]!, key);
+    const [again, bytes] = (await execTransaction(transaction)) as [GetReply | null, Buffer | null];
+    // Bytes a decode would change (not well-formed UTF-8) are answered as the decoded text always was.
+    return again && bytes !== null ? storedItem(isUtf8(bytes) ? bytes : bytes.toString(), again) : null;
   }
 
   /** Adds `amount` (a safe integer, else 400) atomically and returns the resulting integer as decimal text. */
@@ -279,6 +286,6 @@ export class CacheStore {
   }
 }
 
-function storedItem(json: string, [, cas, expiresAt, flags]: GetReply): StoredItem {
+function storedItem(json: string | Buffer, [, cas, expiresAt, flags]: GetReply): StoredItem {
   return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
 }

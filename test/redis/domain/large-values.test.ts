@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheStore, type CacheQuotas, type NewItem } from '../../../src/cache/cache-store.js';
 import { CacheKeys } from '../../../src/cache/keys.js';
 import { scripts } from '../../../src/cache/scripts.js';
+import { itemJson } from '../../../api/cache/views.js';
 import { EventBus } from '../../../src/core/bus.js';
 import { MessageQueue } from '../../../src/mq/message-queue.js';
 import type { QueueRef } from '../../../src/mq/scripts.js';
@@ -56,7 +57,7 @@ describe('a large cache value', () => {
     for (const key of ['bytes', 'text']) {
       const read = (await cache.get('big', 'c', key))!;
       expect(Buffer.from(read.json).equals(bytes)).toBe(true);
-      expect(JSON.parse(read.json)).toBe(TEXT);
+      expect(JSON.parse(read.json.toString())).toBe(TEXT);
     }
     const { bytes: counted, stored } = await bookkeeping('big');
     expect(counted).toEqual({ c: String(2 * bytes.length + 'bytes'.length + 'text'.length) });
@@ -157,7 +158,21 @@ describe('a large cache value read', () => {
       },
     });
     await cache.put('shrunk', 'c', 'k', item(json(TEXT)), ROOMY);
-    expect(await cache.get('shrunk', 'c', 'k')).toMatchObject({ json: '"now small"', flags: 9 });
+    const read = (await cache.get('shrunk', 'c', 'k'))!;
+    expect({ json: read.json.toString(), flags: read.flags }).toEqual({ json: '"now small"', flags: 9 });
+  });
+
+  it('is answered byte for byte as the decoded text was, bytes that are not UTF-8 as their decoding', async () => {
+    const cache = store();
+    const value = json(TEXT);
+    await cache.put('answer', 'c', 'k', item(value), ROOMY);
+    const read = (await cache.get('answer', 'c', 'k'))!;
+    expect(Buffer.isBuffer(read.json)).toBe(true);
+    const asText = Buffer.from(itemJson('c', 'k', { ...read, json: read.json.toString() }));
+    expect(Buffer.from(itemJson('c', 'k', read)).equals(asText)).toBe(true);
+    const broken = Buffer.concat([value.subarray(0, 100_000), Buffer.from([0xff, 0xc3]), Buffer.from('"')]);
+    await shared.redis.hset(new CacheKeys(shared.keys).itemRead('answer', 'c')[0]!, 'k', broken);
+    expect((await cache.get('answer', 'c', 'k'))!.json).toBe(broken.toString());
   });
 });
 
