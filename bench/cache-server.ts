@@ -16,6 +16,9 @@ process.stdout.write(
 const loopDelay = process.env.BENCH_PROFILE ? monitorEventLoopDelay({ resolution: 5 }) : null;
 const pending = createHistogram();
 const gc = { count: 0, totalMs: 0, maxMs: 0 };
+/** GC pauses by kind (minor: scavenges; major: mark-sweep-compact; incremental marking steps; weak callbacks). */
+const GC_KINDS: Record<number, string> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak' };
+const gcKinds = new Map<string, { count: number; totalMs: number; maxMs: number }>();
 let phase = 0;
 if (loopDelay) {
   loopDelay.enable();
@@ -26,6 +29,13 @@ if (loopDelay) {
       gc.count += 1;
       gc.totalMs += entry.duration;
       gc.maxMs = Math.max(gc.maxMs, entry.duration);
+      const name = GC_KINDS[(entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other';
+      const kind = gcKinds.get(name) ?? { count: 0, totalMs: 0, maxMs: 0 };
+      gcKinds.set(name, {
+        count: kind.count + 1,
+        totalMs: kind.totalMs + entry.duration,
+        maxMs: Math.max(kind.maxMs, entry.duration),
+      });
     }
   }).observe({ entryTypes: ['gc'] });
   await startProfile();
@@ -40,13 +50,20 @@ async function endPhase(): Promise<void> {
   const queued = (p: number) => pending.percentile(p) - 1;
   process.stderr.write(
     `  server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms; ` +
-      `GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms, max ${gc.maxMs.toFixed(1)} ms; ` +
+      `GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms, max ${gc.maxMs.toFixed(1)} ms (${describeGcKinds()}); heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB, external ${(process.memoryUsage().external / 2 ** 20).toFixed(0)} MiB; ` +
       `commands awaiting Redis on the shared connection: p50 ${queued(50)}, p99 ${queued(99)}, max ${pending.max - 1}; profile ${file}\n`,
   );
   loopDelay.reset();
   pending.reset();
   Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
+  gcKinds.clear();
   await startProfile();
+}
+
+function describeGcKinds(): string {
+  return [...gcKinds]
+    .map(([name, kind]) => `${name} ${kind.count}, ${kind.totalMs.toFixed(0)} ms, max ${kind.maxMs.toFixed(1)} ms`)
+    .join('; ');
 }
 
 async function shutdown() {

@@ -135,7 +135,7 @@ async function buildServices(connections: Connections, opened: CloseStack): Prom
     workerUpkeep,
     functions,
     functionManagement,
-    cache: new CacheStore(redis, keys),
+    cache: new CacheStore(redis, keys, budget),
     history: new ActivityHistory(redis, keys),
     lifecycle,
     localFunctions,

@@ -45,9 +45,12 @@ function expiresText(expiresAt: number | null): string {
   return new Date(Math.ceil(expiresAt / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-export function itemJson(cacheName: string, key: string, item: StoredItem): string {
-  const head = `{"cache":${JSON.stringify(cacheName)},"key":${JSON.stringify(key)},"value":${item.json}`;
-  return `${head},"cas":${item.cas},"expires":"${expiresText(item.expiresAt)}","flags":${item.flags}}`;
+export function itemJson(cacheName: string, key: string, item: StoredItem): string | Buffer {
+  const head = `{"cache":${JSON.stringify(cacheName)},"key":${JSON.stringify(key)},"value":`;
+  const tail = `,"cas":${item.cas},"expires":"${expiresText(item.expiresAt)}","flags":${item.flags}}`;
+  // A large value read as bytes goes out as bytes: the same answer, byte for byte.
+  if (typeof item.json !== 'string') return Buffer.concat([Buffer.from(head), item.json, Buffer.from(tail)]);
+  return `${head}${item.json}${tail}`;
 }
 
 export function incrementJson(value: string): string {

@@ -82,9 +82,12 @@ export async function loopFlood(attack: LoopAttack): Promise<Done> {
   return done;
 }
 
-/** Runs both attempts, each on a server of its own; prints their lines and figures. */
+/** The attempts to run (BENCH_LOOP_ATTEMPTS, e.g. `loop`; both by default). */
+const ATTEMPTS = (process.env.BENCH_LOOP_ATTEMPTS?.split(',') ?? ['loop', 'fan-out']) as LoopAttempt[];
+
+/** Runs the attempts, each on a server of its own; prints their lines and figures. */
 export async function runLoopFloods(seconds: number): Promise<void> {
-  for (const attempt of ['loop', 'fan-out'] as const) await runLoopFlood(attempt, seconds);
+  for (const attempt of ATTEMPTS) await runLoopFlood(attempt, seconds);
 }
 
 async function runLoopFlood(attempt: LoopAttempt, seconds: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { BODY_BYTES, type BodyBytes, type BodyBytesKind } from '../../api/body-bytes.js';
+import { BODY_BYTES, BODY_WITHOUT_BYTES, type BodyBytes, type BodyBytesKind } from '../../api/body-bytes.js';
 import { isHttpError } from '../../src/core/errors.js';
 import { parseJsonBody } from './json-body.js';
 
@@ -23,7 +23,9 @@ function outcomeOf(job: ParseJob): ParseOutcome {
     const text = Buffer.concat(chunks, job.length).toString('utf8');
     const body = parseJsonBody(text, job.takesObject);
     const bytes = job.bodyBytes === null || body.empty ? null : BODY_BYTES[job.bodyBytes](body.value);
-    return { id: job.id, ok: true, ...body, bytes };
+    const lighter = bytes && BODY_WITHOUT_BYTES[job.bodyBytes!];
+    const value = lighter ? lighter(body.value as Record<string, unknown>) : body.value;
+    return { id: job.id, ok: true, ...body, value, bytes };
   } catch (error) {
     const statusCode = isHttpError(error) ? error.statusCode : null;
     const code = isHttpError(error) ? error.code : 'unnamed';

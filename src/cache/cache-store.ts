@@ -1,5 +1,7 @@
 import { fail } from '../core/errors.js';
 import { execTransaction } from '../core/lua.js';
+import { isUtf8 } from 'node:buffer';
+import type { ProjectBudget } from '../core/project-budget.js';
 import type { KeySpace, RedisClient } from '../core/redis.js';
 import { STORED_BYTES_COUNTED, byteQuotaReached, countQuotaReached } from '../auth/quotas.js';
 import { ProjectStorage } from '../auth/stored-bytes.js';
@@ -16,8 +18,11 @@ import { CacheKeys } from './keys.js';
 import { scripts } from './scripts.js';
 
 export interface StoredItem {
-  /** The value as JSON text, exactly as stored (integers keep all 64 bits). */
-  json: string;
+  /**
+   * The value as JSON text, exactly as stored (integers keep all 64 bits); a large value as its
+   * UTF-8 bytes as stored (when they are well-formed UTF-8), never decoded here.
+   */
+  json: string | Buffer;
   cas: number;
   /** When the item expires (epoch ms); null when it never does. */
   expiresAt: number | null;
@@ -58,6 +63,9 @@ export interface CacheQuotas {
  * it (CacheStore's putApart).
  */
 const APART_VALUE_BYTES = 64 * 1024;
+
+/** get.lua's reply: the value (or '' when left out), cas, expiry ('' when none), flags, and a value left out's length. */
+type GetReply = [string, string, string, string] | [string, string, string, string, number];
 
 type Arg = string | number;
 type QuotaRefusal = ['caches_quota'] | ['bytes_quota'];
@@ -100,9 +108,15 @@ export class CacheStore {
   /** Projects known to be registered for sweeping, so the registration is sent once. */
   private readonly registered = new Set<string>();
 
+  /**
+   * `budget`: where a large value's read is paid before it is read (ProjectBudget.spendInBackground:
+   * the project's byte rate, then a turn of the event loop of its own), as its write is by the
+   * large-body gate; none in tools and tests that read unpaced.
+   */
   constructor(
     private readonly redis: RedisClient,
     keys: KeySpace,
+    private readonly budget: Pick<ProjectBudget, 'spendInBackground'> | null = null,
   ) {
     this.cacheKeys = new CacheKeys(keys);
     this.storage = new ProjectStorage(redis, keys);
@@ -200,12 +214,24 @@ export class CacheStore {
     return outcome as PutOutcome;
   }
 
+  /**
+   * A live item, or null. A value of APART_VALUE_BYTES or more is not read through get.lua, which
+   * would hold Redis while Lua copies it: get.lua tells its length, the project pays those bytes
+   * (the budget), then one MULTI reads the item again, get.lua for the rest and an HGET for the
+   * value's bytes, which are answered as they are (a decode to text and an encode back to bytes
+   * cost the event loop every tenant shares several copies of the value into fresh memory).
+   */
   async get(projectId: string, cacheName: string, key: string): Promise<StoredItem | null> {
     const keys = this.cacheKeys.itemRead(projectId, cacheName);
-    const found = await scripts.get.run<[string, string, string, string] | null>(this.redis, keys, [key]);
-    if (!found) return null;
-    const [json, cas, expiresAt, flags] = found;
-    return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
+    const found = await scripts.get.run<GetReply | null>(this.redis, keys, [key, APART_VALUE_BYTES]);
+    if (found?.length !== 5) return found && storedItem(found[0], found);
+    await this.budget?.spendInBackground(projectId, found[4]);
+    const transaction = this.redis.multi();
+    scripts.get.queueIn(transaction, keys, [key, 0]);
+    transaction.hgetBuffer(keys[0]!, key);
+    const [again, bytes] = (await execTransaction(transaction)) as [GetReply | null, Buffer | null];
+    // Bytes a decode would change (not well-formed UTF-8) are answered as the decoded text always was.
+    return again && bytes !== null ? storedItem(isUtf8(bytes) ? bytes : bytes.toString(), again) : null;
   }
 
   /** Adds `amount` (a safe integer, else 400) atomically and returns the resulting integer as decimal text. */
@@ -258,4 +284,8 @@ export class CacheStore {
     await this.redis.sadd(this.cacheKeys.sweptProjects(), projectId);
     this.registered.add(projectId);
   }
+}
+
+function storedItem(json: string | Buffer, [, cas, expiresAt, flags]: GetReply): StoredItem {
+  return { json, cas: Number(cas), expiresAt: expiresAt === '' ? null : Number(expiresAt), flags: Number(flags) };
 }

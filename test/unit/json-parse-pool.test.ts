@@ -98,6 +98,8 @@ describe('the JSON parse pool', () => {
         Buffer.from(encodeValue(stored, 1e9)).toString('hex'),
       ]);
       expect(put!.bytes!.size).toBe(Buffer.byteLength(typeof stored === 'string' ? stored : JSON.stringify(stored)));
+      // The value itself stays in the thread (the route reads its bytes): the rest comes as parsed.
+      expect(put!.value).toEqual({ value: true, expires_in: 5 });
     }
     const bodies = ['é☃😀', '', 'plain', '"quoted"\n'];
     const post = await pool.parse(
@@ -106,6 +108,7 @@ describe('the JSON parse pool', () => {
       'messageBodies',
     );
     expect(post!.bytes!.parts.map(String)).toEqual(bodies);
+    expect(post!.value).toEqual({ messages: bodies.map((body) => ({ body })) });
     expect(post!.bytes!.size).toBe(bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0));
   });
 

@@ -199,6 +199,21 @@ describe('values and keys', () => {
     }
   });
 
+  it('a large value (read beside the script, answered as its bytes) comes back exactly as JSON text', async () => {
+    const paths = freshCache();
+    const value = { text: 'é ☃ 😀 "q" \\ \u2028 '.repeat(8_000), n: 12345678901234567890n.toString() };
+    expect((await server.http.put(paths.item('big'), { value })).status).toBe(200);
+    const res = await server.http.get(paths.item('big'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    expect(Buffer.byteLength(res.text)).toBeGreaterThan(64 * 1024);
+    expect(res.body.value).toStrictEqual(value);
+    expect(res.text).toBe(
+      `{"cache":${JSON.stringify(res.body.cache)},"key":"big","value":${JSON.stringify(value)},"cas":${res.body.cas},"expires":"9999-01-01T00:00:00Z","flags":0}`,
+    );
+  });
+
   it('keys are any URL-encoded string up to 250 bytes', async () => {
     const paths = freshCache();
     const keys = [

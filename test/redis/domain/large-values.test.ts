@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheStore, type CacheQuotas, type NewItem } from '../../../src/cache/cache-store.js';
 import { CacheKeys } from '../../../src/cache/keys.js';
+import { scripts } from '../../../src/cache/scripts.js';
+import { itemJson } from '../../../api/cache/views.js';
 import { EventBus } from '../../../src/core/bus.js';
 import { MessageQueue } from '../../../src/mq/message-queue.js';
 import type { QueueRef } from '../../../src/mq/scripts.js';
@@ -55,7 +57,7 @@ describe('a large cache value', () => {
     for (const key of ['bytes', 'text']) {
       const read = (await cache.get('big', 'c', key))!;
       expect(Buffer.from(read.json).equals(bytes)).toBe(true);
-      expect(JSON.parse(read.json)).toBe(TEXT);
+      expect(JSON.parse(read.json.toString())).toBe(TEXT);
     }
     const { bytes: counted, stored } = await bookkeeping('big');
     expect(counted).toEqual({ c: String(2 * bytes.length + 'bytes'.length + 'text'.length) });
@@ -106,6 +108,71 @@ describe('a large cache value', () => {
     const large = await bookkeeping('large');
     const grown = String(Number(small.stored) + value.length - json('x').length);
     expect(large).toEqual({ ...small, bytes: { c: grown }, stored: grown });
+  });
+});
+
+describe('a large cache value read', () => {
+  /** The bytes each project paid before its reads (a ProjectBudget's part the store calls). */
+  const paidBudget = () => {
+    const paid: Array<[string, number]> = [];
+    return { paid, spendInBackground: async (project: string, bytes: number) => void paid.push([project, bytes]) };
+  };
+
+  it('comes beside get.lua, not through it, paid on the project budget first; a small one is neither', async () => {
+    const budget = paidBudget();
+    const cache = new CacheStore(shared.redis, shared.keys, budget);
+    const value = json(TEXT);
+    await cache.put('reads', 'c', 'large', item(value, { flags: 3, expiresIn: 600 }), ROOMY);
+    await cache.put('reads', 'c', 'small', item(json('s')), ROOMY);
+    const reply = await scripts.get.run<unknown[]>(shared.redis, new CacheKeys(shared.keys).itemRead('reads', 'c'), [
+      'large',
+      64 * 1024,
+    ]);
+    expect([reply[0], reply[3], reply[4]]).toEqual(['', '3', value.length]);
+    const large = (await cache.get('reads', 'c', 'large'))!;
+    expect(Buffer.from(large.json).equals(value)).toBe(true);
+    expect(large).toMatchObject({ flags: 3, expiresAt: expect.any(Number) });
+    expect((await cache.get('reads', 'c', 'small'))!.json).toBe('"s"');
+    expect(budget.paid).toEqual([['reads', value.length]]);
+  });
+
+  it('reads the item as the MULTI finds it: a large item gone by then is none', async () => {
+    const budget = paidBudget();
+    const cache = new CacheStore(shared.redis, shared.keys, {
+      spendInBackground: async (project, bytes) => {
+        await budget.spendInBackground(project, bytes);
+        await cache.deleteItem(project, 'c', 'k');
+      },
+    });
+    await cache.put('gone', 'c', 'k', item(json(TEXT)), ROOMY);
+    expect(await cache.get('gone', 'c', 'k')).toBeNull();
+    expect(budget.paid).toHaveLength(1);
+    expect(await cache.get('gone', 'c', 'k')).toBeNull();
+    expect(budget.paid).toHaveLength(1);
+  });
+
+  it('reads the value the MULTI finds when it was replaced by a small one meanwhile', async () => {
+    const cache = new CacheStore(shared.redis, shared.keys, {
+      spendInBackground: async (project) => {
+        await store().put(project, 'c', 'k', item(json('now small'), { flags: 9 }), ROOMY);
+      },
+    });
+    await cache.put('shrunk', 'c', 'k', item(json(TEXT)), ROOMY);
+    const read = (await cache.get('shrunk', 'c', 'k'))!;
+    expect({ json: read.json.toString(), flags: read.flags }).toEqual({ json: '"now small"', flags: 9 });
+  });
+
+  it('is answered byte for byte as the decoded text was, bytes that are not UTF-8 as their decoding', async () => {
+    const cache = store();
+    const value = json(TEXT);
+    await cache.put('answer', 'c', 'k', item(value), ROOMY);
+    const read = (await cache.get('answer', 'c', 'k'))!;
+    expect(Buffer.isBuffer(read.json)).toBe(true);
+    const asText = Buffer.from(itemJson('c', 'k', { ...read, json: read.json.toString() }));
+    expect(Buffer.from(itemJson('c', 'k', read)).equals(asText)).toBe(true);
+    const broken = Buffer.concat([value.subarray(0, 100_000), Buffer.from([0xff, 0xc3]), Buffer.from('"')]);
+    await shared.redis.hset(new CacheKeys(shared.keys).itemRead('answer', 'c')[0]!, 'k', broken);
+    expect((await cache.get('answer', 'c', 'k'))!.json).toBe(broken.toString());
   });
 });
 
