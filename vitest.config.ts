@@ -55,6 +55,7 @@ const DOCKER_PROCESSES = [
   'test/docker/redis-faults/**/*.test.ts',
   'test/docker/all-in-one-*.test.ts',
   'test/docker/rolling-restart.test.ts',
+  'test/docker/worker/gateway-runner-upgrade.test.ts',
 ];
 const dockerPart = process.env.FERRUM_DOCKER_PART;
 const DOCKER = {
