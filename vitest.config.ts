@@ -76,32 +76,43 @@ const ON_SENTINEL = [
 // Measured once for the run (test/helpers/pace.ts); every worker's waiting bounds take the same.
 process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
 
+/**
+ * Every lane's files run one after another in each worker process, which imports the code (the
+ * whole server, for most) once rather than once per file: that import cost more than the tests
+ * of the unit and redis lanes, and a docker, cluster or sentinel file spent 2-3 s of CPU on it
+ * (collect: 113 s of the docker lane's 1,024 s, 98 s of the cluster, sentinel and upgrade run's
+ * 573 s in CI; measured on 4 docker files, one worker: collect 116 s isolated, 24 s not). Each
+ * file still starts its own server, runners and Redis, or flushes its worker's shared one
+ * (test/helpers/shared-redis.ts); what a file changes of the process (fake timers, an
+ * environment variable) it puts back after itself. Vitest still gives each project (lane)
+ * workers of its own, so a lane's `env` (FERRUM_TEST_REDIS) stays its own. The setting must be
+ * at the root too: the pool reads only the root's, and with it isolated started a process per
+ * file whatever the projects said (three files importing the server: three processes, ~12 s
+ * each under load, before; one process, 0 ms after the first, now).
+ */
+const NOT_ISOLATED = { isolate: false } as const;
+
 const shared = {
   pool: 'forks',
+  ...NOT_ISOLATED,
+  setupFiles: ['test/helpers/file-reset.ts'],
   testTimeout: scaled(30_000),
   hookTimeout: scaled(60_000),
 } as const;
 
-/**
- * The unit and redis lanes' files run one after another in each worker process, which imports
- * the code (the whole server, for most) once rather than once per file: that import cost more
- * than their tests. Each file still starts its own server and Redis, or flushes its worker's
- * shared one (test/helpers/shared-redis.ts); what a file changes of the process (fake timers, an
- * environment variable) it puts back after itself.
- */
-const NOT_ISOLATED = { isolate: false } as const;
-
 export default defineConfig({
   test: {
+    // Read by the pool (a process per file unless the root says otherwise); a project's own
+    // `isolate: false` only keeps its worker from resetting the modules between files.
+    ...NOT_ISOLATED,
     reporters: ['default', 'json'],
     // Read by scripts/test-summary.mjs for CI's one-line summary.
     outputFile: { json: '.ci/results.json' },
     projects: [
-      { test: { ...shared, ...NOT_ISOLATED, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
         test: {
           ...shared,
-          ...NOT_ISOLATED,
           name: 'redis',
           include: ['test/redis/**/*.test.ts'],
           globalSetup: ['test/helpers/shared-redis-setup.ts'],

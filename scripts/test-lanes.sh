@@ -2,10 +2,10 @@
 # Runs every vitest lane (see vitest.config.ts): first this checkout is compiled once for the tests
 # that run Ferrum as a process (test/helpers/built-checkout.ts), and in the background the previous
 # releases (test/upgrade/releases.json) are built from git history into .releases/ and the Ferrum
-# image from this checkout's Dockerfile (test/helpers/image.ts); unit
-# and redis run two files at a time, each worker importing the code once for all its files (they
-# are not isolated: each HTTP-level file has its own server and Redis, the domain tests share one
-# Redis per worker); then two runs side by side, each one file at a time: the docker lane without
+# image from this checkout's Dockerfile (test/helpers/image.ts); unit and redis run two files at a
+# time (no lane is isolated: each worker imports the code once for all its files; each HTTP-level
+# file has its own server and Redis, the domain tests share one Redis per worker); then two runs
+# side by side, each one file at a time: the docker lane without
 # its whole-process files, and cluster with sentinel and upgrade followed by the docker lane's
 # whole-process files (FERRUM_DOCKER_PART in vitest.config.ts), so that both runs take about as
 # long. Docker files start containers and their timing must not starve on 2 cores, so no two of
