@@ -93,12 +93,12 @@ process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
 const NOT_ISOLATED = { isolate: false } as const;
 
 const shared = {
-  pool: 'forks',
+  pool: 'forks' as const,
   ...NOT_ISOLATED,
   setupFiles: ['test/helpers/file-reset.ts'],
   testTimeout: scaled(30_000),
   hookTimeout: scaled(60_000),
-} as const;
+};
 
 export default defineConfig({
   test: {
