@@ -79,16 +79,16 @@ process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
 /**
  * Every lane's files run one after another in each worker process, which imports the code (the
  * whole server, for most) once rather than once per file: that import cost more than the tests
- * of the unit and redis lanes, and a docker, cluster or sentinel file spent 2-3 s of CPU on it
- * (collect: 113 s of the docker lane's 1,024 s, 98 s of the cluster, sentinel and upgrade run's
- * 573 s in CI; measured on 4 docker files, one worker: collect 116 s isolated, 24 s not). Each
- * file still starts its own server, runners and Redis, or flushes its worker's shared one
- * (test/helpers/shared-redis.ts); what a file changes of the process (fake timers, an
- * environment variable) it puts back after itself. Vitest still gives each project (lane)
+ * of the unit and redis lanes, and a docker, cluster or sentinel file spent 2-3 s on it (collect:
+ * 290 s of the light lane, 113 s of the docker lane's 1,024 s, 98 s of the cluster, sentinel and
+ * upgrade run's 573 s in CI). Each file still starts its own server, runners and Redis, or
+ * flushes its worker's shared one (test/helpers/shared-redis.ts); what a file changes of the
+ * process (fake timers, the script clock, an environment variable) test/helpers/file-reset.ts
+ * puts back after it. Vitest still gives each project (lane)
  * workers of its own, so a lane's `env` (FERRUM_TEST_REDIS) stays its own. The setting must be
  * at the root too: the pool reads only the root's, and with it isolated started a process per
- * file whatever the projects said (three files importing the server: three processes, ~12 s
- * each under load, before; one process, 0 ms after the first, now).
+ * file whatever the projects said (test/redis/mq, 2 workers, load 6-7: 189 s isolated, collect
+ * 153 s; 50 s not, collect 20 s; 9 docker files, one worker: collect 118 s, 21 s).
  */
 const NOT_ISOLATED = { isolate: false } as const;
 
