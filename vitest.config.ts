@@ -55,6 +55,7 @@ const DOCKER_PROCESSES = [
   'test/docker/redis-faults/**/*.test.ts',
   'test/docker/all-in-one-*.test.ts',
   'test/docker/rolling-restart.test.ts',
+  'test/docker/worker/gateway-runner-upgrade.test.ts',
 ];
 const dockerPart = process.env.FERRUM_DOCKER_PART;
 const DOCKER = {
@@ -75,32 +76,43 @@ const ON_SENTINEL = [
 // Measured once for the run (test/helpers/pace.ts); every worker's waiting bounds take the same.
 process.env.FERRUM_TEST_SLOWNESS = String(machineSlowness());
 
-const shared = {
-  pool: 'forks',
-  testTimeout: scaled(30_000),
-  hookTimeout: scaled(60_000),
-} as const;
-
 /**
- * The unit and redis lanes' files run one after another in each worker process, which imports
- * the code (the whole server, for most) once rather than once per file: that import cost more
- * than their tests. Each file still starts its own server and Redis, or flushes its worker's
- * shared one (test/helpers/shared-redis.ts); what a file changes of the process (fake timers, an
- * environment variable) it puts back after itself.
+ * Every lane's files run one after another in each worker process, which imports the code (the
+ * whole server, for most) once rather than once per file: that import cost more than the tests
+ * of the unit and redis lanes, and a docker, cluster or sentinel file spent 2-3 s on it (collect:
+ * 290 s of the light lane, 113 s of the docker lane's 1,024 s, 98 s of the cluster, sentinel and
+ * upgrade run's 573 s in CI). Each file still starts its own server, runners and Redis, or
+ * flushes its worker's shared one (test/helpers/shared-redis.ts); what a file changes of the
+ * process (fake timers, the script clock, an environment variable) test/helpers/file-reset.ts
+ * puts back after it. Vitest still gives each project (lane)
+ * workers of its own, so a lane's `env` (FERRUM_TEST_REDIS) stays its own. The setting must be
+ * at the root too: the pool reads only the root's, and with it isolated started a process per
+ * file whatever the projects said (test/redis/mq, 2 workers, load 6-7: 189 s isolated, collect
+ * 153 s; 50 s not, collect 20 s; 9 docker files, one worker: collect 118 s, 21 s).
  */
 const NOT_ISOLATED = { isolate: false } as const;
 
+const shared = {
+  pool: 'forks' as const,
+  ...NOT_ISOLATED,
+  setupFiles: ['test/helpers/file-reset.ts'],
+  testTimeout: scaled(30_000),
+  hookTimeout: scaled(60_000),
+};
+
 export default defineConfig({
   test: {
+    // Read by the pool (a process per file unless the root says otherwise); a project's own
+    // `isolate: false` only keeps its worker from resetting the modules between files.
+    ...NOT_ISOLATED,
     reporters: ['default', 'json'],
     // Read by scripts/test-summary.mjs for CI's one-line summary.
     outputFile: { json: '.ci/results.json' },
     projects: [
-      { test: { ...shared, ...NOT_ISOLATED, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
         test: {
           ...shared,
-          ...NOT_ISOLATED,
           name: 'redis',
           include: ['test/redis/**/*.test.ts'],
           globalSetup: ['test/helpers/shared-redis-setup.ts'],
