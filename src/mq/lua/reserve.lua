@@ -127,8 +127,9 @@ for _ = 1, 10 do
       got = got + 1
       taken[got] = id
       taken_bytes = taken_bytes + #bodies[i]
-      -- As text once: both the count hash and the answer take it (Lua writes a number anew each time).
-      out_counts[got] = tostring(count + 1)
+      -- As text once: both the count hash and the answer take it (Lua writes a number anew each
+      -- time, through printf); a first reservation's is the constant.
+      out_counts[got] = previous[i] and tostring(count + 1) or '1'
       out_rids[got] = rid
       out_bodies[got] = bodies[i]
       if with_headers then out_headers[got] = headers[i] or '' end

@@ -5,13 +5,14 @@
 --@include remove-messages.lua
 --@include return-lapsed.lua
 --@include reserved-and-unexpired.lua
+--@include reservation-ends.lua
 -- For each ids[i] with reservation rids[i] ('' = none given): may it be acted on? A reservation
 -- that ran out is returned to the front here (the message is back on the queue); expired
 -- messages are dropped. Returns the outcome per id, and the end of each one's reservation (nil
 -- when not reserved; lapsed ones are in the past).
 local function check_reservations(ids, rids, now)
-  local until_ms = redis.call('ZMSCORE', K_RESERVED, unpack(ids))
   local fields = redis.call('HMGET', K_RID, unpack(ids))
+  local until_ms = reservation_ends(ids, fields, now)
   local current, own_expiry = {}, {}
   for i = 1, #ids do current[i], own_expiry[i] = rid_parts(fields[i]) end
   local plain_ms = plain_expiration()
