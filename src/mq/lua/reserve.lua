@@ -114,7 +114,7 @@ for _ = 1, 10 do
   local own = with_timeouts and redis.call('HMGET', K_TIMEOUT, unpack(ids)) or {}
   local gone = {}
   for i, id in ipairs(ids) do
-    local count = tonumber(previous[i] or '0')
+    local count = previous[i] and tonumber(previous[i]) or 0
     if not bodies[i] or (expiry and (not expiry[i] or expiry[i] <= now)) then
       gone[#gone + 1] = id
       if expiry and expiry[i] then expired = expired + 1 end
