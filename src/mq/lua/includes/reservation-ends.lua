@@ -4,8 +4,8 @@
 -- fields. Every script that puts a message on the reserved set gives it a rid field and every one
 -- that takes it off drops the field (in every release), so a message with a field is reserved.
 -- While no reservation has lapsed, each reserved one is live: `now + 1` stands for its end and
--- the reserved set's scores (one number written and read back as text per message, the dearest
--- part of checking a batch) are read only when some reservation has lapsed.
+-- the reserved set's scores (one number written and read back as text per message: about a tenth
+-- of the Redis instructions of an acknowledged message) are read only when some reservation has lapsed.
 local function reservation_ends(ids, fields, now)
   if #redis.call('ZRANGEBYSCORE', K_RESERVED, '-inf', now, 'LIMIT', 0, 1) > 0 then
     return redis.call('ZMSCORE', K_RESERVED, unpack(ids))
