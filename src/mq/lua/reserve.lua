@@ -114,7 +114,7 @@ for _ = 1, 10 do
   local own = with_timeouts and redis.call('HMGET', K_TIMEOUT, unpack(ids)) or {}
   local gone = {}
   for i, id in ipairs(ids) do
-    local count = tonumber(previous[i] or '0')
+    local count = previous[i] and tonumber(previous[i]) or 0
     if not bodies[i] or (expiry and (not expiry[i] or expiry[i] <= now)) then
       gone[#gone + 1] = id
       if expiry and expiry[i] then expired = expired + 1 end
@@ -127,8 +127,9 @@ for _ = 1, 10 do
       got = got + 1
       taken[got] = id
       taken_bytes = taken_bytes + #bodies[i]
-      -- As text once: both the count hash and the answer take it (Lua writes a number anew each time).
-      out_counts[got] = tostring(count + 1)
+      -- As text once: both the count hash and the answer take it (Lua writes a number anew each
+      -- time, through printf); a first reservation's is the constant.
+      out_counts[got] = previous[i] and tostring(count + 1) or '1'
       out_rids[got] = rid
       out_bodies[got] = bodies[i]
       if with_headers then out_headers[got] = headers[i] or '' end

@@ -127,6 +127,18 @@ describe('ack-and-next (delete_reserved on a v3 reserve)', () => {
     expect((await mq.delete(queue, theirs.id, theirs.reservation_id)).status).toBe(200);
   });
 
+  it("finds no message named after the reservation hashes' own field (~), which reads as a reservation id", async () => {
+    const queue = uniqueQueue('ack-marker');
+    await mq.postBodies(queue, 'a', 'b');
+    const held = await mq.reserve(queue, { n: 1 });
+    const next = await reserve(queue, { n: 1, delete_reserved: [{ id: '~', reservation_id: 'r' }, ...acks(held)] });
+    expect(next.body).toMatchObject({
+      messages: [{ body: 'b' }],
+      deleted: 1,
+      not_deleted: [{ id: '~', reservation_id: 'r', msg: 'Message not found' }],
+    });
+  });
+
   it('with wait, deletes at once and then long-polls for the next batch', async () => {
     const queue = uniqueQueue('ack-wait');
     await mq.postBodies(queue, 'first');
