@@ -93,6 +93,7 @@ export function authorizeRequest(
   if (!options.allowTaskTokens) refuseTaskToken(cached.principal);
   request.principal = cached.principal;
   request.project = cached.project;
+  ctx.budget.noteRequest(projectId);
   return undefined;
 }
 
@@ -107,6 +108,7 @@ async function lookUpAccess(
   if (!options.allowTaskTokens) refuseTaskToken(principal);
   request.principal = principal;
   request.project = await ctx.authenticator.authorizeProject(principal, projectId, options);
+  ctx.budget.noteRequest(projectId);
 }
 
 /** The principal set by requireToken/requireProject; only call from routes that use them. */

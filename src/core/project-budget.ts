@@ -1,8 +1,22 @@
 import { EventLoopTurns } from './event-loop-turns.js';
+import { ForegroundPressure } from './foreground-pressure.js';
 import { KeyedPacer, KeyedSlots } from './keyed-pacing.js';
 
 /** Most bytes of background work started in one turn of the event loop: one large message's worth. */
 export const SLICE_BYTES = 64 * 1024;
+/**
+ * What one piece of background work (a delivery, a copy, a task) costs beside its bytes, in bytes:
+ * its scripts, its answer and its records cost about what moving 8 KiB does. A slice then starts
+ * at most 8 small pieces.
+ */
+export const PIECE_BYTES = 8 * 1024;
+/**
+ * While other tenants' requests keep the event loop busy, a slice of background work at most every
+ * 5 ms: a slice is about a millisecond of work, so background work keeps about a fifth of the loop.
+ */
+export const YIELD_MS = 5;
+/** The event loop's utilization from which it counts as busy (ForegroundPressure). */
+export const BUSY_SHARE = 0.5;
 /**
  * Most in-process writes of one project in Redis at once: what another tenant's command queues
  * behind in Redis (and on the shared connection) is then a few scripts, never a fan-out's worth.
@@ -18,6 +32,10 @@ export interface ProjectBudgetSettings {
   sliceBytes: number;
   /** Most in-process writes of one project in flight at once (at least 1). */
   writesInFlight: number;
+  /** What a piece of background work costs beside its bytes (EventLoopTurns; 0 by default). */
+  pieceBytes?: number;
+  /** Under other tenants' requests on a busy loop, a slice at most every this many ms (0: never waits). */
+  yieldMs?: number;
 }
 
 /**
@@ -35,13 +53,24 @@ export class ProjectBudget {
   /** The byte rate, or null when unbounded. */
   readonly pacer: KeyedPacer | null;
   private readonly turns: EventLoopTurns;
+  private readonly pressure: ForegroundPressure | null;
   private readonly writing: KeyedSlots;
   private readonly writesNow = new Map<string, number>();
 
   constructor(settings: ProjectBudgetSettings) {
     this.pacer = settings.bytesPerSecond > 0 ? new KeyedPacer(settings.bytesPerSecond, settings.burstBytes) : null;
-    this.turns = new EventLoopTurns(settings.sliceBytes);
+    const { sliceBytes, pieceBytes = 0, yieldMs = 0 } = settings;
+    this.pressure = yieldMs > 0 ? new ForegroundPressure(BUSY_SHARE) : null;
+    this.turns = new EventLoopTurns({ sliceBytes, pieceBytes, yieldMs }, this.pressure);
     this.writing = new KeyedSlots(Math.max(1, settings.writesInFlight));
+  }
+
+  /**
+   * `project` had a request authorized: while other projects' background work runs on a busy
+   * loop, that work gives way to it (ForegroundPressure).
+   */
+  noteRequest(project: string): void {
+    this.pressure?.noteRequest(project);
   }
 
   /**
@@ -81,12 +110,15 @@ export class ProjectBudget {
   }
 
   /**
-   * Resolves once `project`'s byte rate has room again (at once when it has): background work
-   * that would take something first (push delivery reserving messages) waits here, holding nothing.
+   * Resolves once `project`'s byte rate has room again and none of its background work waits for
+   * its turn (at once when so): background work that would take something first (push delivery
+   * reserving messages) waits here, holding nothing, so what waits for a turn (while other
+   * tenants' requests come first) is never more than what was taken before.
    */
   async ready(project: string): Promise<void> {
     const wait = this.pacer?.backlogMs(project) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.turns.drained(project);
   }
 
   /** Books `bytes` of background work for `project`; resolves when it may start (its time, then its turn). */
@@ -108,5 +140,7 @@ export function projectBudgetOf(largeBodies: { thresholdBytes: number; bytesPerS
     burstBytes: Math.max(thresholdBytes, bytesPerSecond / 4),
     sliceBytes: SLICE_BYTES,
     writesInFlight: WRITES_IN_FLIGHT,
+    pieceBytes: PIECE_BYTES,
+    yieldMs: YIELD_MS,
   });
 }
