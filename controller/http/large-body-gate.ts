@@ -33,6 +33,7 @@ interface Gate {
   settings: LargeBodySettings;
   slots: KeyedSlots;
   pacer: KeyedPacer | null;
+  budget: Pick<ProjectBudget, 'turn'>;
 }
 
 /** Takes one of the project's slots for the request (once), freed when it is answered or closed. */
@@ -46,8 +47,10 @@ async function holdSlot(gate: Gate, request: FastifyRequest, project: string): P
 
 /**
  * Passes a body on as it is read: once it is large (declared, or read so far) it holds one of
- * the project's slots, and each chunk is booked on the project's byte rate and waits its turn,
- * so a chunked body counts like one with a length.
+ * the project's slots, and each chunk is booked on the project's byte rate and waits its time,
+ * so a chunked body counts like one with a length, then its turn of the event loop with the
+ * background work (ProjectBudget.turn): under other tenants' requests on a busy loop, a large
+ * body is read a slice at a time, their requests first.
  */
 function meteredBody(gate: Gate, request: FastifyRequest, project: string, declared: number): Transform {
   let read = 0;
@@ -58,10 +61,11 @@ function meteredBody(gate: Gate, request: FastifyRequest, project: string, decla
       if (Math.max(declared, read) < gate.settings.thresholdBytes) return callback(null, chunk);
       const bytes = read - booked;
       booked = read;
+      const pass = () => gate.budget.turn(project, bytes).then(() => callback(null, chunk));
       holdSlot(gate, request, project).then(() => {
         const wait = gate.pacer?.book(project, bytes) ?? 0;
-        if (wait > 0) setTimeout(() => callback(null, chunk), wait);
-        else callback(null, chunk);
+        if (wait > 0) setTimeout(pass, wait);
+        else void pass();
       }, callback);
     },
   });
@@ -85,6 +89,7 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
     slots: new KeyedSlots(settings.perProject > 0 ? settings.perProject : Infinity),
     // The project's byte rate, which its background work (push hops) spends too.
     pacer: budget.pacer,
+    budget,
   };
   const bounded = settings.perProject > 0 || gate.pacer !== null;
   app.decorate('largeBodyGate', () => ({ slotKeys: gate.slots.keys, pacedKeys: gate.pacer?.size ?? 0 }));

@@ -9,7 +9,10 @@ export interface TurnSettings {
    * work: without it a slice could start thousands of one-byte pieces.
    */
   pieceBytes: number;
-  /** Under another tenant's requests on a busy loop (pressure), a slice at most every this many ms. */
+  /**
+   * Under another tenant's requests on a busy loop (pressure), how long the next slice waits after
+   * a whole slice (after less, in proportion).
+   */
   yieldMs: number;
 }
 
@@ -89,7 +92,7 @@ export class EventLoopTurns {
     this.scheduled = false;
     let started = 0;
     const { sliceBytes, pieceBytes, yieldMs } = this.settings;
-    if (yieldMs > 0 && this.pressure?.yieldsTo(this.waiting)) this.yieldingUntil = performance.now() + yieldMs;
+    const yielding = yieldMs > 0 && this.pressure !== null && this.pressure.yieldsTo(this.waiting);
     while (this.waiting.size > 0 && (started === 0 || started < sliceBytes)) {
       const [project, queue] = this.waiting.entries().next().value as [
         string,
@@ -102,6 +105,8 @@ export class EventLoopTurns {
       started += Math.max(next.bytes, 1) + pieceBytes;
       next.start();
     }
+    // Under pressure the next slice waits in proportion to this one's work: a whole slice, yieldMs.
+    if (yielding) this.yieldingUntil = performance.now() + (yieldMs * Math.min(started, sliceBytes)) / sliceBytes;
     if (this.waiting.size > 0) this.schedule();
   }
 }

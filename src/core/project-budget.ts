@@ -121,6 +121,14 @@ export class ProjectBudget {
     await this.turns.drained(project);
   }
 
+  /**
+   * Resolves in `project`'s turn for `bytes` of work whose time the caller booked already (a large
+   * body's chunk, read as it arrives: the large-body gate).
+   */
+  turn(project: string, bytes: number): Promise<void> {
+    return this.turns.next(project, bytes);
+  }
+
   /** Books `bytes` of background work for `project`; resolves when it may start (its time, then its turn). */
   async spendInBackground(project: string, bytes: number): Promise<void> {
     const wait = this.pacer?.book(project, bytes) ?? 0;
