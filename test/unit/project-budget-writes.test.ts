@@ -79,3 +79,18 @@ describe('ProjectBudget.write', () => {
     expect(await writes.write('p', 1, () => Promise.resolve(1))).toBe(1);
   });
 });
+
+describe('ProjectBudget.ready', () => {
+  it("waits while the project's work waits for its turn, not for another project's", async () => {
+    const shared = budget(4);
+    const waiting = shared.spendInBackground('busy', 1_000);
+    let busyReady = false;
+    const ready = shared.ready('busy').then(() => (busyReady = true));
+    // Another project's work is not behind 'busy''s.
+    await shared.ready('other');
+    expect(busyReady).toBe(false);
+    await waiting;
+    await ready;
+    expect(busyReady).toBe(true);
+  });
+});
