@@ -1,5 +1,5 @@
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../../src/core/errors.js';
 import type { ProjectBudget } from '../../src/core/project-budget.js';
 import { KeyedSlots, type KeyedPacer } from '../../src/core/keyed-pacing.js';
@@ -36,13 +36,17 @@ interface Gate {
   budget: Pick<ProjectBudget, 'turn'>;
 }
 
-/** Takes one of the project's slots for the request (once), freed when it is answered or closed. */
-async function holdSlot(gate: Gate, request: FastifyRequest, project: string): Promise<void> {
+/**
+ * Takes one of the project's slots for the request (once), freed when it is answered or closed:
+ * the listeners are on the few requests that hold a slot, not a hook every request runs.
+ */
+async function holdSlot(gate: Gate, request: FastifyRequest, reply: FastifyReply, project: string): Promise<void> {
   if (request.releaseLargeBody) return;
   const release = await gate.slots.acquire(project);
   request.releaseLargeBody = release;
-  // A client that gives up before its answer frees the slot too.
+  // Whichever comes first: the body read whole, the answer sent, or a client that gave up.
   request.raw.once('close', release);
+  reply.raw.once('close', release);
 }
 
 /**
@@ -52,7 +56,13 @@ async function holdSlot(gate: Gate, request: FastifyRequest, project: string): P
  * background work (ProjectBudget.turn): under other tenants' requests on a busy loop, a large
  * body is read a slice at a time, their requests first.
  */
-function meteredBody(gate: Gate, request: FastifyRequest, project: string, declared: number): Transform {
+function meteredBody(
+  gate: Gate,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  project: string,
+  declared: number,
+): Transform {
   let read = 0;
   let booked = 0;
   return new Transform({
@@ -62,7 +72,7 @@ function meteredBody(gate: Gate, request: FastifyRequest, project: string, decla
       const bytes = read - booked;
       booked = read;
       const pass = () => gate.budget.turn(project, bytes).then(() => callback(null, chunk));
-      holdSlot(gate, request, project).then(() => {
+      holdSlot(gate, request, reply, project).then(() => {
         const wait = gate.pacer?.book(project, bytes) ?? 0;
         if (wait > 0) setTimeout(pass, wait);
         else void pass();
@@ -94,7 +104,7 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
   const bounded = settings.perProject > 0 || gate.pacer !== null;
   app.decorate('largeBodyGate', () => ({ slotKeys: gate.slots.keys, pacedKeys: gate.pacer?.size ?? 0 }));
   app.decorateRequest('releaseLargeBody', null);
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const header = request.headers['content-length'];
     const limit = routeFacts(request).bodyLimit;
     const declared = header === undefined ? 0 : Number(header);
@@ -108,18 +118,14 @@ export function installLargeBodyGate(app: FastifyInstance, settings: LargeBodySe
       // The multipart reader takes the socket itself: its bytes are booked as declared (or as
       // the route's limit when the length is not told) before it reads them.
       const bytes = streamed ? limit : declared;
-      return void holdSlot(gate, request, project).then(() => {
+      return void holdSlot(gate, request, reply, project).then(() => {
         const wait = gate.pacer?.book(project, bytes) ?? 0;
         setTimeout(() => done(null, payload), wait);
       });
     }
     done(
       null,
-      pipeline(payload, meteredBody(gate, request, project, declared), () => {}),
+      pipeline(payload, meteredBody(gate, request, reply, project, declared), () => {}),
     );
-  });
-  app.addHook('onResponse', (request, _reply, done) => {
-    request.releaseLargeBody?.();
-    done();
   });
 }

@@ -30,7 +30,7 @@ function factsOf(options: FastifyRequest['routeOptions']): RouteFacts {
 
 /**
  * The request's route facts. Fastify 5 builds `request.routeOptions` (a dozen fields) on every
- * read, and the body reader, the large-body gate, the parser and the validation each want one:
+ * read, and the body reader, the large-body gate and the parser each want one:
  * each route keeps its record, made from its first request's routeOptions (after every onRoute
  * hook had its say), and hands it to each of its requests. What no route matched reads it afresh.
  */

@@ -1,9 +1,8 @@
 import { Ajv } from 'ajv';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { validatingWithoutNulls } from '../../src/core/null-fields.js';
 import { quickCheckOf } from '../../api/quick-body-check.js';
 import { routeListOf } from './route-list.js';
-import { routeFacts } from './route-facts.js';
 
 // Bodies are JSON: a wrong type is an error, never coerced. Query strings and path
 // parameters are text: "10" becomes 10 where the schema wants a number.
@@ -48,11 +47,16 @@ export function installValidation(app: FastifyInstance): void {
   );
   // A body-less request to a route that expects a body (or a body of JSON `null`: not given)
   // is checked as {} so a missing field answers 406 naming the field rather than "body must be object".
-  app.addHook('preValidation', (request, _reply, done) => {
-    if ((request.body === undefined || request.body === null) && routeFacts(request).bodySchema) {
+  // Only routes that declare a body schema get the hook, decided once here: a route without one
+  // (function calls, reads) runs no preValidation step at all.
+  const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
+    if (request.body === undefined || request.body === null) {
       request.body = {};
       request.emptyJsonBody = true;
     }
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body) route.preValidation = [emptyBodyAsObject, ...[route.preValidation ?? []].flat()];
   });
 }

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installRouteFacts, routeFacts, type RouteFacts } from '../../controller/http/route-facts.js';
 
-// The body reader, the large-body gate, the parser and the validation read the route's facts
+// The body reader, the large-body gate and the parser read the route's facts
 // from its record: it must say what fastify's own routeOptions say, for every route.
 describe('route facts', () => {
   let app: FastifyInstance;
