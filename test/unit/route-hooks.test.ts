@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProjectBudget } from '../../src/core/project-budget.js';
+import { ProjectBudget } from '../../src/core/project-budget.js';
 import { installLargeBodyGate } from '../../controller/http/large-body-gate.js';
 import { installRouteFacts } from '../../controller/http/route-facts.js';
 import { installValidation } from '../../controller/http/validation.js';
@@ -40,9 +40,8 @@ describe('hooks a route runs only when it needs them', () => {
       (request as { project: { id: string } | null }).project = { id: 'p' };
       done();
     });
-    installLargeBodyGate(app, { thresholdBytes: 10, perProject: 1, bytesPerSecond: 0 }, {
-      pacer: null,
-    } as unknown as ProjectBudget);
+    const budget = new ProjectBudget({ bytesPerSecond: 0, burstBytes: 0, sliceBytes: 64 * 1024, writesInFlight: 4 });
+    installLargeBodyGate(app, { thresholdBytes: 10, perProject: 1, bytesPerSecond: 0 }, budget);
     app.post('/put', async () => ({ ok: true }));
     await app.ready();
     for (const _ of [1, 2]) {
