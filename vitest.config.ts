@@ -47,9 +47,9 @@ const ON_CLUSTER = [
 
 /**
  * Docker files that run whole Ferrum processes (Redis faults, rolling restarts, upgrades of a
- * runner): scripts/test-lanes.sh runs them after the cluster, sentinel and upgrade lanes, beside
- * the rest of the docker lane, so the two runs side by side take about as long as each other.
- * FERRUM_DOCKER_PART=processes runs only these, =rest all other docker files; unset, all.
+ * runner): scripts/test-lanes.sh runs them with the upgrade lane after the cluster and sentinel
+ * lanes, beside the rest of the docker lane, so the two runs side by side take about as long as
+ * each other. FERRUM_DOCKER_PART=processes runs only these, =rest all other docker files; unset, all.
  */
 const DOCKER_PROCESSES = [
   'test/docker/redis-faults/**/*.test.ts',
