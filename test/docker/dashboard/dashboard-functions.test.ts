@@ -60,6 +60,13 @@ describe('dashboard: functions', () => {
     expect(failed.status).toBe(502);
     const firstId = first.headers.get('fn-call-id')!;
     const failedId = failed.headers.get('fn-call-id')!;
+    // Ended calls' records are written in batches (every 100 ms): the page is read once both are.
+    for (const [id, status] of [
+      [firstId, 'success'],
+      [failedId, 'error'],
+    ]) {
+      await expect.poll(async () => (await fn.record('shop', id!)).status, { timeout: scaled(15_000) }).toBe(status);
+    }
 
     await session.page.goto(`${session.server.url}/#/functions`);
     await session.page.getByRole('link', { name: 'shop' }).click();
