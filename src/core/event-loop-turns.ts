@@ -92,7 +92,7 @@ export class EventLoopTurns {
     this.scheduled = false;
     let started = 0;
     const { sliceBytes, pieceBytes, yieldMs } = this.settings;
-    const yielding = yieldMs > 0 && this.pressure !== null && this.pressure.yieldsTo(this.waiting);
+    const yielding = this.pressure?.yieldsTo(this.waiting) ?? false;
     while (this.waiting.size > 0 && (started === 0 || started < sliceBytes)) {
       const [project, queue] = this.waiting.entries().next().value as [
         string,

@@ -14,24 +14,26 @@ function turnCounter(): { now: () => number; stop: () => void } {
   return { now: () => turns, stop: () => (running = false) };
 }
 
+/** Starts `count` pieces of `bytes` of project 'p'; how many turns of the event loop they started in. */
+async function turnsTaken(turns: EventLoopTurns, count: number, bytes: number): Promise<number> {
+  const counter = turnCounter();
+  const startedAt: number[] = [];
+  await Promise.all(
+    Array.from({ length: count }, () => turns.next('p', bytes).then(() => startedAt.push(counter.now()))),
+  );
+  counter.stop();
+  return new Set(startedAt).size;
+}
+
 describe('EventLoopTurns', () => {
   it('starts one slice a turn: pieces of a whole slice each get a turn of their own', async () => {
     const turns = new EventLoopTurns({ sliceBytes: 100 });
-    const counter = turnCounter();
-    const startedAt: number[] = [];
-    await Promise.all([1, 2, 3].map(() => turns.next('p', 100).then(() => startedAt.push(counter.now()))));
-    counter.stop();
-    expect(new Set(startedAt).size).toBe(3);
+    expect(await turnsTaken(turns, 3, 100)).toBe(3);
     expect(turns.size).toBe(0);
   });
 
   it('starts small pieces together, up to a slice', async () => {
-    const turns = new EventLoopTurns({ sliceBytes: 100 });
-    const counter = turnCounter();
-    const startedAt: number[] = [];
-    await Promise.all(Array.from({ length: 10 }, () => turns.next('p', 10).then(() => startedAt.push(counter.now()))));
-    counter.stop();
-    expect(new Set(startedAt).size).toBe(1);
+    expect(await turnsTaken(new EventLoopTurns({ sliceBytes: 100 }), 10, 10)).toBe(1);
   });
 
   it('serves the waiting projects in turn, each in its order', async () => {
@@ -49,13 +51,8 @@ describe('EventLoopTurns', () => {
   });
 
   it('counts what each piece costs beside its bytes: a slice starts few small pieces, not thousands', async () => {
-    const turns = new EventLoopTurns({ sliceBytes: 100, pieceBytes: 25 });
-    const counter = turnCounter();
-    const startedAt: number[] = [];
-    await Promise.all(Array.from({ length: 12 }, () => turns.next('p', 1).then(() => startedAt.push(counter.now()))));
-    counter.stop();
     // 26 bytes of work a piece: four a slice, three slices.
-    expect(new Set(startedAt).size).toBe(3);
+    expect(await turnsTaken(new EventLoopTurns({ sliceBytes: 100, pieceBytes: 25 }), 12, 1)).toBe(3);
   });
 
   it("gives way to another project's requests on a busy loop: a slice at most every yieldMs", async () => {
