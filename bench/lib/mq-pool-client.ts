@@ -24,6 +24,9 @@ export class PoolClient {
       path: `/3/projects/${this.target.projectId}/queues/${path}`,
       headers: this.headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      // undici closes the connection after a request with a body whose method expects none (a
+      // batch DELETE) unless told not to: each batch would then open a new connection.
+      reset: false,
     });
     const text = await answer.body.text();
     return { status: answer.statusCode, body: text === '' ? undefined : JSON.parse(text) };
