@@ -59,8 +59,16 @@ const CODECS: Record<string, HotCodec> = { http: httpCodec, json: jsonCodec };
 
 type RouteIdentity = Pick<FunctionInvocation, 'appName' | 'path' | 'image' | 'format' | 'memoryMb'>;
 
-/** Versions by the route environment object: calls of one cached route share it (see routeEnvOf). */
-const versions = new WeakMap<Record<string, string>, { identity: RouteIdentity; version: string }>();
+/** A route's key in HotFunctionPool's map (`app` NUL `path`) and its version, made once per cached route. */
+interface RouteVersion {
+  identity: RouteIdentity;
+  /** Built once: a call's look-up builds no string (and the map finds this one's hash already made). */
+  key: string;
+  version: string;
+}
+
+/** By the route environment object: calls of one cached route share it (see routeEnvOf). */
+const versions = new WeakMap<Record<string, string>, RouteVersion>();
 
 /** Compared field by field: it runs twice per call, and a string of them would be built each time. */
 function sameIdentity(a: RouteIdentity, b: RouteIdentity): boolean {
@@ -73,14 +81,22 @@ function sameIdentity(a: RouteIdentity, b: RouteIdentity): boolean {
   );
 }
 
-/** What makes containers of a route interchangeable: a change of any of it needs new ones. */
-export function routeVersionOf(invocation: FunctionInvocation): string {
+function routeKeyOf(appName: string, path: string): string {
+  return `${appName}\0${path}`;
+}
+
+/** The route's key, and its version: what makes its containers interchangeable (a change of any of it needs new ones). */
+export function routeVersionOf(invocation: FunctionInvocation): RouteVersion {
   const known = versions.get(invocation.routeEnv);
-  if (known && sameIdentity(known.identity, invocation)) return known.version;
+  if (known && sameIdentity(known.identity, invocation)) return known;
   const { appName, path, image, format, memoryMb } = invocation;
-  const version = versionOf(invocation);
-  versions.set(invocation.routeEnv, { identity: { appName, path, image, format, memoryMb }, version });
-  return version;
+  const made = {
+    identity: { appName, path, image, format, memoryMb },
+    key: routeKeyOf(appName, path),
+    version: versionOf(invocation),
+  };
+  versions.set(invocation.routeEnv, made);
+  return made;
 }
 
 function versionOf(invocation: FunctionInvocation): string {
@@ -144,8 +160,9 @@ export class HotFunctionPool implements FunctionExecutor {
    * one comes free within about one call's time. Otherwise the call goes through the queue.
    */
   acceptsHere(invocation: FunctionInvocation): boolean {
-    const current = this.routes.get(`${invocation.appName}\0${invocation.path}`);
-    if (current === undefined || current.version !== routeVersionOf(invocation)) return false;
+    const { key, version } = routeVersionOf(invocation);
+    const current = this.routes.get(key);
+    if (current === undefined || current.version !== version) return false;
     const { pool } = current;
     return pool.idleCount > 0 || pool.waitingCount < pool.size;
   }
@@ -182,12 +199,12 @@ export class HotFunctionPool implements FunctionExecutor {
 
   /** How many containers (running or starting) the route's current version has. */
   containerCount(appName: string, path: string): number {
-    return this.routes.get(`${appName}\0${path}`)?.pool.size ?? 0;
+    return this.routes.get(routeKeyOf(appName, path))?.pool.size ?? 0;
   }
 
   /** The containers of a route serving a call now. */
   busyCount(appName: string, path: string): number {
-    return this.routes.get(`${appName}\0${path}`)?.pool.busyCount ?? 0;
+    return this.routes.get(routeKeyOf(appName, path))?.pool.busyCount ?? 0;
   }
 
   async close(): Promise<void> {
@@ -196,8 +213,7 @@ export class HotFunctionPool implements FunctionExecutor {
   }
 
   private poolFor(invocation: FunctionInvocation, codec: HotCodec | undefined): HotRoutePool<AnyHotContainer> {
-    const routeKey = `${invocation.appName}\0${invocation.path}`;
-    const version = routeVersionOf(invocation);
+    const { key: routeKey, version } = routeVersionOf(invocation);
     const settings = {
       maxConcurrency: Math.max(1, invocation.maxConcurrency),
       idleTimeoutMs: Math.min(invocation.idleTimeoutMs, this.options.maxIdleMs ?? Infinity),

@@ -20,7 +20,10 @@ const MOST_DECISIONS = 10_000;
  * id, a prefix of it or a digest finds it too.
  */
 export class FunctionImageGate {
-  private readonly decided = new Map<string, Decided>();
+  /** By project, then image: a hot call's look-up builds no key (its strings come from the cached route). */
+  private readonly decided = new Map<string, Map<string, Decided>>();
+  /** How many decisions `decided` holds, all projects together. */
+  private count = 0;
 
   constructor(
     private readonly credentials: RegistryCredentials,
@@ -30,17 +33,16 @@ export class FunctionImageGate {
 
   /** The decision `refusal` would give now when it is still held; undefined when it must be made. */
   known(projectId: string, image: string): string | null | undefined {
-    const known = this.decided.get(`${projectId} ${image}`);
+    const known = this.decided.get(projectId)?.get(image);
     return known && known.until > Date.now() ? known.refusal : undefined;
   }
 
   /** Null when `projectId` may run `image` now (pulled first with its credentials when it has some), else why not. */
   async refusal(projectId: string, image: string): Promise<string | null> {
-    const key = `${projectId} ${image}`;
-    const known = this.decided.get(key);
-    if (known && known.until > Date.now()) return known.refusal;
+    const known = this.known(projectId, image);
+    if (known !== undefined) return known;
     const refusal = await this.decide(projectId, image);
-    this.remember(key, refusal);
+    this.remember(projectId, image, refusal);
     return refusal;
   }
 
@@ -56,8 +58,14 @@ export class FunctionImageGate {
     return null;
   }
 
-  private remember(key: string, refusal: string | null): void {
-    if (this.decided.size >= MOST_DECISIONS) this.decided.clear();
-    this.decided.set(key, { until: Date.now() + DECISION_MS, refusal });
+  private remember(projectId: string, image: string, refusal: string | null): void {
+    if (this.count >= MOST_DECISIONS) {
+      this.decided.clear();
+      this.count = 0;
+    }
+    let ofProject = this.decided.get(projectId);
+    if (!ofProject) this.decided.set(projectId, (ofProject = new Map()));
+    if (!ofProject.has(image)) this.count += 1;
+    ofProject.set(image, { until: Date.now() + DECISION_MS, refusal });
   }
 }

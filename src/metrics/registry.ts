@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BoundCounter, BoundHistogram } from './bound-metrics.js';
 import { VERSION } from '../core/version.js';
 import { LeadershipGauge } from './leadership.js';
 import { perRegistry } from './per-registry.js';
@@ -6,8 +7,8 @@ import { perRegistry } from './per-registry.js';
 /** The metrics of one Ferrum process: prom-client's default metrics plus Ferrum's own. */
 export interface Metrics {
   registry: Registry;
-  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
-  httpResponses: Counter<'status'>;
+  httpRequestDuration: BoundHistogram<'method' | 'route' | 'status'>;
+  httpResponses: BoundCounter<'status'>;
   leadership: LeadershipGauge;
   redisErrors: Counter<'kind'>;
   /** What /metrics answers: this registry, or with HTTP workers the installation's (see MetricsScrape). */
@@ -54,22 +55,25 @@ export function createProcessRegistry(): Registry {
   return registry;
 }
 
+/** The status classes whose series ferrum_http_responses_total has from the start (index: the status / 100 - 1). */
+export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
 export function createMetrics(scrape: MetricsScrape = (own) => own.metrics()): Metrics {
   const registry = createProcessRegistry();
-  const httpRequestDuration = new Histogram({
+  const httpRequestDuration = new BoundHistogram({
     name: 'ferrum_http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route pattern and status class',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
     registers: [registry],
   });
-  const httpResponses = new Counter({
+  const httpResponses = new BoundCounter({
     name: 'ferrum_http_responses_total',
     help: 'HTTP responses by status class (1xx … 5xx), every class from 0: the error-rate alert needs no route',
     labelNames: ['status'] as const,
     registers: [registry],
   });
-  for (const status of ['1xx', '2xx', '3xx', '4xx', '5xx']) httpResponses.inc({ status }, 0);
+  for (const status of STATUS_CLASSES) httpResponses.series({ status });
   const redisErrors = redisErrorsCounter(registry);
   return {
     registry,

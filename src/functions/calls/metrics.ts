@@ -1,21 +1,26 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { BoundCounter, BoundHistogram, type CounterSeries, type HistogramSeries } from '../../metrics/bound-metrics.js';
 import { ROUTE_FORMATS, type CallOutcome, type RouteFormat } from '../types.js';
 
 const OUTCOMES: ReadonlyArray<CallOutcome | 'accepted'> = ['success', 'error', 'timeout', 'accepted'];
 
 /** Calls answered by this controller: `outcome` is how a sync call ended, `accepted` for async calls. */
 export class FunctionMetrics {
-  private readonly calls: Counter<'format' | 'outcome'>;
-  private readonly duration: Histogram<'format'>;
+  private readonly calls: BoundCounter<'format' | 'outcome'>;
+  private readonly duration: BoundHistogram<'format'>;
+  /** Each format's series of ferrum_function_calls_total by outcome, made at 0 from the start. */
+  private readonly callSeries = new Map<RouteFormat, Map<CallOutcome | 'accepted', CounterSeries>>();
+  /** Each format's ferrum_function_call_duration_seconds series, made at its first sync call. */
+  private readonly durationSeries = new Map<RouteFormat, HistogramSeries>();
 
   constructor(registry: Registry) {
-    this.calls = new Counter({
+    this.calls = new BoundCounter({
       name: 'ferrum_function_calls_total',
       help: 'Function calls by route format and outcome (success, error, timeout; accepted for async calls)',
       labelNames: ['format', 'outcome'] as const,
       registers: [registry],
     });
-    this.duration = new Histogram({
+    this.duration = new BoundHistogram({
       name: 'ferrum_function_call_duration_seconds',
       help: 'Duration of sync function calls from request to answer, by route format',
       labelNames: ['format'] as const,
@@ -23,16 +28,25 @@ export class FunctionMetrics {
       registers: [registry],
     });
     for (const format of ROUTE_FORMATS) {
-      for (const outcome of OUTCOMES) this.calls.inc({ format, outcome }, 0);
+      this.callSeries.set(
+        format,
+        new Map(OUTCOMES.map((outcome) => [outcome, this.calls.series({ format, outcome })])),
+      );
     }
   }
 
   accepted(format: RouteFormat): void {
-    this.calls.inc({ format, outcome: 'accepted' });
+    this.callsOf(format, 'accepted').inc();
   }
 
   answered(format: RouteFormat, outcome: CallOutcome, seconds: number): void {
-    this.calls.inc({ format, outcome });
-    this.duration.observe({ format }, seconds);
+    this.callsOf(format, outcome).inc();
+    let duration = this.durationSeries.get(format);
+    if (!duration) this.durationSeries.set(format, (duration = this.duration.series({ format })));
+    duration.observe(seconds);
+  }
+
+  private callsOf(format: RouteFormat, outcome: CallOutcome | 'accepted'): CounterSeries {
+    return this.callSeries.get(format)?.get(outcome) ?? this.calls.series({ format, outcome });
   }
 }
