@@ -149,15 +149,26 @@ export class CallLogFramer {
     this.append(`${line}\n`);
   }
 
-  /** The call `callId` starts: the log of the one before is complete, whenever this is read. */
+  /** The call `callId` starts: the logs of the calls sent before it are complete, whenever this is read. */
   private frameLine(callId: string): void {
     this.blank = false;
-    this.framed = true;
     const next = this.entries.get(callId) ?? null;
-    if (this.current && this.current !== next) this.finish(this.current);
+    if (next) this.finishBefore(next);
+    // Framed, the current call is the one whose frame line came last: it was sent before this one.
+    // (Not yet framed, it is the newest call sent, which may be after this one.)
+    else if (this.framed && this.current) this.finish(this.current);
+    this.framed = true;
     this.current = next;
     // A call whose log ended before its frame line came: what it writes now reaches no log.
     this.orphan = next ? null : { callId, told: false };
+  }
+
+  /** Ends the logs of the calls sent before `entry` (the map keeps them in the order they were sent). */
+  private finishBefore(entry: Entry): void {
+    for (const earlier of this.entries.values()) {
+      if (earlier === entry) return;
+      this.finish(earlier);
+    }
   }
 
   /**

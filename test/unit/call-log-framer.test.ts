@@ -50,6 +50,20 @@ describe('CallLogFramer', () => {
     expect(await settled(second)).toBe('second line\nlate second line\n');
   });
 
+  it("a new container: its first frame line, relayed after the next call was sent, ends no later call's log", async () => {
+    const framer = new CallLogFramer('FRAME', SETTLE_MS);
+    framer.open('first');
+    const first = framer.answered('first');
+    framer.open('second');
+    framer.push(Buffer.from('\nFRAME=first\nline of first\n'));
+    expect(await settled(first)).toBeUndefined();
+    const second = framer.answered('second');
+    framer.push(Buffer.from('\nFRAME=second\nline of second\n'));
+    expect(await settled(first)).toBe('line of first\n');
+    framer.end();
+    expect(await settled(second)).toBe('line of second\n');
+  });
+
   it('a framed container: a call answered before its frame line arrives still gets its lines', async () => {
     const framer = framerAfter('FRAME', 'first', 'FRAME=first\n');
     framer.open('second');
