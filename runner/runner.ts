@@ -20,6 +20,7 @@ import { GatewayBackend, gatewayGrantOf, type GatewayAccess } from './backend/ga
 import { ColdExecutor } from './functions/cold-executor.js';
 import { DockerExecutor } from './docker-executor.js';
 import { HotFunctionPool } from './functions/hot-function-pool.js';
+import { CallLogMetrics } from './functions/call-log-metrics.js';
 import { FunctionImageGate } from './functions/image-gate.js';
 import type { FunctionExecutor } from '../src/functions/calls/function-executor.js';
 import { FunctionWorker } from './functions/function-worker.js';
@@ -121,6 +122,7 @@ export class Runner {
         isAlive: (runner) => ctx.worker.runners.isAlive(config.runner.cluster, runner),
         hotFunctions,
         worker: ctx.worker,
+        registry,
         log: runnerLog.child({ component: 'functions' }),
       });
     const runner = new Runner(runnerConfig, backend, closeConnections, runnerLog, docker, registry, functions);
@@ -345,6 +347,7 @@ interface FunctionWorkerDeps {
   isAlive: (runnerId: string) => Promise<boolean>;
   hotFunctions: FunctionExecutor | undefined;
   worker: Pick<WorkerServices, 'credentials' | 'privateImages'>;
+  registry: Registry;
   log: Logger;
 }
 
@@ -386,6 +389,7 @@ function functionWorkerOf(
       registries: registryGuardOf(config),
       maxProjectContainers: functions.maxProjectHotContainers,
       maxIdleMs: functions.maxIdleMs,
+      logWatch: new CallLogMetrics(deps.registry, deps.log),
       log: deps.log,
     });
   const images = new FunctionImageGate(deps.worker.credentials, deps.worker.privateImages, executor);

@@ -238,7 +238,8 @@ done
 # POST /call with the same JSON echo as the hot images above (caller headers arrive as
 # Fn-Http-H-<Name>; the answer's status and headers go back as Fn-Http-Status and
 # Fn-Http-H-<Name>); writes the FN_LOGFRAME_NAME=<call id> frame line to stdout and stderr as
-# each call starts. X-Raw answers with the request body as is. It runs as an unprivileged user.
+# each call starts. X-Raw answers with the request body as is; X-Stderr-After-Ms writes the
+# X-Stderr line that long after the answer. It runs as an unprivileged user.
 stream_program="$(cat <<'PROGRAM'
 const http = require('node:http');
 const fs = require('node:fs');
@@ -270,7 +271,11 @@ const server = http.createServer((req, res) => {
     }
     calls++;
     const header = (name) => req.headers[`fn-http-h-${name}`];
-    if (header('x-stderr')) process.stderr.write(header('x-stderr') + '\n');
+    // X-Stderr-After-Ms: the line is written that long after the answer (stderr the engine relays late).
+    const stderrLine = header('x-stderr') ? header('x-stderr') + '\n' : '';
+    const stderrAfter = Number(header('x-stderr-after-ms') || 0);
+    if (stderrLine && stderrAfter) res.on('finish', () => setTimeout(() => process.stderr.write(stderrLine), stderrAfter));
+    else if (stderrLine) process.stderr.write(stderrLine);
     if (header('x-sleep-ms')) await new Promise((resolve) => setTimeout(resolve, Number(header('x-sleep-ms'))));
     if (header('x-exit')) process.exit(Number(header('x-exit')));
     if (header('x-allocate-mb')) globalThis.kept = Buffer.alloc(Number(header('x-allocate-mb')) * 1024 * 1024, 1);

@@ -9,6 +9,7 @@ import type {
   FunctionResult,
 } from '../../src/functions/calls/function-executor.js';
 import { deadlineText } from './call-deadline.js';
+import type { CallLogWatch } from './call-log-framer.js';
 import type { HotCodec } from './hot-codec.js';
 import { HotCallError, HotContainer, type HotContainerSpec } from './hot-container.js';
 import { httpCodec } from './hot-http-codec.js';
@@ -46,6 +47,8 @@ export interface HotFunctionPoolOptions {
   maxProjectContainers?: number;
   /** Longest an idle container is kept, whatever its route asks; none: the route's idle timeout. */
   maxIdleMs?: number;
+  /** Told of `http-stream` call logs a bound ended rather than the container's output. */
+  logWatch?: CallLogWatch;
   log?: Logger;
 }
 
@@ -283,8 +286,8 @@ export class HotFunctionPool implements FunctionExecutor {
     try {
       await this.images.ensureImage(spec.image);
       if (!codec) {
-        const { socketRoot, bootAllowanceMs = DEFAULT_BOOT_ALLOWANCE_MS } = this.options;
-        return await StreamContainer.start(this.docker, { ...spec, socketRoot, bootMs: bootAllowanceMs });
+        const { socketRoot, bootAllowanceMs = DEFAULT_BOOT_ALLOWANCE_MS, logWatch } = this.options;
+        return await StreamContainer.start(this.docker, { ...spec, socketRoot, bootMs: bootAllowanceMs, logWatch });
       }
       return await HotContainer.start(this.docker, spec, codec);
     } catch (error) {

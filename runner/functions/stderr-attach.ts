@@ -5,7 +5,7 @@ const READ_BYTES = 64 * 1024;
 /**
  * How long a paced stream goes unread after a read that emptied it. A hot container serves some
  * tens of calls a second on a busy 2-core machine: a much shorter pause would coalesce nothing.
- * It stays well under a log's settle time (call-log-framer.ts).
+ * It stays well under how long a call's log is held for late output (call-log-framer.ts).
  */
 const PAUSE_MS = 100;
 /** How long a removed container's engine gets to close its stream (what is still on it is read meanwhile). */

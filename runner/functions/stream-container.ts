@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { Client } from 'undici';
 import { engineError, hardenedHostConfig } from '../docker-executor.js';
-import { CallLogFramer } from './call-log-framer.js';
+import { CallLogFramer, type CallLogWatch } from './call-log-framer.js';
 import { exitMessage } from './container-exit.js';
 import { attachDemuxer } from './attach-demux.js';
 import { MAX_RESPONSE_BYTES, type HotResponse } from './hot-codec.js';
@@ -18,7 +18,7 @@ export const CONTAINER_SOCKET_DIR = '/tmp/iofs';
 const LISTENER = 'lsnr.sock';
 /** The frame line functions write to their output as each call starts: `<name>=<Fn-Call-Id>`. */
 export const LOG_FRAME_NAME = 'FERRUM_CALL';
-/** How long stderr trailing an answer still belongs to its call, unless the next call starts. */
+/** A function that writes no frame lines: how long stderr trailing an answer still belongs to its call. */
 const LOG_SETTLE_MS = 250;
 /** How long a container that closed its output gets to report its exit state (a busy engine is slow). */
 const EXIT_REPORT_MS = 5000;
@@ -28,6 +28,8 @@ export interface StreamContainerSpec extends HotContainerSpec {
   socketRoot: string;
   /** How long the function may take to listen on its socket. */
   bootMs: number;
+  /** Told of the call logs a bound ended rather than the container's output (call-log-framer.ts). */
+  logWatch?: CallLogWatch;
 }
 
 /** The engine's unix socket, when docker-modem reaches it through one (else null: its own attach stream is used). */
@@ -89,7 +91,7 @@ export class StreamContainer {
   private markExited: (message: string) => void = () => {};
   /** Resolves with how the process ended once its output closes. */
   private readonly exited = new Promise<string>((resolve) => (this.markExited = resolve));
-  private readonly logs = new CallLogFramer(LOG_FRAME_NAME, LOG_SETTLE_MS, () => this.readStderrNow());
+  private readonly logs: CallLogFramer;
   private client: Client | null = null;
   /** Stderr on a connection of its own to the engine's unix socket (read in bursts), or else docker-modem's attach stream. */
   private stderr: StderrAttach | null = null;
@@ -109,7 +111,10 @@ export class StreamContainer {
     private readonly container: Docker.Container,
     private readonly socketDir: string,
     private readonly memoryBytes: number,
-  ) {}
+    logWatch: CallLogWatch | null,
+  ) {
+    this.logs = new CallLogFramer(LOG_FRAME_NAME, LOG_SETTLE_MS, () => this.readStderrNow(), logWatch);
+  }
 
   /** Creates the socket folder and the container, starts it and waits until it listens; on failure nothing is left. */
   static async start(docker: Docker, spec: StreamContainerSpec): Promise<StreamContainer> {
@@ -138,7 +143,7 @@ export class StreamContainer {
       await fs.promises.rm(socketDir, { recursive: true, force: true });
       throw engineError(`create a container of ${spec.image}`, error);
     }
-    const hot = new StreamContainer(container, socketDir, spec.memoryBytes);
+    const hot = new StreamContainer(container, socketDir, spec.memoryBytes, spec.logWatch ?? null);
     try {
       await hot.attachAndStart(await engineSocketOf(docker));
     } catch (error) {

@@ -165,6 +165,21 @@ describe('http-stream routes', () => {
     }
   });
 
+  it('keep stderr that comes after the answer with its call while the container serves no other', async () => {
+    const path = await newRoute({ max_concurrency: 1 });
+    await call(path);
+    // Written well after the answer, as a busy engine relays stderr: past any settle wait.
+    const late = await call(path, 'x', { 'X-Stderr': 'relayed after the answer', 'X-Stderr-After-Ms': '600' });
+    expect(late.status).toBe(200);
+    const lateId = late.headers.get('fn-call-id')!;
+    await fn.waitFor(APP, lateId, ['success']);
+    expect(await fn.log(APP, lateId)).toBe('relayed after the answer\n');
+    const next = await call(path, 'x', { 'X-Stderr': 'the next call' });
+    const nextId = next.headers.get('fn-call-id')!;
+    await fn.waitFor(APP, nextId, ['success']);
+    expect(await fn.log(APP, nextId)).toBe('the next call\n');
+  });
+
   it('refuse calls beyond the bounded wait with 503 and Retry-After, and serve the rest', async () => {
     const path = await newRoute({ max_concurrency: 1 });
     // The route's only container starts for this call, which waits for it first: every later
