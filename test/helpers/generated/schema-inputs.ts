@@ -57,7 +57,8 @@ const FIELD_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   timezone: fc.constantFrom('UTC', 'Europe/Paris', 'Mars/Base', '__proto__'),
   start_at: fc.constantFrom('2030-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00Z', 'x'),
   end_at: fc.constantFrom('2031-01-01T00:00:00Z', '1970-01-01T00:00:00Z', 'yesterday'),
-  wait: fc.constantFrom(0, -1, 0.5, '1', 'x', null, 1e308, -1e308),
+  // A huge `wait` (1e308) is a valid long poll, served as the documented 30 s (reservationOf).
+  wait: fc.constantFrom(0, -1, 0.5, '1', 'x', null, -1e308),
   wait_ms: fc.constantFrom(0, -1, 0.5, 'x', 1e308),
   path: fc.constantFrom('/fuzz', '/a/../b', '/', '', '/__proto__', '/x/*', 'no-slash'),
   // Ack-and-next: entries past the schema's shape checks, repeats, and one past the 100 allowed.
