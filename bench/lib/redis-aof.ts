@@ -3,7 +3,7 @@
 // child writes the whole dataset out, on one of the machine's two cores, beside whatever phase of
 // a bench happens to write the byte that crosses the line. Rewriting it first leaves the next
 // automatic rewrite a whole dataset's worth of writes away.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../../src/core/time.js';
 import type { Redis } from 'ioredis';
 
 /** Rewrites the AOF of `redis` (one with appendonly yes) and waits until the rewrite is done. */

@@ -9,7 +9,6 @@ interface Entry {
   waitMs: number;
   /** Times its wait was given again because the process was too busy to read meanwhile. */
   rearmed: number;
-  finished: boolean;
   resolve(text: string): void;
   done: Promise<string>;
 }
@@ -100,7 +99,7 @@ export class CallLogFramer {
   open(callId: string): void {
     let resolve!: (text: string) => void;
     const done = new Promise<string>((settle) => (resolve = settle));
-    const entry: Entry = { callId, parts: [], bytes: 0, due: 0, waitMs: 0, rearmed: 0, finished: false, resolve, done };
+    const entry: Entry = { callId, parts: [], bytes: 0, due: 0, waitMs: 0, rearmed: 0, resolve, done };
     if (this.ended) resolve('');
     else this.entries.set(callId, entry);
     // Unframed, output goes to the newest call; framed, to the call its frame line names.
@@ -240,7 +239,6 @@ export class CallLogFramer {
   }
 
   private finish(entry: Entry): void {
-    entry.finished = true;
     if (this.current === entry) {
       if (this.partial !== '') this.append(this.partial);
       this.partial = '';

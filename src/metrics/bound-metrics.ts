@@ -28,6 +28,24 @@ function checkLabels<T extends string>(name: string, labelNames: readonly T[], l
     if (!labelNames.includes(label as T)) throw new Error(`${name} has no label "${label}"`);
 }
 
+/** The series of `labels` in `all`, made (by `make`, from a copy of the labels) and kept the first time. */
+function seriesOf<T extends string, S>(
+  all: Map<string, S>,
+  name: string,
+  labelNames: readonly T[],
+  labels: Labels<T>,
+  make: (labels: Record<string, string>) => S,
+): S {
+  const key = keyOf(labelNames, labels);
+  let series = all.get(key);
+  if (!series) {
+    checkLabels(name, labelNames, labels);
+    series = make({ ...labels });
+    all.set(key, series);
+  }
+  return series;
+}
+
 /** Registered as prom-client's own metrics are: the registry reads name, type, get() and reset(). */
 function register(metric: object, registers: Registry[]): void {
   for (const registry of registers) registry.registerMetric(metric as Metric);
@@ -60,14 +78,7 @@ export class BoundCounter<T extends string> {
 
   /** The label set's series (made at 0 the first time, so that it shows before its first inc). */
   series(labels: Labels<T>): CounterSeries {
-    const key = keyOf(this.labelNames, labels);
-    let series = this.all.get(key);
-    if (!series) {
-      checkLabels(this.name, this.labelNames, labels);
-      series = new CounterSeries({ ...labels });
-      this.all.set(key, series);
-    }
-    return series;
+    return seriesOf(this.all, this.name, this.labelNames, labels, (copy) => new CounterSeries(copy));
   }
 
   inc(labels: Labels<T>, by = 1): void {
@@ -142,14 +153,7 @@ export class BoundHistogram<T extends string> {
 
   /** The label set's series; it shows from its first observation on. */
   series(labels: Labels<T>): HistogramSeries {
-    const key = keyOf(this.labelNames, labels);
-    let series = this.all.get(key);
-    if (!series) {
-      checkLabels(this.name, this.labelNames, labels);
-      series = new HistogramSeries({ ...labels }, this.bounds);
-      this.all.set(key, series);
-    }
-    return series;
+    return seriesOf(this.all, this.name, this.labelNames, labels, (copy) => new HistogramSeries(copy, this.bounds));
   }
 
   observe(labels: Labels<T>, value: number): void {
